@@ -1,0 +1,38 @@
+# The whole set-up: `make run` and `make test` create .venv and install what they need.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+TSTAMP := $(VENV)/.installed-test
+OUT    ?= results/quick
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(TSTAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/safebandits run all --scale quick --out $(OUT)
+	$(BIN)/safebandits report $(OUT)
+	@echo "Report: $(OUT)/report/index.html"
+
+test: $(TSTAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(TSTAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) results .pytest_cache

@@ -1,0 +1,128 @@
+"""Learner protocols (ask / tell) and the small base class every learner builds on.
+
+Regret learners implement ``ask(context=None) -> Decision`` and ``tell(decision, observation)``.
+Pure-exploration learners add the ``done`` property and ``recommend()``. A round-based learner may
+ask for a batch (``Decision.counts``) and is told a :class:`~safebandits.types.BatchObservation`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.types import BatchObservation, Decision, Observation, Recommendation
+
+__all__ = [
+    "BaseLearner",
+    "Learner",
+    "LearnerConfig",
+    "PureExplorationLearner",
+    "config_from_dict",
+    "config_to_dict",
+]
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """Regret-minimisation protocol."""
+
+    def ask(self, context: Any = None) -> Decision: ...
+
+    def tell(self, decision: Decision, observation: Observation | BatchObservation) -> None: ...
+
+
+@runtime_checkable
+class PureExplorationLearner(Learner, Protocol):
+    """Pure-exploration protocol: ask / tell until ``done``, then ``recommend()``."""
+
+    @property
+    def done(self) -> bool: ...
+
+    def recommend(self, anytime: bool = False) -> Recommendation: ...
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class LearnerConfig:
+    """Base of every learner config (frozen, keyword-only, validated in ``__post_init__``)."""
+
+
+def config_to_dict(config: LearnerConfig) -> dict[str, Any]:
+    """Flatten a config to a plain dict (the columns of the results table)."""
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+
+
+def config_from_dict(cls: type[LearnerConfig], values: dict[str, Any]) -> LearnerConfig:
+    """Build ``cls`` from a dict, rejecting unknown keys with a clear message."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(values) - names
+    if unknown:
+        raise ConfigError(f"{cls.__name__} has no parameter(s) {sorted(unknown)}; valid: {sorted(names)}.")
+    return cls(**values)
+
+
+class BaseLearner:
+    """Protocol bookkeeping shared by all learners.
+
+    Subclasses implement ``_ask`` and ``_tell``; this class enforces the order ask -> tell and
+    counts samples. ``Algorithm(config, info, rng)`` is the constructor shape everywhere.
+    """
+
+    config_cls: ClassVar[type[LearnerConfig]]
+    name: ClassVar[str] = ""
+
+    def __init__(self, config: LearnerConfig, info: Any, rng: np.random.Generator) -> None:
+        if not isinstance(config, self.config_cls):
+            raise TypeError(
+                f"{type(self).__name__} expects a {self.config_cls.__name__}, got {type(config).__name__}."
+            )
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}.")
+        self.config = config
+        self.info = info
+        self.rng = rng
+        self.n_samples = 0
+        self._pending: Decision | None = None
+
+    # -- protocol --------------------------------------------------------------------------
+    def ask(self, context: Any = None) -> Decision:
+        if self._pending is not None:
+            raise ProtocolError(f"{type(self).__name__}.ask called twice without tell.")
+        if getattr(self, "done", False):
+            raise ProtocolError(f"{type(self).__name__}.ask called after the learner stopped (done).")
+        decision = self._ask(context)
+        self._pending = decision
+        return decision
+
+    def tell(self, decision: Decision, observation: Observation | BatchObservation) -> None:
+        if self._pending is None:
+            raise ProtocolError(f"{type(self).__name__}.tell called without a pending ask.")
+        if decision is not self._pending:
+            raise ProtocolError(f"{type(self).__name__}.tell got a decision that was not the pending one.")
+        if decision.is_batch != isinstance(observation, BatchObservation):
+            raise ProtocolError(
+                "A batch decision must be told a BatchObservation, a single one an Observation."
+            )
+        self._pending = None
+        self.n_samples += decision.n_samples
+        self._tell(decision, observation)
+
+    def recommend(self, anytime: bool = False) -> Recommendation:
+        done = bool(getattr(self, "done", False))
+        if not done and not anytime:
+            raise ProtocolError(
+                f"{type(self).__name__}.recommend called before done; pass anytime=True for an anytime answer."
+            )
+        return self._recommend(final=done)
+
+    # -- to implement ---------------------------------------------------------------------
+    def _ask(self, context: Any) -> Decision:
+        raise NotImplementedError
+
+    def _tell(self, decision: Decision, observation: Observation | BatchObservation) -> None:
+        raise NotImplementedError
+
+    def _recommend(self, final: bool) -> Recommendation:
+        raise NotImplementedError

@@ -1,0 +1,1 @@
+"""Pure-exploration learners; importing this package registers them."""

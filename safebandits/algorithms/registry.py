@@ -1,0 +1,81 @@
+"""Registry of learners: ``@register_algorithm("acol", task="pure_exploration")``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_from_dict
+from safebandits.exceptions import ConfigError
+
+__all__ = ["AlgorithmEntry", "get_algorithm", "list_algorithms", "make_learner", "register_algorithm"]
+
+Task = Literal["pure_exploration", "regret"]
+
+
+@dataclass(frozen=True, slots=True)
+class AlgorithmEntry:
+    name: str
+    cls: type[BaseLearner]
+    task: Task
+    defaults: dict[str, Any]
+    description: str
+    privileged: bool = False
+
+    def config(self, **overrides: Any) -> LearnerConfig:
+        return config_from_dict(self.cls.config_cls, {**self.defaults, **overrides})
+
+
+_REGISTRY: dict[str, AlgorithmEntry] = {}
+
+
+def register_algorithm(
+    name: str,
+    *,
+    task: Task,
+    defaults: dict[str, Any] | None = None,
+    description: str = "",
+    privileged: bool = False,
+) -> Callable[[type[BaseLearner]], type[BaseLearner]]:
+    """Register a learner class under ``name``; ``defaults`` preset config fields (variants).
+
+    ``privileged=True`` marks oracle baselines that need the instance's ``privileged_info()``.
+    """
+
+    def deco(cls: type[BaseLearner]) -> type[BaseLearner]:
+        if name in _REGISTRY:
+            raise ConfigError(f"Algorithm {name!r} is already registered.")
+        doc = description or (cls.__doc__ or "").strip().split("\n", 1)[0]
+        _REGISTRY[name] = AlgorithmEntry(name, cls, task, dict(defaults or {}), doc, privileged)
+        return cls
+
+    return deco
+
+
+def _load() -> None:
+    import safebandits.algorithms.pure_exploration
+    import safebandits.algorithms.regret  # noqa: F401
+
+
+def list_algorithms(task: Task | None = None) -> dict[str, AlgorithmEntry]:
+    _load()
+    return {k: v for k, v in sorted(_REGISTRY.items()) if task is None or v.task == task}
+
+
+def get_algorithm(name: str) -> AlgorithmEntry:
+    _load()
+    if name not in _REGISTRY:
+        raise ConfigError(f"Unknown algorithm {name!r}. Known: {', '.join(sorted(_REGISTRY))}.")
+    return _REGISTRY[name]
+
+
+def make_learner(
+    name: str, info: Any, rng: np.random.Generator, config: LearnerConfig | dict[str, Any] | None = None
+) -> BaseLearner:
+    """Build a registered learner: ``make_learner("acol", info, rng, {"delta": 0.05})``."""
+    entry = get_algorithm(name)
+    cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
+    return entry.cls(cfg, info, rng)

@@ -1,0 +1,1 @@
+"""Regret-minimisation learners (filled by later families)."""

@@ -1,0 +1,86 @@
+"""Noise models: how a noisy observation is drawn around its mean.
+
+Each model turns a *standard variate* (drawn by the environment, one per observation) into an
+observation, so that a compiled simulation loop and the ask / tell path consume the same stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from safebandits._validation import check_positive
+from safebandits.exceptions import ConfigError
+from safebandits.types import FloatArray
+
+__all__ = ["BinaryNoise", "GaussianNoise", "NoiseModel", "make_noise"]
+
+
+@dataclass(frozen=True, slots=True)
+class GaussianNoise:
+    """Additive Gaussian noise: ``y = v + sigma * z`` with ``z ~ N(0, 1)``."""
+
+    sigma: float = 1.0
+    variate: Literal["normal"] = "normal"
+    code: int = 0
+
+    def __post_init__(self) -> None:
+        check_positive(self.sigma, "sigma", owner="GaussianNoise", allow_zero=True)
+
+    @property
+    def name(self) -> str:
+        return f"gaussian(sigma={self.sigma:g})"
+
+    def check_means(self, means: FloatArray) -> None:
+        return None
+
+    def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
+        return means + self.sigma * variates
+
+    def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
+        """Sum of ``counts[i]`` independent observations around ``means[i]`` (exact in law)."""
+        z = rng.standard_normal(np.shape(means))
+        c = np.asarray(counts, dtype=np.float64).reshape(np.shape(means)[:1] + (1,) * (np.ndim(means) - 1))
+        return c * means + self.sigma * np.sqrt(c) * z
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryNoise:
+    """Binary feedback ``y in {-1, +1}`` with ``P(y = 1) = (1 + v) / 2`` for ``v in [-1, 1]``."""
+
+    variate: Literal["uniform"] = "uniform"
+    code: int = 1
+
+    @property
+    def name(self) -> str:
+        return "binary"
+
+    def check_means(self, means: FloatArray) -> None:
+        if np.any(np.abs(means) > 1.0 + 1e-12):
+            raise ConfigError(
+                "Binary feedback needs every mean value in [-1, 1]; got values in "
+                f"[{np.min(means):.4g}, {np.max(means):.4g}]. Normalise the instance first."
+            )
+
+    def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
+        return np.where(variates < 0.5 * (1.0 + means), 1.0, -1.0)
+
+    def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
+        c = np.asarray(counts, dtype=np.int64).reshape(np.shape(means)[:1] + (1,) * (np.ndim(means) - 1))
+        p = np.clip(0.5 * (1.0 + means), 0.0, 1.0)
+        ones = rng.binomial(np.broadcast_to(c, np.shape(means)), p)
+        return (2 * ones - c).astype(np.float64)
+
+
+NoiseModel = GaussianNoise | BinaryNoise
+
+
+def make_noise(kind: str = "gaussian", sigma: float = 1.0) -> NoiseModel:
+    """Build a noise model by name: ``"gaussian"`` (with ``sigma``) or ``"binary"``."""
+    if kind == "gaussian":
+        return GaussianNoise(sigma=sigma)
+    if kind == "binary":
+        return BinaryNoise()
+    raise ConfigError(f"The 'noise' parameter must be one of 'gaussian', 'binary'. Got {kind!r} instead.")

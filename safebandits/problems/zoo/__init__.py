@@ -1,0 +1,3 @@
+"""The instance zoo of every paper, registered by name on import."""
+
+from safebandits.problems.zoo import acol  # noqa: F401
