@@ -113,7 +113,8 @@ class BaseLearner:
         done = bool(getattr(self, "done", False))
         if not done and not anytime:
             raise ProtocolError(
-                f"{type(self).__name__}.recommend called before done; pass anytime=True for an anytime answer."
+                f"{type(self).__name__}.recommend called before done; "
+                "pass anytime=True for an anytime answer."
             )
         return self._recommend(final=done)
 
