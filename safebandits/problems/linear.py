@@ -49,7 +49,7 @@ class CBAIInfo:
     def dim(self) -> int:
         return self.arms.shape[1]
 
-    @cached_property
+    @property
     def rewards(self) -> FloatArray:
         """Known reward theta^T x of every arm."""
         return self.arms @ self.reward_param

@@ -1,0 +1,58 @@
+import numpy as np
+import pytest
+
+from safebandits.exceptions import ConfigError
+from safebandits.problems import ArmEnvironment, BinaryNoise, GaussianNoise
+from safebandits.types import Decision
+
+
+def test_gaussian_mean_and_sd():
+    means = np.array([[0.3], [-0.2]])
+    env = ArmEnvironment(means, None, GaussianNoise(0.5), np.random.default_rng(0))
+    ys = np.array([env.pull(0).constraints[0] for _ in range(20000)])
+    assert abs(ys.mean() - 0.3) < 4 * 0.5 / np.sqrt(20000)
+    assert abs(ys.std() - 0.5) < 0.02
+    assert env.n_samples == 20000
+
+
+def test_binary_probability():
+    means = np.array([[0.4]])
+    env = ArmEnvironment(means, None, BinaryNoise(), np.random.default_rng(1))
+    ys = np.array([env.pull(0).constraints[0] for _ in range(20000)])
+    assert set(np.unique(ys)) == {-1.0, 1.0}
+    p = (ys == 1).mean()
+    assert abs(p - 0.7) < 4 * np.sqrt(0.21 / 20000)
+
+
+@pytest.mark.parametrize("noise", [GaussianNoise(0.3), BinaryNoise()])
+def test_batch_sums_agree_in_mean(noise):
+    means = np.array([[0.2], [-0.5], [0.9]])
+    env = ArmEnvironment(means, None, noise, np.random.default_rng(2))
+    counts = np.array([100, 0, 50])
+    tot = np.zeros(3)
+    reps = 2000
+    for _ in range(reps):
+        tot += env.pull_counts(counts).constraint_sums[:, 0]
+    avg = tot / reps
+    assert np.all(np.abs(avg - counts * means[:, 0]) <= 4 * np.sqrt(counts * 1.0 / reps) + 1e-12)
+    assert env.n_samples == reps * 150
+
+
+def test_take_variates_matches_pull_stream():
+    means = np.array([[0.1], [0.7]])
+    a = ArmEnvironment(means, None, GaussianNoise(1.0), np.random.default_rng(3))
+    b = ArmEnvironment(means, None, GaussianNoise(1.0), np.random.default_rng(3))
+    arms = np.arange(10000) % 2
+    ys = np.array([a.pull(int(i)).constraints[0] for i in arms])
+    z = b.take_variates(10000)[:, 0]
+    np.testing.assert_allclose(ys, means[arms, 0] + z)
+
+
+def test_reward_and_constraints_and_play():
+    env = ArmEnvironment(np.array([[0.0, 1.0]]), np.array([2.0]), GaussianNoise(0.0), np.random.default_rng(4))
+    obs = env.play(Decision(arm=0))
+    assert obs.reward == 2.0 and np.allclose(obs.constraints, [0.0, 1.0])
+    with pytest.raises(ConfigError):
+        env.play(Decision(arm=3))
+    with pytest.raises(ConfigError):
+        env.pull_counts(np.array([-1]))
