@@ -1,0 +1,130 @@
+"""Conformance suite run over every registered learner (scikit-learn's parametrize_with_checks idea).
+
+Each family maps to a small problem on which its learners are exercised; a new family adds
+one entry to ``PROBLEMS``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from safebandits.algorithms import list_algorithms
+from safebandits.algorithms.base import config_from_dict, config_to_dict
+from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.experiments.simulate import run
+from safebandits.problems import make_instance
+from safebandits.problems.linear import CBAIInfo
+
+ENTRIES = list_algorithms()
+BUDGET = 20_000
+
+
+def cbai_problem(seed: int = 0):
+    return make_instance("acol/irrelevant-dimensions", d=3, epsilon=0.3, sigma=0.05)
+
+
+PROBLEMS = {CBAIInfo: cbai_problem}
+
+
+def problem_for(entry, seed=0):
+    return cbai_problem(seed)
+
+
+def build(name, env_seed=0, learner_seed=0, **overrides):
+    entry = ENTRIES[name]
+    inst = problem_for(entry)
+    info = inst.privileged_info() if entry.privileged else inst.public_info()
+    learner = entry.cls(entry.config(**overrides), info, np.random.default_rng(learner_seed))
+    env = inst.environment(np.random.default_rng(env_seed))
+    return inst, learner, env
+
+
+NAMES = sorted(ENTRIES)
+pytestmark = pytest.mark.skipif(not NAMES, reason="no learner registered yet")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_protocol_order(name):
+    inst, learner, env = build(name)
+    with pytest.raises(ProtocolError):
+        learner.tell(None, None)
+    if ENTRIES[name].task == "pure_exploration":
+        assert not learner.done
+        with pytest.raises(ProtocolError):
+            learner.recommend()
+    d = learner.ask()
+    with pytest.raises(ProtocolError):
+        learner.ask()
+    learner.tell(d, env.play(d))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_decisions_stay_in_action_set(name):
+    inst, learner, env = build(name)
+    for _ in range(50):
+        if getattr(learner, "done", False):
+            break
+        d = learner.ask()
+        if d.counts is not None:
+            assert d.counts.shape == (inst.n_arms,) and np.all(d.counts >= 0) and d.counts.sum() > 0
+        else:
+            assert 0 <= d.arm < inst.n_arms
+        if d.probs is not None:
+            assert np.isclose(d.probs.sum(), 1.0) and np.all(d.probs >= 0)
+        learner.tell(d, env.play(d))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("compiled", [True, False])
+def test_same_key_same_trajectory(name, compiled):
+    outs = []
+    for _ in range(2):
+        inst, learner, env = build(name, env_seed=3, learner_seed=4)
+        outs.append(run(learner, env, inst, budget=BUDGET, compiled=compiled))
+    assert outs[0].samples == outs[1].samples
+    assert outs[0].recommended == outs[1].recommended
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_different_keys_differ(name):
+    samples = set()
+    for seed in range(6):
+        inst, learner, env = build(name, env_seed=seed, learner_seed=seed)
+        samples.add(run(learner, env, inst, budget=BUDGET).samples)
+    assert len(samples) > 1 or BUDGET in samples
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("budget", [1, 17, 500])
+def test_budget_honoured(name, budget):
+    inst, learner, env = build(name)
+    out = run(learner, env, inst, budget=budget)
+    assert out.samples <= budget
+    assert env.n_samples == out.samples
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_config_round_trip(name):
+    cfg = ENTRIES[name].config()
+    assert config_from_dict(type(cfg), config_to_dict(cfg)) == cfg
+    assert dataclasses.is_dataclass(cfg)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.delta = 0.5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("bad", [0.0, 1.0, 1.5, float("nan"), -0.1])
+def test_bad_delta_rejected(name, bad):
+    if "delta" not in config_to_dict(ENTRIES[name].config()):
+        pytest.skip("no delta parameter")
+    with pytest.raises(ConfigError, match="delta"):
+        ENTRIES[name].config(delta=bad)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unknown_config_key_rejected(name):
+    with pytest.raises(ConfigError, match="no parameter"):
+        ENTRIES[name].config(not_a_parameter=1)
