@@ -1,0 +1,407 @@
+"""Online ridge regression with rank-one (Sherman--Morrison) updates.
+
+Two estimators share the same numerics:
+
+* :class:`OnlineRidge` -- general online ridge over arbitrary feature vectors (``update(x, y)`` in
+  ``O(d^2)``, ``widths(X)`` for many vectors at once). Safe-LUCB style learners and stage-wise
+  bandits with changing action sets reuse it.
+* :class:`ArmRidge` -- ridge over a *fixed* arm matrix that also keeps, for every arm ``x_i``, the
+  squared width ``||x_i||^2_{A^{-1}}`` and the prediction ``x_i^T theta_hat``, all updated by
+  rank-one formulas in ``O(n d + d^2)`` per sample. Its per-sample kernel :func:`arm_ridge_update`
+  is a module-level ``numba.njit`` function acting in place on arrays, so a learner's ask / tell path
+  and its compiled simulation loop call the very same code.
+
+Both start from ``A_0 = reg * I`` and ``b_0 = 0``; ``theta_hat = A^{-1} b`` with
+``A = reg I + sum_s x_s x_s^T`` and ``b = sum_s y_s x_s``. Rank-one updates accumulate rounding error,
+so every ``refresh_every`` updates ``A^{-1}`` is recomputed exactly from ``A`` (Cholesky) and the
+derived quantities from it.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from safebandits._validation import check_array, check_int, check_positive
+from safebandits.exceptions import ConfigError
+from safebandits.types import FloatArray
+
+__all__ = [
+    "ArmRidge",
+    "OnlineRidge",
+    "arm_ridge_refresh",
+    "arm_ridge_update",
+    "cholesky_inverse",
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# compiled kernels
+# --------------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def cholesky_inverse(a: FloatArray, out: FloatArray) -> None:
+    """Write ``a^{-1}`` into ``out`` for a symmetric positive-definite ``a``, via ``a = L L^T``.
+
+    ``a^{-1} = L^{-T} L^{-1}``; ``L^{-1}`` by forward substitution. ``O(d^3)``; exactly symmetric.
+    """
+    d = a.shape[0]
+    low = np.linalg.cholesky(a)
+    inv_low = np.zeros((d, d))
+    for j in range(d):
+        inv_low[j, j] = 1.0 / low[j, j]
+        for i in range(j + 1, d):
+            s = 0.0
+            for k in range(j, i):
+                s += low[i, k] * inv_low[k, j]
+            inv_low[i, j] = -s / low[i, i]
+    for i in range(d):
+        for j in range(i, d):
+            s = 0.0
+            for k in range(j, d):
+                s += inv_low[k, i] * inv_low[k, j]
+            out[i, j] = s
+            out[j, i] = s
+
+
+@numba.njit(cache=True)
+def arm_ridge_refresh(
+    arms: FloatArray,
+    a_inv: FloatArray,
+    theta: FloatArray,
+    sq_widths: FloatArray,
+    preds: FloatArray,
+    counts: FloatArray,
+    sums: FloatArray,
+    reg: float,
+) -> None:
+    """Exact recompute from per-arm counts and sums.
+
+    ``A = reg I + sum_i n_i x_i x_i^T``, ``b = sum_i s_i x_i``; ``A^{-1}`` by Cholesky, then
+    ``theta_hat = A^{-1} b``, every ``||x_i||^2_{A^{-1}}`` and every ``x_i^T theta_hat``. ``O(n d^2 + d^3)``.
+    """
+    n, d = arms.shape
+    a = np.empty((d, d))
+    b = np.empty(d)
+    _gram_from_counts(arms, counts, sums, reg, a, b)
+    cholesky_inverse(a, a_inv)
+    for i in range(d):
+        s = 0.0
+        for j in range(d):
+            s += a_inv[i, j] * b[j]
+        theta[i] = s
+    for k in range(n):
+        p = 0.0
+        w = 0.0
+        for i in range(d):
+            p += arms[k, i] * theta[i]
+            s = 0.0
+            for j in range(d):
+                s += a_inv[i, j] * arms[k, j]
+            w += arms[k, i] * s
+        preds[k] = p
+        sq_widths[k] = w
+
+
+@numba.njit(cache=True)
+def arm_ridge_update(
+    arms: FloatArray,
+    arms_t: FloatArray,
+    a_inv: FloatArray,
+    theta: FloatArray,
+    sq_widths: FloatArray,
+    preds: FloatArray,
+    counts: FloatArray,
+    sums: FloatArray,
+    work_u: FloatArray,
+    work_w: FloatArray,
+    arm: int,
+    y: float,
+) -> None:
+    """Add one observation ``y`` of arm ``arm`` in place (Sherman--Morrison), ``O(n d + d^2)``.
+
+    With ``x = arms[arm]``, ``u = A^{-1} x``, ``c = 1 + x^T u`` and ``w_i = x_i^T u``:
+
+    * ``A^{-1} <- A^{-1} - u u^T / c``,
+    * ``theta_hat <- theta_hat + u (y - x^T theta_hat) / c`` (recursive least squares),
+    * ``||x_i||^2_{A^{-1}} <- ||x_i||^2_{A^{-1}} - w_i^2 / c`` and
+      ``x_i^T theta_hat <- x_i^T theta_hat + w_i (y - x^T theta_hat) / c`` for every arm,
+    * ``counts[arm] += 1`` and ``sums[arm] += y`` (sufficient statistics for exact refreshes).
+
+    ``arms_t`` is ``arms.T`` stored C-contiguously: all loops are written as ``axpy`` updates
+    (no floating-point reductions), so they vectorise without reassociation and give the same bits
+    whichever caller (Python or a compiled loop) runs them.
+    """
+    n, d = arms.shape
+    for i in range(d):
+        work_u[i] = 0.0
+    for j in range(d):
+        xj = arms[arm, j]
+        for i in range(d):
+            work_u[i] += a_inv[j, i] * xj
+    c = 1.0
+    for i in range(d):
+        c += arms[arm, i] * work_u[i]
+    coef = (y - preds[arm]) / c
+    rs = 1.0 / np.sqrt(c)
+    counts[arm] += 1.0
+    sums[arm] += y
+    for i in range(d):
+        theta[i] += coef * work_u[i]
+    for i in range(d):
+        vi = work_u[i] * rs
+        for j in range(d):
+            a_inv[i, j] -= vi * (work_u[j] * rs)
+    for k in range(n):
+        work_w[k] = 0.0
+    for j in range(d):
+        uj = work_u[j]
+        for k in range(n):
+            work_w[k] += arms_t[j, k] * uj
+    for k in range(n):
+        wk = work_w[k] * rs
+        sq_widths[k] -= wk * wk
+        preds[k] += coef * work_w[k]
+
+
+@numba.njit(cache=True)
+def _gram_from_counts(
+    arms: FloatArray, counts: FloatArray, sums: FloatArray, reg: float, a: FloatArray, b: FloatArray
+):
+    n, d = arms.shape
+    for i in range(d):
+        b[i] = 0.0
+        for j in range(d):
+            a[i, j] = reg if i == j else 0.0
+    for k in range(n):
+        nk = counts[k]
+        sk = sums[k]
+        if nk == 0.0 and sk == 0.0:
+            continue
+        for i in range(d):
+            xi = arms[k, i]
+            b[i] += sk * xi
+            for j in range(i, d):
+                a[i, j] += nk * xi * arms[k, j]
+    for i in range(d):
+        for j in range(i + 1, d):
+            a[j, i] = a[i, j]
+
+
+# --------------------------------------------------------------------------------------------------
+# arm-tracking estimator
+# --------------------------------------------------------------------------------------------------
+class ArmRidge:
+    """Ridge regression over a fixed arm matrix, tracking every arm's width and prediction.
+
+    Parameters
+    ----------
+    arms : array-like of shape (n_arms, d)
+        Feature vectors ``x_i`` (rows).
+    reg : float > 0
+        Ridge regulariser ``lambda`` (``A_0 = lambda I``).
+    refresh_every : int >= 0
+        Recompute everything exactly from the per-arm counts and sums every this many rank-one updates
+        (0: never).
+
+    Attributes
+    ----------
+    a_inv : ndarray of shape (d, d)
+        Inverse design matrix ``A^{-1}`` (:attr:`a` and :attr:`b` are computed on demand).
+    counts, sums : ndarray of shape (n_arms,)
+        Number of observations of each arm and their sum: the sufficient statistics.
+    theta_hat : ndarray of shape (d,)
+    sq_widths : ndarray of shape (n_arms,)
+        ``||x_i||^2_{A^{-1}}`` (rank-one updated; may dip below zero by rounding, see :attr:`widths`).
+    preds : ndarray of shape (n_arms,)
+        ``x_i^T theta_hat``.
+    n_updates : int
+        Rank-one updates since construction or the last :meth:`set_counts`.
+
+    Examples
+    --------
+    >>> r = ArmRidge(np.eye(2), reg=1.0)
+    >>> r.update(0, 2.0)
+    >>> r.preds.round(3).tolist(), r.sq_widths.round(3).tolist()
+    ([1.0, 0.0], [0.5, 1.0])
+    """
+
+    def __init__(self, arms: FloatArray, reg: float, refresh_every: int = 1000) -> None:
+        self.arms = check_array(arms, "arms", ndim=2, min_rows=1, owner="ArmRidge")
+        self.reg = check_positive(reg, "reg", owner="ArmRidge")
+        self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="ArmRidge")
+        n, d = self.arms.shape
+        self.a_inv = np.eye(d) / self.reg
+        self.theta_hat = np.zeros(d)
+        self.counts = np.zeros(n)
+        self.sums = np.zeros(n)
+        self.sq_widths = np.einsum("ij,ij->i", self.arms, self.arms) / self.reg
+        self.preds = np.zeros(n)
+        self.arms_t = np.ascontiguousarray(self.arms.T)
+        self.work_u = np.zeros(d)
+        self.work_w = np.zeros(n)
+        self.n_updates = 0
+
+    @property
+    def n_arms(self) -> int:
+        return self.arms.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.arms.shape[1]
+
+    @property
+    def widths(self) -> FloatArray:
+        """``||x_i||_{A^{-1}}`` of every arm (clipped at 0 against rounding)."""
+        return np.sqrt(np.maximum(self.sq_widths, 0.0))
+
+    @property
+    def a(self) -> FloatArray:
+        """Design matrix ``A = reg I + sum_i n_i x_i x_i^T``."""
+        return self._gram()[0]
+
+    @property
+    def b(self) -> FloatArray:
+        """``sum_s y_s x_s``."""
+        return self._gram()[1]
+
+    def _gram(self) -> tuple[FloatArray, FloatArray]:
+        d = self.dim
+        a, b = np.empty((d, d)), np.empty(d)
+        _gram_from_counts(self.arms, self.counts, self.sums, self.reg, a, b)
+        return a, b
+
+    def update(self, arm: int, y: float) -> None:
+        """Add one observation ``y`` of arm ``arm`` (``O(n d + d^2)``)."""
+        arm_ridge_update(
+            self.arms, self.arms_t, self.a_inv, self.theta_hat, self.sq_widths, self.preds,
+            self.counts, self.sums, self.work_u, self.work_w, int(arm), float(y),
+        )  # fmt: skip
+        self.n_updates += 1
+        if self.refresh_every and self.n_updates % self.refresh_every == 0:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute ``A^{-1}`` (Cholesky), ``theta_hat``, widths and predictions exactly."""
+        arm_ridge_refresh(
+            self.arms, self.a_inv, self.theta_hat, self.sq_widths, self.preds, self.counts, self.sums,
+            self.reg,
+        )  # fmt: skip
+
+    def set_counts(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        """Replace all data by per-arm counts and sums and recompute exactly.
+
+        ``A = reg I + sum_i n_i x_i x_i^T``, ``b = sum_i s_i x_i``, ``theta_hat = A^{-1} b``; the round
+        estimate of ACOL (Algorithm 1) and Algorithm 3.
+
+        Parameters
+        ----------
+        counts : array-like of shape (n_arms,)
+            Number of observations of each arm.
+        sums : array-like of shape (n_arms,)
+            Sum of the observations of each arm.
+        """
+        n = self.n_arms
+        c = check_array(counts, "counts", shape=(n,), owner="ArmRidge.set_counts")
+        s = check_array(sums, "sums", shape=(n,), owner="ArmRidge.set_counts")
+        if np.any(c < 0):
+            raise ConfigError("The 'counts' parameter of ArmRidge.set_counts must be non-negative.")
+        self.counts[:] = c
+        self.sums[:] = s
+        self.refresh()
+        self.n_updates = 0
+
+
+# --------------------------------------------------------------------------------------------------
+# general estimator
+# --------------------------------------------------------------------------------------------------
+class OnlineRidge:
+    """Online ridge regression over arbitrary feature vectors.
+
+    Parameters
+    ----------
+    dim : int
+        Feature dimension ``d``.
+    reg : float > 0
+        Ridge regulariser ``lambda`` (``A_0 = lambda I``).
+    refresh_every : int >= 0
+        Recompute ``A^{-1}`` exactly (Cholesky) every this many rank-one updates (0: never).
+
+    Attributes
+    ----------
+    a, a_inv : ndarray of shape (d, d)
+    b : ndarray of shape (d,)
+    theta_hat : ndarray of shape (d,)
+    n_updates : int
+        Rank-one updates since the last exact refresh.
+
+    Examples
+    --------
+    >>> r = OnlineRidge(2, reg=1.0)
+    >>> r.update(np.array([1.0, 0.0]), 2.0)
+    >>> r.theta_hat.tolist(), r.widths(np.eye(2)).round(4).tolist()
+    ([1.0, 0.0], [0.7071, 1.0])
+    """
+
+    def __init__(self, dim: int, reg: float, refresh_every: int = 1000) -> None:
+        self.dim = check_int(dim, "dim", low=1, owner="OnlineRidge")
+        self.reg = check_positive(reg, "reg", owner="OnlineRidge")
+        self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="OnlineRidge")
+        self.a = self.reg * np.eye(self.dim)
+        self.a_inv = np.eye(self.dim) / self.reg
+        self.b = np.zeros(self.dim)
+        self.theta_hat = np.zeros(self.dim)
+        self.n_updates = 0
+        self.n_samples = 0
+
+    def update(self, x: FloatArray, y: float) -> None:
+        """Add one observation ``(x, y)`` by Sherman--Morrison, ``O(d^2)``."""
+        x = np.asarray(x, dtype=np.float64)
+        if x.shape != (self.dim,):
+            raise ConfigError(
+                f"The 'x' parameter of OnlineRidge.update must have shape ({self.dim},). "
+                f"Got shape {x.shape} instead."
+            )
+        u = self.a_inv @ x
+        c = 1.0 + float(x @ u)
+        self.theta_hat += u * ((float(y) - float(x @ self.theta_hat)) / c)
+        self.a_inv -= np.outer(u, u) / c
+        self.a += np.outer(x, x)
+        self.b += float(y) * x
+        self.n_samples += 1
+        self.n_updates += 1
+        if self.refresh_every and self.n_updates >= self.refresh_every:
+            self.refresh()
+
+    def update_batch(self, features: FloatArray, y: FloatArray) -> None:
+        """Add many observations at once (rows of ``features``) and refresh exactly."""
+        x = check_array(features, "features", ndim=2, owner="OnlineRidge.update_batch")
+        if x.shape[1] != self.dim:
+            raise ConfigError(
+                f"The 'features' parameter of OnlineRidge.update_batch must have {self.dim} columns. "
+                f"Got shape {x.shape} instead."
+            )
+        yy = check_array(y, "y", shape=(x.shape[0],), owner="OnlineRidge.update_batch")
+        self.add_sums(x.T @ x, x.T @ yy, n_samples=x.shape[0])
+
+    def add_sums(self, gram: FloatArray, xy: FloatArray, n_samples: int = 0) -> None:
+        """Add sufficient statistics ``sum x x^T`` and ``sum y x`` and refresh exactly."""
+        self.a += np.asarray(gram, dtype=np.float64)
+        self.b += np.asarray(xy, dtype=np.float64)
+        self.n_samples += int(n_samples)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute ``A^{-1}`` by Cholesky and ``theta_hat = A^{-1} b``."""
+        cholesky_inverse(self.a, self.a_inv)
+        self.theta_hat = self.a_inv @ self.b
+        self.n_updates = 0
+
+    def predict(self, features: FloatArray) -> FloatArray:
+        """``x^T theta_hat`` for every row ``x`` of ``features``."""
+        return np.asarray(features, dtype=np.float64) @ self.theta_hat
+
+    def widths(self, features: FloatArray) -> FloatArray:
+        """``||x||_{A^{-1}}`` for every row ``x`` of ``features`` (vectorised)."""
+        x = np.asarray(features, dtype=np.float64)
+        sq = np.einsum("ij,ij->i", x @ self.a_inv, x) if x.ndim == 2 else np.array(x @ self.a_inv @ x)
+        return np.sqrt(np.maximum(sq, 0.0))
