@@ -1,0 +1,327 @@
+"""Shared bookkeeping of constrained linear best-arm identification (Lindner et al., ICML 2022).
+
+Every CBAI learner of the ACOL family keeps three things (Algorithms 1-3, lines "update F_t, r, U_t"):
+
+* ``U`` -- uncertain arms (``U_1 = X``),
+* ``F`` -- certified-feasible arms (``F_1 = {}``),
+* ``r`` -- the best reward among certified-feasible arms (``-inf`` while ``F`` is empty),
+
+and after each update of the confidence bounds ``l(x) <= phi^T x <= u(x)`` of the arms in ``U``:
+
+* ``l(x) > tau``: ``x`` is certainly infeasible and leaves ``U``;
+* ``u(x) <= tau``: ``x`` is certainly feasible, leaves ``U`` for ``F`` and may raise ``r``;
+* then every arm of ``U`` with ``theta^T x < r`` leaves ``U`` (certainly suboptimal; ties stay).
+
+The learner stops when ``U`` is empty and returns the best arm of ``F``. The anytime answer is the
+best arm of ``F`` or, while ``F`` is empty, the arm with the lowest upper bound seen so far among the
+arms of ``U`` (the authors' code). The threshold ``tau`` is known (margins ``phi^T x - tau``); an
+unknown threshold is handled by the instance's constant feature (``with_learned_threshold``).
+
+:func:`cbai_update` is the one implementation of these rules; it is compiled so that the per-sample
+learners run it inside their loops, and :class:`CBAISets` wraps it for Python callers. This module also
+holds :class:`RoundBasedCBAI`, the per-round estimation and stopping shared by ACOL (Algorithm 1) and the
+static allocations (Algorithm 3).
+
+Deviations: see ``docs/decisions.md`` ("CBAI set updates"): the comparisons follow the paper
+(certified feasible iff ``u <= tau``, infeasible iff ``l > tau``); the authors' code uses ``u < tau``
+and ``l >= tau``. The two differ only on exact ties.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numba
+import numpy as np
+
+from safebandits._validation import check_array, check_interval
+from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.estimators.confidence import static_width
+from safebandits.estimators.ridge import ArmRidge
+from safebandits.exceptions import ConfigError
+from safebandits.types import BatchObservation, BoolArray, Decision, FloatArray, IntArray, Recommendation
+
+__all__ = ["MAX_ROUND_SAMPLES", "CBAISets", "RoundBasedCBAI", "cbai_update", "check_cbai_info"]
+
+#: Cap on the length of one round (a round this long exceeds any budget; it avoids int64 overflow).
+MAX_ROUND_SAMPLES = 2**50
+
+# fstate slots
+_BEST_REWARD, _LOWEST_UCB = 0, 1
+# istate slots
+_BEST_ARM, _LOWEST_UCB_ARM, _N_UNCERTAIN = 0, 1, 2
+
+
+@numba.njit(cache=True)
+def cbai_update(
+    lower: FloatArray,
+    upper: FloatArray,
+    rewards: FloatArray,
+    threshold: float,
+    in_uncertain: BoolArray,
+    in_feasible: BoolArray,
+    fstate: FloatArray,
+    istate: IntArray,
+) -> None:
+    """Update ``U``, ``F`` and ``r`` in place from bounds ``lower <= phi^T x <= upper`` (Sec. 3, Alg. 1-3).
+
+    Only arms still in ``U`` are examined.
+
+    Parameters
+    ----------
+    lower, upper : ndarray of shape (n_arms,)
+        Confidence bounds on the constraint values ``phi^T x`` (not on the margins).
+    rewards : ndarray of shape (n_arms,)
+        Known rewards ``theta^T x``.
+    threshold : float
+        ``tau``; ``x`` is feasible iff ``phi^T x <= tau``.
+    in_uncertain, in_feasible : ndarray of bool, shape (n_arms,)
+        Membership in ``U`` and ``F`` (updated).
+    fstate : ndarray of shape (2,)
+        ``[r, lowest upper bound seen]`` (updated).
+    istate : ndarray of int64, shape (3,)
+        ``[best certified arm or -1, arm of the lowest upper bound or -1, |U|]`` (updated).
+    """
+    n = rewards.shape[0]
+    best = fstate[0]
+    best_arm = istate[0]
+    for i in range(n):
+        if not in_uncertain[i]:
+            continue
+        if upper[i] < fstate[1]:
+            fstate[1] = upper[i]
+            istate[1] = i
+        if lower[i] > threshold:
+            in_uncertain[i] = False
+        elif upper[i] <= threshold:
+            in_uncertain[i] = False
+            in_feasible[i] = True
+            if rewards[i] > best:
+                best = rewards[i]
+                best_arm = i
+    count = 0
+    for i in range(n):
+        if in_uncertain[i]:
+            if rewards[i] < best:
+                in_uncertain[i] = False
+            else:
+                count += 1
+    fstate[0] = best
+    istate[0] = best_arm
+    istate[2] = count
+
+
+class CBAISets:
+    """Uncertain set ``U``, certified-feasible set ``F`` and best certified reward ``r``.
+
+    Parameters
+    ----------
+    rewards : array-like of shape (n_arms,)
+        Known rewards ``theta^T x``.
+    threshold : float
+        ``tau``.
+
+    Examples
+    --------
+    >>> s = CBAISets(np.array([0.0, 1.0, 2.0]), threshold=0.0)
+    >>> s.update(np.array([-2.0, -1.0, 0.5]), np.array([-1.0, 0.5, 1.0]))
+    >>> s.uncertain.tolist(), s.feasible.tolist(), s.best_arm, s.done
+    ([1], [0], 0, False)
+    """
+
+    def __init__(self, rewards: FloatArray, threshold: float) -> None:
+        self.rewards = check_array(rewards, "rewards", ndim=1, min_rows=1, owner="CBAISets")
+        self.threshold = check_interval(threshold, "threshold", owner="CBAISets")
+        n = self.rewards.shape[0]
+        self.in_uncertain = np.ones(n, dtype=np.bool_)
+        self.in_feasible = np.zeros(n, dtype=np.bool_)
+        self.fstate = np.array([-np.inf, np.inf])
+        self.istate = np.array([-1, -1, n], dtype=np.int64)
+
+    @property
+    def n_arms(self) -> int:
+        return self.rewards.shape[0]
+
+    def update(self, lower: FloatArray, upper: FloatArray) -> None:
+        """Apply the elimination rules to the arms of ``U`` given bounds on ``phi^T x`` of every arm."""
+        n = self.n_arms
+        lo = np.ascontiguousarray(lower, dtype=np.float64)
+        hi = np.ascontiguousarray(upper, dtype=np.float64)
+        if lo.shape != (n,) or hi.shape != (n,):
+            raise ConfigError(
+                f"CBAISets.update needs 'lower' and 'upper' of shape ({n},). "
+                f"Got shapes {lo.shape} and {hi.shape} instead."
+            )
+        cbai_update(
+            lo,
+            hi,
+            self.rewards,
+            self.threshold,
+            self.in_uncertain,
+            self.in_feasible,
+            self.fstate,
+            self.istate,
+        )
+
+    @property
+    def uncertain(self) -> IntArray:
+        """Indices of ``U``."""
+        return np.flatnonzero(self.in_uncertain)
+
+    @property
+    def feasible(self) -> IntArray:
+        """Indices of ``F``."""
+        return np.flatnonzero(self.in_feasible)
+
+    @property
+    def n_uncertain(self) -> int:
+        return int(self.istate[_N_UNCERTAIN])
+
+    @property
+    def done(self) -> bool:
+        """``U`` is empty: the stopping rule of Algorithms 1-3."""
+        return self.istate[_N_UNCERTAIN] == 0
+
+    @property
+    def best_reward(self) -> float:
+        """``r``, the best certified-feasible reward (``-inf`` if ``F`` is empty)."""
+        return float(self.fstate[_BEST_REWARD])
+
+    @property
+    def best_arm(self) -> int | None:
+        """Best certified-feasible arm (lowest index among reward ties certified together)."""
+        k = int(self.istate[_BEST_ARM])
+        return None if k < 0 else k
+
+    @property
+    def lowest_ucb_arm(self) -> int | None:
+        """Arm of ``U`` with the lowest upper bound seen so far (``None`` before any update)."""
+        k = int(self.istate[_LOWEST_UCB_ARM])
+        return None if k < 0 else k
+
+    def recommend_arm(self) -> int | None:
+        """Best certified-feasible arm, else the lowest-upper-bound arm seen (authors' anytime rule)."""
+        best = self.best_arm
+        return best if best is not None else self.lowest_ucb_arm
+
+    def summary(self) -> dict[str, Any]:
+        """Small JSON-friendly description for :class:`~safebandits.types.Recommendation` info."""
+        return {
+            "n_uncertain": self.n_uncertain,
+            "n_certified_feasible": int(self.in_feasible.sum()),
+            "best_certified_reward": self.best_reward,
+            "certified": self.best_arm is not None,
+        }
+
+
+def check_cbai_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray, float]:
+    """Check a learner's CBAI view and return ``(arms, rewards, threshold)`` as fresh arrays."""
+    for attr in ("arms", "reward_param", "threshold"):
+        if not hasattr(info, attr):
+            raise TypeError(
+                f"{owner} needs a CBAI info with 'arms', 'reward_param' and 'threshold'; got {info!r}."
+            )
+    arms = check_array(info.arms, "arms", ndim=2, min_rows=1, owner=owner)
+    theta = check_array(info.reward_param, "reward_param", shape=(arms.shape[1],), owner=owner)
+    tau = check_interval(info.threshold, "threshold", owner=owner)
+    return arms, arms @ theta, tau
+
+
+def _constraint_sums(observation: BatchObservation, n_arms: int) -> FloatArray:
+    sums = observation.constraint_sums
+    if sums is None:
+        raise ConfigError("A CBAI batch observation must carry 'constraint_sums'.")
+    sums = np.asarray(sums, dtype=np.float64)
+    if sums.ndim == 2 and sums.shape[1] == 1:
+        sums = sums[:, 0]
+    if sums.shape != (n_arms,):
+        raise ConfigError(
+            f"CBAI learners observe one constraint: 'constraint_sums' must have shape ({n_arms},) or "
+            f"({n_arms}, 1). Got shape {sums.shape} instead."
+        )
+    return sums
+
+
+class RoundBasedCBAI(BaseLearner):
+    """Round-based CBAI with static confidence intervals: the loop of Algorithms 1 and 3.
+
+    Round ``t`` (from 1): ``delta_t = delta^2 / t^2``; play ``N_t`` samples allocated by the subclass
+    (:meth:`_plan`); re-estimate ``phi_hat`` from *this round's data only*
+    (``A = ridge I + sum n_i x_i x_i^T``, ``phi_hat = A^{-1} sum x_i s_i``); bound every arm by
+    ``phi_hat^T x -+ beta_t ||x||_{A^{-1}}`` with ``beta_t = sqrt(2 log(|X| / delta_t))``
+    (Proposition 2); update ``U``, ``F``, ``r``; stop when ``U`` is empty.
+
+    Subclasses implement ``_plan(t, delta_t) -> counts`` (int64, shape ``(n_arms,)``).
+    The config must have ``delta`` and ``ridge`` fields.
+    """
+
+    def __init__(self, config: LearnerConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        self._arms, self._rewards, self._threshold = check_cbai_info(info, type(self).__name__)
+        self._sets = CBAISets(self._rewards, self._threshold)
+        self._ridge = ArmRidge(self._arms, self.config.ridge, refresh_every=0)
+        self._lower = np.full(self.n_arms, -np.inf)
+        self._upper = np.full(self.n_arms, np.inf)
+        self.round = 1
+        self.round_lengths: list[int] = []
+
+    @property
+    def n_arms(self) -> int:
+        return self._arms.shape[0]
+
+    @property
+    def done(self) -> bool:
+        return self._sets.done
+
+    @property
+    def sets(self) -> CBAISets:
+        """Read-only view of ``U``, ``F`` and ``r`` (diagnostics)."""
+        return self._sets
+
+    def confidence_bounds(self) -> tuple[FloatArray, FloatArray]:
+        """Last round's bounds ``(l, u)`` on ``phi^T x`` of every arm (``-inf, inf`` before round 1)."""
+        return self._lower.copy(), self._upper.copy()
+
+    def round_delta(self, t: int) -> float:
+        """``delta_t = delta^2 / t^2`` (Algorithms 1 and 3)."""
+        return self.config.delta**2 / float(t) ** 2
+
+    def log_term(self, t: int) -> float:
+        """``log(|X| / delta_t)`` of round ``t``."""
+        return math.log(self.n_arms) - 2.0 * math.log(self.config.delta) + 2.0 * math.log(t)
+
+    # -- protocol ---------------------------------------------------------------------------------
+    def _ask(self, context: Any) -> Decision:
+        t = self.round
+        counts = self._plan(t, self.round_delta(t))
+        return Decision(counts=counts)
+
+    def _plan(self, t: int, delta_t: float) -> IntArray:
+        raise NotImplementedError
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        counts = np.asarray(decision.counts, dtype=np.float64)
+        sums = _constraint_sums(observation, self.n_arms)
+        t = self.round
+        self._ridge.set_counts(counts, sums)
+        beta_t = static_width(self.n_arms, self.round_delta(t))
+        half = beta_t * self._ridge.widths
+        np.subtract(self._ridge.preds, half, out=self._lower)
+        np.add(self._ridge.preds, half, out=self._upper)
+        self._sets.update(self._lower, self._upper)
+        self.round_lengths.append(int(decision.counts.sum()))
+        self.round += 1
+
+    def _recommend(self, final: bool) -> Recommendation:
+        info = {"rounds": len(self.round_lengths), **self._sets.summary()}
+        return Recommendation(
+            arm=self._sets.recommend_arm(), n_samples=self.n_samples, final=final, info=info
+        )
+
+
+def round_length(value: float) -> int:
+    """``ceil(value)`` as an int, at least 1 and at most :data:`MAX_ROUND_SAMPLES`."""
+    if not math.isfinite(value) or value >= MAX_ROUND_SAMPLES:
+        return MAX_ROUND_SAMPLES
+    return max(1, math.ceil(value))

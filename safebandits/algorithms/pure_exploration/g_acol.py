@@ -1,0 +1,459 @@
+"""G-ACOL and the sequential baselines of Lindner et al. (ICML 2022), Algorithm 2 and Table D.2.
+
+One learner class, :class:`GACOL`, runs the fully sequential loop of Algorithm 2 -- pull one arm,
+update the ridge estimate, recompute the adaptive confidence bounds (Proposition 3, or a tuned
+constant), update ``U``, ``F``, ``r`` -- with a configurable *selection rule*. Registered variants:
+
+============================  =====================================================================
+name                          selection
+============================  =====================================================================
+``"g-acol"``                  target ``y = argmax_{x in U} ||x||_{A^{-1}}``; pull the arm of ``X``
+                              whose one-step look-ahead most reduces ``||y||_{A^{-1}}``
+``"greedy-maxvar"``           the same look-ahead with target ``argmax_{x in X} ||x||_{A^{-1}}``
+``"adaptive-uniform"``        uniform random arm of ``X``
+``"g-acol-uniform"``          uniform random arm of ``U``
+``"maxrew-u"``                ``argmax_{x in U} theta^T x`` (first index on ties)
+``"maxrew-f"``                ``argmax_{x in F} theta^T x`` if ``F`` is non-empty, else uniform over ``X``
+============================  =====================================================================
+
+Every variant has a "tuned" version: ``width="tuned"`` (``beta_t`` = ``tuned_width``, 0.5 by default).
+
+The per-sample work is done by two compiled kernels acting in place on the learner's arrays,
+:func:`select_arm` and :func:`tell_sample`, in ``O(n d + d^2)``; the ask / tell path calls them once
+per sample and :meth:`GACOL.run_compiled` runs the whole ask -> pull -> tell cycle in one compiled loop
+(:func:`run_loop`) on the environment's noise stream, giving the same trajectory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Literal
+
+import numba
+import numpy as np
+
+from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms.pure_exploration._cbai import CBAISets, cbai_update, check_cbai_info
+from safebandits.algorithms.registry import register_algorithm
+from safebandits.estimators.confidence import adaptive_width_scalar
+from safebandits.estimators.ridge import ArmRidge, arm_ridge_refresh, arm_ridge_update
+from safebandits.exceptions import ProtocolError
+from safebandits.types import Decision, FloatArray, Observation, Recommendation
+
+__all__ = ["GACOL", "GACOLConfig", "run_loop", "select_arm", "tell_sample"]
+
+# selection rule codes
+LOOKAHEAD, MOST_UNCERTAIN, UNIFORM, MAX_REWARD = 0, 1, 2, 3
+# candidate set codes
+FROM_UNCERTAIN, FROM_ALL, FROM_FEASIBLE = 0, 1, 2
+_SELECTIONS = ("lookahead", "most_uncertain", "uniform", "max_reward")
+_SELECT_FROM = ("uncertain", "all", "feasible")
+# counters slots: samples so far t, position in the learner's uniform buffer
+_T, _UPOS = 0, 1
+#: Learner uniforms drawn per refill, environment variates taken per block of the compiled loop.
+UNIFORM_BLOCK = 1024
+VARIATE_BLOCK = 4096
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class GACOLConfig(LearnerConfig):
+    """Configuration of :class:`GACOL` and its sequential variants.
+
+    Parameters
+    ----------
+    delta : float in (0, 1), default 0.05
+        Error probability of Proposition 3's width.
+    width : {"theory", "tuned"}, default "theory"
+        ``"theory"``: ``beta_t`` of Proposition 3 with ``t`` = samples so far; ``"tuned"``: the
+        constant ``tuned_width`` (Sec. 3.4 heuristic; no guarantee).
+    tuned_width : float > 0, default 0.5
+        Constant multiplier of ``||x||_{A^{-1}}`` (the authors' ``sqbeta_tuned``).
+    ridge : float > 0, default 0.1
+        Ridge regulariser ``lambda`` (``A_0 = lambda I``).
+    noise_bound, arm_norm_bound, param_norm_bound : float, default 1.0
+        ``R``, ``L``, ``S`` of Proposition 3 (the authors hard-code 1).
+    refresh_every : int >= 0, default 1000
+        Exact recompute of ``A^{-1}`` every this many samples (0: never).
+    selection : {"lookahead", "most_uncertain", "uniform", "max_reward"}, default "lookahead"
+        ``"lookahead"``: target ``y`` = max-variance candidate, pull ``argmin_{a in X}
+        ||y||^2_{(A + a a^T)^{-1}}`` (authors' code, paper's prose); ``"most_uncertain"``: pull the
+        max-variance candidate (Algorithm 2, line 4); ``"uniform"``: uniform random candidate;
+        ``"max_reward"``: highest-reward candidate.
+    select_from : {"uncertain", "all", "feasible"}, default "uncertain"
+        Candidate set: ``U``, ``X``, or ``F`` (while ``F`` is empty: a uniform random arm of ``X``).
+    """
+
+    delta: float = 0.05
+    width: Literal["theory", "tuned"] = "theory"
+    tuned_width: float = 0.5
+    ridge: float = 0.1
+    noise_bound: float = 1.0
+    arm_norm_bound: float = 1.0
+    param_norm_bound: float = 1.0
+    refresh_every: int = 1000
+    selection: Literal["lookahead", "most_uncertain", "uniform", "max_reward"] = "lookahead"
+    select_from: Literal["uncertain", "all", "feasible"] = "uncertain"
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
+        check_choice(self.width, "width", ("theory", "tuned"), owner=owner)
+        check_positive(self.tuned_width, "tuned_width", owner=owner)
+        check_positive(self.ridge, "ridge", owner=owner)
+        check_positive(self.noise_bound, "noise_bound", owner=owner)
+        check_positive(self.arm_norm_bound, "arm_norm_bound", owner=owner)
+        check_positive(self.param_norm_bound, "param_norm_bound", owner=owner, allow_zero=True)
+        check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
+        check_choice(self.selection, "selection", _SELECTIONS, owner=owner)
+        check_choice(self.select_from, "select_from", _SELECT_FROM, owner=owner)
+
+
+# --------------------------------------------------------------------------------------------------
+# compiled kernels
+# --------------------------------------------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def _is_candidate(i, select_from, in_uncertain, in_feasible):
+    if select_from == FROM_UNCERTAIN:
+        return in_uncertain[i]
+    if select_from == FROM_FEASIBLE:
+        return in_feasible[i]
+    return True
+
+
+@numba.njit(cache=True)
+def select_arm(
+    arms, arms_t, rewards, a_inv, sq_widths, in_uncertain, in_feasible, istate, uniforms, counters,
+    selection, select_from, work_v, work_g,
+):  # fmt: skip
+    """Arm to pull next (Algorithm 2, line 4, and the rules of Table D.2); ``O(n d + d^2)``.
+
+    Consumes one learner uniform from ``uniforms`` (advancing ``counters[1]``) exactly when the pick is
+    uniform random. Ties go to the lowest index. ``istate[0] < 0`` means ``F`` is empty.
+    """
+    n, d = arms.shape
+    if select_from == FROM_FEASIBLE and istate[0] < 0:
+        select_from = FROM_ALL
+        selection = UNIFORM
+    if selection == UNIFORM:
+        m = 0
+        for i in range(n):
+            if _is_candidate(i, select_from, in_uncertain, in_feasible):
+                m += 1
+        u = uniforms[counters[1]]
+        counters[1] += 1
+        k = int(u * m)
+        if k >= m:
+            k = m - 1
+        for i in range(n):
+            if _is_candidate(i, select_from, in_uncertain, in_feasible):
+                if k == 0:
+                    return i
+                k -= 1
+        return -1
+    best = -1
+    best_val = -np.inf
+    scores = rewards if selection == MAX_REWARD else sq_widths
+    for i in range(n):
+        if _is_candidate(i, select_from, in_uncertain, in_feasible) and (best < 0 or scores[i] > best_val):
+            best = i
+            best_val = scores[i]
+    if selection != LOOKAHEAD:
+        return best
+    # one-step look-ahead: argmin_a ||y||^2_{(A + a a^T)^{-1}} = ||y||^2 - (y^T A^{-1} a)^2 / (1 + ||a||^2)
+    for i in range(d):
+        work_v[i] = 0.0
+    for j in range(d):
+        yj = arms[best, j]
+        for i in range(d):
+            work_v[i] += a_inv[j, i] * yj
+    for k in range(n):
+        work_g[k] = 0.0
+    for j in range(d):
+        vj = work_v[j]
+        for k in range(n):
+            work_g[k] += arms_t[j, k] * vj
+    target = sq_widths[best]
+    pick = 0
+    pick_val = np.inf
+    for k in range(n):
+        val = target - work_g[k] * work_g[k] / (1.0 + sq_widths[k])
+        if val < pick_val:
+            pick = k
+            pick_val = val
+    return pick
+
+
+@numba.njit(cache=True)
+def current_width(t, dim, fparams, width_mode):
+    """``beta_t``: Proposition 3 with ``t`` samples (``width_mode`` 0) or the tuned constant (1)."""
+    if width_mode == 1:
+        return fparams[6]
+    return adaptive_width_scalar(
+        float(t), float(dim), fparams[1], fparams[2], fparams[3], fparams[4], fparams[5]
+    )
+
+
+@numba.njit(cache=True)
+def tell_sample(
+    arms, arms_t, rewards, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, lower, upper,
+    in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, arm, y,
+):  # fmt: skip
+    """Add observation ``y`` of ``arm``: ridge update, ``beta_t``, bounds of ``U``, set update (Alg. 2).
+
+    ``fparams = [tau, delta, ridge, R, L, S, tuned_width]``, ``iparams = [width_mode, refresh_every]``.
+    """
+    arm_ridge_update(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, arm, y)
+    counters[0] += 1
+    t = counters[0]
+    if iparams[1] > 0 and t % iparams[1] == 0:
+        arm_ridge_refresh(arms, a_inv, theta, sq_widths, preds, counts, sums, fparams[2])
+    beta = current_width(t, arms.shape[1], fparams, iparams[0])
+    for i in range(arms.shape[0]):
+        if in_uncertain[i]:
+            s = sq_widths[i]
+            h = beta * math.sqrt(s) if s > 0.0 else 0.0
+            lower[i] = preds[i] - h
+            upper[i] = preds[i] + h
+    cbai_update(lower, upper, rewards, fparams[0], in_uncertain, in_feasible, fstate, istate)
+
+
+@numba.njit(cache=True)
+def run_loop(
+    arms, arms_t, rewards, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, lower, upper,
+    in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, work_v, work_g,
+    means, noise_code, sigma, variates, start, stop,
+):  # fmt: skip
+    """Ask -> pull -> tell for variate rows ``start, start+1, ...`` until ``U`` is empty, row ``stop``
+    is reached, or the learner's uniform buffer runs dry (the caller refills it and calls again).
+
+    Observation of a pull of ``arm`` with standard variate ``z``: Gaussian (``noise_code`` 0)
+    ``means[arm] + sigma z``; binary (1) ``+1 if z < (1 + means[arm]) / 2 else -1``, as in
+    :mod:`safebandits.problems.noise`. Returns the index of the first unused variate row.
+    """
+    selection = iparams[2]
+    select_from = iparams[3]
+    needs_uniform = selection == UNIFORM or select_from == FROM_FEASIBLE
+    j = start
+    while j < stop:
+        if istate[2] == 0:
+            break
+        if needs_uniform and counters[1] >= uniforms.shape[0]:
+            break
+        arm = select_arm(
+            arms, arms_t, rewards, a_inv, sq_widths, in_uncertain, in_feasible, istate, uniforms, counters,
+            selection, select_from, work_v, work_g,
+        )  # fmt: skip
+        z = variates[j, 0]
+        if noise_code == 0:
+            y = means[arm] + sigma * z
+        else:
+            y = 1.0 if z < 0.5 * (1.0 + means[arm]) else -1.0
+        tell_sample(
+            arms, arms_t, rewards, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, lower,
+            upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, arm, y,
+        )  # fmt: skip
+        j += 1
+    return j
+
+
+# --------------------------------------------------------------------------------------------------
+# learner
+# --------------------------------------------------------------------------------------------------
+_VARIANTS = {
+    "g-acol": ({}, "G-ACOL: look-ahead on the most uncertain arm of U (Algorithm 2)."),
+    "greedy-maxvar": ({"select_from": "all"}, "Greedy Max Var: look-ahead on the most uncertain arm of X."),
+    "adaptive-uniform": ({"selection": "uniform", "select_from": "all"}, "Adaptive Uniform: uniform over X."),
+    "g-acol-uniform": ({"selection": "uniform"}, "G-ACOL Uniform: uniform over U."),
+    "maxrew-u": ({"selection": "max_reward"}, "Max Rew-U: highest-reward arm of U."),
+    "maxrew-f": (
+        {"selection": "max_reward", "select_from": "feasible"},
+        "Max Rew-F: highest-reward certified-feasible arm, uniform over X until one exists.",
+    ),
+}
+
+
+def _register(cls: type[BaseLearner]) -> type[BaseLearner]:
+    for name, (defaults, description) in _VARIANTS.items():
+        register_algorithm(name, task="pure_exploration", defaults=defaults, description=description)(cls)
+    return cls
+
+
+@_register
+class GACOL(BaseLearner):
+    """Sequential CBAI with adaptive confidence intervals: G-ACOL (Lindner et al. 2022, Algorithm 2).
+
+    Each step pulls one arm chosen by the configured selection rule, adds the observation to a ridge
+    estimate (``A_0 = ridge I``), bounds every uncertain arm by ``phi_hat^T x -+ beta_t ||x||_{A^{-1}}``
+    with ``beta_t`` of Proposition 3 (``t`` = samples so far) or a tuned constant, and updates the
+    uncertain set ``U``, the certified-feasible set ``F`` and the best certified reward ``r``
+    (Sec. 3). It stops when ``U`` is empty and recommends the best arm of ``F``; the anytime answer
+    falls back to the lowest-upper-bound arm seen (Sec. 3.4 heuristic, authors' code).
+
+    Parameters
+    ----------
+    config : GACOLConfig
+    info : CBAIInfo
+        Arms, known reward parameter ``theta`` and threshold ``tau``.
+    rng : numpy.random.Generator
+        Learner randomness (uniform selections), drawn in blocks of :data:`UNIFORM_BLOCK`.
+
+    Notes
+    -----
+    Glossary (paper symbol -> code): ``X`` -> ``info.arms``; ``theta`` -> ``info.reward_param``;
+    ``phi_hat`` -> ``theta_hat`` of the ridge state; ``A^{-1}`` -> ``a_inv``; ``||x||^2_{A^{-1}}`` ->
+    ``sq_widths``; ``beta_t`` -> :func:`current_width`; ``U_t, F_t, r`` -> :attr:`sets`;
+    ``l_t, u_t`` -> :meth:`confidence_bounds`; ``tau`` -> ``info.threshold``.
+
+    Guarantee: with ``width="theory"`` and the norm bounds ``R, L, S`` valid for the instance, the
+    answer is correct with probability at least ``1 - delta`` (Sec. 3.2). ``width="tuned"`` and the
+    uniform / max-reward rules are heuristics without guarantee; Max Rew-F can stall forever on
+    instances where no certified arm is informative (App. D), so always run it with a budget.
+
+    Deviations: see ``docs/decisions.md`` (G-ACOL selection rule, tuned width, set comparisons).
+
+    The whole run can be compiled: :meth:`run_compiled` gives the same trajectory as ask / tell.
+    """
+
+    config_cls = GACOLConfig
+
+    def __init__(self, config: GACOLConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        arms, rewards, tau = check_cbai_info(info, type(self).__name__)
+        self._ridge = ArmRidge(arms, config.ridge, refresh_every=0)
+        self._rewards = rewards
+        self._sets = CBAISets(rewards, tau)
+        n, d = arms.shape
+        self._lower = np.full(n, -np.inf)
+        self._upper = np.full(n, np.inf)
+        self._work_v = np.zeros(d)
+        self._work_g = np.zeros(n)
+        self._uniforms = np.zeros(UNIFORM_BLOCK)
+        self._counters = np.array([0, UNIFORM_BLOCK], dtype=np.int64)
+        c = config
+        self._fparams = np.array(
+            [tau, c.delta, c.ridge, c.noise_bound, c.arm_norm_bound, c.param_norm_bound, c.tuned_width]
+        )
+        self._iparams = np.array(
+            [
+                int(c.width == "tuned"),
+                c.refresh_every,
+                _SELECTIONS.index(c.selection),
+                _SELECT_FROM.index(c.select_from),
+            ],
+            dtype=np.int64,
+        )
+        self._needs_uniform = c.selection == "uniform" or c.select_from == "feasible"
+
+    # -- diagnostics ------------------------------------------------------------------------------
+    @property
+    def n_arms(self) -> int:
+        return self._ridge.n_arms
+
+    @property
+    def done(self) -> bool:
+        return self._sets.done
+
+    @property
+    def sets(self) -> CBAISets:
+        """``U``, ``F`` and ``r`` (read-only use)."""
+        return self._sets
+
+    @property
+    def ridge(self) -> ArmRidge:
+        """The ridge state: ``theta_hat`` (= ``phi_hat``), ``a_inv``, ``sq_widths``, ``preds``."""
+        return self._ridge
+
+    @property
+    def beta(self) -> float:
+        """Current width ``beta_t`` (``t`` = samples so far)."""
+        return float(current_width(self.n_samples, self._ridge.dim, self._fparams, self._iparams[0]))
+
+    def confidence_bounds(self) -> tuple[FloatArray, FloatArray]:
+        """Current bounds ``(l_t, u_t)`` on ``phi^T x`` of every arm."""
+        h = self.beta * self._ridge.widths
+        return self._ridge.preds - h, self._ridge.preds + h
+
+    # -- protocol ---------------------------------------------------------------------------------
+    def _refill_uniforms(self) -> None:
+        if self._needs_uniform and self._counters[_UPOS] >= self._uniforms.shape[0]:
+            self._uniforms[:] = self.rng.random(self._uniforms.shape[0])
+            self._counters[_UPOS] = 0
+
+    def _ask(self, context: Any) -> Decision:
+        self._refill_uniforms()
+        r = self._ridge
+        arm = select_arm(
+            r.arms, r.arms_t, self._rewards, r.a_inv, r.sq_widths, self._sets.in_uncertain,
+            self._sets.in_feasible, self._sets.istate, self._uniforms, self._counters,
+            self._iparams[2], self._iparams[3], self._work_v, self._work_g,
+        )  # fmt: skip
+        return Decision(arm=int(arm))
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        if not isinstance(observation, Observation) or observation.constraints is None:
+            raise ProtocolError("GACOL must be told an Observation with a constraint value.")
+        self._update(int(decision.arm), float(observation.constraints[0]))
+
+    def _update(self, arm: int, y: float) -> None:
+        r, s = self._ridge, self._sets
+        tell_sample(
+            r.arms, r.arms_t, self._rewards, r.a_inv, r.theta_hat, r.sq_widths, r.preds, r.counts, r.sums,
+            r.work_u, r.work_w, self._lower, self._upper, s.in_uncertain, s.in_feasible, s.fstate, s.istate,
+            self._counters, self._fparams, self._iparams, arm, y,
+        )  # fmt: skip
+
+    def _recommend(self, final: bool) -> Recommendation:
+        info = {**self._sets.summary(), "beta": self.beta}
+        return Recommendation(
+            arm=self._sets.recommend_arm(), n_samples=self.n_samples, final=final, info=info
+        )
+
+    # -- compiled simulation ----------------------------------------------------------------------
+    def run_compiled(self, env: Any, budget: int) -> None:
+        """Run ask -> pull -> tell in one compiled loop until ``done`` or ``budget`` total samples.
+
+        Consumes the environment's standard variates through ``env.take_variates`` in blocks (the
+        k-th pull meets the k-th variate, exactly as ``env.pull``) and the learner's uniforms from the
+        same buffer as :meth:`ask`, so the trajectory equals the ask / tell path's. Variates of the
+        last block left unused when the learner stops are discarded. Environments with more than
+        one output column or an unknown noise model fall back to the Python loop.
+
+        Parameters
+        ----------
+        env : ArmEnvironment
+        budget : int
+            Maximum total number of samples (including samples already taken).
+        """
+        if self._pending is not None:
+            raise ProtocolError("GACOL.run_compiled called with a pending ask; tell it first.")
+        budget = check_int(budget, "budget", low=0)
+        code = getattr(env.noise, "code", None)
+        means = np.asarray(env.means)
+        if means.shape != (self.n_arms, 1) or code not in (0, 1):
+            self._run_python(env, budget)
+            return
+        mean_vec = np.ascontiguousarray(means[:, 0], dtype=np.float64)
+        sigma = float(env.noise.sigma) if code == 0 else 0.0
+        r, s = self._ridge, self._sets
+        while not self.done and self.n_samples < budget:
+            k = min(VARIATE_BLOCK, budget - self.n_samples)
+            variates = np.ascontiguousarray(env.take_variates(k), dtype=np.float64)
+            j = 0
+            while j < k and not self.done:
+                self._refill_uniforms()
+                j_next = run_loop(
+                    r.arms, r.arms_t, self._rewards, r.a_inv, r.theta_hat, r.sq_widths, r.preds, r.counts,
+                    r.sums, r.work_u, r.work_w, self._lower, self._upper, s.in_uncertain, s.in_feasible,
+                    s.fstate, s.istate, self._counters, self._fparams, self._iparams, self._uniforms,
+                    self._work_v, self._work_g, mean_vec, int(code), sigma, variates, j, k,
+                )  # fmt: skip
+                self.n_samples += j_next - j
+                env.n_samples += j_next - j
+                j = j_next
+
+    def _run_python(self, env: Any, budget: int) -> None:
+        while not self.done and self.n_samples < budget:
+            decision = self.ask()
+            self.tell(decision, env.play(decision))
