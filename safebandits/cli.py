@@ -1,0 +1,332 @@
+"""Command-line interface: ``safebandits list | run | report | results | bounds``.
+
+Examples
+--------
+::
+
+    safebandits list
+    safebandits run all --scale quick --out results/quick
+    safebandits run acol-synthetic --panel irrelevant-d --algorithm acol --algorithm oracle --replicates 5
+    safebandits run acol-regret-comparison --set delta=0.1 --workers 2
+    safebandits report results/quick
+    safebandits results results/quick --csv runs.csv
+    safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
+
+Errors in the arguments (unknown experiment, bad ``--set`` key, a store being written by another run)
+print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from safebandits.exceptions import ConfigError, SafeBanditsError
+
+__all__ = ["cli", "main"]
+
+
+class _Group(click.Group):
+    """Click group that turns library errors into a one-line message and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SafeBanditsError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--plugin",
+    "plugins",
+    multiple=True,
+    envvar="SAFEBANDITS_PLUGINS",
+    metavar="MODULE",
+    help="Import MODULE first (registers extra learners, instances or experiments). Repeatable.",
+)
+def cli(plugins: tuple[str, ...]) -> None:
+    """Bandits with unknown constraints: run the papers' experiments and check their claims."""
+    for module in plugins:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ConfigError(f"Cannot import plugin {module!r}: {exc}") from None
+
+
+# -- list ------------------------------------------------------------------------------------------
+
+
+@cli.command("list")
+@click.argument("what", type=click.Choice(["all", "experiments", "algorithms", "instances"]), default="all")
+def list_cmd(what: str) -> None:
+    """List registered experiments, algorithms and instances."""
+    from safebandits.algorithms.registry import list_algorithms
+    from safebandits.experiments.spec import list_experiments
+    from safebandits.problems.registry import list_instances
+
+    if what in ("all", "experiments"):
+        click.echo("Experiments:")
+        for name, spec in list_experiments().items():
+            click.echo(f"  {name}: {spec.title}")
+            for scale in spec.scales:
+                n_points = sum(len(p.values[scale]) for p in spec.panels)
+                n_runs = n_points * len(spec.algorithms) * spec.replicates[scale]
+                click.echo(
+                    f"    {scale}: {n_points} points x {len(spec.algorithms)} methods x "
+                    f"{spec.replicates[scale]} replicates = {n_runs} runs, budget {spec.budget[scale]:,}"
+                )
+            click.echo(f"    panels: {', '.join(spec.panel_names)}")
+            click.echo(f"    methods: {', '.join(spec.labels)}")
+    if what in ("all", "algorithms"):
+        click.echo("Algorithms:")
+        entries = list_algorithms()
+        if not entries:
+            click.echo("  (none registered)")
+        for name, entry in entries.items():
+            flag = " [privileged]" if entry.privileged else ""
+            click.echo(f"  {name} ({entry.task}){flag}: {entry.description}")
+    if what in ("all", "instances"):
+        click.echo("Instances:")
+        for name, entry in list_instances().items():
+            params = ", ".join(f"{k}={v!r}" for k, v in entry.parameters.items())
+            click.echo(f"  {name}{' [random]' if entry.random else ''}: {entry.description}")
+            click.echo(f"    parameters: {params}")
+
+
+# -- run -------------------------------------------------------------------------------------------
+
+
+def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise click.BadParameter(f"must be a positive integer, got {value}.")
+    return value
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--scale", type=click.Choice(["quick", "paper"]), default="quick", show_default=True)
+@click.option(
+    "--replicates", type=int, callback=_positive, help="Replicates per point (overrides the scale)."
+)
+@click.option("--seed", type=click.IntRange(min=0), help="Experiment seed (overrides the spec's).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="results",
+    show_default=True,
+    help="Results directory; one store per directory holds every experiment.",
+)
+@click.option("--workers", type=int, callback=_positive, help="Worker processes [default: CPU count].")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a parameter. Repeatable.")
+@click.option(
+    "--algorithm", "algorithms", multiple=True, metavar="LABEL", help="Only this method. Repeatable."
+)
+@click.option("--panel", "panels", multiple=True, metavar="NAME", help="Only this panel. Repeatable.")
+@click.option("--budget", type=int, callback=_positive, help="Per-run sample budget (overrides the scale).")
+@click.option("--retry-failed", is_flag=True, help="Re-run runs stored as failed.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def run(
+    name: str,
+    scale: str,
+    replicates: int | None,
+    seed: int | None,
+    out: str,
+    workers: int | None,
+    sets: tuple[str, ...],
+    algorithms: tuple[str, ...],
+    panels: tuple[str, ...],
+    budget: int | None,
+    retry_failed: bool,
+    quiet: bool,
+) -> None:
+    """Run experiment NAME (or "all") and store every run in --out; re-running resumes.
+
+    --set KEY=VALUE: KEY is "instance.X", "algorithm.X", or a bare X looked up among the instance
+    parameters first, then the algorithm configs. VALUE is parsed as JSON when possible (1e6, true,
+    "x"), else taken as a string. --algorithm matches a method label ("G-ACOL (tuned)") or an
+    algorithm name ("g-acol": both widths).
+    """
+    from safebandits.experiments.runner import run_tasks
+    from safebandits.experiments.spec import (
+        apply_overrides,
+        expand,
+        get_experiment,
+        list_experiments,
+        parse_assignments,
+        select,
+    )
+    from safebandits.experiments.store import ResultsStore
+
+    specs = list(list_experiments().values()) if name == "all" else [get_experiment(name)]
+    overrides = parse_assignments(sets)
+    tasks, plan, unmatched = [], [], set(overrides)
+    matched_algs, matched_panels = set(), set()
+    for spec in specs:
+        sub = select(spec, algorithms=algorithms, panels=panels)
+        if sub is None:
+            continue
+        matched_algs |= {
+            s for s in algorithms for a in sub.algorithms if s.lower() in (a.label.lower(), a.name)
+        }
+        matched_panels |= {p for p in panels if p in sub.panel_names}
+        sub, missed = apply_overrides(sub, overrides)
+        unmatched &= missed
+        spec_tasks = expand(sub, scale, replicates=replicates, seed=seed, budget=budget)
+        tasks.extend(spec_tasks)
+        plan.append(f"{spec.name} ({scale}): {len(spec_tasks)} runs")
+    for kind, wanted, found in (
+        ("--algorithm", algorithms, matched_algs),
+        ("--panel", panels, matched_panels),
+    ):
+        missing = [w for w in wanted if w not in found]
+        if missing:
+            raise ConfigError(f"{kind} {', '.join(map(repr, missing))} matches nothing in {name!r}.")
+    if unmatched:
+        raise ConfigError(
+            f"--set key(s) {sorted(unmatched)} match no instance parameter or algorithm config field of "
+            f"the selected experiments; see `safebandits list`."
+        )
+    with ResultsStore(out, mode="w") as store:
+        click.echo(f"{'; '.join(plan)} -> {out}")
+        summary = run_tasks(tasks, store, workers=workers, retry_failed=retry_failed, quiet=quiet)
+    click.echo(summary.line())
+    for err in summary.errors:
+        click.echo(f"  failed: {err}", err=True)
+    if summary.n_failed:
+        click.echo(f"{summary.n_failed} runs failed (recorded); see `safebandits results {out}`.", err=True)
+
+
+# -- report / results ------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(file_okay=False))
+def report(directory: str) -> None:
+    """Write DIRECTORY/report/index.html (figures, claims, summary) and claims.json."""
+    from safebandits.plotting.report import write_report
+
+    path = write_report(directory)
+    claims = json.loads((Path(path).parent / "claims.json").read_text())
+    n_pass = sum(c["passed"] for c in claims)
+    click.echo(f"{path} ({n_pass}/{len(claims)} claims pass)")
+    for c in claims:
+        click.echo(f"  {'PASS' if c['passed'] else 'FAIL'} {c['experiment']}/{c['scale']} {c['id']}")
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every stored run to FILE.")
+def results(directory: str, csv_path: str | None) -> None:
+    """Print a short summary of the runs stored in DIRECTORY (and export them with --csv)."""
+    import pandas as pd
+
+    from safebandits.experiments.store import ResultsStore, latest_runs
+
+    with ResultsStore(directory, mode="r") as store:
+        df = store.to_frame()
+    if csv_path:
+        df.to_csv(csv_path, index=False)
+        click.echo(f"{len(df)} runs -> {csv_path}")
+    if df.empty:
+        click.echo("No runs stored.")
+        return
+    df = latest_runs(df)
+    by = ["experiment", "scale", "label"]
+    ok = df[df["status"] == "ok"].astype({"samples": float, "correct": float, "stopped": float})
+    g = ok.groupby(by, sort=True)
+    table = pd.DataFrame(
+        {
+            "runs": g.size(),
+            "median_samples": g["samples"].median(),
+            "correct": g["correct"].mean(),
+            "stopped": g["stopped"].mean(),
+        }
+    )
+    failed = df[df["status"] != "ok"].groupby(by).size().rename("failed")
+    table = table.join(failed, how="outer")
+    table[["runs", "failed"]] = table[["runs", "failed"]].fillna(0).astype(int)
+    with pd.option_context("display.width", 140, "display.max_rows", 200):
+        click.echo(table.to_string(float_format=lambda v: f"{v:.4g}"))
+
+
+# -- bounds ----------------------------------------------------------------------------------------
+
+_BOUND_KEYS = ("delta", "epsilon", "phase_base", "noise_variance", "tol")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
+
+
+@cli.command()
+@click.argument("instance")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Instance parameter or bound option.")
+@click.option("--delta", type=float, default=None, help="Confidence delta [default: 0.05].")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed (random instances)."
+)
+def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int) -> None:
+    """Print the sample-complexity bounds of INSTANCE as JSON.
+
+    --set keys are instance parameters ("instance.d=20" or "d=20") or options of the bound
+    computation ("bounds.epsilon=0.01" or "epsilon"; instance parameters win for bare keys).
+    """
+    import numpy as np
+
+    from safebandits.experiments.spec import parse_assignments
+    from safebandits.problems.registry import list_instances, make_instance
+
+    entries = list_instances()
+    if instance not in entries:
+        raise ConfigError(f"Unknown instance {instance!r}. Known instances: {', '.join(entries)}.")
+    params, options = {}, {}
+    for key, value in parse_assignments(sets).items():
+        scope, _, bare = key.rpartition(".")
+        if scope in ("", "instance") and bare in entries[instance].parameters:
+            params[bare] = value
+        elif scope in ("", "bounds") and bare in _BOUND_KEYS:
+            options[bare] = value
+        else:
+            raise ConfigError(
+                f"--set key {key!r} is neither a parameter of {instance!r} "
+                f"({', '.join(entries[instance].parameters)}) nor a bound option ({', '.join(_BOUND_KEYS)})."
+            )
+    if delta is not None:
+        options["delta"] = delta
+    rng = np.random.default_rng(seed) if entries[instance].random else None
+    inst = make_instance(instance, rng, **params)
+    from safebandits.problems.cbai_bounds import cbai_bounds
+
+    result = {
+        "instance_params": params,
+        "seed": seed if rng is not None else None,
+        **cbai_bounds(inst, **options),
+    }
+    click.echo(json.dumps(_finite(result), indent=2, default=str))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``safebandits`` command."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    try:
+        cli.main(args=argv, prog_name="safebandits", standalone_mode=True)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,295 @@
+"""Execute run tasks, serially or in a local process pool, and write each result to the store.
+
+:func:`execute_task` is a pure function of its :class:`~safebandits.experiments.spec.RunTask`: the
+instance (random families only) is drawn from :func:`~safebandits.rng.instance_rng`, the noise from
+:func:`~safebandits.rng.environment_rng` and the learner's randomness from
+:func:`~safebandits.rng.learner_rng`, all derived from the task's run key. Results therefore do not
+depend on the number of workers or the order in which tasks complete (tested).
+
+Workers only compute; the parent process writes each record into the
+:class:`~safebandits.experiments.store.ResultsStore` as soon as it arrives, so an interrupted run
+loses at most the runs in flight, and re-running skips every key already stored with status "ok".
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing as mp
+import os
+import platform
+import sys
+import time
+import traceback
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from safebandits.exceptions import ConfigError, SafeBanditsError
+from safebandits.experiments.simulate import run
+from safebandits.experiments.spec import RunTask
+from safebandits.experiments.store import ResultsStore
+from safebandits.rng import environment_rng, instance_rng, learner_rng
+
+__all__ = [
+    "RunSummary",
+    "default_context",
+    "execute_task",
+    "iter_pool",
+    "iter_records",
+    "iter_serial",
+    "run_tasks",
+]
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("safebandits")
+    except Exception:  # (not installed: fall back to the module attribute)
+        import safebandits
+
+        return getattr(safebandits, "__version__", "unknown")
+
+
+def _import_plugins(plugins: Iterable[str]) -> None:
+    for module in plugins:
+        importlib.import_module(module)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+def execute_task(task: RunTask) -> dict[str, Any]:
+    """Execute one run and return its record (never raises for errors inside the run).
+
+    Parameters
+    ----------
+    task : RunTask
+
+    Returns
+    -------
+    dict
+        Store columns: ``pk``, ``run_key``, ``config_hash``, ``scale``, the flattened config, the
+        metrics, ``status`` ("ok" or "failed"), ``error`` and ``traceback`` (failed runs), versions
+        and a timestamp. Key ``"_traces"`` holds JSON extras (the learner's recommendation info and
+        the instance description) for the ``traces`` table.
+    """
+    record: dict[str, Any] = {
+        "pk": task.pk,
+        "run_key": task.run_key,
+        "config_hash": task.config_hash,
+        "scale": task.scale,
+        **task.config(),
+        "config_json": task.config_json(),
+    }
+    traces: dict[str, Any] = {}
+    try:
+        _import_plugins(task.plugins)
+        from safebandits.algorithms.registry import get_algorithm, make_learner
+        from safebandits.problems.registry import list_instances, make_instance
+
+        key = task.key
+        entry = list_instances().get(task.instance)
+        rng = instance_rng(key) if entry is not None and entry.random else None
+        instance = make_instance(task.instance, rng, **task.instance_params)
+        env = instance.environment(environment_rng(key))
+        algorithm = get_algorithm(task.algorithm)
+        info = instance.privileged_info() if algorithm.privileged else instance.public_info()
+        learner = make_learner(task.algorithm, info, learner_rng(key), task.algorithm_params)
+        outcome = run(learner, env, instance, budget=task.budget)
+        record.update(
+            status="ok",
+            samples=outcome.samples,
+            correct=outcome.correct,
+            feasible=outcome.feasible,
+            recommended=outcome.recommended,
+            stopped=outcome.stopped,
+            wall_s=outcome.wall_s,
+            error=None,
+            traceback=None,
+        )
+        if outcome.info:
+            traces["recommendation"] = _json_safe(outcome.info)
+        describe = getattr(instance, "describe", None)
+        if describe is not None:
+            traces["instance"] = _json_safe(describe())
+    except Exception as exc:  # (a failing run is recorded, not fatal)
+        record.update(
+            status="failed",
+            error=f"{type(exc).__name__}: {exc}",
+            traceback=traceback.format_exc(),
+        )
+    record.update(
+        python_version=platform.python_version(),
+        numpy_version=np.__version__,
+        safebandits_version=_version(),
+        timestamp=datetime.now(timezone.utc).isoformat(timespec="microseconds"),
+        _traces=traces,
+    )
+    return record
+
+
+# -- executors -----------------------------------------------------------------------------------
+
+
+def iter_serial(tasks: Sequence[RunTask]) -> Iterator[dict[str, Any]]:
+    """Execute tasks one after the other in this process."""
+    for task in tasks:
+        yield execute_task(task)
+
+
+def default_context() -> str:
+    """Start method of worker processes: "forkserver" where available, else "spawn".
+
+    Plain ``fork`` is avoided: a parent that has run a parallel numba kernel (or any other threaded
+    library) may hold locks that a forked child inherits in a locked state. The forkserver forks
+    workers from a clean single-threaded server that has pre-imported safebandits.
+    """
+    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+
+
+def iter_pool(
+    tasks: Sequence[RunTask], workers: int, *, context: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """Execute tasks in a pool of ``workers`` processes; yield records as they complete.
+
+    At most ``2 * workers`` tasks are in flight, so an interrupted run leaves few unfinished tasks
+    and closing the generator early cancels nothing that has not started.
+    """
+    method = context or default_context()
+    ctx = mp.get_context(method)
+    if method == "forkserver":
+        plugins = sorted({p for t in tasks for p in t.plugins})
+        ctx.set_forkserver_preload(["safebandits", "safebandits.experiments.runner", *plugins])
+    queue = iter(tasks)
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    try:
+        in_flight = set()
+        for _, task in zip(range(2 * workers), queue):
+            in_flight.add(executor.submit(execute_task, task))
+        while in_flight:
+            done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+            for fut in done:
+                try:
+                    record = fut.result()
+                except BrokenProcessPool:
+                    raise SafeBanditsError(
+                        "A worker process died (crash or out of memory); the runs written so far are "
+                        "kept. Re-run the same command to resume, or use --workers 1 to find the run."
+                    ) from None
+                task = next(queue, None)
+                if task is not None:
+                    in_flight.add(executor.submit(execute_task, task))
+                yield record
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def iter_records(tasks: Sequence[RunTask], workers: int | None = None) -> Iterator[dict[str, Any]]:
+    """Serial for one worker (or one task), else a process pool; ``None`` means ``os.cpu_count()``."""
+    n = (os.cpu_count() or 1) if workers is None else workers
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ConfigError(f"The 'workers' parameter must be a positive integer. Got {workers!r} instead.")
+    if n == 1 or len(tasks) <= 1:
+        return iter_serial(tasks)
+    return iter_pool(tasks, min(n, len(tasks)))
+
+
+# -- orchestration ---------------------------------------------------------------------------------
+
+
+@dataclass
+class RunSummary:
+    """What :func:`run_tasks` did."""
+
+    n_tasks: int = 0
+    n_skipped: int = 0
+    n_skipped_failed: int = 0
+    n_ok: int = 0
+    n_failed: int = 0
+    n_not_stopped: int = 0
+    wall_s: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        parts = [f"{self.n_tasks} runs", f"{self.n_skipped} already done"]
+        if self.n_skipped_failed:
+            parts.append(f"{self.n_skipped_failed} failed before (not retried; --retry-failed)")
+        parts += [f"{self.n_ok} ok", f"{self.n_failed} failed", f"{self.n_not_stopped} hit the budget"]
+        return ", ".join(parts) + f" in {self.wall_s:.1f} s"
+
+
+def _progress(total: int, quiet: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="run", disable=quiet or not sys.stderr.isatty(), dynamic_ncols=True)
+
+
+def run_tasks(
+    tasks: Sequence[RunTask],
+    store: ResultsStore,
+    *,
+    workers: int | None = None,
+    retry_failed: bool = False,
+    quiet: bool = False,
+) -> RunSummary:
+    """Execute the tasks not yet in ``store`` and write each record as soon as it completes.
+
+    Parameters
+    ----------
+    tasks : sequence of RunTask
+    store : ResultsStore
+        Opened with ``mode="w"``.
+    workers : int, optional
+        Worker processes (default ``os.cpu_count()``; 1 runs in this process).
+    retry_failed : bool, default=False
+        Re-execute runs stored with status "failed" (otherwise they are skipped).
+    quiet : bool, default=False
+        No progress bar (it is also off when stderr is not a terminal).
+    """
+    t0 = time.perf_counter()
+    summary = RunSummary(n_tasks=len(tasks))
+    done, failed = store.done_keys(), store.failed_keys()
+    todo, seen = [], set()
+    for task in tasks:
+        pk = task.pk
+        if pk in seen:
+            continue
+        seen.add(pk)
+        if pk in done:
+            summary.n_skipped += 1
+        elif pk in failed and not retry_failed:
+            summary.n_skipped_failed += 1
+        else:
+            todo.append(task)
+    with _progress(len(todo), quiet) as bar:
+        for record in iter_records(todo, workers):
+            traces = record.pop("_traces", None)
+            store.write(record, traces)
+            if record["status"] == "ok":
+                summary.n_ok += 1
+                summary.n_not_stopped += int(not record["stopped"])
+            else:
+                summary.n_failed += 1
+                if len(summary.errors) < 5:
+                    summary.errors.append(f"{record['run_key']}: {record['error']}")
+            bar.update(1)
+    summary.wall_s = time.perf_counter() - t0
+    return summary

@@ -1,0 +1,510 @@
+"""Experiments as data: frozen specs, their registry, and their expansion into run tasks.
+
+An :class:`ExperimentSpec` names one or more :class:`PanelSpec` (an instance family with one swept
+parameter) and the :class:`AlgorithmSpec` to compare on every point of every panel. Expanding a spec
+at a *scale* ("quick" or "paper") gives one :class:`RunTask` per panel x sweep value x algorithm x
+replicate. A task holds everything a worker needs (names and plain values only, so it pickles), its
+:class:`~safebandits.rng.RunKey`, and the flattened config whose hash is part of the results store's
+primary key.
+
+The sweep point of a value is ``zlib.crc32(f"{panel}:{param}={value!r}")``: it depends neither on the
+scale nor on the position of the value in the sweep, so a quick-scale point draws the same instances
+and noise as the paper-scale run of the same value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from safebandits.exceptions import ConfigError
+from safebandits.rng import RunKey
+
+__all__ = [
+    "SCALES",
+    "AlgorithmSpec",
+    "ExperimentSpec",
+    "PanelSpec",
+    "RunTask",
+    "apply_overrides",
+    "expand",
+    "get_experiment",
+    "list_experiments",
+    "parse_assignments",
+    "register_experiment",
+    "select",
+    "sweep_point",
+]
+
+SCALES = ("quick", "paper")
+
+
+def _fail(name: str, owner: str, expected: str, got: Any) -> ConfigError:
+    return ConfigError(f"The {name!r} parameter of {owner} must be {expected}. Got {got!r} instead.")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AlgorithmSpec:
+    """One compared method: a display label, a registered algorithm name and config overrides.
+
+    Parameters
+    ----------
+    label : str
+        Display label and seeding identity, e.g. ``"G-ACOL (tuned)"``.
+    name : str
+        Registered algorithm name, e.g. ``"g-acol"``.
+    params : dict
+        Config fields that differ from the registered defaults, e.g. ``{"width": "tuned"}``.
+    """
+
+    label: str
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for attr in ("label", "name"):
+            value = getattr(self, attr)
+            if not isinstance(value, str) or not value.strip():
+                raise _fail(attr, "AlgorithmSpec", "a non-empty string", value)
+        if not isinstance(self.params, Mapping):
+            raise _fail("params", "AlgorithmSpec", "a dict", self.params)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PanelSpec:
+    """An instance family with fixed parameters and one swept parameter.
+
+    Parameters
+    ----------
+    name : str
+        Stable panel name; part of every sweep point id (renaming it changes the seeds).
+    instance : str
+        Registered instance name, e.g. ``"acol/unit-sphere"``.
+    fixed : dict
+        Instance parameters held fixed along the sweep.
+    sweep_param : str
+        The swept instance parameter.
+    values : dict of str to tuple
+        Swept values per scale, e.g. ``{"quick": (5, 25, 50), "paper": (5, 10, ..., 50)}``.
+    title, xlabel : str
+        Plot annotations.
+    """
+
+    name: str
+    instance: str
+    fixed: dict[str, Any] = field(default_factory=dict)
+    sweep_param: str
+    values: dict[str, tuple[Any, ...]]
+    title: str = ""
+    xlabel: str = ""
+
+    def __post_init__(self) -> None:
+        owner = f"PanelSpec {self.name!r}"
+        for attr in ("name", "instance", "sweep_param"):
+            value = getattr(self, attr)
+            if not isinstance(value, str) or not value.strip():
+                raise _fail(attr, owner, "a non-empty string", value)
+        if self.sweep_param in self.fixed:
+            raise _fail("fixed", owner, f"free of the swept parameter {self.sweep_param!r}", self.fixed)
+        for scale, vals in self.values.items():
+            if scale not in SCALES:
+                raise _fail("values", owner, f"keyed by scales {SCALES}", scale)
+            if not isinstance(vals, tuple) or not vals or len(set(map(repr, vals))) != len(vals):
+                raise _fail("values", owner, "non-empty tuples of distinct values", vals)
+
+    def point(self, value: Any) -> int:
+        """Stable sweep point id of ``value`` on this panel."""
+        return sweep_point(self.name, self.sweep_param, value)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ExperimentSpec:
+    """A set of panels x algorithms x replicates, at one of several scales.
+
+    Parameters
+    ----------
+    name : str
+        Registry name, e.g. ``"acol-synthetic"``.
+    title : str
+        Human title (report heading).
+    panels : tuple of PanelSpec
+    algorithms : tuple of AlgorithmSpec
+    replicates : dict of str to int
+        Replicates per scale.
+    budget : dict of str to int
+        Per-run sample budget per scale; a run that reaches it is recorded as not stopped.
+    seed : int, default=0
+        Experiment seed (entropy of every run key).
+    figure : str, default="samples-vs-sweep"
+        Main figure kind: ``"samples-vs-sweep"`` (Figure 2 layout) or ``"bar-samples"`` (Figure 3).
+    figure_labels : tuple of str, default=()
+        Methods shown in the main figure (empty: all); the report adds a figure with all methods.
+    claims : str, default=""
+        Key of the claim checks in :mod:`safebandits.experiments.claims` (empty: none).
+    algorithm_defaults : dict, default={}
+        Config values given to every algorithm whose config has that field (e.g. ``delta``).
+    plugins : tuple of str, default=()
+        Modules imported by worker processes before running (learners registered outside the package).
+    """
+
+    name: str
+    title: str
+    panels: tuple[PanelSpec, ...]
+    algorithms: tuple[AlgorithmSpec, ...]
+    replicates: dict[str, int]
+    budget: dict[str, int]
+    seed: int = 0
+    figure: str = "samples-vs-sweep"
+    figure_labels: tuple[str, ...] = ()
+    claims: str = ""
+    algorithm_defaults: dict[str, Any] = field(default_factory=dict)
+    plugins: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        owner = f"ExperimentSpec {self.name!r}"
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise _fail("name", "ExperimentSpec", "a non-empty string", self.name)
+        if not self.panels or not all(isinstance(p, PanelSpec) for p in self.panels):
+            raise _fail("panels", owner, "a non-empty tuple of PanelSpec", self.panels)
+        if not self.algorithms or not all(isinstance(a, AlgorithmSpec) for a in self.algorithms):
+            raise _fail("algorithms", owner, "a non-empty tuple of AlgorithmSpec", self.algorithms)
+        for attr, items in (("panels", [p.name for p in self.panels]), ("algorithms", self.labels)):
+            if len(set(items)) != len(items):
+                raise _fail(attr, owner, "uniquely named", items)
+        for attr in ("replicates", "budget"):
+            mapping = getattr(self, attr)
+            for scale, n in mapping.items():
+                if scale not in SCALES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                    raise _fail(attr, owner, f"a dict from {SCALES} to positive integers", mapping)
+        if set(self.replicates) != set(self.budget):
+            raise _fail("budget", owner, f"given for the scales {sorted(self.replicates)}", self.budget)
+        for panel in self.panels:
+            missing = set(self.replicates) - set(panel.values)
+            if missing:
+                raise _fail("panels", owner, f"swept at every scale (panel {panel.name!r})", missing)
+        if self.figure not in ("samples-vs-sweep", "bar-samples"):
+            raise _fail("figure", owner, "'samples-vs-sweep' or 'bar-samples'", self.figure)
+        unknown = set(self.figure_labels) - set(self.labels)
+        if unknown:
+            raise _fail("figure_labels", owner, f"labels among {self.labels}", sorted(unknown))
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise _fail("seed", owner, "a non-negative integer", self.seed)
+
+    @property
+    def labels(self) -> list[str]:
+        return [a.label for a in self.algorithms]
+
+    @property
+    def scales(self) -> tuple[str, ...]:
+        return tuple(s for s in SCALES if s in self.replicates)
+
+    def panel(self, name: str) -> PanelSpec:
+        for p in self.panels:
+            if p.name == name:
+                return p
+        raise ConfigError(f"Experiment {self.name!r} has no panel {name!r}; panels: {self.panel_names}.")
+
+    @property
+    def panel_names(self) -> list[str]:
+        return [p.name for p in self.panels]
+
+
+def sweep_point(panel: str, param: str, value: Any) -> int:
+    """``zlib.crc32(f"{panel}:{param}={value!r}")``: a stable 32-bit id of a sweep point."""
+    return zlib.crc32(f"{panel}:{param}={value!r}".encode()) & 0xFFFFFFFF
+
+
+# -- registry -----------------------------------------------------------------------------------
+
+_REGISTRY: dict[str, ExperimentSpec] = {}
+
+
+def register_experiment(spec: ExperimentSpec, *, replace: bool = False) -> ExperimentSpec:
+    """Add ``spec`` to the registry under ``spec.name`` (``replace=True`` to overwrite)."""
+    if not isinstance(spec, ExperimentSpec):
+        raise TypeError(f"register_experiment expects an ExperimentSpec, got {type(spec).__name__}.")
+    if spec.name in _REGISTRY and not replace:
+        raise ConfigError(f"Experiment {spec.name!r} is already registered.")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def _load() -> None:
+    import safebandits.experiments.acol  # noqa: F401  (registers on import)
+
+
+def list_experiments() -> dict[str, ExperimentSpec]:
+    """Registered experiments by name."""
+    _load()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_experiment(name: str) -> ExperimentSpec:
+    """The registered experiment ``name``."""
+    _load()
+    if name not in _REGISTRY:
+        raise ConfigError(f"Unknown experiment {name!r}. Known experiments: {', '.join(sorted(_REGISTRY))}.")
+    return _REGISTRY[name]
+
+
+# -- run tasks ----------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """JSON-friendly plain value (numpy scalars to Python, tuples to lists)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _canonical_json(value: Any) -> str:
+    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), default=repr)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunTask:
+    """Everything needed to execute one run (picklable: names and plain values only).
+
+    ``instance_params`` and ``algorithm_params`` are fully resolved (registry defaults included),
+    so a changed default changes :attr:`config_hash` and the run is not reused.
+    """
+
+    experiment: str
+    scale: str
+    panel: str
+    instance: str
+    instance_params: dict[str, Any]
+    sweep_param: str
+    sweep_value: Any
+    label: str
+    algorithm: str
+    algorithm_params: dict[str, Any]
+    budget: int
+    key: RunKey
+    plugins: tuple[str, ...] = ()
+
+    def config(self) -> dict[str, Any]:
+        """The run's flattened config: one dotted column name per value."""
+        cfg: dict[str, Any] = {
+            "experiment": self.experiment,
+            "panel": self.panel,
+            "label": self.label,
+            "seed": self.key.experiment_seed,
+            "sweep_point": self.key.sweep_point,
+            "replicate": self.key.replicate,
+            "budget": self.budget,
+            "sweep.param": self.sweep_param,
+            "sweep.value": _plain(self.sweep_value),
+            "instance": self.instance,
+            "algorithm": self.algorithm,
+        }
+        cfg.update({f"instance.{k}": _plain(v) for k, v in sorted(self.instance_params.items())})
+        cfg.update({f"algorithm.{k}": _plain(v) for k, v in sorted(self.algorithm_params.items())})
+        return cfg
+
+    def config_json(self) -> str:
+        """Canonical JSON of :meth:`config` (sorted keys, no spaces)."""
+        return _canonical_json(self.config())
+
+    @property
+    def config_hash(self) -> str:
+        """Short SHA-256 of :meth:`config_json` (the scale is not part of it)."""
+        return hashlib.sha256(self.config_json().encode()).hexdigest()[:12]
+
+    @property
+    def run_key(self) -> str:
+        return str(self.key)
+
+    @property
+    def pk(self) -> str:
+        """Primary key in the results store: run key string plus config hash."""
+        return f"{self.key}#{self.config_hash}"
+
+
+def _resolve_algorithm(spec: ExperimentSpec, alg: AlgorithmSpec) -> dict[str, Any]:
+    from safebandits.algorithms.base import config_to_dict
+    from safebandits.algorithms.registry import get_algorithm
+
+    entry = get_algorithm(alg.name)
+    fields = {f.name for f in dataclasses.fields(entry.cls.config_cls)}
+    params = {k: v for k, v in spec.algorithm_defaults.items() if k in fields}
+    params.update(alg.params)
+    try:
+        config = entry.config(**params)
+    except ConfigError as exc:
+        raise ConfigError(f"Algorithm {alg.label!r} of experiment {spec.name!r}: {exc}") from None
+    return {k: _plain(v) for k, v in config_to_dict(config).items()}
+
+
+def _resolve_instance(panel: PanelSpec, value: Any) -> dict[str, Any]:
+    from safebandits.problems.registry import list_instances
+
+    instances = list_instances()
+    if panel.instance not in instances:
+        raise ConfigError(
+            f"Panel {panel.name!r} uses unknown instance {panel.instance!r}. Known: {', '.join(instances)}."
+        )
+    defaults = instances[panel.instance].parameters
+    params = {**panel.fixed, panel.sweep_param: value}
+    unknown = set(params) - set(defaults)
+    if unknown:
+        raise ConfigError(
+            f"Panel {panel.name!r}: instance {panel.instance!r} has no parameter(s) {sorted(unknown)}; "
+            f"it accepts {sorted(defaults)}."
+        )
+    return {k: _plain(v) for k, v in {**defaults, **params}.items()}
+
+
+def expand(
+    spec: ExperimentSpec,
+    scale: str = "quick",
+    *,
+    replicates: int | None = None,
+    seed: int | None = None,
+    budget: int | None = None,
+) -> list[RunTask]:
+    """Expand ``spec`` at ``scale`` into run tasks (panel x value x algorithm x replicate).
+
+    Parameters
+    ----------
+    spec : ExperimentSpec
+    scale : {"quick", "paper"}
+    replicates, seed, budget : int, optional
+        Override the spec's replicates, experiment seed and per-run budget.
+
+    Returns
+    -------
+    list of RunTask
+        In panel, value, algorithm, replicate order.
+    """
+    if scale not in spec.scales:
+        raise ConfigError(f"Experiment {spec.name!r} has no scale {scale!r}; scales: {spec.scales}.")
+    n_rep = spec.replicates[scale] if replicates is None else replicates
+    seed = spec.seed if seed is None else seed
+    budget = spec.budget[scale] if budget is None else budget
+    for name, value in (("replicates", n_rep), ("budget", budget), ("seed", seed)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "seed" else 1):
+            raise ConfigError(f"The {name!r} override must be a positive integer. Got {value!r} instead.")
+    algs = [(a, _resolve_algorithm(spec, a)) for a in spec.algorithms]
+    tasks = []
+    for panel in spec.panels:
+        for value in panel.values[scale]:
+            inst_params = _resolve_instance(panel, value)
+            point = panel.point(value)
+            for alg, alg_params in algs:
+                for rep in range(n_rep):
+                    tasks.append(
+                        RunTask(
+                            experiment=spec.name,
+                            scale=scale,
+                            panel=panel.name,
+                            instance=panel.instance,
+                            instance_params=inst_params,
+                            sweep_param=panel.sweep_param,
+                            sweep_value=value,
+                            label=alg.label,
+                            algorithm=alg.name,
+                            algorithm_params=alg_params,
+                            budget=budget,
+                            key=RunKey(seed, point, alg.label, rep),
+                            plugins=spec.plugins,
+                        )
+                    )
+    return tasks
+
+
+# -- selection and overrides ----------------------------------------------------------------------
+
+
+def select(
+    spec: ExperimentSpec, *, algorithms: Sequence[str] = (), panels: Sequence[str] = ()
+) -> ExperimentSpec | None:
+    """Restrict ``spec`` to some algorithms and panels; ``None`` if nothing is left.
+
+    An algorithm selector matches a label (case-insensitive) or a registered algorithm name (all
+    its variants); a panel selector matches a panel name.
+    """
+    algs = spec.algorithms
+    if algorithms:
+        wanted = {s.lower() for s in algorithms}
+        algs = tuple(a for a in algs if a.label.lower() in wanted or a.name.lower() in wanted)
+    pans = spec.panels
+    if panels:
+        pans = tuple(p for p in pans if p.name in set(panels))
+    if not algs or not pans:
+        return None
+    fig_labels = tuple(lbl for lbl in spec.figure_labels if lbl in {a.label for a in algs})
+    return dataclasses.replace(spec, algorithms=algs, panels=pans, figure_labels=fig_labels)
+
+
+def parse_assignments(items: Iterable[str]) -> dict[str, Any]:
+    """Parse ``key=value`` strings; values are JSON when possible (``1e6``, ``true``), else strings."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"A --set item must look like key=value. Got {item!r} instead.")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def _config_fields(name: str) -> set[str]:
+    from safebandits.algorithms.registry import get_algorithm
+
+    return {f.name for f in dataclasses.fields(get_algorithm(name).cls.config_cls)}
+
+
+def apply_overrides(spec: ExperimentSpec, overrides: Mapping[str, Any]) -> tuple[ExperimentSpec, set[str]]:
+    """Apply ``--set`` overrides; return the new spec and the keys that matched nothing in it.
+
+    ``instance.X`` sets instance parameter ``X`` on every panel whose instance accepts it;
+    ``algorithm.X`` sets config field ``X`` of every algorithm whose config has it; a bare key is
+    looked up among instance parameters first, then algorithm config fields. Setting a panel's
+    swept parameter is an error (restrict the panels with ``--panel``).
+    """
+    from safebandits.problems.registry import list_instances
+
+    instances = list_instances()
+    panels, algs = list(spec.panels), list(spec.algorithms)
+    unmatched = set()
+    for raw_key, value in overrides.items():
+        scope, _, key = raw_key.partition(".") if "." in raw_key else ("", "", raw_key)
+        if scope not in ("", "instance", "algorithm"):
+            raise ConfigError(f"--set key {raw_key!r}: the prefix must be 'instance.' or 'algorithm.'.")
+        matched = False
+        if scope in ("", "instance"):
+            for i, p in enumerate(panels):
+                if p.instance in instances and key in instances[p.instance].parameters:
+                    if key == p.sweep_param:
+                        raise ConfigError(
+                            f"--set {raw_key}: {key!r} is the swept parameter of panel {p.name!r}; "
+                            "restrict the panels with --panel."
+                        )
+                    panels[i] = dataclasses.replace(p, fixed={**p.fixed, key: value})
+                    matched = True
+        if scope == "algorithm" or (scope == "" and not matched):
+            for i, a in enumerate(algs):
+                if key in _config_fields(a.name):
+                    algs[i] = dataclasses.replace(a, params={**a.params, key: value})
+                    matched = True
+        if not matched:
+            unmatched.add(raw_key)
+    new = dataclasses.replace(spec, panels=tuple(panels), algorithms=tuple(algs))
+    return new, unmatched
