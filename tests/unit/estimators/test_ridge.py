@@ -1,0 +1,142 @@
+"""Online ridge regression: rank-one updates equal a batch solve."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from safebandits.estimators.ridge import ArmRidge, OnlineRidge, cholesky_inverse
+from safebandits.exceptions import ConfigError
+
+
+def batch_solution(arms, idx, ys, reg):
+    x = arms[idx]
+    a = reg * np.eye(arms.shape[1]) + x.T @ x
+    b = x.T @ ys
+    theta = np.linalg.solve(a, b)
+    sq = np.einsum("ij,ji->i", arms, np.linalg.solve(a, arms.T))
+    return a, b, theta, sq
+
+
+@pytest.mark.parametrize(("n", "d"), [(11, 10), (30, 30), (5, 8), (40, 3)])
+@pytest.mark.parametrize("refresh_every", [0, 7, 1000])
+def test_arm_ridge_rank_one_equals_batch_solve(n, d, refresh_every):
+    rng = np.random.default_rng(n * 100 + d)
+    arms = rng.standard_normal((n, d))
+    ridge = ArmRidge(arms, reg=0.1, refresh_every=refresh_every)
+    idx = rng.integers(0, n, 500)
+    ys = rng.standard_normal(500)
+    for k, y in zip(idx, ys):
+        ridge.update(k, y)
+    a, b, theta, sq = batch_solution(arms, idx, ys, 0.1)
+    np.testing.assert_allclose(ridge.theta_hat, theta, rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(ridge.a_inv, np.linalg.inv(a), rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(ridge.sq_widths, sq, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ridge.preds, arms @ theta, rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(ridge.widths, np.sqrt(sq), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(ridge.a, a, rtol=1e-12)
+    np.testing.assert_allclose(ridge.b, b, rtol=1e-10, atol=1e-10)
+    assert ridge.n_updates == 500
+    np.testing.assert_array_equal(ridge.counts, np.bincount(idx, minlength=n))
+
+
+def test_arm_ridge_a_inv_stays_exactly_symmetric():
+    rng = np.random.default_rng(1)
+    ridge = ArmRidge(rng.standard_normal((9, 6)), reg=0.5, refresh_every=0)
+    for k in rng.integers(0, 9, 200):
+        ridge.update(k, 1.0)
+    np.testing.assert_array_equal(ridge.a_inv, ridge.a_inv.T)
+
+
+def test_arm_ridge_set_counts_equals_solve():
+    rng = np.random.default_rng(2)
+    arms = rng.standard_normal((12, 4))
+    counts = rng.integers(0, 50, 12).astype(float)
+    sums = rng.standard_normal(12) * counts
+    ridge = ArmRidge(arms, reg=0.01)
+    ridge.update(3, 10.0)  # discarded by set_counts
+    ridge.set_counts(counts, sums)
+    a = 0.01 * np.eye(4) + arms.T @ (counts[:, None] * arms)
+    theta = np.linalg.solve(a, arms.T @ sums)
+    np.testing.assert_allclose(ridge.theta_hat, theta, rtol=1e-10)
+    np.testing.assert_allclose(
+        ridge.sq_widths, np.einsum("ij,ji->i", arms, np.linalg.solve(a, arms.T)), rtol=1e-10
+    )
+    assert ridge.n_updates == 0
+
+
+def test_arm_ridge_prior_state_and_refresh_is_idempotent():
+    arms = np.array([[1.0, 0.0], [1.0, 1.0]])
+    ridge = ArmRidge(arms, reg=2.0)
+    np.testing.assert_allclose(ridge.sq_widths, [0.5, 1.0])
+    np.testing.assert_allclose(ridge.preds, 0.0)
+    ridge.update(1, 3.0)
+    before = ridge.theta_hat.copy()
+    ridge.refresh()
+    np.testing.assert_allclose(ridge.theta_hat, before, rtol=1e-12)
+
+
+def test_arm_ridge_rejects_bad_input():
+    with pytest.raises(ConfigError, match="reg"):
+        ArmRidge(np.eye(2), reg=0.0)
+    with pytest.raises(ConfigError, match="arms"):
+        ArmRidge(np.ones(3), reg=1.0)
+    ridge = ArmRidge(np.eye(2), reg=1.0)
+    with pytest.raises(ConfigError, match="counts"):
+        ridge.set_counts(np.ones(3), np.ones(3))
+    with pytest.raises(ConfigError, match="non-negative"):
+        ridge.set_counts(np.array([-1.0, 1.0]), np.ones(2))
+
+
+@pytest.mark.parametrize("refresh_every", [0, 10])
+def test_online_ridge_equals_batch_solve(refresh_every):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((300, 5))
+    y = rng.standard_normal(300)
+    ridge = OnlineRidge(5, reg=0.3, refresh_every=refresh_every)
+    for xi, yi in zip(x, y):
+        ridge.update(xi, yi)
+    a = 0.3 * np.eye(5) + x.T @ x
+    np.testing.assert_allclose(ridge.theta_hat, np.linalg.solve(a, x.T @ y), rtol=1e-9)
+    np.testing.assert_allclose(ridge.a_inv, np.linalg.inv(a), rtol=1e-9, atol=1e-12)
+    probe = rng.standard_normal((7, 5))
+    expected = np.sqrt(np.einsum("ij,ji->i", probe, np.linalg.solve(a, probe.T)))
+    np.testing.assert_allclose(ridge.widths(probe), expected, rtol=1e-9)
+    np.testing.assert_allclose(ridge.widths(probe[0]), expected[0], rtol=1e-9)
+    np.testing.assert_allclose(ridge.predict(probe), probe @ ridge.theta_hat)
+    assert ridge.n_samples == 300
+
+
+def test_online_ridge_batch_update_equals_sequential():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((50, 3))
+    y = rng.standard_normal(50)
+    seq = OnlineRidge(3, reg=1.0)
+    for xi, yi in zip(x, y):
+        seq.update(xi, yi)
+    bat = OnlineRidge(3, reg=1.0)
+    bat.update_batch(x[:20], y[:20])
+    bat.update_batch(x[20:], y[20:])
+    np.testing.assert_allclose(bat.theta_hat, seq.theta_hat, rtol=1e-10)
+    np.testing.assert_allclose(bat.a_inv, seq.a_inv, rtol=1e-10, atol=1e-14)
+    assert bat.n_samples == 50
+
+
+def test_online_ridge_rejects_bad_input():
+    with pytest.raises(ConfigError, match="dim"):
+        OnlineRidge(0, reg=1.0)
+    ridge = OnlineRidge(3, reg=1.0)
+    with pytest.raises(ConfigError, match="shape"):
+        ridge.update(np.ones(2), 1.0)
+    with pytest.raises(ConfigError, match="columns"):
+        ridge.update_batch(np.ones((4, 2)), np.ones(4))
+
+
+def test_cholesky_inverse():
+    rng = np.random.default_rng(5)
+    m = rng.standard_normal((6, 6))
+    a = m @ m.T + 0.1 * np.eye(6)
+    out = np.empty((6, 6))
+    cholesky_inverse(a, out)
+    np.testing.assert_allclose(out, np.linalg.inv(a), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(out, out.T)
