@@ -308,7 +308,10 @@ def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int)
         options["delta"] = delta
     rng = np.random.default_rng(seed) if entries[instance].random else None
     inst = make_instance(instance, rng, **params)
-    from safebandits.problems.cbai_bounds import cbai_bounds
+    try:
+        from safebandits.problems.cbai_bounds import cbai_bounds
+    except ImportError as exc:
+        raise ConfigError(f"The bounds module cannot be imported ({exc}).") from None
 
     result = {
         "instance_params": params,

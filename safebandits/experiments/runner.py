@@ -13,6 +13,7 @@ loses at most the runs in flight, and re-running skips every key already stored 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import multiprocessing as mp
 import os
@@ -46,6 +47,7 @@ __all__ = [
 ]
 
 
+@functools.lru_cache(maxsize=1)
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -165,6 +167,16 @@ def default_context() -> str:
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
+# Imported once by the fork server, so that workers start with the registries loaded.
+_PRELOAD = (
+    "safebandits",
+    "safebandits.experiments.runner",
+    "safebandits.algorithms.pure_exploration",
+    "safebandits.algorithms.regret",
+    "safebandits.problems.zoo",
+)
+
+
 def iter_pool(
     tasks: Sequence[RunTask], workers: int, *, context: str | None = None
 ) -> Iterator[dict[str, Any]]:
@@ -177,7 +189,7 @@ def iter_pool(
     ctx = mp.get_context(method)
     if method == "forkserver":
         plugins = sorted({p for t in tasks for p in t.plugins})
-        ctx.set_forkserver_preload(["safebandits", "safebandits.experiments.runner", *plugins])
+        ctx.set_forkserver_preload([*_PRELOAD, *plugins])
     queue = iter(tasks)
     executor = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
     try:

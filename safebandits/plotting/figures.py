@@ -174,8 +174,11 @@ def plot_bars(
         x = np.arange(len(labels)) + (j - (len(points) - 1) / 2) * width
         colours = [method_style(lbl, i)["color"] for i, lbl in enumerate(labels)]
         se = rows["se"].fillna(0.0).to_numpy(dtype=float)
-        ax.bar(x, rows["mean"].to_numpy(dtype=float), width=width, yerr=se, color=colours,
-               alpha=0.85 if j == 0 else 0.6, capsize=3, label=f"{panel}: {value!r}")  # fmt: skip
+        bars = ax.bar(x, rows["mean"].to_numpy(dtype=float), width=width, yerr=se, color=colours,
+                      alpha=0.85 if j == 0 else 0.6, capsize=3, label=f"{panel}: {value!r}")  # fmt: skip
+        for bar, lbl in zip(bars, labels):
+            if lbl.endswith("(theory)"):
+                bar.set_hatch("//")
     ax.set_xticks(np.arange(len(labels)), labels, rotation=30, ha="right")
     if log:
         ax.set_yscale("log")
