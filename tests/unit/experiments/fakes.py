@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
+import numba
 import numpy as np
 
 from safebandits.algorithms import registry as alg_registry
@@ -32,6 +33,16 @@ class FakeConfig(LearnerConfig):
     width: str = "theory"
     sleep_s: float = 0.0
     batch: bool = False
+    parallel_numba: bool = False
+
+
+@numba.njit(parallel=True, cache=False)
+def parallel_sum(x):
+    """A kernel on numba's thread pool (its OpenMP layer is not fork-safe)."""
+    s = 0.0
+    for i in numba.prange(x.shape[0]):
+        s += x[i]
+    return s
 
 
 class RoundRobin(BaseLearner):
@@ -47,6 +58,8 @@ class RoundRobin(BaseLearner):
         self.counts = np.zeros(info.n_arms)
         self.sums = np.zeros(info.n_arms)
         self._next = int(rng.integers(info.n_arms))  # uses the learner stream
+        if config.parallel_numba:
+            assert parallel_sum(np.ones(1000)) == 1000.0
 
     @property
     def done(self) -> bool:
