@@ -345,6 +345,19 @@ class GACOL(BaseLearner):
             dtype=np.int64,
         )
         self._needs_uniform = c.selection == "uniform" or c.select_from == "feasible"
+        # Kernel arguments, bound once: every array is updated in place and never rebound.
+        r, s = self._ridge, self._sets
+        self._select_args = (
+            r.arms, r.arms_t, rewards, r.a_inv, r.sq_widths, s.in_uncertain, s.in_feasible, s.istate,
+            self._uniforms, self._counters, _SELECTIONS.index(c.selection), _SELECT_FROM.index(c.select_from),
+            self._work_v, self._work_g,
+        )  # fmt: skip
+        self._tell_args = (
+            r.arms, r.arms_t, rewards, r.a_inv, r.theta_hat, r.sq_widths, r.preds, r.counts, r.sums,
+            r.work_u, r.work_w, self._lower, self._upper, s.in_uncertain, s.in_feasible, s.fstate, s.istate,
+            self._counters, self._fparams, self._iparams,
+        )  # fmt: skip
+        self._loop_args = (*self._tell_args, self._uniforms, self._work_v, self._work_g)
 
     # -- diagnostics ------------------------------------------------------------------------------
     @property
@@ -382,14 +395,9 @@ class GACOL(BaseLearner):
             self._counters[_UPOS] = 0
 
     def _ask(self, context: Any) -> Decision:
-        self._refill_uniforms()
-        r = self._ridge
-        arm = select_arm(
-            r.arms, r.arms_t, self._rewards, r.a_inv, r.sq_widths, self._sets.in_uncertain,
-            self._sets.in_feasible, self._sets.istate, self._uniforms, self._counters,
-            self._iparams[2], self._iparams[3], self._work_v, self._work_g,
-        )  # fmt: skip
-        return Decision(arm=int(arm))
+        if self._needs_uniform:
+            self._refill_uniforms()
+        return Decision(arm=int(select_arm(*self._select_args)))
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.constraints is None:
@@ -397,12 +405,7 @@ class GACOL(BaseLearner):
         self._update(int(decision.arm), float(observation.constraints[0]))
 
     def _update(self, arm: int, y: float) -> None:
-        r, s = self._ridge, self._sets
-        tell_sample(
-            r.arms, r.arms_t, self._rewards, r.a_inv, r.theta_hat, r.sq_widths, r.preds, r.counts, r.sums,
-            r.work_u, r.work_w, self._lower, self._upper, s.in_uncertain, s.in_feasible, s.fstate, s.istate,
-            self._counters, self._fparams, self._iparams, arm, y,
-        )  # fmt: skip
+        tell_sample(*self._tell_args, arm, y)
 
     def _recommend(self, final: bool) -> Recommendation:
         info = {**self._sets.summary(), "beta": self.beta}
@@ -436,19 +439,13 @@ class GACOL(BaseLearner):
             return
         mean_vec = np.ascontiguousarray(means[:, 0], dtype=np.float64)
         sigma = float(env.noise.sigma) if code == 0 else 0.0
-        r, s = self._ridge, self._sets
         while not self.done and self.n_samples < budget:
             k = min(VARIATE_BLOCK, budget - self.n_samples)
             variates = np.ascontiguousarray(env.take_variates(k), dtype=np.float64)
             j = 0
             while j < k and not self.done:
                 self._refill_uniforms()
-                j_next = run_loop(
-                    r.arms, r.arms_t, self._rewards, r.a_inv, r.theta_hat, r.sq_widths, r.preds, r.counts,
-                    r.sums, r.work_u, r.work_w, self._lower, self._upper, s.in_uncertain, s.in_feasible,
-                    s.fstate, s.istate, self._counters, self._fparams, self._iparams, self._uniforms,
-                    self._work_v, self._work_g, mean_vec, int(code), sigma, variates, j, k,
-                )  # fmt: skip
+                j_next = run_loop(*self._loop_args, mean_vec, int(code), sigma, variates, j, k)
                 self.n_samples += j_next - j
                 env.n_samples += j_next - j
                 j = j_next
