@@ -80,9 +80,12 @@ def list_cmd(what: str) -> None:
             for scale in spec.scales:
                 n_points = sum(len(p.values[scale]) for p in spec.panels)
                 n_runs = n_points * len(spec.algorithms) * spec.replicates[scale]
+                own = sorted({a.budget[scale] for a in spec.algorithms if scale in a.budget})
+                extra = f" (some methods: {', '.join(f'{b:,}' for b in own)})" if own else ""
                 click.echo(
                     f"    {scale}: {n_points} points x {len(spec.algorithms)} methods x "
-                    f"{spec.replicates[scale]} replicates = {n_runs} runs, budget {spec.budget[scale]:,}"
+                    f"{spec.replicates[scale]} replicates = {n_runs} runs, "
+                    f"budget {spec.budget[scale]:,}{extra}"
                 )
             click.echo(f"    panels: {', '.join(spec.panel_names)}")
             click.echo(f"    methods: {', '.join(spec.labels)}")

@@ -62,11 +62,15 @@ class AlgorithmSpec:
         Registered algorithm name, e.g. ``"g-acol"``.
     params : dict
         Config fields that differ from the registered defaults, e.g. ``{"width": "tuned"}``.
+    budget : dict of str to int
+        Per-scale sample budget of this method, overriding the experiment's (e.g. a larger quick-scale
+        budget for round-based methods, whose cost grows with the number of rounds, not samples).
     """
 
     label: str
     name: str
     params: dict[str, Any] = field(default_factory=dict)
+    budget: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for attr in ("label", "name"):
@@ -75,6 +79,10 @@ class AlgorithmSpec:
                 raise _fail(attr, "AlgorithmSpec", "a non-empty string", value)
         if not isinstance(self.params, Mapping):
             raise _fail("params", "AlgorithmSpec", "a dict", self.params)
+        for scale, n in self.budget.items():
+            if scale not in SCALES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                expected = f"a dict from {SCALES} to positive integers"
+                raise _fail("budget", f"AlgorithmSpec {self.label!r}", expected, self.budget)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -139,7 +147,8 @@ class ExperimentSpec:
     replicates : dict of str to int
         Replicates per scale.
     budget : dict of str to int
-        Per-run sample budget per scale; a run that reaches it is recorded as not stopped.
+        Per-run sample budget per scale (unless the algorithm sets its own); a run that reaches it is
+        recorded as not stopped.
     seed : int, default=0
         Experiment seed (entropy of every run key).
     figure : str, default="samples-vs-sweep"
@@ -383,7 +392,8 @@ def expand(
     spec : ExperimentSpec
     scale : {"quick", "paper"}
     replicates, seed, budget : int, optional
-        Override the spec's replicates, experiment seed and per-run budget.
+        Override the spec's replicates, experiment seed and per-run budget (``budget`` also
+        overrides the algorithms' own budgets).
 
     Returns
     -------
@@ -394,17 +404,21 @@ def expand(
         raise ConfigError(f"Experiment {spec.name!r} has no scale {scale!r}; scales: {spec.scales}.")
     n_rep = spec.replicates[scale] if replicates is None else replicates
     seed = spec.seed if seed is None else seed
-    budget = spec.budget[scale] if budget is None else budget
     for name, value in (("replicates", n_rep), ("budget", budget), ("seed", seed)):
+        if name == "budget" and value is None:
+            continue
         if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "seed" else 1):
             raise ConfigError(f"The {name!r} override must be a positive integer. Got {value!r} instead.")
-    algs = [(a, _resolve_algorithm(spec, a)) for a in spec.algorithms]
+    algs = [
+        (a, _resolve_algorithm(spec, a), budget or a.budget.get(scale, spec.budget[scale]))
+        for a in spec.algorithms
+    ]
     tasks = []
     for panel in spec.panels:
         for value in panel.values[scale]:
             inst_params = _resolve_instance(panel, value)
             point = panel.point(value)
-            for alg, alg_params in algs:
+            for alg, alg_params, alg_budget in algs:
                 for rep in range(n_rep):
                     tasks.append(
                         RunTask(
@@ -418,7 +432,7 @@ def expand(
                             label=alg.label,
                             algorithm=alg.name,
                             algorithm_params=alg_params,
-                            budget=budget,
+                            budget=alg_budget,
                             key=RunKey(seed, point, alg.label, rep),
                             plugins=spec.plugins,
                         )

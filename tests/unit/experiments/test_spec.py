@@ -140,6 +140,7 @@ def test_expand_counts_keys_and_resolved_defaults(fakes):
         "width": "theory",
         "sleep_s": 0.0,
         "batch": False,
+        "parallel_numba": False,
     }
     assert t.instance_params["sigma"] == 0.05 and t.instance_params["d"] == 3
     cfg = t.config()
@@ -171,6 +172,29 @@ def test_config_hash_tracks_every_config_value(fakes):
         assert t.key == base.key and t.pk != base.pk
     assert expand(fakes.SPEC, "quick")[0].pk == base.pk
     assert expand(fakes.SPEC, "quick", seed=1)[0].key.experiment_seed == 1
+
+
+def test_algorithm_budgets_override_the_experiment_budget(fakes):
+    algs = (
+        AlgorithmSpec(label="A", name=fakes.ROUND_ROBIN),
+        AlgorithmSpec(label="B", name=fakes.ROUND_ROBIN, budget={"quick": 99}),
+    )
+    spec = dataclasses.replace(fakes.SPEC, algorithms=algs)
+    budgets = {t.label: t.budget for t in expand(spec, "quick")}
+    assert budgets == {"A": 30, "B": 99}
+    assert {t.budget for t in expand(spec, "paper")} == {100}
+    assert {t.budget for t in expand(spec, "quick", budget=7)} == {7}
+    with pytest.raises(ConfigError, match="budget"):
+        AlgorithmSpec(label="C", name="c", budget={"quick": 0})
+
+
+def test_round_based_methods_keep_the_paper_budget_at_quick_scale():
+    spec = get_experiment("acol-synthetic")
+    for alg in spec.algorithms:
+        if alg.name in ("uniform", "g-allocation", "acol", "oracle"):
+            assert alg.budget == {"quick": spec.budget["paper"]}
+        else:
+            assert alg.budget == {} and spec.budget["quick"] < spec.budget["paper"]
 
 
 def test_tasks_pickle(fakes):
