@@ -27,24 +27,28 @@ FAKE = "_fake-experiment"
 METRICS = ["pk", "status", "samples", "correct", "feasible", "recommended", "stopped"]
 
 
-def _real_learners_available() -> bool:
+def _registered() -> set[str]:
     try:
         from safebandits.algorithms.registry import list_algorithms
 
-        return {"g-acol", "maxrew-u", "maxrew-f"} <= set(list_algorithms())
+        return set(list_algorithms())
     except Exception:  # a learner module being edited may fail to import
-        return False
+        return set()
 
 
-REAL = _real_learners_available()
-# A small real run where the learners exist, else the fake experiment.
+REGISTERED = _registered()
+REAL = {"g-acol", "maxrew-u", "maxrew-f"} <= REGISTERED
+# A small real run where the learners exist (sequential methods, plus the round-based ACOL and
+# Oracle when registered), else the fake experiment.
+EXTRA = [a for a in ("acol", "oracle") if a in REGISTERED]
 TINY = (
     ["run", "acol-regret-comparison", "--algorithm", "g-acol", "--algorithm", "maxrew-u",
-     "--algorithm", "Max Rew-F (theory)", "--replicates", "3"]
+     "--algorithm", "Max Rew-F (theory)", *[x for a in EXTRA for x in ("--algorithm", a)],
+     "--replicates", "3"]
     if REAL
     else ["--plugin", PLUGIN, "run", FAKE]
 )  # fmt: skip
-TINY_RUNS = 15 if REAL else 24
+TINY_RUNS = 3 * (5 + len(EXTRA)) if REAL else 24
 
 
 def cli(*args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
