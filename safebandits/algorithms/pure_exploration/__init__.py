@@ -1,5 +1,5 @@
 """Pure-exploration learners; importing this package registers them."""
 
-from safebandits.algorithms.pure_exploration import g_acol
+from safebandits.algorithms.pure_exploration import acol, g_acol, static_allocation
 
-__all__ = ["g_acol"]
+__all__ = ["acol", "g_acol", "static_allocation"]

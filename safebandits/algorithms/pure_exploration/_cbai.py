@@ -181,7 +181,7 @@ class CBAISets:
     @property
     def done(self) -> bool:
         """``U`` is empty: the stopping rule of Algorithms 1-3."""
-        return self.istate[_N_UNCERTAIN] == 0
+        return bool(self.istate[_N_UNCERTAIN] == 0)
 
     @property
     def best_reward(self) -> float:
