@@ -1,0 +1,67 @@
+"""The benchmark command: `make bench` (or `.venv/bin/python benchmarks/run.py [--paper]`).
+
+Prints two tables:
+1. wall time of every registered experiment at the quick scale (and at the paper scale with
+   ``--paper``; that takes tens of minutes), run through the CLI with all cores;
+2. the cost per sample of every sequential method at (n, d) = (11, 10), (30, 30), (100, 30)
+   (benchmarks/bench_acol.py), and the design solver's timings (benchmarks/bench_design.py).
+
+Timings are not asserted anywhere: they are reported in the issue notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PY = sys.executable
+
+
+def experiment_times(scales: list[str], workers: int) -> list[tuple[str, str, float, int]]:
+    from safebandits.experiments.spec import list_experiments
+    from safebandits.experiments.store import ResultsStore
+
+    rows = []
+    for name in list_experiments():
+        for scale in scales:
+            with tempfile.TemporaryDirectory() as tmp:
+                t0 = time.perf_counter()
+                subprocess.run(
+                    [PY, "-m", "safebandits.cli", "run", name, "--scale", scale, "--out", tmp,
+                     "--workers", str(workers), "--quiet"],
+                    check=True,
+                )
+                wall = time.perf_counter() - t0
+                with ResultsStore(tmp, readonly=True) as store:
+                    n = len(store.to_frame())
+            rows.append((name, scale, wall, n))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--paper", action="store_true", help="also time the paper scale (slow)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--skip-experiments", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_experiments:
+        scales = ["quick", "paper"] if args.paper else ["quick"]
+        rows = experiment_times(scales, args.workers)
+        print(f"\nExperiment wall time ({args.workers} workers)")
+        print(f"{'experiment':<28}{'scale':<8}{'runs':>8}{'wall [s]':>12}")
+        for name, scale, wall, n in rows:
+            print(f"{name:<28}{scale:<8}{n:>8}{wall:>12.1f}")
+    for script in ("bench_acol.py", "bench_design.py"):
+        if (HERE / script).exists():
+            print()
+            subprocess.run([PY, str(HERE / script)], check=True)
+
+
+if __name__ == "__main__":
+    main()
