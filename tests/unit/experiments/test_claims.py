@@ -77,6 +77,7 @@ def test_paper_like_results_pass_every_claim():
         "5-g-acol-theory",
         "6a-g-acol-tuned-best",
         "6b-max-rew-u-sphere",
+        "6c-g-acol-tuned-comparable",
     ]
     failing = [c["id"] for c in claims if not c["passed"]]
     assert failing == []
@@ -216,6 +217,20 @@ def test_g_acol_tuned_not_best_on_irrelevant_dims_fails():
     assert c["6b-max-rew-u-sphere"]["passed"]  # the unit-sphere exception is judged separately
 
 
+def test_g_acol_tuned_far_behind_max_rew_u_on_irrelevant_dims_fails_6c_only():
+    def samples(label, panel, value):
+        if label == "Max Rew-U (tuned)" and panel == "irrelevant-d" and value == 25:
+            return 1  # G-ACOL (tuned) is then far more than 1.5x the best
+        return paper_like(label, panel, value)
+
+    c = by_id(check_acol_synthetic(table(samples)))
+    assert not c["6c-g-acol-tuned-comparable"]["passed"]
+    assert c["6c-g-acol-tuned-comparable"]["evidence"]["best_method_per_point"]["irrelevant-d=25"] == (
+        "Max Rew-U (tuned)"
+    )
+    assert c["6a-g-acol-tuned-best"]["passed"]  # Max Rew-U is not among Figure 2's methods
+
+
 def test_max_rew_u_sphere_exception_fails_when_g_acol_is_better():
     def samples(label, panel, value):
         if label == "Max Rew-U (tuned)":
@@ -232,7 +247,14 @@ def test_missing_methods_fail_their_claims():
     df = table(labels=["ACOL", "Oracle"])
     c = by_id(check_acol_synthetic(df))
     assert c["1-correct"]["passed"]
-    for cid in ("2-ordering", "3-d-dependence", "4-tuning", "5-g-acol-theory", "6a-g-acol-tuned-best"):
+    for cid in (
+        "2-ordering",
+        "3-d-dependence",
+        "4-tuning",
+        "5-g-acol-theory",
+        "6a-g-acol-tuned-best",
+        "6c-g-acol-tuned-comparable",
+    ):
         assert not c[cid]["passed"], cid
     json.dumps(list(c.values()), allow_nan=False)
 
