@@ -194,5 +194,7 @@ def bar_figure(summary: pd.DataFrame, *, labels: Sequence[str] | None = None, ti
     ax = fig.subplots()
     plot_bars(ax, summary, labels=labels)
     if title:
-        ax.set_title(title)
+        import textwrap
+
+        ax.set_title("\n".join(textwrap.wrap(title, width=max(28, int(7 * fig.get_figwidth())))), fontsize=10)
     return fig
