@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,9 +22,8 @@ IntArray: TypeAlias = NDArray[np.int64]
 BoolArray: TypeAlias = NDArray[np.bool_]
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What a learner asks to play.
+class Decision(NamedTuple):
+    """What a learner asks to play (an immutable record; a NamedTuple because it is built once per sample).
 
     Exactly one of ``arm`` (one pull) or ``counts`` (a batch: number of pulls of each arm)
     is set. ``probs`` optionally carries the distribution a randomised policy sampled
@@ -54,9 +53,8 @@ class Decision:
         return self.counts is not None
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
-    """Noisy feedback of one pull.
+class Observation(NamedTuple):
+    """Noisy feedback of one pull (an immutable record, built once per sample).
 
     Attributes
     ----------
@@ -70,8 +68,7 @@ class Observation:
     constraints: FloatArray | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class BatchObservation:
+class BatchObservation(NamedTuple):
     """Aggregated feedback of a batch decision: per-arm counts and sums of observations.
 
     Attributes

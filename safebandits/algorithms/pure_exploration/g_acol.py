@@ -33,6 +33,7 @@ from typing import Any, Literal
 import numba
 import numpy as np
 
+from safebandits._numba import bind_kernel
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import CBAISets, cbai_update, check_cbai_info
@@ -358,6 +359,8 @@ class GACOL(BaseLearner):
             self._counters, self._fparams, self._iparams,
         )  # fmt: skip
         self._loop_args = (*self._tell_args, self._uniforms, self._work_v, self._work_g)
+        self._select_kernel = bind_kernel(select_arm, self._select_args)
+        self._tell_kernel = bind_kernel(tell_sample, (*self._tell_args, 0, 0.0))
 
     # -- diagnostics ------------------------------------------------------------------------------
     @property
@@ -397,7 +400,7 @@ class GACOL(BaseLearner):
     def _ask(self, context: Any) -> Decision:
         if self._needs_uniform:
             self._refill_uniforms()
-        return Decision(arm=int(select_arm(*self._select_args)))
+        return Decision(arm=int(self._select_kernel(*self._select_args)))
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.constraints is None:
@@ -405,7 +408,7 @@ class GACOL(BaseLearner):
         self._update(int(decision.arm), float(observation.constraints[0]))
 
     def _update(self, arm: int, y: float) -> None:
-        tell_sample(*self._tell_args, arm, y)
+        self._tell_kernel(*self._tell_args, arm, y)
 
     def _recommend(self, final: bool) -> Recommendation:
         info = {**self._sets.summary(), "beta": self.beta}
