@@ -38,7 +38,7 @@ def experiment_times(scales: list[str], workers: int) -> list[tuple[str, str, fl
                     check=True,
                 )
                 wall = time.perf_counter() - t0
-                with ResultsStore(tmp, readonly=True) as store:
+                with ResultsStore(tmp) as store:
                     n = len(store.to_frame())
             rows.append((name, scale, wall, n))
     return rows
