@@ -33,8 +33,20 @@ def experiment_times(scales: list[str], workers: int) -> list[tuple[str, str, fl
             with tempfile.TemporaryDirectory() as tmp:
                 t0 = time.perf_counter()
                 subprocess.run(
-                    [PY, "-m", "safebandits.cli", "run", name, "--scale", scale, "--out", tmp,
-                     "--workers", str(workers), "--quiet"],
+                    [
+                        PY,
+                        "-m",
+                        "safebandits.cli",
+                        "run",
+                        name,
+                        "--scale",
+                        scale,
+                        "--out",
+                        tmp,
+                        "--workers",
+                        str(workers),
+                        "--quiet",
+                    ],
                     check=True,
                 )
                 wall = time.perf_counter() - t0

@@ -19,6 +19,7 @@ import multiprocessing as mp
 import os
 import platform
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
@@ -177,6 +178,25 @@ _PRELOAD = (
 )
 
 
+def _exit_with_client(client_pid: int, period: float = 1.0) -> None:
+    """Worker initializer: exit as soon as the client process is gone (killed, even by SIGKILL).
+
+    Workers of a killed client would otherwise finish their current (possibly long) run for nobody.
+    """
+
+    def watch() -> None:
+        while True:
+            time.sleep(period)
+            try:
+                os.kill(client_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # pragma: no cover - pid reused by another user's process
+                os._exit(1)
+
+    threading.Thread(target=watch, name="safebandits-client-watch", daemon=True).start()
+
+
 def iter_pool(
     tasks: Sequence[RunTask], workers: int, *, context: str | None = None
 ) -> Iterator[dict[str, Any]]:
@@ -191,7 +211,9 @@ def iter_pool(
         plugins = sorted({p for t in tasks for p in t.plugins})
         ctx.set_forkserver_preload([*_PRELOAD, *plugins])
     queue = iter(tasks)
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    executor = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_exit_with_client, initargs=(os.getpid(),)
+    )
     try:
         in_flight = set()
         for _, task in zip(range(2 * workers), queue):

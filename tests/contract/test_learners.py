@@ -48,7 +48,7 @@ pytestmark = pytest.mark.skipif(not NAMES, reason="no learner registered yet")
 
 @pytest.mark.parametrize("name", NAMES)
 def test_protocol_order(name):
-    inst, learner, env = build(name)
+    _inst, learner, env = build(name)
     with pytest.raises(ProtocolError):
         learner.tell(None, None)
     if ENTRIES[name].task == "pure_exploration":

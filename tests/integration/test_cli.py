@@ -209,3 +209,47 @@ def test_bounds_prints_json():
         cli("bounds", "acol/unit-sphere", "--set", "n_arms=8", "--delta", "0.1", "--seed", "3").stdout
     )
     assert sphere["n_arms"] == 8 and sphere["delta"] == 0.1 and sphere["seed"] == 3
+
+
+def _group_members(pgid: int) -> list[int]:
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_workers_exit_when_the_client_is_killed(tmp_path):
+    args = ["--plugin", PLUGIN, "run", FAKE, "--set", "sleep_s=30", "--workers", "2", "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "safebandits.cli", *args, "--out", str(tmp_path)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(_group_members(proc.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(_group_members(proc.pid)) >= 3, "workers did not start"
+        time.sleep(1.0)  # the workers are now inside 30-second runs
+        os.kill(proc.pid, signal.SIGKILL)  # the client only, not its process group
+        proc.wait()
+        deadline = time.monotonic() + 15
+        while _group_members(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _group_members(proc.pid) == [], "worker processes outlived the killed client"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -15,7 +15,10 @@ def test_interval_accepts_and_rejects():
 
 
 def test_interval_message_shape():
-    with pytest.raises(ValueError, match=r"The 'delta' parameter of ACOLConfig must be a real number in \(0, 1\)\. Got 1.5 instead\."):
+    with pytest.raises(
+        ValueError,
+        match=r"The 'delta' parameter of ACOLConfig must be a real number in \(0, 1\)\. Got 1.5 instead\.",
+    ):
         check_interval(1.5, "delta", low=0, high=1, owner="ACOLConfig")
 
 

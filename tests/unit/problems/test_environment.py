@@ -49,7 +49,9 @@ def test_take_variates_matches_pull_stream():
 
 
 def test_reward_and_constraints_and_play():
-    env = ArmEnvironment(np.array([[0.0, 1.0]]), np.array([2.0]), GaussianNoise(0.0), np.random.default_rng(4))
+    env = ArmEnvironment(
+        np.array([[0.0, 1.0]]), np.array([2.0]), GaussianNoise(0.0), np.random.default_rng(4)
+    )
     obs = env.play(Decision(arm=0))
     assert obs.reward == 2.0 and np.allclose(obs.constraints, [0.0, 1.0])
     with pytest.raises(ConfigError):

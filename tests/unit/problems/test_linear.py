@@ -9,7 +9,11 @@ from safebandits.problems import BinaryNoise, GaussianNoise, LinearCBAIInstance
 def small():
     arms = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, 0.5]])
     return LinearCBAIInstance(
-        arms=arms, reward_param=[1.0, 2.0], constraint_param=[1.0, 1.0], threshold=1.0, noise=GaussianNoise(0.1)
+        arms=arms,
+        reward_param=[1.0, 2.0],
+        constraint_param=[1.0, 1.0],
+        threshold=1.0,
+        noise=GaussianNoise(0.1),
     )
 
 
