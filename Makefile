@@ -26,6 +26,8 @@ run: $(STAMP)
 	@echo "Report: $(OUT)/report/index.html"
 
 test: $(TSTAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
 lint: $(TSTAMP)
