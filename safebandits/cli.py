@@ -222,7 +222,8 @@ def report(directory: str) -> None:
     n_pass = sum(c["passed"] for c in claims)
     click.echo(f"{path} ({n_pass}/{len(claims)} claims pass)")
     for c in claims:
-        click.echo(f"  {'PASS' if c['passed'] else 'FAIL'} {c['experiment']}/{c['scale']} {c['id']}")
+        verdict = c.get("verdict", "pass" if c["passed"] else "fail").upper()
+        click.echo(f"  {verdict} {c['experiment']}/{c['scale']} {c['id']}")
 
 
 @cli.command()

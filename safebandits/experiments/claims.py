@@ -34,8 +34,20 @@ SPHERE = "acol/unit-sphere"
 TUNED_BASES = tuple(ADAPTIVE)
 
 
-def _claim(cid: str, text: str, passed: bool, evidence: dict[str, Any]) -> Claim:
-    return {"id": cid, "claim": text, "passed": bool(passed), "evidence": _plain(evidence)}
+def _claim(
+    cid: str, text: str, passed: bool, evidence: dict[str, Any], *, censored_only: bool = False
+) -> Claim:
+    """A claim record. ``verdict`` is "pass", "fail", or "inconclusive" when the claim fails only at
+    points where runs hit the sample budget (so the stored medians are lower bounds). An inconclusive
+    claim still has ``passed = False``: claims are never weakened."""
+    verdict = "pass" if passed else ("inconclusive" if censored_only else "fail")
+    return {
+        "id": cid,
+        "claim": text,
+        "passed": bool(passed),
+        "verdict": verdict,
+        "evidence": _plain(evidence),
+    }
 
 
 def _plain(value: Any) -> Any:
@@ -204,7 +216,7 @@ def _claim_d_dependence(ok: pd.DataFrame) -> Claim:
 
 def _claim_tuning(stats: pd.DataFrame) -> Claim:
     evidence: dict[str, Any] = {}
-    passed, n_methods = True, 0
+    passed, n_methods, all_censored = True, 0, True
     for base in TUNED_BASES:
         theory, tuned = adaptive_labels(base)
         wide = _medians(stats, [theory, tuned])
@@ -214,6 +226,7 @@ def _claim_tuning(stats: pd.DataFrame) -> Claim:
         ratio = wide[theory] / wide[tuned]
         passed = passed and bool((ratio >= 100).all())
         hits = stats["censored"].unstack("label").reindex(wide.index)[theory] > 0
+        all_censored = all_censored and bool(((ratio >= 100) | hits).all())
         evidence[base] = {
             "min_ratio": float(ratio.min()),
             "median_ratio": float(ratio.median()),
@@ -233,6 +246,7 @@ def _claim_tuning(stats: pd.DataFrame) -> Claim:
         "every point, for every adaptive method.",
         passed and n_methods > 0,
         evidence,
+        censored_only=n_methods > 0 and all_censored,
     )
 
 
@@ -254,6 +268,7 @@ def _claim_gacol_theory(stats: pd.DataFrame) -> Claim:
             "runs_hit_budget": _censored(stats, labels),
             "medians": _point_rows(wide),
         },
+        censored_only=len(wide) > 0 and bool((worse | censored).all()),
     )
 
 

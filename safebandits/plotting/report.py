@@ -31,6 +31,7 @@ th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
 th { background: #f3f3f3; } td.text, th.text { text-align: left; }
 .pass { color: #fff; background: #2e7d32; padding: 0.1em 0.5em; border-radius: 3px; font-weight: 600; }
 .fail { color: #fff; background: #c62828; padding: 0.1em 0.5em; border-radius: 3px; font-weight: 600; }
+.inconclusive { color: #fff; background: #ef6c00; padding: 0.1em 0.5em; border-radius: 3px; }
 pre { background: #f7f7f7; padding: 0.6em; font-size: 0.8em; overflow-x: auto; max-height: 30em; }
 .meta { color: #666; font-size: 0.9em; }
 """
@@ -83,7 +84,8 @@ def _claims_html(claims: list[dict[str, Any]]) -> str:
         return "<p class='meta'>No claim checks for this experiment.</p>"
     rows = []
     for c in claims:
-        badge = "<span class='pass'>PASS</span>" if c["passed"] else "<span class='fail'>FAIL</span>"
+        verdict = c.get("verdict", "pass" if c["passed"] else "fail")
+        badge = f"<span class='{verdict}'>{verdict.upper()}</span>"
         evidence = html.escape(json.dumps(c["evidence"], indent=1, default=str))
         rows.append(
             f"<tr><td class='text'>{badge}</td><td class='text'>{html.escape(c.get('id', ''))}</td>"

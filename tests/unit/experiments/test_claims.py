@@ -87,7 +87,9 @@ def test_paper_like_results_pass_every_claim():
     assert c["3-d-dependence"]["evidence"]["G-Allocation"]["ratio"] == pytest.approx(10)
     assert c["4-tuning"]["evidence"]["G-ACOL"]["min_ratio"] == pytest.approx(1000)
     for claim in claims:
-        assert set(claim) == {"id", "claim", "passed", "evidence"} and isinstance(claim["claim"], str)
+        assert set(claim) == {"id", "claim", "passed", "verdict", "evidence"} and isinstance(
+            claim["claim"], str
+        )
 
 
 def test_incorrect_stopped_run_fails_correctness_but_budget_hits_do_not():
@@ -289,3 +291,19 @@ def test_check_claims_dispatch():
     assert check_claims(regret_table(), "acol-regret-comparison")[1]["id"] == "7-regret-ordering"
     assert check_claims(regret_table(), "nope") == []
     assert check_claims(regret_table().iloc[:0], "acol-synthetic") == []
+
+
+def test_failures_only_at_budget_hits_are_inconclusive_not_passed():
+    def samples(label, panel, value):
+        if label == "G-ACOL (theory)" and value == 0.1:
+            return 1000
+        return paper_like(label, panel, value)
+
+    df = table(samples)
+    mask = (df["label"] == "G-ACOL (theory)") & (df["sweep.value"] == 0.1)
+    df.loc[mask, "stopped"] = False  # these runs hit the budget: their median is a lower bound
+    c = by_id(check_acol_synthetic(df))["5-g-acol-theory"]
+    assert not c["passed"] and c["verdict"] == "inconclusive"
+    c = by_id(check_acol_synthetic(table(samples)))["5-g-acol-theory"]
+    assert not c["passed"] and c["verdict"] == "fail"
+    assert by_id(check_acol_synthetic(table()))["2-ordering"]["verdict"] == "pass"
