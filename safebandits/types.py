@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "ArmSetMixin",
     "BatchObservation",
     "Decision",
     "FloatArray",
@@ -20,6 +21,21 @@ __all__ = [
 FloatArray: TypeAlias = NDArray[np.float64]
 IntArray: TypeAlias = NDArray[np.int64]
 BoolArray: TypeAlias = NDArray[np.bool_]
+
+
+class ArmSetMixin:
+    """``n_arms`` and ``dim`` of anything holding an ``arms`` matrix of shape (n_arms, d)."""
+
+    __slots__ = ()
+    arms: FloatArray
+
+    @property
+    def n_arms(self) -> int:
+        return self.arms.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.arms.shape[1]
 
 
 class Decision(NamedTuple):

@@ -24,7 +24,7 @@ import numpy as np
 
 from safebandits._validation import check_array, check_int, check_positive
 from safebandits.exceptions import ConfigError
-from safebandits.types import FloatArray
+from safebandits.types import ArmSetMixin, FloatArray
 
 __all__ = [
     "ArmRidge",
@@ -190,7 +190,7 @@ def _gram_from_counts(
 # --------------------------------------------------------------------------------------------------
 # arm-tracking estimator
 # --------------------------------------------------------------------------------------------------
-class ArmRidge:
+class ArmRidge(ArmSetMixin):
     """Ridge regression over a fixed arm matrix, tracking every arm's width and prediction.
 
     Parameters
@@ -240,14 +240,6 @@ class ArmRidge:
         self.work_u = np.zeros(d)
         self.work_w = np.zeros(n)
         self.n_updates = 0
-
-    @property
-    def n_arms(self) -> int:
-        return self.arms.shape[0]
-
-    @property
-    def dim(self) -> int:
-        return self.arms.shape[1]
 
     @property
     def widths(self) -> FloatArray:

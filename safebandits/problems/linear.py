@@ -16,13 +16,13 @@ from safebandits._validation import check_array, check_interval
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.environment import ArmEnvironment
 from safebandits.problems.noise import GaussianNoise, NoiseModel
-from safebandits.types import BoolArray, FloatArray
+from safebandits.types import ArmSetMixin, BoolArray, FloatArray
 
 __all__ = ["CBAIInfo", "CBAIPrivilegedInfo", "LinearCBAIInstance"]
 
 
 @dataclass(frozen=True, slots=True)
-class CBAIInfo:
+class CBAIInfo(ArmSetMixin):
     """What a CBAI learner may see: the arms, the known reward parameter and the threshold.
 
     Attributes
@@ -40,14 +40,6 @@ class CBAIInfo:
     reward_param: FloatArray
     threshold: float = 0.0
     noise: str = "gaussian"
-
-    @property
-    def n_arms(self) -> int:
-        return self.arms.shape[0]
-
-    @property
-    def dim(self) -> int:
-        return self.arms.shape[1]
 
     @property
     def rewards(self) -> FloatArray:
@@ -69,7 +61,7 @@ class CBAIPrivilegedInfo(CBAIInfo):
 
 # slots=False so that cached_property works on the frozen dataclass.
 @dataclass(frozen=True, kw_only=True)
-class LinearCBAIInstance:
+class LinearCBAIInstance(ArmSetMixin):
     """A CBAI problem with its ground truth and oracle answers.
 
     Parameters
@@ -128,14 +120,6 @@ class LinearCBAIInstance:
         return ArmEnvironment(self.constraint_values[:, None], None, self.noise, rng)
 
     # -- oracle --------------------------------------------------------------------------------
-    @property
-    def n_arms(self) -> int:
-        return self.arms.shape[0]
-
-    @property
-    def dim(self) -> int:
-        return self.arms.shape[1]
-
     @cached_property
     def rewards(self) -> FloatArray:
         return self.arms @ self.reward_param
