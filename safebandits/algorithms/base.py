@@ -41,6 +41,15 @@ class PureExplorationLearner(Learner, Protocol):
     @property
     def done(self) -> bool: ...
 
+    def cancel(self) -> None:
+        """Withdraw the pending decision without playing it (e.g. a batch larger than the budget left).
+
+        The learner's state is as before the ``ask``; the next ``ask`` may return the same decision.
+        """
+        if self._pending is None:
+            raise ProtocolError(f"{type(self).__name__}.cancel called without a pending ask.")
+        self._pending = None
+
     def recommend(self, anytime: bool = False) -> Recommendation: ...
 
 
@@ -108,6 +117,15 @@ class BaseLearner:
         self._pending = None
         self.n_samples += decision.n_samples
         self._tell(decision, observation)
+
+    def cancel(self) -> None:
+        """Withdraw the pending decision without playing it (e.g. a batch larger than the budget left).
+
+        The learner's state is as before the ``ask``; the next ``ask`` may return the same decision.
+        """
+        if self._pending is None:
+            raise ProtocolError(f"{type(self).__name__}.cancel called without a pending ask.")
+        self._pending = None
 
     def recommend(self, anytime: bool = False) -> Recommendation:
         done = bool(getattr(self, "done", False))

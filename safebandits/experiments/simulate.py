@@ -76,7 +76,7 @@ def run(
         while not learner.done and learner.n_samples < budget:
             decision = learner.ask()
             if decision.n_samples > budget - learner.n_samples:
-                learner._pending = None  # the batch is abandoned, not played
+                learner.cancel()  # the batch is abandoned, not played
                 break
             learner.tell(decision, env.play(decision))
     rec = learner.recommend(anytime=True)

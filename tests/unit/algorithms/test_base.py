@@ -86,3 +86,17 @@ def test_config_dict_round_trip():
     assert config_from_dict(RoundRobinConfig, config_to_dict(cfg)) == cfg
     with pytest.raises(ConfigError, match="no parameter"):
         config_from_dict(RoundRobinConfig, {"bogus": 1})
+
+
+def test_cancel_withdraws_the_pending_decision():
+    inst, learner = make()
+    with pytest.raises(ProtocolError, match="cancel called without"):
+        learner.cancel()
+    d = learner.ask()
+    learner.cancel()
+    assert learner.n_samples == 0
+    d2 = learner.ask()  # a new ask is allowed after cancel
+    with pytest.raises(ProtocolError, match="not the pending"):
+        learner.tell(d, inst.environment(np.random.default_rng(0)).play(d))
+    learner.tell(d2, inst.environment(np.random.default_rng(0)).play(d2))
+    assert learner.n_samples == 1
