@@ -4,11 +4,15 @@ Usage::
 
     .venv/bin/python benchmarks/bench_acol.py                 # full table (a few minutes)
     .venv/bin/python benchmarks/bench_acol.py --quick         # smaller budgets
+    .venv/bin/python benchmarks/bench_acol.py --numerics primal,gram --methods g-acol --sizes 11x10
 
-For every sequential method (theory and tuned width) and every size ``(n_arms, d)``, runs are repeated
-on fresh ``acol/unit-sphere`` instances until ``budget`` samples have been spent (a run ends when the
+For every sequential method (theory and tuned width), every ridge numerics asked for (``--numerics``;
+default: the learner's default, ``"auto"``) and every size -- ``(n_arms, d)`` of fresh
+``acol/unit-sphere`` instances, and ``51x50i``: ``acol/irrelevant-dimensions`` with ``d = 50``,
+``epsilon = 0.05`` -- runs are repeated until ``budget`` samples have been spent (a run ends when the
 learner stops or at the budget); the cost is the wall time of :func:`safebandits.run` divided by the
-samples. Numba compilation is excluded by a warm-up run. The memory section compares the peak traced
+samples. Each cell also shows the numerics the learner resolved to (``p``: primal, ``g``: Gram).
+Numba compilation is excluded by a warm-up run. The memory section compares the peak traced
 memory (tracemalloc) and numba's net NRT allocations of compiled runs of 10^5 and 10^6 samples.
 
 Not collected by pytest; no timing asserts anywhere (style.md).
@@ -32,35 +36,45 @@ from safebandits.problems import make_instance
 
 METHODS = ["g-acol", "greedy-maxvar", "adaptive-uniform", "g-acol-uniform", "maxrew-u", "maxrew-f"]
 WIDTHS = ["theory", "tuned"]
-SIZES = [(11, 10), (30, 30), (100, 30)]
+SIZES = ["11x10", "30x30", "100x30", "51x50i"]
 
 
-def one_run(name, width, n, d, seed, budget, compiled):
-    inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(seed), n_arms=n, d=d)
-    learner = make_learner(name, inst.public_info(), np.random.default_rng(seed + 1), {"width": width})
+def make(size, seed):
+    """Instance of a size label: ``NxD`` (unit sphere) or ``51x50i`` (irrelevant dimensions, d = 50)."""
+    if size.endswith("i"):
+        d = int(size[:-1].split("x")[1])
+        return make_instance("acol/irrelevant-dimensions", d=d, epsilon=0.05)
+    n, d = (int(v) for v in size.split("x"))
+    return make_instance("acol/unit-sphere", rng=np.random.default_rng(seed), n_arms=n, d=d)
+
+
+def one_run(name, width, numerics, size, seed, budget, compiled):
+    inst = make(size, seed)
+    config = {"width": width} if numerics == "default" else {"width": width, "numerics": numerics}
+    learner = make_learner(name, inst.public_info(), np.random.default_rng(seed + 1), config)
     env = inst.environment(np.random.default_rng(seed + 2))
     t0 = time.perf_counter()
     out = run(learner, env, inst, budget=budget, compiled=compiled)
-    return time.perf_counter() - t0, out.samples
+    return time.perf_counter() - t0, out.samples, getattr(learner, "numerics", "primal")
 
 
-def cost_per_sample(name, width, n, d, budget, compiled):
-    one_run(name, width, n, d, 10**6, 50, compiled)  # warm-up (compilation, caches)
-    wall, samples, runs, seed = 0.0, 0, 0, 0
+def cost_per_sample(name, width, numerics, size, budget, compiled):
+    one_run(name, width, numerics, size, 10**6, 50, compiled)  # warm-up (compilation, caches)
+    wall, samples, runs, seed, mode = 0.0, 0, 0, 0, ""
     while samples < budget:
-        w, s = one_run(name, width, n, d, seed, budget - samples, compiled)
+        w, s, mode = one_run(name, width, numerics, size, seed, budget - samples, compiled)
         wall += w
         samples += s
         runs += 1
         seed += 3
-    return 1e6 * wall / samples, samples / runs
+    return 1e6 * wall / samples, samples / runs, mode
 
 
-def memory(name, width, n, d, budget):
-    one_run(name, width, n, d, 10**6, 50, True)
+def memory(name, width, numerics, size, budget):
+    one_run(name, width, numerics, size, 10**6, 50, True)
     stats0 = rtsys.get_allocation_stats()
     tracemalloc.start()
-    _, samples = one_run(name, width, n, d, 0, budget, True)
+    _, samples, _ = one_run(name, width, numerics, size, 0, budget, True)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     stats1 = rtsys.get_allocation_stats()
@@ -73,36 +87,47 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=200_000, help="samples per cell, compiled path")
     parser.add_argument("--python-budget", type=int, default=20_000, help="samples per cell, ask/tell path")
     parser.add_argument("--quick", action="store_true", help="budgets 20000 / 2000, no 10^6 memory run")
+    parser.add_argument(
+        "--numerics", default="default", help="comma-separated: auto, primal, gram (default: learner's)"
+    )
+    parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated method names")
+    parser.add_argument("--widths", default=",".join(WIDTHS), help="comma-separated: theory, tuned")
+    parser.add_argument("--sizes", default=",".join(SIZES), help="comma-separated: NxD, or 51x50i")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory section")
     args = parser.parse_args()
     budget, py_budget = (20_000, 2_000) if args.quick else (args.budget, args.python_budget)
+    numerics_list = args.numerics.split(",")
+    sizes = args.sizes.split(",")
 
-    print(
-        f"Cost per sample (us); unit-sphere instances; compiled budget {budget}, ask/tell budget {py_budget}"
-    )
-    header = f"{'method':<18}{'width':<8}" + "".join(
-        f"{f'({n},{d}) ask/tell':>18}{'compiled':>10}{'samples/run':>13}" for n, d in SIZES
+    print(f"Cost per sample (us); compiled budget {budget}, ask/tell budget {py_budget}")
+    header = f"{'method':<18}{'width':<8}{'numerics':<10}" + "".join(
+        f"{f'{size} ask/tell':>18}{'compiled':>10}{'samples/run':>13}{'mode':>5}" for size in sizes
     )
     print(header)
     print("-" * len(header))
-    for name in METHODS:
-        for width in WIDTHS:
-            row = f"{name:<18}{width:<8}"
-            for n, d in SIZES:
-                py, _ = cost_per_sample(name, width, n, d, py_budget, compiled=False)
-                co, per_run = cost_per_sample(name, width, n, d, budget, compiled=True)
-                row += f"{py:>18.2f}{co:>10.2f}{per_run:>13.0f}"
-            print(row, flush=True)
+    for name in args.methods.split(","):
+        for width in args.widths.split(","):
+            for numerics in numerics_list:
+                row = f"{name:<18}{width:<8}{numerics:<10}"
+                for size in sizes:
+                    py, _, _ = cost_per_sample(name, width, numerics, size, py_budget, compiled=False)
+                    co, per_run, mode = cost_per_sample(name, width, numerics, size, budget, compiled=True)
+                    row += f"{py:>18.2f}{co:>10.2f}{per_run:>13.0f}{mode[0]:>5}"
+                print(row, flush=True)
+    if args.no_memory:
+        return
 
     print()
     budgets = (10**5,) if args.quick else (10**5, 10**6)
     print("Memory of compiled runs at (30, 30): tracemalloc peak (KiB) and net numba NRT allocations")
     for name in ("g-acol", "adaptive-uniform", "maxrew-f"):
-        for b in budgets:
-            peak, net, samples = memory(name, "theory", 30, 30, b)
-            print(
-                f"  {name:<18} budget {b:>8}: samples {samples:>8}, peak {peak / 1024:8.1f} KiB, "
-                f"net NRT {net}"
-            )
+        for numerics in numerics_list:
+            for b in budgets:
+                peak, net, samples = memory(name, "theory", numerics, "30x30", b)
+                print(
+                    f"  {name:<18} {numerics:<8} budget {b:>8}: samples {samples:>8}, "
+                    f"peak {peak / 1024:8.1f} KiB, net NRT {net}"
+                )
 
 
 if __name__ == "__main__":

@@ -9,12 +9,15 @@ Two estimators share the same numerics:
   squared width ``||x_i||^2_{A^{-1}}`` and the prediction ``x_i^T theta_hat``, all updated by
   rank-one formulas in ``O(n d + d^2)`` per sample. Its per-sample kernel :func:`arm_ridge_update`
   is a module-level ``numba.njit`` function acting in place on arrays, so a learner's ask / tell path
-  and its compiled simulation loop call the very same code.
+  and its compiled simulation loop call the very same code. With ``numerics="gram"`` it keeps the
+  ``n x n`` matrix ``G = X A^{-1} X^T`` instead of ``A^{-1}`` (:func:`arm_gram_update`, ``O(n^2)``
+  per sample; cheaper when ``n`` is not much larger than ``d``, see :func:`choose_numerics`);
+  :func:`arm_state_update` and :func:`arm_state_refresh` dispatch on the numerics.
 
 Both start from ``A_0 = reg * I`` and ``b_0 = 0``; ``theta_hat = A^{-1} b`` with
 ``A = reg I + sum_s x_s x_s^T`` and ``b = sum_s y_s x_s``. Rank-one updates accumulate rounding error,
-so every ``refresh_every`` updates ``A^{-1}`` is recomputed exactly from ``A`` (Cholesky) and the
-derived quantities from it.
+so every ``refresh_every`` updates ``A^{-1}`` (or ``G``) is recomputed exactly from the per-arm counts
+and sums (Cholesky of ``A``) and the derived quantities from it.
 """
 
 from __future__ import annotations
@@ -22,17 +25,47 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from safebandits._validation import check_array, check_int, check_positive
+from safebandits._validation import check_array, check_choice, check_int, check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.types import ArmSetMixin, FloatArray
 
 __all__ = [
+    "NUMERICS",
     "ArmRidge",
     "OnlineRidge",
+    "arm_gram_refresh",
+    "arm_gram_update",
     "arm_ridge_refresh",
     "arm_ridge_update",
+    "arm_state_refresh",
+    "arm_state_update",
     "cholesky_inverse",
+    "choose_numerics",
 ]
+
+#: Numerics of :class:`ArmRidge`; the index is the code the compiled kernels take.
+NUMERICS = ("primal", "gram")
+PRIMAL, GRAM = 0, 1
+
+
+def choose_numerics(n_arms: int, dim: int, lookahead: bool = False) -> str:
+    """``"gram"`` if its per-sample cost is lower than the primal one, else ``"primal"``.
+
+    Multiply-adds per sample: primal ``2 d^2 + n d`` (``A^{-1} x``, the rank-one update of ``A^{-1}``,
+    ``X A^{-1} x``), Gram ``n^2`` (rank-one update of ``G``). A look-ahead selection (G-ACOL) also
+    needs ``X A^{-1} y``: ``d^2 + n d`` more in primal, a row of ``G`` in Gram. Rule: Gram iff
+    ``n^2 < 2 d^2 + n d`` (``n^2 < 3 d^2 + 2 n d`` with ``lookahead``); measured crossovers
+    (``benchmarks/bench_acol.py``) agree within the timing noise.
+
+    Examples
+    --------
+    >>> choose_numerics(11, 10), choose_numerics(100, 30), choose_numerics(75, 30, lookahead=True)
+    ('gram', 'primal', 'gram')
+    """
+    primal = 2 * dim * dim + n_arms * dim
+    if lookahead:
+        primal += dim * dim + n_arms * dim
+    return "gram" if n_arms * n_arms < primal else "primal"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -64,6 +97,23 @@ def cholesky_inverse(a: FloatArray, out: FloatArray) -> None:
 
 
 @numba.njit(cache=True)
+def _inverse_from_counts(
+    arms: FloatArray, counts: FloatArray, sums: FloatArray, reg: float, a_inv: FloatArray, theta: FloatArray
+) -> None:
+    """``A^{-1}`` (Cholesky) and ``theta_hat = A^{-1} b`` from per-arm counts and sums, ``O(n d^2 + d^3)``."""
+    d = arms.shape[1]
+    a = np.empty((d, d))
+    b = np.empty(d)
+    _gram_from_counts(arms, counts, sums, reg, a, b)
+    cholesky_inverse(a, a_inv)
+    for i in range(d):
+        s = 0.0
+        for j in range(d):
+            s += a_inv[i, j] * b[j]
+        theta[i] = s
+
+
+@numba.njit(cache=True)
 def arm_ridge_refresh(
     arms: FloatArray,
     a_inv: FloatArray,
@@ -74,21 +124,13 @@ def arm_ridge_refresh(
     sums: FloatArray,
     reg: float,
 ) -> None:
-    """Exact recompute from per-arm counts and sums.
+    """Exact recompute from per-arm counts and sums (primal numerics).
 
     ``A = reg I + sum_i n_i x_i x_i^T``, ``b = sum_i s_i x_i``; ``A^{-1}`` by Cholesky, then
     ``theta_hat = A^{-1} b``, every ``||x_i||^2_{A^{-1}}`` and every ``x_i^T theta_hat``. ``O(n d^2 + d^3)``.
     """
     n, d = arms.shape
-    a = np.empty((d, d))
-    b = np.empty(d)
-    _gram_from_counts(arms, counts, sums, reg, a, b)
-    cholesky_inverse(a, a_inv)
-    for i in range(d):
-        s = 0.0
-        for j in range(d):
-            s += a_inv[i, j] * b[j]
-        theta[i] = s
+    _inverse_from_counts(arms, counts, sums, reg, a_inv, theta)
     for k in range(n):
         p = 0.0
         w = 0.0
@@ -100,6 +142,54 @@ def arm_ridge_refresh(
             w += arms[k, i] * s
         preds[k] = p
         sq_widths[k] = w
+
+
+@numba.njit(cache=True)
+def arm_gram_refresh(
+    arms: FloatArray,
+    gram: FloatArray,
+    sq_widths: FloatArray,
+    preds: FloatArray,
+    counts: FloatArray,
+    sums: FloatArray,
+    reg: float,
+) -> None:
+    """Exact recompute of the Gram numerics from per-arm counts and sums.
+
+    With ``A = L L^T`` (Cholesky), ``Z = L^{-1} X^T`` and ``z_b = L^{-1} b`` (forward substitution):
+    ``G = X A^{-1} X^T = Z^T Z`` (exactly symmetric), ``x_i^T theta_hat = (Z^T z_b)_i`` and
+    ``||x_i||^2_{A^{-1}} = G_ii``. ``O(n d^2 + n^2 d + d^3)``.
+    """
+    n, d = arms.shape
+    a = np.empty((d, d))
+    b = np.empty(d)
+    _gram_from_counts(arms, counts, sums, reg, a, b)
+    low = np.linalg.cholesky(a)
+    z = np.empty((d, n))
+    zb = np.empty(d)
+    for i in range(d):
+        li = 1.0 / low[i, i]
+        s = b[i]
+        for m in range(i):
+            s -= low[i, m] * zb[m]
+        zb[i] = s * li
+        for k in range(n):
+            s = arms[k, i]
+            for m in range(i):
+                s -= low[i, m] * z[m, k]
+            z[i, k] = s * li
+    for k in range(n):
+        p = 0.0
+        for i in range(d):
+            p += z[i, k] * zb[i]
+        preds[k] = p
+        for m in range(k, n):
+            s = 0.0
+            for i in range(d):
+                s += z[i, k] * z[i, m]
+            gram[k, m] = s
+            gram[m, k] = s
+        sq_widths[k] = gram[k, k]
 
 
 @numba.njit(cache=True)
@@ -164,6 +254,47 @@ def arm_ridge_update(
 
 
 @numba.njit(cache=True)
+def arm_gram_update(
+    gram: FloatArray,
+    sq_widths: FloatArray,
+    preds: FloatArray,
+    counts: FloatArray,
+    sums: FloatArray,
+    work_w: FloatArray,
+    arm: int,
+    y: float,
+) -> None:
+    """Add one observation ``y`` of arm ``arm`` to the Gram numerics in place, ``O(n^2)``.
+
+    The kernel (dual) form of :func:`arm_ridge_update`: with ``G = X A^{-1} X^T``, the vector
+    ``w = X A^{-1} x`` is the column ``G[:, arm]`` and ``c = 1 + G[arm, arm]``, so
+
+    * ``G <- G - w w^T / c`` (written as ``(w / sqrt c)(w / sqrt c)^T``: exactly symmetric),
+    * ``x_i^T theta_hat <- x_i^T theta_hat + w_i (y - x^T theta_hat) / c``,
+    * ``||x_i||^2_{A^{-1}} <- G_ii``, and the counts and sums as in :func:`arm_ridge_update`.
+
+    ``A^{-1}`` and ``theta_hat`` are not maintained (recompute them from counts and sums).
+    """
+    n = gram.shape[0]
+    for k in range(n):
+        work_w[k] = gram[arm, k]
+    c = 1.0 + work_w[arm]
+    coef = (y - preds[arm]) / c
+    rs = 1.0 / np.sqrt(c)
+    counts[arm] += 1.0
+    sums[arm] += y
+    for k in range(n):
+        preds[k] += coef * work_w[k]
+        work_w[k] *= rs
+    for i in range(n):
+        vi = work_w[i]
+        for j in range(n):
+            gram[i, j] -= vi * work_w[j]
+    for k in range(n):
+        sq_widths[k] = gram[k, k]
+
+
+@numba.njit(cache=True)
 def _gram_from_counts(
     arms: FloatArray, counts: FloatArray, sums: FloatArray, reg: float, a: FloatArray, b: FloatArray
 ):
@@ -187,6 +318,27 @@ def _gram_from_counts(
             a[j, i] = a[i, j]
 
 
+@numba.njit(cache=True)
+def arm_state_update(
+    numerics, arms, arms_t, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, arm, y
+):  # fmt: skip
+    """One observation with the numerics of code ``numerics`` (:data:`NUMERICS`): the single entry point
+    of :class:`ArmRidge` and of the learners' compiled kernels. Unused state arrays may be empty."""
+    if numerics == GRAM:
+        arm_gram_update(gram, sq_widths, preds, counts, sums, work_w, arm, y)
+    else:
+        arm_ridge_update(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, arm, y)
+
+
+@numba.njit(cache=True)
+def arm_state_refresh(numerics, arms, a_inv, theta, gram, sq_widths, preds, counts, sums, reg):
+    """Exact recompute from counts and sums with the numerics of code ``numerics`` (:data:`NUMERICS`)."""
+    if numerics == GRAM:
+        arm_gram_refresh(arms, gram, sq_widths, preds, counts, sums, reg)
+    else:
+        arm_ridge_refresh(arms, a_inv, theta, sq_widths, preds, counts, sums, reg)
+
+
 # --------------------------------------------------------------------------------------------------
 # arm-tracking estimator
 # --------------------------------------------------------------------------------------------------
@@ -202,14 +354,28 @@ class ArmRidge(ArmSetMixin):
     refresh_every : int >= 0
         Recompute everything exactly from the per-arm counts and sums every this many rank-one updates
         (0: never).
+    numerics : {"primal", "gram", "auto"}, default "primal"
+        ``"primal"``: keep ``A^{-1}`` (``d x d``) and ``theta_hat``, ``O(n d + d^2)`` per update
+        (:func:`arm_ridge_update`). ``"gram"``: keep ``G = X A^{-1} X^T`` (``n x n``) instead,
+        ``O(n^2)`` per update (:func:`arm_gram_update`); ``A^{-1}`` and ``theta_hat`` are then
+        recomputed from the counts and sums on every access (``O(n d^2 + d^3)``). ``"auto"``:
+        :func:`choose_numerics`. Both give the same quantities up to rounding.
 
     Attributes
     ----------
+    numerics : str
+        ``"primal"`` or ``"gram"`` (``"auto"`` resolved).
     a_inv : ndarray of shape (d, d)
-        Inverse design matrix ``A^{-1}`` (:attr:`a` and :attr:`b` are computed on demand).
+        Inverse design matrix ``A^{-1}`` (:attr:`a` and :attr:`b` are computed on demand). Primal: the
+        live state array, updated in place; Gram: a fresh array computed on access.
+    theta_hat : ndarray of shape (d,)
+        ``A^{-1} b``; live (primal) or computed on access (Gram), as :attr:`a_inv`.
+    gram : ndarray of shape (n_arms, n_arms)
+        ``X A^{-1} X^T`` (Gram numerics; empty in primal numerics).
+    a_inv_state, theta_state : ndarray
+        The arrays the kernels update: ``A^{-1}`` and ``theta_hat`` in primal numerics, empty in Gram.
     counts, sums : ndarray of shape (n_arms,)
         Number of observations of each arm and their sum: the sufficient statistics.
-    theta_hat : ndarray of shape (d,)
     sq_widths : ndarray of shape (n_arms,)
         ``||x_i||^2_{A^{-1}}`` (rank-one updated; may dip below zero by rounding, see :attr:`widths`).
     preds : ndarray of shape (n_arms,)
@@ -225,26 +391,57 @@ class ArmRidge(ArmSetMixin):
     ([1.0, 0.0], [0.5, 1.0])
     """
 
-    def __init__(self, arms: FloatArray, reg: float, refresh_every: int = 1000) -> None:
+    def __init__(
+        self, arms: FloatArray, reg: float, refresh_every: int = 1000, numerics: str = "primal"
+    ) -> None:
         self.arms = check_array(arms, "arms", ndim=2, min_rows=1, owner="ArmRidge")
         self.reg = check_positive(reg, "reg", owner="ArmRidge")
         self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="ArmRidge")
+        check_choice(numerics, "numerics", ("auto", *NUMERICS), owner="ArmRidge")
         n, d = self.arms.shape
-        self.a_inv = np.eye(d) / self.reg
-        self.theta_hat = np.zeros(d)
+        self.numerics = choose_numerics(n, d) if numerics == "auto" else numerics
+        self.numerics_code = NUMERICS.index(self.numerics)
+        gram = self.numerics == "gram"
+        self.a_inv_state = np.zeros((0, 0)) if gram else np.eye(d) / self.reg
+        self.theta_state = np.zeros(0 if gram else d)
+        self.gram = np.zeros((n, n) if gram else (0, 0))
         self.counts = np.zeros(n)
         self.sums = np.zeros(n)
         self.sq_widths = np.einsum("ij,ij->i", self.arms, self.arms) / self.reg
         self.preds = np.zeros(n)
         self.arms_t = np.ascontiguousarray(self.arms.T)
-        self.work_u = np.zeros(d)
+        self.work_u = np.zeros(0 if gram else d)
         self.work_w = np.zeros(n)
         self.n_updates = 0
+        if gram:
+            # G_0 = X X^T / reg with the diagonal of the primal widths, bit for bit (initial widths are
+            # often tied, e.g. on the unit sphere: both numerics must break the tie alike)
+            g0 = (self.arms @ self.arms_t) / self.reg
+            self.gram[:] = 0.5 * (g0 + g0.T)
+            self.gram[np.diag_indices(n)] = self.sq_widths
 
     @property
     def widths(self) -> FloatArray:
         """``||x_i||_{A^{-1}}`` of every arm (clipped at 0 against rounding)."""
         return np.sqrt(np.maximum(self.sq_widths, 0.0))
+
+    @property
+    def a_inv(self) -> FloatArray:
+        """``A^{-1}``: the live state (primal) or computed from counts and sums (Gram)."""
+        return self._inverse()[0]
+
+    @property
+    def theta_hat(self) -> FloatArray:
+        """``theta_hat = A^{-1} b``: the live state (primal) or computed from counts and sums (Gram)."""
+        return self._inverse()[1]
+
+    def _inverse(self) -> tuple[FloatArray, FloatArray]:
+        if self.numerics == "primal":
+            return self.a_inv_state, self.theta_state
+        d = self.dim
+        a_inv, theta = np.empty((d, d)), np.empty(d)
+        _inverse_from_counts(self.arms, self.counts, self.sums, self.reg, a_inv, theta)
+        return a_inv, theta
 
     @property
     def a(self) -> FloatArray:
@@ -263,20 +460,20 @@ class ArmRidge(ArmSetMixin):
         return a, b
 
     def update(self, arm: int, y: float) -> None:
-        """Add one observation ``y`` of arm ``arm`` (``O(n d + d^2)``)."""
-        arm_ridge_update(
-            self.arms, self.arms_t, self.a_inv, self.theta_hat, self.sq_widths, self.preds,
-            self.counts, self.sums, self.work_u, self.work_w, int(arm), float(y),
+        """Add one observation ``y`` of arm ``arm`` (``O(n d + d^2)`` primal, ``O(n^2)`` Gram)."""
+        arm_state_update(
+            self.numerics_code, self.arms, self.arms_t, self.a_inv_state, self.theta_state, self.gram,
+            self.sq_widths, self.preds, self.counts, self.sums, self.work_u, self.work_w, int(arm), float(y),
         )  # fmt: skip
         self.n_updates += 1
         if self.refresh_every and self.n_updates % self.refresh_every == 0:
             self.refresh()
 
     def refresh(self) -> None:
-        """Recompute ``A^{-1}`` (Cholesky), ``theta_hat``, widths and predictions exactly."""
-        arm_ridge_refresh(
-            self.arms, self.a_inv, self.theta_hat, self.sq_widths, self.preds, self.counts, self.sums,
-            self.reg,
+        """Recompute the state (``A^{-1}``, ``theta_hat`` or ``G``), widths and predictions exactly."""
+        arm_state_refresh(
+            self.numerics_code, self.arms, self.a_inv_state, self.theta_state, self.gram, self.sq_widths,
+            self.preds, self.counts, self.sums, self.reg,
         )  # fmt: skip
 
     def set_counts(self, counts: np.ndarray, sums: np.ndarray) -> None:

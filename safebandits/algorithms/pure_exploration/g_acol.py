@@ -19,7 +19,9 @@ name                          selection
 Every variant has a "tuned" version: ``width="tuned"`` (``beta_t`` = ``tuned_width``, 0.5 by default).
 
 The per-sample work is done by two compiled kernels acting in place on the learner's arrays,
-:func:`select_arm` and :func:`tell_sample`, in ``O(n d + d^2)``; the ask / tell path calls them once
+:func:`select_arm` and :func:`tell_sample`, in ``O(n d + d^2)`` (primal numerics: ``A^{-1}``) or
+``O(n^2)`` (Gram numerics: ``G = X A^{-1} X^T``, chosen when ``n`` is not much larger than ``d``;
+see ``numerics`` of :class:`GACOLConfig`); the ask / tell path calls them once
 per sample and :meth:`GACOL.run_compiled` runs the whole ask -> pull -> tell cycle in one compiled loop
 (:func:`run_loop`) on the environment's noise stream, giving the same trajectory.
 """
@@ -39,7 +41,14 @@ from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import CBAISets, cbai_update, check_cbai_info
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
-from safebandits.estimators.ridge import ArmRidge, arm_ridge_refresh, arm_ridge_update
+from safebandits.estimators.ridge import (
+    GRAM,
+    NUMERICS,
+    ArmRidge,
+    arm_state_refresh,
+    arm_state_update,
+    choose_numerics,
+)
 from safebandits.exceptions import ProtocolError
 from safebandits.types import Decision, FloatArray, Observation, Recommendation
 
@@ -84,6 +93,13 @@ class GACOLConfig(LearnerConfig):
         ``"max_reward"``: highest-reward candidate.
     select_from : {"uncertain", "all", "feasible"}, default "uncertain"
         Candidate set: ``U``, ``X``, or ``F`` (while ``F`` is empty: a uniform random arm of ``X``).
+    numerics : {"auto", "primal", "gram"}, default "auto"
+        How the ridge state is kept (:class:`~safebandits.estimators.ridge.ArmRidge`): ``"primal"``:
+        ``A^{-1}`` (``d x d``), ``O(n d + d^2)`` per sample; ``"gram"``: ``G = X A^{-1} X^T``
+        (``n x n``), ``O(n^2)`` per sample, look-ahead read off a row of ``G``; ``"auto"``: Gram
+        when ``n^2 < 2 d^2 + n d``, or ``n^2 < 3 d^2 + 2 n d`` with the look-ahead selection
+        (:func:`~safebandits.estimators.ridge.choose_numerics`). Both are exact and agree up to
+        rounding, so only (near-)ties can be decided differently.
     """
 
     delta: float = 0.05
@@ -96,6 +112,7 @@ class GACOLConfig(LearnerConfig):
     refresh_every: int = 1000
     selection: Literal["lookahead", "most_uncertain", "uniform", "max_reward"] = "lookahead"
     select_from: Literal["uncertain", "all", "feasible"] = "uncertain"
+    numerics: Literal["auto", "primal", "gram"] = "auto"
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
@@ -109,6 +126,7 @@ class GACOLConfig(LearnerConfig):
         check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
         check_choice(self.selection, "selection", _SELECTIONS, owner=owner)
         check_choice(self.select_from, "select_from", _SELECT_FROM, owner=owner)
+        check_choice(self.numerics, "numerics", ("auto", *NUMERICS), owner=owner)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -125,10 +143,12 @@ def _is_candidate(i, select_from, in_uncertain, in_feasible):
 
 @numba.njit(cache=True)
 def select_arm(
-    arms, arms_t, rewards, a_inv, sq_widths, in_uncertain, in_feasible, istate, uniforms, counters,
-    selection, select_from, work_v, work_g,
+    arms, arms_t, rewards, a_inv, gram, sq_widths, in_uncertain, in_feasible, istate, uniforms, counters,
+    selection, select_from, numerics, work_v, work_g,
 ):  # fmt: skip
-    """Arm to pull next (Algorithm 2, line 4, and the rules of Table D.2); ``O(n d + d^2)``.
+    """Arm to pull next (Algorithm 2, line 4, and the rules of Table D.2); ``O(n d + d^2)`` with primal
+    numerics (look-ahead from ``a_inv``), ``O(n)`` with Gram numerics (``numerics`` = ``GRAM``:
+    look-ahead from a row of ``gram``).
 
     Consumes one learner uniform from ``uniforms`` (advancing ``counters[1]``) exactly when the pick is
     uniform random. Ties go to the lowest index. ``istate[0] < 0`` means ``F`` is empty.
@@ -163,18 +183,23 @@ def select_arm(
     if selection != LOOKAHEAD:
         return best
     # one-step look-ahead: argmin_a ||y||^2_{(A + a a^T)^{-1}} = ||y||^2 - (y^T A^{-1} a)^2 / (1 + ||a||^2)
-    for i in range(d):
-        work_v[i] = 0.0
-    for j in range(d):
-        yj = arms[best, j]
-        for i in range(d):
-            work_v[i] += a_inv[j, i] * yj
-    for k in range(n):
-        work_g[k] = 0.0
-    for j in range(d):
-        vj = work_v[j]
+    # with g_k = y^T A^{-1} x_k: a row of G = X A^{-1} X^T, or X (A^{-1} y)
+    if numerics == GRAM:
         for k in range(n):
-            work_g[k] += arms_t[j, k] * vj
+            work_g[k] = gram[best, k]
+    else:
+        for i in range(d):
+            work_v[i] = 0.0
+        for j in range(d):
+            yj = arms[best, j]
+            for i in range(d):
+                work_v[i] += a_inv[j, i] * yj
+        for k in range(n):
+            work_g[k] = 0.0
+        for j in range(d):
+            vj = work_v[j]
+            for k in range(n):
+                work_g[k] += arms_t[j, k] * vj
     target = sq_widths[best]
     pick = 0
     pick_val = np.inf
@@ -198,18 +223,22 @@ def current_width(t, dim, fparams, width_mode):
 
 @numba.njit(cache=True)
 def tell_sample(
-    arms, arms_t, rewards, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, lower, upper,
-    in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, arm, y,
+    arms, arms_t, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, lower,
+    upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, arm, y,
 ):  # fmt: skip
     """Add observation ``y`` of ``arm``: ridge update, ``beta_t``, bounds of ``U``, set update (Alg. 2).
 
-    ``fparams = [tau, delta, ridge, R, L, S, tuned_width]``, ``iparams = [width_mode, refresh_every]``.
+    ``fparams = [tau, delta, ridge, R, L, S, tuned_width]``, ``iparams = [width_mode, refresh_every,
+    selection, select_from, numerics]``; the state arrays the numerics does not use are empty.
     """
-    arm_ridge_update(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, arm, y)
+    numerics = iparams[4]
+    arm_state_update(
+        numerics, arms, arms_t, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, arm, y
+    )
     counters[0] += 1
     t = counters[0]
     if iparams[1] > 0 and t % iparams[1] == 0:
-        arm_ridge_refresh(arms, a_inv, theta, sq_widths, preds, counts, sums, fparams[2])
+        arm_state_refresh(numerics, arms, a_inv, theta, gram, sq_widths, preds, counts, sums, fparams[2])
     beta = current_width(t, arms.shape[1], fparams, iparams[0])
     for i in range(arms.shape[0]):
         if in_uncertain[i]:
@@ -222,9 +251,9 @@ def tell_sample(
 
 @numba.njit(cache=True)
 def run_loop(
-    arms, arms_t, rewards, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, lower, upper,
-    in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, work_v, work_g,
-    means, noise_code, sigma, variates, start, stop,
+    arms, arms_t, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, lower,
+    upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, work_v,
+    work_g, means, noise_code, sigma, variates, start, stop,
 ):  # fmt: skip
     """Ask -> pull -> tell for variate rows ``start, start+1, ...`` until ``U`` is empty, row ``stop``
     is reached, or the learner's uniform buffer runs dry (the caller refills it and calls again).
@@ -235,6 +264,7 @@ def run_loop(
     """
     selection = iparams[2]
     select_from = iparams[3]
+    numerics = iparams[4]
     needs_uniform = selection == UNIFORM or select_from == FROM_FEASIBLE
     j = start
     while j < stop:
@@ -243,8 +273,8 @@ def run_loop(
         if needs_uniform and counters[1] >= uniforms.shape[0]:
             break
         arm = select_arm(
-            arms, arms_t, rewards, a_inv, sq_widths, in_uncertain, in_feasible, istate, uniforms, counters,
-            selection, select_from, work_v, work_g,
+            arms, arms_t, rewards, a_inv, gram, sq_widths, in_uncertain, in_feasible, istate, uniforms,
+            counters, selection, select_from, numerics, work_v, work_g,
         )  # fmt: skip
         z = variates[j, 0]
         if noise_code == 0:
@@ -252,8 +282,8 @@ def run_loop(
         else:
             y = 1.0 if z < 0.5 * (1.0 + means[arm]) else -1.0
         tell_sample(
-            arms, arms_t, rewards, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, lower,
-            upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, arm, y,
+            arms, arms_t, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w,
+            lower, upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, arm, y,
         )  # fmt: skip
         j += 1
     return j
@@ -303,7 +333,8 @@ class GACOL(BaseLearner):
     Notes
     -----
     Glossary (paper symbol -> code): ``X`` -> ``info.arms``; ``theta`` -> ``info.reward_param``;
-    ``phi_hat`` -> ``theta_hat`` of the ridge state; ``A^{-1}`` -> ``a_inv``; ``||x||^2_{A^{-1}}`` ->
+    ``phi_hat`` -> ``theta_hat`` of the ridge state; ``A^{-1}`` -> ``a_inv`` (Gram numerics: ``G = X A^{-1}
+    X^T`` -> ``gram``, ``A^{-1}`` and ``phi_hat`` computed on demand); ``||x||^2_{A^{-1}}`` ->
     ``sq_widths``; ``beta_t`` -> :func:`current_width`; ``U_t, F_t, r`` -> :attr:`sets`;
     ``l_t, u_t`` -> :meth:`confidence_bounds`; ``tau`` -> ``info.threshold``.
 
@@ -322,7 +353,10 @@ class GACOL(BaseLearner):
     def __init__(self, config: GACOLConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
         arms, rewards, tau = check_cbai_info(info, type(self).__name__)
-        self._ridge = ArmRidge(arms, config.ridge, refresh_every=0)
+        numerics = config.numerics
+        if numerics == "auto":
+            numerics = choose_numerics(*arms.shape, lookahead=config.selection == "lookahead")
+        self._ridge = ArmRidge(arms, config.ridge, refresh_every=0, numerics=numerics)
         self._rewards = rewards
         self._sets = CBAISets(rewards, tau)
         n, d = arms.shape
@@ -342,6 +376,7 @@ class GACOL(BaseLearner):
                 c.refresh_every,
                 _SELECTIONS.index(c.selection),
                 _SELECT_FROM.index(c.select_from),
+                self._ridge.numerics_code,
             ],
             dtype=np.int64,
         )
@@ -349,14 +384,14 @@ class GACOL(BaseLearner):
         # Kernel arguments, bound once: every array is updated in place and never rebound.
         r, s = self._ridge, self._sets
         self._select_args = (
-            r.arms, r.arms_t, rewards, r.a_inv, r.sq_widths, s.in_uncertain, s.in_feasible, s.istate,
-            self._uniforms, self._counters, _SELECTIONS.index(c.selection), _SELECT_FROM.index(c.select_from),
-            self._work_v, self._work_g,
+            r.arms, r.arms_t, rewards, r.a_inv_state, r.gram, r.sq_widths, s.in_uncertain, s.in_feasible,
+            s.istate, self._uniforms, self._counters, _SELECTIONS.index(c.selection),
+            _SELECT_FROM.index(c.select_from), r.numerics_code, self._work_v, self._work_g,
         )  # fmt: skip
         self._tell_args = (
-            r.arms, r.arms_t, rewards, r.a_inv, r.theta_hat, r.sq_widths, r.preds, r.counts, r.sums,
-            r.work_u, r.work_w, self._lower, self._upper, s.in_uncertain, s.in_feasible, s.fstate, s.istate,
-            self._counters, self._fparams, self._iparams,
+            r.arms, r.arms_t, rewards, r.a_inv_state, r.theta_state, r.gram, r.sq_widths, r.preds, r.counts,
+            r.sums, r.work_u, r.work_w, self._lower, self._upper, s.in_uncertain, s.in_feasible, s.fstate,
+            s.istate, self._counters, self._fparams, self._iparams,
         )  # fmt: skip
         self._loop_args = (*self._tell_args, self._uniforms, self._work_v, self._work_g)
         self._select_kernel = bind_kernel(select_arm, self._select_args)
@@ -377,8 +412,16 @@ class GACOL(BaseLearner):
         return self._sets
 
     @property
+    def numerics(self) -> str:
+        """Numerics of the ridge state, ``"primal"`` or ``"gram"`` (``"auto"`` resolved)."""
+        return self._ridge.numerics
+
+    @property
     def ridge(self) -> ArmRidge:
-        """The ridge state: ``theta_hat`` (= ``phi_hat``), ``a_inv``, ``sq_widths``, ``preds``."""
+        """The ridge state: ``theta_hat`` (= ``phi_hat``), ``a_inv``, ``sq_widths``, ``preds``, ``gram``.
+
+        With Gram numerics ``theta_hat`` and ``a_inv`` are recomputed from counts and sums on access.
+        """
         return self._ridge
 
     @property

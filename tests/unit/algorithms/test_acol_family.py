@@ -24,6 +24,7 @@ from safebandits.algorithms.pure_exploration.static_allocation import (
     StaticAllocationConfig,
     oracle_targets,
 )
+from safebandits.estimators.ridge import NUMERICS
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.experiments.simulate import run
 from safebandits.problems import make_instance
@@ -73,6 +74,7 @@ def test_registered_names_and_presets():
         (GACOLConfig, "refresh_every", -1),
         (GACOLConfig, "selection", "random"),
         (GACOLConfig, "select_from", "some"),
+        (GACOLConfig, "numerics", "dual"),
         (GACOLConfig, "noise_bound", 0.0),
         (ACOLConfig, "epsilon", -0.1),
         (ACOLConfig, "round_length", "fast"),
@@ -156,13 +158,19 @@ def select(
     in_f = np.zeros(n, dtype=np.bool_) if in_f is None else np.asarray(in_f, dtype=np.bool_)
     in_u = np.asarray(in_u, dtype=np.bool_)
     istate = np.array([best_arm, -1, in_u.sum()], dtype=np.int64)
-    counters = np.array([0, 0], dtype=np.int64)
-    arm = select_arm(
-        arms, np.ascontiguousarray(arms.T), rewards, np.ascontiguousarray(a_inv), sq, in_u, in_f, istate,
-        np.asarray(uniforms, dtype=np.float64), counters, _SELECTIONS.index(selection),
-        _SELECT_FROM.index(select_from), np.zeros(d), np.zeros(n),
-    )  # fmt: skip
-    return int(arm), int(counters[1])
+    gram = arms @ a_inv @ arms.T
+    gram = 0.5 * (gram + gram.T)
+    picks = []
+    for numerics in NUMERICS:  # the same pick from A^{-1} (primal) and from G = X A^{-1} X^T (Gram)
+        counters = np.array([0, 0], dtype=np.int64)
+        arm = select_arm(
+            arms, np.ascontiguousarray(arms.T), rewards, np.ascontiguousarray(a_inv), gram, sq, in_u, in_f,
+            istate, np.asarray(uniforms, dtype=np.float64), counters, _SELECTIONS.index(selection),
+            _SELECT_FROM.index(select_from), NUMERICS.index(numerics), np.zeros(d), np.zeros(n),
+        )  # fmt: skip
+        picks.append((int(arm), int(counters[1])))
+    assert picks[0] == picks[1]
+    return picks[0]
 
 
 @pytest.fixture
@@ -263,8 +271,12 @@ def run_pair(name, instance, budget, config=None, seed=0):
 def assert_same_state(a, b):
     assert a.n_samples == b.n_samples and a.done == b.done
     assert a.recommend(anytime=True).arm == b.recommend(anytime=True).arm
+    assert a.numerics == b.numerics
     np.testing.assert_array_equal(a.ridge.counts, b.ridge.counts)
     np.testing.assert_array_equal(a.ridge.theta_hat, b.ridge.theta_hat)
+    np.testing.assert_array_equal(a.ridge.gram, b.ridge.gram)
+    np.testing.assert_array_equal(a.ridge.sq_widths, b.ridge.sq_widths)
+    np.testing.assert_array_equal(a.ridge.preds, b.ridge.preds)
     np.testing.assert_array_equal(a.sets.in_uncertain, b.sets.in_uncertain)
     np.testing.assert_array_equal(a.sets.in_feasible, b.sets.in_feasible)
     np.testing.assert_array_equal(a._counters, b._counters)
@@ -273,9 +285,12 @@ def assert_same_state(a, b):
 @pytest.mark.parametrize("name", SEQUENTIAL)
 @pytest.mark.parametrize("width", ["theory", "tuned"])
 @pytest.mark.parametrize("noise", [GaussianNoise(0.5), BinaryNoise()])
-def test_compiled_equals_ask_tell(name, width, noise):
+@pytest.mark.parametrize("numerics", NUMERICS)
+def test_compiled_equals_ask_tell(name, width, noise, numerics):
     inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(3), n_arms=7, d=4).with_noise(noise)
-    (a, b), (env_a, env_b), (out_a, out_b) = run_pair(name, inst, 3000, {"width": width, "refresh_every": 97})
+    config = {"width": width, "refresh_every": 97, "numerics": numerics}
+    (a, b), (env_a, env_b), (out_a, out_b) = run_pair(name, inst, 3000, config)
+    assert a.numerics == numerics
     assert_same_state(a, b)
     assert (out_a.samples, out_a.recommended, out_a.stopped) == (
         out_b.samples,
@@ -286,23 +301,67 @@ def test_compiled_equals_ask_tell(name, width, noise):
 
 
 @pytest.mark.parametrize("name", ["adaptive-uniform", "maxrew-f"])
-def test_compiled_equals_ask_tell_across_uniform_refills(name):
+@pytest.mark.parametrize("numerics", NUMERICS)
+def test_compiled_equals_ask_tell_across_uniform_refills(name, numerics):
     inst = make_instance("acol/irrelevant-dimensions", d=3, epsilon=0.05, sigma=1.0)
-    (a, b), _, _ = run_pair(name, inst, 3 * UNIFORM_BLOCK + 5)
+    (a, b), _, _ = run_pair(name, inst, 3 * UNIFORM_BLOCK + 5, {"numerics": numerics})
     assert a.n_samples == 3 * UNIFORM_BLOCK + 5
     assert_same_state(a, b)
 
 
-def test_mixed_paths_continue_the_same_trajectory():
+@pytest.mark.parametrize("numerics", NUMERICS)
+def test_mixed_paths_continue_the_same_trajectory(numerics):
     inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(4), n_arms=9, d=5)
-    (a, _), _, _ = run_pair("g-acol-uniform", inst, 2500)
-    b = make_learner("g-acol-uniform", inst.public_info(), np.random.default_rng(1))
+    (a, _), _, _ = run_pair("g-acol-uniform", inst, 2500, {"numerics": numerics})
+    b = make_learner("g-acol-uniform", inst.public_info(), np.random.default_rng(1), {"numerics": numerics})
     env = inst.environment(np.random.default_rng(2))
     run(b, env, inst, budget=37, compiled=True)
     assert b.n_samples == 37 and env.n_samples == 37
     run(b, env, inst, budget=400, compiled=False)
     run(b, env, inst, budget=2500, compiled=True)
     assert_same_state(a, b)
+
+
+@pytest.mark.parametrize(
+    ("instance", "kwargs"),
+    [
+        ("acol/unit-sphere", {"n_arms": 7, "d": 4}),
+        ("acol/unit-sphere", {"n_arms": 11, "d": 10}),
+        ("acol/irrelevant-dimensions", {"d": 5, "epsilon": 0.1}),
+    ],
+)
+@pytest.mark.parametrize("name", ["g-acol", "greedy-maxvar", "g-acol-uniform", "maxrew-u"])
+def test_gram_and_primal_numerics_take_the_same_decisions(instance, kwargs, name):
+    # The two numerics agree up to rounding, so only (near-)exact ties could be broken differently. The
+    # initial widths on the unit sphere are such ties; the Gram state starts from the primal widths bit
+    # for bit, and on these instances and seeds no later tie flips: same samples, counts and answer.
+    for seed in range(3):
+        if instance == "acol/unit-sphere":
+            inst = make_instance(instance, rng=np.random.default_rng(seed), **kwargs)
+        else:
+            inst = make_instance(instance, **kwargs)
+        outs = []
+        for numerics in NUMERICS:
+            learner = make_learner(
+                name, inst.public_info(), np.random.default_rng(seed + 1), {"numerics": numerics}
+            )
+            out = run(learner, inst.environment(np.random.default_rng(seed + 2)), inst, budget=10**6)
+            assert out.stopped and learner.numerics == numerics
+            outs.append((out.samples, out.recommended, learner.ridge.counts.tolist()))
+        assert outs[0] == outs[1]
+
+
+def test_numerics_auto_rule():
+    small = make_instance("acol/unit-sphere", rng=np.random.default_rng(0), n_arms=11, d=10)
+    wide = make_instance("acol/unit-sphere", rng=np.random.default_rng(0), n_arms=100, d=30)
+    mid = make_instance("acol/unit-sphere", rng=np.random.default_rng(0), n_arms=75, d=30)
+    cases = [(small, "g-acol", "gram"), (wide, "g-acol", "primal"), (mid, "g-acol", "gram")]
+    cases += [(mid, "adaptive-uniform", "primal")]  # no look-ahead: the Gram mode saves less
+    for inst, name, expected in cases:
+        learner = make_learner(name, inst.public_info(), np.random.default_rng(0))
+        assert learner.numerics == expected
+        assert (learner.ridge.gram.shape[0] > 0) == (expected == "gram")
+        assert (learner.ridge.a_inv_state.shape[0] > 0) == (expected == "primal")
 
 
 def test_run_compiled_refuses_pending_ask():
@@ -313,11 +372,14 @@ def test_run_compiled_refuses_pending_ask():
         learner.run_compiled(inst.environment(np.random.default_rng(0)), 10)
 
 
-def test_compiled_memory_does_not_grow_with_samples():
+@pytest.mark.parametrize("numerics", NUMERICS)
+def test_compiled_memory_does_not_grow_with_samples(numerics):
     inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(0), n_arms=10, d=5)
     peaks = []
     for budget in (10_000, 100_000):
-        learner = make_learner("maxrew-f", inst.public_info(), np.random.default_rng(0))
+        learner = make_learner(
+            "maxrew-f", inst.public_info(), np.random.default_rng(0), {"numerics": numerics}
+        )
         env = inst.environment(np.random.default_rng(0))
         run(learner, env, inst, budget=100)  # compile outside the measurement
         tracemalloc.start()

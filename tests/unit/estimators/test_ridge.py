@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from safebandits.estimators.ridge import ArmRidge, OnlineRidge, cholesky_inverse
+from safebandits.estimators.ridge import ArmRidge, OnlineRidge, cholesky_inverse, choose_numerics
 from safebandits.exceptions import ConfigError
 
 
@@ -20,10 +20,11 @@ def batch_solution(arms, idx, ys, reg):
 
 @pytest.mark.parametrize(("n", "d"), [(11, 10), (30, 30), (5, 8), (40, 3)])
 @pytest.mark.parametrize("refresh_every", [0, 7, 1000])
-def test_arm_ridge_rank_one_equals_batch_solve(n, d, refresh_every):
+@pytest.mark.parametrize("numerics", ["primal", "gram"])
+def test_arm_ridge_rank_one_equals_batch_solve(n, d, refresh_every, numerics):
     rng = np.random.default_rng(n * 100 + d)
     arms = rng.standard_normal((n, d))
-    ridge = ArmRidge(arms, reg=0.1, refresh_every=refresh_every)
+    ridge = ArmRidge(arms, reg=0.1, refresh_every=refresh_every, numerics=numerics)
     idx = rng.integers(0, n, 500)
     ys = rng.standard_normal(500)
     for k, y in zip(idx, ys):
@@ -38,6 +39,57 @@ def test_arm_ridge_rank_one_equals_batch_solve(n, d, refresh_every):
     np.testing.assert_allclose(ridge.b, b, rtol=1e-10, atol=1e-10)
     assert ridge.n_updates == 500
     np.testing.assert_array_equal(ridge.counts, np.bincount(idx, minlength=n))
+    if numerics == "gram":
+        np.testing.assert_allclose(ridge.gram, arms @ np.linalg.solve(a, arms.T), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize(("n", "d"), [(11, 10), (51, 50), (6, 9)])
+def test_arm_ridge_gram_equals_batch_solve_after_many_updates(n, d):
+    # 20000 rank-one updates without any refresh: widths and predictions still equal a batch solve.
+    rng = np.random.default_rng(n + d)
+    arms = rng.standard_normal((n, d)) / np.sqrt(d)
+    ridge = ArmRidge(arms, reg=0.1, refresh_every=0, numerics="gram")
+    idx = rng.integers(0, n, 20_000)
+    ys = rng.standard_normal(20_000)
+    for k, y in zip(idx, ys):
+        ridge.update(k, y)
+    a, _, theta, sq = batch_solution(arms, idx, ys, 0.1)
+    np.testing.assert_allclose(ridge.sq_widths, sq, rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(ridge.preds, arms @ theta, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(ridge.gram, arms @ np.linalg.solve(a, arms.T), rtol=1e-7, atol=1e-12)
+    np.testing.assert_array_equal(ridge.gram, ridge.gram.T)
+    np.testing.assert_array_equal(ridge.sq_widths, np.diag(ridge.gram))
+    assert ridge.a_inv_state.size == 0 and ridge.theta_state.size == 0
+
+
+def test_arm_ridge_gram_refresh_is_exact_and_matches_primal():
+    rng = np.random.default_rng(8)
+    arms = rng.standard_normal((7, 4))
+    counts = rng.integers(0, 30, 7).astype(float)
+    sums = rng.standard_normal(7) * counts
+    primal = ArmRidge(arms, reg=0.2, numerics="primal")
+    gram = ArmRidge(arms, reg=0.2, numerics="gram")
+    for r in (primal, gram):
+        r.set_counts(counts, sums)
+    np.testing.assert_allclose(gram.sq_widths, primal.sq_widths, rtol=1e-12)
+    np.testing.assert_allclose(gram.preds, primal.preds, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gram.theta_hat, primal.theta_hat, rtol=1e-12)
+    np.testing.assert_array_equal(gram.a_inv, primal.a_inv)  # same formula on demand
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "expected", "expected_lookahead"),
+    [
+        (11, 10, "gram", "gram"),
+        (51, 50, "gram", "gram"),
+        (100, 30, "primal", "primal"),
+        (75, 30, "primal", "gram"),
+    ],
+)
+def test_arm_ridge_auto_numerics(n, d, expected, expected_lookahead):
+    assert choose_numerics(n, d) == expected
+    assert choose_numerics(n, d, lookahead=True) == expected_lookahead
+    assert ArmRidge(np.ones((n, d)), reg=1.0, numerics="auto").numerics == expected
 
 
 def test_arm_ridge_a_inv_stays_exactly_symmetric():
@@ -81,6 +133,8 @@ def test_arm_ridge_rejects_bad_input():
         ArmRidge(np.eye(2), reg=0.0)
     with pytest.raises(ConfigError, match="arms"):
         ArmRidge(np.ones(3), reg=1.0)
+    with pytest.raises(ConfigError, match="numerics"):
+        ArmRidge(np.eye(2), reg=1.0, numerics="dual")
     ridge = ArmRidge(np.eye(2), reg=1.0)
     with pytest.raises(ConfigError, match="counts"):
         ridge.set_counts(np.ones(3), np.ones(3))
