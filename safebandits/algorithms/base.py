@@ -33,6 +33,10 @@ class Learner(Protocol):
 
     def tell(self, decision: Decision, observation: Observation | BatchObservation) -> None: ...
 
+    def cancel(self) -> None:
+        """Withdraw the pending decision without playing it."""
+        ...
+
 
 @runtime_checkable
 class PureExplorationLearner(Learner, Protocol):
@@ -40,15 +44,6 @@ class PureExplorationLearner(Learner, Protocol):
 
     @property
     def done(self) -> bool: ...
-
-    def cancel(self) -> None:
-        """Withdraw the pending decision without playing it (e.g. a batch larger than the budget left).
-
-        The learner's state is as before the ``ask``; the next ``ask`` may return the same decision.
-        """
-        if self._pending is None:
-            raise ProtocolError(f"{type(self).__name__}.cancel called without a pending ask.")
-        self._pending = None
 
     def recommend(self, anytime: bool = False) -> Recommendation: ...
 

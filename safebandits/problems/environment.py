@@ -92,13 +92,8 @@ class ArmEnvironment:
         v = self._buffer[self._pos]
         self._pos += 1
         self.n_samples += 1
-        if self._width == 1 and not self._has_reward:  # the common CBAI case, without array temporaries
-            m, z = self.means[arm, 0], v[0]
-            if self.noise.code == 0:
-                y1 = m + self.noise.sigma * z
-            else:
-                y1 = 1.0 if z < 0.5 * (1.0 + m) else -1.0
-            return Observation(None, np.array((y1,)))
+        if self._width == 1 and not self._has_reward:  # one constraint value (CBAI): no array temporaries
+            return Observation(None, np.array((self.noise.observe_scalar(self.means[arm, 0], v[0]),)))
         y = self.noise.observe(self.means[arm], v)
         if self._has_reward:
             return Observation(reward=float(y[0]), constraints=y[1:] if self._width > 1 else None)

@@ -39,6 +39,10 @@ class GaussianNoise:
     def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
         return means + self.sigma * variates
 
+    def observe_scalar(self, mean: float, variate: float) -> float:
+        """:meth:`observe` for one value, without array temporaries (hot path)."""
+        return mean + self.sigma * variate
+
     def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
         """Sum of ``counts[i]`` independent observations around ``means[i]`` (exact in law)."""
         z = rng.standard_normal(np.shape(means))
@@ -66,6 +70,10 @@ class BinaryNoise:
 
     def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
         return np.where(variates < 0.5 * (1.0 + means), 1.0, -1.0)
+
+    def observe_scalar(self, mean: float, variate: float) -> float:
+        """:meth:`observe` for one value, without array temporaries (hot path)."""
+        return 1.0 if variate < 0.5 * (1.0 + mean) else -1.0
 
     def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
         c = np.asarray(counts, dtype=np.int64).reshape(np.shape(means)[:1] + (1,) * (np.ndim(means) - 1))

@@ -58,3 +58,13 @@ def test_reward_and_constraints_and_play():
         env.play(Decision(arm=3))
     with pytest.raises(ConfigError):
         env.pull_counts(np.array([-1]))
+
+
+@pytest.mark.parametrize("noise", [GaussianNoise(0.7), BinaryNoise()])
+def test_scalar_and_array_observation_rules_agree(noise):
+    means = np.array([[0.3], [-0.8]])
+    a = ArmEnvironment(means, None, noise, np.random.default_rng(9))
+    b = ArmEnvironment(means, None, noise, np.random.default_rng(9))
+    arms = np.arange(5000) % 2
+    ys = np.array([a.pull(int(i)).constraints[0] for i in arms])
+    np.testing.assert_array_equal(ys, noise.observe(means[arms, 0], b.take_variates(5000)[:, 0]))
