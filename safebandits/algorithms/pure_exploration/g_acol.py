@@ -250,6 +250,31 @@ def tell_sample(
 
 
 @numba.njit(cache=True)
+def tell_then_select(
+    arms, arms_t, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, lower,
+    upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, work_v,
+    work_g, arm, y,
+):  # fmt: skip
+    """:func:`tell_sample`, then the next :func:`select_arm` in the same call (one dispatch per sample
+    on the ask / tell path). Returns the next arm, or -1 when the learner is done or its uniform
+    buffer must be refilled first (the caller then selects at ``ask``)."""
+    tell_sample(
+        arms, arms_t, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w,
+        lower, upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, arm, y,
+    )  # fmt: skip
+    if istate[2] == 0:
+        return -1
+    selection = iparams[2]
+    select_from = iparams[3]
+    if (selection == UNIFORM or select_from == FROM_FEASIBLE) and counters[1] >= uniforms.shape[0]:
+        return -1
+    return select_arm(
+        arms, arms_t, rewards, a_inv, gram, sq_widths, in_uncertain, in_feasible, istate, uniforms,
+        counters, selection, select_from, iparams[4], work_v, work_g,
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
 def run_loop(
     arms, arms_t, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, lower,
     upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, work_v,
@@ -395,7 +420,8 @@ class GACOL(BaseLearner):
         )  # fmt: skip
         self._loop_args = (*self._tell_args, self._uniforms, self._work_v, self._work_g)
         self._select_kernel = bind_kernel(select_arm, self._select_args)
-        self._tell_kernel = bind_kernel(tell_sample, (*self._tell_args, 0, 0.0))
+        self._tell_kernel = bind_kernel(tell_then_select, (*self._loop_args, 0, 0.0))
+        self._prefetched = -1  # next arm, selected at the end of the last tell
 
     # -- diagnostics ------------------------------------------------------------------------------
     @property
@@ -441,9 +467,23 @@ class GACOL(BaseLearner):
             self._counters[_UPOS] = 0
 
     def _ask(self, context: Any) -> Decision:
+        arm = self._prefetched
+        if arm >= 0:
+            self._prefetched = -1
+            return Decision(arm=arm)
         if self._needs_uniform:
             self._refill_uniforms()
         return Decision(arm=int(self._select_kernel(*self._select_args)))
+
+    def _drop_prefetch(self) -> None:
+        """Forget the arm selected at the end of the last tell, giving back the uniform it drew."""
+        if self._prefetched < 0:
+            return
+        c = self.config
+        drew_uniform = c.selection == "uniform" or (c.select_from == "feasible" and self._sets.istate[0] < 0)
+        if drew_uniform:
+            self._counters[_UPOS] -= 1
+        self._prefetched = -1
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.constraints is None:
@@ -451,7 +491,7 @@ class GACOL(BaseLearner):
         self._update(int(decision.arm), float(observation.constraints[0]))
 
     def _update(self, arm: int, y: float) -> None:
-        self._tell_kernel(*self._tell_args, arm, y)
+        self._prefetched = int(self._tell_kernel(*self._loop_args, arm, y))
 
     def _recommend(self, final: bool) -> Recommendation:
         info = {**self._sets.summary(), "beta": self.beta}
@@ -477,6 +517,7 @@ class GACOL(BaseLearner):
         """
         if self._pending is not None:
             raise ProtocolError("GACOL.run_compiled called with a pending ask; tell it first.")
+        self._drop_prefetch()
         budget = check_int(budget, "budget", low=0)
         code = getattr(env.noise, "code", None)
         means = np.asarray(env.means)
