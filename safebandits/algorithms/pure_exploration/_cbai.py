@@ -243,7 +243,40 @@ def _constraint_sums(observation: BatchObservation, n_arms: int) -> FloatArray:
     return sums
 
 
-class RoundBasedCBAI(BaseLearner):
+class CBAILearner(BaseLearner):
+    """Shared surface of CBAI learners holding a :class:`CBAISets` in ``self._sets``:
+    ``n_arms``, ``done``, ``sets`` and the recommendation (best certified-feasible arm).
+
+    Subclasses add algorithm-specific entries to the recommendation's info via
+    :meth:`_recommend_info`.
+    """
+
+    _sets: CBAISets
+
+    @property
+    def n_arms(self) -> int:
+        return self._sets.n_arms
+
+    @property
+    def done(self) -> bool:
+        return self._sets.done
+
+    @property
+    def sets(self) -> CBAISets:
+        """Read-only view of ``U``, ``F`` and ``r`` (diagnostics)."""
+        return self._sets
+
+    def _recommend_info(self) -> dict[str, Any]:
+        return {}
+
+    def _recommend(self, final: bool) -> Recommendation:
+        info = {**self._sets.summary(), **self._recommend_info()}
+        return Recommendation(
+            arm=self._sets.recommend_arm(), n_samples=self.n_samples, final=final, info=info
+        )
+
+
+class RoundBasedCBAI(CBAILearner):
     """Round-based CBAI with static confidence intervals: the loop of Algorithms 1 and 3.
 
     Round ``t`` (from 1): ``delta_t = delta^2 / t^2``; play ``N_t`` samples allocated by the subclass
@@ -265,19 +298,6 @@ class RoundBasedCBAI(BaseLearner):
         self._upper = np.full(self.n_arms, np.inf)
         self.round = 1
         self.round_lengths: list[int] = []
-
-    @property
-    def n_arms(self) -> int:
-        return self._arms.shape[0]
-
-    @property
-    def done(self) -> bool:
-        return self._sets.done
-
-    @property
-    def sets(self) -> CBAISets:
-        """Read-only view of ``U``, ``F`` and ``r`` (diagnostics)."""
-        return self._sets
 
     def confidence_bounds(self) -> tuple[FloatArray, FloatArray]:
         """Last round's bounds ``(l, u)`` on ``phi^T x`` of every arm (``-inf, inf`` before round 1)."""
@@ -313,11 +333,8 @@ class RoundBasedCBAI(BaseLearner):
         self.round_lengths.append(int(decision.counts.sum()))
         self.round += 1
 
-    def _recommend(self, final: bool) -> Recommendation:
-        info = {"rounds": len(self.round_lengths), **self._sets.summary()}
-        return Recommendation(
-            arm=self._sets.recommend_arm(), n_samples=self.n_samples, final=final, info=info
-        )
+    def _recommend_info(self) -> dict[str, Any]:
+        return {"rounds": len(self.round_lengths)}
 
 
 def round_length(value: float) -> int:

@@ -38,7 +38,12 @@ import numpy as np
 from safebandits._numba import bind_kernel
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
-from safebandits.algorithms.pure_exploration._cbai import CBAISets, cbai_update, check_cbai_info
+from safebandits.algorithms.pure_exploration._cbai import (
+    CBAILearner,
+    CBAISets,
+    cbai_update,
+    check_cbai_info,
+)
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import (
@@ -50,7 +55,7 @@ from safebandits.estimators.ridge import (
     choose_numerics,
 )
 from safebandits.exceptions import ProtocolError
-from safebandits.types import Decision, FloatArray, Observation, Recommendation
+from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = ["GACOL", "GACOLConfig", "run_loop", "select_arm", "tell_sample"]
 
@@ -337,7 +342,7 @@ def _register(cls: type[BaseLearner]) -> type[BaseLearner]:
 
 
 @_register
-class GACOL(BaseLearner):
+class GACOL(CBAILearner):
     """Sequential CBAI with adaptive confidence intervals: G-ACOL (Lindner et al. 2022, Algorithm 2).
 
     Each step pulls one arm chosen by the configured selection rule, adds the observation to a ridge
@@ -425,19 +430,6 @@ class GACOL(BaseLearner):
 
     # -- diagnostics ------------------------------------------------------------------------------
     @property
-    def n_arms(self) -> int:
-        return self._ridge.n_arms
-
-    @property
-    def done(self) -> bool:
-        return self._sets.done
-
-    @property
-    def sets(self) -> CBAISets:
-        """``U``, ``F`` and ``r`` (read-only use)."""
-        return self._sets
-
-    @property
     def numerics(self) -> str:
         """Numerics of the ridge state, ``"primal"`` or ``"gram"`` (``"auto"`` resolved)."""
         return self._ridge.numerics
@@ -493,11 +485,8 @@ class GACOL(BaseLearner):
     def _update(self, arm: int, y: float) -> None:
         self._prefetched = int(self._tell_kernel(*self._loop_args, arm, y))
 
-    def _recommend(self, final: bool) -> Recommendation:
-        info = {**self._sets.summary(), "beta": self.beta}
-        return Recommendation(
-            arm=self._sets.recommend_arm(), n_samples=self.n_samples, final=final, info=info
-        )
+    def _recommend_info(self) -> dict[str, Any]:
+        return {"beta": self.beta}
 
     # -- compiled simulation ----------------------------------------------------------------------
     def run_compiled(self, env: Any, budget: int) -> None:
