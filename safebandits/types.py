@@ -42,8 +42,8 @@ class Decision(NamedTuple):
     """What a learner asks to play (an immutable record; a NamedTuple because it is built once per sample).
 
     Exactly one of ``arm`` (one pull) or ``counts`` (a batch: number of pulls of each arm)
-    is set. ``probs`` optionally carries the distribution a randomised policy sampled
-    ``arm`` from.
+    is set, except for continuous actions, where ``point`` alone may be set. ``probs`` optionally
+    carries the distribution a randomised policy sampled ``arm`` from.
 
     Attributes
     ----------
@@ -52,12 +52,18 @@ class Decision(NamedTuple):
     counts : ndarray of shape (n_arms,) or None
         Number of pulls per arm of a batch (round-based learners).
     probs : ndarray of shape (n_arms,) or None
-        Sampling distribution of a randomised policy.
+        Sampling distribution of a randomised policy over the rows of the round's action matrix;
+        where the safe action ``x0`` is not one of those rows, the mass ``1 - probs.sum()`` is on
+        ``x0`` (stage-wise constrained bandits).
+    point : ndarray of shape (d,) or None
+        The action vector actually played, for learners that play points that are not rows of the
+        action matrix (e.g. LC-LUCB's scaled point on a ray from ``x0``).
     """
 
     arm: int | None = None
     counts: IntArray | None = None
     probs: FloatArray | None = None
+    point: FloatArray | None = None
 
     @property
     def n_samples(self) -> int:

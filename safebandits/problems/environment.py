@@ -14,12 +14,56 @@ from safebandits.exceptions import ConfigError
 from safebandits.problems.noise import NoiseModel
 from safebandits.types import BatchObservation, Decision, FloatArray, Observation
 
-__all__ = ["ArmEnvironment"]
+__all__ = ["ArmEnvironment", "VariateStream"]
 
 BLOCK = 4096
 
 
-class ArmEnvironment:
+class VariateStream:
+    """Standard variates of ``width`` columns drawn in blocks of :data:`BLOCK` rows from ``rng``.
+
+    The k-th observation meets the k-th row whatever path consumes it (one ``next_row`` at a time on
+    the ask / tell path, ``take_variates`` blocks in compiled loops).
+    """
+
+    noise: NoiseModel
+    rng: np.random.Generator
+    _width: int
+
+    def _init_stream(self) -> None:
+        self._buffer = np.empty((0, self._width))
+        self._pos = 0
+
+    def _refill(self) -> None:
+        if self.noise.variate == "normal":
+            self._buffer = self.rng.standard_normal((BLOCK, self._width))
+        else:
+            self._buffer = self.rng.random((BLOCK, self._width))
+        self._pos = 0
+
+    def next_row(self) -> FloatArray:
+        """The next row of standard variates (a view; advances the stream by one)."""
+        if self._pos >= self._buffer.shape[0]:
+            self._refill()
+        v = self._buffer[self._pos]
+        self._pos += 1
+        return v
+
+    def take_variates(self, n: int) -> FloatArray:
+        """Next ``n`` rows of standard variates (shape ``(n, width)``), advancing the stream."""
+        out = np.empty((n, self._width))
+        filled = 0
+        while filled < n:
+            if self._pos >= self._buffer.shape[0]:
+                self._refill()
+            k = min(n - filled, self._buffer.shape[0] - self._pos)
+            out[filled : filled + k] = self._buffer[self._pos : self._pos + k]
+            self._pos += k
+            filled += k
+        return out
+
+
+class ArmEnvironment(VariateStream):
     """Noisy feedback for a finite set of arms.
 
     Parameters
@@ -56,41 +100,16 @@ class ArmEnvironment:
         self.rng = rng
         self.n_samples = 0
         self._width = self.means.shape[1]
-        self._buffer = np.empty((0, self._width))
-        self._pos = 0
+        self._init_stream()
 
     @property
     def n_arms(self) -> int:
         return self.means.shape[0]
 
-    # -- variates -------------------------------------------------------------------------
-    def _refill(self) -> None:
-        if self.noise.variate == "normal":
-            self._buffer = self.rng.standard_normal((BLOCK, self._width))
-        else:
-            self._buffer = self.rng.random((BLOCK, self._width))
-        self._pos = 0
-
-    def take_variates(self, n: int) -> FloatArray:
-        """Next ``n`` rows of standard variates (shape ``(n, width)``), advancing the stream."""
-        out = np.empty((n, self._width))
-        filled = 0
-        while filled < n:
-            if self._pos >= self._buffer.shape[0]:
-                self._refill()
-            k = min(n - filled, self._buffer.shape[0] - self._pos)
-            out[filled : filled + k] = self._buffer[self._pos : self._pos + k]
-            self._pos += k
-            filled += k
-        return out
-
     # -- feedback -------------------------------------------------------------------------
     def pull(self, arm: int) -> Observation:
         """Pull one arm once and return its noisy observation."""
-        if self._pos >= self._buffer.shape[0]:
-            self._refill()
-        v = self._buffer[self._pos]
-        self._pos += 1
+        v = self.next_row()
         self.n_samples += 1
         if self._width == 1 and not self._has_reward:  # one constraint value (CBAI): no array temporaries
             return Observation(None, np.array((self.noise.observe_scalar(self.means[arm, 0], v[0]),)))

@@ -9,13 +9,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import numba
 import numpy as np
 
 from safebandits._validation import check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
 
-__all__ = ["BinaryNoise", "GaussianNoise", "NoiseModel", "make_noise"]
+__all__ = [
+    "NOISE_CODES",
+    "BernoulliNoise",
+    "BinaryNoise",
+    "GaussianNoise",
+    "NoiseModel",
+    "make_noise",
+    "observe_code",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,13 +91,65 @@ class BinaryNoise:
         return (2 * ones - c).astype(np.float64)
 
 
-NoiseModel = GaussianNoise | BinaryNoise
+@dataclass(frozen=True, slots=True)
+class BernoulliNoise:
+    """Bernoulli feedback ``y in {0, 1}`` with ``P(y = 1) = v`` for means ``v in [0, 1]``."""
+
+    variate: Literal["uniform"] = "uniform"
+    code: int = 2
+
+    @property
+    def name(self) -> str:
+        return "bernoulli"
+
+    def check_means(self, means: FloatArray) -> None:
+        if np.any(means < -1e-12) or np.any(means > 1.0 + 1e-12):
+            raise ConfigError(
+                "Bernoulli feedback needs every mean value in [0, 1]; got values in "
+                f"[{np.min(means):.4g}, {np.max(means):.4g}]."
+            )
+
+    def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
+        return np.where(variates < means, 1.0, 0.0)
+
+    def observe_scalar(self, mean: float, variate: float) -> float:
+        """:meth:`observe` for one value, without array temporaries (hot path)."""
+        return 1.0 if variate < mean else 0.0
+
+    def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
+        c = np.asarray(counts, dtype=np.int64).reshape(np.shape(means)[:1] + (1,) * (np.ndim(means) - 1))
+        p = np.clip(means, 0.0, 1.0)
+        return rng.binomial(np.broadcast_to(c, np.shape(means)), p).astype(np.float64)
+
+
+NoiseModel = GaussianNoise | BinaryNoise | BernoulliNoise
+
+#: Noise codes understood by compiled loops: observation of mean ``v`` with standard variate ``z``.
+NOISE_CODES = {"gaussian": 0, "binary": 1, "bernoulli": 2}
 
 
 def make_noise(kind: str = "gaussian", sigma: float = 1.0) -> NoiseModel:
-    """Build a noise model by name: ``"gaussian"`` (with ``sigma``) or ``"binary"``."""
+    """Build a noise model by name: ``"gaussian"`` (with ``sigma``), ``"binary"`` or ``"bernoulli"``."""
     if kind == "gaussian":
         return GaussianNoise(sigma=sigma)
     if kind == "binary":
         return BinaryNoise()
-    raise ConfigError(f"The 'noise' parameter must be one of 'gaussian', 'binary'. Got {kind!r} instead.")
+    if kind == "bernoulli":
+        return BernoulliNoise()
+    raise ConfigError(
+        f"The 'noise' parameter must be one of 'gaussian', 'binary', 'bernoulli'. Got {kind!r} instead."
+    )
+
+
+@numba.njit(cache=True, inline="always")
+def observe_code(code: int, sigma: float, mean: float, variate: float) -> float:
+    """Observation of ``mean`` from one standard variate, by noise code (compiled loops).
+
+    ``0`` Gaussian ``mean + sigma z``; ``1`` binary ``+-1`` with ``P(+1) = (1 + mean) / 2``;
+    ``2`` Bernoulli ``{0, 1}`` with ``P(1) = mean`` -- as :meth:`observe_scalar` of each model.
+    """
+    if code == 0:
+        return mean + sigma * variate
+    if code == 1:
+        return 1.0 if variate < 0.5 * (1.0 + mean) else -1.0
+    return 1.0 if variate < mean else 0.0

@@ -1,3 +1,6 @@
 """The instance zoo of every paper, registered by name on import."""
 
-from safebandits.problems.zoo import acol  # noqa: F401
+from safebandits.problems.zoo import (
+    acol,  # noqa: F401
+    stagewise,  # noqa: F401
+)

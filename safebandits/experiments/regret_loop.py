@@ -1,0 +1,283 @@
+"""Drive a regret-minimisation learner for a horizon and score every round with the instance's oracle.
+
+The loop runs in blocks of rounds. A learner that offers a compiled simulation,
+``simulate(env, n_rounds) -> PlayedBlock``, plays a whole block in one call (consuming the
+environment's variates exactly as ``ask`` / ``env.play`` / ``tell`` would); otherwise the block is played
+through ask / tell. Either way the block's played actions (and the policies they were drawn from)
+go to a :class:`RegretTracker`, which holds the ground truth and keeps, in memory independent of the
+horizon, the run's totals and its curves on a log-spaced grid of rounds.
+
+Per round ``t`` with played action ``X_t`` and policy mean action ``x_pi_t`` (equal to ``X_t`` for
+deterministic learners):
+
+* ``regret`` (per-round setting): ``<x*, theta*> - <X_t, theta*>`` with ``x*`` the best feasible action;
+* ``policy_regret`` (in-expectation setting): ``V(pi*) - <x_pi_t, theta*>`` with ``pi*`` the LP optimum;
+* ``violations``: rounds with ``<X_t, mu*_i> > tau_i`` for some ``i`` (the played action's true cost);
+* ``policy_violations``: rounds with ``<x_pi_t, mu*_i> > tau_i`` for some ``i`` (the policy's expected cost).
+
+A learner states its setting with the class attribute ``setting = "round" | "expectation"``; the run's
+headline ``regret`` metric uses the matching benchmark, and both are stored.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from safebandits._validation import check_int
+from safebandits.problems.stagewise import TOL, policy_mean_points
+from safebandits.types import FloatArray
+
+__all__ = ["PlayedBlock", "RegretOutcome", "RegretTracker", "log_grid", "run_regret"]
+
+#: Rounds per block of the loop (memory of a block: ``BLOCK x d`` floats).
+BLOCK = 4096
+
+
+class PlayedBlock(NamedTuple):
+    """Actions a learner played in consecutive rounds.
+
+    Attributes
+    ----------
+    points : ndarray of shape (k, d)
+        The action vectors played.
+    probs : ndarray of shape (k, n_arms) or None
+        The randomised policies they were drawn from (see :class:`~safebandits.types.Decision`);
+        ``None`` for deterministic learners.
+    means : ndarray of shape (k, d) or None
+        The policies' mean actions ``x_pi`` directly (takes precedence over ``probs``).
+    """
+
+    points: FloatArray
+    probs: FloatArray | None = None
+    means: FloatArray | None = None
+
+
+def log_grid(horizon: int, n_points: int = 200) -> np.ndarray:
+    """Rounds ``1 <= t <= horizon`` roughly evenly spaced in log scale, always ending at ``horizon``."""
+    horizon = check_int(horizon, "horizon", low=1)
+    g = np.unique(np.round(np.geomspace(1, horizon, n_points)).astype(np.int64))
+    return g if g[-1] == horizon else np.append(g, horizon)
+
+
+@dataclass
+class RegretTracker:
+    """Totals and log-grid curves of one run, in memory independent of the horizon.
+
+    Parameters
+    ----------
+    instance : StagewiseInstance-like
+        Needs ``reward_param``, ``cost_params``, ``threshold``, ``arms``, ``safe_action``, ``safe_arm``,
+        ``optimal_value`` and ``optimal_policy_value``.
+    horizon : int
+    n_points : int
+        Points of the log-spaced grid of the curves.
+    """
+
+    instance: Any
+    horizon: int
+    n_points: int = 200
+    t: int = 0
+    grid: np.ndarray = field(init=False)
+    totals: dict[str, Any] = field(init=False)
+    curves: dict[str, list[Any]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        inst = self.instance
+        self.grid = log_grid(self.horizon, self.n_points)
+        self._next = 0
+        self._theta = np.asarray(inst.reward_param, dtype=np.float64)
+        self._mu = np.atleast_2d(np.asarray(inst.cost_params, dtype=np.float64))
+        self._tau = np.atleast_1d(np.asarray(inst.threshold, dtype=np.float64))
+        self._opt = float(inst.optimal_value)
+        self._opt_pi = float(inst.optimal_policy_value)
+        m = self._mu.shape[0]
+        self.totals = {
+            "regret": 0.0,
+            "policy_regret": 0.0,
+            "reward": 0.0,
+            "policy_reward": 0.0,
+            "cost": np.zeros(m),
+            "policy_cost": np.zeros(m),
+            "max_policy_cost": np.full(m, -np.inf),
+            "violations": 0,
+            "policy_violations": 0,
+        }
+        self._window = {"cost": np.zeros(m), "policy_cost": np.zeros(m), "reward": 0.0, "n": 0}
+        self.curves = {
+            k: []
+            for k in ("t", "regret", "policy_regret", "reward", "cost", "policy_cost", "policy_cost_now")
+        }
+
+    def update(self, block: PlayedBlock) -> None:
+        """Score a block of consecutive rounds."""
+        points = np.atleast_2d(np.asarray(block.points, dtype=np.float64))
+        k = points.shape[0]
+        if k == 0:
+            return
+        inst = self.instance
+        if block.means is not None:
+            means = np.atleast_2d(np.asarray(block.means, dtype=np.float64))
+        elif block.probs is None:
+            means = points
+        else:
+            means = policy_mean_points(block.probs, inst.arms, inst.safe_action, inst.safe_arm)
+        r = points @ self._theta
+        rp = means @ self._theta
+        c = points @ self._mu.T
+        cp = means @ self._mu.T
+        reg = np.cumsum(self._opt - r)
+        preg = np.cumsum(self._opt_pi - rp)
+        rew = np.cumsum(r)
+        tt = self.totals
+        tt["violations"] += int(np.any(c > self._tau + TOL, axis=1).sum())
+        tt["policy_violations"] += int(np.any(cp > self._tau + TOL, axis=1).sum())
+        tt["max_policy_cost"] = np.maximum(tt["max_policy_cost"], cp.max(axis=0))
+        # Grid points inside this block: rounds t+1 .. t+k.
+        t0 = self.t
+        ccost = np.cumsum(c, axis=0)
+        cpcost = np.cumsum(cp, axis=0)
+        w = self._window
+        while self._next < self.grid.size and self.grid[self._next] <= t0 + k:
+            g = int(self.grid[self._next])
+            j = g - t0 - 1
+            n_win = w["n"] + j + 1
+            self.curves["t"].append(g)
+            self.curves["regret"].append(tt["regret"] + float(reg[j]))
+            self.curves["policy_regret"].append(tt["policy_regret"] + float(preg[j]))
+            self.curves["reward"].append((tt["reward"] + float(rew[j])) / g)
+            self.curves["cost"].append(((w["cost"] + ccost[j]) / n_win).tolist())
+            self.curves["policy_cost"].append(((w["policy_cost"] + cpcost[j]) / n_win).tolist())
+            self.curves["policy_cost_now"].append(cp[j].tolist())
+            # Restart the window after this grid point.
+            w["cost"] = -ccost[j].copy()
+            w["policy_cost"] = -cpcost[j].copy()
+            w["n"] = -(j + 1)
+            self._next += 1
+        w["cost"] = w["cost"] + ccost[-1]
+        w["policy_cost"] = w["policy_cost"] + cpcost[-1]
+        w["n"] += k
+        tt["regret"] += float(reg[-1])
+        tt["policy_regret"] += float(preg[-1])
+        tt["reward"] += float(rew[-1])
+        tt["policy_reward"] += float(rp.sum())
+        tt["cost"] = tt["cost"] + ccost[-1]
+        tt["policy_cost"] = tt["policy_cost"] + cpcost[-1]
+        self.t += k
+
+
+@dataclass(frozen=True, slots=True)
+class RegretOutcome:
+    """Result of :func:`run_regret`.
+
+    Attributes
+    ----------
+    rounds : int
+        Rounds played.
+    regret : float
+        Cumulative regret in the learner's setting (per-round or policy benchmark).
+    policy_regret, action_regret : float
+        Both benchmarks (see the module docstring).
+    reward : float
+        Mean true reward of the played actions.
+    cost : list of float
+        Mean true cost of the played actions, per constraint.
+    max_policy_cost : list of float
+        Largest true expected cost of a played policy, per constraint.
+    violations, policy_violations : int
+    stopped : bool
+        The horizon was reached (``False`` when a budget cut the run short).
+    wall_s : float
+    curves : dict
+        Log-grid curves: ``t``, ``regret``, ``policy_regret``, running mean ``reward``, window-mean
+        ``cost`` and ``policy_cost`` (lists per constraint), ``policy_cost_now``.
+    info : dict
+        Learner diagnostics (``learner.diagnostics()`` if it has one).
+    """
+
+    rounds: int
+    regret: float
+    policy_regret: float
+    action_regret: float
+    reward: float
+    cost: list[float]
+    max_policy_cost: list[float]
+    violations: int
+    policy_violations: int
+    stopped: bool
+    wall_s: float
+    curves: dict[str, list[Any]] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def _python_block(learner: Any, env: Any, instance: Any, k: int) -> PlayedBlock:
+    points = np.empty((k, env.arms.shape[1]))
+    means = np.empty_like(points)
+    arms, x0, safe_arm = instance.arms, instance.safe_action, instance.safe_arm
+    for i in range(k):
+        decision = learner.ask()
+        points[i] = env.point_of(decision)
+        if decision.probs is not None:
+            means[i] = policy_mean_points(np.asarray(decision.probs), arms, x0, safe_arm)[0]
+        else:
+            means[i] = points[i]
+        learner.tell(decision, env.play(decision))
+    return PlayedBlock(points, None, means)
+
+
+def run_regret(
+    learner: Any,
+    env: Any,
+    instance: Any,
+    *,
+    horizon: int | None = None,
+    budget: int | None = None,
+    compiled: bool = True,
+    n_points: int = 200,
+) -> RegretOutcome:
+    """Play ``horizon`` rounds (default ``instance.horizon``), at most ``budget``, and score them.
+
+    Parameters
+    ----------
+    learner : regret learner (ask / tell; optionally ``simulate(env, n_rounds)``)
+    env : LinearFeedbackEnvironment
+    instance : StagewiseInstance
+    horizon, budget : int, optional
+    compiled : bool
+        Use the learner's ``simulate`` when it has one (same trajectory, faster).
+    n_points : int
+        Points of the log-spaced curves.
+    """
+    horizon = check_int(horizon if horizon is not None else instance.horizon, "horizon", low=1)
+    limit = horizon if budget is None else min(horizon, check_int(budget, "budget", low=1))
+    tracker = RegretTracker(instance, limit, n_points)
+    fast = getattr(learner, "simulate", None) if compiled else None
+    t0 = time.perf_counter()
+    played = 0
+    while played < limit:
+        k = min(BLOCK, limit - played)
+        block = fast(env, k) if fast is not None else _python_block(learner, env, instance, k)
+        tracker.update(block)
+        played += k
+    wall = time.perf_counter() - t0
+    tt = tracker.totals
+    setting = getattr(learner, "setting", "round")
+    diag = getattr(learner, "diagnostics", None)
+    return RegretOutcome(
+        rounds=played,
+        regret=tt["policy_regret"] if setting == "expectation" else tt["regret"],
+        policy_regret=tt["policy_regret"],
+        action_regret=tt["regret"],
+        reward=tt["reward"] / max(played, 1),
+        cost=(tt["cost"] / max(played, 1)).tolist(),
+        max_policy_cost=tt["max_policy_cost"].tolist(),
+        violations=tt["violations"],
+        policy_violations=tt["policy_violations"],
+        stopped=played >= horizon,
+        wall_s=wall,
+        curves=tracker.curves,
+        info=diag() if callable(diag) else {},
+    )

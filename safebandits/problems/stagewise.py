@@ -1,0 +1,437 @@
+"""Stage-wise constrained bandits (Pacchiano, Ghavamzadeh & Bartlett): ground truth, oracles, feedback.
+
+Setting (spec ``stagewise.md`` section 1). Each round the learner plays ``X_t`` in an action set
+``A_t``, observes a reward ``<X_t, theta*> + noise`` and ``m`` costs ``<X_t, mu*_i> + noise``, and must
+keep every cost below its threshold ``tau_i``:
+
+* **per round, with high probability** (LC-LUCB, Safe-LTS): ``<X_t, mu*_i> <= tau_i`` every round;
+* **in expectation over the played policy** (OPLB, OPB, OPNLB): ``E_{X ~ pi_t} <X, mu*_i> <= tau_i``.
+
+A known safe action ``x0`` (cost ``c0 < tau``, reward ``r0``) is always available. Action sets are
+
+* ``"star"``: the finite star-convex set ``union_i [x0, x_i]`` given by its vertices ``x_i`` (rows of
+  ``arms``); any point of a segment may be played (Def. 13);
+* ``"points"``: the finite point set ``{x0} u {x_i}``;
+* ``"simplex"``: the K-armed bandit (Sec. 5.2), written as a linear problem with ``arms = I_K``,
+  ``theta* = mean rewards``, ``mu* = mean costs`` and ``x0 = e_0`` (arm 0 is the safe arm).
+
+Oracles: the best feasible *action* (per-round setting) and the best feasible *policy* (a linear
+programme over the vertices, in-expectation setting), their values and costs. The learner sees only
+:class:`StagewiseInfo`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from scipy.optimize import linprog
+
+from safebandits._validation import check_array, check_choice, check_int, check_positive
+from safebandits.exceptions import ConfigError, InfeasibleInstanceError
+from safebandits.problems.environment import VariateStream
+from safebandits.problems.noise import NoiseModel
+from safebandits.types import ArmSetMixin, Decision, FloatArray, Observation
+
+__all__ = [
+    "ACTION_SETS",
+    "LinearFeedbackEnvironment",
+    "StagewiseInfo",
+    "StagewiseInstance",
+    "policy_mean_points",
+    "solve_policy_lp",
+]
+
+ActionSet = Literal["star", "points", "simplex"]
+ACTION_SETS = ("star", "points", "simplex")
+
+#: Tolerance of the oracles' feasibility tests (true costs above ``tau + TOL`` count as violations).
+TOL = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class StagewiseInfo(ArmSetMixin):
+    """What a stage-wise constrained learner is told about the problem (never the truth).
+
+    Attributes
+    ----------
+    arms : ndarray of shape (n_arms, d)
+        Vertices ``x_i`` of the action set (rays from ``x0`` for ``"star"``; points for ``"points"``;
+        ``I_K`` for ``"simplex"``). A learner's ``ask(context)`` may be given another vertex matrix
+        for the round (contextual action sets); ``None`` means these arms.
+    safe_action : ndarray of shape (d,)
+        The known safe action ``x0`` (``e_0`` for the K-armed problem).
+    threshold : ndarray of shape (m,)
+        Thresholds ``tau_i``.
+    safe_reward : float or None
+        ``r0 = <x0, theta*>``; ``None`` if unknown (estimate it with the warm start, Alg. 5).
+    safe_cost : ndarray of shape (m,) or None
+        ``c0_i = <x0, mu*_i>``; ``None`` if unknown.
+    action_set : {"star", "points", "simplex"}
+    horizon : int
+        Number of rounds ``T`` (some confidence levels use it).
+    noise_bound : float
+        Sub-Gaussian constant ``R`` of the reward and cost noise.
+    param_norm_bound : float
+        ``S >= ||theta*||, ||mu*_i||``.
+    arm_norm_bound : float
+        ``L >= ||x||`` for every action.
+    safe_arm : int or None
+        Row of ``arms`` equal to ``x0`` (``0`` for the K-armed problem), else ``None``.
+    """
+
+    arms: FloatArray
+    safe_action: FloatArray
+    threshold: FloatArray
+    safe_reward: float | None
+    safe_cost: FloatArray | None
+    action_set: str = "star"
+    horizon: int = 10_000
+    noise_bound: float = 1.0
+    param_norm_bound: float = 1.0
+    arm_norm_bound: float = 1.0
+    safe_arm: int | None = None
+
+    @property
+    def n_constraints(self) -> int:
+        return int(self.threshold.shape[0])
+
+    @property
+    def known_safe_values(self) -> bool:
+        return self.safe_reward is not None and self.safe_cost is not None
+
+
+def _star_best(
+    arms_r: FloatArray, arms_c: FloatArray, r0: float, c0: FloatArray, tau: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Largest feasible mixing coefficient ``a_i`` along each ray ``[x0, x_i]`` and its reward.
+
+    The true cost along a ray is affine, ``(1 - a) c0 + a c_i``; with ``c0 < tau`` the feasible part is
+    ``a <= min_j (tau_j - c0_j) / (c_ij - c0_j)`` over the constraints with ``c_ij > tau_j``.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(arms_c > tau[None, :], (tau - c0)[None, :] / (arms_c - c0[None, :]), np.inf)
+    a = np.minimum(1.0, ratio.min(axis=1))
+    return a, r0 + a * (arms_r - r0)
+
+
+def solve_policy_lp(
+    rewards: FloatArray, costs: FloatArray, tau: FloatArray
+) -> tuple[float, FloatArray] | None:
+    """``max_pi pi . rewards`` s.t. ``pi . costs[:, i] <= tau_i``, ``pi`` in the simplex (HiGHS).
+
+    Parameters
+    ----------
+    rewards : ndarray of shape (k,)
+    costs : ndarray of shape (k, m)
+    tau : ndarray of shape (m,)
+
+    Returns
+    -------
+    (value, pi) or None if infeasible.
+    """
+    k = rewards.shape[0]
+    res = linprog(
+        -rewards,
+        A_ub=costs.T,
+        b_ub=tau,
+        A_eq=np.ones((1, k)),
+        b_eq=np.ones(1),
+        bounds=[(0.0, None)] * k,
+        method="highs",
+    )
+    if res.status != 0:
+        return None
+    pi = np.clip(res.x, 0.0, None)
+    pi /= pi.sum()
+    return float(pi @ rewards), pi
+
+
+def policy_mean_points(
+    probs: FloatArray, arms: FloatArray, safe_action: FloatArray, safe_arm: int | None
+) -> FloatArray:
+    """Mean actions ``x_pi`` of policies given as probabilities over ``arms`` (rows of ``probs``).
+
+    Where ``x0`` is not a row of ``arms`` (``safe_arm is None``), the mass ``1 - probs.sum()`` is on ``x0``.
+    """
+    probs = np.atleast_2d(probs)
+    mean = probs @ arms
+    if safe_arm is None:
+        mean += (1.0 - probs.sum(axis=1))[:, None] * safe_action[None, :]
+    return mean
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StagewiseInstance(ArmSetMixin):
+    """Ground truth of a stage-wise constrained linear (or K-armed) bandit.
+
+    Parameters
+    ----------
+    arms : ndarray of shape (n_arms, d)
+        Vertices of the action set (see the module docstring).
+    safe_action : ndarray of shape (d,)
+        ``x0``.
+    reward_param : ndarray of shape (d,)
+        ``theta*``.
+    cost_params : ndarray of shape (m, d)
+        ``mu*_i`` (one row per constraint).
+    threshold : ndarray of shape (m,)
+        ``tau_i``; the safe action must satisfy ``c0_i < tau_i``.
+    noise : NoiseModel
+        Noise of the reward and every cost (Gaussian, or Bernoulli for the K-armed experiments).
+    action_set : {"star", "points", "simplex"}
+    horizon : int
+        Rounds ``T``.
+    noise_bound : float, optional
+        ``R`` told to learners (default: the Gaussian sigma, 1/2 for Bernoulli feedback).
+    param_norm_bound, arm_norm_bound : float, optional
+        ``S`` and ``L`` told to learners (default: the true norms, rounded up to 1 when below).
+    known_safe_values : bool
+        Tell learners ``r0`` and ``c0`` (Assumption 5) or not (use the warm start, Alg. 5).
+    name : str
+    """
+
+    arms: FloatArray
+    safe_action: FloatArray
+    reward_param: FloatArray
+    cost_params: FloatArray
+    threshold: FloatArray
+    noise: NoiseModel
+    action_set: str = "star"
+    horizon: int = 10_000
+    noise_bound: float | None = None
+    param_norm_bound: float | None = None
+    arm_norm_bound: float | None = None
+    known_safe_values: bool = True
+    name: str = "stagewise"
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        owner = "StagewiseInstance"
+        arms = check_array(self.arms, "arms", ndim=2, min_rows=1, owner=owner)
+        d = arms.shape[1]
+        x0 = check_array(self.safe_action, "safe_action", shape=(d,), owner=owner)
+        theta = check_array(self.reward_param, "reward_param", shape=(d,), owner=owner)
+        mu = check_array(np.atleast_2d(self.cost_params), "cost_params", shape=(None, d), owner=owner)
+        tau = check_array(np.atleast_1d(self.threshold), "threshold", shape=(mu.shape[0],), owner=owner)
+        check_choice(self.action_set, "action_set", ACTION_SETS, owner=owner)
+        check_int(self.horizon, "horizon", low=1, owner=owner)
+        for attr, val in (("arms", arms), ("safe_action", x0), ("reward_param", theta)):
+            object.__setattr__(self, attr, val)
+        object.__setattr__(self, "cost_params", mu)
+        object.__setattr__(self, "threshold", tau)
+        c0 = mu @ x0
+        if np.any(c0 >= tau):
+            raise InfeasibleInstanceError(
+                f"The safe action must have cost below every threshold (Assumption 5): c0 = {c0.tolist()}, "
+                f"tau = {tau.tolist()}."
+            )
+        for attr in ("noise_bound", "param_norm_bound", "arm_norm_bound"):
+            val = getattr(self, attr)
+            if val is not None:
+                check_positive(val, attr, owner=owner)
+        self.noise.check_means(np.hstack([(arms @ theta)[:, None], arms @ mu.T]))
+
+    # -- derived truth -------------------------------------------------------------------------
+    @property
+    def n_constraints(self) -> int:
+        return int(self.threshold.shape[0])
+
+    @property
+    def safe_arm(self) -> int | None:
+        """Row of ``arms`` equal to ``x0``, if any."""
+        hits = np.flatnonzero(np.all(np.isclose(self.arms, self.safe_action[None, :]), axis=1))
+        return int(hits[0]) if hits.size else None
+
+    @property
+    def safe_reward(self) -> float:
+        return float(self.reward_param @ self.safe_action)
+
+    @property
+    def safe_cost(self) -> FloatArray:
+        return self.cost_params @ self.safe_action
+
+    @property
+    def arm_rewards(self) -> FloatArray:
+        return self.arms @ self.reward_param
+
+    @property
+    def arm_costs(self) -> FloatArray:
+        """True costs of every vertex, shape (n_arms, m)."""
+        return self.arms @ self.cost_params.T
+
+    def _told_bounds(self) -> tuple[float, float, float]:
+        sigma = getattr(self.noise, "sigma", 0.5)
+        r = self.noise_bound if self.noise_bound is not None else float(sigma)
+        s_true = max(
+            float(np.linalg.norm(self.reward_param)), float(np.linalg.norm(self.cost_params, axis=1).max())
+        )
+        s = self.param_norm_bound if self.param_norm_bound is not None else max(1.0, s_true)
+        l_true = max(float(np.linalg.norm(self.arms, axis=1).max()), float(np.linalg.norm(self.safe_action)))
+        big_l = self.arm_norm_bound if self.arm_norm_bound is not None else max(1.0, l_true)
+        return r, s, big_l
+
+    def public_info(self) -> StagewiseInfo:
+        """The learner's view: vertices, ``x0``, thresholds, ``r0``/``c0`` if known, bounds, horizon."""
+        r, s, big_l = self._told_bounds()
+        known = self.known_safe_values
+        return StagewiseInfo(
+            arms=self.arms.copy(),
+            safe_action=self.safe_action.copy(),
+            threshold=self.threshold.copy(),
+            safe_reward=self.safe_reward if known else None,
+            safe_cost=self.safe_cost.copy() if known else None,
+            action_set=self.action_set,
+            horizon=int(self.horizon),
+            noise_bound=r,
+            param_norm_bound=s,
+            arm_norm_bound=big_l,
+            safe_arm=self.safe_arm,
+        )
+
+    def privileged_info(self) -> StagewiseInfo:
+        return self.public_info()
+
+    def with_horizon(self, horizon: int) -> StagewiseInstance:
+        return dataclasses.replace(self, horizon=horizon, _cache={})
+
+    # -- oracles -------------------------------------------------------------------------------
+    def _action_optimum(self) -> tuple[float, FloatArray]:
+        if "action" not in self._cache:
+            r0, c0, tau = self.safe_reward, self.safe_cost, self.threshold
+            rewards, costs = self.arm_rewards, self.arm_costs
+            if self.action_set == "star":
+                a, vals = _star_best(rewards, costs, r0, c0, tau)
+                points = self.safe_action[None, :] + a[:, None] * (self.arms - self.safe_action[None, :])
+            else:
+                feasible = np.all(costs <= tau[None, :] + TOL, axis=1)
+                vals = np.where(feasible, rewards, -np.inf)
+                points = self.arms
+            best = int(np.argmax(vals))
+            if vals[best] > r0:
+                self._cache["action"] = (float(vals[best]), points[best].copy())
+            else:
+                self._cache["action"] = (r0, self.safe_action.copy())
+        return self._cache["action"]
+
+    @property
+    def optimal_value(self) -> float:
+        """Best true reward of a feasible action (per-round constraint): ``<x*, theta*>``."""
+        return self._action_optimum()[0]
+
+    @property
+    def optimal_action(self) -> FloatArray:
+        """``x*``, the best feasible action (a scaled vertex for star sets; ``x0`` if nothing beats it)."""
+        return self._action_optimum()[1].copy()
+
+    @property
+    def optimal_cost(self) -> FloatArray:
+        return self.cost_params @ self._action_optimum()[1]
+
+    def _policy_optimum(self) -> tuple[float, FloatArray]:
+        if "policy" not in self._cache:
+            vert = np.vstack([self.safe_action[None, :], self.arms])
+            res = solve_policy_lp(vert @ self.reward_param, vert @ self.cost_params.T, self.threshold)
+            if res is None:  # pragma: no cover - x0 alone is feasible by construction
+                raise InfeasibleInstanceError("No feasible policy (the safe action should be one).")
+            value, pi = res
+            self._cache["policy"] = (max(value, self.safe_reward), pi @ vert)
+        return self._cache["policy"]
+
+    @property
+    def optimal_policy_value(self) -> float:
+        """Best expected reward of a policy whose expected costs are below the thresholds (an LP)."""
+        return self._policy_optimum()[0]
+
+    @property
+    def optimal_policy_cost(self) -> FloatArray:
+        return self.cost_params @ self._policy_optimum()[1]
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "action_set": self.action_set,
+            "n_arms": self.n_arms,
+            "d": self.dim,
+            "threshold": self.threshold.tolist(),
+            "safe_reward": self.safe_reward,
+            "safe_cost": self.safe_cost.tolist(),
+            "optimal_value": self.optimal_value,
+            "optimal_cost": self.optimal_cost.tolist(),
+            "optimal_policy_value": self.optimal_policy_value,
+            "optimal_policy_cost": self.optimal_policy_cost.tolist(),
+            "noise": self.noise.name,
+        }
+
+    # -- feedback ------------------------------------------------------------------------------
+    def environment(self, rng: np.random.Generator) -> LinearFeedbackEnvironment:
+        return LinearFeedbackEnvironment(self.arms, self.reward_param, self.cost_params, self.noise, rng)
+
+
+class LinearFeedbackEnvironment(VariateStream):
+    """Reward and costs of any played point: ``<x, theta*> + noise`` and ``mu* x + noise``.
+
+    One row of ``1 + m`` standard variates per round (column 0: reward, then the costs), drawn in
+    blocks from the environment's own generator, so that compiled loops (``take_variates``) and the
+    ask / tell path (``play``) meet the same noise.
+
+    Parameters
+    ----------
+    arms : ndarray of shape (n_arms, d)
+        Vertices, for decisions that name an arm instead of a point.
+    reward_param : ndarray of shape (d,)
+    cost_params : ndarray of shape (m, d)
+    noise : NoiseModel
+    rng : numpy.random.Generator
+    """
+
+    def __init__(
+        self,
+        arms: FloatArray,
+        reward_param: FloatArray,
+        cost_params: FloatArray,
+        noise: NoiseModel,
+        rng: np.random.Generator,
+    ) -> None:
+        self.arms = np.ascontiguousarray(arms, dtype=np.float64)
+        self.reward_param = np.ascontiguousarray(reward_param, dtype=np.float64)
+        self.cost_params = np.ascontiguousarray(np.atleast_2d(cost_params), dtype=np.float64)
+        # (d, 1 + m): column 0 the reward parameter, then one column per constraint.
+        self.params = np.ascontiguousarray(np.hstack([self.reward_param[:, None], self.cost_params.T]))
+        self.noise = noise
+        self.rng = rng
+        self.n_samples = 0
+        self._width = self.params.shape[1]
+        self._init_stream()
+
+    @property
+    def n_constraints(self) -> int:
+        return self.cost_params.shape[0]
+
+    def point_of(self, decision: Decision) -> FloatArray:
+        if decision.point is not None:
+            x = np.asarray(decision.point, dtype=np.float64)
+            if x.shape != (self.arms.shape[1],) or not np.all(np.isfinite(x)):
+                raise ConfigError(
+                    f"A decision's point must be a finite vector of shape ({self.arms.shape[1]},). "
+                    f"Got {decision.point!r} instead."
+                )
+            return x
+        if decision.arm is None or not 0 <= decision.arm < self.arms.shape[0]:
+            raise ConfigError(f"Decision arm must be in [0, {self.arms.shape[0]}). Got {decision.arm!r}.")
+        return self.arms[decision.arm]
+
+    def pull_point(self, x: FloatArray) -> Observation:
+        """Play the action vector ``x`` once."""
+        means = x @ self.params
+        y = self.noise.observe(means, self.next_row())
+        self.n_samples += 1
+        return Observation(reward=float(y[0]), constraints=y[1:].copy())
+
+    def play(self, decision: Decision) -> Observation:
+        """Carry out a learner's decision (its ``point`` if set, else its ``arm``)."""
+        if decision.counts is not None:
+            raise ConfigError("Stage-wise environments play one action per round, not a batch.")
+        return self.pull_point(self.point_of(decision))
