@@ -107,6 +107,18 @@ class RegretTracker:
             "policy_violations": 0,
         }
         self._window = {"cost": np.zeros(m), "policy_cost": np.zeros(m), "reward": 0.0, "n": 0}
+        # Milestones for claims: regret at round T/10 (log-log slope over the last decade) and the
+        # mean costs and reward over the last 10% of the rounds.
+        self.tenth = max(1, self.horizon // 10)
+        self.tail_start = self.horizon - max(1, self.horizon // 10)  # rounds t > tail_start
+        self.totals.update(
+            regret_tenth=np.nan,
+            policy_regret_tenth=np.nan,
+            tail_cost=np.zeros(m),
+            tail_policy_cost=np.zeros(m),
+            tail_reward=0.0,
+            tail_policy_reward=0.0,
+        )
         self.curves = {
             k: []
             for k in ("t", "regret", "policy_regret", "reward", "cost", "policy_cost", "policy_cost_now")
@@ -138,6 +150,15 @@ class RegretTracker:
         tt["max_policy_cost"] = np.maximum(tt["max_policy_cost"], cp.max(axis=0))
         # Grid points inside this block: rounds t+1 .. t+k.
         t0 = self.t
+        if t0 < self.tenth <= t0 + k:
+            tt["regret_tenth"] = tt["regret"] + float(reg[self.tenth - t0 - 1])
+            tt["policy_regret_tenth"] = tt["policy_regret"] + float(preg[self.tenth - t0 - 1])
+        if t0 + k > self.tail_start:
+            j0 = max(0, self.tail_start - t0)
+            tt["tail_cost"] = tt["tail_cost"] + c[j0:].sum(axis=0)
+            tt["tail_policy_cost"] = tt["tail_policy_cost"] + cp[j0:].sum(axis=0)
+            tt["tail_reward"] += float(r[j0:].sum())
+            tt["tail_policy_reward"] += float(rp[j0:].sum())
         ccost = np.cumsum(c, axis=0)
         cpcost = np.cumsum(cp, axis=0)
         w = self._window
@@ -191,6 +212,11 @@ class RegretOutcome:
     stopped : bool
         The horizon was reached (``False`` when a budget cut the run short).
     wall_s : float
+    regret_tenth : float
+        Regret (same benchmark as ``regret``) after ``T // 10`` rounds, for the log-log slope.
+    tail_cost, tail_reward
+        Mean true cost (per constraint) and reward over the last 10% of the rounds (policy means in
+        the in-expectation setting).
     curves : dict
         Log-grid curves: ``t``, ``regret``, ``policy_regret``, running mean ``reward``, window-mean
         ``cost`` and ``policy_cost`` (lists per constraint), ``policy_cost_now``.
@@ -209,6 +235,9 @@ class RegretOutcome:
     policy_violations: int
     stopped: bool
     wall_s: float
+    regret_tenth: float = float("nan")
+    tail_cost: list[float] = field(default_factory=list)
+    tail_reward: float = float("nan")
     curves: dict[str, list[Any]] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
 
@@ -265,7 +294,9 @@ def run_regret(
     wall = time.perf_counter() - t0
     tt = tracker.totals
     setting = getattr(learner, "setting", "round")
+    expect = setting == "expectation"
     diag = getattr(learner, "diagnostics", None)
+    n_tail = max(1, played - tracker.tail_start)
     return RegretOutcome(
         rounds=played,
         regret=tt["policy_regret"] if setting == "expectation" else tt["regret"],
@@ -278,6 +309,9 @@ def run_regret(
         policy_violations=tt["policy_violations"],
         stopped=played >= horizon,
         wall_s=wall,
+        regret_tenth=tt["policy_regret_tenth"] if expect else tt["regret_tenth"],
+        tail_cost=((tt["tail_policy_cost"] if expect else tt["tail_cost"]) / n_tail).tolist(),
+        tail_reward=(tt["tail_policy_reward"] if expect else tt["tail_reward"]) / n_tail,
         curves=tracker.curves,
         info=diag() if callable(diag) else {},
     )

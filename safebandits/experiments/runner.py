@@ -116,6 +116,9 @@ def execute_task(task: RunTask) -> dict[str, Any]:
         algorithm = get_algorithm(task.algorithm)
         info = instance.privileged_info() if algorithm.privileged else instance.public_info()
         learner = make_learner(task.algorithm, info, learner_rng(key), task.algorithm_params)
+        if algorithm.task == "regret":
+            _run_regret_task(learner, env, instance, task, record, traces)
+            return _finish(record, traces)
         outcome = run(learner, env, instance, budget=task.budget)
         record.update(
             status="ok",
@@ -139,6 +142,71 @@ def execute_task(task: RunTask) -> dict[str, Any]:
             error=f"{type(exc).__name__}: {exc}",
             traceback=traceback.format_exc(),
         )
+    return _finish(record, traces)
+
+
+#: Metric columns of regret runs (in addition to ``samples`` = rounds, ``stopped``, ``wall_s``).
+REGRET_METRICS = (
+    "regret",
+    "policy_regret",
+    "action_regret",
+    "reward",
+    "cost",
+    "max_policy_cost",
+    "violations",
+    "policy_violations",
+    "regret_tenth",
+    "tail_cost",
+    "tail_reward",
+)
+
+
+def _run_regret_task(
+    learner: Any, env: Any, instance: Any, task: RunTask, record: dict[str, Any], traces: dict[str, Any]
+) -> None:
+    """Play a regret learner for the instance's horizon (capped by the budget) and fill the record.
+
+    ``samples`` holds the rounds played, ``stopped`` whether the horizon was reached; ``correct``,
+    ``feasible`` and ``recommended`` are left empty. ``cost`` and ``max_policy_cost`` are those of the
+    first constraint (all constraints are in the ``curve`` trace).
+    """
+    from safebandits.experiments.regret_loop import run_regret
+
+    out = run_regret(learner, env, instance, budget=task.budget)
+    record.update(
+        status="ok",
+        samples=out.rounds,
+        correct=None,
+        feasible=None,
+        recommended=None,
+        stopped=out.stopped,
+        wall_s=out.wall_s,
+        error=None,
+        traceback=None,
+        regret=out.regret,
+        policy_regret=out.policy_regret,
+        action_regret=out.action_regret,
+        reward=out.reward,
+        cost=out.cost[0],
+        max_policy_cost=out.max_policy_cost[0],
+        violations=out.violations,
+        policy_violations=out.policy_violations,
+        regret_tenth=out.regret_tenth,
+        tail_cost=out.tail_cost[0],
+        tail_reward=out.tail_reward,
+    )
+    traces["curve"] = _json_safe(out.curves)
+    traces["totals"] = _json_safe(
+        {"cost": out.cost, "max_policy_cost": out.max_policy_cost, "setting": learner.setting}
+    )
+    if out.info:
+        traces["learner"] = _json_safe(out.info)
+    describe = getattr(instance, "describe", None)
+    if describe is not None:
+        traces["instance"] = _json_safe(describe())
+
+
+def _finish(record: dict[str, Any], traces: dict[str, Any]) -> dict[str, Any]:
     record.update(
         python_version=platform.python_version(),
         numpy_version=np.__version__,

@@ -28,6 +28,7 @@ from safebandits.exceptions import ConfigError
 from safebandits.rng import RunKey
 
 __all__ = [
+    "FIGURE_KINDS",
     "SCALES",
     "AlgorithmSpec",
     "ExperimentSpec",
@@ -44,6 +45,10 @@ __all__ = [
 ]
 
 SCALES = ("quick", "paper")
+
+#: Main figure kinds: samples to stop vs the swept parameter (Figure 2 layout), bars of samples
+#: (Figure 3), and regret / cost / reward curves over rounds (regret-minimisation experiments).
+FIGURE_KINDS = ("samples-vs-sweep", "bar-samples", "regret-curves")
 
 
 def _fail(name: str, owner: str, expected: str, got: Any) -> ConfigError:
@@ -152,7 +157,8 @@ class ExperimentSpec:
     seed : int, default=0
         Experiment seed (entropy of every run key).
     figure : str, default="samples-vs-sweep"
-        Main figure kind: ``"samples-vs-sweep"`` (Figure 2 layout) or ``"bar-samples"`` (Figure 3).
+        Main figure kind: ``"samples-vs-sweep"`` (Figure 2 layout), ``"bar-samples"`` (Figure 3) or
+        ``"regret-curves"`` (regret, cost and reward against rounds, one curve per method and value).
     figure_labels : tuple of str, default=()
         Methods shown in the main figure (empty: all); the report adds a figure with all methods.
     claims : str, default=""
@@ -161,6 +167,9 @@ class ExperimentSpec:
         Config values given to every algorithm whose config has that field (e.g. ``delta``).
     plugins : tuple of str, default=()
         Modules imported by worker processes before running (learners registered outside the package).
+    horizon : dict of str to int, default={}
+        Per-scale horizon of regret experiments: the instance parameter ``T`` of every panel at that
+        scale, unless the panel fixes ``T`` itself (``--set T=...``).
     """
 
     name: str
@@ -175,9 +184,13 @@ class ExperimentSpec:
     claims: str = ""
     algorithm_defaults: dict[str, Any] = field(default_factory=dict)
     plugins: tuple[str, ...] = ()
+    horizon: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         owner = f"ExperimentSpec {self.name!r}"
+        for scale, n in self.horizon.items():
+            if scale not in SCALES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                raise _fail("horizon", owner, f"a dict from {SCALES} to positive integers", self.horizon)
         if not isinstance(self.name, str) or not self.name.strip():
             raise _fail("name", "ExperimentSpec", "a non-empty string", self.name)
         if not self.panels or not all(isinstance(p, PanelSpec) for p in self.panels):
@@ -198,8 +211,8 @@ class ExperimentSpec:
             missing = set(self.replicates) - set(panel.values)
             if missing:
                 raise _fail("panels", owner, f"swept at every scale (panel {panel.name!r})", missing)
-        if self.figure not in ("samples-vs-sweep", "bar-samples"):
-            raise _fail("figure", owner, "'samples-vs-sweep' or 'bar-samples'", self.figure)
+        if self.figure not in FIGURE_KINDS:
+            raise _fail("figure", owner, f"one of {FIGURE_KINDS}", self.figure)
         unknown = set(self.figure_labels) - set(self.labels)
         if unknown:
             raise _fail("figure_labels", owner, f"labels among {self.labels}", sorted(unknown))
@@ -246,7 +259,9 @@ def register_experiment(spec: ExperimentSpec, *, replace: bool = False) -> Exper
 
 
 def _load() -> None:
-    import safebandits.experiments.acol  # noqa: F401  (registers on import)
+    # (the modules register their experiments on import)
+    import safebandits.experiments.acol
+    import safebandits.experiments.stagewise  # noqa: F401
 
 
 def list_experiments() -> dict[str, ExperimentSpec]:
@@ -358,7 +373,9 @@ def _resolve_algorithm(spec: ExperimentSpec, alg: AlgorithmSpec) -> dict[str, An
     return {k: _plain(v) for k, v in config_to_dict(config).items()}
 
 
-def _resolve_instance(panel: PanelSpec, value: Any) -> dict[str, Any]:
+def _resolve_instance(
+    panel: PanelSpec, value: Any, defaults_extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     from safebandits.problems.registry import list_instances
 
     instances = list_instances()
@@ -367,7 +384,7 @@ def _resolve_instance(panel: PanelSpec, value: Any) -> dict[str, Any]:
             f"Panel {panel.name!r} uses unknown instance {panel.instance!r}. Known: {', '.join(instances)}."
         )
     defaults = instances[panel.instance].parameters
-    params = {**panel.fixed, panel.sweep_param: value}
+    params = {**(defaults_extra or {}), **panel.fixed, panel.sweep_param: value}
     unknown = set(params) - set(defaults)
     if unknown:
         raise ConfigError(
@@ -416,7 +433,8 @@ def expand(
     tasks = []
     for panel in spec.panels:
         for value in panel.values[scale]:
-            inst_params = _resolve_instance(panel, value)
+            extra = {"T": spec.horizon[scale]} if scale in spec.horizon else {}
+            inst_params = _resolve_instance(panel, value, extra)
             point = panel.point(value)
             for alg, alg_params, alg_budget in algs:
                 for rep in range(n_rep):

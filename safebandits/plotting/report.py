@@ -19,6 +19,7 @@ import pandas as pd
 from safebandits.experiments.claims import check_claims
 from safebandits.experiments.spec import ExperimentSpec, list_experiments
 from safebandits.experiments.store import ResultsStore, latest_runs, summary_table
+from safebandits.plotting.curves import curve_figure
 from safebandits.plotting.figures import bar_figure, sweep_figure
 
 __all__ = ["write_report"]
@@ -79,6 +80,75 @@ def _figures(spec: ExperimentSpec | None, summary: pd.DataFrame, slug: str, out:
     return files
 
 
+def _setting_curve(curve: dict[str, Any], row: pd.Series) -> dict[str, Any]:
+    """The run's curve with ``regret`` against its own benchmark (policy regret for in-expectation runs)."""
+    reg, pol, act = (float(row[c]) for c in ("regret", "policy_regret", "action_regret"))
+    if abs(reg - pol) < abs(reg - act):
+        return {**curve, "regret": curve["policy_regret"]}
+    return curve
+
+
+def _curve_figures(
+    spec: ExperimentSpec, group: pd.DataFrame, curves: dict[str, Any], slug: str, out: Path
+) -> list[str]:
+    """Regret, cost and reward curves of a regret experiment (one axes per panel)."""
+    ok = group[(group["status"] == "ok") & group["pk"].isin(curves.keys())].copy()
+    if ok.empty:
+        return []
+    ok["curve"] = [_setting_curve(curves[pk], row) for pk, (_, row) in zip(ok["pk"], ok.iterrows())]
+    panels = [(p.name, p.title or p.name) for p in spec.panels]
+    labels = list(spec.figure_labels) or spec.labels
+    files = []
+    for metric, suffix, kwargs in (
+        ("regret", "regret", {}),
+        ("policy_cost", "cost", {"thresholds": True, "log_x": True}),
+        ("reward", "reward", {"log_x": True}),
+    ):
+        fig = curve_figure(
+            ok, metric=metric, panels=panels, labels=labels, title=f"{spec.title} — {suffix}", **kwargs
+        )
+        files.append(_save(fig, out / f"{slug}-{suffix}.png"))
+    return files
+
+
+def _regret_summary_html(group: pd.DataFrame) -> str:
+    ok = group[group["status"] == "ok"].copy()
+    if ok.empty:
+        return ""
+    cols = [
+        "regret",
+        "regret_tenth",
+        "reward",
+        "cost",
+        "max_policy_cost",
+        "violations",
+        "policy_violations",
+        "samples",
+        "wall_s",
+    ]
+    for c in cols:
+        ok[c] = pd.to_numeric(ok[c], errors="coerce")
+    g = ok.groupby(["panel", "sweep.value", "label"], sort=False)
+    table = pd.DataFrame(
+        {
+            "runs": g.size(),
+            "T": g["samples"].max(),
+            "regret mean": g["regret"].mean(),
+            "regret sd": g["regret"].std(ddof=1),
+            "regret at T/10": g["regret_tenth"].mean(),
+            "mean reward": g["reward"].mean(),
+            "mean cost": g["cost"].mean(),
+            "max policy cost": g["max_policy_cost"].max(),
+            "violating rounds": g["violations"].sum(),
+            "policy violations": g["policy_violations"].sum(),
+            "wall s": g["wall_s"].mean(),
+        }
+    ).reset_index()
+    return table.to_html(
+        index=False, na_rep="", float_format=lambda v: f"{v:.4g}", classes="summary", border=0
+    )
+
+
 def _claims_html(claims: list[dict[str, Any]]) -> str:
     if not claims:
         return "<p class='meta'>No claim checks for this experiment.</p>"
@@ -131,6 +201,7 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
     results_dir = Path(results_dir)
     with ResultsStore(results_dir, mode="r") as store:
         df = latest_runs(store.to_frame())
+        curves = {pk: v for (pk, _), v in store.traces("curve").items()}
     out = results_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
     specs = list_experiments()
@@ -143,7 +214,11 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
         slug = _slug(experiment, scale)
         summary = summary_table(group)
         ok = group[group["status"] == "ok"]
-        files = _figures(spec, summary, slug, out) if not ok.empty else []
+        regret_kind = spec is not None and spec.figure == "regret-curves"
+        if regret_kind:
+            files = _curve_figures(spec, group, curves, slug, out) if not ok.empty else []
+        else:
+            files = _figures(spec, summary, slug, out) if not ok.empty else []
         claims = [
             {"experiment": experiment, "scale": scale, **c}
             for c in (check_claims(group, spec.claims) if spec and spec.claims else [])
@@ -159,8 +234,12 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
             f"{int((~ok['stopped'].astype(bool)).sum())} hit the budget); "
             f"claims: {n_pass}/{len(claims)} pass</p>"
             f"{imgs}<h3>Claims</h3>{_claims_html(claims)}{_failures_html(group)}"
-            f"<h3>Summary (samples over runs; runs that hit the budget count with the samples used)</h3>"
-            f"{_summary_html(summary)}"
+            + (
+                f"<h3>Summary (means over runs; violating rounds summed)</h3>{_regret_summary_html(group)}"
+                if regret_kind
+                else "<h3>Summary (samples over runs; runs that hit the budget count with the samples "
+                f"used)</h3>{_summary_html(summary)}"
+            )
         )
     (out / "claims.json").write_text(json.dumps(all_claims, indent=1, default=str) + "\n")
     versions = ", ".join(

@@ -1,0 +1,245 @@
+"""Claims of Pacchiano, Ghavamzadeh & Bartlett (stage-wise constraints), spec ``stagewise.md`` section 5.
+
+Each check reads the runs table of one experiment (regret runs: ``regret``, ``regret_tenth``,
+``violations``, ``policy_violations``, ``tail_cost``, ``tail_reward`` columns) and returns claim records
+as :mod:`safebandits.experiments.claims` does. Thresholds that make a qualitative claim checkable:
+
+* "log-log slope at most about 0.5": the slope of the mean regret over the last decade of rounds,
+  ``log10(R(T) / R(T/10))``, is at most :data:`SLOPE_MAX` (0.6);
+* "cost converges to about 0.561": the mean played cost over the last 10% of rounds is within
+  :data:`COST_TOL` (0.03) of the optimal action's cost 0.5614 (d = 10, tau = 0.8);
+* "reward converges to the optimum": mean reward over the last 10% of rounds within
+  :data:`REWARD_TOL` (0.02) of the optimal policy's value.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from safebandits.experiments.claims import Claim, _claim
+
+__all__ = [
+    "STAGEWISE_CLAIM_SETS",
+    "check_opb_four_arm",
+    "check_opb_random",
+    "check_stagewise_ball",
+    "check_stagewise_cyclic",
+]
+
+SLOPE_MAX = 0.6
+COST_TOL = 0.03
+REWARD_TOL = 0.02
+#: Cost of the optimal action of the cyclic instance at d = 10, tau = 0.8 (Figure 1's caption: 0.561).
+CYCLIC_D10_COST = 0.5614
+
+
+def _ok(df: pd.DataFrame) -> pd.DataFrame:
+    out = df[df["status"] == "ok"].copy()
+    for col in ("regret", "regret_tenth", "violations", "policy_violations", "tail_cost", "tail_reward"):
+        if col in out:
+            out[col] = pd.to_numeric(out[col], errors="coerce")
+    out["tau"] = pd.to_numeric(out.get("instance.tau", np.nan), errors="coerce")
+    out["T"] = pd.to_numeric(out.get("instance.T", np.nan), errors="coerce")
+    return out
+
+
+def _no_violations(ok: pd.DataFrame, column: str, cid: str, text: str, n_failed: int) -> Claim:
+    per = ok.groupby("label")[column].agg(["sum", "size"])
+    by_label = {lbl: {"violating_rounds": int(r["sum"]), "runs": int(r["size"])} for lbl, r in per.iterrows()}
+    total = int(ok[column].sum()) if not ok.empty else 0
+    passed = not ok.empty and total == 0
+    return _claim(cid, text, passed, {"total": total, "by_method": by_label, "failed_runs": n_failed})
+
+
+def _ordered_by_tau(ok: pd.DataFrame, label: str, group: str, cid: str, text: str) -> Claim:
+    """Mean regret strictly decreasing in tau within every ``group`` (panel)."""
+    sub = ok[ok["label"] == label]
+    evidence: dict[str, Any] = {}
+    passed = not sub.empty
+    for g, part in sub.groupby(group):
+        means = part.groupby("tau")["regret"].mean().sort_index()
+        ok_here = bool(np.all(np.diff(means.to_numpy()) < 0)) and len(means) > 1
+        passed &= ok_here
+        evidence[str(g)] = {
+            "mean_regret_by_tau": {f"{k:g}": float(v) for k, v in means.items()},
+            "ordered": ok_here,
+        }
+    return _claim(cid, text, passed, evidence)
+
+
+def _slopes(ok: pd.DataFrame, label: str, cid: str, text: str) -> Claim:
+    sub = ok[ok["label"] == label]
+    evidence: dict[str, Any] = {"slope_max": SLOPE_MAX, "points": {}}
+    passed = not sub.empty
+    for (panel, value), part in sub.groupby(["panel", "sweep.value"]):
+        r_end, r_tenth = float(part["regret"].mean()), float(part["regret_tenth"].mean())
+        slope = math.log10(r_end / r_tenth) if r_end > 0 and r_tenth > 0 else float("nan")
+        good = bool(np.isfinite(slope) and slope <= SLOPE_MAX) or r_end <= 0
+        passed &= good
+        evidence["points"][f"{panel}:{value}"] = {
+            "slope": slope,
+            "regret_T": r_end,
+            "regret_T/10": r_tenth,
+            "T": float(part["T"].max()),
+            "ok": good,
+        }
+    return _claim(cid, text, passed, evidence)
+
+
+def _below(ok: pd.DataFrame, a: str, b: str, cid: str, text: str) -> Claim:
+    stats = (
+        ok[ok["label"].isin([a, b])]
+        .groupby(["panel", "sweep.value", "label"])["regret"]
+        .mean()
+        .unstack("label")
+    )
+    evidence: dict[str, Any] = {}
+    passed = a in stats and b in stats and not stats.empty
+    if passed:
+        for (panel, value), row in stats.iterrows():
+            good = bool(row[a] < row[b])
+            passed &= good
+            evidence[f"{panel}:{value}"] = {a: float(row[a]), b: float(row[b]), "ok": good}
+    return _claim(cid, text, passed, evidence)
+
+
+def check_stagewise_cyclic(df: pd.DataFrame) -> list[Claim]:
+    """E1: safety, regret ordered by tau, LC-LUCB below Safe-LTS, cost -> 0.561, sqrt(T) slope."""
+    ok = _ok(df)
+    n_failed = int((df["status"] != "ok").sum())
+    claims = [
+        _no_violations(
+            ok,
+            "violations",
+            "e1-safety",
+            "No round of any run plays an action whose true cost exceeds tau.",
+            n_failed,
+        ),
+        _ordered_by_tau(
+            ok,
+            "LC-LUCB",
+            "panel",
+            "e1-tau-order",
+            "LC-LUCB's regret grows as tau decreases (0.2 > 0.5 > 0.8) at every d.",
+        ),
+        _below(
+            ok,
+            "LC-LUCB",
+            "Safe-LTS",
+            "e1-vs-safe-lts",
+            "LC-LUCB's mean final regret is below Safe-LTS's at every (d, tau).",
+        ),
+    ]
+    sub = ok[(ok["label"] == "LC-LUCB") & (ok["panel"] == "cyclic-d10") & np.isclose(ok["tau"], 0.8)]
+    cost = float(sub["tail_cost"].mean()) if not sub.empty else float("nan")
+    claims.append(
+        _claim(
+            "e1-cost-0561",
+            "d = 10, tau = 0.8: LC-LUCB's played cost converges to about 0.561 "
+            "(the unconstrained optimum's cost).",
+            bool(np.isfinite(cost) and abs(cost - CYCLIC_D10_COST) <= COST_TOL),
+            {
+                "mean_cost_last_10pct": cost,
+                "target": CYCLIC_D10_COST,
+                "tolerance": COST_TOL,
+                "runs": len(sub),
+            },
+        )
+    )
+    claims.append(
+        _slopes(
+            ok,
+            "LC-LUCB",
+            "e1-slope",
+            f"LC-LUCB's log-log regret slope over the last decade is at most {SLOPE_MAX}.",
+        )
+    )
+    return claims
+
+
+def check_stagewise_ball(df: pd.DataFrame) -> list[Claim]:
+    """E2: safety and LC-LUCB below Safe-LTS on average at every d."""
+    ok = _ok(df)
+    n_failed = int((df["status"] != "ok").sum())
+    return [
+        _no_violations(
+            ok,
+            "violations",
+            "e2-safety",
+            "No round of any run plays an action whose true cost exceeds tau.",
+            n_failed,
+        ),
+        _below(
+            ok,
+            "LC-LUCB",
+            "Safe-LTS",
+            "e2-vs-safe-lts",
+            "LC-LUCB's mean final regret is below Safe-LTS's at every d.",
+        ),
+    ]
+
+
+def check_opb_random(df: pd.DataFrame) -> list[Claim]:
+    """E3: no policy above tau, regret ordered by tau at every K, sqrt(T) slope."""
+    ok = _ok(df)
+    n_failed = int((df["status"] != "ok").sum())
+    return [
+        _no_violations(
+            ok,
+            "policy_violations",
+            "e3-safety",
+            "No played policy has a true expected cost above tau.",
+            n_failed,
+        ),
+        _ordered_by_tau(
+            ok,
+            "OPB",
+            "panel",
+            "e3-tau-order",
+            "OPB's regret grows as tau decreases (0.2 > 0.5 > 0.8) at every K.",
+        ),
+        _slopes(
+            ok, "OPB", "e3-slope", f"OPB's log-log regret slope over the last decade is at most {SLOPE_MAX}."
+        ),
+    ]
+
+
+def check_opb_four_arm(df: pd.DataFrame) -> list[Claim]:
+    """E4: no policy above tau, regret ordered by tau, reward converges to the optimum 0.7, slope."""
+    ok = _ok(df)
+    n_failed = int((df["status"] != "ok").sum())
+    sub = ok[ok["label"] == "OPB"]
+    tail = sub.groupby("tau")["tail_reward"].mean()
+    conv = {f"{k:g}": float(v) for k, v in tail.items()}
+    passed = not tail.empty and bool(np.all(np.abs(tail.to_numpy() - 0.7) <= REWARD_TOL))
+    return [
+        _no_violations(
+            ok,
+            "policy_violations",
+            "e4-safety",
+            "No played policy has a true expected cost above tau.",
+            n_failed,
+        ),
+        _ordered_by_tau(ok, "OPB", "panel", "e4-tau-order", "OPB's regret grows as tau decreases."),
+        _claim(
+            "e4-reward",
+            f"OPB's expected reward over the last 10% of rounds is within {REWARD_TOL} of the optimum 0.7.",
+            passed,
+            {"mean_reward_last_10pct_by_tau": conv, "optimum": 0.7},
+        ),
+        _slopes(
+            ok, "OPB", "e4-slope", f"OPB's log-log regret slope over the last decade is at most {SLOPE_MAX}."
+        ),
+    ]
+
+
+STAGEWISE_CLAIM_SETS = {
+    "stagewise-cyclic": check_stagewise_cyclic,
+    "stagewise-ball": check_stagewise_ball,
+    "opb-random": check_opb_random,
+    "opb-four-arm": check_opb_four_arm,
+}

@@ -1,0 +1,111 @@
+"""Regret, cost and reward against rounds for regret-minimisation experiments (pure functions).
+
+Input: a long table with one row per run (columns ``panel``, ``sweep.value``, ``label``, ``curve``), where
+``curve`` is the run's stored log-grid trace (``t``, ``regret``, ``policy_regret``, ``reward``, ``cost``,
+``policy_cost``; see :mod:`safebandits.experiments.regret_loop`). One axes per panel; one line per
+(method, swept value): the mean over runs with a band of +- one standard deviation (the paper's
+Figures 1, 5-7 shade one standard deviation). Colour by swept value, line style by method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+__all__ = ["CURVE_METRICS", "curve_figure", "curve_stats"]
+
+#: metric -> (y label, log y axis)
+CURVE_METRICS = {
+    "regret": ("cumulative regret", False),
+    "policy_regret": ("cumulative regret (policy)", False),
+    "cost": ("mean cost since last grid point", False),
+    "policy_cost": ("expected cost of the policy", False),
+    "reward": ("mean reward so far", False),
+}
+_COLOURS = ("#000000", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+_STYLES = ("-", "--", ":", "-.")
+
+
+def _series(curve: dict[str, Any], metric: str) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(curve["t"], dtype=float)
+    y = np.asarray(curve[metric], dtype=float)
+    if y.ndim == 2:  # per-constraint lists: the first constraint
+        y = y[:, 0]
+    return t, y
+
+
+def curve_stats(curves: Sequence[dict[str, Any]], metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and standard deviation over runs of ``metric`` on the common grid (the shortest run's)."""
+    series = [_series(c, metric) for c in curves if c and len(c.get("t", ())) > 0]
+    if not series:
+        return np.empty(0), np.empty(0), np.empty(0)
+    t = min((s[0] for s in series), key=len)
+    ys = np.vstack([np.interp(t, s[0], s[1]) for s in series])
+    return t, ys.mean(axis=0), ys.std(axis=0)
+
+
+def curve_figure(
+    runs: pd.DataFrame,
+    *,
+    metric: str = "regret",
+    panels: Sequence[tuple[str, str]] | None = None,
+    labels: Sequence[str] | None = None,
+    thresholds: bool = False,
+    log_x: bool = False,
+    title: str = "",
+) -> Figure:
+    """One axes per panel: ``metric`` against rounds, mean +- sd over runs per (method, value).
+
+    Parameters
+    ----------
+    runs : DataFrame
+        Columns ``panel``, ``sweep.value``, ``sweep.param``, ``label``, ``curve`` (dict).
+    metric : str
+        A key of :data:`CURVE_METRICS`.
+    panels : sequence of (name, title), optional
+    labels : sequence of str, optional
+        Methods to draw, in legend order.
+    thresholds : bool
+        Draw a dotted horizontal line at each swept ``tau`` (cost plots).
+    log_x : bool
+    title : str
+    """
+    ylabel, log_y = CURVE_METRICS[metric]
+    panels = list(panels) if panels else [(p, p) for p in dict.fromkeys(runs["panel"])]
+    panels = [p for p in panels if p[0] in set(runs["panel"])]
+    labels = [lbl for lbl in (labels or dict.fromkeys(runs["label"])) if lbl in set(runs["label"])]
+    n = max(1, len(panels))
+    fig = Figure(figsize=(4.6 * n, 3.8), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False)[0]
+    for ax, (pname, ptitle) in zip(axes, panels):
+        part = runs[runs["panel"] == pname]
+        values = list(dict.fromkeys(part["sweep.value"]))
+        param = str(part["sweep.param"].iloc[0]) if len(part) else ""
+        for vi, value in enumerate(values):
+            colour = _COLOURS[vi % len(_COLOURS)]
+            for li, label in enumerate(labels):
+                sel = part[(part["sweep.value"] == value) & (part["label"] == label)]
+                t, mean, sd = curve_stats(list(sel["curve"]), metric)
+                if t.size == 0:
+                    continue
+                ax.plot(t, mean, color=colour, linestyle=_STYLES[li % len(_STYLES)], lw=1.4,
+                        label=f"{label}, {param} = {value}")  # fmt: skip
+                ax.fill_between(t, mean - sd, mean + sd, color=colour, alpha=0.12, lw=0)
+            if thresholds and param == "tau":
+                ax.axhline(float(value), color=colour, linestyle=":", lw=1.0)
+        ax.set_title(ptitle, fontsize=10)
+        ax.set_xlabel("round t")
+        ax.set_ylabel(ylabel)
+        if log_x:
+            ax.set_xscale("log")
+        if log_y:
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
