@@ -1,0 +1,107 @@
+"""The regret loop and its tracker against brute-force per-round bookkeeping."""
+
+import numpy as np
+import pytest
+
+import safebandits as sb
+from safebandits.experiments.regret_loop import PlayedBlock, RegretTracker, log_grid, run_regret
+from safebandits.types import Decision
+
+
+class RandomPolicyLearner:
+    """Plays a random policy over the arms of a K-armed problem (test double, not registered)."""
+
+    setting = "expectation"
+
+    def __init__(self, k, rng):
+        self.k, self.rng, self.log = k, rng, []
+
+    def ask(self, context=None):
+        p = self.rng.dirichlet(np.ones(self.k))
+        arm = int(self.rng.choice(self.k, p=p))
+        return Decision(arm=arm, probs=p)
+
+    def tell(self, decision, observation):
+        self.log.append((decision.arm, decision.probs, observation))
+
+
+class ScaledRayLearner:
+    """Plays a random point on a random ray (per-round setting)."""
+
+    setting = "round"
+
+    def __init__(self, arms, rng):
+        self.arms, self.rng = arms, rng
+
+    def ask(self, context=None):
+        i = int(self.rng.integers(self.arms.shape[0]))
+        return Decision(arm=i, point=self.rng.uniform() * self.arms[i])
+
+    def tell(self, decision, observation):
+        pass
+
+
+def test_log_grid():
+    g = log_grid(10**6, 50)
+    assert g[0] == 1 and g[-1] == 10**6 and np.all(np.diff(g) > 0)
+    assert log_grid(7, 200).tolist() == [1, 2, 3, 4, 5, 6, 7]
+
+
+def test_policy_regret_and_violations_match_brute_force():
+    inst = sb.make_instance("stagewise/four-arm", tau=0.3, T=5000)
+    learner = RandomPolicyLearner(4, np.random.default_rng(1))
+    out = run_regret(learner, inst.environment(np.random.default_rng(2)), inst)
+    probs = np.array([p for _, p, _ in learner.log])
+    arms = np.array([a for a, _, _ in learner.log])
+    r, c = inst.arm_rewards, inst.arm_costs[:, 0]
+    assert out.rounds == 5000 and out.stopped
+    assert out.regret == pytest.approx(np.sum(inst.optimal_policy_value - probs @ r))
+    assert out.policy_regret == out.regret
+    assert out.action_regret == pytest.approx(np.sum(inst.optimal_value - r[arms]))
+    assert out.policy_violations == int(np.sum(probs @ c > 0.3 + 1e-9))
+    assert out.violations == int(np.sum(c[arms] > 0.3 + 1e-9))
+    assert out.reward == pytest.approx(r[arms].mean())
+    assert out.cost[0] == pytest.approx(c[arms].mean())
+    assert out.max_policy_cost[0] == pytest.approx((probs @ c).max())
+    tenth = 500
+    assert out.regret_tenth == pytest.approx(np.sum(inst.optimal_policy_value - probs[:tenth] @ r))
+    assert out.tail_reward == pytest.approx((probs[-500:] @ r).mean())
+    # Curves: cumulative regret at the grid points; window means of the policy cost.
+    t = np.array(out.curves["t"])
+    cum = np.cumsum(inst.optimal_policy_value - probs @ r)
+    np.testing.assert_allclose(out.curves["policy_regret"], cum[t - 1])
+    pc = probs @ c
+    starts = np.concatenate([[0], t[:-1]])
+    want = [pc[s:e].mean() for s, e in zip(starts, t)]
+    np.testing.assert_allclose(np.array(out.curves["policy_cost"])[:, 0], want)
+
+
+def test_per_round_regret_on_rays_and_budget():
+    inst = sb.make_instance("stagewise/cyclic", d=5, tau=0.5, T=9000)
+    rng = np.random.default_rng(4)
+    learner = ScaledRayLearner(inst.arms, np.random.default_rng(4))
+    # Replay the learner's draws to get the points it plays.
+    pts = []
+    for _ in range(6000):
+        i = int(rng.integers(inst.arms.shape[0]))
+        pts.append(rng.uniform() * inst.arms[i])
+    pts = np.array(pts)
+    out = run_regret(learner, inst.environment(np.random.default_rng(0)), inst, budget=6000)
+    assert out.rounds == 6000 and not out.stopped
+    assert out.regret == pytest.approx(np.sum(inst.optimal_value - pts @ inst.reward_param))
+    assert out.violations == int(np.sum(pts @ inst.cost_params[0] > 0.5 + 1e-9))
+
+
+def test_tracker_blocks_split_anywhere():
+    inst = sb.make_instance("stagewise/cyclic", d=3, tau=0.5, T=1000)
+    rng = np.random.default_rng(0)
+    pts = rng.uniform(size=(1000, 1)) * inst.arms[rng.integers(3, size=1000)]
+    one = RegretTracker(inst, 1000)
+    one.update(PlayedBlock(pts))
+    many = RegretTracker(inst, 1000)
+    for chunk in np.array_split(pts, [1, 7, 300, 301, 999]):
+        many.update(PlayedBlock(chunk))
+    for key in ("regret", "policy_regret", "violations", "regret_tenth", "tail_reward"):
+        assert many.totals[key] == pytest.approx(one.totals[key])
+    np.testing.assert_allclose(np.array(many.curves["cost"]), np.array(one.curves["cost"]))
+    np.testing.assert_allclose(many.curves["regret"], one.curves["regret"])

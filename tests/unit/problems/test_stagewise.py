@@ -1,0 +1,141 @@
+"""Stage-wise constrained instances: oracle values (the digest's table), feedback, validation."""
+
+import numpy as np
+import pytest
+
+import safebandits as sb
+from safebandits.exceptions import ConfigError, InfeasibleInstanceError
+from safebandits.problems.noise import BernoulliNoise, make_noise
+from safebandits.problems.stagewise import StagewiseInstance, policy_mean_points, solve_policy_lp
+from safebandits.types import Decision
+
+# (d, tau) -> optimal value and its cost, spec stagewise.md section 4 (E1, code instance).
+E1_TABLE = {
+    (3, 0.2): (0.400, 0.2),
+    (3, 0.5): (0.800, 0.4),
+    (3, 0.8): (0.800, 0.4),
+    (5, 0.2): (0.3333, 0.2),
+    (5, 0.5): (0.8333, 0.5),
+    (5, 0.8): (0.8333, 0.5),
+    (10, 0.2): (0.3063, 0.2),
+    (10, 0.5): (0.7656, 0.5),
+    (10, 0.8): (0.8596, 0.5614),
+}
+
+
+@pytest.mark.parametrize(("d", "tau"), sorted(E1_TABLE))
+def test_cyclic_optimum_matches_digest_table(d, tau):
+    inst = sb.make_instance("stagewise/cyclic", d=d, tau=tau)
+    value, cost = E1_TABLE[(d, tau)]
+    assert inst.optimal_value == pytest.approx(value, abs=5e-4)
+    assert inst.optimal_cost[0] == pytest.approx(cost, abs=5e-4)
+    # Mixing along rays from x0 = 0 is linear: the best policy is no better than the best action.
+    assert inst.optimal_policy_value == pytest.approx(inst.optimal_value, abs=1e-7)
+
+
+def test_cyclic_arm_values_match_digest():
+    inst = sb.make_instance("stagewise/cyclic", d=10, tau=0.5)
+    np.testing.assert_allclose(
+        inst.arm_rewards, [0.421, 0.579, 0.702, 0.789, 0.842, 0.860, 0.842, 0.789, 0.702, 0.579], atol=1e-3
+    )
+    np.testing.assert_allclose(
+        inst.arm_costs[:, 0], [1, 0.842, 0.719, 0.632, 0.579, 0.561, 0.579, 0.632, 0.719, 0.842], atol=1e-3
+    )
+
+
+def test_literal_cyclic_variant():
+    inst = sb.make_instance("stagewise/cyclic", d=10, tau=0.8, variant="literal")
+    assert inst.optimal_value == pytest.approx(1.0)
+    assert inst.optimal_cost[0] == pytest.approx(0.421, abs=1e-3)
+    inst = sb.make_instance("stagewise/cyclic", d=10, tau=0.2, variant="literal")
+    assert inst.optimal_value == pytest.approx(0.475, abs=1e-3)
+
+
+@pytest.mark.parametrize("tau", [0.2, 0.5, 0.6, 0.8])
+def test_four_arm_optimum_is_arm_four(tau):
+    inst = sb.make_instance("stagewise/four-arm", tau=tau)
+    assert inst.optimal_value == pytest.approx(0.7)
+    assert inst.optimal_policy_value == pytest.approx(0.7)
+    assert inst.optimal_policy_cost[0] == pytest.approx(0.2)
+    assert inst.safe_arm == 0
+
+
+def test_policy_lp_against_enumeration():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        k = 6
+        r, c = rng.uniform(size=k), rng.uniform(size=(k, 1))
+        c[0] = 0.0
+        tau = np.array([rng.uniform(0.05, 0.9)])
+        value, pi = solve_policy_lp(r, c, tau)
+        assert pi @ c[:, 0] <= tau[0] + 1e-9
+        best = max(r[i] for i in range(k) if c[i, 0] <= tau[0])
+        for i in range(k):
+            for j in range(k):
+                if c[i, 0] <= tau[0] < c[j, 0]:
+                    w = (tau[0] - c[i, 0]) / (c[j, 0] - c[i, 0])
+                    best = max(best, (1 - w) * r[i] + w * r[j])
+        assert value == pytest.approx(best, abs=1e-7)
+
+
+def test_random_instances_are_valid_and_reproducible():
+    a = sb.make_instance("stagewise/ball", np.random.default_rng(7), d=5)
+    b = sb.make_instance("stagewise/ball", np.random.default_rng(7), d=5)
+    np.testing.assert_array_equal(a.arms, b.arms)
+    assert a.arms.shape == (100, 5)
+    assert 0 < a.threshold[0] < 1
+    m = sb.make_instance("stagewise/random-mab", np.random.default_rng(1), K=20, tau=0.2)
+    assert m.arms.shape == (20, 20) and m.safe_reward == 0 and m.safe_cost[0] == 0
+    lin = sb.make_instance("stagewise/random-linear", np.random.default_rng(2), n_constraints=3)
+    assert lin.n_constraints == 3 and np.all(lin.safe_cost < lin.threshold)
+
+
+def test_environment_means_and_stream():
+    inst = sb.make_instance("stagewise/cyclic", d=5, tau=0.5, sigma=0.1)
+    env = inst.environment(np.random.default_rng(0))
+    x = 0.5 * inst.arms[2]
+    obs = np.array([[o.reward, *o.constraints] for o in (env.play(Decision(point=x)) for _ in range(4000))])
+    np.testing.assert_allclose(obs.mean(axis=0), [x @ inst.reward_param, x @ inst.cost_params[0]], atol=0.01)
+    # The ask / tell path and take_variates read the same stream.
+    e1, e2 = inst.environment(np.random.default_rng(9)), inst.environment(np.random.default_rng(9))
+    ys = [e1.play(Decision(arm=1)).reward for _ in range(5000)]
+    z = e2.take_variates(5000)
+    np.testing.assert_allclose(ys, inst.arm_rewards[1] + 0.1 * z[:, 0])
+
+
+def test_bernoulli_environment():
+    inst = sb.make_instance("stagewise/four-arm", tau=0.5)
+    env = inst.environment(np.random.default_rng(0))
+    obs = np.array([[o.reward, o.constraints[0]] for o in (env.play(Decision(arm=3)) for _ in range(20000))])
+    assert set(np.unique(obs)) <= {0.0, 1.0}
+    np.testing.assert_allclose(obs.mean(axis=0), [0.7, 0.2], atol=0.015)
+    with pytest.raises(ConfigError, match="Bernoulli"):
+        BernoulliNoise().check_means(np.array([1.5]))
+
+
+def test_policy_mean_points_puts_remaining_mass_on_x0():
+    arms = np.eye(3)
+    x0 = np.array([0.5, 0.0, 0.0])
+    m = policy_mean_points(np.array([[0.0, 0.25, 0.25]]), arms, x0, None)
+    np.testing.assert_allclose(m[0], [0.25, 0.25, 0.25])
+
+
+def test_validation():
+    kw = dict(
+        arms=np.eye(2), safe_action=np.zeros(2), reward_param=np.ones(2) / 2, cost_params=np.ones((1, 2)) / 2,
+        threshold=np.array([0.5]), noise=make_noise("gaussian", 0.1),
+    )  # fmt: skip
+    StagewiseInstance(**kw)
+    with pytest.raises(InfeasibleInstanceError, match="safe action"):
+        StagewiseInstance(**{**kw, "safe_action": np.ones(2)})
+    with pytest.raises(ConfigError, match="action_set"):
+        StagewiseInstance(**{**kw, "action_set": "ball"})
+    with pytest.raises(ConfigError, match="reward_param"):
+        StagewiseInstance(**{**kw, "reward_param": np.ones(3)})
+    with pytest.raises(ConfigError, match="arms"):
+        StagewiseInstance(**{**kw, "arms": np.array([[np.nan, 0.0]])})
+    with pytest.raises(ConfigError):
+        sb.make_instance("stagewise/cyclic", d=5, tau=-0.1)
+    env = StagewiseInstance(**kw).environment(np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="point"):
+        env.play(Decision(point=np.ones(3)))
