@@ -69,7 +69,7 @@ def main() -> None:
         print(f"{'experiment':<28}{'scale':<8}{'runs':>8}{'wall [s]':>12}")
         for name, scale, wall, n in rows:
             print(f"{name:<28}{scale:<8}{n:>8}{wall:>12.1f}")
-    for script in ("bench_acol.py", "bench_design.py"):
+    for script in ("bench_acol.py", "bench_design.py", "bench_stagewise.py"):
         if (HERE / script).exists():
             print()
             subprocess.run([PY, str(HERE / script)], check=True)
