@@ -201,6 +201,11 @@ def _run_regret_task(
     )
     if out.info:
         traces["learner"] = _json_safe(out.info)
+        # Scalar diagnostics also become columns (``diag.<name>``) for claims and tables.
+        for name, value in out.info.items():
+            value = _json_safe(value)
+            if isinstance(value, (bool, int, float, str)) or value is None:
+                record[f"diag.{name}"] = value
     describe = getattr(instance, "describe", None)
     if describe is not None:
         traces["instance"] = _json_safe(describe())

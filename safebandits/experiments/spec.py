@@ -167,6 +167,10 @@ class ExperimentSpec:
         Config values given to every algorithm whose config has that field (e.g. ``delta``).
     plugins : tuple of str, default=()
         Modules imported by worker processes before running (learners registered outside the package).
+    curves : tuple of str, default=("regret", "cost", "reward")
+        Figures of a ``"regret-curves"`` experiment, among ``"regret"`` (cumulative, in each method's own
+        setting), ``"per_step_regret"`` (R(t)/t), ``"cost"`` (expected cost of the played policy, with the
+        thresholds) and ``"reward"`` (running mean).
     horizon : dict of str to int, default={}
         Per-scale horizon of regret experiments: the instance parameter ``T`` of every panel at that
         scale, unless the panel fixes ``T`` itself (``--set T=...``).
@@ -185,9 +189,13 @@ class ExperimentSpec:
     algorithm_defaults: dict[str, Any] = field(default_factory=dict)
     plugins: tuple[str, ...] = ()
     horizon: dict[str, int] = field(default_factory=dict)
+    curves: tuple[str, ...] = ("regret", "cost", "reward")
 
     def __post_init__(self) -> None:
         owner = f"ExperimentSpec {self.name!r}"
+        bad = set(self.curves) - {"regret", "per_step_regret", "cost", "reward"}
+        if bad:
+            raise _fail("curves", owner, "among 'regret', 'per_step_regret', 'cost', 'reward'", self.curves)
         for scale, n in self.horizon.items():
             if scale not in SCALES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise _fail("horizon", owner, f"a dict from {SCALES} to positive integers", self.horizon)

@@ -25,6 +25,8 @@ CURVE_METRICS = {
     "cost": ("mean cost since last grid point", False),
     "policy_cost": ("expected cost of the policy", False),
     "reward": ("mean reward so far", False),
+    "per_step_regret": ("per-step regret R(t)/t", False),
+    "per_step_policy_regret": ("per-step regret R(t)/t (policy)", False),
 }
 _COLOURS = ("#000000", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 _STYLES = ("-", "--", ":", "-.")
@@ -32,6 +34,8 @@ _STYLES = ("-", "--", ":", "-.")
 
 def _series(curve: dict[str, Any], metric: str) -> tuple[np.ndarray, np.ndarray]:
     t = np.asarray(curve["t"], dtype=float)
+    if metric.startswith("per_step_"):
+        return t, np.asarray(curve[metric.removeprefix("per_step_")], dtype=float) / t
     y = np.asarray(curve[metric], dtype=float)
     if y.ndim == 2:  # per-constraint lists: the first constraint
         y = y[:, 0]

@@ -22,7 +22,23 @@ from safebandits.experiments.store import ResultsStore, latest_runs, summary_tab
 from safebandits.plotting.curves import curve_figure
 from safebandits.plotting.figures import bar_figure, sweep_figure
 
-__all__ = ["write_report"]
+__all__ = ["EXTRA_FIGURES", "register_report_figure", "write_report"]
+
+#: Extra figures of an experiment: name -> functions ``f(spec, runs, traces, out_dir, slug) -> [file names]``
+#: where ``runs`` is the experiment's runs table at one scale and ``traces`` the store's
+#: ``{(pk, trace name): value}``. Registered with :func:`register_report_figure`.
+EXTRA_FIGURES: dict[str, list[Any]] = {}
+
+
+def register_report_figure(experiment: str) -> Any:
+    """Decorator: add a figure function to the report section of ``experiment``."""
+
+    def deco(fn: Any) -> Any:
+        EXTRA_FIGURES.setdefault(experiment, []).append(fn)
+        return fn
+
+    return deco
+
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1400px; color: #222; }
@@ -99,11 +115,14 @@ def _curve_figures(
     panels = [(p.name, p.title or p.name) for p in spec.panels]
     labels = list(spec.figure_labels) or spec.labels
     files = []
-    for metric, suffix, kwargs in (
-        ("regret", "regret", {}),
-        ("policy_cost", "cost", {"thresholds": True, "log_x": True}),
-        ("reward", "reward", {"log_x": True}),
-    ):
+    kinds = {
+        "regret": ("regret", {}),
+        "per_step_regret": ("per_step_regret", {"log_x": True}),
+        "cost": ("policy_cost", {"thresholds": True, "log_x": True}),
+        "reward": ("reward", {"log_x": True}),
+    }
+    for suffix in spec.curves:
+        metric, kwargs = kinds[suffix]
         fig = curve_figure(
             ok, metric=metric, panels=panels, labels=labels, title=f"{spec.title} — {suffix}", **kwargs
         )
@@ -201,7 +220,8 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
     results_dir = Path(results_dir)
     with ResultsStore(results_dir, mode="r") as store:
         df = latest_runs(store.to_frame())
-        curves = {pk: v for (pk, _), v in store.traces("curve").items()}
+        all_traces = store.traces()
+    curves = {pk: v for (pk, name), v in all_traces.items() if name == "curve"}
     out = results_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
     specs = list_experiments()
@@ -219,6 +239,8 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
             files = _curve_figures(spec, group, curves, slug, out) if not ok.empty else []
         else:
             files = _figures(spec, summary, slug, out) if not ok.empty else []
+        for fn in EXTRA_FIGURES.get(experiment, []) if not ok.empty else []:
+            files.extend(fn(spec, group, all_traces, out, slug))
         claims = [
             {"experiment": experiment, "scale": scale, **c}
             for c in (check_claims(group, spec.claims) if spec and spec.claims else [])
