@@ -7,6 +7,7 @@ one entry to ``PROBLEMS``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pytest
@@ -14,12 +15,24 @@ import pytest
 from safebandits.algorithms import list_algorithms
 from safebandits.algorithms.base import config_from_dict, config_to_dict
 from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.experiments.regret_loop import run_regret
 from safebandits.experiments.simulate import run
-from safebandits.problems import make_instance
+from safebandits.problems import list_instances, make_instance
 from safebandits.problems.linear import CBAIInfo
 
 ENTRIES = list_algorithms()
 BUDGET = 20_000
+REGRET_ROUNDS = 600
+
+#: Small problems a regret learner may accept, tried in order (the first whose info it accepts and
+#: on which it plays a few rounds is its contract problem).
+REGRET_CANDIDATES = (
+    ("stagewise/four-arm", {"tau": 0.5}),
+    ("stagewise/cyclic", {"d": 3, "tau": 0.5}),
+    ("stagewise/finite-class", {}),
+    ("safelucb/karm", {}),
+    ("safelucb/2d-convex", {}),
+)
 
 
 def cbai_problem(seed: int = 0, sigma: float = 0.05):
@@ -29,7 +42,35 @@ def cbai_problem(seed: int = 0, sigma: float = 0.05):
 PROBLEMS = {CBAIInfo: cbai_problem}
 
 
+def _regret_instance(name, params, noisy=False):
+    entry = list_instances()[name]
+    params = {**params, "T": REGRET_ROUNDS}
+    if noisy and "sigma" in entry.parameters:
+        params["sigma"] = 1.0
+    return make_instance(name, np.random.default_rng(11) if entry.random else None, **params)
+
+
+@functools.cache
+def regret_problem_name(name):
+    """The first candidate problem on which the regret learner ``name`` runs."""
+    entry = ENTRIES[name]
+    for inst_name, params in REGRET_CANDIDATES:
+        if inst_name not in list_instances():
+            continue
+        try:
+            inst = _regret_instance(inst_name, params)
+            learner = entry.cls(entry.config(), inst.public_info(), np.random.default_rng(0))
+            run_regret(learner, inst.environment(np.random.default_rng(0)), inst, budget=5, compiled=False)
+        except (ConfigError, TypeError, AttributeError, ValueError):
+            continue
+        return inst_name, tuple(sorted(params.items()))
+    raise AssertionError(f"No contract problem accepts the regret learner {name!r}.")
+
+
 def problem_for(entry, seed=0, noisy=False):
+    if entry.task == "regret":
+        inst_name, params = regret_problem_name(entry.name)
+        return _regret_instance(inst_name, dict(params), noisy=noisy)
     return cbai_problem(seed, sigma=1.0 if noisy else 0.05)
 
 
@@ -68,12 +109,17 @@ def test_decisions_stay_in_action_set(name):
         if getattr(learner, "done", False):
             break
         d = learner.ask()
-        if d.counts is not None:
+        if d.point is not None:
+            assert d.point.shape == (inst.dim,) and np.all(np.isfinite(d.point))
+        elif d.counts is not None:
             assert d.counts.shape == (inst.n_arms,) and np.all(d.counts >= 0) and d.counts.sum() > 0
         else:
             assert 0 <= d.arm < inst.n_arms
-        if d.probs is not None:
-            assert np.isclose(d.probs.sum(), 1.0) and np.all(d.probs >= 0)
+        if d.probs is not None:  # (regret learners: mass 1 - sum on x0 when x0 is not an arm)
+            total = d.probs.sum()
+            assert np.all(d.probs >= -1e-12) and (total <= 1 + 1e-9)
+            if ENTRIES[name].task != "regret" or getattr(inst, "safe_arm", None) is not None:
+                assert np.isclose(total, 1.0)
         learner.tell(d, env.play(d))
 
 
@@ -83,9 +129,26 @@ def test_same_key_same_trajectory(name, compiled):
     outs = []
     for _ in range(2):
         inst, learner, env = build(name, env_seed=3, learner_seed=4)
-        outs.append(run(learner, env, inst, budget=BUDGET, compiled=compiled))
-    assert outs[0].samples == outs[1].samples
-    assert outs[0].recommended == outs[1].recommended
+        if ENTRIES[name].task == "regret":
+            outs.append(run_regret(learner, env, inst, compiled=compiled))
+        else:
+            outs.append(run(learner, env, inst, budget=BUDGET, compiled=compiled))
+    if ENTRIES[name].task == "regret":
+        assert outs[0].regret == outs[1].regret and outs[0].rounds == outs[1].rounds == REGRET_ROUNDS
+        assert outs[0].curves == outs[1].curves
+    else:
+        assert outs[0].samples == outs[1].samples
+        assert outs[0].recommended == outs[1].recommended
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if ENTRIES[n].task == "regret"])
+def test_compiled_and_ask_tell_agree(name):
+    outs = []
+    for compiled in (True, False):
+        inst, learner, env = build(name, env_seed=3, learner_seed=4)
+        outs.append(run_regret(learner, env, inst, compiled=compiled))
+    assert outs[0].regret == pytest.approx(outs[1].regret, rel=1e-9, abs=1e-9)
+    assert outs[0].violations == outs[1].violations
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -94,7 +157,13 @@ def test_different_keys_differ(name):
     samples = set()
     for seed in range(6):
         inst, learner, env = build(name, env_seed=seed, learner_seed=seed, noisy=True)
-        samples.add(run(learner, env, inst, budget=BUDGET).samples)
+        if ENTRIES[name].task == "regret":
+            # Played actions (not only the policy's pseudo-regret): a randomised policy whose sets barely
+            # move in a short horizon (theory radii) is the same for every key, its draws are not.
+            out = run_regret(learner, env, inst)
+            samples.add((out.regret, out.action_regret))
+        else:
+            samples.add(run(learner, env, inst, budget=BUDGET).samples)
     assert len(samples) > 1 or BUDGET in samples
 
 
@@ -102,6 +171,11 @@ def test_different_keys_differ(name):
 @pytest.mark.parametrize("budget", [1, 17, 500])
 def test_budget_honoured(name, budget):
     inst, learner, env = build(name)
+    if ENTRIES[name].task == "regret":
+        out = run_regret(learner, env, inst, budget=budget)
+        assert out.rounds == min(budget, REGRET_ROUNDS) and out.stopped == (budget >= REGRET_ROUNDS)
+        assert env.n_samples == out.rounds
+        return
     out = run(learner, env, inst, budget=budget)
     assert out.samples <= budget
     assert env.n_samples == out.samples

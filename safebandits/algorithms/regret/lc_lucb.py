@@ -1,0 +1,540 @@
+"""LC-LUCB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 1) and the machinery it shares with Safe-LTS.
+
+Per round (spec ``stagewise.md`` Sec. 2.2): with the estimators of
+:mod:`safebandits.estimators.stagewise`,
+
+* pessimistic feasible set ``A~f_t = {x in A_t : V~c_i(x) <= tau_i for all i}`` (eqs. 6-7, 23);
+* play ``X_t = argmax_{x in A~f_t} V~r(x)`` (eqs. 8-9).
+
+For a finite star-convex set ``A_t = union_i [x0, x_i]`` (Def. 13, ``action_set="star"``) the pessimistic
+cost is affine along each ray, so the largest feasible point of ray ``i`` is ``x0 + a_i (x_i - x0)`` with
+``a_i = min(1, min_j (tau_j - c0_j) / (V~c_j(x_i) - c0_j))`` over the constraints with ``V~c_j(x_i) >
+tau_j`` (Lemma 14 in closed form); ``V~r`` is convex, so its maximum over the feasible part of the ray
+is at ``x0`` or at that point, and ``X_t`` is the best of ``x0`` and the scaled vertices. For a finite
+point set (``"points"``) the candidates are ``x0`` and the vertices with ``V~c <= tau``; the K-armed
+``"simplex"`` is rejected (Remark 7: the per-round setting is unsolvable there).
+
+Radii (``radii``): ``"theory"`` -- Thm. 10 widths with ``alpha_c = 1`` and
+``alpha_r = 1 + 2 (1 - r0) / min_i (tau_i - c0_i)`` (Thm. 19, 24); ``"code"`` -- the authors' code
+(spec 2.8): log-det radius with ``R = 2``, ``delta_t = 1 / (1 + t)``, the reward's noise part times
+``1 / min(1, tau)``, ``S`` as told, ``alpha_r = alpha_c = 1``. ``alpha_r`` / ``alpha_c`` override either.
+
+Unknown ``r0`` / ``c0`` (``info.safe_reward`` or ``info.safe_cost`` is ``None``; Remark 12, App. F.1):
+the learner first plays ``x0`` under :class:`~safebandits.algorithms.regret.warm_start.SafeValueWarmStart`
+(Algorithm 5), feeding every observation to its estimators; costs are then estimated in all ``d``
+directions (full estimator), ``alpha_c = 1``, ``alpha_r = 1 + 6 Delta_r_hat / Delta_c_hat``; ``x0``
+stays a candidate even when it is not pessimistically feasible.
+
+The per-round work is two compiled kernels (:func:`select_action`,
+:func:`~safebandits.estimators.stagewise.stagewise_update`); :meth:`StagewiseLinearLearner.simulate`
+runs them in one compiled loop (:func:`run_rounds`) with the same trajectory as ask / tell.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, ClassVar, Literal
+
+import numba
+import numpy as np
+
+from safebandits._numba import bind_kernel
+from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
+from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
+from safebandits.estimators.stagewise import (
+    E_C0,
+    E_IP,
+    E_SINV,
+    E_TAU,
+    E_THETA,
+    F_ALPHA_C,
+    F_ALPHA_R,
+    I_FULL,
+    I_X0_ZERO,
+    T_LIN,
+    T_QC,
+    T_RX,
+    T_S0X,
+    T_SXX,
+    StagewiseEstimator,
+    confidence_radii,
+    ray_scale,
+    stagewise_update_table,
+)
+from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.experiments.regret_loop import PlayedBlock
+from safebandits.problems.noise import observe_code
+from safebandits.types import Decision, FloatArray, Observation
+
+__all__ = [
+    "LCLUCB",
+    "LCLUCBConfig",
+    "StagewiseLinearLearner",
+    "run_rounds",
+    "select_action",
+    "ts_sample",
+]
+
+#: Learner random numbers (Thompson normals, policy uniforms) drawn per refill.
+RNG_BLOCK = 1024
+
+
+def check_common(cfg: Any) -> None:
+    """Validate the fields every stage-wise linear learner config shares."""
+    owner = type(cfg).__name__
+    check_interval(cfg.delta, "delta", low=0.0, high=1.0, owner=owner)
+    check_positive(cfg.reg, "reg", owner=owner)
+    check_choice(cfg.radii, "radii", ("theory", "code"), owner=owner)
+    if cfg.alpha_r is not None:
+        check_positive(cfg.alpha_r, "alpha_r", owner=owner)
+    if cfg.alpha_c is not None:
+        check_positive(cfg.alpha_c, "alpha_c", owner=owner)
+    check_int(cfg.refresh_every, "refresh_every", low=0, owner=owner)
+    check_choice(cfg.safe_value_ucb, "safe_value_ucb", ("ucb", "known"), owner=owner)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class LCLUCBConfig(LearnerConfig):
+    """Configuration of :class:`LCLUCB`.
+
+    Parameters
+    ----------
+    delta : float in (0, 1), default 0.05
+        Error probability (theory radii: ``delta / (1 + m)`` per confidence set; the warm start, if any,
+        uses ``delta`` too).
+    reg : float > 0, default 1.0
+        Ridge regulariser ``lambda`` (the paper's value; the authors' code uses 0.1).
+    radii : {"theory", "code"}, default "theory"
+        See the module docstring.
+    alpha_r, alpha_c : float > 0 or None, default None
+        Radius scalings of eq. (5); ``None``: from ``radii`` (and the warm start).
+    refresh_every : int >= 0, default 1000
+        Exact Cholesky recompute of the inverses every this many rounds (0: never).
+    safe_value_ucb : {"ucb", "known"}, default "ucb"
+        Value of the candidate ``x0``: its generic UCB ``V~r(x0)`` (spec 2.2) or the known ``r0``
+        (``r0_hat`` after a warm start).
+    """
+
+    delta: float = 0.05
+    reg: float = 1.0
+    radii: Literal["theory", "code"] = "theory"
+    alpha_r: float | None = None
+    alpha_c: float | None = None
+    refresh_every: int = 1000
+    safe_value_ucb: Literal["ucb", "known"] = "ucb"
+
+    def __post_init__(self) -> None:
+        check_common(self)
+
+
+# --------------------------------------------------------------------------------------------------
+# compiled kernels
+# --------------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def ts_sample(est, eta, scale, low, out):
+    """``out = theta_hat + scale * kr * L eta`` with ``L L^T = Sigma^{-1}`` (in-place Cholesky in ``low``)
+    and ``kr = alpha_r beta_r``: a draw of ``N(theta_hat, scale^2 kr^2 Sigma^{-1})``."""
+    sinv, theta = est[E_SINV], est[E_THETA]
+    d = theta.shape[0]
+    for j in range(d):
+        s = sinv[j, j]
+        for k in range(j):
+            s -= low[j, k] * low[j, k]
+        if s <= 0.0:
+            for i in range(j, d):
+                low[i, j] = 0.0
+            continue
+        ljj = math.sqrt(s)
+        low[j, j] = ljj
+        for i in range(j + 1, d):
+            s2 = sinv[i, j]
+            for k in range(j):
+                s2 -= low[i, k] * low[j, k]
+            low[i, j] = s2 / ljj
+    kr, _ = confidence_radii(est)
+    f = scale * kr
+    for i in range(d):
+        s = 0.0
+        for k in range(i + 1):
+            s += low[i, k] * eta[k]
+        out[i] = theta[i] + f * s
+
+
+@numba.njit(cache=True)
+def select_action(est, tbl, star, safe_row, safe_value, theta_ts, use_ts, out_point):
+    """Algorithm 1's choice (``use_ts`` False) or Safe-LTS's (True: index ``<x, theta_ts>``), ``O(n m)``
+    from the vertex table ``tbl`` (row 0 ``x0``, row ``i + 1`` vertex ``i``; see
+    :func:`~safebandits.estimators.stagewise.vertex_table`).
+
+    Candidates: ``x0`` (value ``safe_value`` unless NaN, else ``V~r(x0)`` / ``<x0, theta_ts>``) and, per
+    vertex ``i != safe_row``, the scaled vertex ``x0 + a_i (x_i - x0)`` (``star``) or the vertex itself if
+    pessimistically feasible (points). Ties keep the earlier candidate (``x0`` first). Writes the action
+    into ``out_point`` and returns the vertex index (-1 for ``x0``).
+    """
+    c0, tau, ip = est[E_C0], est[E_TAU], est[E_IP]
+    vx, tab = tbl[0], tbl[4]
+    d = vx.shape[1]
+    kr, kc = confidence_radii(est)
+    affine = ip[I_FULL] == 0 or ip[I_X0_ZERO] == 1
+    s00, r0x = tab[0, T_SXX], tab[0, T_RX]
+    l0 = tab[0, T_LIN:]
+    t0 = 0.0
+    if use_ts:
+        for k in range(d):
+            t0 += vx[0, k] * theta_ts[k]
+    if not math.isnan(safe_value):
+        best_val = safe_value
+    elif use_ts:
+        best_val = t0
+    else:
+        best_val = r0x + kr * math.sqrt(max(s00, 0.0))
+    best = 0
+    best_a = 0.0
+    for r in range(1, vx.shape[0]):
+        if r - 1 == safe_row:
+            continue
+        sxx, s0x = tab[r, T_SXX], tab[r, T_S0X]
+        a = ray_scale(affine, tab[r, T_LIN:], tab[r, T_QC], kc, c0, tau, l0, s00, s0x, sxx)
+        if star:
+            if a <= 0.0:
+                continue
+        elif a < 1.0:
+            continue
+        if use_ts:
+            tx = 0.0
+            for k in range(d):
+                tx += vx[r, k] * theta_ts[k]
+            val = t0 + a * (tx - t0)
+        else:
+            q = (1.0 - a) * (1.0 - a) * s00 + 2.0 * a * (1.0 - a) * s0x + a * a * sxx
+            val = r0x + a * (tab[r, T_RX] - r0x) + kr * math.sqrt(max(q, 0.0))
+        if val > best_val:
+            best_val = val
+            best = r
+            best_a = a
+    if best == 0 or best_a == 1.0:
+        for k in range(d):
+            out_point[k] = vx[best, k]
+    else:
+        for k in range(d):
+            out_point[k] = vx[0, k] + best_a * (vx[best, k] - vx[0, k])
+    return best - 1
+
+
+@numba.njit(cache=True)
+def run_rounds(
+    est, tbl, star, safe_row, safe_value, theta_ts, use_ts, ts_scale, normals, counters, low, costs, params,
+    noise_code, sigma, variates, points, start, stop,
+):  # fmt: skip
+    """Select -> observe -> update for variate rows ``start .. stop-1`` (LC-LUCB and Safe-LTS).
+
+    The observation of the played point ``x`` with standard variates ``z`` is
+    ``observe_code(noise_code, sigma, (x @ params)[k], z[k])`` (column 0 reward, then the costs), as
+    :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes it. Safe-LTS reads one
+    row of ``normals`` per round (``counters[0]``); the loop stops early when they run out. Returns the
+    first unused row.
+    """
+    m = costs.shape[0]
+    j = start
+    while j < stop:
+        if use_ts:
+            if counters[0] >= normals.shape[0]:
+                break
+            ts_sample(est, normals[counters[0]], ts_scale, low, theta_ts)
+            counters[0] += 1
+        select_action(est, tbl, star, safe_row, safe_value, theta_ts, use_ts, points[j])
+        means = np.dot(points[j], params)
+        reward = observe_code(noise_code, sigma, means[0], variates[j, 0])
+        for k in range(m):
+            costs[k] = observe_code(noise_code, sigma, means[1 + k], variates[j, 1 + k])
+        stagewise_update_table(est, tbl, points[j], reward, costs)
+        j += 1
+    return j
+
+
+# --------------------------------------------------------------------------------------------------
+# shared learner machinery
+# --------------------------------------------------------------------------------------------------
+def check_stagewise_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray, FloatArray, int]:
+    """``(arms, x0, tau, safe_row)`` of a :class:`~safebandits.problems.stagewise.StagewiseInfo`."""
+    arms = check_array(getattr(info, "arms", None), "info.arms", ndim=2, min_rows=1, owner=owner)
+    d = arms.shape[1]
+    x0 = check_array(getattr(info, "safe_action", None), "info.safe_action", shape=(d,), owner=owner)
+    tau = check_array(np.atleast_1d(getattr(info, "threshold", None)), "info.threshold", ndim=1, owner=owner)
+    check_choice(
+        getattr(info, "action_set", None), "info.action_set", ("star", "points", "simplex"), owner=owner
+    )
+    safe_arm = getattr(info, "safe_arm", None)
+    safe_row = -1 if safe_arm is None else check_int(safe_arm, "info.safe_arm", low=0, high=arms.shape[0] - 1)
+    if info.safe_cost is not None:
+        c0 = check_array(np.atleast_1d(info.safe_cost), "info.safe_cost", shape=tau.shape, owner=owner)
+        if np.any(c0 >= tau):
+            raise ConfigError(f"{owner} needs c0 < tau for the safe action (Assumption 5). Got c0 = {c0}.")
+    if safe_row >= 0:
+        x0 = arms[safe_row].copy()  # the row the environment plays for x0
+    return arms, x0, tau, safe_row
+
+
+class StagewiseLinearLearner(BaseLearner):
+    """Base of LC-LUCB, Safe-LTS and OPLB: estimators, radii, warm start, ask / tell plumbing.
+
+    Subclasses set ``use_ts`` (Thompson index) or ``setting = "expectation"`` (OPLB, which overrides
+    ``_ask`` and :meth:`simulate`).
+    """
+
+    setting: ClassVar[str] = "round"
+    use_ts: ClassVar[bool] = False
+
+    def __init__(self, config: Any, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        owner = type(self).__name__
+        arms, x0, tau, safe_row = check_stagewise_info(info, owner)
+        if self.setting == "round" and info.action_set == "simplex":
+            raise ConfigError(
+                f"{owner} needs a star-convex or finite linear action set, not the K-armed simplex: with "
+                "per-round constraints pulling x0 reveals nothing about the other arms (Remark 7), so the "
+                "learner would play x0 forever. Use OPB or OPLB (in-expectation constraints)."
+            )
+        self._arms, self._x0, self._tau, self._safe_row = arms, x0, tau, safe_row
+        self._star = info.action_set == "star"
+        d = arms.shape[1]
+        m = tau.shape[0]
+        c = config
+        self._known = info.safe_reward is not None and info.safe_cost is not None
+        self._r0 = float(info.safe_reward) if info.safe_reward is not None else math.nan
+        code = c.radii == "code"
+        self.estimator = StagewiseEstimator(
+            x0, tau, None if info.safe_cost is None else np.atleast_1d(info.safe_cost),
+            reg=c.reg, delta=c.delta, noise_bound=info.noise_bound, param_norm_bound=info.param_norm_bound,
+            arm_norm_bound=info.arm_norm_bound, radii=c.radii,
+            reward_scale=1.0 / min(1.0, float(tau.min())) if code else 1.0, refresh_every=c.refresh_every,
+        )  # fmt: skip
+        self.warm_start: SafeValueWarmStart | None = None
+        self._x0_only = False
+        if self._known:
+            self._set_alphas(1.0 - self._r0, float(np.min(tau - np.atleast_1d(info.safe_cost))), 2.0)
+        else:
+            self.warm_start = SafeValueWarmStart(
+                info, c.delta, int(info.horizon), noise_bound=info.noise_bound
+            )
+        est = self.estimator
+        self._tbl = est.make_table(arms)  # vertex table of the fixed arms, kept current by every update
+        self._point = np.zeros(d)
+        self._theta_ts = np.zeros(d)
+        self._low = np.zeros((d, d))
+        self._costs = np.zeros(m)
+        self._normals = np.zeros((RNG_BLOCK, d) if self.use_ts else (0, d))
+        self._uniforms = np.zeros(RNG_BLOCK)
+        self._counters = np.array([RNG_BLOCK, RNG_BLOCK], dtype=np.int64)  # normals, uniforms positions
+        self._drawn = np.zeros(2, dtype=np.int64)  # taken by the pending ask (given back by cancel)
+        self._ts_scale = 0.0
+        self._round_arms: FloatArray = arms
+        self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, safe_row))
+        self._update_kernel = bind_kernel(
+            stagewise_update_table, (est.state, self._tbl, self._point, 0.0, self._costs)
+        )
+        self._ts_kernel = bind_kernel(ts_sample, (est.state, self._theta_ts, 0.0, self._low, self._theta_ts))
+
+    # -- radii -------------------------------------------------------------------------------------
+    def _set_alphas(self, gap_r: float, gap_c: float, factor: float) -> None:
+        """Theory ``alpha_r = 1 + factor max(gap_r, 0) / gap_c`` (factor 2 known, 6 estimated), or 1."""
+        c = self.config
+        if c.radii == "theory":
+            alpha_r = 1.0 + factor * max(gap_r, 0.0) / gap_c
+        else:
+            alpha_r = 1.0
+        self.estimator.set_alphas(
+            c.alpha_r if c.alpha_r is not None else alpha_r, c.alpha_c if c.alpha_c is not None else 1.0
+        )
+
+    def _end_warm_start(self) -> None:
+        est = self.warm_start.estimates
+        if not est.certified or est.delta_r_hat <= 0.0 or est.delta_c_min <= 0.0:
+            self._x0_only = True  # gaps never certified: keep playing the safe action
+            return
+        if self.config.radii == "theory":
+            alpha_r, _ = alpha_from_estimates(est.delta_r_hat, est.delta_c_hat)
+            self._set_alphas(alpha_r - 1.0, 1.0, 1.0)
+        else:
+            self._set_alphas(0.0, 1.0, 0.0)
+        if math.isnan(self._r0):
+            self._r0 = est.r0_hat
+
+    @property
+    def in_warm_start(self) -> bool:
+        return self._x0_only or (self.warm_start is not None and not self.warm_start.done)
+
+    @property
+    def _safe_value(self) -> float:
+        return self._r0 if self.config.safe_value_ucb == "known" else math.nan
+
+    def diagnostics(self) -> dict[str, Any]:
+        fp = self.estimator.params
+        out: dict[str, Any] = {"alpha_r": float(fp[F_ALPHA_R]), "alpha_c": float(fp[F_ALPHA_C])}
+        out["radii"] = self.config.radii
+        out["beta_r"], out["beta_c"] = self.estimator.betas
+        if self.warm_start is not None:
+            out["warm_start_rounds"] = self.warm_start.rounds
+            if self.warm_start.done:
+                out.update({f"warm_{k}": v for k, v in self.warm_start.estimates.as_dict().items()})
+        return out
+
+    # -- per-round pieces --------------------------------------------------------------------------
+    def _select_args(self, tbl: tuple[Any, ...], safe_row: int) -> tuple[Any, ...]:
+        return (
+            self.estimator.state, tbl, self._star, safe_row, self._safe_value, self._theta_ts, self.use_ts,
+            self._point,
+        )  # fmt: skip
+
+    def _context_arms(self, context: Any) -> tuple[FloatArray, tuple[Any, ...], int]:
+        """The round's vertices, their table (the live one for ``None``, else computed exactly) and
+        the row of ``x0`` among them (-1: none)."""
+        if context is None:
+            return self._arms, self._tbl, self._safe_row
+        arms = check_array(context, "context", shape=(None, self._arms.shape[1]), min_rows=1)
+        return arms, self.estimator.make_table(arms), -1
+
+    def _refill(self) -> None:
+        if self.use_ts and self._counters[0] >= self._normals.shape[0]:
+            self._normals[:] = self.rng.standard_normal(self._normals.shape)
+            self._counters[0] = 0
+        if self.setting == "expectation" and self._counters[1] >= self._uniforms.shape[0]:
+            self._uniforms[:] = self.rng.random(self._uniforms.shape[0])
+            self._counters[1] = 0
+
+    def cancel(self) -> None:
+        """Withdraw the pending decision; the learner random numbers it used are given back, so the
+        next ``ask`` returns the same decision."""
+        super().cancel()
+        self._counters -= self._drawn
+        self._drawn[:] = 0
+
+    def _x0_decision(self) -> Decision:
+        if self._safe_row >= 0:
+            return Decision(arm=self._safe_row)
+        return Decision(point=self._x0.copy())
+
+    def _ask(self, context: Any) -> Decision:
+        self._drawn[:] = 0
+        if self.in_warm_start:
+            return self._x0_decision()
+        arms, tbl, safe_row = self._context_arms(context)
+        self._round_arms = arms
+        self._refill()
+        if self.use_ts:
+            self._ts_kernel(self.estimator.state, self._normals[self._counters[0]], self._ts_scale, self._low,
+                            self._theta_ts)  # fmt: skip
+            self._counters[0] += 1
+            self._drawn[0] = 1
+        best = int(self._select_kernel(*self._select_args(tbl, safe_row)))
+        if self._star:
+            if best < 0 and self._safe_row >= 0:
+                return Decision(arm=self._safe_row)
+            return Decision(point=self._point.copy())
+        return Decision(arm=best) if best >= 0 else self._x0_decision()
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        if not isinstance(observation, Observation) or observation.reward is None:
+            raise ProtocolError(f"{type(self).__name__} must be told an Observation with reward and costs.")
+        costs = np.ascontiguousarray(np.atleast_1d(observation.constraints), dtype=np.float64)
+        if decision.point is not None:
+            x = np.ascontiguousarray(decision.point, dtype=np.float64)
+        else:
+            x = (self._arms if self.in_warm_start else self._round_arms)[decision.arm]
+        self._observe(x, float(observation.reward), costs)
+
+    def _observe(self, x: FloatArray, reward: float, costs: FloatArray) -> None:
+        ws = self.warm_start
+        if ws is not None and not ws.done:
+            ws.tell(reward, costs)
+            if ws.done:
+                self._end_warm_start()
+        self._update_kernel(self.estimator.state, self._tbl, x, reward, costs)
+
+    # -- compiled simulation -----------------------------------------------------------------------
+    def _env_model(self, env: Any) -> tuple[FloatArray, int, float]:
+        params = np.ascontiguousarray(env.params, dtype=np.float64)
+        code = int(getattr(env.noise, "code", -1))
+        if code not in (0, 1, 2) or params.shape != (self._arms.shape[1], 1 + self._tau.shape[0]):
+            raise ConfigError(
+                f"{type(self).__name__}.simulate needs a LinearFeedbackEnvironment of this problem."
+            )
+        return params, code, float(getattr(env.noise, "sigma", 0.0))
+
+    def _warm_rounds(self, env: Any, variates: FloatArray, points: FloatArray, j: int, n: int) -> int:
+        """Play warm-start rounds on variate rows ``j..`` exactly as ``env.play`` would."""
+        x = self._x0
+        while j < n and self.in_warm_start:
+            y = env.noise.observe(x @ env.params, variates[j])
+            points[j] = x
+            self._observe(x, float(y[0]), np.ascontiguousarray(y[1:]))
+            j += 1
+        return j
+
+    def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
+        """Play ``n_rounds`` rounds in one compiled loop (same trajectory as ask / tell).
+
+        The k-th round meets the k-th row of ``env.take_variates(n_rounds)``; Thompson normals are read
+        from the same buffer as :meth:`ask`. Updates ``n_samples`` of the learner and the environment.
+        """
+        if self._pending is not None:
+            raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
+        n = check_int(n_rounds, "n_rounds", low=0)
+        params, code, sigma = self._env_model(env)
+        variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
+        points = np.empty((n, self._arms.shape[1]))
+        j = self._warm_rounds(env, variates, points, 0, n)
+        self._round_arms = self._arms
+        while j < n:
+            self._refill()
+            j = run_rounds(
+                self.estimator.state, self._tbl, self._star, self._safe_row, self._safe_value, self._theta_ts,
+                self.use_ts, self._ts_scale, self._normals, self._counters, self._low, self._costs, params,
+                code, sigma, variates, points, j, n,
+            )  # fmt: skip
+        self.n_samples += n
+        env.n_samples += n
+        return PlayedBlock(points)
+
+
+@register_algorithm("lc-lucb", task="regret", description="LC-LUCB: optimistic reward over the pessimistic "
+                    "feasible set (Pacchiano et al., Algorithm 1).")  # fmt: skip
+class LCLUCB(StagewiseLinearLearner):
+    """LC-LUCB: Linear Constraint Linear UCB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 1).
+
+    High-probability stage-wise constraints ``<X_t, mu*_i> <= tau_i`` every round. Each round plays the
+    maximiser of the optimistic reward (9) over the actions whose pessimistic costs (10) are below the
+    thresholds (see the module docstring for star-convex and finite sets).
+
+    Parameters
+    ----------
+    config : LCLUCBConfig
+    info : StagewiseInfo
+        Vertices, ``x0``, thresholds, ``r0`` / ``c0`` (or ``None``: warm start), ``R``, ``S``, ``L``,
+        horizon. ``ask(context)`` accepts another vertex matrix of shape (n', d) for the round.
+    rng : numpy.random.Generator
+        Unused (LC-LUCB is deterministic).
+
+    Notes
+    -----
+    Glossary: ``Sigma_t`` -> ``estimator.sigma``; ``theta_hat`` -> ``estimator.theta_hat``;
+    ``mu_hat^{o,perp}`` -> ``estimator.mu_perp_hat``; ``beta_t`` -> ``estimator.betas``; ``V~r``,
+    ``V~c`` -> ``estimator.optimistic_reward`` / ``pessimistic_cost``; ``a_i*`` ->
+    ``estimator.ray_scaling``.
+
+    Guarantee (Thm. 19 / 24): with theory radii and valid ``R, S, L``, every played action is feasible and
+    the regret is ``O~((1 + (1 - r0) / min_i(tau_i - c0_i)) d sqrt(T))`` with probability ``>= 1 - delta``.
+
+    Deviations (docs/decisions.md): the line search of Lemma 14 is the closed form above and the scaled
+    vertex is ``x0 + a (x_i - x0)`` (the paper's ``a x_i`` assumes ``x0 = 0``); ``x0`` is a candidate
+    with its generic UCB; confidence sets at ``delta / (1 + m)``; with unknown ``r0, c0`` the rule
+    ``alpha_r = 1 + 6 Delta_r_hat / Delta_c_hat`` and a bisection (the full estimator is not affine along
+    rays when ``x0 != 0``; when ``x0`` itself is pessimistically infeasible a ray keeps only its vertex,
+    if feasible).
+    """
+
+    config_cls = LCLUCBConfig
+    name = "lc-lucb"

@@ -1,0 +1,449 @@
+"""OPLB: Optimistic-Pessimistic Linear Bandit (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 2).
+
+In-expectation stage-wise constraints: each round the learner picks a policy ``pi_t`` over the finite
+action set ``{x0} u {a_1..a_K}``, samples ``X_t ~ pi_t`` and must keep ``E_{pi_t} <X, mu*_i> <= tau_i``.
+Algorithm 2 solves (34): ``max V~r(pi)`` s.t. ``V~c_i(pi) <= tau_i``, where both values depend only on the
+mean action ``x_pi`` (eqs. 29-32): ``V~r`` is convex in ``x_pi`` and the feasible set is the intersection
+of ``conv(A_t)`` with second-order cones, a non-convex maximisation that the paper leaves unsolved.
+
+Practical solver (spec ``stagewise.md`` Sec. 2.3, option 2): policies supported on ``{x0, a_i}`` and
+``{x0, a_i, a_k}``. Write a policy of the second kind as ``x_pi = x0 + eta (y(phi) - x0)`` with the
+*virtual vertex* ``y(phi) = (1 - phi) a_i + phi a_k`` (``pi = (1 - eta) on x0, eta (1 - phi) on a_i,
+eta phi on a_k``). For fixed ``phi`` this is a ray from ``x0``, along which the pessimistic cost is
+affine (eq. 18), so the largest feasible ``eta`` is LC-LUCB's closed form
+``eta(phi) = min(1, min_i (tau_i - c0_i) / (V~c_i(y(phi)) - c0_i))``, and, ``V~r`` being convex along
+the ray, the best policy of the ray is ``pi0`` or the one at ``eta(phi)``. Per round:
+
+* ``pi0`` and, for every arm, the scaled 2-support ``eta(0)`` (exact, closed form);
+* for every pair with at least one pessimistically infeasible arm, ``g(phi) = V~r(x0 + eta(phi)
+  (y(phi) - x0))`` is maximised over ``phi``: exactly at the *corners* of the pair's feasible region
+  (the ``phi`` where the edge ``[a_i, a_k]`` crosses a boundary ``V~c_j = tau_j``, roots of a quadratic),
+  on a grid of ``n_grid`` cells, then by ``refine_iters`` golden-section steps around every local
+  maximum of the grid values. Pairs with both arms feasible are skipped (the whole triangle is feasible
+  at ``eta = 1``, ``g`` is convex in ``phi`` and maximal at an arm), and so are pairs whose upper bound
+  ``max(V~r(x0), V~r(a_i), V~r(a_k))`` (convexity of ``V~r``) cannot beat the incumbent.
+
+Guarantees
+----------
+* **Safety (Prop. 26).** Every returned policy satisfies ``V~c_i(pi) <= tau_i`` for all ``i``: ``pi0``
+  has ``V~c = c0 < tau`` and every other candidate sits at or inside the closed-form boundary of its ray
+  (the full estimator of the unknown-``c0`` variant uses a bisection that keeps the feasible side). On
+  the good event of Thm. 10 every such policy is truly feasible, whatever the search returns.
+* **Optimism (Lemma 29).** The proof compares with ``pi~ = eta pi* + (1 - eta) pi0``, ``eta`` maximal,
+  where ``pi*`` is a basic optimal solution of the true LP (at most 2 support points for one constraint).
+  If ``pi*`` is supported on ``{x0, a_i}``, ``pi~`` lies on the feasible part of the ray to ``a_i``, whose
+  maximum of the convex ``V~r`` is at ``pi0`` or at the scaled ``a_i`` -- both evaluated exactly, so
+  ``V~r(pi_t) >= V~r(pi~)`` holds exactly. If ``pi*`` mixes two arms with weight ``phi*``, ``pi~`` is the
+  point ``eta(phi*)`` of the pair's ray ``phi*``: covered exactly when both arms are pessimistically
+  feasible, when ``pi~`` is a corner (the edge meets the boundary) or ``phi*`` is a search point, and
+  otherwise up to the resolution of the 1-D search (``g`` is continuous; maxima inside the curved part of
+  the boundary are located by the grid and golden section). Checked against a 1001-point dense search in
+  the tests. With ``m >= 2`` constraints ``pi*`` may need ``m + 1`` arms; 3-supports are then a heuristic
+  restriction.
+
+Deviations (docs/decisions.md): the per-round solver above (the paper has none); mean-action policies over
+star-convex sets are played as mixtures of the vertices and ``x0``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Literal
+
+import numba
+import numpy as np
+
+from safebandits._numba import bind_kernel
+from safebandits._validation import check_int
+from safebandits.algorithms.base import LearnerConfig
+from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret.lc_lucb import StagewiseLinearLearner, check_common
+from safebandits.estimators.stagewise import (
+    E_C0,
+    E_IP,
+    E_MINV,
+    E_SINV,
+    E_TAU,
+    E_WP,
+    I_FULL,
+    I_SHARED,
+    I_X0_ZERO,
+    T_LIN,
+    T_QC,
+    T_RX,
+    T_S0X,
+    T_SXX,
+    confidence_radii,
+    ray_scale,
+    stagewise_update_table,
+)
+from safebandits.exceptions import ProtocolError
+from safebandits.experiments.regret_loop import PlayedBlock
+from safebandits.problems.noise import observe_code
+from safebandits.types import Decision
+
+__all__ = ["OPLB", "OPLBConfig", "oplb_policy", "oplb_rounds", "sample_policy"]
+
+_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class OPLBConfig(LearnerConfig):
+    """Configuration of :class:`OPLB`.
+
+    Parameters
+    ----------
+    delta, reg, radii, alpha_r, alpha_c, refresh_every, safe_value_ucb
+        As :class:`~safebandits.algorithms.regret.lc_lucb.LCLUCBConfig` (theory: Thm. 27's
+        ``alpha_c = 1``, ``alpha_r = 1 + 2 (1 - r0) / min_i (tau_i - c0_i)``).
+    n_grid : int >= 1, default 8
+        Cells of the grid over the mixing weight ``phi`` of each pair (1: 2-supports only).
+    refine_iters : int >= 0, default 16
+        Golden-section steps around each local maximum of a searched pair's grid values.
+    """
+
+    delta: float = 0.05
+    reg: float = 1.0
+    radii: Literal["theory", "code"] = "theory"
+    alpha_r: float | None = None
+    alpha_c: float | None = None
+    refresh_every: int = 1000
+    safe_value_ucb: Literal["ucb", "known"] = "ucb"
+    n_grid: int = 8
+    refine_iters: int = 16
+
+    def __post_init__(self) -> None:
+        check_common(self)
+        check_int(self.n_grid, "n_grid", low=1, owner=type(self).__name__)
+        check_int(self.refine_iters, "refine_iters", low=0, owner=type(self).__name__)
+
+
+# --------------------------------------------------------------------------------------------------
+# compiled kernels
+# --------------------------------------------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def _pair_value(phi, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y):
+    """``(g(phi), eta(phi))`` of the table rows ``(i, k)``: value and scale of the ray to ``y(phi)``."""
+    p = 1.0 - phi
+    for j in range(lin_y.shape[0]):
+        lin_y[j] = p * tab[i, T_LIN + j] + phi * tab[k, T_LIN + j]
+    qc = p * p * tab[i, T_QC] + 2.0 * p * phi * zgram[i, k] + phi * phi * tab[k, T_QC]
+    sxx = p * p * tab[i, T_SXX] + 2.0 * p * phi * gram[i, k] + phi * phi * tab[k, T_SXX]
+    s0x = p * tab[i, T_S0X] + phi * tab[k, T_S0X]
+    rx = p * tab[i, T_RX] + phi * tab[k, T_RX]
+    s00, r0x = tab[0, T_SXX], tab[0, T_RX]
+    eta = ray_scale(affine, lin_y, qc, kc, c0, tau, tab[0, T_LIN:], s00, s0x, sxx)
+    q = (1.0 - eta) * (1.0 - eta) * s00 + 2.0 * eta * (1.0 - eta) * s0x + eta * eta * sxx
+    return r0x + eta * (rx - r0x) + kr * math.sqrt(max(q, 0.0)), eta
+
+
+@numba.njit(cache=True)
+def _cross_grams(est, tbl, gram, zgram, wv, wp):
+    """``gram[r, s] = x_r^T Sigma^{-1} x_s`` and ``zgram[r, s] = z_r^T M^{-1} z_s`` (projected layout)."""
+    sinv, minv, ip = est[E_SINV], est[E_MINV], est[E_IP]
+    vx, vz = tbl[0], tbl[2]
+    n, d = vx.shape
+    for r in range(1, n):
+        for i in range(d):
+            wv[i] = 0.0
+        for j in range(d):
+            xj = vx[r, j]
+            for i in range(d):
+                wv[i] += sinv[j, i] * xj
+        for s in range(1, n):
+            t = 0.0
+            for i in range(d):
+                t += vx[s, i] * wv[i]
+            gram[r, s] = t
+        if ip[I_SHARED] == 0:
+            dp = vz.shape[1]
+            for i in range(dp):
+                wp[i] = 0.0
+            for j in range(dp):
+                zj = vz[r, j]
+                for i in range(dp):
+                    wp[i] += minv[j, i] * zj
+            for s in range(1, n):
+                t = 0.0
+                for i in range(dp):
+                    t += vz[s, i] * wp[i]
+                zgram[r, s] = t
+
+
+@numba.njit(cache=True)
+def _edge_roots(i, k, tab, zgram, kc, tau, roots):
+    """Mixing weights ``phi in (0, 1)`` where the edge ``[a_i, a_k]`` crosses a pessimistic boundary
+    ``V~c_j(y(phi)) = tau_j`` (corners of the feasible region): ``(tau_j - L(phi))^2 = kc^2 Q(phi)`` with
+    ``tau_j - L(phi) >= 0``, a quadratic in ``phi``. Returns their number (written to ``roots``)."""
+    n_roots = 0
+    qi, qk, zik = tab[i, T_QC], tab[k, T_QC], zgram[i, k]
+    k2 = kc * kc
+    for j in range(tau.shape[0]):
+        a0 = tau[j] - tab[i, T_LIN + j]
+        a1 = tab[i, T_LIN + j] - tab[k, T_LIN + j]
+        qa = a1 * a1 - k2 * (qi - 2.0 * zik + qk)
+        qb = 2.0 * a0 * a1 - 2.0 * k2 * (zik - qi)
+        qc = a0 * a0 - k2 * qi
+        cand = (-1.0, -1.0)
+        if abs(qa) < 1e-14 * (abs(qb) + abs(qc) + 1e-300):
+            if qb != 0.0:
+                cand = (-qc / qb, -1.0)
+        else:
+            disc = qb * qb - 4.0 * qa * qc
+            if disc >= 0.0:
+                sq = math.sqrt(disc)
+                cand = ((-qb - sq) / (2.0 * qa), (-qb + sq) / (2.0 * qa))
+        for phi in cand:
+            if 0.0 < phi < 1.0 and a0 + a1 * phi >= 0.0:
+                roots[n_roots] = phi
+                n_roots += 1
+    return n_roots
+
+
+@numba.njit(cache=True)
+def _golden(lo, hi, refine, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y):
+    """Golden-section search of ``g`` on ``[lo, hi]``; returns the best ``(g, phi, eta)`` evaluated."""
+    c = hi - _GOLDEN * (hi - lo)
+    d = lo + _GOLDEN * (hi - lo)
+    fc, ec = _pair_value(c, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+    fd, ed = _pair_value(d, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+    pv, pphi, peta = fc, c, ec
+    for _ in range(refine):
+        if fc >= fd:
+            hi, d, fd, ed = d, c, fc, ec
+            c = hi - _GOLDEN * (hi - lo)
+            fc, ec = _pair_value(c, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+        else:
+            lo, c, fc, ec = c, d, fd, ed
+            d = lo + _GOLDEN * (hi - lo)
+            fd, ed = _pair_value(d, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+        if fc > pv:
+            pv, pphi, peta = fc, c, ec
+        if fd > pv:
+            pv, pphi, peta = fd, d, ed
+    if fd > pv:
+        pv, pphi, peta = fd, d, ed
+    return pv, pphi, peta
+
+
+@numba.njit(cache=True)
+def oplb_policy(
+    est, tbl, safe_row, safe_value, n_grid, refine, gram, zgram, lin_y, wv, wp, ucb, scale, probs
+):
+    """Algorithm 2's policy over 2- and 3-supports (module docstring) from the vertex table ``tbl`` (row 0
+    ``x0``, row ``i + 1`` arm ``i``); writes ``probs`` over the arms (mass ``1 - sum`` on ``x0`` unless
+    ``safe_row >= 0``) and returns its value ``V~r(pi)``."""
+    c0, tau, ip = est[E_C0], est[E_TAU], est[E_IP]
+    tab = tbl[4]
+    n = tab.shape[0]
+    kr, kc = confidence_radii(est)
+    affine = ip[I_FULL] == 0 or ip[I_X0_ZERO] == 1
+    ucb0 = tab[0, T_RX] + kr * math.sqrt(max(tab[0, T_SXX], 0.0))
+    best_val = ucb0 if math.isnan(safe_value) else safe_value
+    bi, bk, bphi, beta_ = 0, 0, 0.0, 0.0
+    vals = np.empty(n_grid + 1)  # g on the grid phi = 0, 1/n_grid, ..., 1 of the current pair
+    v2 = np.empty(n)  # value of each arm's 2-support
+    roots = np.empty(2 * tau.shape[0])
+    for r in range(1, n):
+        ucb[r] = tab[r, T_RX] + kr * math.sqrt(max(tab[r, T_SXX], 0.0))
+        v2[r], scale[r] = _pair_value(0.0, r, r, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+        if r - 1 != safe_row and scale[r] > 0.0 and v2[r] > best_val:
+            best_val, bi, bk, bphi, beta_ = v2[r], r, 0, 0.0, scale[r]
+    if n_grid < 2 or n <= 2:
+        bk = 0
+    else:
+        _cross_grams(est, tbl, gram, zgram, wv, wp)
+    for i in range(1, n if n_grid >= 2 else 1):
+        if i - 1 == safe_row:
+            continue
+        for k in range(i + 1, n):
+            if k - 1 == safe_row or (scale[i] == 1.0 and scale[k] == 1.0):
+                continue  # whole triangle feasible: g convex in phi, maximal at an arm
+            if max(ucb0, ucb[i], ucb[k]) <= best_val:
+                continue  # convexity: no point of the triangle beats the incumbent
+            pv, pphi, peta = -np.inf, 0.0, 0.0
+            vals[0], vals[n_grid] = v2[i], v2[k]
+            for g in range(1, n_grid):
+                vals[g], eta = _pair_value(g / n_grid, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+                if vals[g] > pv:
+                    pv, pphi, peta = vals[g], g / n_grid, eta
+            for q in range(_edge_roots(i, k, tab, zgram, kc, tau, roots)):
+                val, eta = _pair_value(roots[q], i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+                if val > pv:
+                    pv, pphi, peta = val, roots[q], eta
+            for g in range(n_grid + 1):  # refine around every local maximum of the grid values
+                if (g > 0 and vals[g - 1] > vals[g]) or (g < n_grid and vals[g + 1] > vals[g]):
+                    continue
+                lo, hi = max(g - 1, 0) / n_grid, min(g + 1, n_grid) / n_grid
+                val, phi, eta = _golden(
+                    lo, hi, refine, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y
+                )
+                if val > pv:
+                    pv, pphi, peta = val, phi, eta
+            if peta > 0.0 and pv > best_val:
+                best_val, bi, bk, bphi, beta_ = pv, i, k, pphi, peta
+    for r in range(probs.shape[0]):
+        probs[r] = 0.0
+    if bi > 0:
+        probs[bi - 1] = beta_ * (1.0 - bphi)
+        if bk > 0:
+            probs[bk - 1] = beta_ * bphi
+    if safe_row >= 0:
+        probs[safe_row] = 1.0 - beta_
+    return best_val
+
+
+@numba.njit(cache=True)
+def sample_policy(probs, u, safe_row):
+    """Row sampled by the uniform ``u`` (inverse CDF over the rows), or -1 for ``x0`` (mass
+    ``1 - sum(probs)`` when ``x0`` is not a row)."""
+    cum = 0.0
+    last = -1
+    for i in range(probs.shape[0]):
+        if probs[i] > 0.0:
+            cum += probs[i]
+            last = i
+            if u < cum:
+                return i
+    return last if safe_row >= 0 else -1
+
+
+@numba.njit(cache=True)
+def oplb_rounds(
+    est, tbl, safe_row, safe_value, n_grid, refine, gram, zgram, lin_y, wv, wp, ucb, scale, uniforms,
+    counters, costs, params, noise_code, sigma, variates, points, probs, start, stop,
+):  # fmt: skip
+    """Policy -> sample -> observe -> update for variate rows ``start .. stop-1`` (one learner uniform
+    per round, ``counters[1]``; stops early when they run out). Returns the first unused row."""
+    vx = tbl[0]
+    m = costs.shape[0]
+    j = start
+    while j < stop:
+        if counters[1] >= uniforms.shape[0]:
+            break
+        oplb_policy(
+            est, tbl, safe_row, safe_value, n_grid, refine, gram, zgram, lin_y, wv, wp, ucb, scale, probs[j]
+        )
+        idx = sample_policy(probs[j], uniforms[counters[1]], safe_row)
+        counters[1] += 1
+        for a in range(vx.shape[1]):
+            points[j, a] = vx[idx + 1, a]
+        means = np.dot(points[j], params)
+        reward = observe_code(noise_code, sigma, means[0], variates[j, 0])
+        for k in range(m):
+            costs[k] = observe_code(noise_code, sigma, means[1 + k], variates[j, 1 + k])
+        stagewise_update_table(est, tbl, points[j], reward, costs)
+        j += 1
+    return j
+
+
+# --------------------------------------------------------------------------------------------------
+# learner
+# --------------------------------------------------------------------------------------------------
+@register_algorithm("oplb", task="regret", description="OPLB: optimistic-pessimistic policies for "
+                    "in-expectation stage-wise constraints (Pacchiano et al., Algorithm 2).")  # fmt: skip
+class OPLB(StagewiseLinearLearner):
+    """OPLB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 2) with the 3-support solver of the module doc.
+
+    Parameters
+    ----------
+    config : OPLBConfig
+    info : StagewiseInfo
+        Any action set: policies are distributions over ``x0`` and the vertices (rows of ``arms``).
+    rng : numpy.random.Generator
+        Source of the policy-sampling uniforms, drawn in blocks into a buffer that the ask / tell path
+        and :meth:`simulate` both read (same trajectory).
+
+    Notes
+    -----
+    ``ask`` returns ``Decision(probs=pi_t, arm=sampled row)`` or ``Decision(probs=pi_t, point=x0)`` when
+    ``x0`` (not a row) is sampled. The estimators are updated with the *played* action ``X_t``.
+    Guarantee (Thm. 27): theory radii give ``O~((1 + (1 - r0)/(tau - c0)) d sqrt(T))`` policy regret and
+    feasible policies with probability ``>= 1 - 2 delta``, given the solver guarantees above.
+    """
+
+    config_cls = OPLBConfig
+    name = "oplb"
+    setting = "expectation"
+
+    def __init__(self, config: OPLBConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        m, dp = self._tau.shape[0], self.estimator.state[E_WP].shape[0]
+        self._lin_y, self._wv, self._wp = np.zeros(m), np.zeros(self._arms.shape[1]), np.zeros(dp)
+        self._alloc(self._arms.shape[0])
+        self._last_value = math.nan
+        self._policy_kernel = bind_kernel(oplb_policy, self._policy_args(self._tbl, self._safe_row))
+
+    def _alloc(self, n: int) -> None:
+        """Work arrays for ``n`` arms (``n + 1`` table rows)."""
+        self._probs = np.zeros(n)
+        self._gram = np.zeros((n + 1, n + 1))
+        self._zgram = self._gram if self.estimator.shared else np.zeros((n + 1, n + 1))
+        self._ucb, self._scale = np.zeros(n + 1), np.zeros(n + 1)
+
+    def _policy_args(self, tbl: tuple[Any, ...], safe_row: int) -> tuple[Any, ...]:
+        c = self.config
+        return (
+            self.estimator.state, tbl, safe_row, self._safe_value, c.n_grid, c.refine_iters, self._gram,
+            self._zgram, self._lin_y, self._wv, self._wp, self._ucb, self._scale, self._probs,
+        )  # fmt: skip
+
+    @property
+    def last_policy(self) -> np.ndarray:
+        """The last policy asked (probabilities over the rows of the round's arms)."""
+        return self._probs.copy()
+
+    @property
+    def last_value(self) -> float:
+        """Optimistic value ``V~r(pi_t)`` of the last policy asked."""
+        return self._last_value
+
+    def _ask(self, context: Any) -> Decision:
+        self._drawn[:] = 0
+        if self.in_warm_start:
+            return self._x0_decision()
+        arms, tbl, safe_row = self._context_arms(context)
+        self._round_arms = arms
+        if arms.shape[0] != self._probs.shape[0]:
+            self._alloc(arms.shape[0])
+        self._refill()
+        self._last_value = float(self._policy_kernel(*self._policy_args(tbl, safe_row)))
+        u = self._uniforms[self._counters[1]]
+        self._counters[1] += 1
+        self._drawn[1] = 1
+        idx = int(sample_policy(self._probs, u, safe_row))
+        probs = self._probs.copy()
+        return Decision(arm=idx, probs=probs) if idx >= 0 else Decision(point=self._x0.copy(), probs=probs)
+
+    def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
+        """Play ``n_rounds`` rounds in one compiled loop (same trajectory as ask / tell); returns the
+        played points and the policies they were drawn from."""
+        if self._pending is not None:
+            raise ProtocolError("OPLB.simulate called with a pending ask; tell it first.")
+        n = check_int(n_rounds, "n_rounds", low=0)
+        params, code, sigma = self._env_model(env)
+        if self._probs.shape[0] != self._arms.shape[0]:
+            self._alloc(self._arms.shape[0])
+        variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
+        points = np.empty((n, self._arms.shape[1]))
+        probs = np.zeros((n, self._arms.shape[0]))
+        j0 = self._warm_rounds(env, variates, points, 0, n)
+        if self._safe_row >= 0:
+            probs[:j0, self._safe_row] = 1.0
+        j = j0
+        self._round_arms = self._arms
+        c = self.config
+        while j < n:
+            self._refill()
+            j = oplb_rounds(
+                self.estimator.state, self._tbl, self._safe_row, self._safe_value, c.n_grid, c.refine_iters,
+                self._gram, self._zgram, self._lin_y, self._wv, self._wp, self._ucb, self._scale,
+                self._uniforms, self._counters, self._costs, params, code, sigma, variates, points, probs,
+                j, n,
+            )  # fmt: skip
+        if n > j0:
+            self._probs[:] = probs[n - 1]
+        self.n_samples += n
+        env.n_samples += n
+        return PlayedBlock(points, probs)
