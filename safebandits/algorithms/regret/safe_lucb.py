@@ -1,0 +1,697 @@
+"""Safe-LUCB (Amani, Alizadeh & Thrampoulidis, NeurIPS 2019, Algorithm 1).
+
+Two phases (spec ``safe_lucb.md`` section 2.2):
+
+1. **Pure exploration** for ``T'`` rounds: i.i.d. actions from the conservative set
+   ``D^w = {x in D0 : ||B x|| <= c / S}`` (eq. 3), safe for every ``||mu|| <= S``. Sampler ``"rejection"``:
+   uniform on ``D^w`` (finite sets: a uniform arm of ``D^w``; convex bodies: uniform in the ellipsoid
+   ``{||B x|| <= c/S}``, rejected outside ``D0``), ``lambda_- = lambda_min(E[x x^T])`` exact (arms) or by
+   Monte Carlo; sampler ``"shell"``: Remark 1, ``x = eps B^{-1} z`` with ``z`` uniform on the sphere,
+   ``lambda_- = eps^2 / (d ||B||^2)``.
+2. **Safe exploration-exploitation** for ``t > T'``: ridge estimate ``mu_hat_t`` and ``A_t`` from *all* past
+   rounds, confidence ellipsoid ``C_t`` (eq. 6) of radius ``beta_t`` (eq. 7), estimated safe set
+   ``D_t^s = {x in D0 : mu_hat^T B x + beta ||B x||_{A^{-1}} <= c}`` (eq. 8) and the optimistic action
+   ``x_t = argmin_{x in D_t^s} mu_hat^T x - beta ||x||_{A^{-1}}`` (line 10, eq. 9).
+
+``T'`` (config ``t_prime``): ``"t_delta"`` -- ``T_Delta`` of Lemma 2 (eq. 13, gap known); ``"t0"`` -- the
+literal reading ``T_0 = (||B|| L beta_T T)^{2/3} v t_delta`` of Theorem 3; ``"t0-numerical"`` -- the
+minimiser over ``[t_delta, T]`` of bound (15); ``"none"`` -- no exploration (Figure 1b); an integer.
+``t_delta = (8 L^2 / lambda_-) log(d / delta)`` (Lemma 1).
+
+Optimistic step. Finite sets: exact (vectorised over the arms). Convex bodies (``convex_solver``):
+
+* ``"radial"`` (default, ours): the objective ``f(x) = mu_hat^T x - beta ||x||_{A^{-1}}`` and the
+  safety gauge ``g(x) = mu_hat^T B x + beta ||B x||_{A^{-1}}`` are positively homogeneous, so
+  ``min_{D_t^s} f = min(0, min_{||u|| = 1} rho(u) f(u))`` with ``rho(u) = min(rho_D0(u), c / g(u))`` the
+  radial function of ``D_t^s`` (exact reduction). ``d = 2``: a grid of ``n_directions`` angles refined by
+  golden-section search around the best one; ``d > 2``: a fixed set of directions (approximate).
+* ``"discretise"``: spec 2.6 option 2, the finite routine on a polar grid of ``D0`` (approximate).
+* ``"boundary-grid"``: spec 2.6 option 1, ``n_directions`` points ``v`` of ``partial C_t``, for each the
+  convex programme ``min_{x in D_t^s} v^T x`` (a second-order-cone constraint) by SLSQP; slow (tests).
+
+The finite-set rounds run in compiled kernels; :meth:`SafeLUCB.simulate` plays a block in one compiled
+loop with the same trajectory as ask / tell. Deviations: see ``docs/decisions_safe_lucb.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from typing import Any, ClassVar, Literal
+
+import numba
+import numpy as np
+
+from safebandits._numba import bind_kernel
+from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms.registry import register_algorithm
+from safebandits.estimators.confidence import adaptive_width_scalar
+from safebandits.estimators.ridge import ArmRidge, OnlineRidge, arm_ridge_refresh, arm_ridge_update
+from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.experiments.regret_loop import PlayedBlock
+from safebandits.problems.noise import observe_code
+from safebandits.problems.safe_linear import boundary_grid_step, directions_grid, discrete_step, radial_step
+from safebandits.types import Decision, FloatArray, Observation
+
+__all__ = [
+    "SafeLUCB",
+    "SafeLUCBBaseConfig",
+    "SafeLUCBConfig",
+    "bound15",
+    "exploration_lengths",
+    "gap_lcb",
+    "run_arm_loop",
+    "select_arm",
+    "tell_arm",
+]
+
+#: Exploration draws per refill of the learner's buffer.
+EXPLORE_BLOCK = 1024
+T_RULES = ("t_delta", "t0", "t0-numerical", "none")
+# istate slots
+_T, _TPRIME, _TCAP, _POS, _EXPLORING, _TUSED, _FALLBACK, _REFRESH, _WIDTH, _ADAPTIVE, _GAPMODE = range(11)
+# fparams slots: c, delta, reg, R, L, S, K_T (8 L^2 ||B||^2 beta_T^2 / lambda_-), 2 reg / lambda_-, t_delta
+_C, _DELTA, _REG, _R, _L, _S, _KT, _OFF, _TDELTA = range(9)
+# fstate slots: log det(A / reg), last gap LCB, lambda_min(A_{T'+1}), beta_{T'+1}
+_LOGDET, _GAP, _LMIN, _BSNAP = range(4)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class SafeLUCBBaseConfig(LearnerConfig):
+    """Fields shared by Safe-LUCB and GSLUCB (see :class:`SafeLUCBConfig`)."""
+
+    sampler: Literal["rejection", "shell"] = "rejection"
+    delta: float = 0.01
+    reg: float = 1.0
+    width: Literal["paper", "logdet"] = "paper"
+    t0_coefficient: float = 2.0
+    convex_solver: Literal["radial", "discretise", "boundary-grid"] = "radial"
+    n_directions: int = 720
+    n_radii: int = 32
+    lambda_mc_samples: int = 200_000
+    refresh_every: int = 1000
+
+    def _check_common(self) -> None:
+        owner = type(self).__name__
+        check_choice(self.sampler, "sampler", ("rejection", "shell"), owner=owner)
+        check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
+        check_positive(self.reg, "reg", owner=owner)
+        check_choice(self.width, "width", ("paper", "logdet"), owner=owner)
+        check_positive(self.t0_coefficient, "t0_coefficient", owner=owner)
+        check_choice(
+            self.convex_solver, "convex_solver", ("radial", "discretise", "boundary-grid"), owner=owner
+        )
+        check_int(self.n_directions, "n_directions", low=8, owner=owner)
+        check_int(self.n_radii, "n_radii", low=1, owner=owner)
+        check_int(self.lambda_mc_samples, "lambda_mc_samples", low=1000, owner=owner)
+        check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class SafeLUCBConfig(SafeLUCBBaseConfig):
+    """Configuration of :class:`SafeLUCB`.
+
+    Parameters
+    ----------
+    t_prime : {"t_delta", "t0", "t0-numerical", "none"} or int >= 0, default "t_delta"
+        Length ``T'`` of the pure-exploration phase (module docstring); capped at the horizon.
+    sampler : {"rejection", "shell"}, default "rejection"
+        Exploration distribution on ``D^w``: uniform (rejection) or Remark 1's shell (convex bodies,
+        invertible ``B``).
+    delta : float in (0, 1), default 0.01
+        Confidence level of ``beta_t`` and Lemma 1.
+    reg : float > 0, default 1.0
+        Ridge regulariser ``lambda``.
+    width : {"paper", "logdet"}, default "paper"
+        ``beta_t`` of eq. (7), ``R sqrt(d log((1 + (t-1) L^2 / lambda) / delta)) + sqrt(lambda) S``
+        (:func:`~safebandits.estimators.confidence.adaptive_width_scalar`), or the log-det form of
+        Abbasi-Yadkori et al., Thm. 2,
+        ``R sqrt(2 log(det(A_t)^{1/2} lambda^{-d/2} / delta)) + sqrt(lambda) S``.
+        ``beta_T`` inside ``T_Delta`` and ``T_0`` is always the paper's form.
+    t0_coefficient : float > 0, default 2.0
+        ``kappa`` of the third term of bound (15) for ``"t0-numerical"`` (2 as printed).
+    convex_solver : {"radial", "discretise", "boundary-grid"}, default "radial"
+        Optimistic step on convex bodies (module docstring).
+    n_directions : int >= 8, default 720
+        Directions of the radial grid, of the polar grid, or points of ``partial C_t``.
+    n_radii : int >= 1, default 32
+        Radii per direction of the ``"discretise"`` polar grid.
+    lambda_mc_samples : int, default 200000
+        Monte Carlo samples for ``lambda_-`` of the rejection sampler on convex bodies (fixed seed 0).
+    refresh_every : int >= 0, default 1000
+        Exact recompute of ``A^{-1}`` every this many rounds (0: never).
+    """
+
+    t_prime: str | int = "t_delta"
+
+    def __post_init__(self) -> None:
+        self._check_common()
+        if isinstance(self.t_prime, str):
+            check_choice(self.t_prime, "t_prime", T_RULES, owner=type(self).__name__)
+        else:
+            check_int(self.t_prime, "t_prime", low=0, owner=type(self).__name__)
+
+
+# --------------------------------------------------------------------------------------------------
+# exploration lengths
+# --------------------------------------------------------------------------------------------------
+def bound15(t_prime, horizon, dim, beta_t, arm_norm, lambda_minus, reg, norm_b, kappa=2.0):
+    """Right-hand side of bound (15) (Theorem 3) at ``T'`` (vectorised); the log is clipped at 0."""
+    tp = np.asarray(t_prime, dtype=np.float64)
+    den = lambda_minus * tp + 2.0 * reg
+    log_term = np.maximum(np.log(2.0 * horizon * arm_norm**2 / (dim * den)), 0.0)
+    second = 2.0 * beta_t * np.sqrt(2.0 * dim * np.maximum(horizon - tp, 0.0) * log_term)
+    third = kappa * norm_b * arm_norm * beta_t * np.maximum(horizon - tp, 0.0) / np.sqrt(den)
+    return 2.0 * tp + second + third
+
+
+def exploration_lengths(
+    *, horizon, dim, delta, reg, noise_bound, arm_norm, param_norm, norm_b, lambda_minus, gap=None, kappa=2.0
+) -> dict[str, float]:
+    """``t_delta`` (Lemma 1), ``T_Delta`` (eq. 13), ``T_0`` (literal) and the argmin of bound (15).
+
+    ``beta_T`` is eq. (7) at ``t = T`` (``T - 1`` samples). Values are real numbers (not rounded); ``inf``
+    where undefined (``lambda_- <= 0``, or ``Delta <= 0`` for ``T_Delta``).
+    """
+    beta_t = float(adaptive_width_scalar(max(horizon - 1.0, 0.0), dim, delta, reg, noise_bound, arm_norm,
+                                         param_norm))  # fmt: skip
+    out = {"beta_T": beta_t, "lambda_minus": float(lambda_minus)}
+    if lambda_minus <= 1e-14:
+        return {**out, "t_delta": math.inf, "T_Delta": math.inf, "T0": math.inf, "T0_numerical": math.inf}
+    t_delta = 8.0 * arm_norm**2 / lambda_minus * math.log(dim / delta)
+    out["t_delta"] = t_delta
+    k_t = 8.0 * arm_norm**2 * norm_b**2 * beta_t**2 / lambda_minus
+    out["K_T"] = k_t
+    if gap is not None and gap > 0:
+        out["T_Delta"] = max(k_t / gap**2 - 2.0 * reg / lambda_minus, t_delta)
+    else:
+        out["T_Delta"] = math.inf
+    out["T0"] = max((norm_b * arm_norm * beta_t * horizon) ** (2.0 / 3.0), t_delta)
+    lo = max(math.ceil(t_delta), 1)
+    if lo >= horizon:
+        out["T0_numerical"] = float(horizon)
+    else:
+        grid = np.unique(np.round(np.geomspace(lo, horizon, 4000)))
+        vals = bound15(grid, horizon, dim, beta_t, arm_norm, lambda_minus, reg, norm_b, kappa)
+        k = int(np.argmin(vals))
+        fine = np.arange(grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)] + 1)
+        fv = bound15(fine, horizon, dim, beta_t, arm_norm, lambda_minus, reg, norm_b, kappa)
+        out["T0_numerical"] = float(fine[int(np.argmin(fv))])
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# compiled kernels: finite decision sets
+# --------------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def current_beta(t, dim, fparams, istate, fstate):
+    """``beta`` of the next round after ``t`` samples: eq. (7) or the log-det form."""
+    if istate[_WIDTH] == 1:
+        return (
+            fparams[_R] * math.sqrt(fstate[_LOGDET] + 2.0 * math.log(1.0 / fparams[_DELTA]))
+            + math.sqrt(fparams[_REG]) * fparams[_S]
+        )
+    fp = fparams
+    return adaptive_width_scalar(float(t), float(dim), fp[_DELTA], fp[_REG], fp[_R], fp[_L], fp[_S])
+
+
+@numba.njit(cache=True)
+def gap_lcb(preds, sq_widths, n_arms, beta, c, mode):
+    """Lower confidence bound ``Delta_t`` on the safety gap (GSLUCB; spec 2.5).
+
+    Rows ``0..K-1`` of ``preds`` / ``sq_widths`` are the arms, rows ``K..2K-1`` the vectors ``B x``.
+    ``mode`` 0 (valid): ``c - max_{x in P} UCB_s(x)`` over the plausibly safe and plausibly optimal arms
+    ``P`` (``<= Delta`` when ``mu in C_t``); 1 (plug-in): ``c - UCB_s(x_hat)``, ``x_hat`` the estimated
+    safe optimum. ``-inf`` when the set is empty.
+    """
+    if mode == 1:
+        best = -1
+        best_v = np.inf
+        for i in range(n_arms):
+            if preds[n_arms + i] <= c and preds[i] < best_v:
+                best_v = preds[i]
+                best = i
+        if best < 0:
+            return -np.inf
+        return c - (preds[n_arms + best] + beta * math.sqrt(max(sq_widths[n_arms + best], 0.0)))
+    u_star = np.inf
+    for i in range(n_arms):
+        ws = beta * math.sqrt(max(sq_widths[n_arms + i], 0.0))
+        if preds[n_arms + i] + ws <= c:
+            u = preds[i] + beta * math.sqrt(max(sq_widths[i], 0.0))
+            if u < u_star:
+                u_star = u
+    worst = -np.inf
+    found = False
+    for i in range(n_arms):
+        ws = beta * math.sqrt(max(sq_widths[n_arms + i], 0.0))
+        if preds[n_arms + i] - ws <= c and preds[i] - beta * math.sqrt(max(sq_widths[i], 0.0)) <= u_star:
+            found = True
+            if preds[n_arms + i] + ws > worst:
+                worst = preds[n_arms + i] + ws
+    return c - worst if found else -np.inf
+
+
+@numba.njit(cache=True)
+def select_arm(preds, sq_widths, n_arms, dw_arms, explore_buf, istate, fparams, fstate, a_inv, theta,
+               snap_theta, snap_ainv):  # fmt: skip
+    """Arm of the next round: an exploration draw while ``t + 1 <= min(T', cap)``, else the optimistic
+    arm of ``D_t^s`` (a ``D^w`` arm if ``D_t^s`` is empty). Returns -2 when the exploration buffer is
+    empty (refill and call again). Snapshots ``theta``, ``A^{-1}``, ``beta`` and ``lambda_min(A)`` when the
+    exploration phase ends."""
+    t = istate[_T]
+    d = theta.shape[0]
+    if istate[_EXPLORING] == 1:
+        if t + 1 <= min(istate[_TPRIME], istate[_TCAP]):
+            pos = istate[_POS]
+            if pos >= explore_buf.shape[0]:
+                return -2
+            istate[_POS] = pos + 1
+            return explore_buf[pos]
+        istate[_EXPLORING] = 0
+        istate[_TUSED] = t
+        for i in range(d):
+            snap_theta[i] = theta[i]
+            for j in range(d):
+                snap_ainv[i, j] = a_inv[i, j]
+        fstate[_LMIN] = 1.0 / np.linalg.eigvalsh(snap_ainv)[-1]
+        fstate[_BSNAP] = current_beta(t, d, fparams, istate, fstate)
+    beta = current_beta(t, d, fparams, istate, fstate)
+    c = fparams[_C]
+    best = -1
+    best_v = np.inf
+    for i in range(n_arms):
+        if preds[n_arms + i] + beta * math.sqrt(max(sq_widths[n_arms + i], 0.0)) <= c:
+            s = preds[i] - beta * math.sqrt(max(sq_widths[i], 0.0))
+            if s < best_v:
+                best_v = s
+                best = i
+    if best < 0:
+        istate[_FALLBACK] += 1
+        for i in dw_arms:
+            s = preds[i] - beta * math.sqrt(max(sq_widths[i], 0.0))
+            if s < best_v:
+                best_v = s
+                best = i
+    return best
+
+
+@numba.njit(cache=True)
+def tell_arm(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, istate, fparams,
+             fstate, arm, loss):  # fmt: skip
+    """Add the loss of ``arm`` (ridge rank-one update of the arm and ``B`` rows), refresh, and for GSLUCB
+    in its exploration phase update ``Delta_t`` and ``T'_t`` (Algorithm 2, lines 5-8)."""
+    n_arms = arms.shape[0] // 2
+    if istate[_WIDTH] == 1:
+        fstate[_LOGDET] += math.log(1.0 + max(sq_widths[arm], 0.0))
+    arm_ridge_update(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, arm, loss)
+    istate[_T] += 1
+    t = istate[_T]
+    if istate[_REFRESH] > 0 and t % istate[_REFRESH] == 0:
+        arm_ridge_refresh(arms, a_inv, theta, sq_widths, preds, counts, sums, fparams[_REG])
+    if istate[_ADAPTIVE] == 1 and istate[_EXPLORING] == 1:
+        beta = current_beta(t, theta.shape[0], fparams, istate, fstate)
+        gap = gap_lcb(preds, sq_widths, n_arms, beta, fparams[_C], istate[_GAPMODE])
+        fstate[_GAP] = gap
+        if gap > 0.0:
+            tp = max(fparams[_KT] / (gap * gap) - fparams[_OFF], fparams[_TDELTA])
+            istate[_TPRIME] = math.ceil(min(tp, 1e15))
+        else:
+            istate[_TPRIME] = istate[_TCAP]
+
+
+@numba.njit(cache=True)
+def run_arm_loop(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, dw_arms,
+                 explore_buf, istate, fparams, fstate, snap_theta, snap_ainv, means, noise_code, sigma,
+                 variates, played, start, stop):  # fmt: skip
+    """Select -> observe -> tell for variate rows ``start..stop-1``; stops early when the exploration
+    buffer must be refilled. The observation is ``observe_code(noise_code, sigma, -mu^T x, z)`` (the
+    negated loss, as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment`). Returns the
+    first unused row."""
+    n_arms = arms.shape[0] // 2
+    j = start
+    while j < stop:
+        arm = select_arm(
+            preds, sq_widths, n_arms, dw_arms, explore_buf, istate, fparams, fstate, a_inv, theta, snap_theta,
+            snap_ainv,
+        )  # fmt: skip
+        if arm < 0:
+            break
+        y = observe_code(noise_code, sigma, means[arm], variates[j, 0])
+        tell_arm(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, istate, fparams,
+                 fstate, arm, -y)  # fmt: skip
+        played[j] = arm
+        j += 1
+    return j
+
+
+# --------------------------------------------------------------------------------------------------
+# learner
+# --------------------------------------------------------------------------------------------------
+def _estimate_json(theta: FloatArray, a_mat: FloatArray, beta: float) -> str:
+    return json.dumps(
+        {"theta": np.asarray(theta).tolist(), "a": np.asarray(a_mat).tolist(), "beta": float(beta)}
+    )
+
+
+_DESCRIPTION = (
+    "Safe-LUCB: pure exploration on D^w for T' rounds, then optimistic-pessimistic play over the estimated "
+    "safe set (Amani et al., Algorithm 1)."
+)
+
+
+@register_algorithm("safe-lucb", task="regret", description=_DESCRIPTION)
+class SafeLUCB(BaseLearner):
+    """Safe-LUCB (Amani, Alizadeh & Thrampoulidis 2019, Algorithm 1): linear bandit with loss ``mu^T x``
+    and the safety constraint ``mu^T B x <= c`` held every round with probability ``>= 1 - delta``.
+
+    Parameters
+    ----------
+    config : SafeLUCBConfig
+    info : SafeLinearInfo
+        ``D0``, ``B``, ``c``, ``R``, ``S``, ``L``, horizon and (for ``t_prime="t_delta"`` only) the gap.
+    rng : numpy.random.Generator
+        Exploration draws (blocks of :data:`EXPLORE_BLOCK`).
+
+    Notes
+    -----
+    Glossary: ``A_t`` -> :meth:`estimated_safe_set` ``["a"]``; ``mu_hat_t`` -> ``["theta"]``; ``beta_t`` ->
+    ``["beta"]``; ``T'``, ``t_delta``, ``T_Delta``, ``T_0``, ``lambda_-`` -> :attr:`lengths` and
+    :meth:`diagnostics`. The learner observes only the loss (``-Observation.reward``).
+
+    Guarantees (valid ``R, S, L``): phase 1 is safe deterministically, phase 2 with probability
+    ``>= 1 - delta``; regret ``O~(sqrt T)`` with ``T' = T_Delta`` (Thm. 2), ``O~(T^{2/3})`` with ``T_0``
+    (Thm. 3). Deviations (docs/decisions_safe_lucb.md): finite sets (App. C not available) use ``D^w`` =
+    its arms with ``||B x|| <= c/S`` and fall back to the best such arm when ``D_t^s`` is empty; convex
+    optimistic step by the radial reduction.
+    """
+
+    config_cls = SafeLUCBConfig
+    name = "safe-lucb"
+    setting: ClassVar[str] = "round"
+    adaptive: ClassVar[bool] = False
+
+    def __init__(self, config: SafeLUCBBaseConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        owner = type(self).__name__
+        ds = getattr(info, "decision_set", None)
+        if ds is None or not hasattr(info, "b_mat"):
+            raise ConfigError(f"{owner} needs a SafeLinearInfo (decision set, B, c, bounds, horizon).")
+        c = config
+        self._ds, d = ds, ds.dim
+        self._b = np.ascontiguousarray(info.b_mat, dtype=np.float64)
+        self._c, self._horizon = float(info.threshold), int(info.horizon)
+        r, s, big_l = float(info.noise_bound), float(info.param_norm_bound), float(info.arm_norm_bound)
+        norm_b = float(np.linalg.norm(self._b, 2))
+        self._finite = ds.is_finite
+        self._bound = self._c / s
+        if self._finite:
+            if c.sampler == "shell":
+                raise ConfigError(f"{owner}: the shell sampler (Remark 1) needs a convex decision set.")
+            arms = ds.arms
+            self._dw = np.flatnonzero(np.linalg.norm(arms @ self._b.T, axis=1) <= self._bound * (1 + 1e-12))
+            if self._dw.size == 0:
+                raise ConfigError(f"{owner}: no arm lies in the conservative set D^w = {{||B x|| <= c/S}}.")
+            xw = arms[self._dw]
+            lam_minus = float(np.linalg.eigvalsh(xw.T @ xw / xw.shape[0])[0])
+        else:
+            if self.adaptive:
+                raise ConfigError(
+                    f"{owner} supports finite decision sets only (its gap LCB enumerates arms)."
+                )
+            if np.linalg.cond(self._b) > 1e12:
+                raise ConfigError(
+                    f"{owner} needs an invertible B on convex decision sets (exploration sampler)."
+                )
+            self._b_inv_t = np.linalg.inv(self._b).T
+            self._eps = ds.shell_radius(self._b, self._bound) if c.sampler == "shell" else self._bound
+            if c.sampler == "shell":
+                lam_minus = self._eps**2 / (d * norm_b**2)
+            else:
+                xs = self._draw_convex(np.random.default_rng(0), c.lambda_mc_samples)
+                lam_minus = float(np.linalg.eigvalsh(xs.T @ xs / xs.shape[0])[0])
+        gap = None if self.adaptive else info.safety_gap
+        self.lengths = exploration_lengths(
+            horizon=self._horizon, dim=d, delta=c.delta, reg=c.reg, noise_bound=r, arm_norm=big_l,
+            param_norm=s, norm_b=norm_b, lambda_minus=lam_minus, gap=gap, kappa=c.t0_coefficient,
+        )  # fmt: skip
+        t_prime, cap = self._resolve_t_prime()
+        ln = self.lengths
+        self._istate = np.array(
+            [0, t_prime, cap, EXPLORE_BLOCK, 1, -1, 0, c.refresh_every, int(c.width == "logdet"),
+             int(self.adaptive), int(getattr(c, "gap_lcb", "valid") == "plugin")], dtype=np.int64,
+        )  # fmt: skip
+        self._fparams = np.array(
+            [self._c, c.delta, c.reg, r, big_l, s, ln.get("K_T", np.inf), 2 * c.reg / max(lam_minus, 1e-300),
+             ln["t_delta"]],
+        )  # fmt: skip
+        self._fstate = np.array([0.0, np.nan, np.nan, np.nan])
+        self._snap_theta, self._snap_ainv = np.zeros(d), np.zeros((d, d))
+        self._undo = (0, 0)
+        if self._finite:
+            self._init_finite()
+        else:
+            self._init_convex()
+
+    # -- set-up -------------------------------------------------------------------------------------
+    def _resolve_t_prime(self) -> tuple[int, int]:
+        c, ln, horizon = self.config, self.lengths, self._horizon
+        rule = c.t0_rule if self.adaptive else c.t_prime
+        if isinstance(rule, str) and rule != "none" and not math.isfinite(ln["t_delta"]):
+            raise ConfigError(f"{type(self).__name__}: lambda_- = 0 (the D^w actions do not span R^d); "
+                              "T' rules need lambda_- > 0.")  # fmt: skip
+        if rule == "none":
+            value = 0.0
+        elif rule == "t_delta":
+            if not math.isfinite(ln["T_Delta"]):
+                raise ConfigError(
+                    "t_prime='t_delta' needs a known positive safety gap (info.safety_gap > 0)."
+                )
+            value = ln["T_Delta"]
+        elif rule == "t0":
+            value = ln["T0"]
+        elif rule == "t0-numerical":
+            value = ln["T0_numerical"]
+        else:
+            value = float(rule)
+        t_prime = int(min(math.ceil(value), horizon))
+        return t_prime, t_prime
+
+    def _init_finite(self) -> None:
+        arms = self._ds.arms
+        self._ridge = ArmRidge(np.vstack([arms, arms @ self._b.T]), self.config.reg, refresh_every=0,
+                               numerics="primal")  # fmt: skip
+        self._explore_buf = np.zeros(EXPLORE_BLOCK, dtype=np.int64)
+        r = self._ridge
+        self._select_args = (
+            r.preds, r.sq_widths, arms.shape[0], self._dw, self._explore_buf, self._istate, self._fparams,
+            self._fstate, r.a_inv_state, r.theta_state, self._snap_theta, self._snap_ainv,
+        )  # fmt: skip
+        self._tell_args = (
+            r.arms, r.arms_t, r.a_inv_state, r.theta_state, r.sq_widths, r.preds, r.counts, r.sums, r.work_u,
+            r.work_w, self._istate, self._fparams, self._fstate,
+        )  # fmt: skip
+        self._loop_args = (*self._tell_args[:10], self._dw, self._explore_buf, *self._select_args[5:8],
+                           self._snap_theta, self._snap_ainv)  # fmt: skip
+        self._select_kernel = bind_kernel(select_arm, self._select_args)
+        self._tell_kernel = bind_kernel(tell_arm, (*self._tell_args, 0, 0.0))
+
+    def _init_convex(self) -> None:
+        c, d = self.config, self._ds.dim
+        self._ridge = OnlineRidge(d, c.reg, refresh_every=c.refresh_every)
+        self._explore_pts = np.zeros((EXPLORE_BLOCK, d))
+        self._geom = self._ds.kernel_args()
+        self._dirs = directions_grid(d, c.n_directions)
+        self._rho0 = self._ds.radial(self._dirs)
+        if c.convex_solver == "discretise":
+            frac = np.arange(1, c.n_radii + 1) / c.n_radii
+            pts = (self._rho0[:, None, None] * frac[None, :, None]) * self._dirs[:, None, :]
+            self._grid = np.ascontiguousarray(pts.reshape(-1, d) * (1.0 - 1e-12))
+        self._point = np.zeros(d)
+
+    def _draw_convex(self, rng: np.random.Generator, n: int) -> FloatArray:
+        """``n`` draws of the exploration distribution on ``D^w`` (convex bodies)."""
+        d = self._ds.dim
+        out = np.empty((n, d))
+        filled = 0
+        while filled < n:
+            m = max(64, 2 * (n - filled))
+            z = rng.standard_normal((m, d))
+            z /= np.linalg.norm(z, axis=1, keepdims=True)
+            if self.config.sampler == "shell":
+                x = self._eps * z @ self._b_inv_t
+            else:
+                x = (self._bound * rng.random(m) ** (1.0 / d))[:, None] * z @ self._b_inv_t
+                x = x[self._ds.contains(x, tol=0.0)]
+            take = min(x.shape[0], n - filled)
+            out[filled : filled + take] = x[:take]
+            filled += take
+        return out
+
+    def _refill(self) -> None:
+        if self._finite:
+            self._explore_buf[:] = self._dw[self.rng.integers(0, self._dw.size, EXPLORE_BLOCK)]
+        else:
+            self._explore_pts[:] = self._draw_convex(self.rng, EXPLORE_BLOCK)
+        self._istate[_POS] = 0
+        self._undo = (0, self._undo[1])  # a cancelled ask keeps the fresh block
+
+    # -- state -----------------------------------------------------------------------------------
+    @property
+    def beta(self) -> float:
+        """``beta`` of the next round."""
+        return float(
+            current_beta(int(self._istate[_T]), self._ds.dim, self._fparams, self._istate, self._fstate)
+        )
+
+    @property
+    def exploring(self) -> bool:
+        return bool(self._istate[_EXPLORING])
+
+    def _theta_ainv(self) -> tuple[FloatArray, FloatArray]:
+        if self._finite:
+            return self._ridge.theta_state, self._ridge.a_inv_state
+        return self._ridge.theta_hat, self._ridge.a_inv
+
+    def estimated_safe_set(self) -> dict[str, Any]:
+        """Current ``D_t^s`` (read-only copies): ``theta`` (``mu_hat``), ``a`` (``A_t``), ``a_inv``, ``beta``,
+        ``b_mat``, ``threshold``; ``x in D_t^s`` iff ``x in D0`` and
+        :func:`~safebandits.problems.safe_linear.estimated_safety_ucb` ``<= threshold``."""
+        theta, a_inv = self._theta_ainv()
+        a = self._ridge.a if not self._finite else self._ridge.a[: self._ds.dim, : self._ds.dim]
+        return {"theta": theta.copy(), "a": np.array(a), "a_inv": a_inv.copy(), "beta": self.beta,
+                "b_mat": self._b.copy(), "threshold": self._c}  # fmt: skip
+
+    def diagnostics(self) -> dict[str, Any]:
+        """``T'`` used, ``t_delta``, ``T_Delta``, ``T_0``, ``lambda_-``, ``lambda_min(A_{T'+1})`` against
+        Lemma 1's ``lambda + lambda_- T' / 2``, fallback rounds, and the estimates at ``T'+1`` and now."""
+        ist, fs, c = self._istate, self._fstate, self.config
+        ln = self.lengths
+        finished = ist[_EXPLORING] == 0
+        t_prime = int(ist[_TUSED]) if finished else int(ist[_T])
+        cur = self.estimated_safe_set()
+        if finished:
+            a_snap = np.linalg.inv(self._snap_ainv)
+            lmin, est_tp = float(fs[_LMIN]), _estimate_json(self._snap_theta, a_snap, fs[_BSNAP])
+        else:
+            lmin, est_tp = float(np.linalg.eigvalsh(cur["a"])[0]), None
+        bound = c.reg + ln["lambda_minus"] * t_prime / 2.0
+        rule = ("gslucb-" + c.t0_rule) if self.adaptive else str(c.t_prime)
+        out = {
+            "t_prime_rule": rule,
+            "t_prime": t_prime,
+            "exploration_finished": bool(finished),
+            # not "t_delta": result columns are case-insensitive (SQLite) and "T_Delta" exists
+            "lemma1_t_delta": float(ln["t_delta"]),
+            **{k: float(ln[k]) for k in ("T_Delta", "T0", "T0_numerical", "beta_T", "lambda_minus")},
+            "lambda_min_gram": lmin,
+            "lemma1_bound": bound,
+            "lemma1_holds": bool(lmin >= bound),
+            "lemma1_applicable": bool(t_prime >= ln["t_delta"]),
+            "fallback_rounds": int(ist[_FALLBACK]),
+            "estimate_tprime": est_tp,
+            "estimate_final": _estimate_json(cur["theta"], cur["a"], cur["beta"]),
+        }
+        if self.adaptive:
+            out["gap_lcb_last"] = float(fs[_GAP])
+        return out
+
+    # -- protocol --------------------------------------------------------------------------------
+    def _ask(self, context: Any) -> Decision:
+        self._undo = (int(self._istate[_POS]), int(self._istate[_FALLBACK]))
+        if self._finite:
+            arm = self._select_kernel(*self._select_args)
+            if arm == -2:
+                self._refill()
+                arm = self._select_kernel(*self._select_args)
+            return Decision(arm=int(arm))
+        return Decision(point=self._next_point().copy())
+
+    def cancel(self) -> None:
+        super().cancel()
+        self._istate[_POS], self._istate[_FALLBACK] = self._undo
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        if not isinstance(observation, Observation) or observation.reward is None:
+            raise ProtocolError(f"{type(self).__name__} must be told an Observation with the (negated) loss.")
+        loss = -float(observation.reward)
+        if self._finite:
+            self._tell_kernel(*self._tell_args, int(decision.arm), loss)
+        else:
+            self._observe_point(np.asarray(decision.point, dtype=np.float64), loss)
+
+    # -- convex bodies ---------------------------------------------------------------------------
+    def _next_point(self) -> FloatArray:
+        ist = self._istate
+        t = int(ist[_T])
+        if ist[_EXPLORING] == 1:
+            if t + 1 <= min(ist[_TPRIME], ist[_TCAP]):
+                if ist[_POS] >= EXPLORE_BLOCK:
+                    self._refill()
+                ist[_POS] += 1
+                return self._explore_pts[ist[_POS] - 1]
+            ist[_EXPLORING], ist[_TUSED] = 0, t
+            theta, a_inv = self._theta_ainv()
+            self._snap_theta[:], self._snap_ainv[:] = theta, a_inv
+            self._fstate[_LMIN] = float(np.linalg.eigvalsh(self._ridge.a)[0])
+            self._fstate[_BSNAP] = self.beta
+        theta, a_inv = self._theta_ainv()
+        theta = np.ascontiguousarray(theta)
+        beta, solver = self.beta, self.config.convex_solver
+        if solver == "radial":
+            radial_step(
+                self._dirs, self._rho0, *self._geom, theta, a_inv, self._b, beta, self._c, True, self._point
+            )
+        elif solver == "discretise":
+            discrete_step(self._grid, theta, a_inv, self._b, beta, self._c, self._point)
+        else:
+            n_v = self.config.n_directions
+            self._point[:] = boundary_grid_step(self._ds, theta, a_inv, self._b, beta, self._c, n_v)
+        return self._point
+
+    def _observe_point(self, x: FloatArray, loss: float) -> None:
+        if self._istate[_WIDTH] == 1:
+            self._fstate[_LOGDET] += math.log(1.0 + float(x @ self._ridge.a_inv @ x))
+        self._ridge.update(x, loss)
+        self._istate[_T] += 1
+
+    # -- compiled simulation -----------------------------------------------------------------------
+    def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
+        """Play ``n_rounds`` rounds on ``env`` with the same trajectory as ask / tell.
+
+        Round ``k`` meets row ``k`` of ``env.take_variates(n_rounds)``; finite sets run one compiled loop
+        (:func:`run_arm_loop`), convex bodies a Python loop over the same per-round functions.
+        """
+        if self._pending is not None:
+            raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
+        n = check_int(n_rounds, "n_rounds", low=0)
+        params = np.ascontiguousarray(env.params, dtype=np.float64)
+        code = int(getattr(env.noise, "code", -1))
+        if params.shape != (self._ds.dim, 1) or code not in (0, 1, 2):
+            raise ConfigError(
+                f"{type(self).__name__}.simulate needs the loss-only environment of a safe instance."
+            )
+        sigma = float(getattr(env.noise, "sigma", 0.0))
+        variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
+        if self._finite:
+            played = np.empty(n, dtype=np.int64)
+            arms = self._ds.arms
+            means = np.array([float((arms[k] @ params)[0]) for k in range(arms.shape[0])])
+            j = 0
+            while j < n:
+                j = run_arm_loop(*self._loop_args, means, code, sigma, variates, played, j, n)
+                if j < n:
+                    self._refill()
+            points = arms[played]
+        else:
+            points = np.empty((n, self._ds.dim))
+            for j in range(n):
+                x = self._next_point().copy()
+                y = env.noise.observe(x @ params, variates[j])
+                self._observe_point(x, -float(y[0]))
+                points[j] = x
+        self.n_samples += n
+        env.n_samples += n
+        return PlayedBlock(points)

@@ -1,0 +1,91 @@
+"""Experiments of Amani, Alizadeh & Thrampoulidis (NeurIPS 2019), Figure 1 (and the arXiv Figure 2).
+
+``safelucb-karm`` (Figure 1a)
+    Average per-step regret ``R(t) / t`` of Safe-LUCB with ``T' = T_Delta`` (gap known), Safe-LUCB with
+    ``T' = T_0`` (gap unknown, Theorem 3's literal ``T_0``) and GSLUCB (Algorithm 2, valid gap LCB) on
+    random K-armed instances with a positive gap (``safelucb/karm``: d = 2, K = 20; one realisation per
+    replicate, the paper's "20 problem realizations" at paper scale).
+``safelucb-exploration`` (Figure 1b and the arXiv Figure 2)
+    Per-step regret of Safe-LUCB with ``T' = T_Delta`` and without pure exploration (``T' = 0``) on the 2-D
+    convex instance ``safelucb/2d-convex``; the report adds the picture of ``D0``, the true safe set,
+    ``D^s_{T'+1}``, ``D^s_T`` and ``x*`` (:mod:`safebandits.plotting.safe_sets`).
+
+Appendix F (parameters) is not in the paper we have: instances, ``delta = 0.01``, ``lambda = 1``, Gaussian
+noise ``sigma = 0.1`` (``R = 0.1``) and the horizon ``T = 10^5`` (the figure's axis runs to "10" and the arXiv
+caption shows ``D^s_{5e4}``) are ours (``docs/decisions_safe_lucb.md``). Both scales use ``T = 10^5``;
+quick runs 3 replicates, paper 20.
+"""
+
+from __future__ import annotations
+
+from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
+
+__all__ = ["EXPLORATION", "HORIZON", "KARM"]
+
+#: Horizon at both scales (instance parameter ``T``).
+HORIZON = 100_000
+_BUDGET = {"quick": 10**9, "paper": 10**9}
+_REPLICATES = {"quick": 3, "paper": 20}
+_DEFAULTS = {"delta": 0.01, "reg": 1.0}
+
+T_DELTA = AlgorithmSpec(label="Safe-LUCB (T'=T_Delta)", name="safe-lucb", params={"t_prime": "t_delta"})
+T_ZERO = AlgorithmSpec(label="Safe-LUCB (T'=T_0)", name="safe-lucb", params={"t_prime": "t0"})
+GSLUCB = AlgorithmSpec(label="GSLUCB", name="gslucb")
+NO_EXPLORATION = AlgorithmSpec(
+    label="Safe-LUCB (no exploration)", name="safe-lucb", params={"t_prime": "none"}
+)
+
+KARM = register_experiment(
+    ExperimentSpec(
+        name="safelucb-karm",
+        title="Safe-LUCB and GSLUCB, K arms (Fig. 1a)",
+        panels=(
+            PanelSpec(
+                name="karm",
+                instance="safelucb/karm",
+                fixed={"d": 2, "sigma": 0.1, "c": 0.8},
+                sweep_param="K",
+                values={"quick": (20,), "paper": (20,)},
+                title="K = 20 arms, d = 2, random instance per replicate",
+                xlabel="K",
+            ),
+        ),
+        algorithms=(T_DELTA, GSLUCB, T_ZERO),
+        replicates=_REPLICATES,
+        budget=_BUDGET,
+        figure="regret-curves",
+        claims="safelucb-karm",
+        algorithm_defaults=_DEFAULTS,
+        horizon={"quick": HORIZON, "paper": HORIZON},
+        curves=("per_step_regret", "regret"),
+    )
+)
+
+EXPLORATION = register_experiment(
+    ExperimentSpec(
+        name="safelucb-exploration",
+        title="Safe-LUCB with/without exploration (Fig. 1b)",
+        panels=(
+            PanelSpec(
+                name="2d-convex",
+                instance="safelucb/2d-convex",
+                fixed={},
+                sweep_param="sigma",
+                values={"quick": (0.1,), "paper": (0.1,)},
+                title="Unit disc, mu = (0.6, 0.8), B = diag(-0.5, 1), c = 0.2",
+                xlabel="sigma",
+            ),
+        ),
+        algorithms=(T_DELTA, NO_EXPLORATION),
+        replicates=_REPLICATES,
+        budget=_BUDGET,
+        figure="regret-curves",
+        claims="safelucb-exploration",
+        algorithm_defaults=_DEFAULTS,
+        horizon={"quick": HORIZON, "paper": HORIZON},
+        curves=("per_step_regret", "regret"),
+    )
+)
+
+# The report's set picture (arXiv Figure 2) registers itself on import.
+import safebandits.plotting.safe_sets  # noqa: E402, F401
