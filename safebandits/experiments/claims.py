@@ -419,9 +419,10 @@ CLAIM_SETS: dict[str, Callable[[pd.DataFrame], list[Claim]]] = {
 
 def check_claims(df: pd.DataFrame, key: str) -> list[Claim]:
     """Run the claim set ``key`` on the runs of one experiment (``[]`` for an unknown or empty key)."""
+    from safebandits.experiments.claims_safe_lucb import SAFE_LUCB_CLAIM_SETS
     from safebandits.experiments.claims_stagewise import STAGEWISE_CLAIM_SETS
 
-    fn = CLAIM_SETS.get(key) or STAGEWISE_CLAIM_SETS.get(key)
+    fn = CLAIM_SETS.get(key) or STAGEWISE_CLAIM_SETS.get(key) or SAFE_LUCB_CLAIM_SETS.get(key)
     if fn is None or df.empty:
         return []
     return fn(df)

@@ -269,6 +269,7 @@ def register_experiment(spec: ExperimentSpec, *, replace: bool = False) -> Exper
 def _load() -> None:
     # (the modules register their experiments on import)
     import safebandits.experiments.acol
+    import safebandits.experiments.safe_lucb
     import safebandits.experiments.stagewise  # noqa: F401
 
 
