@@ -3,8 +3,10 @@
 Prints two tables:
 1. wall time of every registered experiment at the quick scale (and at the paper scale with
    ``--paper``; that takes tens of minutes), run through the CLI with all cores;
-2. the cost per sample of every sequential method at (n, d) = (11, 10), (30, 30), (100, 30)
-   (benchmarks/bench_acol.py), and the design solver's timings (benchmarks/bench_design.py).
+2. the tables of every ``benchmarks/bench_*.py`` script: cost per sample of the ACOL family at
+   (n, d) = (11, 10), (30, 30), (100, 30) (bench_acol.py), the design solver (bench_design.py), cost per
+   round and memory of the stage-wise learners (bench_stagewise.py) and of Safe-LUCB (bench_safe_lucb.py),
+   and so on for each family.
 
 Timings are not asserted anywhere: they are reported in the issue notes.
 """
@@ -69,10 +71,9 @@ def main() -> None:
         print(f"{'experiment':<28}{'scale':<8}{'runs':>8}{'wall [s]':>12}")
         for name, scale, wall, n in rows:
             print(f"{name:<28}{scale:<8}{n:>8}{wall:>12.1f}")
-    for script in ("bench_acol.py", "bench_design.py", "bench_stagewise.py"):
-        if (HERE / script).exists():
-            print()
-            subprocess.run([PY, str(HERE / script)], check=True)
+    for script in sorted(HERE.glob("bench_*.py")):
+        print()
+        subprocess.run([PY, str(script)], check=True)
 
 
 if __name__ == "__main__":

@@ -82,23 +82,9 @@ __all__ = [
 RNG_BLOCK = 1024
 
 
-def check_common(cfg: Any) -> None:
-    """Validate the fields every stage-wise linear learner config shares."""
-    owner = type(cfg).__name__
-    check_interval(cfg.delta, "delta", low=0.0, high=1.0, owner=owner)
-    check_positive(cfg.reg, "reg", owner=owner)
-    check_choice(cfg.radii, "radii", ("theory", "code"), owner=owner)
-    if cfg.alpha_r is not None:
-        check_positive(cfg.alpha_r, "alpha_r", owner=owner)
-    if cfg.alpha_c is not None:
-        check_positive(cfg.alpha_c, "alpha_c", owner=owner)
-    check_int(cfg.refresh_every, "refresh_every", low=0, owner=owner)
-    check_choice(cfg.safe_value_ucb, "safe_value_ucb", ("ucb", "known"), owner=owner)
-
-
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class LCLUCBConfig(LearnerConfig):
-    """Configuration of :class:`LCLUCB`.
+class StagewiseLinearConfig(LearnerConfig):
+    """The fields every stage-wise linear learner shares (LC-LUCB, OPLB, Safe-LTS).
 
     Parameters
     ----------
@@ -127,7 +113,21 @@ class LCLUCBConfig(LearnerConfig):
     safe_value_ucb: Literal["ucb", "known"] = "ucb"
 
     def __post_init__(self) -> None:
-        check_common(self)
+        owner = type(self).__name__
+        check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
+        check_positive(self.reg, "reg", owner=owner)
+        check_choice(self.radii, "radii", ("theory", "code"), owner=owner)
+        if self.alpha_r is not None:
+            check_positive(self.alpha_r, "alpha_r", owner=owner)
+        if self.alpha_c is not None:
+            check_positive(self.alpha_c, "alpha_c", owner=owner)
+        check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
+        check_choice(self.safe_value_ucb, "safe_value_ucb", ("ucb", "known"), owner=owner)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class LCLUCBConfig(StagewiseLinearConfig):
+    """Configuration of :class:`LCLUCB`: the fields of :class:`StagewiseLinearConfig`, nothing more."""
 
 
 # --------------------------------------------------------------------------------------------------

@@ -49,16 +49,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Literal
+from typing import Any
 
 import numba
 import numpy as np
 
 from safebandits._numba import bind_kernel
 from safebandits._validation import check_int
-from safebandits.algorithms.base import LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.algorithms.regret.lc_lucb import StagewiseLinearLearner, check_common
+from safebandits.algorithms.regret.lc_lucb import StagewiseLinearConfig, StagewiseLinearLearner
 from safebandits.estimators.stagewise import (
     E_C0,
     E_IP,
@@ -89,13 +88,13 @@ _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class OPLBConfig(LearnerConfig):
+class OPLBConfig(StagewiseLinearConfig):
     """Configuration of :class:`OPLB`.
 
     Parameters
     ----------
     delta, reg, radii, alpha_r, alpha_c, refresh_every, safe_value_ucb
-        As :class:`~safebandits.algorithms.regret.lc_lucb.LCLUCBConfig` (theory: Thm. 27's
+        As :class:`~safebandits.algorithms.regret.lc_lucb.StagewiseLinearConfig` (theory: Thm. 27's
         ``alpha_c = 1``, ``alpha_r = 1 + 2 (1 - r0) / min_i (tau_i - c0_i)``).
     n_grid : int >= 1, default 8
         Cells of the grid over the mixing weight ``phi`` of each pair (1: 2-supports only).
@@ -103,18 +102,11 @@ class OPLBConfig(LearnerConfig):
         Golden-section steps around each local maximum of a searched pair's grid values.
     """
 
-    delta: float = 0.05
-    reg: float = 1.0
-    radii: Literal["theory", "code"] = "theory"
-    alpha_r: float | None = None
-    alpha_c: float | None = None
-    refresh_every: int = 1000
-    safe_value_ucb: Literal["ucb", "known"] = "ucb"
     n_grid: int = 8
     refine_iters: int = 16
 
     def __post_init__(self) -> None:
-        check_common(self)
+        StagewiseLinearConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
         check_int(self.n_grid, "n_grid", low=1, owner=type(self).__name__)
         check_int(self.refine_iters, "refine_iters", low=0, owner=type(self).__name__)
 

@@ -14,42 +14,34 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from safebandits._validation import check_positive
-from safebandits.algorithms.base import LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.algorithms.regret.lc_lucb import StagewiseLinearLearner, check_common
+from safebandits.algorithms.regret.lc_lucb import StagewiseLinearConfig, StagewiseLinearLearner
 
 __all__ = ["SafeLTS", "SafeLTSConfig"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class SafeLTSConfig(LearnerConfig):
+class SafeLTSConfig(StagewiseLinearConfig):
     """Configuration of :class:`SafeLTS`.
 
     Parameters
     ----------
     delta, reg, radii, alpha_r, alpha_c, refresh_every, safe_value_ucb
-        As :class:`~safebandits.algorithms.regret.lc_lucb.LCLUCBConfig` (the safe set and ``beta_r``
+        As :class:`~safebandits.algorithms.regret.lc_lucb.StagewiseLinearConfig` (the safe set and ``beta_r``
         are LC-LUCB's; ``safe_value_ucb="ucb"`` scores ``x0`` by ``<x0, theta~>``).
     inflation : float > 0 or None, default None
         Variance inflation of the Thompson sample; ``None``: the dimension ``d`` (the authors' code).
     """
 
-    delta: float = 0.05
-    reg: float = 1.0
-    radii: Literal["theory", "code"] = "theory"
-    alpha_r: float | None = None
-    alpha_c: float | None = None
-    refresh_every: int = 1000
-    safe_value_ucb: Literal["ucb", "known"] = "ucb"
     inflation: float | None = None
 
     def __post_init__(self) -> None:
-        check_common(self)
+        StagewiseLinearConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
         if self.inflation is not None:
             check_positive(self.inflation, "inflation", owner=type(self).__name__)
 
