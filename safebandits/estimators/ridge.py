@@ -22,6 +22,8 @@ and sums (Cholesky of ``A``) and the derived quantities from it.
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -192,6 +194,33 @@ def arm_gram_refresh(
         sq_widths[k] = gram[k, k]
 
 
+@numba.njit(cache=True, inline="always")
+def sherman_morrison_update(inv: FloatArray, x: FloatArray, u: FloatArray) -> float:
+    """Rank-one update of a symmetric inverse: ``u <- inv x``, ``c = 1 + x^T u``,
+    ``inv <- inv - u u^T / c``; returns ``c``.
+
+    The loops are ``axpy`` updates (no reductions) and the outer product is formed from ``u / sqrt(c)``
+    on both sides, so ``inv`` stays exactly symmetric and every caller gets the same bits. One
+    implementation, shared by the arm-tracking ridge below and the stage-wise estimators.
+    """
+    n = x.shape[0]
+    for i in range(n):
+        u[i] = 0.0
+    for j in range(n):
+        xj = x[j]
+        for i in range(n):
+            u[i] += inv[j, i] * xj
+    c = 1.0
+    for i in range(n):
+        c += x[i] * u[i]
+    rs = 1.0 / math.sqrt(c)
+    for i in range(n):
+        vi = u[i] * rs
+        for j in range(n):
+            inv[i, j] -= vi * (u[j] * rs)
+    return c
+
+
 @numba.njit(cache=True)
 def arm_ridge_update(
     arms: FloatArray,
@@ -222,25 +251,13 @@ def arm_ridge_update(
     whichever caller (Python or a compiled loop) runs them.
     """
     n, d = arms.shape
-    for i in range(d):
-        work_u[i] = 0.0
-    for j in range(d):
-        xj = arms[arm, j]
-        for i in range(d):
-            work_u[i] += a_inv[j, i] * xj
-    c = 1.0
-    for i in range(d):
-        c += arms[arm, i] * work_u[i]
+    c = sherman_morrison_update(a_inv, arms[arm], work_u)
     coef = (y - preds[arm]) / c
     rs = 1.0 / np.sqrt(c)
     counts[arm] += 1.0
     sums[arm] += y
     for i in range(d):
         theta[i] += coef * work_u[i]
-    for i in range(d):
-        vi = work_u[i] * rs
-        for j in range(d):
-            a_inv[i, j] -= vi * (work_u[j] * rs)
     for k in range(n):
         work_w[k] = 0.0
     for j in range(d):

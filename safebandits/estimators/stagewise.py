@@ -44,7 +44,7 @@ import numpy as np
 
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
 from safebandits.estimators.confidence import adaptive_width_scalar
-from safebandits.estimators.ridge import cholesky_inverse
+from safebandits.estimators.ridge import cholesky_inverse, sherman_morrison_update
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
 
@@ -103,27 +103,6 @@ def orthonormal_complement(x0: FloatArray) -> tuple[FloatArray, FloatArray, floa
 # --------------------------------------------------------------------------------------------------
 # compiled kernels
 # --------------------------------------------------------------------------------------------------
-@numba.njit(cache=True, inline="always")
-def _sm_step(inv, x, u):
-    """``u <- inv x``, ``c = 1 + x^T u``, ``inv <- inv - u u^T / c`` (exactly symmetric); returns ``c``."""
-    n = x.shape[0]
-    for i in range(n):
-        u[i] = 0.0
-    for j in range(n):
-        xj = x[j]
-        for i in range(n):
-            u[i] += inv[j, i] * xj
-    c = 1.0
-    for i in range(n):
-        c += x[i] * u[i]
-    rs = 1.0 / math.sqrt(c)
-    for i in range(n):
-        vi = u[i] * rs
-        for j in range(n):
-            inv[i, j] -= vi * (u[j] * rs)
-    return c
-
-
 @numba.njit(cache=True, inline="always")
 def _rls_step(est_vec, u, c, x, y):
     """Recursive least squares ``est <- est + u (y - x^T est) / c``; returns the coefficient."""
@@ -187,7 +166,7 @@ def _update_core(est, x, reward, costs):
     fstate, istate, ip = est[E_FSTATE], est[E_ISTATE], est[E_IP]
     wd, wp, wp2, wm = est[E_WD], est[E_WP], est[E_WP2], est[E_WM]
     d = ip[I_D]
-    c = _sm_step(sinv, x, wd)
+    c = sherman_morrison_update(sinv, x, wd)
     fstate[S_LOGDET_SIG] += math.log(c)
     fstate[S_C] = c
     fstate[S_COEF] = _rls_step(theta, wd, c, x, reward)
@@ -215,7 +194,7 @@ def _update_core(est, x, reward, costs):
                 wp[a] += basis[i, a] * xi
         cm = 1.0
         if dp > 0:
-            cm = _sm_step(minv, wp, wp2)
+            cm = sherman_morrison_update(minv, wp, wp2)
             fstate[S_LOGDET_M] += math.log(cm)
             for a in range(dp):
                 za = wp[a]
