@@ -312,11 +312,13 @@ def stagewise_update_table(est, tbl, x, reward, costs):
 
 @numba.njit(cache=True, inline="always")
 def confidence_radii(est):
-    """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``t`` = rounds so far).
+    """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``S_T`` = rounds so far).
 
     Theory: ``beta_t(delta_r, d)`` and ``beta_t(delta_c, d')`` (Thm. 10, via ``adaptive_width_scalar``).
     Code (spec 2.8): ``2 sqrt(2 log(det(V)^{1/2} det(lambda I)^{-1/2} / delta_t)) + sqrt(lambda) S``
-    with ``delta_t = 1 / (1 + t)``; the reward's noise part is multiplied by ``reward_scale``.
+    with ``delta_t = 1 / (1 + t)``, ``t`` the 1-based index of the round about to be played (rounds so far
+    plus one; the digest does not say whether the authors' ``t`` counts from 0 or 1); the reward's noise
+    part is multiplied by ``reward_scale``.
     """
     fstate, istate, fp, ip = est[E_FSTATE], est[E_ISTATE], est[E_FP], est[E_IP]
     t = float(istate[S_T])
@@ -327,7 +329,7 @@ def confidence_radii(est):
         br = adaptive_width_scalar(t, float(d), fp[F_DELTA_R], reg, fp[F_R], fp[F_L], s)
         bcw = adaptive_width_scalar(t, float(dp), fp[F_DELTA_C], reg, fp[F_R], fp[F_L], s)
     else:
-        log_t = math.log(1.0 + (t + 1.0))
+        log_t = math.log(1.0 + (t + 1.0))  # delta_t = 1 / (1 + t) with t the 1-based index of this round
         lr = 0.5 * (fstate[S_LOGDET_SIG] - d * math.log(reg)) + log_t
         ldc = fstate[S_LOGDET_SIG] if ip[I_SHARED] == 1 else fstate[S_LOGDET_M]
         lc = 0.5 * (ldc - dp * math.log(reg)) + log_t

@@ -21,9 +21,11 @@ Radii (``radii``): ``"theory"`` -- Thm. 10 widths with ``alpha_c = 1`` and
 
 Unknown ``r0`` / ``c0`` (``info.safe_reward`` or ``info.safe_cost`` is ``None``; Remark 12, App. F.1):
 the learner first plays ``x0`` under :class:`~safebandits.algorithms.regret.warm_start.SafeValueWarmStart`
-(Algorithm 5), feeding every observation to its estimators; costs are then estimated in all ``d``
-directions (full estimator), ``alpha_c = 1``, ``alpha_r = 1 + 6 Delta_r_hat / Delta_c_hat``; ``x0``
-stays a candidate even when it is not pessimistically feasible.
+(Algorithm 5), feeding every observation to its estimators. When ``c0`` is unknown, costs are then
+estimated in all ``d`` directions (full estimator); when only ``r0`` is unknown the cost estimator stays
+projected on the known ``c0``. ``alpha_c = 1``, ``alpha_r = 1 + 6 Delta_r_hat / Delta_c_hat`` (from the
+warm start's estimated gaps, even where ``c0`` is known); ``x0`` stays a candidate even when it is not
+pessimistically feasible.
 
 The per-round work is two compiled kernels (:func:`select_action`,
 :func:`~safebandits.estimators.stagewise.stagewise_update`); :meth:`StagewiseLinearLearner.simulate`

@@ -25,10 +25,13 @@ the ray, the best policy of the ray is ``pi0`` or the one at ``eta(phi)``. Per r
 
 Guarantees
 ----------
-* **Safety (Prop. 26).** Every returned policy satisfies ``V~c_i(pi) <= tau_i`` for all ``i``: ``pi0``
-  has ``V~c = c0 < tau`` and every other candidate sits at or inside the closed-form boundary of its ray
-  (the full estimator of the unknown-``c0`` variant uses a bisection that keeps the feasible side). On
-  the good event of Thm. 10 every such policy is truly feasible, whatever the search returns.
+* **Safety (Prop. 26).** With ``c0`` known every returned policy satisfies ``V~c_i(pi) <= tau_i`` for all
+  ``i``: ``pi0`` has ``V~c = c0 < tau`` and every other candidate sits at or inside the closed-form
+  boundary of its ray. With ``c0`` unknown (full estimator, after the warm start) the other candidates
+  are found by a bisection that keeps the feasible side, but ``pi0`` stays a candidate even when its
+  pessimistic cost exceeds ``tau`` (the warm start certified ``c0 < tau``), and is also returned when a
+  ray's feasible scale is 0. On the good event of Thm. 10 every such policy is truly feasible, whatever
+  the search returns.
 * **Optimism (Lemma 29).** The proof compares with ``pi~ = eta pi* + (1 - eta) pi0``, ``eta`` maximal,
   where ``pi*`` is a basic optimal solution of the true LP (at most 2 support points for one constraint).
   If ``pi*`` is supported on ``{x0, a_i}``, ``pi~`` lies on the feasible part of the ray to ``a_i``, whose
