@@ -27,6 +27,7 @@ CURVE_METRICS = {
     "reward": ("mean reward so far", False),
     "per_step_regret": ("per-step regret R(t)/t", False),
     "per_step_policy_regret": ("per-step regret R(t)/t (policy)", False),
+    "positive_cost": ("cumulative violation sum [c - tau]+", False),
 }
 _COLOURS = ("#000000", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 _STYLES = ("-", "--", ":", "-.")
@@ -85,20 +86,24 @@ def curve_figure(
     n = max(1, len(panels))
     fig = Figure(figsize=(4.6 * n, 3.8), layout="constrained")
     axes = fig.subplots(1, n, squeeze=False)[0]
+    # One colour per swept value in every panel (sorted, so tau = 0.2 has the same colour everywhere).
+    all_values = sorted(dict.fromkeys(runs["sweep.value"]), key=lambda v: (str(type(v)), v))
     for ax, (pname, ptitle) in zip(axes, panels):
         part = runs[runs["panel"] == pname]
-        values = list(dict.fromkeys(part["sweep.value"]))
+        present = set(part["sweep.value"])
+        values = [v for v in all_values if v in present]
         param = str(part["sweep.param"].iloc[0]) if len(part) else ""
-        for vi, value in enumerate(values):
-            colour = _COLOURS[vi % len(_COLOURS)]
+        for value in values:
+            colour = _COLOURS[all_values.index(value) % len(_COLOURS)]
             for li, label in enumerate(labels):
+                lc = _COLOURS[li % len(_COLOURS)] if len(values) == 1 else colour  # one value: by method
                 sel = part[(part["sweep.value"] == value) & (part["label"] == label)]
                 t, mean, sd = curve_stats(list(sel["curve"]), metric)
                 if t.size == 0:
                     continue
-                ax.plot(t, mean, color=colour, linestyle=_STYLES[li % len(_STYLES)], lw=1.4,
+                ax.plot(t, mean, color=lc, linestyle=_STYLES[li % len(_STYLES)], lw=1.4,
                         label=f"{label}, {param} = {value}")  # fmt: skip
-                ax.fill_between(t, mean - sd, mean + sd, color=colour, alpha=0.12, lw=0)
+                ax.fill_between(t, mean - sd, mean + sd, color=lc, alpha=0.12, lw=0)
             if thresholds and param == "tau":
                 ax.axhline(float(value), color=colour, linestyle=":", lw=1.0)
         ax.set_title(ptitle, fontsize=10)
