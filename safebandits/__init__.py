@@ -5,6 +5,7 @@ Learn which actions are safe or feasible while finding the best one.
 
 from safebandits.algorithms import get_algorithm, list_algorithms, make_learner
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError, ProtocolError, SafeBanditsError
+from safebandits.experiments.regret_loop import RegretOutcome, run_regret
 from safebandits.experiments.simulate import RunOutcome, run
 from safebandits.problems import LinearCBAIInstance, list_instances, make_instance
 from safebandits.rng import RunKey, environment_rng, instance_rng, learner_rng
@@ -21,6 +22,7 @@ __all__ = [
     "Observation",
     "ProtocolError",
     "Recommendation",
+    "RegretOutcome",
     "RunKey",
     "RunOutcome",
     "SafeBanditsError",
@@ -34,4 +36,5 @@ __all__ = [
     "make_instance",
     "make_learner",
     "run",
+    "run_regret",
 ]

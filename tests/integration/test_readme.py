@@ -15,3 +15,13 @@ def test_readme_example_runs(capsys):
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out.split()
     assert out[0] == "True" and int(out[1]) > 0
+
+
+def test_readme_regret_example_runs(capsys):
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    assert len(blocks) >= 2, "README has no regret example"
+    code = blocks[1]
+    assert len([ln for ln in code.splitlines() if ln.strip()]) <= 10
+    exec(compile(code, "README.md", "exec"), {})
+    violations, rounds, regret = capsys.readouterr().out.split()
+    assert int(violations) == 0 and int(rounds) == 19_999 and 0 < float(regret) < 0.5 * 19_999
