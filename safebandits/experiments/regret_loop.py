@@ -13,7 +13,9 @@ deterministic learners):
 * ``regret`` (per-round setting): ``<x*, theta*> - <X_t, theta*>`` with ``x*`` the best feasible action;
 * ``policy_regret`` (in-expectation setting): ``V(pi*) - <x_pi_t, theta*>`` with ``pi*`` the LP optimum;
 * ``violations``: rounds with ``<X_t, mu*_i> > tau_i`` for some ``i`` (the played action's true cost);
-* ``policy_violations``: rounds with ``<x_pi_t, mu*_i> > tau_i`` for some ``i`` (the policy's expected cost).
+* ``policy_violations``: rounds with ``<x_pi_t, mu*_i> > tau_i`` for some ``i`` (the policy's expected cost);
+* ``positive_cost``: the stronger cumulative violation ``sum_t [<X_t, mu*_i> - tau_i]_+`` per constraint
+  (no cancellation across rounds; soft-constraint problems such as CKB's).
 
 A learner states its setting with the class attribute ``setting = "round" | "expectation"``; the run's
 headline ``regret`` metric uses the matching benchmark, and both are stored.
@@ -105,6 +107,7 @@ class RegretTracker:
             "max_policy_cost": np.full(m, -np.inf),
             "violations": 0,
             "policy_violations": 0,
+            "positive_cost": np.zeros(m),
         }
         self._window = {"cost": np.zeros(m), "policy_cost": np.zeros(m), "reward": 0.0, "n": 0}
         # Milestones for claims: regret at round T/10 (log-log slope over the last decade) and the
@@ -118,11 +121,15 @@ class RegretTracker:
             tail_policy_cost=np.zeros(m),
             tail_reward=0.0,
             tail_policy_reward=0.0,
+            positive_cost_tenth=np.full(m, np.nan),
         )
         self.curves = {
             k: []
-            for k in ("t", "regret", "policy_regret", "reward", "cost", "policy_cost", "policy_cost_now")
-        }
+            for k in (
+                "t", "regret", "policy_regret", "reward", "cost", "policy_cost", "policy_cost_now",
+                "positive_cost",
+            )
+        }  # fmt: skip
 
     def update(self, block: PlayedBlock) -> None:
         """Score a block of consecutive rounds."""
@@ -148,11 +155,13 @@ class RegretTracker:
         tt["violations"] += int(np.any(c > self._tau + TOL, axis=1).sum())
         tt["policy_violations"] += int(np.any(cp > self._tau + TOL, axis=1).sum())
         tt["max_policy_cost"] = np.maximum(tt["max_policy_cost"], cp.max(axis=0))
+        cpos = np.cumsum(np.maximum(c - self._tau[None, :], 0.0), axis=0)
         # Grid points inside this block: rounds t+1 .. t+k.
         t0 = self.t
         if t0 < self.tenth <= t0 + k:
             tt["regret_tenth"] = tt["regret"] + float(reg[self.tenth - t0 - 1])
             tt["policy_regret_tenth"] = tt["policy_regret"] + float(preg[self.tenth - t0 - 1])
+            tt["positive_cost_tenth"] = tt["positive_cost"] + cpos[self.tenth - t0 - 1]
         if t0 + k > self.tail_start:
             j0 = max(0, self.tail_start - t0)
             tt["tail_cost"] = tt["tail_cost"] + c[j0:].sum(axis=0)
@@ -173,6 +182,7 @@ class RegretTracker:
             self.curves["cost"].append(((w["cost"] + ccost[j]) / n_win).tolist())
             self.curves["policy_cost"].append(((w["policy_cost"] + cpcost[j]) / n_win).tolist())
             self.curves["policy_cost_now"].append(cp[j].tolist())
+            self.curves["positive_cost"].append((tt["positive_cost"] + cpos[j]).tolist())
             # Restart the window after this grid point.
             w["cost"] = -ccost[j].copy()
             w["policy_cost"] = -cpcost[j].copy()
@@ -187,6 +197,7 @@ class RegretTracker:
         tt["policy_reward"] += float(rp.sum())
         tt["cost"] = tt["cost"] + ccost[-1]
         tt["policy_cost"] = tt["policy_cost"] + cpcost[-1]
+        tt["positive_cost"] = tt["positive_cost"] + cpos[-1]
         self.t += k
 
 
@@ -217,9 +228,12 @@ class RegretOutcome:
     tail_cost, tail_reward
         Mean true cost (per constraint) and reward over the last 10% of the rounds (policy means in
         the in-expectation setting).
+    positive_cost, positive_cost_tenth : list of float
+        ``sum_t [<X_t, mu*_i> - tau_i]_+`` per constraint over all rounds and over the first ``T // 10``.
     curves : dict
         Log-grid curves: ``t``, ``regret``, ``policy_regret``, running mean ``reward``, window-mean
-        ``cost`` and ``policy_cost`` (lists per constraint), ``policy_cost_now``.
+        ``cost`` and ``policy_cost`` (lists per constraint), ``policy_cost_now``, cumulative
+        ``positive_cost`` (lists per constraint).
     info : dict
         Learner diagnostics (``learner.diagnostics()`` if it has one).
     """
@@ -238,6 +252,8 @@ class RegretOutcome:
     regret_tenth: float = float("nan")
     tail_cost: list[float] = field(default_factory=list)
     tail_reward: float = float("nan")
+    positive_cost: list[float] = field(default_factory=list)
+    positive_cost_tenth: list[float] = field(default_factory=list)
     curves: dict[str, list[Any]] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
 
@@ -312,6 +328,8 @@ def run_regret(
         regret_tenth=tt["policy_regret_tenth"] if expect else tt["regret_tenth"],
         tail_cost=((tt["tail_policy_cost"] if expect else tt["tail_cost"]) / n_tail).tolist(),
         tail_reward=(tt["tail_policy_reward"] if expect else tt["tail_reward"]) / n_tail,
+        positive_cost=tt["positive_cost"].tolist(),
+        positive_cost_tenth=tt["positive_cost_tenth"].tolist(),
         curves=tracker.curves,
         info=diag() if callable(diag) else {},
     )

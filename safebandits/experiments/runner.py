@@ -158,6 +158,8 @@ REGRET_METRICS = (
     "regret_tenth",
     "tail_cost",
     "tail_reward",
+    "positive_cost",
+    "positive_cost_tenth",
 )
 
 
@@ -167,8 +169,9 @@ def _run_regret_task(
     """Play a regret learner for the instance's horizon (capped by the budget) and fill the record.
 
     ``samples`` holds the rounds played, ``stopped`` whether the horizon was reached; ``correct``,
-    ``feasible`` and ``recommended`` are left empty. ``cost`` and ``max_policy_cost`` are those of the
-    first constraint (all constraints are in the ``curve`` trace).
+    ``feasible`` and ``recommended`` are left empty. ``cost``, ``max_policy_cost``, ``tail_cost`` and
+    ``positive_cost`` (``sum_t [c_t - tau]_+``) are those of the first constraint (all constraints are in
+    the ``curve`` and ``totals`` traces).
     """
     from safebandits.experiments.regret_loop import run_regret
 
@@ -194,10 +197,17 @@ def _run_regret_task(
         regret_tenth=out.regret_tenth,
         tail_cost=out.tail_cost[0],
         tail_reward=out.tail_reward,
+        positive_cost=out.positive_cost[0],
+        positive_cost_tenth=out.positive_cost_tenth[0],
     )
     traces["curve"] = _json_safe(out.curves)
     traces["totals"] = _json_safe(
-        {"cost": out.cost, "max_policy_cost": out.max_policy_cost, "setting": learner.setting}
+        {
+            "cost": out.cost,
+            "max_policy_cost": out.max_policy_cost,
+            "positive_cost": out.positive_cost,
+            "setting": learner.setting,
+        }
     )
     if out.info:
         traces["learner"] = _json_safe(out.info)

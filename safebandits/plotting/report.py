@@ -120,6 +120,7 @@ def _curve_figures(
         "per_step_regret": ("per_step_regret", {"log_x": True}),
         "cost": ("policy_cost", {"thresholds": True, "log_x": True}),
         "reward": ("reward", {"log_x": True}),
+        "violation": ("positive_cost", {}),
     }
     for suffix in spec.curves:
         metric, kwargs = kinds[suffix]
