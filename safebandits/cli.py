@@ -312,15 +312,24 @@ def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int)
         options["delta"] = delta
     rng = np.random.default_rng(seed) if entries[instance].random else None
     inst = make_instance(instance, rng, **params)
-    try:
-        from safebandits.problems.cbai_bounds import cbai_bounds
-    except ImportError as exc:
-        raise ConfigError(f"The bounds module cannot be imported ({exc}).") from None
+    from safebandits.problems.transductive import TransductiveInstance
+
+    if isinstance(inst, TransductiveInstance):
+        from safebandits.problems.beside_bounds import beside_bounds as bounds_of
+
+        unused = set(options) - {"delta", "epsilon", "tol"}
+        if unused:
+            raise ConfigError(f"Bound option(s) {sorted(unused)} do not apply to {instance!r}.")
+    else:
+        try:
+            from safebandits.problems.cbai_bounds import cbai_bounds as bounds_of
+        except ImportError as exc:
+            raise ConfigError(f"The bounds module cannot be imported ({exc}).") from None
 
     result = {
         "instance_params": params,
         "seed": seed if rng is not None else None,
-        **cbai_bounds(inst, **options),
+        **bounds_of(inst, **options),
     }
     click.echo(json.dumps(_finite(result), indent=2, default=str))
 

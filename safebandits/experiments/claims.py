@@ -417,12 +417,26 @@ CLAIM_SETS: dict[str, Callable[[pd.DataFrame], list[Claim]]] = {
 }
 
 
-def check_claims(df: pd.DataFrame, key: str) -> list[Claim]:
-    """Run the claim set ``key`` on the runs of one experiment (``[]`` for an unknown or empty key)."""
+def _all_claim_sets() -> dict[str, Callable[[pd.DataFrame], list[Claim]]]:
+    """Every family's claim sets by ``ExperimentSpec.claims`` key (each family module holds its own)."""
+    from safebandits.experiments.claims_beside import BESIDE_CLAIM_SETS
+    from safebandits.experiments.claims_ckb import CKB_CLAIM_SETS
     from safebandits.experiments.claims_safe_lucb import SAFE_LUCB_CLAIM_SETS
     from safebandits.experiments.claims_stagewise import STAGEWISE_CLAIM_SETS
 
-    fn = CLAIM_SETS.get(key) or STAGEWISE_CLAIM_SETS.get(key) or SAFE_LUCB_CLAIM_SETS.get(key)
+    sets = (CLAIM_SETS, STAGEWISE_CLAIM_SETS, SAFE_LUCB_CLAIM_SETS, CKB_CLAIM_SETS, BESIDE_CLAIM_SETS)
+    merged: dict[str, Callable[[pd.DataFrame], list[Claim]]] = {}
+    for family in sets:
+        clash = merged.keys() & family.keys()
+        if clash:
+            raise RuntimeError(f"Claim set(s) {sorted(clash)} are defined twice.")
+        merged.update(family)
+    return merged
+
+
+def check_claims(df: pd.DataFrame, key: str) -> list[Claim]:
+    """Run the claim set ``key`` on the runs of one experiment (``[]`` for an unknown or empty key)."""
+    fn = _all_claim_sets().get(key)
     if fn is None or df.empty:
         return []
     return fn(df)

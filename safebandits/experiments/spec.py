@@ -170,7 +170,7 @@ class ExperimentSpec:
     curves : tuple of str, default=("regret", "cost", "reward")
         Figures of a ``"regret-curves"`` experiment, among ``"regret"`` (cumulative, in each method's own
         setting), ``"per_step_regret"`` (R(t)/t), ``"cost"`` (expected cost of the played policy, with the
-        thresholds) and ``"reward"`` (running mean).
+        thresholds), ``"reward"`` (running mean) and ``"violation"`` (cumulative ``sum_t [c(x_t) - tau]_+``).
     horizon : dict of str to int, default={}
         Per-scale horizon of regret experiments: the instance parameter ``T`` of every panel at that
         scale, unless the panel fixes ``T`` itself (``--set T=...``).
@@ -193,9 +193,10 @@ class ExperimentSpec:
 
     def __post_init__(self) -> None:
         owner = f"ExperimentSpec {self.name!r}"
-        bad = set(self.curves) - {"regret", "per_step_regret", "cost", "reward"}
+        bad = set(self.curves) - {"regret", "per_step_regret", "cost", "reward", "violation"}
         if bad:
-            raise _fail("curves", owner, "among 'regret', 'per_step_regret', 'cost', 'reward'", self.curves)
+            kinds = "among 'regret', 'per_step_regret', 'cost', 'reward', 'violation'"
+            raise _fail("curves", owner, kinds, self.curves)
         for scale, n in self.horizon.items():
             if scale not in SCALES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise _fail("horizon", owner, f"a dict from {SCALES} to positive integers", self.horizon)
@@ -269,6 +270,8 @@ def register_experiment(spec: ExperimentSpec, *, replace: bool = False) -> Exper
 def _load() -> None:
     # (the modules register their experiments on import)
     import safebandits.experiments.acol
+    import safebandits.experiments.beside
+    import safebandits.experiments.ckb
     import safebandits.experiments.safe_lucb
     import safebandits.experiments.stagewise  # noqa: F401
 

@@ -19,6 +19,7 @@ from safebandits.experiments.regret_loop import run_regret
 from safebandits.experiments.simulate import run
 from safebandits.problems import list_instances, make_instance
 from safebandits.problems.linear import CBAIInfo
+from safebandits.problems.transductive import TransductiveInfo
 
 ENTRIES = list_algorithms()
 BUDGET = 20_000
@@ -32,6 +33,7 @@ REGRET_CANDIDATES = (
     ("stagewise/finite-class", {}),
     ("safelucb/karm", {}),
     ("safelucb/2d-convex", {}),
+    ("ckb/synthetic", {"n_points": 20, "n_seed": 3}),
 )
 
 
@@ -39,7 +41,31 @@ def cbai_problem(seed: int = 0, sigma: float = 0.05):
     return make_instance("acol/irrelevant-dimensions", d=3, epsilon=0.3, sigma=sigma)
 
 
-PROBLEMS = {CBAIInfo: cbai_problem}
+def transductive_problem(seed: int = 0, sigma: float = 0.05):
+    # Example 1 with a large tolerance: BESIDE as printed certifies e_1 in round 1 (so its later rounds
+    # depend on the data) and every learner stops or varies within the contract budget.
+    return make_instance("beside/example1", epsilon=0.5, safety_gap_1=1.5, sigma=sigma)
+
+
+PROBLEMS = {CBAIInfo: cbai_problem, TransductiveInfo: transductive_problem}
+
+
+@functools.cache
+def pure_exploration_problem(name):
+    """The first problem of ``PROBLEMS`` whose learner view the pure-exploration learner accepts."""
+    entry = ENTRIES[name]
+    for factory in PROBLEMS.values():
+        inst = factory()
+        try:
+            entry.cls(
+                entry.config(),
+                inst.privileged_info() if entry.privileged else inst.public_info(),
+                np.random.default_rng(0),
+            )
+        except (TypeError, AttributeError):
+            continue
+        return factory
+    raise AssertionError(f"No contract problem accepts the pure-exploration learner {name!r}.")
 
 
 def _regret_instance(name, params, noisy=False):
@@ -71,7 +97,7 @@ def problem_for(entry, seed=0, noisy=False):
     if entry.task == "regret":
         inst_name, params = regret_problem_name(entry.name)
         return _regret_instance(inst_name, dict(params), noisy=noisy)
-    return cbai_problem(seed, sigma=1.0 if noisy else 0.05)
+    return pure_exploration_problem(entry.name)(seed, sigma=1.0 if noisy else 0.05)
 
 
 def build(name, env_seed=0, learner_seed=0, noisy=False, **overrides):

@@ -1,5 +1,21 @@
 """Pure-exploration learners; importing this package registers them."""
 
-from safebandits.algorithms.pure_exploration import acol, g_acol, static_allocation
+from safebandits.algorithms.pure_exploration import (
+    acol,
+    beside,
+    beside_baselines,
+    beside_practical,
+    g_acol,
+    rage,
+    static_allocation,
+)
 
-__all__ = ["acol", "g_acol", "static_allocation"]
+__all__ = [
+    "acol",
+    "beside",
+    "beside_baselines",
+    "beside_practical",
+    "g_acol",
+    "rage",
+    "static_allocation",
+]

@@ -1,6 +1,7 @@
 """Regret-minimisation learners (filled by later families)."""
 
 from safebandits.algorithms.regret import (  # noqa: F401
+    ckb,
     gslucb,
     lc_lucb,
     opb,
@@ -8,5 +9,7 @@ from safebandits.algorithms.regret import (  # noqa: F401
     opnlb,
     safe_lts,
     safe_lucb,
+    sgp_ucb,
+    stageopt,
     warm_start,
 )

@@ -1,0 +1,173 @@
+"""SGP-UCB (Amani, Alizadeh & Thrampoulidis, L4DC 2020), the two-phase safe baseline of Zhou & Ji, Sec. 5.
+
+Digest ``ckb.md`` §4.4, item 2 (the abstract confirms the two phases; the details are the digest's summary,
+"verify"): from a known safe seed,
+
+* **phase 1** (``T'`` rounds): random actions from the safe seed (uniform over its points), to learn ``g``;
+  this is the "additional random initialization stage, which leads to linear regret at the beginning";
+* **phase 2**: the pessimistic safe set ``D_t = {x : mu~_{t-1}(x) + beta~_t sigma~_{t-1}(x) <= 0}`` (the seed
+  always included) and GP-UCB on ``f`` in it, ``x_t = argmax_{D_t} mu_{t-1} + beta_t sigma_{t-1}``.
+
+Open parameters (``docs/decisions.md``): ``T'`` (default ``ceil(0.05 T)``), ``beta_t`` (CKB's formula and
+options) and the seed (told by the instance).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Literal
+
+import numpy as np
+
+from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret.ckb import (
+    RoundDraws,
+    _check_gp_noise,
+    _pick,
+    check_kernel_info,
+    resolve_gp_noise,
+)
+from safebandits.estimators.gp import FiniteGP, InformationGain, beta_width
+from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.types import Decision, Observation
+
+__all__ = ["SGPUCB", "SGPUCBConfig"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class SGPUCBConfig(LearnerConfig):
+    """Configuration of :class:`SGPUCB`.
+
+    Parameters
+    ----------
+    delta : float in (0, 1), default 0.05
+        Failure probability in ``beta_t`` (CKB's formula).
+    gp_noise : float > 0 or "theory", default 1.0
+    info_gain : {"heuristic", "greedy", "realised"}, default "heuristic"
+    beta_scale : float > 0, default 1.0
+    exploration_fraction : float in [0, 1], default 0.05
+        ``T' = ceil(exploration_fraction * T)`` rounds of phase 1.
+    exploration_rounds : int >= 0 or None, default None
+        ``T'`` directly (overrides the fraction).
+    horizon : int >= 1 or None, default None
+    """
+
+    delta: float = 0.05
+    gp_noise: float | str = 1.0
+    info_gain: Literal["heuristic", "greedy", "realised"] = "heuristic"
+    beta_scale: float = 1.0
+    exploration_fraction: float = 0.05
+    exploration_rounds: int | None = None
+    horizon: int | None = None
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
+        _check_gp_noise(self.gp_noise, "gp_noise", owner)
+        check_choice(self.info_gain, "info_gain", ("heuristic", "greedy", "realised"), owner=owner)
+        check_positive(self.beta_scale, "beta_scale", owner=owner)
+        check_interval(
+            self.exploration_fraction, "exploration_fraction", low=0.0, high=1.0, closed="both", owner=owner
+        )
+        if self.exploration_rounds is not None:
+            check_int(self.exploration_rounds, "exploration_rounds", low=0, owner=owner)
+        if self.horizon is not None:
+            check_int(self.horizon, "horizon", low=1, owner=owner)
+
+
+@register_algorithm(
+    "sgp-ucb",
+    task="regret",
+    description="SGP-UCB: random safe-seed exploration, then GP-UCB in the pessimistic safe set "
+    "(Amani et al. 2020; baseline of Zhou & Ji, Sec. 5).",
+)
+class SGPUCB(BaseLearner):
+    """SGP-UCB on a finite domain with a known safe seed (a hard-constraint baseline).
+
+    Parameters
+    ----------
+    config : SGPUCBConfig
+    info : KernelInfo
+        Kernels, bounds, horizon and ``safe_seed`` (non-empty).
+    rng : numpy.random.Generator
+        Phase-1 draws and tie-breaking uniforms.
+
+    Notes
+    -----
+    Glossary: ``T'`` -> ``self.exploration_rounds``; ``D_t`` -> :meth:`safe_set`.
+    """
+
+    config_cls = SGPUCBConfig
+    setting = "round"
+
+    def __init__(self, config: SGPUCBConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        info = check_kernel_info(info, "SGP-UCB")
+        c = config
+        if not info.safe_seed:
+            raise ConfigError("SGP-UCB needs a non-empty safe seed (info.safe_seed).")
+        self.horizon = int(c.horizon if c.horizon is not None else info.horizon)
+        lam = resolve_gp_noise(c.gp_noise, self.horizon)
+        self.gp_f = FiniteGP(info.kernel, lam)
+        self.gp_g = FiniteGP(info.constraint_kernel, lam)
+        self._gain_f = InformationGain(c.info_gain, info.kernel, lam, self.horizon)
+        self._gain_g = InformationGain(c.info_gain, info.constraint_kernel, lam, self.horizon)
+        self.seed = np.asarray(info.safe_seed, dtype=np.int64)
+        self.exploration_rounds = (
+            int(c.exploration_rounds) if c.exploration_rounds is not None
+            else math.ceil(c.exploration_fraction * self.horizon)
+        )  # fmt: skip
+        self._draws = RoundDraws(rng)
+        self._scores = np.zeros(info.n_points)
+
+    def betas(self) -> tuple[float, float]:
+        t = self.n_samples + 1
+        c, info = self.config, self.info
+        gf, gg = self._gain_f(t - 1, self.gp_f), self._gain_g(t - 1, self.gp_g)
+        return (
+            beta_width(info.reward_bound, info.noise_bound, gf, c.delta, c.beta_scale),
+            beta_width(info.constraint_bound, info.constraint_noise_bound, gg, c.delta, c.beta_scale),
+        )
+
+    def safe_set(self) -> np.ndarray:
+        """``D_t``: points whose upper confidence bound of ``g`` is at most 0, plus the seed."""
+        _, beta_g = self.betas()
+        mask = self.gp_g.mean + beta_g * self.gp_g.std() <= 0.0
+        mask[self.seed] = True
+        return mask
+
+    @property
+    def in_exploration(self) -> bool:
+        return self.n_samples < self.exploration_rounds
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {"exploration_rounds": self.exploration_rounds, "safe_set_size": int(self.safe_set().sum())}
+
+    def _ask(self, context: Any) -> Decision:
+        if context is not None:
+            raise ConfigError("SGP-UCB plays a fixed finite domain; ask() takes no context.")
+        u, _ = self._draws.next()
+        if self.in_exploration:
+            return Decision(arm=int(self.seed[min(int(u * len(self.seed)), len(self.seed) - 1)]))
+        beta, _ = self.betas()
+        scores = self._scores
+        scores[:] = np.where(self.safe_set(), self.gp_f.mean + beta * self.gp_f.std(), -np.inf)
+        return Decision(arm=int(_pick(scores, float(np.max(scores)), u)))
+
+    def cancel(self) -> None:
+        super().cancel()
+        self._draws.give_back()
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        if (
+            not isinstance(observation, Observation)
+            or observation.reward is None
+            or observation.constraints is None
+        ):
+            raise ProtocolError("SGP-UCB must be told an Observation with a reward and one constraint value.")
+        i = int(decision.arm)
+        self.gp_f.update(i, float(observation.reward))
+        self.gp_g.update(i, float(observation.constraints[0]))

@@ -1,0 +1,253 @@
+"""StageOpt (Sui, Zhuang, Burdick & Yue, ICML 2018), the safe-exploration baseline of Zhou & Ji, Sec. 5.
+
+Safe Bayesian optimisation in two stages from a known safe seed ``S_0`` (digest ``ckb.md`` §4.4, item 1;
+the digest's summary of the StageOpt paper). In this package's sign convention the safety function is
+``-g`` with threshold 0:
+
+* confidence intervals of ``g`` intersected over time, ``C_t = C_{t-1} n [mu~ -+ beta~ sigma~]`` with ends
+  ``l_t`` and ``u_t``;
+* Lipschitz safe set ``S_t = S_{t-1} u {x' : exists x in S_{t-1}, u_t(x) + L d(x, x') <= 0}``;
+* expanders ``G_t = {x in S_t : e_t(x) > 0}``, ``e_t(x) = |{x' not in S_t : l_t(x) + L d(x, x') <= 0}|``
+  (unsafe points ``x`` could certify if its optimistic value were observed);
+* **stage 1** (safe expansion) for ``T_0`` rounds, or until no expander is left or every expander's
+  interval is narrower than ``width_tol``: ``x_t = argmax_{G_t} (u_t - l_t)``;
+* **stage 2** (optimisation): GP-UCB on ``f`` in the safe set, ``x_t = argmax_{S_t} mu + beta sigma``
+  (the safe set keeps growing from the new data).
+
+Parameters the paper leaves open (documented in ``docs/decisions.md``): ``L`` (default ``G``: with the
+kernel metric ``d(x, x') = ||k(x, .) - k(x', .)||`` every ``g`` with ``||g||_k <= G`` is ``G``-Lipschitz),
+the metric (kernel-induced by default; Euclidean on ``info.points`` as an option), ``T_0`` (a fraction of
+``T``), ``beta_t`` (CKB's formula and options) and the seed (told by the instance). Cost per round
+``O(|S| n)`` for the set updates (``O(n^2)``), plus the two ``O(n^2)`` posterior updates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Literal
+
+import numpy as np
+
+from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret.ckb import (
+    RoundDraws,
+    _check_gp_noise,
+    _pick,
+    check_kernel_info,
+    resolve_gp_noise,
+)
+from safebandits.estimators.gp import FiniteGP, InformationGain, beta_width, kernel_distance
+from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.types import Decision, FloatArray, Observation
+
+__all__ = ["StageOpt", "StageOptConfig"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class StageOptConfig(LearnerConfig):
+    """Configuration of :class:`StageOpt`.
+
+    Parameters
+    ----------
+    delta : float in (0, 1), default 0.05
+        Failure probability in ``beta_t`` (CKB's formula).
+    gp_noise : float > 0 or "theory", default 1.0
+        ``lambda`` of both surrogate GPs.
+    info_gain : {"heuristic", "greedy", "realised"}, default "heuristic"
+    beta_scale : float > 0, default 1.0
+    lipschitz : float > 0 or None, default None
+        ``L`` of ``g`` for the metric (``None``: ``G``).
+    metric : {"kernel", "euclidean"}, default "kernel"
+        ``d``: kernel-induced, or Euclidean on the points' coordinates (needs ``info.points``).
+    expansion_fraction : float in [0, 1], default 0.1
+        ``T_0 = ceil(expansion_fraction * T)`` rounds of stage 1.
+    expansion_rounds : int >= 0 or None, default None
+        ``T_0`` directly (overrides the fraction).
+    width_tol : float >= 0, default 0.0
+        Stage 1 ends early once every expander's safety interval is narrower than this.
+    horizon : int >= 1 or None, default None
+    """
+
+    delta: float = 0.05
+    gp_noise: float | str = 1.0
+    info_gain: Literal["heuristic", "greedy", "realised"] = "heuristic"
+    beta_scale: float = 1.0
+    lipschitz: float | None = None
+    metric: Literal["kernel", "euclidean"] = "kernel"
+    expansion_fraction: float = 0.1
+    expansion_rounds: int | None = None
+    width_tol: float = 0.0
+    horizon: int | None = None
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
+        _check_gp_noise(self.gp_noise, "gp_noise", owner)
+        check_choice(self.info_gain, "info_gain", ("heuristic", "greedy", "realised"), owner=owner)
+        check_positive(self.beta_scale, "beta_scale", owner=owner)
+        if self.lipschitz is not None:
+            check_positive(self.lipschitz, "lipschitz", owner=owner)
+        check_choice(self.metric, "metric", ("kernel", "euclidean"), owner=owner)
+        check_interval(
+            self.expansion_fraction, "expansion_fraction", low=0.0, high=1.0, closed="both", owner=owner
+        )
+        if self.expansion_rounds is not None:
+            check_int(self.expansion_rounds, "expansion_rounds", low=0, owner=owner)
+        check_positive(self.width_tol, "width_tol", owner=owner, allow_zero=True)
+        if self.horizon is not None:
+            check_int(self.horizon, "horizon", low=1, owner=owner)
+
+
+@register_algorithm(
+    "stageopt",
+    task="regret",
+    description="StageOpt: Lipschitz safe expansion from a safe seed, then GP-UCB in the safe set "
+    "(Sui et al. 2018; baseline of Zhou & Ji, Sec. 5).",
+)
+class StageOpt(BaseLearner):
+    """StageOpt on a finite domain with a known safe seed (a hard-constraint baseline).
+
+    Parameters
+    ----------
+    config : StageOptConfig
+    info : KernelInfo
+        Kernels, bounds, horizon and ``safe_seed`` (non-empty).
+    rng : numpy.random.Generator
+        Tie-breaking uniforms only.
+
+    Notes
+    -----
+    Glossary: ``S_t`` -> ``self.safe``; ``l_t, u_t`` -> ``self.g_lower, self.g_upper``; ``G_t`` ->
+    :meth:`expanders`; ``T_0`` -> ``self.expansion_rounds``; ``L`` -> ``self.lipschitz``.
+    Applicability: per-round safety holds only if ``g`` is ``L``-Lipschitz for ``d`` and the intervals
+    hold; with ``L = G`` and the kernel metric that needs ``||g||_k <= G``, which the experiments' ``G =
+    max |g|`` does not guarantee.
+    """
+
+    config_cls = StageOptConfig
+    setting = "round"
+
+    def __init__(self, config: StageOptConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        info = check_kernel_info(info, "StageOpt")
+        c = config
+        n = info.n_points
+        if not info.safe_seed:
+            raise ConfigError("StageOpt needs a non-empty safe seed (info.safe_seed).")
+        self.horizon = int(c.horizon if c.horizon is not None else info.horizon)
+        lam = resolve_gp_noise(c.gp_noise, self.horizon)
+        self.gp_f = FiniteGP(info.kernel, lam)
+        self.gp_g = FiniteGP(info.constraint_kernel, lam)
+        self._gain_f = InformationGain(c.info_gain, info.kernel, lam, self.horizon)
+        self._gain_g = InformationGain(c.info_gain, info.constraint_kernel, lam, self.horizon)
+        if c.metric == "euclidean":
+            if info.points is None:
+                raise ConfigError("StageOpt: metric='euclidean' needs point coordinates (info.points).")
+            pts = np.asarray(info.points, dtype=np.float64)
+            self.distance = np.sqrt(np.maximum(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1), 0.0))
+        else:
+            self.distance = kernel_distance(info.constraint_kernel)
+        self.lipschitz = float(c.lipschitz) if c.lipschitz is not None else float(info.constraint_bound)
+        self._ld = self.lipschitz * self.distance
+        self.expansion_rounds = (
+            int(c.expansion_rounds)
+            if c.expansion_rounds is not None
+            else math.ceil(c.expansion_fraction * self.horizon)
+        )
+        self.safe = np.zeros(n, dtype=bool)
+        self.safe[list(info.safe_seed)] = True
+        self.g_lower = np.full(n, -np.inf)
+        self.g_upper = np.full(n, np.inf)
+        self.stage = 1 if self.expansion_rounds > 0 else 2
+        self.stage_switch = 0 if self.stage == 2 else None
+        self._draws = RoundDraws(rng)
+        self._scores = np.zeros(n)
+        self._intersect()
+
+    # -- sets ---------------------------------------------------------------------------------------
+    def betas(self) -> tuple[float, float]:
+        t = self.n_samples + 1
+        c, info = self.config, self.info
+        gf, gg = self._gain_f(t - 1, self.gp_f), self._gain_g(t - 1, self.gp_g)
+        return (
+            beta_width(info.reward_bound, info.noise_bound, gf, c.delta, c.beta_scale),
+            beta_width(info.constraint_bound, info.constraint_noise_bound, gg, c.delta, c.beta_scale),
+        )
+
+    def _intersect(self) -> None:
+        """``C_t = C_{t-1} n Q_t`` for ``g``, then the Lipschitz expansion of the safe set."""
+        _, beta_g = self.betas()
+        sg = self.gp_g.std()
+        np.maximum(self.g_lower, self.gp_g.mean - beta_g * sg, out=self.g_lower)
+        np.minimum(self.g_upper, self.gp_g.mean + beta_g * sg, out=self.g_upper)
+        s = np.flatnonzero(self.safe)
+        reach = np.min(self.g_upper[s, None] + self._ld[s], axis=0)
+        self.safe |= reach <= 0.0
+
+    def expanders(self) -> np.ndarray:
+        """Boolean mask of ``G_t``: safe points whose optimistic value would certify an unsafe point."""
+        s = np.flatnonzero(self.safe)
+        unsafe = ~self.safe
+        if not unsafe.any():
+            return np.zeros_like(self.safe)
+        cert = (self.g_lower[s, None] + self._ld[np.ix_(s, np.flatnonzero(unsafe))]) <= 0.0
+        mask = np.zeros_like(self.safe)
+        mask[s[cert.any(axis=1)]] = True
+        return mask
+
+    def safe_set(self) -> np.ndarray:
+        return self.safe.copy()
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {
+            "safe_set_size": int(self.safe.sum()),
+            "stage": self.stage,
+            "stage_switch": self.stage_switch,
+            "expansion_rounds": self.expansion_rounds,
+            "lipschitz": self.lipschitz,
+        }
+
+    # -- protocol -----------------------------------------------------------------------------------
+    def _ask(self, context: Any) -> Decision:
+        if context is not None:
+            raise ConfigError("StageOpt plays a fixed finite domain; ask() takes no context.")
+        u, _ = self._draws.next()
+        scores = self._scores
+        if self.stage == 1:
+            exp = self.expanders()
+            width = self.g_upper - self.g_lower
+            if (not exp.any() or np.max(width[exp]) <= self.config.width_tol
+                    or self.n_samples >= self.expansion_rounds):  # fmt: skip
+                self.stage, self.stage_switch = 2, self.n_samples
+            else:
+                scores[:] = np.where(exp, width, -np.inf)
+        if self.stage == 2:
+            beta, _ = self.betas()
+            scores[:] = np.where(self.safe, self.gp_f.mean + beta * self.gp_f.std(), -np.inf)
+        return Decision(arm=int(_pick(scores, float(np.max(scores)), u)))
+
+    def cancel(self) -> None:
+        super().cancel()
+        self._draws.give_back()
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        if (
+            not isinstance(observation, Observation)
+            or observation.reward is None
+            or observation.constraints is None
+        ):
+            raise ProtocolError(
+                "StageOpt must be told an Observation with a reward and one constraint value."
+            )
+        i = int(decision.arm)
+        self.gp_f.update(i, float(observation.reward))
+        self.gp_g.update(i, float(observation.constraints[0]))
+        self._intersect()
+
+    @property
+    def g_bounds(self) -> tuple[FloatArray, FloatArray]:
+        """The intersected safety intervals ``(l_t, u_t)`` of ``g``."""
+        return self.g_lower.copy(), self.g_upper.copy()

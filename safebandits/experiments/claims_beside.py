@@ -1,0 +1,157 @@
+"""Claims of Camilleri et al. (NeurIPS 2022), digest ``beside.md`` section 5, read from the runs table.
+
+Thresholds that make the qualitative claims checkable (``docs/decisions.md``, "Claims"):
+
+* "never worse than BASELINE": median pulls of BESIDE <= median pulls of BASELINE at every K;
+* "about 2x better at 100 arms": the ratio of medians BASELINE / BESIDE at the largest K present is at
+  least :data:`MAB_RATIO_MIN` (1.5) -- "about 2" read as "at least 1.5";
+* "BESIDE beats BASELINE on random instances": median(BESIDE) < median(BASELINE) at every |Z|;
+* "slopes about 2 and 3": least-squares slopes of log median pulls against log(1/eps) within
+  :data:`SLOPE_TOL` (0.5) of 2 (BESIDE) and 3 (XY_diff-only);
+* "(eps, delta)-PAC": for every method, the fraction of stopped runs whose answer is not in ``Z_eps`` is at
+  most ``delta + 3 sqrt(delta (1 - delta) / n)`` (binomial margin); runs that hit the budget are reported.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from safebandits.experiments.claims import Claim, _claim
+
+__all__ = ["BESIDE_CLAIM_SETS", "MAB_RATIO_MIN", "SLOPE_TOL", "check_hard", "check_linear", "check_mab"]
+
+MAB_RATIO_MIN = 1.5
+SLOPE_TOL = 0.5
+
+
+def _ok(df: pd.DataFrame) -> pd.DataFrame:
+    out = df[df["status"] == "ok"].copy()
+    out["samples"] = pd.to_numeric(out["samples"], errors="coerce")
+    out["stopped"] = out["stopped"].astype(bool)
+    out["correct"] = out["correct"].astype(bool)
+    out["value"] = pd.to_numeric(out["sweep.value"], errors="coerce")
+    return out
+
+
+def _medians(ok: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    wide = ok.groupby(["value", "label"])["samples"].median().unstack("label")
+    if any(lbl not in wide for lbl in labels):
+        return pd.DataFrame(columns=labels)
+    return wide[labels].dropna().sort_index()
+
+
+def _rows(wide: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{"point": float(v), **row.to_dict()} for v, row in wide.iterrows()]
+
+
+def claim_pac(ok: pd.DataFrame, n_failed: int) -> Claim:
+    """(eps, delta)-PAC: error rate of stopped runs <= delta + 3 binomial standard errors, every method."""
+    delta = float(pd.to_numeric(ok.get("algorithm.delta", pd.Series([0.1]))).iloc[0]) if len(ok) else 0.1
+    per: dict[str, Any] = {}
+    passed = not ok.empty
+    for label, grp in ok.groupby("label"):
+        stopped = grp[grp["stopped"]]
+        n = len(stopped)
+        errors = int((~stopped["correct"]).sum())
+        bound = delta + 3.0 * math.sqrt(delta * (1.0 - delta) / n) if n else math.nan
+        rate = errors / n if n else math.nan
+        ok_label = n > 0 and rate <= bound
+        passed = passed and ok_label
+        per[str(label)] = {
+            "runs": len(grp),
+            "stopped": n,
+            "hit_budget": int(len(grp) - n),
+            "errors": errors,
+            "error_rate": rate,
+            "bound": bound,
+        }
+    return _claim(
+        "pac",
+        "(eps, delta)-PAC: for every method the fraction of answers outside Z_eps is at most "
+        "delta + 3 sqrt(delta (1 - delta) / n).",
+        passed,
+        {"delta": delta, "failed_runs": n_failed, "per_method": per},
+    )
+
+
+def check_mab(df: pd.DataFrame) -> list[Claim]:
+    """Figure 2: BESIDE never worse than BASELINE; about 2x better at the largest K; PAC."""
+    ok = _ok(df)
+    wide = _medians(ok, ["BESIDE", "BASELINE"])
+    never_worse = bool(len(wide) and (wide["BESIDE"] <= wide["BASELINE"]).all())
+    ratio = wide["BASELINE"] / wide["BESIDE"] if len(wide) else pd.Series(dtype=float)
+    top = float(ratio.iloc[-1]) if len(ratio) else math.nan
+    k_top = float(wide.index[-1]) if len(wide) else math.nan
+    return [
+        _claim(
+            "mab-never-worse",
+            "Multi-armed: median pulls of BESIDE <= BASELINE at every number of arms.",
+            never_worse,
+            {"points": _rows(wide), "ratios": dict(zip(map(float, wide.index), map(float, ratio)))},
+        ),
+        _claim(
+            "mab-2x",
+            f"Multi-armed: BASELINE / BESIDE median pulls >= {MAB_RATIO_MIN} at the largest K (paper: about "
+            "2x at 100 arms).",
+            bool(top >= MAB_RATIO_MIN) and k_top >= 100,
+            {"largest_K": k_top, "ratio": top, "note": "needs K = 100 in the store"},
+        ),
+        claim_pac(ok, int((df["status"] != "ok").sum())),
+    ]
+
+
+def check_linear(df: pd.DataFrame) -> list[Claim]:
+    """Figure 3: BESIDE beats BASELINE at every |Z|; PAC."""
+    ok = _ok(df)
+    wide = _medians(ok, ["BESIDE", "BASELINE"])
+    passed = bool(len(wide) and (wide["BESIDE"] < wide["BASELINE"]).all())
+    ratio = wide["BASELINE"] / wide["BESIDE"] if len(wide) else pd.Series(dtype=float)
+    return [
+        _claim(
+            "linear-beats-baseline",
+            "Random linear instances: median pulls of BESIDE < BASELINE at every |Z|.",
+            passed,
+            {"points": _rows(wide), "ratios": dict(zip(map(float, wide.index), map(float, ratio)))},
+        ),
+        claim_pac(ok, int((df["status"] != "ok").sum())),
+    ]
+
+
+def check_hard(df: pd.DataFrame) -> list[Claim]:
+    """Figure 4 / Proposition 2: log-log slopes about 2 (BESIDE) and 3 (XY_diff-only); PAC."""
+    from safebandits.experiments.beside import loglog_slope
+
+    ok = _ok(df)
+    wide = _medians(ok, ["BESIDE", "XY_diff-only"])
+    slopes = {
+        lbl: loglog_slope(wide.index.to_numpy(), wide[lbl].to_numpy()) if len(wide) else math.nan
+        for lbl in ("BESIDE", "XY_diff-only")
+    }
+    passed = (
+        len(wide) >= 2
+        and abs(slopes["BESIDE"] - 2.0) <= SLOPE_TOL
+        and abs(slopes["XY_diff-only"] - 3.0) <= SLOPE_TOL
+    )
+    return [
+        _claim(
+            "hard-slopes",
+            f"Instance I1: log-log slope of median pulls vs 1/eps within {SLOPE_TOL} of 2 for BESIDE and "
+            "of 3 for XY_diff-only.",
+            bool(passed),
+            {"slopes": slopes, "points": _rows(wide)},
+        ),
+        _claim(
+            "hard-beside-better-small-eps",
+            "Instance I1: BESIDE needs fewer pulls than XY_diff-only at the smallest eps.",
+            bool(len(wide) and wide["BESIDE"].iloc[0] < wide["XY_diff-only"].iloc[0]),
+            {"smallest_eps": float(wide.index[0]) if len(wide) else None},
+        ),
+        claim_pac(ok, int((df["status"] != "ok").sum())),
+    ]
+
+
+#: Claim sets by ``ExperimentSpec.claims`` key.
+BESIDE_CLAIM_SETS = {"beside-mab": check_mab, "beside-linear": check_linear, "beside-hard": check_hard}

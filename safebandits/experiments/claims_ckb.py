@@ -1,0 +1,261 @@
+"""Claims of Zhou & Ji (NeurIPS 2022), digest ``ckb.md`` §5, checked on the runs table.
+
+Columns used: ``regret`` (``R(T)`` against ``x*``), ``regret_tenth`` (``R(T/10)``), ``cost`` (mean true
+``g(x_t)``, so ``V(T) = [T * cost]_+``), ``violations`` (rounds with ``g(x_t) > 0``), ``samples`` (``T``) and
+CKB's diagnostics ``diag.phi_max``, ``diag.rho``. Thresholds that make the qualitative claims checkable
+(fixed before running; ``docs/decisions.md``):
+
+* sublinear regret: the log-log slope of the mean regret over the last decade, ``log10(R(T) / R(T/10))``,
+  is at most :data:`SLOPE_MAX` (linear regret has slope 1);
+* "no worse than" a baseline: the mean paired difference ``R_CKB - R_base`` over replicates is at most
+  ``max(SIMILAR * mean R_base, 2 SE)`` (better, or similar within 10% or within noise);
+* "clearly better": ``mean R_CKB <= CLEAR_RATIO * mean R_base`` and the paired difference is more than 2 SE
+  below zero;
+* "few violating rounds": mean ``N <= FEW_FRACTION * T`` for every CKB variant (the paper's counts, at most
+  3.8% of ``T``, are in the evidence).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from safebandits.experiments.claims import Claim, _claim
+
+__all__ = ["CKB_CLAIM_SETS", "check_ckb_finance", "check_ckb_light", "check_ckb_synthetic"]
+
+SLOPE_MAX = 0.9
+SIMILAR = 0.10
+CLEAR_RATIO = 0.75
+FEW_FRACTION = 0.05
+CKB = ("CKB-UCB", "CKB-TS", "CKB-Rand")
+BASELINES = ("StageOpt", "SGP-UCB")
+PAPER_METHODS = CKB + BASELINES
+SLACK_LABEL = "CKB-UCB (slack)"
+#: Violating rounds the paper reports (Sec. 5), for the evidence.
+PAPER_N = {
+    "ckb-synthetic": "N <= 5 for each CKB variant (T = 10,000)",
+    "ckb-light": "CKB-UCB N = 0, CKB-Rand mean N = 38 (T = 1,000)",
+    "ckb-finance": "CKB-UCB mean N = 47, CKB-Rand mean N = 21 (T = 10,000)",
+}
+
+
+def _ok(df: pd.DataFrame) -> pd.DataFrame:
+    out = df[df["status"] == "ok"].copy()
+    for col in ("regret", "regret_tenth", "cost", "violations", "samples", "diag.phi_max", "diag.rho"):
+        if col in out:
+            out[col] = pd.to_numeric(out[col], errors="coerce")
+    out["V"] = np.maximum(out["cost"] * out["samples"], 0.0)
+    return out
+
+
+def _claim_v_zero(ok: pd.DataFrame, labels: tuple[str, ...], n_failed: int) -> Claim:
+    per: dict[str, Any] = {}
+    passed = not ok.empty
+    for lbl in labels:
+        sub = ok[ok["label"] == lbl]
+        bad = int((sub["V"] > 1e-9).sum())
+        passed &= len(sub) > 0 and bad == 0
+        per[lbl] = {
+            "runs": len(sub),
+            "runs_with_V>0": bad,
+            "mean_V": float(sub["V"].mean()) if len(sub) else None,
+            "max_V": float(sub["V"].max()) if len(sub) else None,
+            "mean_sum_g": float((sub["cost"] * sub["samples"]).mean()) if len(sub) else None,
+        }
+    return _claim(
+        "ckb-v-zero",
+        "V(T) = [sum_t g(x_t)]_+ = 0 at T in every run of every method (the paper: averaged over runs).",
+        passed,
+        {"by_method": per, "failed_runs": n_failed},
+    )
+
+
+def _claim_sublinear(ok: pd.DataFrame) -> Claim:
+    evidence: dict[str, Any] = {"slope_max": SLOPE_MAX}
+    passed = not ok.empty
+    for lbl in CKB:
+        sub = ok[ok["label"] == lbl]
+        if sub.empty:
+            passed = False
+            evidence[lbl] = "no runs"
+            continue
+        r_end, r_tenth = float(sub["regret"].mean()), float(sub["regret_tenth"].mean())
+        slope = math.log10(r_end / r_tenth) if r_end > 0 and r_tenth > 0 else float("nan")
+        good = r_end <= 0 or bool(np.isfinite(slope) and slope <= SLOPE_MAX)
+        passed &= good
+        evidence[lbl] = {
+            "regret_T": r_end,
+            "regret_T/10": r_tenth,
+            "slope": slope,
+            "T": float(sub["samples"].max()),
+            "ok": good,
+        }
+    return _claim(
+        "ckb-sublinear",
+        f"Each CKB variant's regret is sublinear: log-log slope of the mean regret over the last decade <= "
+        f"{SLOPE_MAX}.",
+        passed,
+        evidence,
+    )
+
+
+def _paired(ok: pd.DataFrame, a: str, b: str) -> dict[str, float] | None:
+    keys = ["panel", "sweep.value", "replicate"]
+    ra = ok[ok["label"] == a].set_index(keys)["regret"]
+    rb = ok[ok["label"] == b].set_index(keys)["regret"]
+    both = pd.concat([ra.rename("a"), rb.rename("b")], axis=1).dropna()
+    if both.empty:
+        return None
+    diff = both["a"] - both["b"]
+    se = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else float("inf")
+    return {
+        "mean_a": float(both["a"].mean()),
+        "mean_b": float(both["b"].mean()),
+        "mean_diff": float(diff.mean()),
+        "se_diff": se,
+        "pairs": len(diff),
+    }
+
+
+def _claim_vs_baselines(ok: pd.DataFrame, clearly: bool) -> Claim:
+    evidence: dict[str, Any] = {}
+    passed = not ok.empty
+    for c in CKB:
+        for b in BASELINES:
+            st = _paired(ok, c, b)
+            if st is None:
+                passed = False
+                evidence[f"{c} vs {b}"] = "missing runs"
+                continue
+            if clearly:
+                good = st["mean_a"] <= CLEAR_RATIO * st["mean_b"] and st["mean_diff"] < -2.0 * st["se_diff"]
+            else:
+                good = st["mean_diff"] <= max(SIMILAR * abs(st["mean_b"]), 2.0 * st["se_diff"])
+            passed &= bool(good)
+            evidence[f"{c} vs {b}"] = {**st, "ok": bool(good)}
+    if clearly:
+        text = (
+            "Each CKB variant's mean final regret is clearly below StageOpt's and SGP-UCB's (at most "
+            f"{CLEAR_RATIO} times, and more than 2 paired SE below)."
+        )
+        return _claim("ckb-vs-baselines-clear", text, passed, evidence)
+    text = (
+        "Each CKB variant's final regret is no worse than StageOpt's and SGP-UCB's (paired mean "
+        f"difference at most {SIMILAR:.0%} of the baseline's mean or 2 SE)."
+    )
+    return _claim("ckb-vs-baselines", text, passed, evidence)
+
+
+def _claim_few_violations(ok: pd.DataFrame, key: str) -> Claim:
+    evidence: dict[str, Any] = {"fraction_max": FEW_FRACTION, "paper": PAPER_N.get(key, "")}
+    passed = not ok.empty
+    for lbl in CKB:
+        sub = ok[ok["label"] == lbl]
+        if sub.empty:
+            passed = False
+            continue
+        t = float(sub["samples"].max())
+        mean_n = float(sub["violations"].mean())
+        good = mean_n <= FEW_FRACTION * t
+        passed &= good
+        evidence[lbl] = {"mean_N": mean_n, "max_N": int(sub["violations"].max()), "T": t, "ok": good}
+    return _claim(
+        "ckb-few-violations",
+        "Violating rounds are few: each CKB variant's mean N = #{t : g(x_t) > 0} is at most "
+        f"{FEW_FRACTION:.0%} of T.",
+        passed,
+        evidence,
+    )
+
+
+def _claim_dual(ok: pd.DataFrame) -> Claim:
+    sub = ok[ok["label"].isin([*CKB, SLACK_LABEL])]
+    if sub.empty or "diag.phi_max" not in sub or "diag.rho" not in sub:
+        return _claim(
+            "ckb-dual-bounded", "The dual variable stays in [0, rho].", False, {"note": "no CKB diagnostics"}
+        )
+    inside = (sub["diag.phi_max"] >= 0) & (sub["diag.phi_max"] <= sub["diag.rho"] * (1 + 1e-12))
+    at_rho = pd.to_numeric(sub.get("diag.rounds_at_rho", 0), errors="coerce")
+    return _claim(
+        "ckb-dual-bounded",
+        "The dual variable phi_t stays in [0, rho] in every CKB run.",
+        bool(inside.all()),
+        {
+            "runs": len(sub),
+            "runs_outside": int((~inside).sum()),
+            "max_phi": float(sub["diag.phi_max"].max()),
+            "rho": sorted(set(np.round(sub["diag.rho"].astype(float), 6))),
+            "runs_reaching_rho": int((at_rho > 0).sum()),
+        },
+    )
+
+
+def _claim_slack(ok: pd.DataFrame) -> Claim:
+    """Section 4 (digest claim 7): with the slack, zero violation while the regret stays sublinear."""
+    slack, base = ok[ok["label"] == SLACK_LABEL], ok[ok["label"] == "CKB-UCB"]
+    passed = not slack.empty and not base.empty
+    evidence: dict[str, Any] = {"slope_max": SLOPE_MAX}
+    if passed:
+        r_end, r_tenth = float(slack["regret"].mean()), float(slack["regret_tenth"].mean())
+        slope = math.log10(r_end / r_tenth) if r_end > 0 and r_tenth > 0 else float("nan")
+        sublinear = r_end <= 0 or bool(np.isfinite(slope) and slope <= SLOPE_MAX)
+        n_pos = int((slack["V"] > 1e-9).sum())
+        passed = n_pos == 0 and sublinear
+        evidence.update(
+            runs=len(slack),
+            runs_with_V_pos=n_pos,
+            runs_with_V_pos_without_slack=int((base["V"] > 1e-9).sum()),
+            mean_regret_slack=r_end,
+            mean_regret_without_slack=float(base["regret"].mean()),
+            slope=slope,
+            mean_N_slack=float(slack["violations"].mean()),
+            mean_N_without_slack=float(base["violations"].mean()),
+            slack=sorted(set(np.round(pd.to_numeric(slack.get("diag.slack"), errors="coerce"), 6))),
+        )
+    return _claim(
+        "ckb-slack",
+        "Section 4: with the slack eps (auto), CKB-UCB has V(T) = 0 in every run while its regret stays "
+        f"sublinear (log-log slope over the last decade <= {SLOPE_MAX}).",
+        passed,
+        evidence,
+    )
+
+
+def _common(df: pd.DataFrame, key: str) -> tuple[pd.DataFrame, list[Claim]]:
+    ok = _ok(df)
+    n_failed = int((df["status"] != "ok").sum())
+    return ok, [
+        _claim_v_zero(ok, PAPER_METHODS, n_failed),
+        _claim_sublinear(ok),
+        _claim_few_violations(ok, key),
+        _claim_dual(ok),
+    ]
+
+
+def check_ckb_synthetic(df: pd.DataFrame) -> list[Claim]:
+    """Fig. 1a: V(T) = 0, sublinear regret, few violations, dual bounded, CKB no worse, slack."""
+    ok, claims = _common(df, "ckb-synthetic")
+    return [*claims, _claim_vs_baselines(ok, clearly=False), _claim_slack(ok)]
+
+
+def check_ckb_light(df: pd.DataFrame) -> list[Claim]:
+    """Fig. 1b-c: V(T) = 0, sublinear regret, few violations, dual bounded, CKB no worse."""
+    ok, claims = _common(df, "ckb-light")
+    return [*claims, _claim_vs_baselines(ok, clearly=False)]
+
+
+def check_ckb_finance(df: pd.DataFrame) -> list[Claim]:
+    """Fig. 2: V(T) = 0, sublinear regret, few violations, dual bounded, CKB clearly better."""
+    ok, claims = _common(df, "ckb-finance")
+    return [*claims, _claim_vs_baselines(ok, clearly=True)]
+
+
+CKB_CLAIM_SETS = {
+    "ckb-synthetic": check_ckb_synthetic,
+    "ckb-light": check_ckb_light,
+    "ckb-finance": check_ckb_finance,
+}

@@ -1,0 +1,533 @@
+"""Kernelized bandits with a soft constraint on a finite domain (Zhou & Ji, NeurIPS 2022, Section 2).
+
+Setting (digest ``ckb.md`` §1). Each round the learner plays a point ``x_t`` of a finite domain ``X``
+(``n`` points, decisions are indices) and observes, *coupled*, a reward ``r_t = f(x_t) + eta_t`` and a
+constraint value ``c_t = g(x_t) + eta~_t``. The constraint ``g(x) <= 0`` is **soft**: it may be violated
+in any round; the goal is a large cumulative reward with a small cumulative violation
+``V(T) = [sum_t g(x_t)]_+``. ``f`` lies in the RKHS of a kernel ``k`` (``||f||_k <= B``), ``g`` in that of
+``k~`` (``||g||_k~ <= G``); the learner knows the kernel matrices, ``B``, ``G``, the noise bounds ``R``,
+``R~`` and a Slater constant ``delta`` (Assumption 1; capped at 1 "WLOG").
+
+Oracles (:class:`KernelInstance`): the constrained optimum ``x* = argmax_{g(x) <= 0} f(x)``, the optimal
+randomised policy ``pi* = argmax_pi {E_pi f : E_pi g <= 0}`` (a linear programme, HiGHS via
+:func:`~safebandits.problems.stagewise.solve_policy_lp`) and the Slater constant ``-min_x g(x)`` (the
+point mass at ``argmin g`` is the best Slater policy). Baselines that need a known safe action
+(StageOpt, SGP-UCB) are told a *safe seed*: the ``n_seed`` points of smallest ``g``.
+
+Link to :class:`~safebandits.experiments.regret_loop.RegretTracker`: the domain is written as a linear
+problem with ``arms = I_n`` (one-hot rows), ``reward_param = f``, ``cost_params = g[None, :]`` and
+``threshold = [0]``; the tracker's regret is then ``f(x*) - f(x_t)`` (unclipped, digest item 15), its
+policy regret is against ``pi*`` (the stronger ``R+``), its violations count rounds with ``g(x_t) > 0``
+and ``sum_t [g(x_t)]_+`` is its ``positive_cost``; ``V(T) = [T * cost]_+``.
+
+Feedback (:class:`KernelEnvironment`): Gaussian noise (:class:`GaussianFeedback`, independent for ``f``
+and ``g``), or resampling of an empirical table (:class:`EmpiricalFeedback`: the reward is a uniformly
+drawn row of the data at the played column, the constraint an affine map of the same draw, e.g.
+``c = -y + h`` for ``g = -f + h``). Data loaders (:func:`load_light_sensors`, :func:`load_finance`) read
+``$SAFEBANDITS_DATA`` or an explicit path and raise :class:`DataNotFoundError` when the files are absent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
+from safebandits.estimators.gp import check_kernel_matrix
+from safebandits.exceptions import ConfigError, InfeasibleInstanceError
+from safebandits.problems.environment import VariateStream
+from safebandits.problems.stagewise import TOL, solve_policy_lp
+from safebandits.types import ArmSetMixin, Decision, FloatArray, Observation
+
+__all__ = [
+    "DATA_ENV",
+    "DataNotFoundError",
+    "EmpiricalFeedback",
+    "GaussianFeedback",
+    "KernelEnvironment",
+    "KernelInfo",
+    "KernelInstance",
+    "data_root",
+    "load_finance",
+    "load_light_sensors",
+]
+
+#: Environment variable naming the data directory (holding ``light_sensors/`` and ``finance/``).
+DATA_ENV = "SAFEBANDITS_DATA"
+
+
+class DataNotFoundError(ConfigError, FileNotFoundError):
+    """A data set needed by an instance is not on disk (a :class:`ConfigError` and a FileNotFoundError)."""
+
+
+# --------------------------------------------------------------------------------------------------
+# data loaders
+# --------------------------------------------------------------------------------------------------
+def data_root(path: str | os.PathLike[str] | None = None) -> Path:
+    """The data directory: ``path`` if given, else ``$SAFEBANDITS_DATA``.
+
+    Raises
+    ------
+    DataNotFoundError
+        Neither is set, or the directory does not exist.
+    """
+    raw = path if path is not None else os.environ.get(DATA_ENV)
+    if raw is None or str(raw) == "":
+        raise DataNotFoundError(
+            f"No data directory: pass data_dir=... (instance parameter, e.g. `--set data_dir=/path`) or set "
+            f"the environment variable {DATA_ENV} to the folder holding light_sensors/ and finance/ "
+            "(see the data README: iw_data_all.mat / light_sensors.npz and fin.csv from "
+            "sayakrc/Bayesian-Optimization-under-Heavy-tailed-Payoffs)."
+        )
+    root = Path(raw).expanduser()
+    if not root.is_dir():
+        raise DataNotFoundError(
+            f"The data directory {str(root)!r} does not exist (from {DATA_ENV} or data_dir)."
+        )
+    return root
+
+
+def _find(root: Path, folder: str, names: tuple[str, ...]) -> Path:
+    for base in (root / folder, root):
+        for name in names:
+            if (base / name).is_file():
+                return base / name
+    raise DataNotFoundError(
+        f"None of {list(names)} found in {str(root / folder)!r} or {str(root)!r}. Point {DATA_ENV} (or "
+        f"data_dir) at the data folder that holds {folder}/."
+    )
+
+
+def load_light_sensors(path: str | os.PathLike[str] | None = None) -> dict[str, FloatArray]:
+    """CMU Intelligent Workplace light-sensor data (41 sensors): raw readings, not lux.
+
+    Reads ``light_sensors/light_sensors.npz`` (preferred) or ``light_sensors/iw_data_all.mat`` under
+    :func:`data_root`. Returns ``{"train": (601, 41), "test": (192, 41), "coords": (41, 2)}``.
+    """
+    file = _find(data_root(path), "light_sensors", ("light_sensors.npz", "iw_data_all.mat"))
+    if file.suffix == ".npz":
+        with np.load(file) as z:
+            out = {k: np.asarray(z[k], dtype=np.float64) for k in ("train", "test", "coords")}
+    else:
+        from scipy.io import loadmat
+
+        data = loadmat(file, squeeze_me=True, struct_as_record=False)["data"]
+        out = {
+            "train": np.asarray(data.train.sensordata, dtype=np.float64),
+            "test": np.asarray(data.test.sensordata, dtype=np.float64),
+            "coords": np.asarray(data.coords, dtype=np.float64),
+        }
+    if out["train"].shape[1] != out["test"].shape[1] or out["coords"].shape[0] != out["test"].shape[1]:
+        raise ConfigError(
+            f"Unexpected light-sensor shapes in {str(file)!r}: {[v.shape for v in out.values()]}."
+        )
+    return out
+
+
+def load_finance(path: str | os.PathLike[str] | None = None) -> tuple[FloatArray, list[str]]:
+    """Adjusted close prices of 29 DJIA stocks on 823 days (``finance/fin.csv``).
+
+    Returns
+    -------
+    prices : ndarray of shape (823, 29)
+    tickers : list of str
+    """
+    file = _find(data_root(path), "finance", ("fin.csv",))
+    with open(file) as fh:
+        header = fh.readline().strip().split(",")
+    prices = np.loadtxt(file, delimiter=",", skiprows=1, usecols=range(1, len(header)), dtype=np.float64)
+    return np.atleast_2d(prices), header[1:]
+
+
+# --------------------------------------------------------------------------------------------------
+# feedback
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class GaussianFeedback:
+    """``r = f(x) + sigma z_1`` and ``c = g(x) + constraint_sigma z_2`` with independent standard normals."""
+
+    sigma: float = 0.1
+    constraint_sigma: float | None = None
+    variate: Literal["normal"] = "normal"
+    width: int = 2
+
+    def __post_init__(self) -> None:
+        check_positive(self.sigma, "sigma", owner="GaussianFeedback", allow_zero=True)
+        if self.constraint_sigma is not None:
+            check_positive(
+                self.constraint_sigma, "constraint_sigma", owner="GaussianFeedback", allow_zero=True
+            )
+
+    @property
+    def sigmas(self) -> tuple[float, float]:
+        return self.sigma, self.sigma if self.constraint_sigma is None else self.constraint_sigma
+
+    @property
+    def name(self) -> str:
+        return f"gaussian(sigma={self.sigmas[0]:g}, {self.sigmas[1]:g})"
+
+    def observe(self, f_x: float, g_x: float, i: int, v: FloatArray) -> tuple[float, float]:
+        s_f, s_g = self.sigmas
+        return f_x + s_f * float(v[0]), g_x + s_g * float(v[1])
+
+
+@dataclass(frozen=True, slots=True)
+class EmpiricalFeedback:
+    """Resampling of a data table: ``y = samples[day, x]`` with ``day`` uniform, ``r = y`` and
+    ``c = slope * y + intercept`` (the same draw: for ``g = -f + h`` take ``slope = -1``, ``intercept = h``).
+
+    ``samples`` has shape (n_rows, n); its column means must be ``f`` (and ``slope f + intercept = g``).
+    """
+
+    samples: FloatArray
+    slope: float = -1.0
+    intercept: float = 0.5
+    variate: Literal["uniform"] = "uniform"
+    width: int = 1
+
+    @property
+    def name(self) -> str:
+        return f"empirical({self.samples.shape[0]} rows)"
+
+    @property
+    def sigmas(self) -> tuple[float, float]:
+        sd = float(np.max(np.std(self.samples, axis=0)))
+        return sd, abs(self.slope) * sd
+
+    def observe(self, f_x: float, g_x: float, i: int, v: FloatArray) -> tuple[float, float]:
+        n_rows = self.samples.shape[0]
+        y = float(self.samples[min(int(v[0] * n_rows), n_rows - 1), i])
+        return y, self.slope * y + self.intercept
+
+
+# --------------------------------------------------------------------------------------------------
+# learner's view and ground truth
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True, slots=True)
+class KernelInfo:
+    """What a kernelized-bandit learner is told.
+
+    Attributes
+    ----------
+    kernel, constraint_kernel : ndarray of shape (n, n)
+        ``k`` and ``k~`` on the domain.
+    points : ndarray of shape (n, d) or None
+        Coordinates of the points, when they have any (StageOpt's Euclidean metric).
+    reward_bound, constraint_bound : float
+        ``B`` and ``G`` (bounds on ``|f|``, ``|g|`` and on the RKHS norms).
+    noise_bound, constraint_noise_bound : float
+        ``R`` and ``R~`` (sub-Gaussian constants of the noises).
+    slater : float in (0, 1]
+        Slater constant ``delta`` told to the learner (Assumption 1).
+    horizon : int
+    safe_seed : tuple of int
+        Points known to be safe (only the safe baselines use them; CKB needs none).
+    """
+
+    kernel: FloatArray
+    constraint_kernel: FloatArray
+    points: FloatArray | None
+    reward_bound: float
+    constraint_bound: float
+    noise_bound: float
+    constraint_noise_bound: float
+    slater: float
+    horizon: int
+    safe_seed: tuple[int, ...]
+
+    @property
+    def n_points(self) -> int:
+        return int(self.kernel.shape[0])
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class KernelInstance(ArmSetMixin):
+    """Ground truth of a constrained kernelized bandit on ``n`` points.
+
+    Parameters
+    ----------
+    reward, constraint : ndarray of shape (n,)
+        ``f`` and ``g`` on the domain (``g <= 0`` is feasible).
+    kernel : ndarray of shape (n, n)
+        ``k`` (PSD).
+    constraint_kernel : ndarray of shape (n, n), optional
+        ``k~`` (default ``k``).
+    feedback : GaussianFeedback or EmpiricalFeedback
+    horizon : int
+    points : ndarray of shape (n, d), optional
+    reward_bound, constraint_bound : float, optional
+        ``B`` and ``G`` told to learners (default ``max |f|`` and ``max |g|``, as in [47]).
+    noise_bound, constraint_noise_bound : float, optional
+        ``R`` and ``R~`` told (default: the feedback's noise scales; for resampled data the largest
+        per-point standard deviation).
+    slater_cap : float in (0, 1], default 1
+        The told Slater constant is ``min(slater_cap, -min g)`` ("WLOG delta <= 1").
+    n_seed : int, default 1
+        Size of the safe seed told to the baselines.
+    seed_rule : {"argmin", "median"}, default "argmin"
+        Which feasible points form the seed: the ``n_seed`` of smallest ``g`` (digest item 12), or the
+        ``n_seed`` whose ``g`` is closest to the median ``g`` of the feasible points (for ``g = -f + h``
+        the argmin of ``g`` *is* ``x*``, which would hand the baselines the answer).
+    name : str
+    """
+
+    reward: FloatArray
+    constraint: FloatArray
+    kernel: FloatArray
+    constraint_kernel: FloatArray | None = None
+    feedback: GaussianFeedback | EmpiricalFeedback = field(default_factory=GaussianFeedback)
+    horizon: int = 10_000
+    points: FloatArray | None = None
+    reward_bound: float | None = None
+    constraint_bound: float | None = None
+    noise_bound: float | None = None
+    constraint_noise_bound: float | None = None
+    slater_cap: float = 1.0
+    n_seed: int = 1
+    seed_rule: Literal["argmin", "median"] = "argmin"
+    name: str = "kernel"
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        owner = "KernelInstance"
+        f = check_array(self.reward, "reward", ndim=1, min_rows=1, owner=owner)
+        n = f.shape[0]
+        g = check_array(self.constraint, "constraint", shape=(n,), owner=owner)
+        k = check_kernel_matrix(self.kernel, "kernel", owner=owner)
+        if k.shape != (n, n):
+            raise ConfigError(f"The 'kernel' parameter of {owner} must have shape ({n}, {n}). Got {k.shape}.")
+        kg = (
+            k
+            if self.constraint_kernel is None
+            else check_kernel_matrix(self.constraint_kernel, "constraint_kernel", owner=owner)
+        )
+        if kg.shape != (n, n):
+            raise ConfigError(f"The 'constraint_kernel' parameter of {owner} must have shape ({n}, {n}).")
+        for attr, val in (("reward", f), ("constraint", g), ("kernel", k), ("constraint_kernel", kg)):
+            val.setflags(write=False)
+            object.__setattr__(self, attr, val)
+        if self.points is not None:
+            pts = check_array(self.points, "points", ndim=2, owner=owner)
+            if pts.shape[0] != n:
+                raise ConfigError(
+                    f"The 'points' parameter of {owner} must have {n} rows. Got {pts.shape[0]}."
+                )
+            object.__setattr__(self, "points", pts)
+        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_interval(self.slater_cap, "slater_cap", low=0.0, high=1.0, closed="right", owner=owner)
+        check_int(self.n_seed, "n_seed", low=1, high=n, owner=owner)
+        check_choice(self.seed_rule, "seed_rule", ("argmin", "median"), owner=owner)
+        for attr in ("reward_bound", "constraint_bound", "noise_bound", "constraint_noise_bound"):
+            if getattr(self, attr) is not None:
+                check_positive(getattr(self, attr), attr, owner=owner)
+        if not np.any(g <= 0.0):
+            raise InfeasibleInstanceError(
+                "No point satisfies g(x) <= 0: the constrained optimum is undefined."
+            )
+        if float(np.min(g)) >= 0.0:
+            raise InfeasibleInstanceError(
+                f"Slater's condition (Assumption 1) needs min g < 0. Got min g = {float(np.min(g)):.4g}."
+            )
+        if isinstance(self.feedback, EmpiricalFeedback) and self.feedback.samples.shape[1] != n:
+            raise ConfigError(f"Empirical feedback needs {n} columns. Got {self.feedback.samples.shape[1]}.")
+
+    # -- tracker view (one-hot arms) ------------------------------------------------------------
+    @property
+    def n_points(self) -> int:
+        return int(self.reward.shape[0])
+
+    @property
+    def arms(self) -> FloatArray:
+        """``I_n``: the domain as one-hot rows (read-only, cached)."""
+        if "arms" not in self._cache:
+            eye = np.eye(self.n_points)
+            eye.setflags(write=False)
+            self._cache["arms"] = eye
+        return self._cache["arms"]
+
+    @property
+    def reward_param(self) -> FloatArray:
+        return self.reward
+
+    @property
+    def cost_params(self) -> FloatArray:
+        return self.constraint[None, :]
+
+    @property
+    def threshold(self) -> FloatArray:
+        return np.zeros(1)
+
+    @property
+    def safe_seed(self) -> tuple[int, ...]:
+        """Strictly feasible points known to the safe baselines (see ``seed_rule``)."""
+        g = self.constraint
+        safe = np.flatnonzero(g < 0.0)
+        if self.seed_rule == "argmin":
+            key = g[safe]
+        else:
+            key = np.abs(g[safe] - np.median(g[safe]))
+        order = safe[np.argsort(key, kind="stable")[: self.n_seed]]
+        return tuple(int(i) for i in order)
+
+    @property
+    def safe_arm(self) -> int:
+        return self.safe_seed[0]
+
+    @property
+    def safe_action(self) -> FloatArray:
+        return self.arms[self.safe_arm]
+
+    # -- oracles --------------------------------------------------------------------------------
+    @property
+    def feasible(self) -> np.ndarray:
+        return self.constraint <= TOL
+
+    @property
+    def optimal_arm(self) -> int:
+        """``x* = argmax_{g(x) <= 0} f(x)`` (lowest index on ties)."""
+        return int(np.argmax(np.where(self.feasible, self.reward, -np.inf)))
+
+    @property
+    def optimal_value(self) -> float:
+        return float(self.reward[self.optimal_arm])
+
+    def _policy(self) -> tuple[float, FloatArray]:
+        if "policy" not in self._cache:
+            res = solve_policy_lp(self.reward, self.constraint[:, None], np.zeros(1))
+            if res is None:  # pragma: no cover - a feasible point exists
+                raise InfeasibleInstanceError("The optimal-policy LP is infeasible.")
+            value, pi = res
+            self._cache["policy"] = (max(value, self.optimal_value), pi)
+        return self._cache["policy"]
+
+    @property
+    def optimal_policy(self) -> FloatArray:
+        """``pi* = argmax_pi {E_pi f : E_pi g <= 0}``, shape (n,) (an LP; support of at most 2 points)."""
+        return self._policy()[1].copy()
+
+    @property
+    def optimal_policy_value(self) -> float:
+        return self._policy()[0]
+
+    @property
+    def slater_constant(self) -> float:
+        """``-min_x g(x)``: the largest ``delta`` of Assumption 1 (point mass at ``argmin g``)."""
+        return float(-np.min(self.constraint))
+
+    @property
+    def slater_policy(self) -> FloatArray:
+        pi = np.zeros(self.n_points)
+        pi[int(np.argmin(self.constraint))] = 1.0
+        return pi
+
+    # -- learner's view -------------------------------------------------------------------------
+    def _told(self) -> tuple[float, float, float, float]:
+        b = self.reward_bound if self.reward_bound is not None else float(np.max(np.abs(self.reward)))
+        gb = (
+            self.constraint_bound
+            if self.constraint_bound is not None
+            else float(np.max(np.abs(self.constraint)))
+        )
+        s_f, s_g = self.feedback.sigmas
+        r = self.noise_bound if self.noise_bound is not None else s_f
+        rg = self.constraint_noise_bound if self.constraint_noise_bound is not None else s_g
+        return max(b, 1e-12), max(gb, 1e-12), max(r, 1e-12), max(rg, 1e-12)
+
+    def public_info(self) -> KernelInfo:
+        b, gb, r, rg = self._told()
+        return KernelInfo(
+            kernel=self.kernel,
+            constraint_kernel=self.constraint_kernel,
+            points=self.points,
+            reward_bound=b,
+            constraint_bound=gb,
+            noise_bound=r,
+            constraint_noise_bound=rg,
+            slater=min(self.slater_cap, self.slater_constant),
+            horizon=int(self.horizon),
+            safe_seed=self.safe_seed,
+        )
+
+    def privileged_info(self) -> KernelInfo:
+        return self.public_info()
+
+    def with_horizon(self, horizon: int) -> KernelInstance:
+        return dataclasses.replace(self, horizon=horizon, _cache={})
+
+    def describe(self) -> dict[str, Any]:
+        b, gb, r, rg = self._told()
+        pi = self.optimal_policy
+        return {
+            "name": self.name,
+            "n_points": self.n_points,
+            "n_feasible": int(self.feasible.sum()),
+            "optimal_arm": self.optimal_arm,
+            "optimal_value": self.optimal_value,
+            "optimal_constraint": float(self.constraint[self.optimal_arm]),
+            "unconstrained_arm": int(np.argmax(self.reward)),
+            "optimal_policy_support": np.flatnonzero(pi > 1e-9).tolist(),
+            "optimal_policy_value": self.optimal_policy_value,
+            "slater_constant": self.slater_constant,
+            "told": {
+                "B": b,
+                "G": gb,
+                "R": r,
+                "R_g": rg,
+                "slater": min(self.slater_cap, self.slater_constant),
+            },
+            "safe_seed": list(self.safe_seed),
+            "feedback": self.feedback.name,
+        }
+
+    def environment(self, rng: np.random.Generator) -> KernelEnvironment:
+        return KernelEnvironment(self, rng)
+
+
+class KernelEnvironment(VariateStream):
+    """Coupled noisy feedback ``(r_t, c_t)`` of a played point; one row of standard variates per round.
+
+    Parameters
+    ----------
+    instance : KernelInstance
+    rng : numpy.random.Generator
+        The environment's own generator (common to every algorithm of a run key).
+    """
+
+    def __init__(self, instance: KernelInstance, rng: np.random.Generator) -> None:
+        self.arms = instance.arms
+        self.f = instance.reward
+        self.g = instance.constraint
+        self.noise = instance.feedback
+        self.rng = rng
+        self.n_samples = 0
+        self._width = instance.feedback.width
+        self._init_stream()
+
+    @property
+    def n_arms(self) -> int:
+        return int(self.f.shape[0])
+
+    def point_of(self, decision: Decision) -> FloatArray:
+        return self.arms[self._arm(decision)]
+
+    def _arm(self, decision: Decision) -> int:
+        if decision.counts is not None or decision.point is not None:
+            raise ConfigError("Kernel environments play one domain point (Decision.arm) per round.")
+        a = decision.arm
+        if a is None or not 0 <= a < self.f.shape[0]:
+            raise ConfigError(f"Decision arm must be in [0, {self.f.shape[0]}). Got {a!r}.")
+        return int(a)
+
+    def pull(self, i: int) -> Observation:
+        """Observe ``(r, c)`` at point ``i``."""
+        r, c = self.noise.observe(self.f[i], self.g[i], i, self.next_row())
+        self.n_samples += 1
+        return Observation(reward=r, constraints=np.array((c,)))
+
+    def play(self, decision: Decision) -> Observation:
+        return self.pull(self._arm(decision))
