@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from safebandits.plotting._text import wrapped_suptitle
+
 __all__ = ["CURVE_METRICS", "curve_figure", "curve_stats"]
 
 #: metric -> (y label, log y axis)
@@ -116,5 +118,5 @@ def curve_figure(
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="best")
     if title:
-        fig.suptitle(title, fontsize=11)
+        wrapped_suptitle(fig, title)
     return fig

@@ -21,6 +21,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from safebandits.plotting._text import wrapped, wrapped_suptitle
+
 __all__ = ["bar_figure", "method_style", "plot_bars", "plot_sweep", "sweep_figure"]
 
 _BASE_COLOURS = {
@@ -157,7 +159,7 @@ def sweep_figure(
     if handles:
         fig.legend(handles, names, loc="outside lower center", ncol=min(4, len(names)), frameon=False)
     if title:
-        fig.suptitle(title)
+        wrapped_suptitle(fig, title)
     return fig
 
 
@@ -194,7 +196,5 @@ def bar_figure(summary: pd.DataFrame, *, labels: Sequence[str] | None = None, ti
     ax = fig.subplots()
     plot_bars(ax, summary, labels=labels)
     if title:
-        import textwrap
-
-        ax.set_title("\n".join(textwrap.wrap(title, width=max(28, int(7 * fig.get_figwidth())))), fontsize=10)
+        ax.set_title(wrapped(title, fig.get_figwidth()), fontsize=10)
     return fig

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from safebandits.plotting._text import wrapped_suptitle
 from safebandits.plotting.report import register_report_figure
 
 __all__ = ["report_safe_sets", "safe_sets_figure"]
@@ -110,7 +111,7 @@ def safe_sets_figure(
         ax.set_aspect("equal")
         ax.legend(fontsize=7, loc="upper right", framealpha=0.85)
     if title:
-        fig.suptitle(title, fontsize=10)
+        wrapped_suptitle(fig, title, fontsize=10)
     return fig
 
 
