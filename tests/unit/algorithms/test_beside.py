@@ -105,13 +105,31 @@ def _answers(name, instance, reps, config=None, budget=10**8):
     return out
 
 
+#: Small instances whose only correct answer is z* while a better decision is unsafe: I1 (z_2 better by
+#: 1/2, unsafe by alpha/2 = 2 eps) and Example 1 (e_2 better by 0.1, unsafe by 0.5 > eps). BESIDE as
+#: printed needs about 4-6 10^5 pulls on them (about a second per run).
+SINGLETON_CASES = [
+    ("beside/hard-i1", {"epsilon": 0.2}),
+    ("beside/example1", {"epsilon": 0.3, "safety_gap_1": 0.6}),
+]
+
+
 @pytest.mark.parametrize(
     ("name", "config"),
-    [("beside", {}), ("beside", {"estimator": "ols", "sampling": "rounded"})],
+    [
+        ("beside", {}),
+        ("beside", {"estimator": "ols", "sampling": "rounded"}),
+        ("beside-practical", {}),
+        ("beside-practical", {"combine": "sequential"}),
+    ],
 )
-def test_beside_as_printed_returns_eps_good_eps_safe(name, config):
-    inst = make_instance("beside/example1", epsilon=0.5, safety_gap_1=1.5)
-    assert all(_answers(name, inst, 3, config))
+@pytest.mark.parametrize(("instance", "params"), SINGLETON_CASES)
+def test_faithful_and_practical_beside_return_eps_good_eps_safe(name, config, instance, params):
+    # issue 6 acceptance: both BESIDE versions return an eps-good eps-safe decision
+    inst = make_instance(instance, **params)
+    z_eps = [i for i in range(inst.decisions.shape[0]) if inst.is_correct(i)]
+    assert z_eps == [0]  # the unsafe, better decision is a wrong answer
+    assert all(_answers(name, inst, 3, {"delta": 0.1, **config}))
 
 
 @pytest.mark.parametrize(
