@@ -94,10 +94,10 @@ class BESIDEPracticalConfig(EliminationConfig):
 @register_algorithm(
     "beside-practical",
     task="pure_exploration",
-    description="BESIDE by elimination (digest 2.5): XY_safe then XY_diff vs certified-safe arms.",
+    description="BESIDE by elimination (digest 2.5): XY_safe and XY_diff (vs certified-safe arms) designs.",
 )
 class BESIDEPractical(EliminationLearner):
-    """Practical BESIDE: alternating safety and difference phases with elimination (digest 2.5).
+    """Practical BESIDE: safety and difference designs each round, with elimination (digest 2.5).
 
     Parameters
     ----------
@@ -109,8 +109,11 @@ class BESIDEPractical(EliminationLearner):
     Notes
     -----
     Glossary: ``A`` -> ``active``; ``U`` -> :attr:`undecided`; ``S`` / ``R`` -> :attr:`references`;
-    ``eps_l`` -> :meth:`tolerance`. Deviations (a reconstruction of the unavailable Appendix F; least
-    squares instead of RIPS; rounding instead of i.i.d. draws): ``docs/decisions.md``.
+    ``eps_l`` -> :meth:`tolerance`; ``t_l`` -> :meth:`floor_tolerance`; ``lambda_s``, ``lambda_d`` -> the
+    designs of :meth:`safety_phase` / :meth:`difference_phase` (``combine="sequential"``) or
+    :meth:`combined_phase`. Deviations (a reconstruction of the unavailable Appendix F; one mixed batch
+    per round by default; least squares instead of RIPS; rounding instead of i.i.d. draws):
+    ``docs/decisions.md``.
     """
 
     config_cls = BESIDEPracticalConfig
