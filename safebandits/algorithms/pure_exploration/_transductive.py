@@ -376,9 +376,14 @@ class EliminationLearner(ProgramLearner):
         keep = a != b
         return a[keep], b[keep]
 
-    def _length(self, rho: float, n_targets: int, delta_phase: float, support: int) -> int:
+    def _length(
+        self, rho: float, n_targets: int, delta_phase: float, support: int, n_union: int | None = None
+    ) -> int:
+        """Pulls for least-squares widths ``<= tol`` on every target; the log is that of the widths' union
+        bound over ``n_union`` quantities (default ``n_targets (1 + m)``)."""
         q = 1 + self.view.n_constraints
-        log_term = math.log(2.0 * max(n_targets, 1) * q / delta_phase)
+        count = max(n_targets, 1) * q if n_union is None else max(n_union, 1)
+        log_term = math.log(2.0 * count / delta_phase)
         n = self.config.width_factor * self.view.noise_sd**2 * rho * log_term
         if not math.isfinite(n) or n >= MAX_ROUND_SAMPLES:
             return MAX_ROUND_SAMPLES
@@ -390,12 +395,15 @@ class EliminationLearner(ProgramLearner):
         tolerances: FloatArray,
         delta_phase: float,
         design: FloatArray | None = None,
+        n_union: int | None = None,
     ) -> Generator[IntArray, BatchObservation, tuple[IntArray, FloatArray]]:
         """One batch aimed at widths ``tolerances`` on ``targets``; returns per-arm counts and sums.
 
         The design minimises ``max_y ||y||^2_{A(lambda)^{-1}} / tol_y^2`` (value ``rho``) unless a fixed
         ``design`` is given; the batch has ``ceil(kappa sigma^2 rho log(2 k q / delta_phase)) + |supp|``
-        pulls, so that the least-squares width of every target is at most its tolerance.
+        pulls (``k q`` replaced by ``n_union`` when given: the number of quantities the widths computed
+        from the batch union over), so that the least-squares width of every target is at most its
+        tolerance.
         """
         tol = np.broadcast_to(np.asarray(tolerances, dtype=np.float64), (targets.shape[0],))
         if targets.shape[0] == 0:
@@ -407,7 +415,7 @@ class EliminationLearner(ProgramLearner):
         else:
             design, rho = solve_design(self.view.arms, targets, 1.0 / tol**2, tol=self.config.fw_tol)
         support = int(np.count_nonzero(design))
-        n = self._length(max(rho, 1e-12), targets.shape[0], delta_phase, support)
+        n = self._length(max(rho, 1e-12), targets.shape[0], delta_phase, support, n_union)
         counts = draw_counts(design, n, self.config.sampling, self.rng)
         obs = yield counts
         return counts, self.sums(obs)
@@ -496,13 +504,16 @@ class EliminationLearner(ProgramLearner):
             self.max_pair_width = 0.0 if idx.size <= 1 else self.max_pair_width
             return
         z = self.view.decisions
+        n_union = None
         if pivot:
+            # the widths of update_values union over all (active, reference) pairs: size the batch for them
+            n_union = a.size
             y_hat = self.best_reference(refs)
             a = idx[idx != y_hat]
             b = np.full(a.size, y_hat)
         else:
             a, b = a[a < b], b[a < b]
-        counts, sums = yield from self._play(z[a] - z[b], self.value_tolerances(a, ell), dp)
+        counts, sums = yield from self._play(z[a] - z[b], self.value_tolerances(a, ell), dp, n_union=n_union)
         est, g, span = self._ols(counts, sums)
         self.update_values(idx, refs, est, g, span, dp)
 

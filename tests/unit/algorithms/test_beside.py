@@ -13,6 +13,7 @@ from safebandits.design import frank_wolfe_design
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.simulate import run
 from safebandits.problems import make_instance
+from safebandits.types import BatchObservation
 
 
 def _grid(n, steps):
@@ -104,13 +105,31 @@ def _answers(name, instance, reps, config=None, budget=10**8):
     return out
 
 
+#: Small instances whose only correct answer is z* while a better decision is unsafe: I1 (z_2 better by
+#: 1/2, unsafe by alpha/2 = 2 eps) and Example 1 (e_2 better by 0.1, unsafe by 0.5 > eps). BESIDE as
+#: printed needs about 4-6 10^5 pulls on them (about a second per run).
+SINGLETON_CASES = [
+    ("beside/hard-i1", {"epsilon": 0.2}),
+    ("beside/example1", {"epsilon": 0.3, "safety_gap_1": 0.6}),
+]
+
+
 @pytest.mark.parametrize(
     ("name", "config"),
-    [("beside", {}), ("beside", {"estimator": "ols", "sampling": "rounded"})],
+    [
+        ("beside", {}),
+        ("beside", {"estimator": "ols", "sampling": "rounded"}),
+        ("beside-practical", {}),
+        ("beside-practical", {"combine": "sequential"}),
+    ],
 )
-def test_beside_as_printed_returns_eps_good_eps_safe(name, config):
-    inst = make_instance("beside/example1", epsilon=0.5, safety_gap_1=1.5)
-    assert all(_answers(name, inst, 3, config))
+@pytest.mark.parametrize(("instance", "params"), SINGLETON_CASES)
+def test_faithful_and_practical_beside_return_eps_good_eps_safe(name, config, instance, params):
+    # issue 6 acceptance: both BESIDE versions return an eps-good eps-safe decision
+    inst = make_instance(instance, **params)
+    z_eps = [i for i in range(inst.decisions.shape[0]) if inst.is_correct(i)]
+    assert z_eps == [0]  # the unsafe, better decision is a wrong answer
+    assert all(_answers(name, inst, 3, {"delta": 0.1, **config}))
 
 
 @pytest.mark.parametrize(
@@ -154,3 +173,80 @@ def test_rips_rejects_non_gaussian_noise():
     with pytest.raises(ConfigError, match="Gaussian"):
         BESIDE(BESIDEConfig(), inst.public_info(), np.random.default_rng(0))
     BESIDE(BESIDEConfig(estimator="ols"), inst.public_info(), np.random.default_rng(0))
+
+
+# -- practical BESIDE: design tolerances, batch sizes and the combination of the two designs ----------
+
+
+def _practical(instance, **config):
+    from safebandits.algorithms.pure_exploration.beside_practical import (
+        BESIDEPractical,
+        BESIDEPracticalConfig,
+    )
+
+    return BESIDEPractical(BESIDEPracticalConfig(**config), instance.public_info(), np.random.default_rng(0))
+
+
+def test_practical_safety_design_aims_below_the_safety_gap_of_unsafe_arms():
+    # c(z) = 2 |Delta_safe(z)| for an unsafe arm (m = 1): a target width design_scale * c(z) + t_l must stay
+    # below |Delta_safe(z)| for the safety phase to be able to show the arm unsafe
+    learner = _practical(make_instance("beside/example1", epsilon=0.01))
+    learner.safety_gap_hat[:] = np.array([[0.3], [-0.5], [-0.3]])
+    tol = learner.safety_tolerances(np.arange(3), ell=8)
+    assert np.all(tol[1:] < np.abs(learner.safety_gap_hat[1:, 0]))
+    with pytest.raises(ConfigError, match="design_scale"):
+        _practical(make_instance("beside/example1"), design_scale=0.5)
+
+
+@pytest.mark.parametrize("weighting", ["beside", "uniform"])
+def test_practical_tolerances_floor_at_quarter_eps(weighting):
+    # the round counter is shared by both phases: a late round must not aim below eps / 4 (never needed)
+    inst = make_instance("beside/mab", n_arms=5, epsilon=0.5)
+    learner = _practical(inst, weighting=weighting)
+    idx = np.arange(5)
+    for tol in (learner.safety_tolerances(idx, 20), learner.value_tolerances(idx, 20)):
+        assert np.all(tol >= inst.epsilon / 4.0)
+
+
+def test_practical_difference_batch_meets_its_tolerances():
+    # the pivot design is sized for the union bound the elimination widths use (all active x reference
+    # pairs), so every pivot width is at most its tolerance and every pair width at most eps
+    inst = make_instance("beside/mab", n_arms=20, epsilon=0.5)
+    learner = _practical(inst, combine="sequential", weighting="uniform")
+    learner.status[:] = 1  # every arm certified safe
+    learner.value_hat[:] = inst.decisions @ inst.reward_param
+    ell = 12
+    dp = learner.round_delta(ell) / 2.0
+    gen = learner.difference_phase(ell, dp)
+    counts = next(gen)
+    means = inst.decisions @ inst.reward_param
+    obs = BatchObservation(counts=counts, constraint_sums=np.zeros((20, 1)), reward_sums=counts * means)
+    with pytest.raises(StopIteration):
+        gen.send(obs)
+    n = counts.astype(float)
+    pivot = 0
+    pairs = 20 * 19
+    w_pivot = learner._scale(pairs, dp) * np.sqrt(1.0 / n[1:] + 1.0 / n[pivot])
+    assert np.all(w_pivot <= inst.epsilon / 4.0 * (1 + 1e-9))
+    assert learner.max_pair_width <= inst.epsilon
+
+
+@pytest.mark.parametrize("combine", ["sequential", "mixture", "joint"])
+def test_practical_combinations_return_eps_good_eps_safe(combine):
+    for instance, params in (("beside/hard-i1", {"epsilon": 0.1}), ("beside/example1", {"epsilon": 0.05})):
+        inst = make_instance(instance, **params)
+        assert all(_answers("beside-practical", inst, 3, {"delta": 0.1, "combine": combine}))
+
+
+def test_practical_one_batch_per_round_when_combined():
+    inst = make_instance("beside/example1", epsilon=0.05)
+    learner = make_learner(
+        "beside-practical", inst.public_info(), np.random.default_rng(0), {"combine": "mixture"}
+    )
+    run(learner, inst.environment(np.random.default_rng(0)), inst)
+    assert len(learner.batches) == learner.round
+    seq = make_learner(
+        "beside-practical", inst.public_info(), np.random.default_rng(0), {"combine": "sequential"}
+    )
+    run(seq, inst.environment(np.random.default_rng(0)), inst)
+    assert len(seq.batches) > seq.round
