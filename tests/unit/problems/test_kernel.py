@@ -21,7 +21,17 @@ from safebandits.problems.kernel import (
 )
 from safebandits.types import Decision
 
-DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
+
+def _shared_data() -> Path:
+    """``../shared/data`` next to the repository (a clone in /work/NAME or a worktree in /work/wt/NAME)."""
+    here = Path(__file__).resolve()
+    for cand in (here.parents[3] / ".." / "shared" / "data", here.parents[4] / ".." / "shared" / "data"):
+        if (cand / "light_sensors").is_dir():
+            return cand
+    return Path("/work/shared/data")
+
+
+DATA = _shared_data()
 needs_data = pytest.mark.skipif(
     not (DATA / "light_sensors").is_dir() or not (DATA / "finance").is_dir(),
     reason=f"shared data not found at {DATA} (light_sensors/, finance/)",
