@@ -93,6 +93,17 @@ def test_synthetic_instance():
     assert not np.allclose(a.reward, c.reward)
 
 
+def test_synthetic_fixed_draw_ignores_the_trial_generator():
+    a = make_instance("ckb/synthetic", np.random.default_rng(0), redraw=False, draw_seed=3)
+    b = make_instance("ckb/synthetic", np.random.default_rng(1), redraw=False, draw_seed=3)
+    c = make_instance("ckb/synthetic", np.random.default_rng(0), redraw=False, draw_seed=4)
+    np.testing.assert_array_equal(a.reward, b.reward)
+    np.testing.assert_array_equal(a.constraint, b.constraint)
+    assert not np.allclose(a.constraint, c.constraint)
+    with pytest.raises(ConfigError, match="redraw"):
+        make_instance("ckb/synthetic", np.random.default_rng(0), redraw="no")
+
+
 def test_validation():
     k = se_kernel(np.linspace(0, 1, 3), lengthscale=0.3)
     with pytest.raises(InfeasibleInstanceError):
