@@ -164,6 +164,7 @@ def run(
         expand,
         get_experiment,
         list_experiments,
+        missing_data,
         parse_assignments,
         select,
     )
@@ -183,6 +184,12 @@ def run(
         matched_panels |= {p for p in panels if p in sub.panel_names}
         sub, missed = apply_overrides(sub, overrides)
         unmatched &= missed
+        problem = missing_data(sub)
+        if problem is not None:
+            if name != "all":
+                raise ConfigError(f"Experiment {spec.name!r} cannot run: {problem}.")
+            click.echo(f"skipping {spec.name}: {problem}.", err=True)
+            continue
         spec_tasks = expand(sub, scale, replicates=replicates, seed=seed, budget=budget)
         tasks.extend(spec_tasks)
         plan.append(f"{spec.name} ({scale}): {len(spec_tasks)} runs")

@@ -11,8 +11,9 @@
     50 trials (the paper's number of trials is unknown).
 
 The ``quick`` scale runs 3 replicates with T = 2,000 (synthetic), 1,000 (light) and 3,000 (finance).
-The real-data experiments need the data: set ``SAFEBANDITS_DATA`` (or ``--set data_dir=...``); without it
-every run fails with a :class:`~safebandits.problems.kernel.DataNotFoundError` naming the variable.
+The real-data experiments need the data (``requires_data``): set ``SAFEBANDITS_DATA`` (or ``--set
+data_dir=...``); without it ``safebandits run all`` skips them with one line and ``safebandits run
+ckb-light`` stops with a clear error before running anything.
 Figures: cumulative regret, time-averaged regret ``R(t)/t`` and the stronger violation
 ``sum_t [g(x_t)]_+``. Open choices: ``docs/decisions.md``.
 """
@@ -86,6 +87,7 @@ LIGHT = register_experiment(
         figure="regret-curves",
         claims="ckb-light",
         algorithm_defaults=_DEFAULTS,
+        requires_data=("light_sensors",),
         horizon={"quick": 1_000, "paper": 1_000},
         curves=_CURVES,
     )
@@ -112,6 +114,7 @@ FINANCE = register_experiment(
         figure="regret-curves",
         claims="ckb-finance",
         algorithm_defaults=_DEFAULTS,
+        requires_data=("finance",),
         horizon={"quick": 3_000, "paper": 10_000},
         curves=_CURVES,
     )

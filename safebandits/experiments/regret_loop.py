@@ -225,6 +225,8 @@ class RegretOutcome:
     wall_s : float
     regret_tenth : float
         Regret (same benchmark as ``regret``) after ``T // 10`` rounds, for the log-log slope.
+    policy_regret_tenth : float
+        ``policy_regret`` after ``T // 10`` rounds (the stronger regret ``R+`` of a per-round learner).
     tail_cost, tail_reward
         Mean true cost (per constraint) and reward over the last 10% of the rounds (policy means in
         the in-expectation setting).
@@ -250,6 +252,7 @@ class RegretOutcome:
     stopped: bool
     wall_s: float
     regret_tenth: float = float("nan")
+    policy_regret_tenth: float = float("nan")
     tail_cost: list[float] = field(default_factory=list)
     tail_reward: float = float("nan")
     positive_cost: list[float] = field(default_factory=list)
@@ -326,6 +329,7 @@ def run_regret(
         stopped=played >= horizon,
         wall_s=wall,
         regret_tenth=tt["policy_regret_tenth"] if expect else tt["regret_tenth"],
+        policy_regret_tenth=tt["policy_regret_tenth"],
         tail_cost=((tt["tail_policy_cost"] if expect else tt["tail_cost"]) / n_tail).tolist(),
         tail_reward=(tt["tail_policy_reward"] if expect else tt["tail_reward"]) / n_tail,
         positive_cost=tt["positive_cost"].tolist(),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ __all__ = [
     "expand",
     "get_experiment",
     "list_experiments",
+    "missing_data",
     "parse_assignments",
     "register_experiment",
     "select",
@@ -174,6 +176,11 @@ class ExperimentSpec:
     horizon : dict of str to int, default={}
         Per-scale horizon of regret experiments: the instance parameter ``T`` of every panel at that
         scale, unless the panel fixes ``T`` itself (``--set T=...``).
+    requires_data : tuple of str, default=()
+        Data sets (folder names, keys of :data:`safebandits.problems.kernel.DATASETS`) the instances
+        read from ``$SAFEBANDITS_DATA`` or the instance parameter ``data_dir``. When one is not found,
+        ``safebandits run all`` skips the experiment with one line and ``safebandits run NAME`` stops
+        before running anything (:func:`missing_data`).
     """
 
     name: str
@@ -190,9 +197,14 @@ class ExperimentSpec:
     plugins: tuple[str, ...] = ()
     horizon: dict[str, int] = field(default_factory=dict)
     curves: tuple[str, ...] = ("regret", "cost", "reward")
+    requires_data: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         owner = f"ExperimentSpec {self.name!r}"
+        if not isinstance(self.requires_data, tuple) or not all(
+            isinstance(d, str) and d.strip() for d in self.requires_data
+        ):
+            raise _fail("requires_data", owner, "a tuple of data-set folder names", self.requires_data)
         bad = set(self.curves) - {"regret", "per_step_regret", "cost", "reward", "violation"}
         if bad:
             kinds = "among 'regret', 'per_step_regret', 'cost', 'reward', 'violation'"
@@ -245,6 +257,40 @@ class ExperimentSpec:
     @property
     def panel_names(self) -> list[str]:
         return [p.name for p in self.panels]
+
+
+def missing_data(spec: ExperimentSpec) -> str | None:
+    """``None`` if every data set of ``spec.requires_data`` is found, else a one-line reason.
+
+    Each panel is checked with its own ``data_dir`` instance parameter (``--set data_dir=...`` puts it
+    in ``PanelSpec.fixed``), else ``$SAFEBANDITS_DATA``; the lookup itself is
+    :func:`safebandits.problems.kernel.locate_dataset`, the only function that maps a data set to disk.
+    """
+    if not spec.requires_data:
+        return None
+    from safebandits.problems.kernel import DATA_ENV, DataNotFoundError, locate_dataset
+
+    missing: list[str] = []
+    places: list[str] = []
+    for panel in spec.panels:
+        data_dir = panel.fixed.get("data_dir")
+        for name in spec.requires_data:
+            try:
+                locate_dataset(name, data_dir)
+            except DataNotFoundError:
+                if name not in missing:
+                    missing.append(name)
+                raw = data_dir if data_dir is not None else os.environ.get(DATA_ENV)
+                where = f"looked in {str(raw)!r}" if raw else f"{DATA_ENV} is not set"
+                if where not in places:
+                    places.append(where)
+    if not missing:
+        return None
+    folders = ", ".join(f"{m}/" for m in missing)
+    return (
+        f"data set(s) {', '.join(missing)} not found ({'; '.join(places)}): set {DATA_ENV} to the folder "
+        f"holding {folders} or pass the instance parameter data_dir (--set data_dir=PATH)"
+    )
 
 
 def sweep_point(panel: str, param: str, value: Any) -> int:

@@ -45,6 +45,7 @@ from safebandits.problems.stagewise import TOL, solve_policy_lp
 from safebandits.types import ArmSetMixin, Decision, FloatArray, Observation
 
 __all__ = [
+    "DATASETS",
     "DATA_ENV",
     "DataNotFoundError",
     "EmpiricalFeedback",
@@ -55,6 +56,7 @@ __all__ = [
     "data_root",
     "load_finance",
     "load_light_sensors",
+    "locate_dataset",
 ]
 
 #: Environment variable naming the data directory (holding ``light_sensors/`` and ``finance/``).
@@ -92,14 +94,36 @@ def data_root(path: str | os.PathLike[str] | None = None) -> Path:
     return root
 
 
-def _find(root: Path, folder: str, names: tuple[str, ...]) -> Path:
-    for base in (root / folder, root):
-        for name in names:
-            if (base / name).is_file():
-                return base / name
+#: Data sets the loaders know: folder name -> accepted file names (first found wins).
+DATASETS: dict[str, tuple[str, ...]] = {
+    "light_sensors": ("light_sensors.npz", "iw_data_all.mat"),
+    "finance": ("fin.csv",),
+}
+
+
+def locate_dataset(name: str, path: str | os.PathLike[str] | None = None) -> Path:
+    """The file of data set ``name`` (a key of :data:`DATASETS`): the single place that maps a data set
+    to disk, so that a future fetch/cache module can redirect every lookup here.
+
+    Looks in ``root/name/`` then ``root/``, with ``root = data_root(path)`` (``path`` if given, else
+    ``$SAFEBANDITS_DATA``).
+
+    Raises
+    ------
+    DataNotFoundError
+        No data directory, or none of the data set's files in it.
+    """
+    if name not in DATASETS:
+        raise ConfigError(f"Unknown data set {name!r}. Known data sets: {sorted(DATASETS)}.")
+    root = data_root(path)
+    names = DATASETS[name]
+    for base in (root / name, root):
+        for file in names:
+            if (base / file).is_file():
+                return base / file
     raise DataNotFoundError(
-        f"None of {list(names)} found in {str(root / folder)!r} or {str(root)!r}. Point {DATA_ENV} (or "
-        f"data_dir) at the data folder that holds {folder}/."
+        f"None of {list(names)} found in {str(root / name)!r} or {str(root)!r}. Point {DATA_ENV} (or "
+        f"the instance parameter data_dir) at the data folder that holds {name}/."
     )
 
 
@@ -109,7 +133,7 @@ def load_light_sensors(path: str | os.PathLike[str] | None = None) -> dict[str, 
     Reads ``light_sensors/light_sensors.npz`` (preferred) or ``light_sensors/iw_data_all.mat`` under
     :func:`data_root`. Returns ``{"train": (601, 41), "test": (192, 41), "coords": (41, 2)}``.
     """
-    file = _find(data_root(path), "light_sensors", ("light_sensors.npz", "iw_data_all.mat"))
+    file = locate_dataset("light_sensors", path)
     if file.suffix == ".npz":
         with np.load(file) as z:
             out = {k: np.asarray(z[k], dtype=np.float64) for k in ("train", "test", "coords")}
@@ -137,7 +161,7 @@ def load_finance(path: str | os.PathLike[str] | None = None) -> tuple[FloatArray
     prices : ndarray of shape (823, 29)
     tickers : list of str
     """
-    file = _find(data_root(path), "finance", ("fin.csv",))
+    file = locate_dataset("finance", path)
     with open(file) as fh:
         header = fh.readline().strip().split(",")
     prices = np.loadtxt(file, delimiter=",", skiprows=1, usecols=range(1, len(header)), dtype=np.float64)

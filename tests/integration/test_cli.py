@@ -51,8 +51,12 @@ TINY = (
 TINY_RUNS = 3 * (5 + len(EXTRA)) if REAL else 24
 
 
-def cli(*args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+def cli(*args: str, check: bool = True, unset: tuple[str, ...] = (), **kw) -> subprocess.CompletedProcess:
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in unset},
+        "PYTHONPATH": str(ROOT),
+        "MPLBACKEND": "Agg",
+    }
     proc = subprocess.run(
         [sys.executable, "-m", "safebandits.cli", *args],
         capture_output=True,
@@ -253,3 +257,27 @@ def test_workers_exit_when_the_client_is_killed(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_run_all_skips_experiments_whose_data_is_missing(tmp_path):
+    out = tmp_path / "res"
+    proc = cli(
+        "run", "all", "--algorithm", "ckb-ucb", "--replicates", "1", "--set", "T=200", "--workers", "1",
+        "-q", "--out", str(out), unset=("SAFEBANDITS_DATA",),
+    )  # fmt: skip
+    skips = [line for line in proc.stderr.splitlines() if line.startswith("skipping")]
+    assert sorted(line.split(":")[0] for line in skips) == ["skipping ckb-finance", "skipping ckb-light"]
+    assert all("SAFEBANDITS_DATA" in line and "data_dir" in line for line in skips)
+    df = frame(out)
+    assert set(df["experiment"]) == {"ckb-synthetic"} and (df["status"] == "ok").all()
+
+
+def test_run_of_a_data_experiment_without_data_fails_early(tmp_path):
+    out = tmp_path / "res"
+    proc = cli(
+        "run", "ckb-light", "--out", str(out), check=False, unset=("SAFEBANDITS_DATA",),
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "SAFEBANDITS_DATA" in proc.stderr and "data_dir" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert not out.exists()

@@ -60,18 +60,25 @@ def synthetic(
     bound: str = "sup",
     min_slater: float = 0.1,
     n_seed: int = 1,
+    redraw: bool = True,
+    draw_seed: int = 0,
     T: int = 10_000,
 ) -> KernelInstance:
     """Sec. 5.1: random RKHS f and g on n evenly spaced points of [0, 1] (SE kernel, l = 0.2).
 
     ``kernel`` is ``"se"`` or ``"matern12"``/``"matern32"``/``"matern52"``; ``bound="sup"`` tells
     ``B = max|f|`` (and ``G = max|g|``), ``"rkhs"`` the RKHS norms of the draws (after normalisation).
+    ``redraw=True`` draws ``f`` and ``g`` from ``rng`` (a new pair per trial); ``redraw=False`` draws them
+    from ``default_rng(draw_seed)`` (one pair for every trial; the paper does not say which).
     """
     n = check_int(n_points, "n_points", low=2)
     check_positive(lengthscale, "lengthscale")
     check_choice(kernel, "kernel", ("se", "matern12", "matern32", "matern52"))
     check_choice(bound, "bound", ("sup", "rkhs"))
     check_interval(min_slater, "min_slater", low=0.0, high=1.0, closed="left")
+    check_choice(redraw, "redraw", (True, False))
+    if not redraw:
+        rng = np.random.default_rng(check_int(draw_seed, "draw_seed", low=0))
     x = np.linspace(0.0, 1.0, n)[:, None]
     if kernel == "se":
         k = se_kernel(x, lengthscale=lengthscale)

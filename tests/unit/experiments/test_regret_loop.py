@@ -105,3 +105,20 @@ def test_tracker_blocks_split_anywhere():
         assert many.totals[key] == pytest.approx(one.totals[key])
     np.testing.assert_allclose(np.array(many.curves["cost"]), np.array(one.curves["cost"]))
     np.testing.assert_allclose(many.curves["regret"], one.curves["regret"])
+
+
+def test_policy_regret_tenth_is_the_stronger_regret_at_a_tenth():
+    """R+(t) - R(t) = t (V(pi*) - f(x*)) on any trajectory; here pi* mixes the two points half-half."""
+    from safebandits.algorithms import make_learner
+    from safebandits.experiments.runner import REGRET_METRICS
+    from safebandits.problems.kernel import KernelInstance
+
+    inst = KernelInstance(
+        reward=np.array([1.0, 0.5]), constraint=np.array([0.5, -0.5]), kernel=np.eye(2), horizon=200
+    )
+    assert inst.optimal_policy_value == pytest.approx(0.75)
+    learner = make_learner("ckb-ucb", inst.public_info(), np.random.default_rng(0))
+    out = run_regret(learner, inst.environment(np.random.default_rng(1)), inst)
+    assert out.policy_regret_tenth - out.regret_tenth == pytest.approx(20 * 0.25)
+    assert out.policy_regret - out.regret == pytest.approx(200 * 0.25)
+    assert "policy_regret_tenth" in REGRET_METRICS

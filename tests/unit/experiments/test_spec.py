@@ -264,3 +264,47 @@ def test_setting_a_swept_parameter_needs_a_panel_selection(fakes):
         apply_overrides(fakes.SPEC, {"epsilon": 0.3})
     _, unmatched = apply_overrides(select(fakes.SPEC, panels=["sphere-n"]), {"epsilon": 0.3})
     assert unmatched == {"epsilon"}  # the unit sphere has no epsilon
+
+
+# -- data-dependent experiments --------------------------------------------------------------------
+
+
+def _data_spec(**kw):
+    from safebandits.experiments.spec import get_experiment
+
+    return dataclasses.replace(get_experiment("ckb-finance"), **kw)
+
+
+def test_requires_data_is_validated():
+    with pytest.raises(ConfigError, match="requires_data"):
+        _data_spec(requires_data=["finance"])
+    with pytest.raises(ConfigError, match="requires_data"):
+        _data_spec(requires_data=("",))
+
+
+def test_real_data_experiments_declare_their_data():
+    from safebandits.experiments.spec import get_experiment
+
+    assert get_experiment("ckb-light").requires_data == ("light_sensors",)
+    assert get_experiment("ckb-finance").requires_data == ("finance",)
+    assert get_experiment("ckb-synthetic").requires_data == ()
+
+
+def test_missing_data_reads_the_environment_and_the_data_dir_parameter(tmp_path, monkeypatch):
+    from safebandits.experiments.spec import apply_overrides, missing_data
+    from safebandits.problems.kernel import DATA_ENV
+
+    spec = _data_spec()
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    msg = missing_data(spec)
+    assert msg is not None and "finance" in msg and DATA_ENV in msg and "data_dir" in msg
+    assert f"{DATA_ENV} is not set" in msg
+    monkeypatch.setenv(DATA_ENV, str(tmp_path))
+    assert str(tmp_path) in missing_data(spec)  # the folder exists but holds no fin.csv
+    (tmp_path / "finance").mkdir()
+    (tmp_path / "finance" / "fin.csv").write_text("date,A\n2016-01-04,1.0\n")
+    assert missing_data(spec) is None
+    monkeypatch.delenv(DATA_ENV)
+    with_dir, _ = apply_overrides(spec, {"data_dir": str(tmp_path)})
+    assert missing_data(with_dir) is None
+    assert missing_data(_data_spec(requires_data=())) is None

@@ -21,7 +21,17 @@ from safebandits.problems.kernel import (
 )
 from safebandits.types import Decision
 
-DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
+
+def _shared_data() -> Path:
+    """``../shared/data`` next to the repository (a clone in /work/NAME or a worktree in /work/wt/NAME)."""
+    here = Path(__file__).resolve()
+    for cand in (here.parents[3] / ".." / "shared" / "data", here.parents[4] / ".." / "shared" / "data"):
+        if (cand / "light_sensors").is_dir():
+            return cand
+    return Path("/work/shared/data")
+
+
+DATA = _shared_data()
 needs_data = pytest.mark.skipif(
     not (DATA / "light_sensors").is_dir() or not (DATA / "finance").is_dir(),
     reason=f"shared data not found at {DATA} (light_sensors/, finance/)",
@@ -81,6 +91,17 @@ def test_synthetic_instance():
     assert rk.reward_bound >= 1.0 - 1e-9  # ||f||_k >= sup |f| when k(x, x) = 1
     c = make_instance("ckb/synthetic", np.random.default_rng(1))
     assert not np.allclose(a.reward, c.reward)
+
+
+def test_synthetic_fixed_draw_ignores_the_trial_generator():
+    a = make_instance("ckb/synthetic", np.random.default_rng(0), redraw=False, draw_seed=3)
+    b = make_instance("ckb/synthetic", np.random.default_rng(1), redraw=False, draw_seed=3)
+    c = make_instance("ckb/synthetic", np.random.default_rng(0), redraw=False, draw_seed=4)
+    np.testing.assert_array_equal(a.reward, b.reward)
+    np.testing.assert_array_equal(a.constraint, b.constraint)
+    assert not np.allclose(a.constraint, c.constraint)
+    with pytest.raises(ConfigError, match="redraw"):
+        make_instance("ckb/synthetic", np.random.default_rng(0), redraw="no")
 
 
 def test_validation():
