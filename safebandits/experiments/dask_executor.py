@@ -90,7 +90,7 @@ def iter_dask(
         raise TypeError(f"The 'scheduler' parameter must be an address string. Got {scheduler!r} instead.")
     if not tasks:
         return iter(())
-    n = (os.cpu_count() or 1) if workers is None else min(workers, len(tasks))
+    n = min((os.cpu_count() or 1) if workers is None else workers, len(tasks))
     return _iter_dask(list(tasks), n, scheduler, quiet_logs)
 
 
@@ -156,7 +156,7 @@ def _record_of(future: Any, task: RunTask) -> dict[str, Any]:
     except KilledWorker as exc:
         return failed_record(
             task,
-            f"KilledWorker: the run's worker died every time it ran it (a crash or out of memory?): {exc}",
+            "KilledWorker: the run's worker died each time it ran it (a crash or out of memory?)",
             "".join(traceback.format_exception_only(type(exc), exc)),
         )
     except Exception as exc:  # (raised on the worker outside the run, e.g. an import error)

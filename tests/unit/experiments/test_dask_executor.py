@@ -92,3 +92,15 @@ def test_task_failures_become_failed_records(fakes):
     assert "Traceback" in other["traceback"]
     with pytest.raises(SafeBanditsError, match="Re-run the same command to resume"):
         _record_of(_Future(CancelledError()), task)
+
+
+def test_unreachable_scheduler_is_a_clear_error(fakes):
+    dask = pytest.importorskip("dask")
+    tasks = expand(fakes.SPEC, "quick")
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(
+            SafeBanditsError, match=r"Cannot connect to the Dask scheduler at 'tcp://127\.0\.0\.1:1'"
+        ),
+    ):
+        list(iter_records(tasks, executor="dask", scheduler="tcp://127.0.0.1:1"))
