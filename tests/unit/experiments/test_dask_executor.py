@@ -104,3 +104,17 @@ def test_unreachable_scheduler_is_a_clear_error(fakes):
         ),
     ):
         list(iter_records(tasks, executor="dask", scheduler="tcp://127.0.0.1:1"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler needs --executor dask."),
+        (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:8786", "--workers", "2"], "Drop --workers."),
+    ],
+)
+def test_cli_executor_options_are_checked_first(args, message, capsys):
+    pytest.importorskip("distributed")
+    assert main(["run", "acol-synthetic", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and message in err and len(err.strip().splitlines()) == 1
