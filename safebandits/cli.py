@@ -8,6 +8,7 @@ Examples
     safebandits run all --scale quick --out results/quick
     safebandits run acol-synthetic --panel irrelevant-d --algorithm acol --algorithm oracle --replicates 5
     safebandits run acol-regret-comparison --set delta=0.1 --workers 2
+    safebandits run acol-synthetic --executor dask --scheduler tcp://head-node:8786
     safebandits report results/quick
     safebandits results results/quick --csv runs.csv
     safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
@@ -128,7 +129,25 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
     show_default=True,
     help="Results directory; one store per directory holds every experiment.",
 )
-@click.option("--workers", type=int, callback=_positive, help="Worker processes [default: CPU count].")
+@click.option(
+    "--workers",
+    type=int,
+    callback=_positive,
+    help="Worker processes of the local pool or of the Dask LocalCluster [default: CPU count].",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="local: a process pool on this machine; dask: dask.distributed (extra 'safebandits[distributed]').",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Dask scheduler to run on (tcp://HOST:PORT or a scheduler file); without it, --executor dask "
+    "starts a LocalCluster of --workers processes.",
+)
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a parameter. Repeatable.")
 @click.option(
     "--algorithm", "algorithms", multiple=True, metavar="LABEL", help="Only this method. Repeatable."
@@ -144,6 +163,8 @@ def run(
     seed: int | None,
     out: str,
     workers: int | None,
+    executor: str,
+    scheduler: str | None,
     sets: tuple[str, ...],
     algorithms: tuple[str, ...],
     panels: tuple[str, ...],
@@ -157,6 +178,10 @@ def run(
     parameters first, then the algorithm configs. VALUE is parsed as JSON when possible (1e6, true,
     "x"), else taken as a string. --algorithm matches a method label ("G-ACOL (tuned)") or an
     algorithm name ("g-acol": both widths).
+
+    --executor dask runs every run as a task on dask.distributed (a LocalCluster, or the cluster of
+    --scheduler); this process alone writes the store. Results are the same for every executor and
+    number of workers. See docs/cluster.md.
     """
     from safebandits.experiments.runner import run_tasks
     from safebandits.experiments.spec import (
@@ -170,6 +195,17 @@ def run(
     )
     from safebandits.experiments.store import ResultsStore
 
+    if scheduler is not None and executor != "dask":
+        raise ConfigError("--scheduler needs --executor dask.")
+    if executor == "dask":
+        from safebandits.experiments.dask_executor import require_distributed
+
+        require_distributed()
+        if scheduler is not None and workers is not None:
+            raise ConfigError(
+                "--workers sizes the LocalCluster that --executor dask starts; with --scheduler the "
+                "cluster's own workers run the sweep. Drop --workers."
+            )
     specs = list(list_experiments().values()) if name == "all" else [get_experiment(name)]
     overrides = parse_assignments(sets)
     tasks, plan, unmatched = [], [], set(overrides)
@@ -207,7 +243,15 @@ def run(
         )
     with ResultsStore(out, mode="w") as store:
         click.echo(f"{'; '.join(plan)} -> {out}")
-        summary = run_tasks(tasks, store, workers=workers, retry_failed=retry_failed, quiet=quiet)
+        summary = run_tasks(
+            tasks,
+            store,
+            workers=workers,
+            retry_failed=retry_failed,
+            quiet=quiet,
+            executor=executor,
+            scheduler=scheduler,
+        )
     click.echo(summary.line())
     for err in summary.errors:
         click.echo(f"  failed: {err}", err=True)

@@ -1,4 +1,4 @@
-"""Execute run tasks, serially or in a local process pool, and write each result to the store.
+"""Execute run tasks (serially, in a local process pool or on Dask) and write each result to the store.
 
 :func:`execute_task` is a pure function of its :class:`~safebandits.experiments.spec.RunTask`: the
 instance (random families only) is drawn from :func:`~safebandits.rng.instance_rng`, the noise from
@@ -6,7 +6,8 @@ instance (random families only) is drawn from :func:`~safebandits.rng.instance_r
 :func:`~safebandits.rng.learner_rng`, all derived from the task's run key. Results therefore do not
 depend on the number of workers or the order in which tasks complete (tested).
 
-Workers only compute; the parent process writes each record into the
+Workers only compute (the Dask executor is in :mod:`safebandits.experiments.dask_executor`); the
+parent process writes each record into the
 :class:`~safebandits.experiments.store.ResultsStore` as soon as it arrives, so an interrupted run
 loses at most the runs in flight, and re-running skips every key already stored with status "ok".
 """
@@ -38,9 +39,11 @@ from safebandits.experiments.store import ResultsStore
 from safebandits.rng import environment_rng, instance_rng, learner_rng
 
 __all__ = [
+    "EXECUTORS",
     "RunSummary",
     "default_context",
     "execute_task",
+    "failed_record",
     "iter_pool",
     "iter_records",
     "iter_serial",
@@ -94,14 +97,7 @@ def execute_task(task: RunTask) -> dict[str, Any]:
         and a timestamp. Key ``"_traces"`` holds JSON extras (the learner's recommendation info and
         the instance description) for the ``traces`` table.
     """
-    record: dict[str, Any] = {
-        "pk": task.pk,
-        "run_key": task.run_key,
-        "config_hash": task.config_hash,
-        "scale": task.scale,
-        **task.config(),
-        "config_json": task.config_json(),
-    }
+    record = _base_record(task)
     traces: dict[str, Any] = {}
     try:
         _import_plugins(task.plugins)
@@ -143,6 +139,28 @@ def execute_task(task: RunTask) -> dict[str, Any]:
             traceback=traceback.format_exc(),
         )
     return _finish(record, traces)
+
+
+def _base_record(task: RunTask) -> dict[str, Any]:
+    return {
+        "pk": task.pk,
+        "run_key": task.run_key,
+        "config_hash": task.config_hash,
+        "scale": task.scale,
+        **task.config(),
+        "config_json": task.config_json(),
+    }
+
+
+def failed_record(task: RunTask, error: str, traceback_text: str | None) -> dict[str, Any]:
+    """The record of a run that failed outside :func:`execute_task` (e.g. lost with its worker).
+
+    Same columns as a failed record of :func:`execute_task`: the key, the config, ``status="failed"``,
+    ``error``, ``traceback`` and versions.
+    """
+    record = _base_record(task)
+    record.update(status="failed", error=error, traceback=traceback_text)
+    return _finish(record, {})
 
 
 #: Metric columns of regret runs (in addition to ``samples`` = rounds, ``stopped``, ``wall_s``).
@@ -321,11 +339,49 @@ def iter_pool(
         executor.shutdown(wait=True, cancel_futures=True)
 
 
-def iter_records(tasks: Sequence[RunTask], workers: int | None = None) -> Iterator[dict[str, Any]]:
-    """Serial for one worker (or one task), else a process pool; ``None`` means ``os.cpu_count()``."""
-    n = (os.cpu_count() or 1) if workers is None else workers
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+#: Executors of :func:`iter_records` and ``safebandits run --executor``.
+EXECUTORS = ("local", "dask")
+
+
+def iter_records(
+    tasks: Sequence[RunTask],
+    workers: int | None = None,
+    *,
+    executor: str = "local",
+    scheduler: str | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Execute tasks and yield their records as they complete.
+
+    Parameters
+    ----------
+    tasks : sequence of RunTask
+    workers : int, optional
+        ``executor="local"``: serial for one worker (or one task), else a process pool of ``workers``
+        processes. ``executor="dask"`` without a scheduler: the worker processes of the
+        ``LocalCluster``. ``None`` means ``os.cpu_count()``.
+    executor : {"local", "dask"}, default="local"
+        ``"dask"`` runs on ``dask.distributed`` (optional extra ``safebandits[distributed]``); see
+        :func:`safebandits.experiments.dask_executor.iter_dask`.
+    scheduler : str, optional
+        Address of a running Dask scheduler (``"tcp://host:8786"``); only with ``executor="dask"``.
+    """
+    if executor not in EXECUTORS:
+        raise ConfigError(
+            f"The 'executor' parameter must be one of {', '.join(map(repr, EXECUTORS))}. "
+            f"Got {executor!r} instead."
+        )
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ConfigError(f"The 'workers' parameter must be a positive integer. Got {workers!r} instead.")
+    if executor == "dask":
+        from safebandits.experiments.dask_executor import iter_dask
+
+        return iter_dask(tasks, workers=workers, scheduler=scheduler)
+    if scheduler is not None:
+        raise ConfigError(
+            f"The 'scheduler' parameter needs executor='dask' (--executor dask). Got scheduler={scheduler!r} "
+            f"with executor={executor!r}."
+        )
+    n = (os.cpu_count() or 1) if workers is None else workers
     if n == 1 or len(tasks) <= 1:
         return iter_serial(tasks)
     return iter_pool(tasks, min(n, len(tasks)))
@@ -368,6 +424,8 @@ def run_tasks(
     workers: int | None = None,
     retry_failed: bool = False,
     quiet: bool = False,
+    executor: str = "local",
+    scheduler: str | None = None,
 ) -> RunSummary:
     """Execute the tasks not yet in ``store`` and write each record as soon as it completes.
 
@@ -382,6 +440,10 @@ def run_tasks(
         Re-execute runs stored with status "failed" (otherwise they are skipped).
     quiet : bool, default=False
         No progress bar (it is also off when stderr is not a terminal).
+    executor : {"local", "dask"}, default="local"
+        See :func:`iter_records`. Whatever the executor, only this process writes the store.
+    scheduler : str, optional
+        Dask scheduler address (``executor="dask"``); without it a ``LocalCluster`` is started.
     """
     t0 = time.perf_counter()
     summary = RunSummary(n_tasks=len(tasks))
@@ -399,7 +461,7 @@ def run_tasks(
         else:
             todo.append(task)
     with _progress(len(todo), quiet) as bar:
-        for record in iter_records(todo, workers):
+        for record in iter_records(todo, workers, executor=executor, scheduler=scheduler):
             traces = record.pop("_traces", None)
             store.write(record, traces)
             if record["status"] == "ok":

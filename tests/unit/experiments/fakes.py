@@ -7,6 +7,7 @@ Importing this module registers them (worker processes import it as a plugin); t
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 
 import numba
@@ -34,6 +35,7 @@ class FakeConfig(LearnerConfig):
     sleep_s: float = 0.0
     batch: bool = False
     parallel_numba: bool = False
+    hold: str = ""  # while this file exists, a run pauses once it has 20 samples (only "RR long" gets there)
 
 
 @numba.njit(parallel=True, cache=False)
@@ -68,6 +70,12 @@ class RoundRobin(BaseLearner):
     def _ask(self, context):
         if self.config.sleep_s:
             time.sleep(self.config.sleep_s)
+        if self.config.hold and self.n_samples >= 20:
+            deadline = time.monotonic() + 300.0
+            while os.path.exists(self.config.hold):  # a test holds the sweep with runs in flight
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"held by {self.config.hold!r} for 300 s")
+                time.sleep(0.01)
         if self.config.batch:
             return Decision(counts=np.full(self.info.n_arms, 2, dtype=np.int64))
         arm = self._next

@@ -141,6 +141,7 @@ def test_expand_counts_keys_and_resolved_defaults(fakes):
         "sleep_s": 0.0,
         "batch": False,
         "parallel_numba": False,
+        "hold": "",
     }
     assert t.instance_params["sigma"] == 0.05 and t.instance_params["d"] == 3
     cfg = t.config()
