@@ -328,7 +328,8 @@ def parse_observation(
     value : Observation, BatchObservation, dict or number
         One pull: ``Observation`` or ``{"reward": r, "constraints": [c_1, ...]}``; a bare number
         stands for the single constraint value when no reward is observed (``study.tell(q, -1)``), or
-        for the reward when no constraint value is. A batch: ``BatchObservation`` or
+        for the reward when no constraint value is; a list stands for the constraint values when no
+        reward is observed. A batch: ``BatchObservation`` or
         ``{"counts": [...], "constraint_sums": [[...]], "reward_sums": [...]}``; ``counts`` may be left
         out (it must equal the query's).
     decision : Decision
@@ -384,6 +385,12 @@ def parse_observation(
             value = {"reward": value}
         else:
             raise ConfigError(f"A bare number is ambiguous here: an answer holds {spec.describe()}.")
+    if (
+        isinstance(value, (list, tuple, np.ndarray))
+        and not isinstance(value, Observation)
+        and not spec.reward
+    ):
+        value = {"constraints": value}
     if isinstance(value, Mapping):
         unknown = set(value) - {"reward", "constraints"}
         if unknown:
