@@ -285,6 +285,12 @@ class Study:
             return self._learner  # type: ignore[return-value]
 
     @property
+    def n_answered(self) -> int:
+        """Number of answered queries."""
+        with self._transaction(write=False):
+            return self._n_told
+
+    @property
     def pending(self) -> Query | None:
         """The open query, if any."""
         with self._transaction(write=False):
