@@ -6,9 +6,11 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import safebandits as sb
 
@@ -23,10 +25,11 @@ import safebandits as sb
 from safebandits.exceptions import ProtocolError
 
 import os, pathlib, time
-url, target, barrier, n_procs = sys.argv[1], int(sys.argv[2]), pathlib.Path(sys.argv[3]), int(sys.argv[4])
+url, name, target = sys.argv[1], sys.argv[2], int(sys.argv[3])
+barrier, n_procs = pathlib.Path(sys.argv[4]), int(sys.argv[5])
 inst = sb.make_instance("acol/one-dimensional", noise="binary", n_arms=5)
 sb.make_learner("g-acol", inst.public_info(), np.random.default_rng(0)).ask()  # warm up (compiled code)
-study = sb.load_study("c", url)
+study = sb.load_study(name, url)
 (barrier / str(os.getpid())).touch()
 while len(list(barrier.iterdir())) < n_procs:  # start together, so the processes really contend
     time.sleep(0.01)
@@ -51,16 +54,24 @@ def _answer(inst, arm, qid):
     return 1.0 if np.random.default_rng([5, qid]).random() < (1.0 + mean) / 2 else -1.0
 
 
-def test_concurrent_tellers_lose_no_answer(tmp_path):
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_concurrent_tellers_lose_no_answer(tmp_path, backend):
+    if backend == "postgresql":
+        url = os.environ.get("SAFEBANDITS_TEST_POSTGRES_URL")
+        if not url:
+            pytest.skip("set SAFEBANDITS_TEST_POSTGRES_URL to a PostgreSQL database")
+        pytest.importorskip("sqlalchemy")
+    else:
+        url = f"sqlite:///{tmp_path / 'c.db'}"
+    name = f"c-{uuid.uuid4().hex[:12]}"
     inst = sb.make_instance("acol/one-dimensional", noise="binary", n_arms=5)
-    url = f"sqlite:///{tmp_path / 'c.db'}"
-    sb.create_study("c", "g-acol", inst.public_info(), storage=url, seed=3)
+    sb.create_study(name, "g-acol", inst.public_info(), storage=url, seed=3)
     barrier = tmp_path / "ready"
     barrier.mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, url, str(N_ANSWERS), str(barrier), str(N_PROCESSES)],
+            [sys.executable, "-c", WORKER, url, name, str(N_ANSWERS), str(barrier), str(N_PROCESSES)],
             stdout=subprocess.PIPE,
             text=True,
             env=env,
@@ -74,7 +85,7 @@ def test_concurrent_tellers_lose_no_answer(tmp_path):
         told.append(json.loads(out))
     ids = sorted(i for t in told for i in t)
     assert sum(len(t) > 0 for t in told) >= 2  # the answers really came from several processes
-    study = sb.load_study("c", url)
+    study = sb.load_study(name, url)
     rows = study.queries()
     answered = [r["id"] for r in rows if r["observation"] is not None]
     # every successful tell is stored exactly once, and every stored answer was a successful tell
