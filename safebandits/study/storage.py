@@ -79,7 +79,7 @@ class SQLiteStorage:
     moment (it may be lost only on power failure of the machine).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, create: bool = True) -> None:
         self.url = url
         path = url.removeprefix("sqlite:///")
         if path in ("", ":memory:"):
@@ -89,6 +89,8 @@ class SQLiteStorage:
         self.path = Path(path)
         if not self.path.parent.exists():
             raise ConfigError(f"The directory of the study database {str(self.path)!r} does not exist.")
+        if not create and not self.path.exists():
+            raise ConfigError(f"No study database at {str(self.path)!r} (from storage {url!r}).")
         self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         self.conn.execute("PRAGMA journal_mode = WAL")
@@ -158,12 +160,15 @@ class SQLAlchemyStorage:
         self.engine.dispose()
 
 
-def open_storage(url: str | Storage) -> Storage:
-    """Storage of a URL: ``sqlite:///file.db`` (standard library) or any SQLAlchemy URL."""
+def open_storage(url: str | Storage, create: bool = True) -> Storage:
+    """Storage of a URL: ``sqlite:///file.db`` (standard library) or any SQLAlchemy URL.
+
+    ``create=False`` refuses to create a missing SQLite file (loading a study from a mistyped path).
+    """
     if not isinstance(url, str):
         return url
     if url.startswith("sqlite:///"):
-        return SQLiteStorage(url)
+        return SQLiteStorage(url, create=create)
     if "://" not in url:
         raise ConfigError(
             f"The storage must be a database URL such as 'sqlite:///study.db' or "

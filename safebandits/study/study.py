@@ -5,6 +5,9 @@ stored under a name. The database is the source of truth: every operation first 
 answers other processes stored since this process last looked, through a learner built with the stored
 seed, so every process holds exactly the state an uninterrupted run would have. The learners are
 sequential, so a study has at most one open (pending) query; ``ask`` returns it again until it is told.
+
+A :class:`Study` object holds one database connection: use one per thread (processes may share a
+database freely).
 """
 
 from __future__ import annotations
@@ -502,7 +505,7 @@ def create_study(
 
 def load_study(name: str, storage: str | Storage = DEFAULT_STORAGE) -> Study:
     """Reopen the study ``name`` (in any process); its learner is rebuilt by replaying the stored queries."""
-    store = open_storage(storage)
+    store = open_storage(storage, create=False)
     with store.transaction(name) as tx:
         rows = tx.execute(f"SELECT {_COLUMNS} FROM sb_studies WHERE name = :n", {"n": name})
         if not rows:
@@ -518,7 +521,7 @@ def load_study(name: str, storage: str | Storage = DEFAULT_STORAGE) -> Study:
 
 def list_studies(storage: str | Storage = DEFAULT_STORAGE) -> list[str]:
     """Names of the studies stored in ``storage``."""
-    store = open_storage(storage)
+    store = open_storage(storage, create=False)
     with store.transaction() as tx:
         return [r[0] for r in tx.execute("SELECT name FROM sb_studies ORDER BY name")]
 

@@ -250,3 +250,9 @@ def test_sqlalchemy_backend_on_sqlite(tmp_path):
     study.tell(q.id, -1)
     again = load_study("sa", _url(tmp_path, "sa.db"))  # the same file through the stdlib backend
     assert again.summary()["n_answered"] == 1 and again.ask().id == 1
+
+
+def test_load_from_missing_file_creates_nothing(tmp_path):
+    with pytest.raises(ConfigError, match="No study database"):
+        load_study("s", _url(tmp_path, "typo.db"))
+    assert not (tmp_path / "typo.db").exists()
