@@ -63,7 +63,7 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Query:
     """An open or answered query of a study.
 
@@ -92,6 +92,14 @@ class Query:
     @property
     def is_batch(self) -> bool:
         return self.decision.is_batch
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Query):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.asked_at))
 
     def to_dict(self) -> dict[str, Any]:
         """``{"id", "arm", "counts", "probs", "point", "n_samples", "asked_at"}`` (JSON-ready)."""

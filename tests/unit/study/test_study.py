@@ -170,6 +170,7 @@ def test_bad_batch_answers(tmp_path):
         with pytest.raises(ConfigError, match=match):
             study.tell(q.id, bad)
     assert study.summary()["n_answered"] == 0
+    assert load_study("a", _url(tmp_path)).ask() == q  # the open batch query survives a restart
     study.tell(q.id, {"constraint_sums": n[:, None].tolist()})  # every pull answered +1
     assert study.summary()["n_samples"] == int(n.sum())
 
