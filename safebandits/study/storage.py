@@ -1,6 +1,7 @@
 """Study storage: two tables in a database named by a URL.
 
-``sqlite:///path/to/study.db`` (the default) uses the standard library's :mod:`sqlite3`; any other
+``sqlite:///path/to/study.db`` (the default; also ``sqlite+DRIVER:///...``) uses the standard library's
+:mod:`sqlite3`; any other
 URL (``postgresql://user@host/db``, ``mysql://...``) goes through SQLAlchemy, an optional extra
 (``pip install safebandits[postgres]``).
 
@@ -81,7 +82,7 @@ class SQLiteStorage:
 
     def __init__(self, url: str, create: bool = True) -> None:
         self.url = url
-        path = url.removeprefix("sqlite:///")
+        path = url.partition(":///")[2]
         if path in ("", ":memory:"):
             raise ConfigError(
                 "A study needs a database file that other processes can open: use 'sqlite:///study.db'."
@@ -167,7 +168,11 @@ def open_storage(url: str | Storage, create: bool = True) -> Storage:
     """
     if not isinstance(url, str):
         return url
-    if url.startswith("sqlite:///"):
+    if url.partition("://")[0].partition("+")[0] == "sqlite":  # sqlite:/// and sqlite+pysqlite:///
+        if ":///" not in url:
+            raise ConfigError(
+                f"A SQLite study URL looks like 'sqlite:///path/study.db'. Got {url!r} instead."
+            )
         return SQLiteStorage(url, create=create)
     if "://" not in url:
         raise ConfigError(
