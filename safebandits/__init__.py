@@ -9,6 +9,7 @@ from safebandits.experiments.regret_loop import RegretOutcome, run_regret
 from safebandits.experiments.simulate import RunOutcome, run
 from safebandits.problems import LinearCBAIInstance, list_instances, make_instance
 from safebandits.rng import RunKey, environment_rng, instance_rng, learner_rng
+from safebandits.study import Query, Study, create_study, load_study
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
 __version__ = "0.1.0"
@@ -21,18 +22,22 @@ __all__ = [
     "LinearCBAIInstance",
     "Observation",
     "ProtocolError",
+    "Query",
     "Recommendation",
     "RegretOutcome",
     "RunKey",
     "RunOutcome",
     "SafeBanditsError",
+    "Study",
     "__version__",
+    "create_study",
     "environment_rng",
     "get_algorithm",
     "instance_rng",
     "learner_rng",
     "list_algorithms",
     "list_instances",
+    "load_study",
     "make_instance",
     "make_learner",
     "run",

@@ -1,4 +1,4 @@
-"""Command-line interface: ``safebandits list | run | report | results | bounds``.
+"""Command-line interface: ``safebandits list | run | report | results | bounds | study``.
 
 Examples
 --------
@@ -12,7 +12,9 @@ Examples
     safebandits report results/quick
     safebandits results results/quick --csv runs.csv
     safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
+    safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --storage sqlite:///s.db
 
+``safebandits study ...`` (persistent ask / tell studies) lives in :mod:`safebandits.study.cli`.
 Errors in the arguments (unknown experiment, bad ``--set`` key, a store being written by another run)
 print one line and exit with status 2.
 """
@@ -383,6 +385,15 @@ def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int)
         **bounds_of(inst, **options),
     }
     click.echo(json.dumps(_finite(result), indent=2, default=str))
+
+
+def _add_study_commands() -> None:
+    from safebandits.study.cli import study
+
+    cli.add_command(study)
+
+
+_add_study_commands()
 
 
 def main(argv: list[str] | None = None) -> int:

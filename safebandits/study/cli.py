@@ -1,0 +1,188 @@
+"""``safebandits study create | ask | tell | status | recommend | export | list``: studies from a shell.
+
+Every command prints JSON on stdout, so a shell loop or a program in another language can drive a
+study::
+
+    safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --set noise='"binary"'
+    safebandits study ask s1                      # {"id": 0, "arm": 3, ...}
+    safebandits study tell s1 0 -1                # the answer as JSON: a number, or {"reward": ..., ...}
+    safebandits study status s1                   # summary: counts, open query, recommendation, bounds
+    safebandits study recommend s1
+    safebandits study export s1 --out s1.json
+
+The database is ``--storage URL`` (or the ``SAFEBANDITS_STORAGE`` variable; default
+``sqlite:///study.db``). Errors print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from safebandits.exceptions import ConfigError
+from safebandits.study.codec import info_from_dict, jsonable
+
+__all__ = ["study"]
+
+_storage_option = click.option(
+    "--storage",
+    envvar="SAFEBANDITS_STORAGE",
+    default="sqlite:///study.db",
+    show_default=True,
+    help="Database URL (sqlite:///FILE or a SQLAlchemy URL). Env: SAFEBANDITS_STORAGE.",
+)
+
+
+def _echo(value: Any) -> None:
+    click.echo(json.dumps(jsonable(value), indent=1, allow_nan=False))
+
+
+def _load_json(text: str, what: str) -> Any:
+    if text == "-":
+        text = sys.stdin.read()
+    elif text.startswith("@"):
+        text = Path(text[1:]).read_text()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"The {what} must be JSON ({exc}); got {text!r}.") from None
+
+
+@click.group("study")
+def study() -> None:
+    """Persistent ask / tell studies stored in a database (JSON in and out)."""
+
+
+@study.command("create")
+@click.argument("name")
+@click.option("--algorithm", required=True, help="A registered algorithm (safebandits list algorithms).")
+@click.option("--instance", help="A registered instance whose public information the study gets.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Instance parameter. Repeatable.")
+@click.option(
+    "--info",
+    "info_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="The problem view as JSON (as written by 'study export': the 'info' object).",
+)
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Algorithm config. Repeatable.")
+@click.option("--seed", type=click.IntRange(min=0), help="Learner seed [default: drawn and stored].")
+@click.option("--instance-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@_storage_option
+def create(
+    name: str,
+    algorithm: str,
+    instance: str | None,
+    sets: tuple[str, ...],
+    info_file: str | None,
+    params: tuple[str, ...],
+    seed: int | None,
+    instance_seed: int,
+    storage: str,
+) -> None:
+    """Create study NAME for ALGORITHM on an --instance or an --info file."""
+    import numpy as np
+
+    from safebandits.algorithms.registry import get_algorithm
+    from safebandits.experiments.spec import parse_assignments
+    from safebandits.problems.registry import list_instances, make_instance
+    from safebandits.study.study import create_study
+
+    if (instance is None) == (info_file is None):
+        raise ConfigError("Give exactly one of --instance NAME or --info FILE.")
+    entry = get_algorithm(algorithm)
+    if instance is not None:
+        entries = list_instances()
+        if instance not in entries:
+            raise ConfigError(f"Unknown instance {instance!r}. Known instances: {', '.join(entries)}.")
+        rng = np.random.default_rng(instance_seed) if entries[instance].random else None
+        inst = make_instance(instance, rng, **parse_assignments(sets))
+        info = inst.privileged_info() if entry.privileged else inst.public_info()
+    else:
+        if sets:
+            raise ConfigError("--set applies to --instance only.")
+        info = info_from_dict(_load_json(f"@{info_file}", "info file"))
+    s = create_study(name, algorithm, info, parse_assignments(params), storage=storage, seed=seed)
+    _echo({"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed, "storage": storage})
+
+
+@study.command("ask")
+@click.argument("name")
+@_storage_option
+def ask(name: str, storage: str) -> None:
+    """Print the open query of NAME (a new one if every query is answered)."""
+    from safebandits.study.study import load_study
+
+    with load_study(name, storage) as s:
+        _echo(s.ask().to_dict())
+
+
+@study.command("tell", context_settings={"ignore_unknown_options": True})
+@click.argument("name")
+@click.argument("query_id", type=int)
+@click.argument("answer")
+@_storage_option
+def tell(name: str, query_id: int, answer: str, storage: str) -> None:
+    """Record ANSWER (JSON, '-' for stdin, '@FILE') to query QUERY_ID of NAME.
+
+    One pull: a number (e.g. -1 for binary feedback) or {"reward": r, "constraints": [c]}; a batch:
+    {"constraint_sums": [[...]], "reward_sums": [...]}.
+    """
+    from safebandits.study.study import load_study
+
+    value = _load_json(answer, "answer")
+    with load_study(name, storage) as s:
+        s.tell(query_id, value)
+        _echo({"id": query_id, "told": True, "n_answered": s.n_answered, "done": s.done})
+
+
+@study.command("status")
+@click.argument("name")
+@_storage_option
+def status(name: str, storage: str) -> None:
+    """Print the summary of NAME: counts, open query, recommendation, confidence bounds, safe set."""
+    from safebandits.study.study import load_study
+
+    with load_study(name, storage) as s:
+        _echo(s.summary())
+
+
+@study.command("recommend")
+@click.argument("name")
+@_storage_option
+def recommend(name: str, storage: str) -> None:
+    """Print the recommendation of NAME (final once done, else anytime)."""
+    from safebandits.study.study import load_study
+
+    with load_study(name, storage) as s:
+        rec = s.recommend()
+        _echo({"arm": rec.arm, "final": rec.final, "n_samples": rec.n_samples, "info": rec.info})
+
+
+@study.command("export")
+@click.argument("name")
+@click.option("--out", type=click.Path(dir_okay=False), help="Write to FILE instead of stdout.")
+@_storage_option
+def export(name: str, out: str | None, storage: str) -> None:
+    """Print (or write) NAME's definition, problem view and every query with its answer."""
+    from safebandits.study.study import load_study
+
+    with load_study(name, storage) as s:
+        text = json.dumps(s.export(), indent=1)
+    if out is None:
+        click.echo(text)
+    else:
+        Path(out).write_text(text + "\n")
+        _echo({"name": name, "out": out})
+
+
+@study.command("list")
+@_storage_option
+def list_cmd(storage: str) -> None:
+    """Print the names of the studies in the database."""
+    from safebandits.study.study import list_studies
+
+    _echo(list_studies(storage))

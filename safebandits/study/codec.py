@@ -1,0 +1,429 @@
+"""JSON codecs of a study: problem information, decisions and observations, and feedback checks.
+
+A learner's view of a problem (``instance.public_info()``) is a frozen dataclass holding arrays. It is
+stored as JSON: ``{"__type__": "CBAIInfo", "arms": {"__ndarray__": [[...]], "dtype": "float64"}, ...}``.
+Arrays become nested lists with their dtype, tuples are tagged, nested dataclasses (the
+:class:`~safebandits.problems.safe_linear.DecisionSet` of Safe-LUCB) are encoded the same way. Python's
+``json`` writes floats with ``repr``, so every float64 round-trips bit for bit and a learner rebuilt
+from the stored view takes exactly the same decisions.
+
+:func:`register_info_type` adds a type (a plugin's own info class) to the registry that decoding uses;
+:func:`feedback_spec` says what one answer to a query of a learner on that view must hold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from safebandits.exceptions import ConfigError
+from safebandits.types import BatchObservation, Decision, Observation
+
+__all__ = [
+    "FeedbackSpec",
+    "decision_from_dict",
+    "decision_to_dict",
+    "feedback_spec",
+    "info_from_dict",
+    "info_to_dict",
+    "jsonable",
+    "observation_from_dict",
+    "observation_to_dict",
+    "parse_observation",
+    "register_info_type",
+]
+
+Values = Literal["real", "binary", "bernoulli"]
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackSpec:
+    """What one pull's answer holds for a learner on a given problem view.
+
+    Attributes
+    ----------
+    reward : bool
+        Whether a reward value is observed (CBAI learners observe constraint values only).
+    n_constraints : int
+        Number of constraint values per pull (0: none, e.g. Safe-LUCB observes only its loss).
+    values : {"real", "binary", "bernoulli"}
+        Admissible values of each observed number: any finite float, ``+-1`` or ``{0, 1}``.
+    """
+
+    reward: bool
+    n_constraints: int
+    values: Values = "real"
+
+    def describe(self) -> str:
+        parts = []
+        if self.reward:
+            parts.append("a reward")
+        parts.append(f"{self.n_constraints} constraint value(s)")
+        kind = {"real": "finite numbers", "binary": "+1 or -1", "bernoulli": "0 or 1"}[self.values]
+        return " and ".join(parts) + f" ({kind})"
+
+
+_INFO_TYPES: dict[str, type] = {}
+_SPECS: dict[str, Callable[[Any], FeedbackSpec]] = {}
+
+
+def register_info_type(cls: type, spec: Callable[[Any], FeedbackSpec] | None = None) -> type:
+    """Register a dataclass of problem information (and its feedback rule) for storage in studies.
+
+    Parameters
+    ----------
+    cls : dataclass type
+        Decoded by its class name, so names must be unique.
+    spec : callable, optional
+        ``spec(info) -> FeedbackSpec``; needed for the types learners are built on (not for nested
+        parts such as a decision set).
+    """
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"Only dataclasses can be registered as info types; got {cls!r}.")
+    _INFO_TYPES[cls.__name__] = cls
+    if spec is not None:
+        _SPECS[cls.__name__] = spec
+    return cls
+
+
+def _noise_values(name: str) -> Values:
+    name = str(name).lower()
+    if name.startswith("binary"):
+        return "binary"
+    if name.startswith("bernoulli"):
+        return "bernoulli"
+    return "real"
+
+
+def _register_builtin() -> None:
+    from safebandits.problems.function_class import FunctionClassInfo
+    from safebandits.problems.kernel import KernelInfo
+    from safebandits.problems.linear import CBAIInfo, CBAIPrivilegedInfo
+    from safebandits.problems.safe_linear import DecisionSet, SafeLinearInfo
+    from safebandits.problems.stagewise import StagewiseInfo
+    from safebandits.problems.transductive import TransductiveInfo
+
+    def cbai(info: Any) -> FeedbackSpec:
+        return FeedbackSpec(False, 1, _noise_values(info.noise))
+
+    register_info_type(CBAIInfo, cbai)
+    register_info_type(CBAIPrivilegedInfo, cbai)
+    register_info_type(
+        TransductiveInfo, lambda i: FeedbackSpec(True, int(i.n_constraints), _noise_values(i.noise_kind))
+    )
+    register_info_type(StagewiseInfo, lambda i: FeedbackSpec(True, int(i.n_constraints)))
+    register_info_type(FunctionClassInfo, lambda i: FeedbackSpec(True, 1))
+    register_info_type(KernelInfo, lambda i: FeedbackSpec(True, 1))
+    register_info_type(SafeLinearInfo, lambda i: FeedbackSpec(True, 0))
+    register_info_type(DecisionSet)
+
+
+def _registry() -> dict[str, type]:
+    if not _INFO_TYPES:
+        _register_builtin()
+    return _INFO_TYPES
+
+
+# -- generic JSON encoding ---------------------------------------------------------------------------
+def _encode(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return {"__ndarray__": value.tolist(), "dtype": str(value.dtype)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        name = type(value).__name__
+        if _registry().get(name) is not type(value):
+            raise ConfigError(
+                f"Cannot store a {name}: register it with safebandits.study.register_info_type first."
+            )
+        out: dict[str, Any] = {"__type__": name}
+        for f in dataclasses.fields(value):
+            out[f.name] = _encode(getattr(value, f.name))
+        return out
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _encode(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise ConfigError(f"Cannot store a value of type {type(value).__name__} in a study ({value!r}).")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "__ndarray__" in value:
+        return np.asarray(value["__ndarray__"], dtype=np.dtype(value["dtype"]))
+    if "__tuple__" in value:
+        return tuple(_decode(v) for v in value["__tuple__"])
+    if "__type__" in value:
+        name = value["__type__"]
+        cls = _registry().get(name)
+        if cls is None:
+            raise ConfigError(
+                f"Unknown stored info type {name!r}; known: {sorted(_registry())}. "
+                "Import the plugin that registers it before loading the study."
+            )
+        fields = {k: _decode(v) for k, v in value.items() if k != "__type__"}
+        return cls(**fields)
+    return {k: _decode(v) for k, v in value.items()}
+
+
+def info_to_dict(info: Any) -> dict[str, Any]:
+    """Encode a problem view (a registered dataclass) as JSON-ready data with a type tag."""
+    if not (dataclasses.is_dataclass(info) and not isinstance(info, type)):
+        raise TypeError(f"info must be a problem view (a dataclass instance); got {type(info).__name__}.")
+    return _encode(info)
+
+
+def info_from_dict(data: Mapping[str, Any]) -> Any:
+    """Inverse of :func:`info_to_dict` (exact: arrays keep their dtype and every bit)."""
+    if not isinstance(data, Mapping) or "__type__" not in data:
+        raise ConfigError("A stored info must be a JSON object with a '__type__' tag.")
+    return _decode(dict(data))
+
+
+def feedback_spec(info: Any) -> FeedbackSpec:
+    """The :class:`FeedbackSpec` of learners built on ``info``."""
+    _registry()
+    rule = _SPECS.get(type(info).__name__)
+    if rule is None:
+        raise ConfigError(
+            f"No feedback rule is registered for {type(info).__name__}; "
+            "pass spec= to safebandits.study.register_info_type."
+        )
+    return rule(info)
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON data of a diagnostic value (arrays to lists, non-finite floats to None)."""
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return jsonable(value._asdict())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return str(value)
+
+
+# -- decisions ---------------------------------------------------------------------------------------
+def _floats(a: Any) -> list[Any] | None:
+    return None if a is None else np.asarray(a, dtype=np.float64).tolist()
+
+
+def decision_to_dict(decision: Decision) -> dict[str, Any]:
+    """``{"arm", "counts", "probs", "point"}`` of a decision (unused fields ``None``)."""
+    return {
+        "arm": None if decision.arm is None else int(decision.arm),
+        "counts": None if decision.counts is None else np.asarray(decision.counts, dtype=np.int64).tolist(),
+        "probs": _floats(decision.probs),
+        "point": _floats(decision.point),
+    }
+
+
+def decision_from_dict(data: Mapping[str, Any]) -> Decision:
+    counts = data.get("counts")
+    return Decision(
+        arm=data.get("arm"),
+        counts=None if counts is None else np.asarray(counts, dtype=np.int64),
+        probs=None if data.get("probs") is None else np.asarray(data["probs"], dtype=np.float64),
+        point=None if data.get("point") is None else np.asarray(data["point"], dtype=np.float64),
+    )
+
+
+# -- observations ------------------------------------------------------------------------------------
+def observation_to_dict(obs: Observation | BatchObservation) -> dict[str, Any]:
+    if isinstance(obs, BatchObservation):
+        return {
+            "counts": np.asarray(obs.counts, dtype=np.int64).tolist(),
+            "constraint_sums": _floats(obs.constraint_sums),
+            "reward_sums": _floats(obs.reward_sums),
+        }
+    return {
+        "reward": None if obs.reward is None else float(obs.reward),
+        "constraints": _floats(obs.constraints),
+    }
+
+
+def observation_from_dict(data: Mapping[str, Any]) -> Observation | BatchObservation:
+    """Inverse of :func:`observation_to_dict` (no checks: for stored, already checked answers)."""
+    if "counts" in data:
+        cs, rs = data.get("constraint_sums"), data.get("reward_sums")
+        return BatchObservation(
+            counts=np.asarray(data["counts"], dtype=np.int64),
+            constraint_sums=None if cs is None else np.asarray(cs, dtype=np.float64),
+            reward_sums=None if rs is None else np.asarray(rs, dtype=np.float64),
+        )
+    c = data.get("constraints")
+    return Observation(
+        reward=None if data.get("reward") is None else float(data["reward"]),
+        constraints=None if c is None else np.asarray(c, dtype=np.float64),
+    )
+
+
+def _number_array(value: Any, what: str, shape: tuple[int, ...]) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError(f"The {what} must be numbers; got {value!r}.") from None
+    if arr.shape != shape:
+        raise ConfigError(f"The {what} must have shape {shape}; got shape {arr.shape} ({value!r}).")
+    if not np.all(np.isfinite(arr)):
+        raise ConfigError(f"The {what} must be finite (no NaN or infinity); got {value!r}.")
+    return arr
+
+
+def _check_values(arr: np.ndarray, counts: np.ndarray | None, values: Values, what: str) -> None:
+    if values == "real":
+        return
+    if counts is None:
+        ok = np.isin(arr, (-1.0, 1.0) if values == "binary" else (0.0, 1.0))
+        label = "+1 or -1 (binary feedback)" if values == "binary" else "0 or 1 (Bernoulli feedback)"
+    else:  # sums of n values in {-1, 1} (n - sum even, |sum| <= n) or in {0, 1} (integer in [0, n])
+        n = counts.reshape((-1,) + (1,) * (arr.ndim - 1)).astype(np.float64)
+        whole = arr == np.round(arr)
+        if values == "binary":
+            ok = whole & (np.abs(arr) <= n) & (np.mod(n - arr, 2.0) == 0.0)
+            label = "sums of +-1 values (|sum| <= count, count - sum even)"
+        else:
+            ok = whole & (arr >= 0.0) & (arr <= n)
+            label = "sums of 0 / 1 values (integers in [0, count])"
+    if not np.all(ok):
+        raise ConfigError(f"Every {what} must be {label}; got {arr.tolist()!r}.")
+
+
+def _get(data: Any, key: str) -> Any:
+    if isinstance(data, Mapping):
+        return data.get(key)
+    return getattr(data, key, None)
+
+
+def parse_observation(
+    value: Any, decision: Decision, spec: FeedbackSpec, n_arms: int | None = None
+) -> Observation | BatchObservation:
+    """Check an answer to ``decision`` against ``spec`` and build the learner's observation.
+
+    Parameters
+    ----------
+    value : Observation, BatchObservation, dict or number
+        One pull: ``Observation`` or ``{"reward": r, "constraints": [c_1, ...]}``; a bare number
+        stands for the single constraint value when no reward is observed (``study.tell(q, -1)``), or
+        for the reward when no constraint value is; a list stands for the constraint values when no
+        reward is observed. A batch: ``BatchObservation`` or
+        ``{"counts": [...], "constraint_sums": [[...]], "reward_sums": [...]}``; ``counts`` may be left
+        out (it must equal the query's).
+    decision : Decision
+        The query being answered.
+    spec : FeedbackSpec
+
+    Raises
+    ------
+    ConfigError
+        On a missing or extra value, a wrong shape, NaN or infinity, a value outside the feedback's range,
+        or batch counts other than the query's.
+    """
+    m = spec.n_constraints
+    if decision.is_batch:
+        if not (isinstance(value, (Mapping, BatchObservation))):
+            raise ConfigError(
+                "A batch query is answered with per-arm sums: {'counts': [...], 'constraint_sums': "
+                f"[[...]], 'reward_sums': [...]}} (or a BatchObservation); got {value!r}."
+            )
+        if isinstance(value, Mapping):
+            unknown = set(value) - {"counts", "constraint_sums", "reward_sums"}
+            if unknown:
+                raise ConfigError(f"Unknown key(s) {sorted(unknown)} in a batch answer.")
+        want = np.asarray(decision.counts, dtype=np.int64)
+        k = want.shape[0]
+        counts = _get(value, "counts")
+        if counts is not None and not np.array_equal(_number_array(counts, "counts", (k,)), want):
+            raise ConfigError(f"The answer's counts {np.asarray(counts).tolist()} differ from the query's.")
+        rs, cs = _get(value, "reward_sums"), _get(value, "constraint_sums")
+        if spec.reward != (rs is not None):
+            raise ConfigError(
+                "This study observes rewards: give 'reward_sums'."
+                if spec.reward
+                else "This study observes no rewards: leave 'reward_sums' out."
+            )
+        if (m > 0) != (cs is not None):
+            raise ConfigError(f"The answer must {'give' if m else 'not give'} 'constraint_sums' (m = {m}).")
+        r_arr = None if rs is None else _number_array(rs, "reward_sums", (k,))
+        c_arr = None if cs is None else _number_array(cs, "constraint_sums", (k, m))
+        for arr, what in ((r_arr, "reward sum"), (c_arr, "constraint sum")):
+            if arr is not None:
+                _check_values(arr, want, spec.values, what)
+        return BatchObservation(counts=want, constraint_sums=c_arr, reward_sums=r_arr)
+
+    if isinstance(value, BatchObservation):
+        raise ConfigError("A single-pull query is answered with one observation, not a batch.")
+    if isinstance(value, (bool, np.bool_)):
+        raise ConfigError(f"An answer must be a number or an observation; got {value!r}.")
+    if isinstance(value, (int, float, np.number)):
+        if not spec.reward and m == 1:
+            value = {"constraints": [value]}
+        elif spec.reward and m == 0:
+            value = {"reward": value}
+        else:
+            raise ConfigError(f"A bare number is ambiguous here: an answer holds {spec.describe()}.")
+    if (
+        isinstance(value, (list, tuple, np.ndarray))
+        and not isinstance(value, Observation)
+        and not spec.reward
+    ):
+        value = {"constraints": value}
+    if isinstance(value, Mapping):
+        unknown = set(value) - {"reward", "constraints"}
+        if unknown:
+            raise ConfigError(
+                f"Unknown key(s) {sorted(unknown)} in an answer; use 'reward' and 'constraints'."
+            )
+    elif not isinstance(value, Observation):
+        raise ConfigError(f"An answer must be a number, a dict or an Observation; got {value!r}.")
+    reward, cons = _get(value, "reward"), _get(value, "constraints")
+    if spec.reward and reward is None:
+        raise ConfigError(f"The answer has no reward; it must hold {spec.describe()}.")
+    if not spec.reward and reward is not None:
+        raise ConfigError(f"This study observes no reward; an answer holds {spec.describe()}.")
+    if isinstance(cons, (int, float, np.number)) and not isinstance(cons, bool):
+        cons = [cons]
+    if m == 0 and cons is not None and np.size(cons) != 0:
+        raise ConfigError(f"This study observes no constraint values; got {cons!r}.")
+    if m > 0 and cons is None:
+        raise ConfigError(f"The answer has no constraint values; it must hold {spec.describe()}.")
+    r_val = None
+    if reward is not None:
+        r_arr = _number_array(reward, "reward", ())
+        _check_values(r_arr.reshape(1), None, spec.values, "reward")
+        r_val = float(r_arr)
+    c_arr = None
+    if m > 0:
+        c_arr = _number_array(cons, f"constraint values (m = {m})", (m,))
+        _check_values(c_arr, None, spec.values, "constraint value")
+    elif cons is not None:
+        c_arr = np.zeros(0)
+    return Observation(reward=r_val, constraints=c_arr)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON (``allow_nan=False``: a NaN never reaches the database)."""
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
