@@ -116,6 +116,19 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
     return value
 
 
+def _missing_data(spec: Any) -> str | None:
+    """Why ``spec`` cannot find a data set it requires (``None`` if all are found)."""
+    from safebandits.datasets import DataNotFoundError, find_dataset
+
+    data_dir = next((p.fixed["data_dir"] for p in spec.panels if p.fixed.get("data_dir")), None)
+    for dataset in getattr(spec, "requires_data", ()):
+        try:
+            find_dataset(dataset, data_dir)
+        except DataNotFoundError as exc:
+            return str(exc)
+    return None
+
+
 @cli.command()
 @click.argument("name")
 @click.option("--scale", type=click.Choice(["quick", "paper"]), default="quick", show_default=True)
@@ -185,6 +198,12 @@ def run(
         matched_panels |= {p for p in panels if p in sub.panel_names}
         sub, missed = apply_overrides(sub, overrides)
         unmatched &= missed
+        problem = _missing_data(sub)
+        if problem is not None:
+            if name != "all":
+                raise ConfigError(f"Experiment {spec.name!r} cannot run: {problem}")
+            click.echo(f"Skipping {spec.name}: {problem}", err=True)
+            continue
         spec_tasks = expand(sub, scale, replicates=replicates, seed=seed, budget=budget)
         tasks.extend(spec_tasks)
         plan.append(f"{spec.name} ({scale}): {len(spec_tasks)} runs")

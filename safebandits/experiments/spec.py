@@ -47,8 +47,9 @@ __all__ = [
 SCALES = ("quick", "paper")
 
 #: Main figure kinds: samples to stop vs the swept parameter (Figure 2 layout), bars of samples
-#: (Figure 3), and regret / cost / reward curves over rounds (regret-minimisation experiments).
-FIGURE_KINDS = ("samples-vs-sweep", "bar-samples", "regret-curves")
+#: (Figure 3), regret / cost / reward curves over rounds (regret-minimisation experiments), and
+#: classification metrics against labels (only the experiment's registered report figures).
+FIGURE_KINDS = ("samples-vs-sweep", "bar-samples", "regret-curves", "classification-curves")
 
 
 def _fail(name: str, owner: str, expected: str, got: Any) -> ConfigError:
@@ -171,6 +172,9 @@ class ExperimentSpec:
         Figures of a ``"regret-curves"`` experiment, among ``"regret"`` (cumulative, in each method's own
         setting), ``"per_step_regret"`` (R(t)/t), ``"cost"`` (expected cost of the played policy, with the
         thresholds), ``"reward"`` (running mean) and ``"violation"`` (cumulative ``sum_t [c(x_t) - tau]_+``).
+    requires_data : tuple of str, default=()
+        Registered data sets (:mod:`safebandits.datasets`) the experiment reads; ``safebandits run``
+        checks them before running anything and says how to fetch them.
     horizon : dict of str to int, default={}
         Per-scale horizon of regret experiments: the instance parameter ``T`` of every panel at that
         scale, unless the panel fixes ``T`` itself (``--set T=...``).
@@ -190,9 +194,14 @@ class ExperimentSpec:
     plugins: tuple[str, ...] = ()
     horizon: dict[str, int] = field(default_factory=dict)
     curves: tuple[str, ...] = ("regret", "cost", "reward")
+    requires_data: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         owner = f"ExperimentSpec {self.name!r}"
+        if not isinstance(self.requires_data, tuple) or not all(
+            isinstance(n, str) for n in self.requires_data
+        ):
+            raise _fail("requires_data", owner, "a tuple of data set names", self.requires_data)
         bad = set(self.curves) - {"regret", "per_step_regret", "cost", "reward", "violation"}
         if bad:
             kinds = "among 'regret', 'per_step_regret', 'cost', 'reward', 'violation'"
@@ -272,6 +281,7 @@ def _load() -> None:
     import safebandits.experiments.acol
     import safebandits.experiments.beside
     import safebandits.experiments.ckb
+    import safebandits.experiments.fdr
     import safebandits.experiments.safe_lucb
     import safebandits.experiments.stagewise  # noqa: F401
 
