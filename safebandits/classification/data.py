@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
 from safebandits._validation import check_int, check_interval
 from safebandits.datasets import find_dataset
@@ -170,13 +171,17 @@ def half_circle_pool(
     boundary: float = 0.25,
     width: float = 0.1,
     label_noise: float = 0.0,
+    softness: float = 0.0,
 ) -> Pool:
-    """Synthetic 2-D pool on a half annulus; positive iff the angle is below ``boundary * pi``.
+    """Synthetic 2-D pool on a half annulus; positive mostly where the angle is below ``boundary * pi``.
 
-    Points have angle ``phi ~ U[0, pi]`` and radius ``U[1 - width, 1]``; ``eta = 1 - label_noise`` for
-    ``phi < boundary * pi`` and ``label_noise`` otherwise. The classes are separated by a line through
-    the origin, so this is a one-dimensional threshold problem embedded in the plane (the setting the
-    paper uses to explain the active/passive gap); the paper's own construction is not available.
+    Points have angle ``phi ~ U[0, pi]`` and radius ``U[1 - width, 1]``. With ``softness = 0``,
+    ``eta = 1 - label_noise`` for ``phi < boundary * pi`` and ``label_noise`` otherwise; with
+    ``softness > 0`` the step is smoothed to ``sigmoid((boundary * pi - phi) / (softness * pi))``
+    (then mixed with the flip noise), so the FDR of a threshold rule grows continuously as it moves past
+    the boundary. The Bayes boundary is a line through the origin, so this is a one-dimensional
+    threshold problem embedded in the plane (the setting the paper uses to explain the active/passive
+    gap); the paper's own construction is not available.
 
     Parameters
     ----------
@@ -188,6 +193,8 @@ def half_circle_pool(
         Radial width of the annulus.
     label_noise : float in [0, 0.5), default=0.0
         Probability that a label is flipped.
+    softness : float >= 0, default=0.0
+        Width of the transition of ``eta`` across the boundary, as a fraction of pi.
     """
     owner = "half_circle_pool"
     n = check_int(n_points, "n_points", low=2, owner=owner)
@@ -197,5 +204,10 @@ def half_circle_pool(
     phi = rng.uniform(0.0, np.pi, n)
     radius = rng.uniform(1.0 - width, 1.0, n)
     x = np.column_stack([radius * np.cos(phi), radius * np.sin(phi)])
-    eta = np.where(phi < boundary * np.pi, 1.0 - noise, noise)
+    soft = check_interval(softness, "softness", low=0.0, closed="left", owner=owner)
+    if soft > 0.0:
+        step = expit((boundary * np.pi - phi) / (soft * np.pi))
+    else:
+        step = (phi < boundary * np.pi).astype(float)
+    eta = noise + (1.0 - 2.0 * noise) * step
     return Pool(features=x, eta=eta, feature_names=("x1", "x2"), name="half-circle")

@@ -8,8 +8,8 @@
     50 initial labels (so every tick 170, 270, 330, 450, 600 is a batch boundary), 25 trials.
 ``fdr-halfcircle``
     Figures 11-12: precision and recall against labels on a synthetic 2-D half circle (a pool of 1,000
-    points drawn afresh per repetition, 5 % label noise), q = 0.15, batch 10, 20 initial labels,
-    25 repetitions.
+    points drawn afresh per repetition, noise-free labels: a threshold on the angle), q = 0.15,
+    batch 10, 20 initial labels, 25 repetitions.
 
 Both methods ("Active" = Algorithm 2, "Passive" = uniform batches) use the same CERM oracle and
 schedule. Metrics are computed on the whole pool against its labels after every batch (the per-run
@@ -103,7 +103,7 @@ HALF_CIRCLE = register_experiment(
                 instance="fdr/half-circle",
                 sweep_param="q",
                 values={"quick": (0.15,), "paper": (0.15,)},
-                title="Half circle (1,000 points, 5 % label noise, q = 0.15, batch 10)",
+                title="Half circle (1,000 points, noise-free, q = 0.15, batch 10)",
                 xlabel="labels",
             ),
         ),

@@ -38,9 +38,16 @@ def half_circle(
     n_points: int = 1000,
     boundary: float = 0.25,
     width: float = 0.1,
-    label_noise: float = 0.05,
+    label_noise: float = 0.0,
+    softness: float = 0.0,
 ) -> PoolInstance:
-    """Synthetic 2-D half-circle pool (a threshold on the angle), drawn afresh for every replicate."""
+    """Synthetic 2-D half-circle pool (a threshold on the angle), drawn afresh for every replicate.
+
+    Default: noise-free labels (a pure threshold problem, the setting the paper invokes for this
+    experiment); ``label_noise`` and ``softness`` make it noisy (:func:`half_circle_pool`).
+    """
     q = check_interval(q, "q", low=0.0, high=1.0, owner="fdr/half-circle")
-    pool = half_circle_pool(rng, n_points=n_points, boundary=boundary, width=width, label_noise=label_noise)
+    pool = half_circle_pool(
+        rng, n_points=n_points, boundary=boundary, width=width, label_noise=label_noise, softness=softness
+    )
     return PoolInstance(pool, q)
