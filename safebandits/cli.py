@@ -382,10 +382,23 @@ def data_list(verify: bool) -> None:
 @click.option("--force", is_flag=True, help="Download even if a verified copy exists.")
 def data_fetch(names: tuple[str, ...], dest: str | None, force: bool) -> None:
     """Download data sets (default: all) and verify their checksums."""
-    from safebandits.datasets import fetch_all
+    from safebandits.datasets import DATA_ENV, fetch_dataset, get_dataset, list_datasets
 
-    for name, folder in fetch_all(names, dest=dest, force=force).items():
-        click.echo(f"{name}: {folder}")
+    wanted = list(names) or [n for n, e in list_datasets().items() if e.source is not None]
+    for name in wanted:
+        get_dataset(name)  # (unknown names fail before any download)
+    failed = []
+    for name in wanted:
+        try:
+            click.echo(f"{name}: {fetch_dataset(name, dest=dest, force=force)}")
+        except SafeBanditsError as exc:
+            failed.append(name)
+            click.echo(f"{name}: FAILED: {exc}", err=True)
+    if failed:
+        raise SafeBanditsError(
+            f"Could not fetch {', '.join(failed)}; copy the files by hand and point {DATA_ENV} at their "
+            "parent folder (see `safebandits data list`)."
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

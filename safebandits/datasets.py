@@ -273,8 +273,11 @@ def download(source: Source, workdir: Path) -> dict[str, Path]:
     if source.kind == "url":
         for fname, url in source.urls.items():
             dest = workdir / fname
-            with urllib.request.urlopen(url, timeout=60) as resp, open(dest, "wb") as fh:
-                shutil.copyfileobj(resp, fh)
+            try:
+                with urllib.request.urlopen(url, timeout=60) as resp, open(dest, "wb") as fh:
+                    shutil.copyfileobj(resp, fh)
+            except OSError as exc:  # (URLError, timeouts, DNS failures)
+                raise SafeBanditsError(f"Downloading {url} failed (no network?): {exc}") from None
             out[fname] = dest
         return out
     wheel_dir = workdir / "wheel"

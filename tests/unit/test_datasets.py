@@ -130,3 +130,22 @@ def test_registry_has_the_four_data_sets():
         datasets.get_dataset("nope")
     with pytest.raises(ValueError, match="64 lowercase hex"):
         DatasetEntry(name="x", folder="x", files={"f": "abc"})
+
+
+def test_cli_data_fetch_and_list(tiny, monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from safebandits.cli import cli
+    from safebandits.exceptions import SafeBanditsError
+
+    def offline(source, workdir):
+        raise SafeBanditsError("Downloading x failed (no network?)")
+
+    monkeypatch.setattr(datasets, "download", offline)
+    res = CliRunner().invoke(cli, ["data", "fetch", "tiny-test"])
+    assert res.exit_code == 2 and "FAILED" in res.output and "SAFEBANDITS_DATA" in res.output
+    monkeypatch.setattr(datasets, "download", _fake_download(CONTENT))
+    res = CliRunner().invoke(cli, ["data", "fetch", "tiny-test"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(cli, ["data", "list", "--verify"])
+    assert res.exit_code == 0 and f"tiny-test: ok in {tmp_path / 'cache' / 'tiny'}" in res.output
