@@ -54,3 +54,44 @@ def test_halfcircle_quick_end_to_end(tmp_path):
     assert (out / "report" / "fdr-halfcircle-quick-metrics.png").is_file()
     saved = json.loads((out / "report" / "claims.json").read_text())
     assert {c["experiment"] for c in saved} == {"fdr-halfcircle"}
+
+
+def _runs(curves_by_label):
+    import pandas as pd
+
+    rows = []
+    for label, curves in curves_by_label.items():
+        for curve in curves:
+            rows.append({"status": "ok", "label": label, "curve": json.dumps(curve), "sweep.value": 0.15})
+    return pd.DataFrame(rows)
+
+
+def _curve(labels, fdr, acc):
+    n = len(labels)
+    return {
+        "labels": labels,
+        "accuracy": acc,
+        "fdr": fdr,
+        "precision": [1 - f for f in fdr],
+        "recall": [0.5] * n,
+    }
+
+
+def test_adult_claims_read_the_curves():
+    labels = [500, 750, 1000, 1500, 2000]
+    active = _curve(labels, [0.20, 0.18, 0.17, 0.16, 0.15], [0.83] * 5)
+    passive = _curve(labels, [0.25, 0.23, 0.22, 0.21, 0.20], [0.82] * 5)
+    claims = {
+        c["id"]: c for c in check_claims(_runs({"Active": [active], "Passive": [passive]}), "fdr-adult")
+    }
+    assert claims["adult-ticks"]["passed"]
+    assert claims["adult-half"]["passed"] and claims["adult-half"]["evidence"]["labels Active"] == 500
+    # swap the roles: both claims fail
+    claims = {
+        c["id"]: c for c in check_claims(_runs({"Active": [passive], "Passive": [active]}), "fdr-adult")
+    }
+    assert not claims["adult-ticks"]["passed"] and not claims["adult-half"]["passed"]
+    # no tick reached: inconclusive, not passed
+    short = _curve([50, 75], [0.2, 0.2], [0.8, 0.8])
+    claims = {c["id"]: c for c in check_claims(_runs({"Active": [short], "Passive": [short]}), "fdr-adult")}
+    assert claims["adult-ticks"]["verdict"] == "inconclusive" and not claims["adult-ticks"]["passed"]
