@@ -26,11 +26,18 @@ PY = sys.executable
 
 
 def experiment_times(scales: list[str], workers: int) -> list[tuple[str, str, float, int]]:
+    from safebandits.datasets import DataNotFoundError, find_dataset
     from safebandits.experiments.spec import list_experiments
     from safebandits.experiments.store import ResultsStore
 
     rows = []
-    for name in list_experiments():
+    for name, spec in list_experiments().items():
+        try:
+            for dataset in spec.requires_data:
+                find_dataset(dataset)
+        except DataNotFoundError as exc:
+            print(f"skipping {name}: {exc}", flush=True)
+            continue
         for scale in scales:
             with tempfile.TemporaryDirectory() as tmp:
                 t0 = time.perf_counter()

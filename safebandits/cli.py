@@ -1,4 +1,4 @@
-"""Command-line interface: ``safebandits list | run | report | results | bounds | study``.
+"""Command-line interface: ``safebandits list | run | report | results | bounds | data | study``.
 
 Examples
 --------
@@ -12,6 +12,8 @@ Examples
     safebandits report results/quick
     safebandits results results/quick --csv runs.csv
     safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
+    safebandits data fetch uci_adult uci_german
+    safebandits data list --verify
     safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --storage sqlite:///s.db
 
 ``safebandits study ...`` (persistent ask / tell studies) lives in :mod:`safebandits.study.cli`.
@@ -385,6 +387,52 @@ def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int)
         **bounds_of(inst, **options),
     }
     click.echo(json.dumps(_finite(result), indent=2, default=str))
+
+
+# -- data ------------------------------------------------------------------------------------------
+
+
+@cli.group()
+def data() -> None:
+    """Real data sets: where they are found, and fetching them into the user cache."""
+
+
+@data.command("list")
+@click.option("--verify", is_flag=True, help="Also check every file's SHA-256.")
+def data_list(verify: bool) -> None:
+    """Show each registered data set and where it is found (path, $SAFEBANDITS_DATA or the cache)."""
+    from safebandits.datasets import DATA_ENV, cache_dir, dataset_status, list_datasets
+
+    click.echo(f"Lookup order: explicit path, ${DATA_ENV}, cache {cache_dir()}")
+    for name, entry in list_datasets().items():
+        status, folder = dataset_status(name, verify=verify)
+        where = f" in {folder}" if folder is not None else ""
+        click.echo(f"  {name}: {status}{where}  ({entry.description})")
+
+
+@data.command("fetch")
+@click.argument("names", nargs=-1)
+@click.option("--dest", type=click.Path(file_okay=False), help="Data root [default: the user cache].")
+@click.option("--force", is_flag=True, help="Download even if a verified copy exists.")
+def data_fetch(names: tuple[str, ...], dest: str | None, force: bool) -> None:
+    """Download data sets (default: all) and verify their checksums."""
+    from safebandits.datasets import DATA_ENV, fetch_dataset, get_dataset, list_datasets
+
+    wanted = list(names) or [n for n, e in list_datasets().items() if e.source is not None]
+    for name in wanted:
+        get_dataset(name)  # (unknown names fail before any download)
+    failed = []
+    for name in wanted:
+        try:
+            click.echo(f"{name}: {fetch_dataset(name, dest=dest, force=force)}")
+        except SafeBanditsError as exc:
+            failed.append(name)
+            click.echo(f"{name}: FAILED: {exc}", err=True)
+    if failed:
+        raise SafeBanditsError(
+            f"Could not fetch {', '.join(failed)}; copy the files by hand and point {DATA_ENV} at their "
+            "parent folder (see `safebandits data list`)."
+        )
 
 
 def _add_study_commands() -> None:

@@ -13,7 +13,7 @@ from safebandits.exceptions import ConfigError
 
 __all__ = ["AlgorithmEntry", "get_algorithm", "list_algorithms", "make_learner", "register_algorithm"]
 
-Task = Literal["pure_exploration", "regret"]
+Task = Literal["pure_exploration", "regret", "classification"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,7 @@ def register_algorithm(
 
 
 def _load() -> None:
+    import safebandits.algorithms.classification
     import safebandits.algorithms.pure_exploration
     import safebandits.algorithms.regret  # noqa: F401
 

@@ -32,6 +32,9 @@ cost ``O(n r + r^2)`` (``O(n r + m r + r^2)`` for the relative-change rule): ``A
 gradients are updated by Sherman--Morrison formulas in compiled kernels and recomputed from ``A``
 (Cholesky) every ``_REFRESH_EVERY`` steps; each dual update costs ``O((n + m) r^2)``.
 
+Diagonal arms (scaled standard basis vectors, ``stop="gap"``) are dispatched to the separable solver
+:func:`safebandits.design.diagonal.diagonal_design`, which never forms ``A`` (pools of 10^4--10^5 points).
+
 Singular optima (targets that do not need every arm: ACOL's uncertain sets, a single target) are only
 approached from the interior. The subproblem keeps a small ridge-like term so that ``A`` stays well
 conditioned, and the design without its negligible weights is periodically certified on its own
@@ -62,6 +65,13 @@ from safebandits._validation import check_array, check_choice, check_int, check_
 from safebandits.estimators.ridge import cholesky_inverse
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
+
+
+def is_diagonal(arms: FloatArray) -> bool:
+    """Whether ``arms`` is square with a non-zero diagonal and zeros elsewhere (``A`` is diagonal)."""
+    n, d = arms.shape
+    return n == d and bool(np.all(np.diagonal(arms) != 0.0)) and int(np.count_nonzero(arms)) == n
+
 
 __all__ = ["Design", "frank_wolfe_design", "uniform_design"]
 
@@ -214,6 +224,12 @@ def frank_wolfe_design(
     max_iter = check_int(max_iter, "max_iter", low=1, owner=_OWNER)
     stop = check_choice(stop, "stop", ("gap", "relative-change"), owner=_OWNER)
     lam0 = np.full(n, 1.0 / n) if init is None else _check_weights(init, "init", n)
+    if stop == "gap" and n > 1 and is_diagonal(x):
+        # A(lambda) is diagonal: separable widths, solved without forming A (design/diagonal.py).
+        from safebandits.design.diagonal import diagonal_design
+
+        costs = tw[:, None] * (y / np.diagonal(x)[None, :]) ** 2
+        return diagonal_design(costs, tol=tol, max_iter=max_iter)
 
     xw, yw = _whiten(x, y)
     if not np.any(yw):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 import multiprocessing as mp
 import os
 import platform
@@ -114,6 +115,9 @@ def execute_task(task: RunTask) -> dict[str, Any]:
         learner = make_learner(task.algorithm, info, learner_rng(key), task.algorithm_params)
         if algorithm.task == "regret":
             _run_regret_task(learner, env, instance, task, record, traces)
+            return _finish(record, traces)
+        if algorithm.task == "classification":
+            _run_classification_task(learner, env, instance, task, record, traces)
             return _finish(record, traces)
         outcome = run(learner, env, instance, budget=task.budget)
         record.update(
@@ -241,6 +245,35 @@ def _run_regret_task(
         traces["instance"] = _json_safe(describe())
 
 
+#: Metric columns of classification runs (final classifier, on the pool); ``samples`` = labels.
+CLASSIFICATION_METRICS = ("accuracy", "fdr", "precision", "recall")
+
+
+def _run_classification_task(
+    learner: Any, env: Any, instance: Any, task: RunTask, record: dict[str, Any], traces: dict[str, Any]
+) -> None:
+    """Query labels up to the budget; final pool metrics as columns, per-batch curves as JSON in the
+    ``curve`` column (read by the claims) and as the ``curve`` trace."""
+    from safebandits.classification.problem import run_classification
+
+    out = run_classification(learner, env, instance, budget=task.budget)
+    record.update(
+        status="ok",
+        samples=out.labels,
+        correct=None,
+        feasible=None,
+        recommended=None,
+        stopped=True,
+        wall_s=out.wall_s,
+        error=None,
+        traceback=None,
+        curve=json.dumps(_json_safe(out.curves), separators=(",", ":")),
+        **{k: out.final.get(k) for k in CLASSIFICATION_METRICS},
+    )
+    traces["curve"] = _json_safe(out.curves)
+    traces["instance"] = _json_safe(instance.describe())
+
+
 def _finish(record: dict[str, Any], traces: dict[str, Any]) -> dict[str, Any]:
     record.update(
         python_version=platform.python_version(),
@@ -277,6 +310,7 @@ _PRELOAD = (
     "safebandits.experiments.runner",
     "safebandits.algorithms.pure_exploration",
     "safebandits.algorithms.regret",
+    "safebandits.algorithms.classification",
     "safebandits.problems.zoo",
 )
 

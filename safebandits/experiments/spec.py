@@ -49,8 +49,9 @@ __all__ = [
 SCALES = ("quick", "paper")
 
 #: Main figure kinds: samples to stop vs the swept parameter (Figure 2 layout), bars of samples
-#: (Figure 3), and regret / cost / reward curves over rounds (regret-minimisation experiments).
-FIGURE_KINDS = ("samples-vs-sweep", "bar-samples", "regret-curves")
+#: (Figure 3), regret / cost / reward curves over rounds (regret-minimisation experiments), and
+#: classification metrics against labels (only the experiment's registered report figures).
+FIGURE_KINDS = ("samples-vs-sweep", "bar-samples", "regret-curves", "classification-curves")
 
 
 def _fail(name: str, owner: str, expected: str, got: Any) -> ConfigError:
@@ -173,11 +174,14 @@ class ExperimentSpec:
         Figures of a ``"regret-curves"`` experiment, among ``"regret"`` (cumulative, in each method's own
         setting), ``"per_step_regret"`` (R(t)/t), ``"cost"`` (expected cost of the played policy, with the
         thresholds), ``"reward"`` (running mean) and ``"violation"`` (cumulative ``sum_t [c(x_t) - tau]_+``).
+    requires_data : tuple of str, default=()
+        Registered data sets (:mod:`safebandits.datasets`) the experiment reads; ``safebandits run``
+        checks them before running anything and says how to fetch them.
     horizon : dict of str to int, default={}
         Per-scale horizon of regret experiments: the instance parameter ``T`` of every panel at that
         scale, unless the panel fixes ``T`` itself (``--set T=...``).
     requires_data : tuple of str, default=()
-        Data sets (folder names, keys of :data:`safebandits.problems.kernel.DATASETS`) the instances
+        Data sets (names registered in :mod:`safebandits.datasets`) the instances
         read from ``$SAFEBANDITS_DATA`` or the instance parameter ``data_dir``. When one is not found,
         ``safebandits run all`` skips the experiment with one line and ``safebandits run NAME`` stops
         before running anything (:func:`missing_data`).
@@ -263,12 +267,12 @@ def missing_data(spec: ExperimentSpec) -> str | None:
     """``None`` if every data set of ``spec.requires_data`` is found, else a one-line reason.
 
     Each panel is checked with its own ``data_dir`` instance parameter (``--set data_dir=...`` puts it
-    in ``PanelSpec.fixed``), else ``$SAFEBANDITS_DATA``; the lookup itself is
-    :func:`safebandits.problems.kernel.locate_dataset`, the only function that maps a data set to disk.
+    in ``PanelSpec.fixed``), else ``$SAFEBANDITS_DATA``, else the user cache; the lookup itself is
+    :func:`safebandits.datasets.find_dataset`, the only function that maps a data set to disk.
     """
     if not spec.requires_data:
         return None
-    from safebandits.problems.kernel import DATA_ENV, DataNotFoundError, locate_dataset
+    from safebandits.datasets import DATA_ENV, DataNotFoundError, find_dataset
 
     missing: list[str] = []
     places: list[str] = []
@@ -276,7 +280,7 @@ def missing_data(spec: ExperimentSpec) -> str | None:
         data_dir = panel.fixed.get("data_dir")
         for name in spec.requires_data:
             try:
-                locate_dataset(name, data_dir)
+                find_dataset(name, data_dir)
             except DataNotFoundError:
                 if name not in missing:
                     missing.append(name)
@@ -288,8 +292,9 @@ def missing_data(spec: ExperimentSpec) -> str | None:
         return None
     folders = ", ".join(f"{m}/" for m in missing)
     return (
-        f"data set(s) {', '.join(missing)} not found ({'; '.join(places)}): set {DATA_ENV} to the folder "
-        f"holding {folders} or pass the instance parameter data_dir (--set data_dir=PATH)"
+        f"data set(s) {', '.join(missing)} not found ({'; '.join(places)}): run `safebandits data fetch "
+        f"{' '.join(missing)}`, set {DATA_ENV} to the folder holding {folders} or pass the instance "
+        f"parameter data_dir (--set data_dir=PATH)"
     )
 
 
@@ -318,6 +323,7 @@ def _load() -> None:
     import safebandits.experiments.acol
     import safebandits.experiments.beside
     import safebandits.experiments.ckb
+    import safebandits.experiments.fdr
     import safebandits.experiments.safe_lucb
     import safebandits.experiments.stagewise  # noqa: F401
 

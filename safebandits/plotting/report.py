@@ -238,6 +238,8 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
         regret_kind = spec is not None and spec.figure == "regret-curves"
         if regret_kind:
             files = _curve_figures(spec, group, curves, slug, out) if not ok.empty else []
+        elif spec is not None and spec.figure == "classification-curves":
+            files = []  # (the experiment's registered figures only)
         else:
             files = _figures(spec, summary, slug, out) if not ok.empty else []
         for fn in EXTRA_FIGURES.get(experiment, []) if not ok.empty else []:

@@ -23,8 +23,9 @@ and ``sum_t [g(x_t)]_+`` is its ``positive_cost``; ``V(T) = [T * cost]_+``.
 Feedback (:class:`KernelEnvironment`): Gaussian noise (:class:`GaussianFeedback`, independent for ``f``
 and ``g``), or resampling of an empirical table (:class:`EmpiricalFeedback`: the reward is a uniformly
 drawn row of the data at the played column, the constraint an affine map of the same draw, e.g.
-``c = -y + h`` for ``g = -f + h``). Data loaders (:func:`load_light_sensors`, :func:`load_finance`) read
-``$SAFEBANDITS_DATA`` or an explicit path and raise :class:`DataNotFoundError` when the files are absent.
+``c = -y + h`` for ``g = -f + h``). Data loaders (:func:`load_light_sensors`, :func:`load_finance`) find
+their files with :func:`safebandits.datasets.find_dataset` (an explicit path, ``$SAFEBANDITS_DATA``, the
+user cache) and raise :class:`DataNotFoundError` when they are absent.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from typing import Any, Literal
 import numpy as np
 
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
+from safebandits.datasets import DATA_ENV, DataNotFoundError, find_dataset
 from safebandits.estimators.gp import check_kernel_matrix
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.environment import VariateStream
@@ -53,48 +55,17 @@ __all__ = [
     "KernelEnvironment",
     "KernelInfo",
     "KernelInstance",
-    "data_root",
     "load_finance",
     "load_light_sensors",
     "locate_dataset",
 ]
 
 #: Environment variable naming the data directory (holding ``light_sensors/`` and ``finance/``).
-DATA_ENV = "SAFEBANDITS_DATA"
-
-
-class DataNotFoundError(ConfigError, FileNotFoundError):
-    """A data set needed by an instance is not on disk (a :class:`ConfigError` and a FileNotFoundError)."""
-
-
 # --------------------------------------------------------------------------------------------------
 # data loaders
 # --------------------------------------------------------------------------------------------------
-def data_root(path: str | os.PathLike[str] | None = None) -> Path:
-    """The data directory: ``path`` if given, else ``$SAFEBANDITS_DATA``.
-
-    Raises
-    ------
-    DataNotFoundError
-        Neither is set, or the directory does not exist.
-    """
-    raw = path if path is not None else os.environ.get(DATA_ENV)
-    if raw is None or str(raw) == "":
-        raise DataNotFoundError(
-            f"No data directory: pass data_dir=... (instance parameter, e.g. `--set data_dir=/path`) or set "
-            f"the environment variable {DATA_ENV} to the folder holding light_sensors/ and finance/ "
-            "(see the data README: iw_data_all.mat / light_sensors.npz and fin.csv from "
-            "sayakrc/Bayesian-Optimization-under-Heavy-tailed-Payoffs)."
-        )
-    root = Path(raw).expanduser()
-    if not root.is_dir():
-        raise DataNotFoundError(
-            f"The data directory {str(root)!r} does not exist (from {DATA_ENV} or data_dir)."
-        )
-    return root
-
-
-#: Data sets the loaders know: folder name -> accepted file names (first found wins).
+#: Data sets the CKB loaders read: name -> file names inside the data set's folder, in order of
+#: preference (the NumPy conversion of the light-sensor data loads without scipy.io).
 DATASETS: dict[str, tuple[str, ...]] = {
     "light_sensors": ("light_sensors.npz", "iw_data_all.mat"),
     "finance": ("fin.csv",),
@@ -102,36 +73,31 @@ DATASETS: dict[str, tuple[str, ...]] = {
 
 
 def locate_dataset(name: str, path: str | os.PathLike[str] | None = None) -> Path:
-    """The file of data set ``name`` (a key of :data:`DATASETS`): the single place that maps a data set
-    to disk, so that a future fetch/cache module can redirect every lookup here.
+    """The file of data set ``name`` (a key of :data:`DATASETS`).
 
-    Looks in ``root/name/`` then ``root/``, with ``root = data_root(path)`` (``path`` if given, else
-    ``$SAFEBANDITS_DATA``).
+    The folder comes from :func:`safebandits.datasets.find_dataset` (the one lookup of the library:
+    ``path``, then ``$SAFEBANDITS_DATA``, then the user cache that ``safebandits data fetch`` fills);
+    the preferred file in it is returned.
 
     Raises
     ------
     DataNotFoundError
-        No data directory, or none of the data set's files in it.
+        The data set is not found; the message says how to get it.
     """
     if name not in DATASETS:
         raise ConfigError(f"Unknown data set {name!r}. Known data sets: {sorted(DATASETS)}.")
-    root = data_root(path)
-    names = DATASETS[name]
-    for base in (root / name, root):
-        for file in names:
-            if (base / file).is_file():
-                return base / file
-    raise DataNotFoundError(
-        f"None of {list(names)} found in {str(root / name)!r} or {str(root)!r}. Point {DATA_ENV} (or "
-        f"the instance parameter data_dir) at the data folder that holds {name}/."
-    )
+    folder = find_dataset(name, path)
+    for file in DATASETS[name]:
+        if (folder / file).is_file():
+            return folder / file
+    raise DataNotFoundError(f"None of {list(DATASETS[name])} found in {str(folder)!r}.")  # pragma: no cover
 
 
 def load_light_sensors(path: str | os.PathLike[str] | None = None) -> dict[str, FloatArray]:
     """CMU Intelligent Workplace light-sensor data (41 sensors): raw readings, not lux.
 
-    Reads ``light_sensors/light_sensors.npz`` (preferred) or ``light_sensors/iw_data_all.mat`` under
-    :func:`data_root`. Returns ``{"train": (601, 41), "test": (192, 41), "coords": (41, 2)}``.
+    Reads ``light_sensors.npz`` (preferred) or ``iw_data_all.mat`` in the folder found by
+    :func:`locate_dataset`. Returns ``{"train": (601, 41), "test": (192, 41), "coords": (41, 2)}``.
     """
     file = locate_dataset("light_sensors", path)
     if file.suffix == ".npz":

@@ -155,12 +155,13 @@ def test_empirical_feedback_is_coupled():
 
 def test_loaders_without_data(monkeypatch, tmp_path):
     monkeypatch.delenv(DATA_ENV, raising=False)
+    monkeypatch.setenv("SAFEBANDITS_CACHE", str(tmp_path / "empty-cache"))
     with pytest.raises(DataNotFoundError, match=DATA_ENV) as info:
         load_light_sensors()
     assert isinstance(info.value, FileNotFoundError) and isinstance(info.value, ConfigError)
     with pytest.raises(DataNotFoundError, match=r"fin\.csv"):
         load_finance(tmp_path)
-    with pytest.raises(DataNotFoundError, match="does not exist"):
+    with pytest.raises(DataNotFoundError, match="not found"):
         make_instance("ckb/light", data_dir=str(tmp_path / "missing"))
 
 
