@@ -208,24 +208,63 @@ EXPLORATIONS = ("ucb", "ts", "rand")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class CKBConfig(LearnerConfig):
+class GPBanditConfig(LearnerConfig):
+    """The fields CKB and its safe-seed baselines (StageOpt, SGP-UCB) share.
+
+    Parameters
+    ----------
+    delta : float in (0, 1), default 0.05
+        Failure probability of the confidence bounds (the paper's lost symbol, "alpha" in the digest); it
+        enters ``beta_t`` as ``log(2 / delta)``.
+    gp_noise : float > 0 or "theory", default 1.0
+        ``lambda`` of the surrogate GP for ``f`` (``"theory"``: ``1 + 2/T``).
+    info_gain : {"heuristic", "greedy", "realised"}, default "heuristic"
+        ``gamma_t`` in ``beta_t`` (:class:`~safebandits.estimators.gp.InformationGain`).
+    beta_scale : float > 0, default 1.0
+        Multiplier of ``beta_t`` and ``beta~_t`` (values below 1 void the guarantee).
+    horizon : int >= 1 or None, default None
+        ``T`` (default: ``info.horizon``).
+    """
+
+    delta: float = 0.05
+    gp_noise: float | str = 1.0
+    info_gain: Literal["heuristic", "greedy", "realised"] = "heuristic"
+    beta_scale: float = 1.0
+    horizon: int | None = None
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
+        _check_gp_noise(self.gp_noise, "gp_noise", owner)
+        check_choice(self.info_gain, "info_gain", ("heuristic", "greedy", "realised"), owner=owner)
+        check_positive(self.beta_scale, "beta_scale", owner=owner)
+        if self.horizon is not None:
+            check_int(self.horizon, "horizon", low=1, owner=owner)
+
+
+def reward_and_constraint(observation: Any, owner: str) -> tuple[float, float]:
+    """``(reward, first constraint value)`` of a coupled observation, or a :class:`ProtocolError`."""
+    if (
+        not isinstance(observation, Observation)
+        or observation.reward is None
+        or observation.constraints is None
+    ):
+        raise ProtocolError(f"{owner} must be told an Observation with a reward and one constraint value.")
+    return float(observation.reward), float(observation.constraints[0])
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class CKBConfig(GPBanditConfig):
     """Configuration of :class:`CKB`.
 
     Parameters
     ----------
     exploration : {"ucb", "ts", "rand"}, default "ucb"
         GP-UCB (Theorem 1), GP-TS (Corollary 1 (ii)) or Rand-GP-UCB with Gaussian ``Z`` (Corollary 2).
-    delta : float in (0, 1), default 0.05
-        Failure probability of the confidence bounds (the paper's lost symbol, "alpha" in the digest); it
-        enters ``beta_t`` as ``log(2 / delta)``.
-    gp_noise : float > 0 or "theory", default 1.0
-        ``lambda`` of the surrogate GP for ``f`` (``"theory"``: ``1 + 2/T``).
+    delta, gp_noise, info_gain, beta_scale, horizon
+        As :class:`GPBanditConfig` (``horizon`` is the ``T`` in ``V``).
     constraint_gp_noise : float > 0, "theory" or None, default None
         ``lambda~`` for ``g`` (``None``: same as ``gp_noise``).
-    info_gain : {"heuristic", "greedy", "realised"}, default "heuristic"
-        ``gamma_t`` in ``beta_t`` (:class:`~safebandits.estimators.gp.InformationGain`).
-    beta_scale : float > 0, default 1.0
-        Multiplier of ``beta_t`` and ``beta~_t`` (values below 1 void the guarantee).
     rho : float > 0 or None, default None
         Upper end of the dual interval (``None``: ``4 B / delta_S``, ``8 B / delta_S`` with a slack).
     step : float > 0 or None, default None
@@ -242,16 +281,10 @@ class CKBConfig(LearnerConfig):
         Relative diagonal jitter of the TS Cholesky factorisations.
     refresh_every : int >= 0, default 0
         Exact posterior recomputation period (0: rank-one updates only).
-    horizon : int >= 1 or None, default None
-        ``T`` in ``V`` (default: ``info.horizon``).
     """
 
     exploration: Literal["ucb", "ts", "rand"] = "ucb"
-    delta: float = 0.05
-    gp_noise: float | str = 1.0
     constraint_gp_noise: float | str | None = None
-    info_gain: Literal["heuristic", "greedy", "realised"] = "heuristic"
-    beta_scale: float = 1.0
     rho: float | None = None
     step: float | None = None
     slack: float | str = 0.0
@@ -260,17 +293,13 @@ class CKBConfig(LearnerConfig):
     truncate: bool = True
     jitter: float = 1e-10
     refresh_every: int = 0
-    horizon: int | None = None
 
     def __post_init__(self) -> None:
+        GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
         owner = type(self).__name__
         check_choice(self.exploration, "exploration", EXPLORATIONS, owner=owner)
-        check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
-        _check_gp_noise(self.gp_noise, "gp_noise", owner)
         if self.constraint_gp_noise is not None:
             _check_gp_noise(self.constraint_gp_noise, "constraint_gp_noise", owner)
-        check_choice(self.info_gain, "info_gain", ("heuristic", "greedy", "realised"), owner=owner)
-        check_positive(self.beta_scale, "beta_scale", owner=owner)
         for name in ("rho", "step"):
             if getattr(self, name) is not None:
                 check_positive(getattr(self, name), name, owner=owner)
@@ -281,8 +310,6 @@ class CKBConfig(LearnerConfig):
         check_choice(self.truncate, "truncate", (True, False), owner=owner)
         check_positive(self.jitter, "jitter", owner=owner)
         check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
-        if self.horizon is not None:
-            check_int(self.horizon, "horizon", low=1, owner=owner)
 
 
 _VARIANTS = {
@@ -454,15 +481,8 @@ class CKB(BaseLearner):
         self._draws.give_back()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
-        if (
-            not isinstance(observation, Observation)
-            or observation.reward is None
-            or observation.constraints is None
-        ):
-            raise ProtocolError("CKB must be told an Observation with a reward and one constraint value.")
+        r, cval = reward_and_constraint(observation, "CKB")
         i = int(decision.arm)
-        r = float(observation.reward)
-        cval = float(observation.constraints[0])
         g_in = self.last_estimates[1] if self.config.dual_input == "estimate" else cval
         phi = self.phi + (g_in + self.slack) / self.step  # line 8
         self.phi = min(max(phi, 0.0), self._cap)

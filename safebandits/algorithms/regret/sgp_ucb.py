@@ -16,29 +16,30 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
-from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits._validation import check_int, check_interval
+from safebandits.algorithms.base import BaseLearner
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.ckb import (
+    GPBanditConfig,
     RoundDraws,
-    _check_gp_noise,
     _pick,
     check_kernel_info,
     resolve_gp_noise,
+    reward_and_constraint,
 )
 from safebandits.estimators.gp import FiniteGP, InformationGain, beta_width
-from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.types import Decision, Observation
+from safebandits.exceptions import ConfigError
+from safebandits.types import Decision
 
 __all__ = ["SGPUCB", "SGPUCBConfig"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class SGPUCBConfig(LearnerConfig):
+class SGPUCBConfig(GPBanditConfig):
     """Configuration of :class:`SGPUCB`.
 
     Parameters
@@ -55,27 +56,17 @@ class SGPUCBConfig(LearnerConfig):
     horizon : int >= 1 or None, default None
     """
 
-    delta: float = 0.05
-    gp_noise: float | str = 1.0
-    info_gain: Literal["heuristic", "greedy", "realised"] = "heuristic"
-    beta_scale: float = 1.0
     exploration_fraction: float = 0.05
     exploration_rounds: int | None = None
-    horizon: int | None = None
 
     def __post_init__(self) -> None:
+        GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
         owner = type(self).__name__
-        check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
-        _check_gp_noise(self.gp_noise, "gp_noise", owner)
-        check_choice(self.info_gain, "info_gain", ("heuristic", "greedy", "realised"), owner=owner)
-        check_positive(self.beta_scale, "beta_scale", owner=owner)
         check_interval(
             self.exploration_fraction, "exploration_fraction", low=0.0, high=1.0, closed="both", owner=owner
         )
         if self.exploration_rounds is not None:
             check_int(self.exploration_rounds, "exploration_rounds", low=0, owner=owner)
-        if self.horizon is not None:
-            check_int(self.horizon, "horizon", low=1, owner=owner)
 
 
 @register_algorithm(
@@ -162,12 +153,7 @@ class SGPUCB(BaseLearner):
         self._draws.give_back()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
-        if (
-            not isinstance(observation, Observation)
-            or observation.reward is None
-            or observation.constraints is None
-        ):
-            raise ProtocolError("SGP-UCB must be told an Observation with a reward and one constraint value.")
+        reward, constraint = reward_and_constraint(observation, "SGP-UCB")
         i = int(decision.arm)
-        self.gp_f.update(i, float(observation.reward))
-        self.gp_g.update(i, float(observation.constraints[0]))
+        self.gp_f.update(i, reward)
+        self.gp_g.update(i, constraint)

@@ -30,24 +30,25 @@ from typing import Any, Literal
 import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
-from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms.base import BaseLearner
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.ckb import (
+    GPBanditConfig,
     RoundDraws,
-    _check_gp_noise,
     _pick,
     check_kernel_info,
     resolve_gp_noise,
+    reward_and_constraint,
 )
 from safebandits.estimators.gp import FiniteGP, InformationGain, beta_width, kernel_distance
-from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.types import Decision, FloatArray, Observation
+from safebandits.exceptions import ConfigError
+from safebandits.types import Decision, FloatArray
 
 __all__ = ["StageOpt", "StageOptConfig"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class StageOptConfig(LearnerConfig):
+class StageOptConfig(GPBanditConfig):
     """Configuration of :class:`StageOpt`.
 
     Parameters
@@ -71,23 +72,15 @@ class StageOptConfig(LearnerConfig):
     horizon : int >= 1 or None, default None
     """
 
-    delta: float = 0.05
-    gp_noise: float | str = 1.0
-    info_gain: Literal["heuristic", "greedy", "realised"] = "heuristic"
-    beta_scale: float = 1.0
     lipschitz: float | None = None
     metric: Literal["kernel", "euclidean"] = "kernel"
     expansion_fraction: float = 0.1
     expansion_rounds: int | None = None
     width_tol: float = 0.0
-    horizon: int | None = None
 
     def __post_init__(self) -> None:
+        GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
         owner = type(self).__name__
-        check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
-        _check_gp_noise(self.gp_noise, "gp_noise", owner)
-        check_choice(self.info_gain, "info_gain", ("heuristic", "greedy", "realised"), owner=owner)
-        check_positive(self.beta_scale, "beta_scale", owner=owner)
         if self.lipschitz is not None:
             check_positive(self.lipschitz, "lipschitz", owner=owner)
         check_choice(self.metric, "metric", ("kernel", "euclidean"), owner=owner)
@@ -97,8 +90,6 @@ class StageOptConfig(LearnerConfig):
         if self.expansion_rounds is not None:
             check_int(self.expansion_rounds, "expansion_rounds", low=0, owner=owner)
         check_positive(self.width_tol, "width_tol", owner=owner, allow_zero=True)
-        if self.horizon is not None:
-            check_int(self.horizon, "horizon", low=1, owner=owner)
 
 
 @register_algorithm(
@@ -234,17 +225,10 @@ class StageOpt(BaseLearner):
         self._draws.give_back()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
-        if (
-            not isinstance(observation, Observation)
-            or observation.reward is None
-            or observation.constraints is None
-        ):
-            raise ProtocolError(
-                "StageOpt must be told an Observation with a reward and one constraint value."
-            )
+        reward, constraint = reward_and_constraint(observation, "StageOpt")
         i = int(decision.arm)
-        self.gp_f.update(i, float(observation.reward))
-        self.gp_g.update(i, float(observation.constraints[0]))
+        self.gp_f.update(i, reward)
+        self.gp_g.update(i, constraint)
         self._intersect()
 
     @property
