@@ -11,10 +11,11 @@ from safebandits.problems.driving.bandit import NORMALISATIONS, driving_instance
 from safebandits.problems.driving.candidates import candidate_set, load_released_candidates
 from safebandits.problems.driving.dynamics import SCENARIOS, DrivingConfig, get_scenario
 from safebandits.problems.driving.features import policy_features
+from safebandits.problems.driving.solve import DrivingTask
 from safebandits.problems.linear import LinearCBAIInstance
 from safebandits.problems.registry import register_instance
 
-__all__ = ["CANDIDATE_SOURCES", "candidate_features", "candidate_policies", "driving"]
+__all__ = ["CANDIDATE_SOURCES", "candidate_features", "candidate_policies", "driving", "driving_task"]
 
 CANDIDATE_SOURCES = ("generated", "released", "released-distinct")
 
@@ -88,3 +89,11 @@ def driving(
         sigma=sigma,
         features=feats,
     )
+
+
+@register_instance("driving/task")
+def driving_task(
+    *, scenario: str = "base", objective: str = "penalised", penalty: float = 0.0, features: str = "paper"
+) -> DrivingTask:
+    """Driving optimisation problem for solver runs: penalised (lambda) or constrained CEM (Figure 4)."""
+    return DrivingTask(scenario=scenario, objective=objective, penalty=penalty, features=features)
