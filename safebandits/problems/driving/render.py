@@ -113,6 +113,10 @@ def policies_figure(
     axes = fig.subplots(1, max(len(items), 1), squeeze=False)[0]
     for ax, (name, policy, scenario) in zip(axes, items):
         draw_policy(ax, policy, scenario, config, title=name)
+    lo = min(ax.get_ylim()[0] for ax in axes)
+    hi = max(ax.get_ylim()[1] for ax in axes)
+    for ax in axes:  # one scale for all panels
+        ax.set_ylim(lo, hi)
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
