@@ -16,6 +16,8 @@
 - ``9a-constrained-beats-penalised``: in every scenario, every feasible penalised solution earns no more
   reward than the constrained solution.
 - ``9b-lambda-differs``: the smallest penalty giving a feasible solution differs across scenarios.
+- ``9c-smallest-feasible-lambda-worse``: the paper's wording -- at the smallest feasible penalty, the
+  penalised solution earns less than the constrained one, in every scenario.
 """
 
 from __future__ import annotations
@@ -195,6 +197,20 @@ def check_acol_robustness(df: pd.DataFrame) -> list[Claim]:
         passed_a,
         ev_a,
     )
+    ev_c, passed_c = {}, len(scenarios) > 0
+    for sc in scenarios:
+        lam = first[sc]
+        t = table[(table["scenario"] == sc) & (table["penalty"] == lam)] if lam is not None else table[:0]
+        r = float(t["reward"].iloc[0]) if not t.empty else None
+        passed_c = passed_c and sc in ref and (r is None or r < ref[sc])
+        ev_c[sc] = {"smallest_feasible_penalty": lam, "reward_there": r, "constrained_reward": ref.get(sc)}
+    c = _claim(
+        "9c-smallest-feasible-lambda-worse",
+        "In every scenario, the penalised solution at the smallest feasible lambda earns less reward than "
+        "the constrained solution (the paper's wording).",
+        passed_c,
+        ev_c,
+    )
     values = [v for v in first.values() if v is not None]
     b = _claim(
         "9b-lambda-differs",
@@ -202,7 +218,7 @@ def check_acol_robustness(df: pd.DataFrame) -> list[Claim]:
         len(values) == len(scenarios) > 1 and len(set(values)) > 1,
         {"smallest_feasible_penalty": first},
     )
-    return [a, b]
+    return [a, b, c]
 
 
 DRIVING_CLAIM_SETS = {"acol-driving": check_acol_driving, "acol-robustness": check_acol_robustness}

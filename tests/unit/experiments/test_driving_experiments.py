@@ -84,6 +84,7 @@ def test_robustness_claims():
                        {"base": -0.3, "different-reward": -0.3})  # fmt: skip
     claims = {c["id"]: c for c in check_acol_robustness(df)}
     assert claims["9a-constrained-beats-penalised"]["passed"] and claims["9b-lambda-differs"]["passed"]
+    assert claims["9c-smallest-feasible-lambda-worse"]["passed"]
     df = _robust_frame([(0.0, -0.5, -0.7), (0.0, -0.4, -0.6)], [(3.0, 0.5, 0.2), (3.0, 0.5, 0.4)],
                        {"base": -0.6, "different-reward": -0.3})  # fmt: skip
     claims = {c["id"]: c for c in check_acol_robustness(df)}
@@ -148,7 +149,11 @@ def test_robustness_quick_report(tmp_path):
     files = {p.name for p in (tmp_path / "report").iterdir()}
     assert {"acol-robustness-quick-robustness.png", "acol-robustness-quick-solutions.png"} <= files
     claims = json.loads((tmp_path / "report" / "claims.json").read_text())
-    assert {c["id"] for c in claims} == {"9a-constrained-beats-penalised", "9b-lambda-differs"}
+    assert {c["id"] for c in claims} == {
+        "9a-constrained-beats-penalised",
+        "9b-lambda-differs",
+        "9c-smallest-feasible-lambda-worse",
+    }
 
 
 @pytest.mark.parametrize("name", ["acol-driving", "acol-robustness"])
