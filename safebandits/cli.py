@@ -1,4 +1,4 @@
-"""Command-line interface: ``safebandits list | run | report | results | bounds | data | study``.
+"""Command-line interface: ``safebandits list | run | report | results | bounds | data | driving | study``.
 
 Examples
 --------
@@ -14,6 +14,7 @@ Examples
     safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
     safebandits data fetch uci_adult uci_german
     safebandits data list --verify
+    safebandits driving render --scenario base --policy constrained --policy penalised:1 --out cars.png
     safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --storage sqlite:///s.db
 
 ``safebandits study ...`` (persistent ask / tell studies) lives in :mod:`safebandits.study.cli`.
@@ -433,6 +434,77 @@ def data_fetch(names: tuple[str, ...], dest: str | None, force: bool) -> None:
             f"Could not fetch {', '.join(failed)}; copy the files by hand and point {DATA_ENV} at their "
             "parent folder (see `safebandits data list`)."
         )
+
+
+# -- driving -----------------------------------------------------------------------------------------
+
+
+@cli.group()
+def driving() -> None:
+    """Driving simulator of Lindner et al. (2022), Sec. 4.3: pictures of policies."""
+
+
+@driving.command("render")
+@click.option(
+    "--scenario",
+    type=click.Choice(["base", "different-reward", "different-environment"]),
+    default="base",
+    show_default=True,
+)
+@click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    required=True,
+    metavar="SPEC",
+    help="FILE.npy (a (20, 2) policy or an (n, 20, 2) set, with --index), 'constrained', "
+    "'unconstrained' or 'penalised:LAMBDA' (solved with CEM). Repeatable: side by side.",
+)
+@click.option(
+    "--index", type=click.IntRange(min=0), default=0, show_default=True, help="Policy of a set file."
+)
+@click.option("--features", type=click.Choice(["paper", "code"]), default="paper", show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="CEM seed.")
+@click.option("--restarts", type=click.IntRange(min=1), default=10, show_default=True, help="CEM restarts.")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Output PNG.")
+def driving_render(
+    scenario: str, policies: tuple[str, ...], index: int, features: str, seed: int, restarts: int, out: str
+) -> None:
+    """Draw the trajectories of policies in SCENARIO, top-down (Figure 1 layout), to --out."""
+    import numpy as np
+
+    from safebandits.problems.driving.cem import CEMConfig, cem
+    from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
+    from safebandits.problems.driving.render import policies_figure
+
+    sc, env = get_scenario(scenario), DrivingConfig.preset(features)
+    items = []
+    for k, spec in enumerate(policies):
+        mode, _, value = spec.partition(":")
+        if mode in ("constrained", "unconstrained", "penalised"):
+            try:
+                penalty = float(value) if mode == "penalised" else 0.0
+            except ValueError:
+                raise ConfigError(f"--policy {spec!r}: expected penalised:LAMBDA with a number.") from None
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
+            res = cem(sc, rng, config=CEMConfig(mode=mode, penalty=penalty), env=env, n_restarts=restarts)
+            items.append((spec, res.policies[0], sc))
+            continue
+        path = Path(spec)
+        if not path.is_file():
+            raise ConfigError(
+                f"--policy {spec!r} is neither a file nor 'constrained', 'unconstrained', 'penalised:LAMBDA'."
+            )
+        arr = np.load(path, allow_pickle=False)
+        label = path.name
+        if arr.ndim == 3:
+            if index >= arr.shape[0]:
+                raise ConfigError(f"--index {index} is out of range for {spec!r} ({arr.shape[0]} policies).")
+            arr, label = arr[index], f"{path.name}[{index}]"
+        items.append((label, arr, sc))
+    fig = policies_figure(items, env, title=f"{sc.title} scenario ({features} features)")
+    fig.savefig(out, dpi=110)
+    click.echo(f"{out}: {len(items)} polic{'y' if len(items) == 1 else 'ies'} in {scenario}")
 
 
 def _add_study_commands() -> None:

@@ -430,3 +430,22 @@ register_dataset(
         license="unknown / not stated upstream",
     )
 )
+register_dataset(
+    DatasetEntry(
+        name="acol_driver",
+        folder="acol_driver",
+        files={
+            "driver_candidate_policies_1000.npy": (
+                "9cd7b1f56df53d99aaabf580e148099ddade98fa495d8710589162ee4afae4b8"
+            )
+        },
+        optional={
+            "driver_candidate_policies_1000.pkl": (
+                "8d863d0aa1ffc3c79f0b5651b497152548e4c9c6989130e37b88727ea7a877a0"
+            )
+        },
+        source=None,
+        description="Lindner et al. (2022): the authors' 1000 released driving policies (NumPy conversion)",
+        license="MIT (lasgroup/adaptive-constraint-learning)",
+    )
+)

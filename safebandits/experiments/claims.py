@@ -421,6 +421,7 @@ def _all_claim_sets() -> dict[str, Callable[[pd.DataFrame], list[Claim]]]:
     """Every family's claim sets by ``ExperimentSpec.claims`` key (each family module holds its own)."""
     from safebandits.experiments.claims_beside import BESIDE_CLAIM_SETS
     from safebandits.experiments.claims_ckb import CKB_CLAIM_SETS
+    from safebandits.experiments.claims_driving import DRIVING_CLAIM_SETS
     from safebandits.experiments.claims_fdr import FDR_CLAIM_SETS
     from safebandits.experiments.claims_safe_lucb import SAFE_LUCB_CLAIM_SETS
     from safebandits.experiments.claims_stagewise import STAGEWISE_CLAIM_SETS
@@ -431,6 +432,7 @@ def _all_claim_sets() -> dict[str, Callable[[pd.DataFrame], list[Claim]]]:
         SAFE_LUCB_CLAIM_SETS,
         CKB_CLAIM_SETS,
         BESIDE_CLAIM_SETS,
+        DRIVING_CLAIM_SETS,
         FDR_CLAIM_SETS,
     )
     merged: dict[str, Callable[[pd.DataFrame], list[Claim]]] = {}

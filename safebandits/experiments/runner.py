@@ -109,6 +109,15 @@ def execute_task(task: RunTask) -> dict[str, Any]:
         entry = list_instances().get(task.instance)
         rng = instance_rng(key) if entry is not None and entry.random else None
         instance = make_instance(task.instance, rng, **task.instance_params)
+        from safebandits.experiments.solvers import find_solver
+
+        solver = find_solver(task.algorithm)
+        if solver is not None:  # a solver run (experiments/solvers.py), not a bandit run
+            t0 = time.perf_counter()
+            metrics, traces = solver.solve(instance, solver.config(**task.algorithm_params), learner_rng(key))
+            record.update(stopped=True, correct=None, recommended=None, error=None, traceback=None)
+            record.update(_json_safe(metrics), status="ok", wall_s=time.perf_counter() - t0)
+            return _finish(record, _json_safe(traces))
         env = instance.environment(environment_rng(key))
         algorithm = get_algorithm(task.algorithm)
         info = instance.privileged_info() if algorithm.privileged else instance.public_info()

@@ -49,9 +49,10 @@ __all__ = [
 SCALES = ("quick", "paper")
 
 #: Main figure kinds: samples to stop vs the swept parameter (Figure 2 layout), bars of samples
-#: (Figure 3), regret / cost / reward curves over rounds (regret-minimisation experiments), and
-#: classification metrics against labels (only the experiment's registered report figures).
-FIGURE_KINDS = ("samples-vs-sweep", "bar-samples", "regret-curves", "classification-curves")
+#: (Figure 3), regret / cost / reward curves over rounds (regret-minimisation experiments),
+#: classification metrics against labels, and "extra-only" (only the experiment's registered report
+#: figures, e.g. the solver study of the driving simulator).
+FIGURE_KINDS = ("samples-vs-sweep", "bar-samples", "regret-curves", "classification-curves", "extra-only")
 
 
 def _fail(name: str, owner: str, expected: str, got: Any) -> ConfigError:
@@ -161,7 +162,8 @@ class ExperimentSpec:
         Experiment seed (entropy of every run key).
     figure : str, default="samples-vs-sweep"
         Main figure kind: ``"samples-vs-sweep"`` (Figure 2 layout), ``"bar-samples"`` (Figure 3) or
-        ``"regret-curves"`` (regret, cost and reward against rounds, one curve per method and value).
+        ``"regret-curves"`` (regret, cost and reward against rounds, one curve per method and value) or
+        ``"extra-only"`` (only the figures registered with ``register_report_figure``; solver studies).
     figure_labels : tuple of str, default=()
         Methods shown in the main figure (empty: all); the report adds a figure with all methods.
     claims : str, default=""
@@ -272,7 +274,7 @@ def missing_data(spec: ExperimentSpec) -> str | None:
     """
     if not spec.requires_data:
         return None
-    from safebandits.datasets import DATA_ENV, DataNotFoundError, find_dataset
+    from safebandits.datasets import DATA_ENV, DataNotFoundError, find_dataset, get_dataset
 
     missing: list[str] = []
     places: list[str] = []
@@ -291,10 +293,11 @@ def missing_data(spec: ExperimentSpec) -> str | None:
     if not missing:
         return None
     folders = ", ".join(f"{m}/" for m in missing)
+    fetchable = [m for m in missing if get_dataset(m).source is not None]
+    fetch = f"run `safebandits data fetch {' '.join(fetchable)}`, " if fetchable else ""
     return (
-        f"data set(s) {', '.join(missing)} not found ({'; '.join(places)}): run `safebandits data fetch "
-        f"{' '.join(missing)}`, set {DATA_ENV} to the folder holding {folders} or pass the instance "
-        f"parameter data_dir (--set data_dir=PATH)"
+        f"data set(s) {', '.join(missing)} not found ({'; '.join(places)}): {fetch}set {DATA_ENV} to the "
+        f"folder holding {folders} or pass the instance parameter data_dir (--set data_dir=PATH)"
     )
 
 
@@ -323,6 +326,7 @@ def _load() -> None:
     import safebandits.experiments.acol
     import safebandits.experiments.beside
     import safebandits.experiments.ckb
+    import safebandits.experiments.driving
     import safebandits.experiments.fdr
     import safebandits.experiments.safe_lucb
     import safebandits.experiments.stagewise  # noqa: F401
@@ -425,9 +429,10 @@ class RunTask:
 def _resolve_algorithm(spec: ExperimentSpec, alg: AlgorithmSpec) -> dict[str, Any]:
     from safebandits.algorithms.base import config_to_dict
     from safebandits.algorithms.registry import get_algorithm
+    from safebandits.experiments.solvers import find_solver
 
-    entry = get_algorithm(alg.name)
-    fields = {f.name for f in dataclasses.fields(entry.cls.config_cls)}
+    entry = find_solver(alg.name) or get_algorithm(alg.name)
+    fields = {f.name for f in dataclasses.fields(getattr(entry, "config_cls", None) or entry.cls.config_cls)}
     params = {k: v for k, v in spec.algorithm_defaults.items() if k in fields}
     params.update(alg.params)
     try:
@@ -563,8 +568,14 @@ def parse_assignments(items: Iterable[str]) -> dict[str, Any]:
 
 def _config_fields(name: str) -> set[str]:
     from safebandits.algorithms.registry import get_algorithm
+    from safebandits.experiments.solvers import find_solver
 
-    return {f.name for f in dataclasses.fields(get_algorithm(name).cls.config_cls)}
+    solver = find_solver(name)
+    return (
+        solver.fields
+        if solver is not None
+        else {f.name for f in dataclasses.fields(get_algorithm(name).cls.config_cls)}
+    )
 
 
 def apply_overrides(spec: ExperimentSpec, overrides: Mapping[str, Any]) -> tuple[ExperimentSpec, set[str]]:

@@ -40,6 +40,9 @@ def register_report_figure(experiment: str) -> Any:
     return deco
 
 
+#: A bar figure of all methods is drawn only up to this many methods (else the main figure's subset).
+MAX_BARS = 40
+
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1400px; color: #222; }
 h1, h2, h3 { font-weight: 600; } img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
@@ -77,9 +80,11 @@ def _figures(spec: ExperimentSpec | None, summary: pd.DataFrame, slug: str, out:
     kind = spec.figure if spec else ("bar-samples" if n_points == 1 else "samples-vs-sweep")
     title = spec.title if spec else ""
     files = []
+    if kind == "extra-only":  # solver studies: only the registered extra figures
+        return files
     if kind == "bar-samples":
         files.append(_save(bar_figure(summary, labels=main_labels, title=title), out / f"{slug}.png"))
-        if main_labels != labels:
+        if main_labels != labels and len(labels) <= MAX_BARS:
             fig = bar_figure(summary, labels=labels, title=f"{title} — all methods")
             files.append(_save(fig, out / f"{slug}-all.png"))
     else:
@@ -167,6 +172,14 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
     return table.to_html(
         index=False, na_rep="", float_format=lambda v: f"{v:.4g}", classes="summary", border=0
     )
+
+
+def _solver_summary_html(group: pd.DataFrame) -> str:
+    """Table of solver runs (``experiments/solvers.py``): config and metric columns."""
+    ok = group[group["status"] == "ok"]
+    cols = [c for c in ("panel", "sweep.value", "label", "reward", "cost", "objective", "feasible", "wall_s")
+            if c in ok]  # fmt: skip
+    return ok[cols].to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
 
 
 def _claims_html(claims: list[dict[str, Any]]) -> str:
@@ -262,6 +275,8 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
             + (
                 f"<h3>Summary (means over runs; violating rounds summed)</h3>{_regret_summary_html(group)}"
                 if regret_kind
+                else f"<h3>Solver runs</h3>{_solver_summary_html(group)}"
+                if spec is not None and spec.figure == "extra-only"
                 else "<h3>Summary (samples over runs; runs that hit the budget count with the samples "
                 f"used)</h3>{_summary_html(summary)}"
             )

@@ -34,16 +34,22 @@ class CBAIInfo(ArmSetMixin):
         Threshold tau (0 when the threshold is learned through a constant feature).
     noise : str
         Name of the feedback model (for information; widths assume 1-sub-Gaussian noise).
+    reward_values : ndarray of shape (n_arms,) or None
+        Known rewards when they are not ``theta^T x`` of the constraint features (the driving
+        instances rescale constraint features only; ``None``: ``theta^T x``).
     """
 
     arms: FloatArray
     reward_param: FloatArray
     threshold: float = 0.0
     noise: str = "gaussian"
+    reward_values: FloatArray | None = None
 
     @property
     def rewards(self) -> FloatArray:
-        """Known reward theta^T x of every arm."""
+        """Known reward of every arm: ``reward_values`` if given, else theta^T x."""
+        if self.reward_values is not None:
+            return self.reward_values
         return self.arms @ self.reward_param
 
 
@@ -72,6 +78,9 @@ class LinearCBAIInstance(ArmSetMixin):
     threshold : float
     noise : NoiseModel, default GaussianNoise(1.0)
     name : str
+    reward_values : array-like of shape (n_arms,), optional
+        Known rewards that are not ``theta^T x`` (arms rescaled for the constraint only); the
+        learners read them through :attr:`CBAIInfo.rewards`.
     """
 
     arms: FloatArray
@@ -80,6 +89,7 @@ class LinearCBAIInstance(ArmSetMixin):
     threshold: float = 0.0
     noise: NoiseModel = field(default_factory=GaussianNoise)
     name: str = "cbai"
+    reward_values: FloatArray | None = None
 
     def __post_init__(self) -> None:
         owner = "LinearCBAIInstance"
@@ -94,6 +104,10 @@ class LinearCBAIInstance(ArmSetMixin):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
         object.__setattr__(self, "threshold", tau)
+        if self.reward_values is not None:
+            rv = check_array(self.reward_values, "reward_values", shape=(arms.shape[0],), owner=owner)
+            rv.setflags(write=False)
+            object.__setattr__(self, "reward_values", rv)
         if not np.any(self.feasible):
             raise InfeasibleInstanceError(
                 f"Instance {self.name!r} has no feasible arm (min constraint value "
@@ -104,7 +118,11 @@ class LinearCBAIInstance(ArmSetMixin):
     # -- public view -------------------------------------------------------------------------
     def public_info(self) -> CBAIInfo:
         return CBAIInfo(
-            arms=self.arms, reward_param=self.reward_param, threshold=self.threshold, noise=self.noise.name
+            arms=self.arms,
+            reward_param=self.reward_param,
+            threshold=self.threshold,
+            noise=self.noise.name,
+            reward_values=self.reward_values,
         )
 
     def privileged_info(self) -> CBAIPrivilegedInfo:
@@ -113,6 +131,7 @@ class LinearCBAIInstance(ArmSetMixin):
             reward_param=self.reward_param,
             threshold=self.threshold,
             noise=self.noise.name,
+            reward_values=self.reward_values,
             constraint_param=self.constraint_param,
         )
 
@@ -122,6 +141,8 @@ class LinearCBAIInstance(ArmSetMixin):
     # -- oracle --------------------------------------------------------------------------------
     @cached_property
     def rewards(self) -> FloatArray:
+        if self.reward_values is not None:
+            return self.reward_values
         return self.arms @ self.reward_param
 
     @cached_property
@@ -180,6 +201,7 @@ class LinearCBAIInstance(ArmSetMixin):
             threshold=0.0,
             noise=self.noise,
             name=self.name,
+            reward_values=self.reward_values,
         )
 
     def with_noise(self, noise: NoiseModel) -> LinearCBAIInstance:
@@ -190,6 +212,7 @@ class LinearCBAIInstance(ArmSetMixin):
             threshold=self.threshold,
             noise=noise,
             name=self.name,
+            reward_values=self.reward_values,
         )
 
     def describe(self) -> dict[str, object]:

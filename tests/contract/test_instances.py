@@ -21,7 +21,8 @@ def test_oracle_optimum(name, seed):
     assert inst.feasible[x]
     assert np.all(inst.rewards[inst.feasible] <= inst.rewards[x])
     np.testing.assert_allclose(inst.margins, inst.arms @ inst.constraint_param - inst.threshold)
-    np.testing.assert_allclose(inst.gaps, inst.rewards[x] - inst.arms @ inst.reward_param)
+    linear = inst.arms @ inst.reward_param if inst.reward_values is None else inst.reward_values
+    np.testing.assert_allclose(inst.gaps, inst.rewards[x] - linear)
     assert inst.min_abs_margin == pytest.approx(np.min(np.abs(inst.margins)))
     assert set(inst.competing_arms) >= {x}
 

@@ -225,7 +225,13 @@ def check_cbai_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray, floa
     arms = check_array(info.arms, "arms", ndim=2, min_rows=1, owner=owner)
     theta = check_array(info.reward_param, "reward_param", shape=(arms.shape[1],), owner=owner)
     tau = check_interval(info.threshold, "threshold", owner=owner)
-    return arms, arms @ theta, tau
+    known = getattr(info, "reward_values", None)  # known rewards that are not theta^T x (driving)
+    rewards = (
+        arms @ theta
+        if known is None
+        else check_array(known, "reward_values", shape=(arms.shape[0],), owner=owner)
+    )
+    return arms, rewards, tau
 
 
 def _constraint_sums(observation: BatchObservation, n_arms: int) -> FloatArray:

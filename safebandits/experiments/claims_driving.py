@@ -1,0 +1,224 @@
+"""Claims of the driving experiments of Lindner et al. (ICML 2022), Section 4.3 (spec claims 8 and 9).
+
+``acol-driving`` (Figures 5 and 7):
+
+- ``8a-guarantees-correct``: every method with guarantees returns the correct policy in every run.
+- ``8b-acol-best``: among the methods with guarantees, ACOL or G-ACOL (theory) needs the fewest samples
+  (mean, the bar charts' statistic) in every scenario ("in both cases ACOL or G-ACOL is the most sample
+  efficient"); the evidence also says whether ACOL alone is the fastest ("ACOL is the fastest").
+- ``8c-tuned-correct-above``: in every scenario there is a width multiplier ``m*`` (below the largest)
+  such that every tuned method is correct in every run at every multiplier ``>= m*``.
+- ``8d-tuned-saves``: at ``m*``, the best tuned method needs about two orders of magnitude fewer samples
+  than ACOL (ratio of medians ``>= 10^1.5``) in every scenario.
+
+``acol-robustness`` (Figure 4):
+
+- ``9a-constrained-beats-penalised``: in every scenario, every feasible penalised solution earns no more
+  reward than the constrained solution.
+- ``9b-lambda-differs``: the smallest penalty giving a feasible solution differs across scenarios.
+- ``9c-smallest-feasible-lambda-worse``: the paper's wording -- at the smallest feasible penalty, the
+  penalised solution earns less than the constrained one, in every scenario.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from safebandits.experiments.acol import ADAPTIVE
+from safebandits.experiments.claims import _claim, _ok
+from safebandits.experiments.driving import GUARANTEE_LABELS, MULTIPLIERS, tuned_label
+
+__all__ = [
+    "DRIVING_CLAIM_SETS",
+    "check_acol_driving",
+    "check_acol_robustness",
+    "robustness_table",
+    "tuned_table",
+]
+
+Claim = dict[str, Any]
+SAVING = 10**1.5
+
+
+def tuned_table(ok: pd.DataFrame) -> pd.DataFrame:
+    """Per scenario (panel), tuned method and multiplier: median samples, fraction correct, runs."""
+    rows = []
+    for base in ADAPTIVE:
+        for m in MULTIPLIERS:
+            sub = ok[ok["label"] == tuned_label(base, m)]
+            for panel, g in sub.groupby("panel", sort=False):
+                rows.append(
+                    {
+                        "panel": panel,
+                        "method": base,
+                        "multiplier": m,
+                        "median": float(g["samples"].median()),
+                        "frac_correct": float((g["correct"] & g["stopped"]).mean()),
+                        "runs": len(g),
+                    }
+                )
+    return pd.DataFrame(rows, columns=["panel", "method", "multiplier", "median", "frac_correct", "runs"])
+
+
+def correct_threshold(table: pd.DataFrame) -> float | None:
+    """Smallest multiplier m* with every tuned run correct at every multiplier >= m* (None if none)."""
+    per_m = table.groupby("multiplier")["frac_correct"].min().sort_index()
+    if per_m.empty or per_m.iloc[-1] < 1.0:
+        return None
+    bad = per_m[per_m < 1.0]
+    if bad.empty:
+        return float(per_m.index[0])
+    later = per_m[per_m.index > bad.index.max()]
+    return float(later.index[0]) if not later.empty else None
+
+
+def check_acol_driving(df: pd.DataFrame) -> list[Claim]:
+    """Claims 8a-8d (Figures 5 and 7)."""
+    ok = _ok(df)
+    panels = list(dict.fromkeys(ok["panel"]))
+    guar = ok[ok["label"].isin(GUARANTEE_LABELS)]
+    wrong = guar[~(guar["correct"] & guar["stopped"])]
+    correct = _claim(
+        "8a-guarantees-correct",
+        "Every method with guarantees stops with the correct policy in every run (every scenario).",
+        len(guar) > 0 and wrong.empty,
+        {
+            "runs": len(guar),
+            "not_correct_or_not_stopped": len(wrong),
+            "per_method": {str(k): int(v) for k, v in wrong.groupby("label").size().items()},
+        },
+    )
+    means = guar.groupby(["panel", "label"])["samples"].mean().unstack("label")
+    best_per_panel = {p: str(means.loc[p].idxmin()) for p in means.index}
+    acol_or_gacol = {"ACOL", "G-ACOL (theory)"}
+    passed = len(best_per_panel) == len(panels) > 0 and all(
+        b in acol_or_gacol for b in best_per_panel.values()
+    )
+    best = _claim(
+        "8b-acol-best",
+        "Among the methods with guarantees, ACOL or G-ACOL (theory) needs the fewest samples (mean) in "
+        "every scenario.",
+        passed,
+        {
+            "best_per_scenario": best_per_panel,
+            "acol_alone_best_per_scenario": {p: b == "ACOL" for p, b in best_per_panel.items()},
+            "mean_samples": {p: means.loc[p].round(1).to_dict() for p in means.index},
+        },
+    )
+    table = tuned_table(ok)
+    thresholds, savings, ev_tuned = {}, {}, {}
+    for panel in panels:
+        t = table[table["panel"] == panel]
+        m_star = correct_threshold(t)
+        thresholds[panel] = m_star
+        acol = ok[(ok["panel"] == panel) & (ok["label"] == "ACOL")]["samples"].median()
+        if m_star is not None and np.isfinite(acol):
+            at = t[t["multiplier"] == m_star]
+            best_row = at.loc[at["median"].idxmin()]
+            savings[panel] = float(acol / best_row["median"])
+            ev_tuned[panel] = {
+                "m_star": m_star,
+                "acol_median": float(acol),
+                "best_tuned_at_m_star": str(best_row["method"]),
+                "best_tuned_median": float(best_row["median"]),
+                "ratio": savings[panel],
+                "tuned_medians_at_m_star": dict(zip(at["method"], at["median"])),
+            }
+        else:
+            ev_tuned[panel] = {"m_star": m_star, "acol_median": float(acol) if np.isfinite(acol) else None}
+    above = _claim(
+        "8c-tuned-correct-above",
+        "In every scenario there is a width multiplier m* < 10 above which every tuned method is correct "
+        "in every run.",
+        len(panels) > 0 and all(m is not None and m < max(MULTIPLIERS) for m in thresholds.values()),
+        {
+            "m_star_per_scenario": thresholds,
+            "min_frac_correct_per_multiplier": {
+                p: table[table["panel"] == p].groupby("multiplier")["frac_correct"].min().to_dict()
+                for p in panels
+            },
+        },
+    )
+    saves = _claim(
+        "8d-tuned-saves",
+        "At m*, the best tuned method needs about two orders of magnitude fewer samples than ACOL "
+        f"(median ratio >= 10^1.5 = {SAVING:.1f}) in every scenario.",
+        len(panels) > 0 and len(savings) == len(panels) and all(r >= SAVING for r in savings.values()),
+        ev_tuned,
+    )
+    return [correct, best, above, saves]
+
+
+def robustness_table(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Penalised results (scenario, penalty, reward, cost, feasible) and constrained rewards by scenario."""
+    ok = df[df["status"] == "ok"].copy()
+    for col in ("reward", "cost"):
+        ok[col] = ok[col].astype(float)
+    pen = ok[ok["instance.objective"] == "penalised"]
+    table = pd.DataFrame(
+        {
+            "scenario": pen["instance.scenario"].to_numpy(),
+            "penalty": pen["instance.penalty"].astype(float).to_numpy(),
+            "reward": pen["reward"].to_numpy(),
+            "cost": pen["cost"].to_numpy(),
+            "feasible": pen["cost"].to_numpy() <= 1.0,
+        }
+    ).sort_values(["scenario", "penalty"])
+    con = ok[ok["instance.objective"] == "constrained"]
+    ref = con.groupby("instance.scenario")["reward"].max().to_dict()
+    return table, {str(k): float(v) for k, v in ref.items()}
+
+
+def check_acol_robustness(df: pd.DataFrame) -> list[Claim]:
+    """Claims 9a-9b (Figure 4)."""
+    table, ref = robustness_table(df)
+    scenarios = sorted(set(table["scenario"]))
+    ev_a, passed_a, first = {}, len(scenarios) > 0, {}
+    for sc in scenarios:
+        t = table[table["scenario"] == sc]
+        feas = t[t["feasible"]]
+        best_pen = float(feas["reward"].max()) if not feas.empty else None
+        first[sc] = float(feas["penalty"].min()) if not feas.empty else None
+        ok_sc = sc in ref and (best_pen is None or best_pen <= ref[sc])
+        passed_a = passed_a and ok_sc
+        ev_a[sc] = {
+            "constrained_reward": ref.get(sc),
+            "best_feasible_penalised_reward": best_pen,
+            "at_penalty": float(feas.loc[feas["reward"].idxmax(), "penalty"]) if not feas.empty else None,
+            "smallest_feasible_penalty": first[sc],
+            "n_penalties": len(t),
+        }
+    a = _claim(
+        "9a-constrained-beats-penalised",
+        "In every scenario, no feasible penalised solution earns more reward than the constrained one.",
+        passed_a,
+        ev_a,
+    )
+    ev_c, passed_c = {}, len(scenarios) > 0
+    for sc in scenarios:
+        lam = first[sc]
+        t = table[(table["scenario"] == sc) & (table["penalty"] == lam)] if lam is not None else table[:0]
+        r = float(t["reward"].iloc[0]) if not t.empty else None
+        passed_c = passed_c and sc in ref and (r is None or r < ref[sc])
+        ev_c[sc] = {"smallest_feasible_penalty": lam, "reward_there": r, "constrained_reward": ref.get(sc)}
+    c = _claim(
+        "9c-smallest-feasible-lambda-worse",
+        "In every scenario, the penalised solution at the smallest feasible lambda earns less reward than "
+        "the constrained solution (the paper's wording).",
+        passed_c,
+        ev_c,
+    )
+    values = [v for v in first.values() if v is not None]
+    b = _claim(
+        "9b-lambda-differs",
+        "The smallest penalty lambda giving a feasible solution differs across the scenarios.",
+        len(values) == len(scenarios) > 1 and len(set(values)) > 1,
+        {"smallest_feasible_penalty": first},
+    )
+    return [a, b, c]
+
+
+DRIVING_CLAIM_SETS = {"acol-driving": check_acol_driving, "acol-robustness": check_acol_robustness}

@@ -1,0 +1,151 @@
+"""Driving experiments of Lindner et al. (ICML 2022), Section 4.3.
+
+``acol-driving``
+    Figures 5 and 7: samples to stop of every method with guarantees (Uniform, G-Allocation, ACOL and
+    the theory-width sequential methods) in each scenario, and, for the five tuned methods, samples and
+    fraction correct against the width multiplier (``tuned_width`` in {0.5, 1.0, ..., 10}). Binary
+    feedback, delta = 0.05. Arms: the authors' released candidate set with the authors' feature
+    constants (``features="code"``; the set was optimised under them) -- at ``paper`` scale the 1000
+    policies (30 replicates), at ``quick`` scale its 20 distinct policies (2 replicates). Both need the
+    data (``$SAFEBANDITS_DATA`` or ``--set data_dir=...``); ``--set candidates=generated`` uses a set
+    generated with the authors' recipe instead (:mod:`safebandits.problems.driving.candidates`).
+``acol-robustness``
+    Figure 4: for lambda in {0, 0.1, ..., 2}, the reward and constraint value of the CEM optimum of the
+    penalised objective ``theta^T f - lambda phi^T f`` in each scenario, and the constrained optimum as
+    reference. A solver study (:mod:`safebandits.experiments.solvers`), not bandit runs.
+"""
+
+from __future__ import annotations
+
+from safebandits.experiments.acol import ADAPTIVE, STATIC, adaptive_labels
+from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
+
+__all__ = [
+    "DRIVING",
+    "GUARANTEE_LABELS",
+    "MULTIPLIERS",
+    "ROBUSTNESS",
+    "SCENARIO_TITLES",
+    "tuned_label",
+]
+
+SCENARIO_TITLES = {
+    "base": "Base",
+    "different-reward": "Different reward",
+    "different-environment": "Different environment",
+}
+#: Width multipliers of the tuned methods (authors' configs: 0.5, 1.0, ..., 10).
+MULTIPLIERS = tuple(round(0.5 * k, 1) for k in range(1, 21))
+PAPER_BUDGET = 50_000_000
+
+
+def tuned_label(base: str, multiplier: float) -> str:
+    """``"<base> (tuned x<multiplier>)"``."""
+    return f"{base} (tuned x{multiplier:g})"
+
+
+#: Methods with guarantees (Figure 5, left), in the authors' plot order.
+GUARANTEE_LABELS = (
+    "Uniform",
+    adaptive_labels("Adaptive Uniform")[0],
+    "G-Allocation",
+    adaptive_labels("Greedy Max Var")[0],
+    "ACOL",
+    adaptive_labels("G-ACOL")[0],
+    adaptive_labels("Max Rew-U")[0],
+    adaptive_labels("G-ACOL Uniform")[0],
+)
+
+
+def _driving_algorithms() -> tuple[AlgorithmSpec, ...]:
+    out = [
+        AlgorithmSpec(label=label, name=name, budget={"quick": PAPER_BUDGET})
+        for label, name in STATIC.items()
+        if label != "Oracle"
+    ]
+    out += [
+        AlgorithmSpec(label=adaptive_labels(base)[0], name=name, params={"width": "theory"})
+        for base, name in ADAPTIVE.items()
+    ]
+    out += [
+        AlgorithmSpec(label=tuned_label(base, m), name=name, params={"width": "tuned", "tuned_width": m})
+        for base, name in ADAPTIVE.items()
+        for m in MULTIPLIERS
+    ]
+    return tuple(out)
+
+
+_FIXED = {"features": "code", "normalise": "constraint", "noise": "binary"}
+
+DRIVING = register_experiment(
+    ExperimentSpec(
+        name="acol-driving",
+        title="ACOL driving simulator (Lindner et al. 2022, Figures 5 and 7)",
+        panels=tuple(
+            PanelSpec(
+                name=sc,
+                instance="acol/driving",
+                fixed={**_FIXED, "scenario": sc},
+                sweep_param="candidates",
+                values={"quick": ("released-distinct",), "paper": ("released",)},
+                title=title,
+                xlabel="candidate set",
+            )
+            for sc, title in SCENARIO_TITLES.items()
+        ),
+        algorithms=_driving_algorithms(),
+        replicates={"quick": 2, "paper": 30},
+        budget={"quick": 2_000_000, "paper": PAPER_BUDGET},
+        figure="bar-samples",
+        figure_labels=GUARANTEE_LABELS,
+        claims="acol-driving",
+        algorithm_defaults={"delta": 0.05},
+        requires_data=("acol_driver",),
+    )
+)
+
+#: Penalties of Figure 4 (authors' ``driver_solve.json``).
+PENALTIES = tuple(round(0.1 * k, 1) for k in range(21))
+
+ROBUSTNESS = register_experiment(
+    ExperimentSpec(
+        name="acol-robustness",
+        title="Penalised vs constrained driving policies (Lindner et al. 2022, Figure 4)",
+        panels=(
+            *(
+                PanelSpec(
+                    name=f"penalised-{sc}",
+                    instance="driving/task",
+                    fixed={"scenario": sc, "objective": "penalised"},
+                    sweep_param="penalty",
+                    values={"quick": (0.0, 0.5, 1.0, 1.5, 2.0), "paper": PENALTIES},
+                    title=f"{title}: penalised",
+                    xlabel="penalty lambda",
+                )
+                for sc, title in SCENARIO_TITLES.items()
+            ),
+            PanelSpec(
+                name="constrained",
+                instance="driving/task",
+                fixed={"objective": "constrained"},
+                sweep_param="scenario",
+                values={"quick": tuple(SCENARIO_TITLES), "paper": tuple(SCENARIO_TITLES)},
+                title="Constrained",
+                xlabel="scenario",
+            ),
+        ),
+        algorithms=(AlgorithmSpec(label="CEM", name="driving-cem"),),
+        replicates={"quick": 1, "paper": 1},
+        budget={"quick": 1, "paper": 1},
+        figure="extra-only",
+        claims="acol-robustness",
+    )
+)
+
+# report figures (registered here so that loading the experiments registers them)
+from safebandits.plotting.driving import robustness_figure, solutions_figure, tuned_sweep_figure  # noqa: E402
+from safebandits.plotting.report import register_report_figure  # noqa: E402
+
+register_report_figure("acol-driving")(tuned_sweep_figure)
+register_report_figure("acol-robustness")(robustness_figure)
+register_report_figure("acol-robustness")(solutions_figure)

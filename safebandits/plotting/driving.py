@@ -1,0 +1,138 @@
+"""Figures of the driving experiments (Lindner et al. 2022, Figures 1, 4, 5 and 7).
+
+Report hooks (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
+:mod:`safebandits.experiments.driving`):
+
+- :func:`tuned_sweep_figure`: samples (median) and fraction correct of the tuned methods against the
+  width multiplier, one column per scenario, ACOL's median as a dashed reference and a vertical line at
+  the multiplier ``m*`` above which every tuned run is correct (Figures 5 and 7, right).
+- :func:`robustness_figure`: reward and constraint value of the penalised CEM solutions against lambda,
+  the constrained solution's reward dashed (Figure 4).
+- :func:`solutions_figure`: top-down pictures of the constrained and penalised solutions of each
+  scenario side by side, the penalty being the smallest that is feasible in the base scenario
+  (Figure 1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from safebandits.plotting.figures import method_style
+
+__all__ = ["robustness_figure", "solutions_figure", "tuned_sweep_figure"]
+
+
+def _save(fig: Figure, path: Path) -> str:
+    fig.savefig(path, dpi=110)
+    return path.name
+
+
+def tuned_sweep_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug: str) -> list[str]:
+    """Samples and fraction correct against the width multiplier (one column per scenario)."""
+    from safebandits.experiments.acol import ADAPTIVE
+    from safebandits.experiments.claims import _ok
+    from safebandits.experiments.claims_driving import correct_threshold, tuned_table
+
+    ok = _ok(runs)
+    table = tuned_table(ok)
+    if table.empty:
+        return []
+    panels = [p for p in spec.panel_names if (table["panel"] == p).any()]
+    fig = Figure(figsize=(3.8 * len(panels) + 0.4, 6.2), layout="constrained")
+    axes = fig.subplots(2, len(panels), squeeze=False, sharex=True)
+    for j, panel in enumerate(panels):
+        t = table[table["panel"] == panel]
+        for i, base in enumerate(ADAPTIVE):
+            rows = t[t["method"] == base].sort_values("multiplier")
+            style = method_style(base, i)
+            axes[0, j].plot(
+                rows["multiplier"], rows["median"], label=f"{base} (tuned)", markersize=3, **style
+            )
+            axes[1, j].plot(rows["multiplier"], rows["frac_correct"], markersize=3, **style)
+        acol = ok[(ok["panel"] == panel) & (ok["label"] == "ACOL")]["samples"]
+        if not acol.empty:
+            axes[0, j].axhline(
+                acol.median(), color=method_style("ACOL")["color"], linestyle="--", label="ACOL"
+            )
+        m_star = correct_threshold(t)
+        for ax in axes[:, j]:
+            if m_star is not None:
+                ax.axvline(m_star, color="black", linewidth=0.8, linestyle=":")
+            ax.grid(True, alpha=0.3)
+        axes[0, j].set_yscale("log")
+        axes[0, j].set_title(spec.panel(panel).title or panel)
+        axes[1, j].set_ylim(-0.05, 1.05)
+        axes[1, j].set_xlabel("width multiplier (beta_t)")
+    axes[0, 0].set_ylabel("samples (median)")
+    axes[1, 0].set_ylabel("fraction correct")
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=min(6, len(names)), frameon=False)
+    fig.suptitle(f"{spec.title}: tuned widths")
+    return [_save(fig, out / f"{slug}-tuned.png")]
+
+
+def robustness_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug: str) -> list[str]:
+    """Figure 4: reward and constraint value of the penalised solutions against lambda."""
+    from safebandits.experiments.claims_driving import robustness_table
+    from safebandits.experiments.driving import SCENARIO_TITLES
+
+    table, ref = robustness_table(runs)
+    if table.empty:
+        return []
+    fig = Figure(figsize=(9.0, 3.6), layout="constrained")
+    ax_r, ax_c = fig.subplots(1, 2)
+    for i, (sc, title) in enumerate(SCENARIO_TITLES.items()):
+        t = table[table["scenario"] == sc]
+        if t.empty:
+            continue
+        colour = f"C{i}"
+        ax_r.plot(t["penalty"], t["reward"], marker="o", markersize=3, color=colour, label=title)
+        feas = t[t["feasible"]]
+        ax_r.plot(feas["penalty"], feas["reward"], linestyle="none", marker="o", markersize=6, mfc="none",
+                  color=colour)  # fmt: skip
+        if sc in ref:
+            ax_r.axhline(ref[sc], color=colour, linestyle="--", linewidth=1)
+        ax_c.plot(t["penalty"], t["cost"], marker="o", markersize=3, color=colour, label=title)
+    ax_c.axhline(1.0, color="black", linestyle=":", linewidth=1, label="threshold tau = 1")
+    ax_r.set_title("reward theta^T f (dashed: constrained solution; ring: feasible)", fontsize=8)
+    ax_c.set_title("constraint value phi^T f", fontsize=9)
+    ax_c.set_yscale("symlog", linthresh=1.0)
+    for ax in (ax_r, ax_c):
+        ax.set_xlabel("penalty lambda")
+        ax.grid(True, alpha=0.3)
+    ax_c.legend(fontsize=7)
+    fig.suptitle(spec.title)
+    return [_save(fig, out / f"{slug}-robustness.png")]
+
+
+def solutions_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug: str) -> list[str]:
+    """Figure 1: constrained and penalised (lambda tuned on the base scenario) solutions side by side."""
+    from safebandits.experiments.claims_driving import robustness_table
+    from safebandits.experiments.driving import SCENARIO_TITLES
+    from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
+    from safebandits.problems.driving.render import policies_figure
+
+    ok = runs[runs["status"] == "ok"]
+    table, _ = robustness_table(runs)
+    base = table[(table["scenario"] == "base") & table["feasible"]]
+    lam = float(base["penalty"].min()) if not base.empty else 1.0
+    items = []
+    for sc, title in SCENARIO_TITLES.items():
+        for objective, name in (("constrained", "constrained"), ("penalised", f"penalised, lambda={lam:g}")):
+            rows = ok[(ok["instance.scenario"] == sc) & (ok["instance.objective"] == objective)]
+            if objective == "penalised":
+                rows = rows[np.isclose(rows["instance.penalty"].astype(float), lam)]
+            if rows.empty or (rows["pk"].iloc[0], "policy") not in traces:
+                continue
+            policy = np.asarray(traces[(rows["pk"].iloc[0], "policy")], dtype=float)
+            features = str(rows["instance.features"].iloc[0])
+            items.append((f"{title}: {name}", policy, get_scenario(sc)))
+    if not items:
+        return []
+    fig = policies_figure(items, DrivingConfig.preset(features), title=f"{spec.title}: solutions")
+    return [_save(fig, out / f"{slug}-solutions.png")]

@@ -1,0 +1,99 @@
+"""The driving instances of Lindner et al. (ICML 2022), Section 4.3: ``acol/driving``."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from safebandits._validation import check_choice, check_int
+from safebandits.problems.driving.bandit import NORMALISATIONS, driving_instance
+from safebandits.problems.driving.candidates import candidate_set, load_released_candidates
+from safebandits.problems.driving.dynamics import SCENARIOS, DrivingConfig, get_scenario
+from safebandits.problems.driving.features import policy_features
+from safebandits.problems.driving.solve import DrivingTask
+from safebandits.problems.linear import LinearCBAIInstance
+from safebandits.problems.registry import register_instance
+
+__all__ = ["CANDIDATE_SOURCES", "candidate_features", "candidate_policies", "driving", "driving_task"]
+
+CANDIDATE_SOURCES = ("generated", "released", "released-distinct")
+
+
+@functools.lru_cache(maxsize=8)
+def candidate_policies(
+    candidates: str, n_candidates: int, candidate_seed: int, features: str, data_dir: str | None
+) -> np.ndarray:
+    """The candidate set (cached in the process; generated sets also on disk)."""
+    if candidates == "generated":
+        return candidate_set(n_candidates, candidate_seed, env=DrivingConfig.preset(features))
+    pols = load_released_candidates(data_dir)
+    if candidates == "released-distinct":
+        _, first = np.unique(pols.reshape(pols.shape[0], -1), axis=0, return_index=True)
+        pols = pols[np.sort(first)]
+    return pols
+
+
+@functools.lru_cache(maxsize=32)
+def candidate_features(
+    scenario: str,
+    candidates: str,
+    n_candidates: int,
+    candidate_seed: int,
+    features: str,
+    data_dir: str | None,
+) -> np.ndarray:
+    """Features (n, 9) of a candidate set in a scenario (cached in the process)."""
+    pols = candidate_policies(candidates, n_candidates, candidate_seed, features, data_dir)
+    out = policy_features(pols, get_scenario(scenario), DrivingConfig.preset(features))
+    out.setflags(write=False)
+    return out
+
+
+@register_instance("acol/driving")
+def driving(
+    *,
+    scenario: str = "base",
+    candidates: str = "generated",
+    n_candidates: int = 100,
+    candidate_seed: int = 0,
+    features: str = "paper",
+    normalise: str = "constraint",
+    noise: str = "binary",
+    sigma: float = 0.05,
+    data_dir: str | None = None,
+) -> LinearCBAIInstance:
+    """Driving: arms = features of candidate policies (d = 9), binary feedback (Sec. 4.3, App. C).
+
+    ``scenario``: "base", "different-reward" or "different-environment". ``candidates``: "generated"
+    (``n_candidates`` policies, authors' recipe, seed ``candidate_seed``, cached on disk), "released"
+    (the authors' 1000 policies; ``data_dir`` or ``$SAFEBANDITS_DATA``) or "released-distinct" (its 20
+    distinct policies). ``features``: "paper" or "code" constants (the released set was made with
+    "code"). ``normalise``: "constraint" (default), "in-place" (authors' code) or "none".
+    """
+    check_choice(scenario, "scenario", SCENARIOS, owner="acol/driving")
+    check_choice(candidates, "candidates", CANDIDATE_SOURCES, owner="acol/driving")
+    check_choice(features, "features", ("paper", "code"), owner="acol/driving")
+    check_choice(normalise, "normalise", NORMALISATIONS, owner="acol/driving")
+    n = check_int(n_candidates, "n_candidates", low=1, owner="acol/driving")
+    seed = check_int(candidate_seed, "candidate_seed", low=0, owner="acol/driving")
+    key = (candidates, n, seed, features, None if data_dir is None else str(data_dir))
+    pols = candidate_policies(*key)
+    feats = candidate_features(scenario, *key)
+    return driving_instance(
+        pols,
+        get_scenario(scenario),
+        env=DrivingConfig.preset(features),
+        normalise=normalise,
+        noise=noise,
+        sigma=sigma,
+        features=feats,
+    )
+
+
+@register_instance("driving/task")
+def driving_task(
+    *, scenario: str = "base", objective: str = "penalised", penalty: float = 0.0, features: str = "paper"
+) -> DrivingTask:
+    """Driving optimisation problem for solver runs: penalised (lambda) or constrained CEM (Figure 4)."""
+    return DrivingTask(scenario=scenario, objective=objective, penalty=penalty, features=features)
