@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -122,3 +123,14 @@ def test_pool_after_parallel_numba_in_the_parent(fakes):
 def test_workers_must_be_positive(fakes):
     with pytest.raises(ConfigError, match="workers"):
         list(iter_records(expand(fakes.SPEC, "quick"), workers=0))
+
+
+def test_pool_children_get_single_threaded_numerics(monkeypatch):
+    from safebandits.experiments.runner import single_threaded_children
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # a user's setting wins
+    with single_threaded_children():
+        assert os.environ["OPENBLAS_NUM_THREADS"] == "1" and os.environ["NUMBA_NUM_THREADS"] == "1"
+        assert os.environ["OMP_NUM_THREADS"] == "3"
+    assert "OPENBLAS_NUM_THREADS" not in os.environ and os.environ["OMP_NUM_THREADS"] == "3"
