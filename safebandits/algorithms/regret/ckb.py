@@ -496,3 +496,33 @@ class CKB(BaseLearner):
             self.rounds_at_rho += 1
         if t in self._grid:
             self.phi_path.append((t, self.phi))
+
+
+class SafeSeedGPLearner(BaseLearner):
+    """What the safe-seed baselines (StageOpt, SGP-UCB) share: two surrogate GPs with the same
+    ``lambda``, their information gains, the horizon, a non-empty safe seed, and ``beta_t`` with the
+    instance's bounds ``B`` and ``G``."""
+
+    owner = "GP learner"
+
+    def __init__(self, config: GPBanditConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        info = check_kernel_info(info, self.owner)
+        if not info.safe_seed:
+            raise ConfigError(f"{self.owner} needs a non-empty safe seed (info.safe_seed).")
+        self.horizon = int(config.horizon if config.horizon is not None else info.horizon)
+        lam = resolve_gp_noise(config.gp_noise, self.horizon)
+        self.gp_f = FiniteGP(info.kernel, lam)
+        self.gp_g = FiniteGP(info.constraint_kernel, lam)
+        self._gain_f = InformationGain(config.info_gain, info.kernel, lam, self.horizon)
+        self._gain_g = InformationGain(config.info_gain, info.constraint_kernel, lam, self.horizon)
+
+    def betas(self) -> tuple[float, float]:
+        """``(beta_t, beta~_t)`` of the next round."""
+        t = self.n_samples + 1
+        c, info = self.config, self.info
+        gf, gg = self._gain_f(t - 1, self.gp_f), self._gain_g(t - 1, self.gp_g)
+        return (
+            beta_width(info.reward_bound, info.noise_bound, gf, c.delta, c.beta_scale),
+            beta_width(info.constraint_bound, info.constraint_noise_bound, gg, c.delta, c.beta_scale),
+        )

@@ -21,17 +21,14 @@ from typing import Any
 import numpy as np
 
 from safebandits._validation import check_int, check_interval
-from safebandits.algorithms.base import BaseLearner
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.ckb import (
     GPBanditConfig,
     RoundDraws,
+    SafeSeedGPLearner,
     _pick,
-    check_kernel_info,
-    resolve_gp_noise,
     reward_and_constraint,
 )
-from safebandits.estimators.gp import FiniteGP, InformationGain, beta_width
 from safebandits.exceptions import ConfigError
 from safebandits.types import Decision
 
@@ -75,7 +72,7 @@ class SGPUCBConfig(GPBanditConfig):
     description="SGP-UCB: random safe-seed exploration, then GP-UCB in the pessimistic safe set "
     "(Amani et al. 2020; baseline of Zhou & Ji, Sec. 5).",
 )
-class SGPUCB(BaseLearner):
+class SGPUCB(SafeSeedGPLearner):
     """SGP-UCB on a finite domain with a known safe seed (a hard-constraint baseline).
 
     Parameters
@@ -93,19 +90,12 @@ class SGPUCB(BaseLearner):
 
     config_cls = SGPUCBConfig
     setting = "round"
+    owner = "SGP-UCB"
 
     def __init__(self, config: SGPUCBConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
-        info = check_kernel_info(info, "SGP-UCB")
+        info = self.info
         c = config
-        if not info.safe_seed:
-            raise ConfigError("SGP-UCB needs a non-empty safe seed (info.safe_seed).")
-        self.horizon = int(c.horizon if c.horizon is not None else info.horizon)
-        lam = resolve_gp_noise(c.gp_noise, self.horizon)
-        self.gp_f = FiniteGP(info.kernel, lam)
-        self.gp_g = FiniteGP(info.constraint_kernel, lam)
-        self._gain_f = InformationGain(c.info_gain, info.kernel, lam, self.horizon)
-        self._gain_g = InformationGain(c.info_gain, info.constraint_kernel, lam, self.horizon)
         self.seed = np.asarray(info.safe_seed, dtype=np.int64)
         self.exploration_rounds = (
             int(c.exploration_rounds) if c.exploration_rounds is not None
@@ -113,15 +103,6 @@ class SGPUCB(BaseLearner):
         )  # fmt: skip
         self._draws = RoundDraws(rng)
         self._scores = np.zeros(info.n_points)
-
-    def betas(self) -> tuple[float, float]:
-        t = self.n_samples + 1
-        c, info = self.config, self.info
-        gf, gg = self._gain_f(t - 1, self.gp_f), self._gain_g(t - 1, self.gp_g)
-        return (
-            beta_width(info.reward_bound, info.noise_bound, gf, c.delta, c.beta_scale),
-            beta_width(info.constraint_bound, info.constraint_noise_bound, gg, c.delta, c.beta_scale),
-        )
 
     def safe_set(self) -> np.ndarray:
         """``D_t``: points whose upper confidence bound of ``g`` is at most 0, plus the seed."""

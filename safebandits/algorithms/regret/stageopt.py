@@ -30,17 +30,15 @@ from typing import Any, Literal
 import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
-from safebandits.algorithms.base import BaseLearner
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.ckb import (
     GPBanditConfig,
     RoundDraws,
+    SafeSeedGPLearner,
     _pick,
-    check_kernel_info,
-    resolve_gp_noise,
     reward_and_constraint,
 )
-from safebandits.estimators.gp import FiniteGP, InformationGain, beta_width, kernel_distance
+from safebandits.estimators.gp import kernel_distance
 from safebandits.exceptions import ConfigError
 from safebandits.types import Decision, FloatArray
 
@@ -98,7 +96,7 @@ class StageOptConfig(GPBanditConfig):
     description="StageOpt: Lipschitz safe expansion from a safe seed, then GP-UCB in the safe set "
     "(Sui et al. 2018; baseline of Zhou & Ji, Sec. 5).",
 )
-class StageOpt(BaseLearner):
+class StageOpt(SafeSeedGPLearner):
     """StageOpt on a finite domain with a known safe seed (a hard-constraint baseline).
 
     Parameters
@@ -120,20 +118,13 @@ class StageOpt(BaseLearner):
 
     config_cls = StageOptConfig
     setting = "round"
+    owner = "StageOpt"
 
     def __init__(self, config: StageOptConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
-        info = check_kernel_info(info, "StageOpt")
+        info = self.info
         c = config
         n = info.n_points
-        if not info.safe_seed:
-            raise ConfigError("StageOpt needs a non-empty safe seed (info.safe_seed).")
-        self.horizon = int(c.horizon if c.horizon is not None else info.horizon)
-        lam = resolve_gp_noise(c.gp_noise, self.horizon)
-        self.gp_f = FiniteGP(info.kernel, lam)
-        self.gp_g = FiniteGP(info.constraint_kernel, lam)
-        self._gain_f = InformationGain(c.info_gain, info.kernel, lam, self.horizon)
-        self._gain_g = InformationGain(c.info_gain, info.constraint_kernel, lam, self.horizon)
         if c.metric == "euclidean":
             if info.points is None:
                 raise ConfigError("StageOpt: metric='euclidean' needs point coordinates (info.points).")
@@ -159,15 +150,6 @@ class StageOpt(BaseLearner):
         self._intersect()
 
     # -- sets ---------------------------------------------------------------------------------------
-    def betas(self) -> tuple[float, float]:
-        t = self.n_samples + 1
-        c, info = self.config, self.info
-        gf, gg = self._gain_f(t - 1, self.gp_f), self._gain_g(t - 1, self.gp_g)
-        return (
-            beta_width(info.reward_bound, info.noise_bound, gf, c.delta, c.beta_scale),
-            beta_width(info.constraint_bound, info.constraint_noise_bound, gg, c.delta, c.beta_scale),
-        )
-
     def _intersect(self) -> None:
         """``C_t = C_{t-1} n Q_t`` for ``g``, then the Lipschitz expansion of the safe set."""
         _, beta_g = self.betas()
