@@ -341,7 +341,12 @@ def confidence_radii(est):
 
 @numba.njit(cache=True, inline="always")
 def _quad(mat, x, w):
-    """``x^T mat x`` with ``w <- mat x`` (axpy form)."""
+    """``x^T mat x`` with ``w <- mat x`` (axpy form).
+
+    Written out rather than shared with :func:`~safebandits.estimators.ridge.sherman_morrison_update`:
+    routing both through one helper changed how LLVM compiled the two loops, and the compiled run loop
+    then no longer matched ask / tell bit for bit (``test_simulate_equals_ask_tell_bit_for_bit``).
+    """
     n = x.shape[0]
     for i in range(n):
         w[i] = 0.0
