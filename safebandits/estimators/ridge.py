@@ -43,11 +43,25 @@ __all__ = [
     "arm_state_update",
     "cholesky_inverse",
     "choose_numerics",
+    "is_axis_aligned",
+    "normal_equations",
 ]
 
 #: Numerics of :class:`ArmRidge`; the index is the code the compiled kernels take.
-NUMERICS = ("primal", "gram")
-PRIMAL, GRAM = 0, 1
+NUMERICS = ("primal", "gram", "diagonal")
+PRIMAL, GRAM, DIAGONAL = 0, 1, 2
+
+
+def is_axis_aligned(arms: FloatArray) -> bool:
+    """Whether every arm has at most one non-zero coordinate (then ``A`` is diagonal).
+
+    Examples
+    --------
+    >>> is_axis_aligned(np.array([[1.0, 0.0], [0.0, 2.0], [0.0, -1.0]])), is_axis_aligned(np.ones((2, 2)))
+    (True, False)
+    """
+    arms = np.asarray(arms)
+    return bool(np.all(np.count_nonzero(arms, axis=1) <= 1))
 
 
 def choose_numerics(n_arms: int, dim: int, lookahead: bool = False) -> str:
@@ -106,7 +120,7 @@ def _inverse_from_counts(
     d = arms.shape[1]
     a = np.empty((d, d))
     b = np.empty(d)
-    _gram_from_counts(arms, counts, sums, reg, a, b)
+    normal_equations(arms, counts, sums, reg, a, b)
     cholesky_inverse(a, a_inv)
     for i in range(d):
         s = 0.0
@@ -165,7 +179,7 @@ def arm_gram_refresh(
     n, d = arms.shape
     a = np.empty((d, d))
     b = np.empty(d)
-    _gram_from_counts(arms, counts, sums, reg, a, b)
+    normal_equations(arms, counts, sums, reg, a, b)
     low = np.linalg.cholesky(a)
     z = np.empty((d, n))
     zb = np.empty(d)
@@ -312,9 +326,10 @@ def arm_gram_update(
 
 
 @numba.njit(cache=True)
-def _gram_from_counts(
+def normal_equations(
     arms: FloatArray, counts: FloatArray, sums: FloatArray, reg: float, a: FloatArray, b: FloatArray
 ):
+    """Write ``A = reg I + sum_i n_i x_i x_i^T`` into ``a`` and ``b = sum_i s_i x_i`` into ``b``."""
     n, d = arms.shape
     for i in range(d):
         b[i] = 0.0
@@ -336,6 +351,64 @@ def _gram_from_counts(
 
 
 @numba.njit(cache=True)
+def _coordinate(arms, k):
+    """Index of the non-zero coordinate of arm ``k`` (-1 for a zero arm); diagonal numerics."""
+    for j in range(arms.shape[1]):
+        if arms[k, j] != 0.0:
+            return j
+    return -1
+
+
+@numba.njit(cache=True)
+def _diag_coordinate_state(arms, state, theta, sq_widths, preds, j):
+    """``theta_j = b_j / A_jj``, then the width and prediction of every arm along coordinate ``j``."""
+    inv = 1.0 / state[0, j]
+    th = state[1, j] * inv
+    theta[j] = th
+    for i in range(arms.shape[0]):
+        xi = arms[i, j]
+        if xi != 0.0:
+            sq_widths[i] = xi * xi * inv
+            preds[i] = xi * th
+
+
+@numba.njit(cache=True)
+def arm_diag_update(arms, state, theta, sq_widths, preds, counts, sums, arm, y):
+    """Add one observation ``y`` of arm ``arm`` when every arm has at most one non-zero coordinate.
+
+    ``A`` is then diagonal: ``state = [diag(A); b]``, and a pull of ``x = v e_j`` changes only
+    ``A_jj += v^2``, ``b_j += v y``, ``theta_j`` and the arms along ``e_j``; ``O(n + d)`` and free of
+    rounding drift.
+    """
+    counts[arm] += 1.0
+    sums[arm] += y
+    j = _coordinate(arms, arm)
+    if j < 0:
+        return
+    v = arms[arm, j]
+    state[0, j] += v * v
+    state[1, j] += v * y
+    _diag_coordinate_state(arms, state, theta, sq_widths, preds, j)
+
+
+@numba.njit(cache=True)
+def arm_diag_refresh(arms, state, theta, sq_widths, preds, counts, sums, reg):
+    """Exact recompute of the diagonal numerics from per-arm counts and sums, ``O(n d)``."""
+    n, d = arms.shape
+    for j in range(d):
+        state[0, j] = reg
+        state[1, j] = 0.0
+    for k in range(n):
+        j = _coordinate(arms, k)
+        if j >= 0:
+            v = arms[k, j]
+            state[0, j] += counts[k] * v * v
+            state[1, j] += sums[k] * v
+    for j in range(d):
+        _diag_coordinate_state(arms, state, theta, sq_widths, preds, j)
+
+
+@numba.njit(cache=True)
 def arm_state_update(
     numerics, arms, arms_t, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, arm, y
 ):  # fmt: skip
@@ -343,6 +416,8 @@ def arm_state_update(
     of :class:`ArmRidge` and of the learners' compiled kernels. Unused state arrays may be empty."""
     if numerics == GRAM:
         arm_gram_update(gram, sq_widths, preds, counts, sums, work_w, arm, y)
+    elif numerics == DIAGONAL:
+        arm_diag_update(arms, a_inv, theta, sq_widths, preds, counts, sums, arm, y)
     else:
         arm_ridge_update(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, arm, y)
 
@@ -352,6 +427,8 @@ def arm_state_refresh(numerics, arms, a_inv, theta, gram, sq_widths, preds, coun
     """Exact recompute from counts and sums with the numerics of code ``numerics`` (:data:`NUMERICS`)."""
     if numerics == GRAM:
         arm_gram_refresh(arms, gram, sq_widths, preds, counts, sums, reg)
+    elif numerics == DIAGONAL:
+        arm_diag_refresh(arms, a_inv, theta, sq_widths, preds, counts, sums, reg)
     else:
         arm_ridge_refresh(arms, a_inv, theta, sq_widths, preds, counts, sums, reg)
 
@@ -371,12 +448,15 @@ class ArmRidge(ArmSetMixin):
     refresh_every : int >= 0
         Recompute everything exactly from the per-arm counts and sums every this many rank-one updates
         (0: never).
-    numerics : {"primal", "gram", "auto"}, default "primal"
+    numerics : {"primal", "gram", "diagonal", "auto"}, default "primal"
         ``"primal"``: keep ``A^{-1}`` (``d x d``) and ``theta_hat``, ``O(n d + d^2)`` per update
         (:func:`arm_ridge_update`). ``"gram"``: keep ``G = X A^{-1} X^T`` (``n x n``) instead,
         ``O(n^2)`` per update (:func:`arm_gram_update`); ``A^{-1}`` and ``theta_hat`` are then
-        recomputed from the counts and sums on every access (``O(n d^2 + d^3)``). ``"auto"``:
-        :func:`choose_numerics`. Both give the same quantities up to rounding.
+        recomputed from the counts and sums on every access (``O(n d^2 + d^3)``). ``"diagonal"``:
+        only for arms with at most one non-zero coordinate each (:func:`is_axis_aligned`), where ``A``
+        is diagonal: keep ``[diag(A); b]`` and ``theta_hat``, ``O(n + d)`` per update
+        (:func:`arm_diag_update`). ``"auto"``: ``"diagonal"`` for axis-aligned arms, else
+        :func:`choose_numerics`. All give the same quantities up to rounding.
 
     Attributes
     ----------
@@ -390,7 +470,8 @@ class ArmRidge(ArmSetMixin):
     gram : ndarray of shape (n_arms, n_arms)
         ``X A^{-1} X^T`` (Gram numerics; empty in primal numerics).
     a_inv_state, theta_state : ndarray
-        The arrays the kernels update: ``A^{-1}`` and ``theta_hat`` in primal numerics, empty in Gram.
+        The arrays the kernels update: ``A^{-1}`` and ``theta_hat`` in primal numerics, empty in Gram,
+        ``[diag(A); b]`` (shape ``(2, d)``) and ``theta_hat`` in diagonal numerics.
     counts, sums : ndarray of shape (n_arms,)
         Number of observations of each arm and their sum: the sufficient statistics.
     sq_widths : ndarray of shape (n_arms,)
@@ -416,10 +497,21 @@ class ArmRidge(ArmSetMixin):
         self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="ArmRidge")
         check_choice(numerics, "numerics", ("auto", *NUMERICS), owner="ArmRidge")
         n, d = self.arms.shape
-        self.numerics = choose_numerics(n, d) if numerics == "auto" else numerics
+        axis = is_axis_aligned(self.arms)
+        if numerics == "auto":
+            numerics = "diagonal" if axis else choose_numerics(n, d)
+        if numerics == "diagonal" and not axis:
+            raise ConfigError(
+                "The 'numerics' parameter of ArmRidge is 'diagonal', which needs arms with at most one "
+                "non-zero coordinate each; use 'primal', 'gram' or 'auto'."
+            )
+        self.numerics = numerics
         self.numerics_code = NUMERICS.index(self.numerics)
         gram = self.numerics == "gram"
-        self.a_inv_state = np.zeros((0, 0)) if gram else np.eye(d) / self.reg
+        if self.numerics == "diagonal":
+            self.a_inv_state = np.vstack([np.full(d, self.reg), np.zeros(d)])
+        else:
+            self.a_inv_state = np.zeros((0, 0)) if gram else np.eye(d) / self.reg
         self.theta_state = np.zeros(0 if gram else d)
         self.gram = np.zeros((n, n) if gram else (0, 0))
         self.counts = np.zeros(n)
@@ -473,7 +565,7 @@ class ArmRidge(ArmSetMixin):
     def _gram(self) -> tuple[FloatArray, FloatArray]:
         d = self.dim
         a, b = np.empty((d, d)), np.empty(d)
-        _gram_from_counts(self.arms, self.counts, self.sums, self.reg, a, b)
+        normal_equations(self.arms, self.counts, self.sums, self.reg, a, b)
         return a, b
 
     def update(self, arm: int, y: float) -> None:

@@ -14,8 +14,9 @@ and after each update of the confidence bounds ``l(x) <= phi^T x <= u(x)`` of th
 
 The learner stops when ``U`` is empty and returns the best arm of ``F``. The anytime answer is the
 best arm of ``F`` or, while ``F`` is empty, the arm with the lowest upper bound seen so far among the
-arms of ``U`` (the authors' code). The threshold ``tau`` is known (margins ``phi^T x - tau``); an
-unknown threshold is handled by the instance's constant feature (``with_learned_threshold``).
+arms of ``U`` (the authors' code; the record is kept only while ``F`` is empty, the only time it is
+used). The threshold ``tau`` is known (margins ``phi^T x - tau``); an unknown threshold is handled
+by the instance's constant feature (``with_learned_threshold``).
 
 :func:`cbai_update` is the one implementation of these rules; it is compiled so that the per-sample
 learners run it inside their loops, and :class:`CBAISets` wraps it for Python callers. This module also
@@ -86,10 +87,12 @@ def cbai_update(
     n = rewards.shape[0]
     best = fstate[0]
     best_arm = istate[0]
+    # The lowest upper bound is the anytime answer only while F is empty; it is not tracked after.
+    track_lowest = best_arm < 0
     for i in range(n):
         if not in_uncertain[i]:
             continue
-        if upper[i] < fstate[1]:
+        if track_lowest and upper[i] < fstate[1]:
             fstate[1] = upper[i]
             istate[1] = i
         if lower[i] > threshold:

@@ -9,7 +9,8 @@ name                          selection
 ============================  =====================================================================
 ``"g-acol"``                  target ``y = argmax_{x in U} ||x||_{A^{-1}}``; pull the arm of ``X``
                               whose one-step look-ahead most reduces ``||y||_{A^{-1}}``
-``"greedy-maxvar"``           the same look-ahead with target ``argmax_{x in X} ||x||_{A^{-1}}``
+``"greedy-maxvar"``           the same look-ahead with target ``argmax_{x in X} ||x||_{A^{-1}}``,
+                              which always picks the target itself (see :func:`select_arm`)
 ``"adaptive-uniform"``        uniform random arm of ``X``
 ``"g-acol-uniform"``          uniform random arm of ``U``
 ``"maxrew-u"``                ``argmax_{x in U} theta^T x`` (first index on ties)
@@ -47,12 +48,15 @@ from safebandits.algorithms.pure_exploration._cbai import (
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import (
+    DIAGONAL,
     GRAM,
     NUMERICS,
     ArmRidge,
     arm_state_refresh,
     arm_state_update,
     choose_numerics,
+    is_axis_aligned,
+    normal_equations,
 )
 from safebandits.exceptions import ProtocolError
 from safebandits.types import Decision, FloatArray, Observation
@@ -67,9 +71,11 @@ _SELECTIONS = ("lookahead", "most_uncertain", "uniform", "max_reward")
 _SELECT_FROM = ("uncertain", "all", "feasible")
 # counters slots: samples so far t, position in the learner's uniform buffer
 _T, _UPOS = 0, 1
-#: Learner uniforms drawn per refill, environment variates taken per block of the compiled loop.
-UNIFORM_BLOCK = 1024
-VARIATE_BLOCK = 4096
+#: Learner uniforms drawn per refill, environment variates taken per block of the compiled loop. Both
+#: are multiples of the default ``refresh_every`` so that certified skips (:func:`try_skip`), which
+#: start and end at refresh points, are not cut short by buffer ends.
+UNIFORM_BLOCK = 64_000
+VARIATE_BLOCK = 64_000
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -98,13 +104,20 @@ class GACOLConfig(LearnerConfig):
         ``"max_reward"``: highest-reward candidate.
     select_from : {"uncertain", "all", "feasible"}, default "uncertain"
         Candidate set: ``U``, ``X``, or ``F`` (while ``F`` is empty: a uniform random arm of ``X``).
-    numerics : {"auto", "primal", "gram"}, default "auto"
+    numerics : {"auto", "primal", "gram", "diagonal"}, default "auto"
         How the ridge state is kept (:class:`~safebandits.estimators.ridge.ArmRidge`): ``"primal"``:
         ``A^{-1}`` (``d x d``), ``O(n d + d^2)`` per sample; ``"gram"``: ``G = X A^{-1} X^T``
-        (``n x n``), ``O(n^2)`` per sample, look-ahead read off a row of ``G``; ``"auto"``: Gram
-        when ``n^2 < 2 d^2 + n d``, or ``n^2 < 3 d^2 + 2 n d`` with the look-ahead selection
-        (:func:`~safebandits.estimators.ridge.choose_numerics`). Both are exact and agree up to
+        (``n x n``), ``O(n^2)`` per sample, look-ahead read off a row of ``G``; ``"diagonal"``:
+        arms with at most one non-zero coordinate (e.g. "irrelevant dimensions"), ``A`` diagonal,
+        ``O(n + d)`` per sample; ``"auto"``: diagonal for such arms, else Gram when
+        ``n^2 < 2 d^2 + n d``, or ``n^2 < 3 d^2 + 2 n d`` with the look-ahead selection on ``U``
+        (:func:`~safebandits.estimators.ridge.choose_numerics`). All are exact and agree up to
         rounding, so only (near-)ties can be decided differently.
+    certified_skip : bool, default True
+        In :meth:`GACOL.run_compiled` (simulation), let the uniform and max-reward rules take a whole
+        stretch of samples at once when a bound proves that no arm can leave ``U`` meanwhile
+        (:func:`try_skip`); the trajectory is the one of the sample-by-sample loop, so this only
+        changes speed. Needs ``refresh_every > 0``; no effect on ask / tell or the other rules.
     """
 
     delta: float = 0.05
@@ -117,7 +130,8 @@ class GACOLConfig(LearnerConfig):
     refresh_every: int = 1000
     selection: Literal["lookahead", "most_uncertain", "uniform", "max_reward"] = "lookahead"
     select_from: Literal["uncertain", "all", "feasible"] = "uncertain"
-    numerics: Literal["auto", "primal", "gram"] = "auto"
+    numerics: Literal["auto", "primal", "gram", "diagonal"] = "auto"
+    certified_skip: bool = True
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
@@ -132,6 +146,7 @@ class GACOLConfig(LearnerConfig):
         check_choice(self.selection, "selection", _SELECTIONS, owner=owner)
         check_choice(self.select_from, "select_from", _SELECT_FROM, owner=owner)
         check_choice(self.numerics, "numerics", ("auto", *NUMERICS), owner=owner)
+        check_choice(self.certified_skip, "certified_skip", (True, False), owner=owner)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -185,7 +200,10 @@ def select_arm(
         if _is_candidate(i, select_from, in_uncertain, in_feasible) and (best < 0 or scores[i] > best_val):
             best = i
             best_val = scores[i]
-    if selection != LOOKAHEAD:
+    if selection != LOOKAHEAD or select_from == FROM_ALL:
+        # Over all of X the look-ahead picks the target itself: (y^T A^{-1} a)^2 / (1 + ||a||^2) <=
+        # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
+        # ||a|| <= ||y|| (norms in A^{-1}), with equality at a = y; so it is not computed.
         return best
     # one-step look-ahead: argmin_a ||y||^2_{(A + a a^T)^{-1}} = ||y||^2 - (y^T A^{-1} a)^2 / (1 + ||a||^2)
     # with g_k = y^T A^{-1} x_k: a row of G = X A^{-1} X^T, or X (A^{-1} y)
@@ -193,12 +211,16 @@ def select_arm(
         for k in range(n):
             work_g[k] = gram[best, k]
     else:
-        for i in range(d):
-            work_v[i] = 0.0
-        for j in range(d):
-            yj = arms[best, j]
+        if numerics == DIAGONAL:  # a_inv holds [diag(A); b]
             for i in range(d):
-                work_v[i] += a_inv[j, i] * yj
+                work_v[i] = arms[best, i] / a_inv[0, i]
+        else:
+            for i in range(d):
+                work_v[i] = 0.0
+            for j in range(d):
+                yj = arms[best, j]
+                for i in range(d):
+                    work_v[i] += a_inv[j, i] * yj
         for k in range(n):
             work_g[k] = 0.0
         for j in range(d):
@@ -244,8 +266,19 @@ def tell_sample(
     t = counters[0]
     if iparams[1] > 0 and t % iparams[1] == 0:
         arm_state_refresh(numerics, arms, a_inv, theta, gram, sq_widths, preds, counts, sums, fparams[2])
-    beta = current_width(t, arms.shape[1], fparams, iparams[0])
-    for i in range(arms.shape[0]):
+    certify(t, arms.shape[1], rewards, sq_widths, preds, lower, upper, in_uncertain, in_feasible, fstate,
+            istate, fparams, iparams)  # fmt: skip
+
+
+@numba.njit(cache=True)
+def certify(
+    t, dim, rewards, sq_widths, preds, lower, upper, in_uncertain, in_feasible, fstate, istate, fparams,
+    iparams,
+):  # fmt: skip
+    """Bounds ``preds -+ beta_t ||x||_{A^{-1}}`` of every arm of ``U`` after sample ``t``, then the set
+    update of Algorithm 2 (:func:`~safebandits.algorithms.pure_exploration._cbai.cbai_update`)."""
+    beta = current_width(t, dim, fparams, iparams[0])
+    for i in range(rewards.shape[0]):
         if in_uncertain[i]:
             s = sq_widths[i]
             h = beta * math.sqrt(s) if s > 0.0 else 0.0
@@ -279,14 +312,238 @@ def tell_then_select(
     )  # fmt: skip
 
 
+# --------------------------------------------------------------------------------------------------
+# certified skip (compiled loop only)
+# --------------------------------------------------------------------------------------------------
+#: Relative safety margin of the skip certificate (orders of magnitude above the rounding of the
+#: bounds the sequential loop computes, so the skipped samples cannot change a set there either).
+SKIP_SAFETY = 1e-9
+#: Samples per chunk of the O(1)-per-sample bound on ``E_t`` in :func:`try_skip`.
+SKIP_CHUNK = 256
+
+
+@numba.njit(cache=True)
+def _forward_solve(low, x, out):
+    """``out = L^{-1} x`` for a lower-triangular ``L`` (forward substitution)."""
+    d = low.shape[0]
+    for i in range(d):
+        s = x[i]
+        for m in range(i):
+            s -= low[i, m] * out[m]
+        out[i] = s / low[i, i]
+
+
+@numba.njit(cache=True)
+def _close_chunk(q, zrows, part, peak, znorm):
+    """End of a chunk of :func:`try_skip`: bound ``max ||q_t||`` over the chunk by
+    ``||q|| + sum_a znorm_a peak_a``, fold the chunk's per-arm sums into ``q``, reset them."""
+    n, d = zrows.shape
+    e2 = 0.0
+    for i in range(d):
+        e2 += q[i] * q[i]
+    bound = math.sqrt(e2)
+    for k in range(n):
+        pk = part[k]
+        if pk != 0.0:
+            bound += znorm[k] * peak[k]
+            for i in range(d):
+                q[i] += pk * zrows[k, i]
+            part[k] = 0.0
+            peak[k] = 0.0
+    e2 = 0.0
+    for i in range(d):
+        e2 += q[i] * q[i]
+    return max(bound, math.sqrt(e2))
+
+
+@numba.njit(cache=True)
+def _block_rule(rewards, in_uncertain, in_feasible, istate, selection, select_from, cand):
+    """The selection rule while ``U`` and ``F`` stay fixed, as :func:`select_arm` applies it.
+
+    Returns ``(m, arm)``: ``m > 0`` -- uniform over the ``m`` candidates ``cand[:m]`` (index order,
+    one learner uniform per sample); ``m == 0`` -- always ``arm``; ``arm < 0`` -- no candidate.
+    """
+    n = rewards.shape[0]
+    if select_from == FROM_FEASIBLE and istate[0] < 0:
+        select_from = FROM_ALL
+        selection = UNIFORM
+    if selection == UNIFORM:
+        m = 0
+        for i in range(n):
+            if _is_candidate(i, select_from, in_uncertain, in_feasible):
+                cand[m] = i
+                m += 1
+        return m, 0 if m > 0 else -1
+    best = -1
+    best_val = -np.inf
+    for i in range(n):
+        if _is_candidate(i, select_from, in_uncertain, in_feasible) and (best < 0 or rewards[i] > best_val):
+            best = i
+            best_val = rewards[i]
+    return 0, best
+
+
+@numba.njit(cache=True)
+def try_skip(
+    arms, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, lower, upper, in_uncertain,
+    in_feasible, fstate, istate, counters, fparams, iparams, uniforms, lin, theta_ref, cand, zrows, work_a,
+    work_b, work_q, saved, skipstate, means, noise_code, sigma, variates, start, max_len,
+):  # fmt: skip
+    """Take up to ``max_len`` samples at once when no set of Algorithm 2 can change meanwhile.
+
+    Called at a refresh point ``t0`` (``t0`` a multiple of ``refresh_every``) by :func:`run_loop`, for
+    the selection rules that depend on the data only through ``U`` and ``F`` (uniform and max-reward).
+    While ``U`` and ``F`` are fixed the pulls are known, so the block's observations are drawn from
+    the variates (the same formula and order as :func:`run_loop`: bit-identical counts and sums) while
+    ``E_t >= ||phi_hat_t - phi_ref||_{A_t}`` is tracked in ``O(d)`` per sample, with ``phi_ref`` any
+    reference parameter (``theta_ref``, fitted to the environment's means) and
+    ``E_t = ||L_0^{-1} (sum_s x_s (y_s - x_s^T phi_ref) - lambda phi_ref)||``, ``A_{t0} = L_0 L_0^T``
+    (valid because ``A_t >= A_{t0}``). By Cauchy-Schwarz ``|x_i^T phi_hat_t - x_i^T phi_ref| <=
+    ||x_i||_{A_t^{-1}} E_t``, and ``||x_i||_{A_t^{-1}} >= ||x_i||_{A_{t_1}^{-1}}``, ``beta_t >=
+    beta_{t0+1}``; so if every arm ``i`` of ``U`` satisfies
+
+        ``|x_i^T phi_ref - tau| <= (beta_{t0+1} - max_t E_t) ||x_i||_{A_{t_1}^{-1}}``
+
+    (and, while ``F`` is empty, no upper bound can fall below the lowest one seen), no arm leaves
+    ``U`` at any sample of the block, exactly as the sample-by-sample loop would find. The block ends
+    at a refresh point ``t_1``, where that loop recomputes its state from counts and sums: the state
+    after the skip is the one it would reach, bit for bit. If the certificate fails, counts and sums
+    are restored and nothing has changed. Returns the number of samples taken (0 or a multiple of
+    ``refresh_every``). ``skipstate = [length cap, max E of the last skip, samples skipped so far]``.
+    """
+    n, d = arms.shape
+    period = iparams[1]
+    t0 = counters[0]
+    tau = fparams[0]
+    reg = fparams[2]
+    m_cand, fixed = _block_rule(rewards, in_uncertain, in_feasible, istate, iparams[2], iparams[3], cand)
+    if fixed < 0:
+        return 0
+    if m_cand > 0:
+        max_len = min(max_len, uniforms.shape[0] - counters[1])
+    beta = current_width(t0 + 1, d, fparams, iparams[0])
+    f_empty = istate[0] < 0
+    # predicted length: widths shrink roughly like 1 / sqrt(t); E guessed from the last block
+    slack = beta - 1.25 * skipstate[1]
+    if slack <= 0.0:
+        return 0
+    # E grows with the block's share of the design: blocks no longer than the samples so far
+    t_eff = float(max(t0, period))
+    length = float(min(max_len, skipstate[0], t_eff))
+    for i in range(n):
+        if in_uncertain[i] and sq_widths[i] > 0.0:
+            rho = abs(lin[i] - tau) / (slack * math.sqrt(sq_widths[i]))
+            if rho >= 1.0:
+                return 0
+            length = min(length, 0.8 * t_eff * (1.0 / (rho * rho) - 1.0))
+    n_periods = int(length) // period
+    if n_periods < 1:
+        return 0
+    length_i = n_periods * period
+    # design at t0, its Cholesky factor, L^{-1} x_a for every arm and E_{t0}
+    normal_equations(arms, counts, sums, reg, work_a, work_b)
+    low = np.linalg.cholesky(work_a)
+    for k in range(n):
+        _forward_solve(low, arms[k], zrows[k])
+    for i in range(d):
+        work_b[i] = -reg * theta_ref[i]
+    for k in range(n):
+        r = sums[k] - counts[k] * lin[k]
+        if r != 0.0:
+            for i in range(d):
+                work_b[i] += r * arms[k, i]
+    _forward_solve(low, work_b, work_q)
+    e2 = 0.0
+    for i in range(d):
+        e2 += work_q[i] * work_q[i]
+    # the block: pulls, observations, counts and sums as run_loop would make them
+    for k in range(n):
+        saved[0, k] = counts[k]
+        saved[1, k] = sums[k]
+    # E_t between chunk ends: ||q_t|| <= ||q_c|| + sum_a ||L^{-1} x_a|| max_t |sum of eps_a since c|,
+    # so a sample costs O(1) and a chunk O(n d)
+    part = saved[2]
+    peak = saved[3]
+    znorm = saved[4]
+    for k in range(n):
+        part[k] = 0.0
+        peak[k] = 0.0
+        w2 = 0.0
+        for i in range(d):
+            w2 += zrows[k, i] * zrows[k, i]
+        znorm[k] = math.sqrt(w2)
+    e_max = math.sqrt(e2)
+    upos = counters[1]
+    for s in range(length_i):
+        if m_cand > 0:
+            c = int(uniforms[upos + s] * m_cand)
+            if c >= m_cand:
+                c = m_cand - 1
+            arm = cand[c]
+        else:
+            arm = fixed
+        z = variates[start + s, 0]
+        if noise_code == 0:
+            y = means[arm] + sigma * z
+        else:
+            y = 1.0 if z < 0.5 * (1.0 + means[arm]) else -1.0
+        counts[arm] += 1.0
+        sums[arm] += y
+        p = part[arm] + (y - lin[arm])
+        part[arm] = p
+        if abs(p) > peak[arm]:
+            peak[arm] = abs(p)
+        if (s + 1) % SKIP_CHUNK == 0 or s + 1 == length_i:
+            e_max = max(e_max, _close_chunk(work_q, zrows, part, peak, znorm))
+    # certificate at the end of the block
+    slack = (beta - e_max) * (1.0 - SKIP_SAFETY)
+    ok = slack > 0.0
+    if ok:
+        normal_equations(arms, counts, sums, reg, work_a, work_b)
+        low = np.linalg.cholesky(work_a)
+        for i in range(n):
+            if not in_uncertain[i]:
+                continue
+            _forward_solve(low, arms[i], work_b)
+            w2 = 0.0
+            for m in range(d):
+                w2 += work_b[m] * work_b[m]
+            h = slack * math.sqrt(w2)
+            if abs(lin[i] - tau) > h:
+                ok = False
+                break
+            if f_empty and lin[i] + h <= fstate[1] + SKIP_SAFETY * (1.0 + abs(fstate[1])):
+                ok = False
+                break
+    if not ok:
+        for k in range(n):
+            counts[k] = saved[0, k]
+            sums[k] = saved[1, k]
+        skipstate[0] = max(float(period), 0.5 * length_i)
+        return 0
+    skipstate[0] = max(skipstate[0], 2.0 * length_i)
+    skipstate[1] = e_max
+    skipstate[2] += length_i
+    counters[0] = t0 + length_i
+    if m_cand > 0:
+        counters[1] = upos + length_i
+    arm_state_refresh(iparams[4], arms, a_inv, theta, gram, sq_widths, preds, counts, sums, reg)
+    certify(counters[0], d, rewards, sq_widths, preds, lower, upper, in_uncertain, in_feasible, fstate,
+            istate, fparams, iparams)  # fmt: skip
+    return length_i
+
+
 @numba.njit(cache=True)
 def run_loop(
     arms, arms_t, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, lower,
     upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, work_v,
-    work_g, means, noise_code, sigma, variates, start, stop,
+    work_g, means, noise_code, sigma, variates, start, stop, skip_args,
 ):  # fmt: skip
     """Ask -> pull -> tell for variate rows ``start, start+1, ...`` until ``U`` is empty, row ``stop``
     is reached, or the learner's uniform buffer runs dry (the caller refills it and calls again).
+
+    ``skip_args = (lin, theta_ref, cand, zrows, work_a, work_b, work_q, saved, skipstate)`` (see
+    :func:`try_skip`); with an empty ``lin`` every sample is taken one by one.
 
     Observation of a pull of ``arm`` with standard variate ``z``: Gaussian (``noise_code`` 0)
     ``means[arm] + sigma z``; binary (1) ``+1 if z < (1 + means[arm]) / 2 else -1``, as in
@@ -296,12 +553,25 @@ def run_loop(
     select_from = iparams[3]
     numerics = iparams[4]
     needs_uniform = selection == UNIFORM or select_from == FROM_FEASIBLE
+    lin, theta_ref, cand, zrows, work_a, work_b, work_q, saved, skipstate = skip_args
+    period = iparams[1]
+    can_skip = lin.shape[0] > 0 and period > 0 and (selection == UNIFORM or selection == MAX_REWARD)
     j = start
     while j < stop:
         if istate[2] == 0:
             break
         if needs_uniform and counters[1] >= uniforms.shape[0]:
             break
+        if can_skip and counters[0] % period == 0 and stop - j >= period:
+            taken = try_skip(
+                arms, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, lower, upper,
+                in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, lin,
+                theta_ref, cand, zrows, work_a, work_b, work_q, saved, skipstate, means, noise_code, sigma,
+                variates, j, stop - j,
+            )  # fmt: skip
+            if taken > 0:
+                j += taken
+                continue
         arm = select_arm(
             arms, arms_t, rewards, a_inv, gram, sq_widths, in_uncertain, in_feasible, istate, uniforms,
             counters, selection, select_from, numerics, work_v, work_g,
@@ -384,8 +654,9 @@ class GACOL(CBAILearner):
         super().__init__(config, info, rng)
         arms, rewards, tau = check_cbai_info(info, type(self).__name__)
         numerics = config.numerics
-        if numerics == "auto":
-            numerics = choose_numerics(*arms.shape, lookahead=config.selection == "lookahead")
+        if numerics == "auto" and not is_axis_aligned(arms):
+            lookahead = config.selection == "lookahead" and config.select_from != "all"
+            numerics = choose_numerics(*arms.shape, lookahead=lookahead)
         self._ridge = ArmRidge(arms, config.ridge, refresh_every=0, numerics=numerics)
         self._rewards = rewards
         self._sets = CBAISets(rewards, tau)
@@ -394,8 +665,9 @@ class GACOL(CBAILearner):
         self._upper = np.full(n, np.inf)
         self._work_v = np.zeros(d)
         self._work_g = np.zeros(n)
-        self._uniforms = np.zeros(UNIFORM_BLOCK)
-        self._counters = np.array([0, UNIFORM_BLOCK], dtype=np.int64)
+        self._needs_uniform = config.selection == "uniform" or config.select_from == "feasible"
+        self._uniforms = np.zeros(UNIFORM_BLOCK if self._needs_uniform else 0)
+        self._counters = np.array([0, self._uniforms.shape[0]], dtype=np.int64)
         c = config
         self._fparams = np.array(
             [tau, c.delta, c.ridge, c.noise_bound, c.arm_norm_bound, c.param_norm_bound, c.tuned_width]
@@ -410,7 +682,6 @@ class GACOL(CBAILearner):
             ],
             dtype=np.int64,
         )
-        self._needs_uniform = c.selection == "uniform" or c.select_from == "feasible"
         # Kernel arguments, bound once: every array is updated in place and never rebound.
         r, s = self._ridge, self._sets
         self._select_args = (
@@ -427,6 +698,7 @@ class GACOL(CBAILearner):
         self._select_kernel = bind_kernel(select_arm, self._select_args)
         self._tell_kernel = bind_kernel(tell_then_select, (*self._loop_args, 0, 0.0))
         self._prefetched = -1  # next arm, selected at the end of the last tell
+        self._skip_state: FloatArray | None = None  # [length cap, last max E, skipped] of try_skip
 
     # -- diagnostics ------------------------------------------------------------------------------
     @property
@@ -441,6 +713,11 @@ class GACOL(CBAILearner):
         With Gram numerics ``theta_hat`` and ``a_inv`` are recomputed from counts and sums on access.
         """
         return self._ridge
+
+    @property
+    def skipped_samples(self) -> int:
+        """Samples taken by certified skips of :meth:`run_compiled` (diagnostic; see ``certified_skip``)."""
+        return 0 if self._skip_state is None else int(self._skip_state[2])
 
     @property
     def beta(self) -> float:
@@ -515,16 +792,49 @@ class GACOL(CBAILearner):
             return
         mean_vec = np.ascontiguousarray(means[:, 0], dtype=np.float64)
         sigma = float(env.noise.sigma) if code == 0 else 0.0
+        skip_args = self._skip_args(mean_vec)
+        period = self.config.refresh_every
         while not self.done and self.n_samples < budget:
             k = min(VARIATE_BLOCK, budget - self.n_samples)
+            if period > 0 and k == VARIATE_BLOCK and k > period:
+                k -= (self.n_samples + k) % period  # end blocks at refresh points: longer skips
             variates = np.ascontiguousarray(env.take_variates(k), dtype=np.float64)
             j = 0
             while j < k and not self.done:
                 self._refill_uniforms()
-                j_next = run_loop(*self._loop_args, mean_vec, int(code), sigma, variates, j, k)
+                j_next = run_loop(*self._loop_args, mean_vec, int(code), sigma, variates, j, k, skip_args)
                 self.n_samples += j_next - j
                 env.n_samples += j_next - j
                 j = j_next
+
+    def _skip_args(self, means: FloatArray) -> tuple:
+        """Arrays of :func:`try_skip` (empty ``lin``: no skipping).
+
+        The reference parameter is the least-squares fit of the environment's means on the arms (any
+        reference keeps the certificate valid; a good fit makes it tight).
+        """
+        n, d = self._ridge.arms.shape
+        c = self.config
+        usable = c.certified_skip and c.refresh_every > 0 and c.selection in ("uniform", "max_reward")
+        if not usable:
+            n = d = 0
+            theta_ref = np.zeros(0)
+        else:
+            theta_ref = np.linalg.lstsq(self._ridge.arms, means, rcond=None)[0]
+        lin = self._ridge.arms[:n] @ theta_ref if usable else np.zeros(0)
+        if self._skip_state is None:
+            self._skip_state = np.array([float(VARIATE_BLOCK), 0.0, 0.0])
+        return (
+            np.ascontiguousarray(lin, dtype=np.float64),
+            np.ascontiguousarray(theta_ref, dtype=np.float64),
+            np.zeros(n, dtype=np.int64),
+            np.zeros((n, d)),
+            np.zeros((d, d)),
+            np.zeros(d),
+            np.zeros(d),
+            np.zeros((5, n)),
+            self._skip_state,
+        )
 
     def _run_python(self, env: Any, budget: int) -> None:
         while not self.done and self.n_samples < budget:

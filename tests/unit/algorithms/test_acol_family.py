@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from safebandits.algorithms import get_algorithm, make_learner
+from safebandits.algorithms.pure_exploration import g_acol
 from safebandits.algorithms.pure_exploration._cbai import CBAISets
 from safebandits.algorithms.pure_exploration.acol import ACOL, ACOLConfig
 from safebandits.algorithms.pure_exploration.g_acol import (
     _SELECT_FROM,
     _SELECTIONS,
     GACOL,
-    UNIFORM_BLOCK,
     GACOLConfig,
     select_arm,
 )
@@ -31,6 +31,7 @@ from safebandits.problems import make_instance
 from safebandits.problems.linear import CBAIInfo, LinearCBAIInstance
 from safebandits.problems.noise import BinaryNoise, GaussianNoise
 
+DENSE = NUMERICS[:2]  # primal and Gram; the diagonal numerics needs axis-aligned arms
 SEQUENTIAL = ["g-acol", "greedy-maxvar", "adaptive-uniform", "g-acol-uniform", "maxrew-u", "maxrew-f"]
 ROUND_BASED = ["acol", "oracle", "g-allocation", "uniform"]
 
@@ -161,7 +162,7 @@ def select(
     gram = arms @ a_inv @ arms.T
     gram = 0.5 * (gram + gram.T)
     picks = []
-    for numerics in NUMERICS:  # the same pick from A^{-1} (primal) and from G = X A^{-1} X^T (Gram)
+    for numerics in DENSE:  # the same pick from A^{-1} (primal) and from G = X A^{-1} X^T (Gram)
         counters = np.array([0, 0], dtype=np.int64)
         arm = select_arm(
             arms, np.ascontiguousarray(arms.T), rewards, np.ascontiguousarray(a_inv), gram, sq, in_u, in_f,
@@ -289,7 +290,7 @@ def assert_same_state(a, b):
 @pytest.mark.parametrize("name", SEQUENTIAL)
 @pytest.mark.parametrize("width", ["theory", "tuned"])
 @pytest.mark.parametrize("noise", [GaussianNoise(0.5), BinaryNoise()])
-@pytest.mark.parametrize("numerics", NUMERICS)
+@pytest.mark.parametrize("numerics", DENSE)
 def test_compiled_equals_ask_tell(name, width, noise, numerics):
     inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(3), n_arms=7, d=4).with_noise(noise)
     config = {"width": width, "refresh_every": 97, "numerics": numerics}
@@ -305,15 +306,18 @@ def test_compiled_equals_ask_tell(name, width, noise, numerics):
 
 
 @pytest.mark.parametrize("name", ["adaptive-uniform", "maxrew-f"])
-@pytest.mark.parametrize("numerics", NUMERICS)
-def test_compiled_equals_ask_tell_across_uniform_refills(name, numerics):
+@pytest.mark.parametrize("numerics", DENSE)
+def test_compiled_equals_ask_tell_across_uniform_refills(name, numerics, monkeypatch):
+    # small buffers, so that the run crosses several refills of both
+    monkeypatch.setattr(g_acol, "UNIFORM_BLOCK", 1000)
+    monkeypatch.setattr(g_acol, "VARIATE_BLOCK", 1500)
     inst = make_instance("acol/irrelevant-dimensions", d=3, epsilon=0.05, sigma=1.0)
-    (a, b), _, _ = run_pair(name, inst, 3 * UNIFORM_BLOCK + 5, {"numerics": numerics})
-    assert a.n_samples == 3 * UNIFORM_BLOCK + 5
+    (a, b), _, _ = run_pair(name, inst, 3 * 1000 + 5, {"numerics": numerics, "refresh_every": 200})
+    assert a.n_samples == 3 * 1000 + 5
     assert_same_state(a, b)
 
 
-@pytest.mark.parametrize("numerics", NUMERICS)
+@pytest.mark.parametrize("numerics", DENSE)
 def test_mixed_paths_continue_the_same_trajectory(numerics):
     inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(4), n_arms=9, d=5)
     (a, _), _, _ = run_pair("g-acol-uniform", inst, 2500, {"numerics": numerics})
@@ -326,6 +330,70 @@ def test_mixed_paths_continue_the_same_trajectory(numerics):
     assert_same_state(a, b)
 
 
+SKIPPING = ["adaptive-uniform", "g-acol-uniform", "maxrew-u", "maxrew-f"]
+
+
+@pytest.mark.parametrize("name", SKIPPING)
+@pytest.mark.parametrize("numerics", DENSE)
+@pytest.mark.parametrize("noise", [GaussianNoise(0.05), BinaryNoise()])
+def test_certified_skip_reproduces_the_sample_by_sample_run(name, numerics, noise):
+    # A skip takes a whole stretch of samples when no arm can leave U meanwhile; the run must end in
+    # exactly the state of the loop that takes every sample (counts, sums, refreshed widths, sets).
+    skipped = 0
+    for seed in range(3):
+        inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(seed), n_arms=8, d=4)
+        inst = inst.with_noise(noise)
+        learners = []
+        for skip in (False, True):
+            config = {"numerics": numerics, "certified_skip": skip, "refresh_every": 100}
+            learner = make_learner(name, inst.public_info(), np.random.default_rng(seed + 1), config)
+            run(learner, inst.environment(np.random.default_rng(seed + 2)), inst, budget=400_000)
+            learners.append(learner)
+        plain, fast = learners
+        assert plain.skipped_samples == 0
+        assert_same_state(plain, fast)
+        skipped += fast.skipped_samples
+    if isinstance(noise, GaussianNoise):
+        assert skipped > 0  # the equality above covers runs with skips
+
+
+def test_certified_skip_takes_most_samples_of_a_long_run():
+    inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(3), n_arms=20, d=10, sigma=0.05)
+    learner = make_learner("adaptive-uniform", inst.public_info(), np.random.default_rng(1))
+    out = run(learner, inst.environment(np.random.default_rng(2)), inst, budget=10**8)
+    assert out.stopped and out.correct and out.samples > 2 * 10**6
+    assert learner.skipped_samples > 0.9 * out.samples
+
+
+def test_certified_skip_needs_refreshes_and_a_fixed_rule():
+    inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(3), n_arms=20, d=10, sigma=0.05)
+    cases = [("adaptive-uniform", {"refresh_every": 0}), ("adaptive-uniform", {"certified_skip": False})]
+    cases += [("g-acol", {}), ("greedy-maxvar", {})]
+    for name, config in cases:
+        learner = make_learner(name, inst.public_info(), np.random.default_rng(1), config)
+        run(learner, inst.environment(np.random.default_rng(2)), inst, budget=50_000)
+        assert learner.skipped_samples == 0 and learner.n_samples == 50_000
+
+
+def test_greedy_maxvar_pulls_the_most_uncertain_arm():
+    # Over all arms the look-ahead's pick is the target itself (Cauchy-Schwarz), checked on the
+    # explicit look-ahead values along a run.
+    inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(5), n_arms=12, d=6)
+    learner = make_learner("greedy-maxvar", inst.public_info(), np.random.default_rng(0))
+    env = inst.environment(np.random.default_rng(1))
+    for _ in range(300):
+        decision = learner.ask()
+        a_inv = learner.ridge.a_inv
+        arms = inst.public_info().arms
+        sq = np.einsum("ij,jk,ik->i", arms, a_inv, arms)
+        y = decision.arm  # the most uncertain arm (up to rounding: initial widths tie exactly)
+        assert sq[y] >= sq.max() * (1.0 - 1e-9)
+        g = arms @ a_inv @ arms[y]
+        look = sq[y] - g**2 / (1.0 + sq)
+        assert look[y] <= look.min() + 1e-9 * sq[y]
+        learner.tell(decision, env.play(decision))
+
+
 @pytest.mark.parametrize(
     ("instance", "kwargs"),
     [
@@ -335,7 +403,7 @@ def test_mixed_paths_continue_the_same_trajectory(numerics):
     ],
 )
 @pytest.mark.parametrize("name", ["g-acol", "greedy-maxvar", "g-acol-uniform", "maxrew-u"])
-def test_gram_and_primal_numerics_take_the_same_decisions(instance, kwargs, name):
+def test_numerics_take_the_same_decisions(instance, kwargs, name):
     # The two numerics agree up to rounding, so only (near-)exact ties could be broken differently. The
     # initial widths on the unit sphere are such ties; the Gram state starts from the primal widths bit
     # for bit, and on these instances and seeds no later tie flips: same samples, counts and answer.
@@ -345,14 +413,15 @@ def test_gram_and_primal_numerics_take_the_same_decisions(instance, kwargs, name
         else:
             inst = make_instance(instance, **kwargs)
         outs = []
-        for numerics in NUMERICS:
+        axis = instance == "acol/irrelevant-dimensions"
+        for numerics in NUMERICS if axis else DENSE:
             learner = make_learner(
                 name, inst.public_info(), np.random.default_rng(seed + 1), {"numerics": numerics}
             )
             out = run(learner, inst.environment(np.random.default_rng(seed + 2)), inst, budget=10**6)
             assert out.stopped and learner.numerics == numerics
             outs.append((out.samples, out.recommended, learner.ridge.counts.tolist()))
-        assert outs[0] == outs[1]
+        assert all(o == outs[0] for o in outs)
 
 
 def test_numerics_auto_rule():
@@ -361,11 +430,26 @@ def test_numerics_auto_rule():
     mid = make_instance("acol/unit-sphere", rng=np.random.default_rng(0), n_arms=75, d=30)
     cases = [(small, "g-acol", "gram"), (wide, "g-acol", "primal"), (mid, "g-acol", "gram")]
     cases += [(mid, "adaptive-uniform", "primal")]  # no look-ahead: the Gram mode saves less
+    cases += [(mid, "greedy-maxvar", "primal")]  # its look-ahead is never computed
+    axis = make_instance("acol/irrelevant-dimensions", d=30, epsilon=0.05)
+    cases += [(axis, name, "diagonal") for name in ("g-acol", "greedy-maxvar", "adaptive-uniform")]
     for inst, name, expected in cases:
         learner = make_learner(name, inst.public_info(), np.random.default_rng(0))
         assert learner.numerics == expected
         assert (learner.ridge.gram.shape[0] > 0) == (expected == "gram")
-        assert (learner.ridge.a_inv_state.shape[0] > 0) == (expected == "primal")
+        assert learner.ridge.a_inv_state.shape[0] == {"primal": 30, "gram": 0, "diagonal": 2}[expected]
+    with pytest.raises(ConfigError, match="numerics"):
+        make_learner("g-acol", wide.public_info(), np.random.default_rng(0), {"numerics": "diagonal"})
+
+
+@pytest.mark.parametrize("name", SEQUENTIAL)
+@pytest.mark.parametrize("sigma", [0.3, 1.0])
+def test_diagonal_numerics_compiled_equals_ask_tell(name, sigma):
+    inst = make_instance("acol/irrelevant-dimensions", d=6, epsilon=0.2, sigma=sigma)
+    (a, b), _, (out_a, out_b) = run_pair(name, inst, 30_000, {"refresh_every": 97})
+    assert a.numerics == "diagonal"
+    assert_same_state(a, b)
+    assert (out_a.samples, out_a.recommended) == (out_b.samples, out_b.recommended)
 
 
 def test_run_compiled_refuses_pending_ask():
@@ -376,11 +460,11 @@ def test_run_compiled_refuses_pending_ask():
         learner.run_compiled(inst.environment(np.random.default_rng(0)), 10)
 
 
-@pytest.mark.parametrize("numerics", NUMERICS)
+@pytest.mark.parametrize("numerics", DENSE)
 def test_compiled_memory_does_not_grow_with_samples(numerics):
     inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(0), n_arms=10, d=5)
     peaks = []
-    for budget in (10_000, 100_000):
+    for budget in (200_000, 2_000_000):  # both beyond the fixed-size noise and uniform blocks
         learner = make_learner(
             "maxrew-f", inst.public_info(), np.random.default_rng(0), {"numerics": numerics}
         )

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from safebandits.estimators.ridge import ArmRidge, OnlineRidge, cholesky_inverse, choose_numerics
+from safebandits.estimators.ridge import (
+    ArmRidge,
+    OnlineRidge,
+    cholesky_inverse,
+    choose_numerics,
+    is_axis_aligned,
+)
 from safebandits.exceptions import ConfigError
 
 
@@ -41,6 +47,32 @@ def test_arm_ridge_rank_one_equals_batch_solve(n, d, refresh_every, numerics):
     np.testing.assert_array_equal(ridge.counts, np.bincount(idx, minlength=n))
     if numerics == "gram":
         np.testing.assert_allclose(ridge.gram, arms @ np.linalg.solve(a, arms.T), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("refresh_every", [0, 7])
+def test_arm_ridge_diagonal_equals_batch_solve(refresh_every):
+    # axis-aligned arms (two on the same axis, one zero arm): A is diagonal, O(n + d) per update
+    rng = np.random.default_rng(4)
+    arms = np.zeros((8, 5))
+    arms[np.arange(5), np.arange(5)] = rng.uniform(0.5, 2.0, 5)
+    arms[5, 4] = -0.7
+    arms[6, 0] = 3.0
+    assert is_axis_aligned(arms) and not is_axis_aligned(arms + 0.1)
+    ridge = ArmRidge(arms, reg=0.1, refresh_every=refresh_every, numerics="auto")
+    assert ridge.numerics == "diagonal"
+    idx = rng.integers(0, 8, 500)
+    ys = rng.standard_normal(500)
+    for k, y in zip(idx, ys):
+        ridge.update(k, y)
+    a, _, theta, sq = batch_solution(arms, idx, ys, 0.1)
+    np.testing.assert_allclose(ridge.theta_hat, theta, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ridge.theta_state, theta, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ridge.sq_widths, sq, rtol=1e-12)
+    np.testing.assert_allclose(ridge.preds, arms @ theta, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ridge.a_inv_state[0], np.diag(a), rtol=1e-12)
+    np.testing.assert_array_equal(ridge.counts, np.bincount(idx, minlength=8))
+    with pytest.raises(ConfigError, match="numerics"):
+        ArmRidge(arms + 0.1, reg=0.1, numerics="diagonal")
 
 
 @pytest.mark.parametrize(("n", "d"), [(11, 10), (51, 50), (6, 9)])
