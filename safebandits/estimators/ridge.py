@@ -350,7 +350,7 @@ def normal_equations(
             a[j, i] = a[i, j]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _coordinate(arms, k):
     """Index of the non-zero coordinate of arm ``k`` (-1 for a zero arm); diagonal numerics."""
     for j in range(arms.shape[1]):
@@ -359,7 +359,7 @@ def _coordinate(arms, k):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _diag_coordinate_state(arms, state, theta, sq_widths, preds, j):
     """``theta_j = b_j / A_jj``, then the width and prediction of every arm along coordinate ``j``."""
     inv = 1.0 / state[0, j]
@@ -372,7 +372,7 @@ def _diag_coordinate_state(arms, state, theta, sq_widths, preds, j):
             preds[i] = xi * th
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def arm_diag_update(arms, state, theta, sq_widths, preds, counts, sums, arm, y):
     """Add one observation ``y`` of arm ``arm`` when every arm has at most one non-zero coordinate.
 
@@ -408,7 +408,7 @@ def arm_diag_refresh(arms, state, theta, sq_widths, preds, counts, sums, reg):
         _diag_coordinate_state(arms, state, theta, sq_widths, preds, j)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def arm_state_update(
     numerics, arms, arms_t, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, arm, y
 ):  # fmt: skip

@@ -54,7 +54,7 @@ _BEST_REWARD, _LOWEST_UCB = 0, 1
 _BEST_ARM, _LOWEST_UCB_ARM, _N_UNCERTAIN = 0, 1, 2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def cbai_update(
     lower: FloatArray,
     upper: FloatArray,

@@ -161,7 +161,7 @@ def _is_candidate(i, select_from, in_uncertain, in_feasible):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select_arm(
     arms, arms_t, rewards, a_inv, gram, sq_widths, in_uncertain, in_feasible, istate, uniforms, counters,
     selection, select_from, numerics, work_v, work_g,
@@ -248,7 +248,7 @@ def current_width(t, dim, fparams, width_mode):
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def tell_sample(
     arms, arms_t, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, lower,
     upper, in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, arm, y,
@@ -270,7 +270,7 @@ def tell_sample(
             istate, fparams, iparams)  # fmt: skip
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def certify(
     t, dim, rewards, sq_widths, preds, lower, upper, in_uncertain, in_feasible, fstate, istate, fparams,
     iparams,
