@@ -225,7 +225,7 @@ def run(
         matched_panels |= {p for p in panels if p in sub.panel_names}
         sub, missed = apply_overrides(sub, overrides)
         unmatched &= missed
-        problem = missing_data(sub)
+        problem = missing_data(sub, scale)
         if problem is not None:
             if name != "all":
                 raise ConfigError(f"Experiment {spec.name!r} cannot run: {problem}.")
