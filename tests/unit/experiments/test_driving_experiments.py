@@ -141,6 +141,8 @@ def test_render_cli(tmp_path):
             "2",
             "--policy",
             "penalised:1",
+            "--policy",
+            "constrained:wen-topcu",
             "--restarts",
             "1",
             "--out",
@@ -148,9 +150,11 @@ def test_render_cli(tmp_path):
         ],
     )
     assert res.exit_code == 0, res.output
-    assert out.stat().st_size > 1000 and "2 policies" in res.output
+    assert out.stat().st_size > 1000 and "3 policies" in res.output
     bad = CliRunner().invoke(cli, ["driving", "render", "--policy", "nonsense", "--out", str(out)])
     assert bad.exit_code == 2 and "neither a file" in bad.output
+    bad = CliRunner().invoke(cli, ["driving", "render", "--policy", "constrained:exact", "--out", str(out)])
+    assert bad.exit_code == 2 and "wen-topcu" in bad.output
 
 
 def test_robustness_quick_report(tmp_path):
