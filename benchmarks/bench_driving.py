@@ -8,7 +8,8 @@ Usage::
 Prints (1) feature-evaluation throughput in policies per second for batches of 1, 100, 10^4 and 10^5
 random policies (vectorised rollout + Table C.1 features, one scenario), and (2) the wall time of
 generating a candidate set with the authors' recipe (random environment, perturbed parameters, CEM
-50 x 50 x 5), without the disk cache, and of one constrained CEM with 10 restarts.
+50 x 50 x 5), without the disk cache, of one constrained CEM with 10 restarts and of one solve of the
+warm-polish constrained reference (acol-robustness' default).
 
 Not collected by pytest; no timing asserts anywhere (style.md).
 """
@@ -23,6 +24,7 @@ import numpy as np
 from safebandits.problems.driving import get_scenario, policy_features
 from safebandits.problems.driving.candidates import generate_candidates
 from safebandits.problems.driving.cem import cem
+from safebandits.problems.driving.constrained import constrained_optimum
 
 
 def throughput(batch: int, repeats: int) -> float:
@@ -51,8 +53,12 @@ def main() -> None:
     t0 = time.perf_counter()
     cem(get_scenario("base"), np.random.default_rng(0), n_restarts=10)
     one = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    constrained_optimum(get_scenario("base"), np.random.default_rng(0))
+    polish = time.perf_counter() - t0
     print(f"\ncandidate generation: {n} policies in {gen:.1f} s ({n / gen:.1f} policies/s)")
     print(f"constrained CEM, base scenario, 10 restarts: {one:.2f} s")
+    print(f"warm-polish constrained reference, base scenario: {polish:.2f} s")
 
 
 if __name__ == "__main__":

@@ -225,7 +225,7 @@ def run(
         matched_panels |= {p for p in panels if p in sub.panel_names}
         sub, missed = apply_overrides(sub, overrides)
         unmatched &= missed
-        problem = missing_data(sub)
+        problem = missing_data(sub, scale)
         if problem is not None:
             if name != "all":
                 raise ConfigError(f"Experiment {spec.name!r} cannot run: {problem}.")
@@ -457,8 +457,9 @@ def driving() -> None:
     multiple=True,
     required=True,
     metavar="SPEC",
-    help="FILE.npy (a (20, 2) policy or an (n, 20, 2) set, with --index), 'constrained', "
-    "'unconstrained' or 'penalised:LAMBDA' (solved with CEM). Repeatable: side by side.",
+    help="FILE.npy (a (20, 2) policy or an (n, 20, 2) set, with --index), 'constrained' (the warm-polish "
+    "reference solver; 'constrained:wen-topcu' for the authors' constrained CEM), 'unconstrained' or "
+    "'penalised:LAMBDA' (solved with CEM). Repeatable: side by side.",
 )
 @click.option(
     "--index", type=click.IntRange(min=0), default=0, show_default=True, help="Policy of a set file."
@@ -474,6 +475,7 @@ def driving_render(
     import numpy as np
 
     from safebandits.problems.driving.cem import CEMConfig, cem
+    from safebandits.problems.driving.constrained import CONSTRAINED_SOLVERS, constrained_optimum
     from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
     from safebandits.problems.driving.render import policies_figure
 
@@ -482,18 +484,25 @@ def driving_render(
     for k, spec in enumerate(policies):
         mode, _, value = spec.partition(":")
         if mode in ("constrained", "unconstrained", "penalised"):
+            if mode == "constrained" and value not in ("", *CONSTRAINED_SOLVERS):
+                raise ConfigError(f"--policy {spec!r}: the solver must be one of {CONSTRAINED_SOLVERS}.")
             try:
                 penalty = float(value) if mode == "penalised" else 0.0
             except ValueError:
                 raise ConfigError(f"--policy {spec!r}: expected penalised:LAMBDA with a number.") from None
             rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
-            res = cem(sc, rng, config=CEMConfig(mode=mode, penalty=penalty), env=env, n_restarts=restarts)
+            if mode == "constrained":
+                solver = value or "warm-polish"
+                res, _ = constrained_optimum(sc, rng, solver=solver, env=env, n_restarts=restarts)
+            else:
+                res = cem(sc, rng, config=CEMConfig(mode=mode, penalty=penalty), env=env, n_restarts=restarts)
             items.append((spec, res.policies[0], sc))
             continue
         path = Path(spec)
         if not path.is_file():
             raise ConfigError(
-                f"--policy {spec!r} is neither a file nor 'constrained', 'unconstrained', 'penalised:LAMBDA'."
+                f"--policy {spec!r} is neither a file nor 'constrained[:SOLVER]', 'unconstrained', "
+                "'penalised:LAMBDA'."
             )
         arr = np.load(path, allow_pickle=False)
         label = path.name

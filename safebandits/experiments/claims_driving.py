@@ -172,9 +172,19 @@ def robustness_table(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
     return table, {str(k): float(v) for k, v in ref.items()}
 
 
+def _constrained_solvers(df: pd.DataFrame) -> list[str]:
+    """Names of the constrained solvers behind the reference rewards (config column, if stored)."""
+    col = "algorithm.constrained_solver"
+    if col not in df.columns:
+        return []
+    con = df[(df["status"] == "ok") & (df["instance.objective"] == "constrained")]
+    return sorted({str(v) for v in con[col].dropna()})
+
+
 def check_acol_robustness(df: pd.DataFrame) -> list[Claim]:
-    """Claims 9a-9b (Figure 4)."""
+    """Claims 9a-9c (Figure 4)."""
     table, ref = robustness_table(df)
+    solvers = _constrained_solvers(df)
     scenarios = sorted(set(table["scenario"]))
     ev_a, passed_a, first = {}, len(scenarios) > 0, {}
     for sc in scenarios:
@@ -195,7 +205,7 @@ def check_acol_robustness(df: pd.DataFrame) -> list[Claim]:
         "9a-constrained-beats-penalised",
         "In every scenario, no feasible penalised solution earns more reward than the constrained one.",
         passed_a,
-        ev_a,
+        {**ev_a, "constrained_solver": solvers},
     )
     ev_c, passed_c = {}, len(scenarios) > 0
     for sc in scenarios:
@@ -209,7 +219,7 @@ def check_acol_robustness(df: pd.DataFrame) -> list[Claim]:
         "In every scenario, the penalised solution at the smallest feasible lambda earns less reward than "
         "the constrained solution (the paper's wording).",
         passed_c,
-        ev_c,
+        {**ev_c, "constrained_solver": solvers},
     )
     values = [v for v in first.values() if v is not None]
     b = _claim(

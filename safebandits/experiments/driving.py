@@ -4,11 +4,13 @@
     Figures 5 and 7: samples to stop of every method with guarantees (Uniform, G-Allocation, ACOL and
     the theory-width sequential methods) in each scenario, and, for the five tuned methods, samples and
     fraction correct against the width multiplier (``tuned_width`` in {0.5, 1.0, ..., 10}). Binary
-    feedback, delta = 0.05. Arms: the authors' released candidate set with the authors' feature
-    constants (``features="code"``; the set was optimised under them) -- at ``paper`` scale the 1000
-    policies (30 replicates), at ``quick`` scale its 20 distinct policies (2 replicates). Both need the
-    data (``$SAFEBANDITS_DATA`` or ``--set data_dir=...``); ``--set candidates=generated`` uses a set
-    generated with the authors' recipe instead (:mod:`safebandits.problems.driving.candidates`).
+    feedback, delta = 0.05, the authors' feature constants (``features="code"``). Arms, the swept
+    instance parameter ``candidates``: at ``paper`` scale the authors' released 1000 policies (30
+    replicates; they were optimised under the code's constants), which need the data
+    (``$SAFEBANDITS_DATA`` or ``--set data_dir=...``); at ``quick`` scale a data-free set of 100
+    policies generated with the authors' recipe (the instance defaults ``n_candidates=100``,
+    ``candidate_seed=0``; :mod:`safebandits.problems.driving.candidates`, cached in the user cache
+    directory), 2 replicates. ``--panel NAME --set candidates=...`` picks another source.
 ``acol-robustness``
     Figure 4: for lambda in {0, 0.1, ..., 2}, the reward and constraint value of the CEM optimum of the
     penalised objective ``theta^T f - lambda phi^T f`` in each scenario, and the constrained optimum as
@@ -87,7 +89,7 @@ DRIVING = register_experiment(
                 instance="acol/driving",
                 fixed={**_FIXED, "scenario": sc},
                 sweep_param="candidates",
-                values={"quick": ("released-distinct",), "paper": ("released",)},
+                values={"quick": ("generated",), "paper": ("released",)},
                 title=title,
                 xlabel="candidate set",
             )
@@ -100,7 +102,7 @@ DRIVING = register_experiment(
         figure_labels=GUARANTEE_LABELS,
         claims="acol-driving",
         algorithm_defaults={"delta": 0.05},
-        requires_data=("acol_driver",),
+        requires_data={"paper": ("acol_driver",)},
     )
 )
 

@@ -42,6 +42,7 @@ __all__ = [
     "missing_data",
     "parse_assignments",
     "register_experiment",
+    "required_data",
     "select",
     "sweep_point",
 ]
@@ -182,11 +183,12 @@ class ExperimentSpec:
     horizon : dict of str to int, default={}
         Per-scale horizon of regret experiments: the instance parameter ``T`` of every panel at that
         scale, unless the panel fixes ``T`` itself (``--set T=...``).
-    requires_data : tuple of str, default=()
+    requires_data : tuple of str, or dict of str to tuple of str, default=()
         Data sets (names registered in :mod:`safebandits.datasets`) the instances
-        read from ``$SAFEBANDITS_DATA`` or the instance parameter ``data_dir``. When one is not found,
-        ``safebandits run all`` skips the experiment with one line and ``safebandits run NAME`` stops
-        before running anything (:func:`missing_data`).
+        read from ``$SAFEBANDITS_DATA`` or the instance parameter ``data_dir``; a dict gives them per
+        scale (a scale it does not name needs no data, e.g. a data-free quick scale). When one is not
+        found, ``safebandits run all`` skips the experiment with one line and ``safebandits run NAME``
+        stops before running anything (:func:`missing_data`).
     """
 
     name: str
@@ -203,14 +205,21 @@ class ExperimentSpec:
     plugins: tuple[str, ...] = ()
     horizon: dict[str, int] = field(default_factory=dict)
     curves: tuple[str, ...] = ("regret", "cost", "reward")
-    requires_data: tuple[str, ...] = ()
+    requires_data: tuple[str, ...] | dict[str, tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
         owner = f"ExperimentSpec {self.name!r}"
-        if not isinstance(self.requires_data, tuple) or not all(
-            isinstance(d, str) and d.strip() for d in self.requires_data
+
+        def names_ok(v: Any) -> bool:
+            return isinstance(v, tuple) and all(isinstance(d, str) and d.strip() for d in v)
+
+        per_scale = isinstance(self.requires_data, dict)
+        if not (
+            names_ok(self.requires_data)
+            or (per_scale and all(k in SCALES and names_ok(v) for k, v in self.requires_data.items()))
         ):
-            raise _fail("requires_data", owner, "a tuple of data-set folder names", self.requires_data)
+            expected = f"a tuple of data-set folder names (or a dict from {SCALES} to such tuples)"
+            raise _fail("requires_data", owner, expected, self.requires_data)
         bad = set(self.curves) - {"regret", "per_step_regret", "cost", "reward", "violation"}
         if bad:
             kinds = "among 'regret', 'per_step_regret', 'cost', 'reward', 'violation'"
@@ -265,14 +274,25 @@ class ExperimentSpec:
         return [p.name for p in self.panels]
 
 
-def missing_data(spec: ExperimentSpec) -> str | None:
-    """``None`` if every data set of ``spec.requires_data`` is found, else a one-line reason.
+def required_data(spec: ExperimentSpec, scale: str | None = None) -> tuple[str, ...]:
+    """Data sets ``spec`` reads at ``scale`` (``None``: at any scale)."""
+    req = spec.requires_data
+    if not isinstance(req, dict):
+        return req
+    if scale is not None:
+        return req.get(scale, ())
+    return tuple(dict.fromkeys(d for names in req.values() for d in names))
+
+
+def missing_data(spec: ExperimentSpec, scale: str | None = None) -> str | None:
+    """``None`` if every data set ``spec`` reads at ``scale`` (``None``: any scale) is found, else why not.
 
     Each panel is checked with its own ``data_dir`` instance parameter (``--set data_dir=...`` puts it
     in ``PanelSpec.fixed``), else ``$SAFEBANDITS_DATA``, else the user cache; the lookup itself is
     :func:`safebandits.datasets.find_dataset`, the only function that maps a data set to disk.
     """
-    if not spec.requires_data:
+    needed = required_data(spec, scale)
+    if not needed:
         return None
     from safebandits.datasets import DATA_ENV, DataNotFoundError, find_dataset, get_dataset
 
@@ -280,7 +300,7 @@ def missing_data(spec: ExperimentSpec) -> str | None:
     places: list[str] = []
     for panel in spec.panels:
         data_dir = panel.fixed.get("data_dir")
-        for name in spec.requires_data:
+        for name in needed:
             try:
                 find_dataset(name, data_dir)
             except DataNotFoundError:

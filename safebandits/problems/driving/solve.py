@@ -7,6 +7,12 @@ constants. The solver ``driving-cem`` runs CEM with ``n_restarts`` restarts (the
 and reports the reward ``theta^T f`` of the best solution (not the penalised value; the digest notes
 the authors' script may plot the latter), its constraint value ``phi^T f`` and whether it is feasible.
 The policy is stored as a trace, so the report can draw it.
+
+Constrained tasks are solved by ``constrained_solver``
+(:func:`~safebandits.problems.driving.constrained.constrained_optimum`): ``"warm-polish"`` (default:
+Wen & Topcu and penalised CEM seeds, the best feasible ones polished by a feasible-only local search)
+or ``"wen-topcu"`` (the authors' constrained CEM alone). See ``docs/decisions.md``, "Driving:
+constrained reference solver".
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from safebandits._validation import check_choice, check_int, check_positive
 from safebandits.algorithms.base import LearnerConfig
 from safebandits.experiments.solvers import register_solver
 from safebandits.problems.driving.cem import CEMConfig, cem
+from safebandits.problems.driving.constrained import CONSTRAINED_SOLVERS, PolishConfig, constrained_optimum
 from safebandits.problems.driving.dynamics import SCENARIOS, DrivingConfig, get_scenario
 
 __all__ = ["DrivingCEMConfig", "DrivingTask", "solve_driving"]
@@ -46,22 +53,44 @@ class DrivingTask:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class DrivingCEMConfig(LearnerConfig):
-    """CEM settings of the robustness study (authors' ``driver_solve.json``: 10 restarts)."""
+    """CEM settings of the robustness study (authors' ``driver_solve.json``: 10 restarts).
+
+    ``constrained_solver`` picks the solver of constrained tasks ("warm-polish" or "wen-topcu");
+    ``warm_restarts``, ``polish_starts``, ``polish_iterations`` and ``polish_samples`` are the
+    :class:`~safebandits.problems.driving.constrained.PolishConfig` of "warm-polish" (penalised seeds
+    per lambda, polished seeds, local-search iterations and samples per iteration).
+    """
 
     n_restarts: int = 10
     n_iterations: int = 50
     n_samples: int = 50
     n_elite: int = 5
     init_std: float = 5.0
+    constrained_solver: str = "warm-polish"
+    warm_restarts: int = 3
+    polish_starts: int = 3
+    polish_iterations: int = 300
+    polish_samples: int = 100
 
     def __post_init__(self) -> None:
         owner = "DrivingCEMConfig"
         check_int(self.n_restarts, "n_restarts", low=1, owner=owner)
+        check_choice(self.constrained_solver, "constrained_solver", CONSTRAINED_SOLVERS, owner=owner)
         CEMConfig(
             n_iterations=self.n_iterations,
             n_samples=self.n_samples,
             n_elite=self.n_elite,
             init_std=self.init_std,
+        )
+        self.polish()
+
+    def polish(self) -> PolishConfig:
+        """The :class:`PolishConfig` of the "warm-polish" solver."""
+        return PolishConfig(
+            warm_restarts=self.warm_restarts,
+            n_starts=self.polish_starts,
+            n_iterations=self.polish_iterations,
+            n_samples=self.polish_samples,
         )
 
 
@@ -69,7 +98,7 @@ class DrivingCEMConfig(LearnerConfig):
 def solve_driving(
     task: DrivingTask, config: DrivingCEMConfig, rng: np.random.Generator
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """CEM (penalised or constrained) on a driving task: reward, constraint value, feasibility."""
+    """CEM (penalised) or a constrained solver on a driving task: reward, constraint value, feasibility."""
     mode = "constrained" if task.objective == "constrained" else "penalised"
     cem_cfg = CEMConfig(
         mode=mode,
@@ -80,14 +109,30 @@ def solve_driving(
         init_std=config.init_std,
     )
     sc = get_scenario(task.scenario)
-    res = cem(sc, rng, config=cem_cfg, env=DrivingConfig.preset(task.features), n_restarts=config.n_restarts)
+    env = DrivingConfig.preset(task.features)
+    traces: dict[str, Any] = {"instance": task.describe()}
+    if mode == "constrained":
+        res, info = constrained_optimum(
+            sc,
+            rng,
+            solver=config.constrained_solver,
+            config=cem_cfg,
+            env=env,
+            n_restarts=config.n_restarts,
+            polish=config.polish(),
+        )
+        evaluations = int(info["evaluations"])
+        traces["solver"] = {"name": config.constrained_solver, **info}
+    else:
+        res = cem(sc, rng, config=cem_cfg, env=env, n_restarts=config.n_restarts)
+        evaluations = config.n_restarts * config.n_iterations * config.n_samples
     reward, cost = float(res.rewards[0]), float(res.constraints[0])
     metrics = {
         "reward": reward,
         "cost": cost,
         "objective": reward - (task.penalty * cost if mode == "penalised" else 0.0),
         "feasible": cost <= sc.threshold,
-        "samples": config.n_restarts * config.n_iterations * config.n_samples,
+        "samples": evaluations,
     }
-    traces = {"policy": res.policies[0].tolist(), "instance": task.describe()}
+    traces["policy"] = res.policies[0].tolist()
     return metrics, traces

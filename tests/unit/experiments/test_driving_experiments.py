@@ -16,17 +16,48 @@ from safebandits.experiments.claims_driving import (
 from safebandits.experiments.driving import GUARANTEE_LABELS, MULTIPLIERS, tuned_label
 from safebandits.experiments.runner import execute_task
 from safebandits.experiments.spec import expand, get_experiment
+from safebandits.problems.zoo.driving import candidate_features, candidate_policies
 
 
 def test_specs_expand():
     drv = get_experiment("acol-driving")
     tasks = expand(drv, "quick", replicates=1)
     assert len(tasks) == 3 * (8 + 5 * len(MULTIPLIERS))
-    assert {t.instance_params["candidates"] for t in tasks} == {"released-distinct"}
+    assert {t.instance_params["candidates"] for t in tasks} == {"generated"}
     assert {t.instance_params["candidates"] for t in expand(drv, "paper", replicates=1)} == {"released"}
     rob = expand(get_experiment("acol-robustness"), "paper")
     assert len(rob) == 3 * 21 + 3
     assert {t.algorithm for t in rob} == {"driving-cem"}
+
+
+def test_driving_needs_data_at_paper_scale_only(monkeypatch, tmp_path):
+    from safebandits.experiments.spec import missing_data, required_data
+
+    monkeypatch.setenv("SAFEBANDITS_DATA", str(tmp_path))  # no acol_driver/ there
+    drv = get_experiment("acol-driving")
+    assert required_data(drv, "quick") == () and required_data(drv, "paper") == ("acol_driver",)
+    assert required_data(drv) == ("acol_driver",)
+    assert missing_data(drv, "quick") is None
+    assert "acol_driver" in missing_data(drv, "paper") and "acol_driver" in missing_data(drv)
+
+
+def test_quick_scale_runs_without_data(monkeypatch, tmp_path):
+    # the data-free quick arm set: 100 generated policies (code constants), cached in $SAFEBANDITS_CACHE
+    monkeypatch.delenv("SAFEBANDITS_DATA", raising=False)
+    monkeypatch.setenv("SAFEBANDITS_CACHE", str(tmp_path / "cache"))
+    candidate_policies.cache_clear()  # the in-process cache would skip the disk cache
+    candidate_features.cache_clear()
+    out = tmp_path / "res"
+    args = ["run", "acol-driving", "--scale", "quick", "--panel", "different-reward", "--algorithm", "ACOL"]
+    res = CliRunner().invoke(cli, [*args, "--replicates", "1", "--workers", "1", "-q", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert [p.name.split("-")[2] for p in (tmp_path / "cache").iterdir()] == ["n100"]
+    from safebandits.experiments.store import ResultsStore
+
+    with ResultsStore(out, mode="r") as store:
+        df = store.to_frame()
+    assert len(df) == 1 and df["status"].iloc[0] == "ok" and bool(df["correct"].iloc[0])
+    assert df["instance.candidates"].iloc[0] == "generated" and df["samples"].iloc[0] > 100
 
 
 def test_solver_run_record():
@@ -110,6 +141,8 @@ def test_render_cli(tmp_path):
             "2",
             "--policy",
             "penalised:1",
+            "--policy",
+            "constrained:wen-topcu",
             "--restarts",
             "1",
             "--out",
@@ -117,9 +150,11 @@ def test_render_cli(tmp_path):
         ],
     )
     assert res.exit_code == 0, res.output
-    assert out.stat().st_size > 1000 and "2 policies" in res.output
+    assert out.stat().st_size > 1000 and "3 policies" in res.output
     bad = CliRunner().invoke(cli, ["driving", "render", "--policy", "nonsense", "--out", str(out)])
     assert bad.exit_code == 2 and "neither a file" in bad.output
+    bad = CliRunner().invoke(cli, ["driving", "render", "--policy", "constrained:exact", "--out", str(out)])
+    assert bad.exit_code == 2 and "wen-topcu" in bad.output
 
 
 def test_robustness_quick_report(tmp_path):

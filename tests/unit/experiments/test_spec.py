@@ -281,6 +281,11 @@ def test_requires_data_is_validated():
         _data_spec(requires_data=["finance"])
     with pytest.raises(ConfigError, match="requires_data"):
         _data_spec(requires_data=("",))
+    with pytest.raises(ConfigError, match="requires_data"):
+        _data_spec(requires_data={"huge": ("finance",)})
+    with pytest.raises(ConfigError, match="requires_data"):
+        _data_spec(requires_data={"paper": "finance"})
+    assert _data_spec(requires_data={"paper": ("finance",)}).requires_data == {"paper": ("finance",)}
 
 
 def test_real_data_experiments_declare_their_data():
