@@ -13,9 +13,9 @@ and after each update of the confidence bounds ``l(x) <= phi^T x <= u(x)`` of th
 * then every arm of ``U`` with ``theta^T x < r`` leaves ``U`` (certainly suboptimal; ties stay).
 
 The learner stops when ``U`` is empty and returns the best arm of ``F``. The anytime answer is the
-best arm of ``F`` or, while ``F`` is empty, the arm with the lowest upper bound seen so far among the
-arms of ``U`` (the authors' code; the record is kept only while ``F`` is empty, the only time it is
-used). The threshold ``tau`` is known (margins ``phi^T x - tau``); an unknown threshold is handled
+best arm of ``F`` or, while ``F`` is empty, the arm of ``U`` with the lowest current upper bound (the
+authors' code keeps the lowest upper bound ever seen; see ``docs/decisions.md``). The threshold
+``tau`` is known (margins ``phi^T x - tau``); an unknown threshold is handled
 by the instance's constant feature (``with_learned_threshold``).
 
 :func:`cbai_update` is the one implementation of these rules; it is compiled so that the per-sample
@@ -80,21 +80,23 @@ def cbai_update(
     in_uncertain, in_feasible : ndarray of bool, shape (n_arms,)
         Membership in ``U`` and ``F`` (updated).
     fstate : ndarray of shape (2,)
-        ``[r, lowest upper bound seen]`` (updated).
+        ``[r, lowest upper bound in U at the last update while F was empty]`` (updated).
     istate : ndarray of int64, shape (3,)
-        ``[best certified arm or -1, arm of the lowest upper bound or -1, |U|]`` (updated).
+        ``[best certified arm or -1, arm of that lowest upper bound or -1, |U|]`` (updated).
     """
     n = rewards.shape[0]
     best = fstate[0]
     best_arm = istate[0]
-    # The lowest upper bound is the anytime answer only while F is empty; it is not tracked after.
+    # While F is empty the anytime answer is the arm of U with the lowest current upper bound.
     track_lowest = best_arm < 0
+    lowest = np.inf
+    lowest_arm = -1
     for i in range(n):
         if not in_uncertain[i]:
             continue
-        if track_lowest and upper[i] < fstate[1]:
-            fstate[1] = upper[i]
-            istate[1] = i
+        if track_lowest and upper[i] < lowest:
+            lowest = upper[i]
+            lowest_arm = i
         if lower[i] > threshold:
             in_uncertain[i] = False
         elif upper[i] <= threshold:
@@ -113,6 +115,9 @@ def cbai_update(
     fstate[0] = best
     istate[0] = best_arm
     istate[2] = count
+    if lowest_arm >= 0:
+        fstate[1] = lowest
+        istate[1] = lowest_arm
 
 
 class CBAISets:

@@ -386,30 +386,30 @@ def _block_rule(rewards, in_uncertain, in_feasible, istate, selection, select_fr
 @numba.njit(cache=True)
 def try_skip(
     arms, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, lower, upper, in_uncertain,
-    in_feasible, fstate, istate, counters, fparams, iparams, uniforms, lin, theta_ref, cand, zrows, work_a,
-    work_b, work_q, saved, skipstate, means, noise_code, sigma, variates, start, max_len,
+    in_feasible, fstate, istate, counters, fparams, iparams, uniforms, cand, zrows, work_a, work_b, work_q,
+    saved, skipstate, means, noise_code, sigma, variates, start, max_len,
 ):  # fmt: skip
     """Take up to ``max_len`` samples at once when no set of Algorithm 2 can change meanwhile.
 
     Called at a refresh point ``t0`` (``t0`` a multiple of ``refresh_every``) by :func:`run_loop`, for
     the selection rules that depend on the data only through ``U`` and ``F`` (uniform and max-reward).
     While ``U`` and ``F`` are fixed the pulls are known, so the block's observations are drawn from
-    the variates (the same formula and order as :func:`run_loop`: bit-identical counts and sums) while
-    ``E_t >= ||phi_hat_t - phi_ref||_{A_t}`` is tracked in ``O(d)`` per sample, with ``phi_ref`` any
-    reference parameter (``theta_ref``, fitted to the environment's means) and
-    ``E_t = ||L_0^{-1} (sum_s x_s (y_s - x_s^T phi_ref) - lambda phi_ref)||``, ``A_{t0} = L_0 L_0^T``
-    (valid because ``A_t >= A_{t0}``). By Cauchy-Schwarz ``|x_i^T phi_hat_t - x_i^T phi_ref| <=
-    ||x_i||_{A_t^{-1}} E_t``, and ``||x_i||_{A_t^{-1}} >= ||x_i||_{A_{t_1}^{-1}}``, ``beta_t >=
-    beta_{t0+1}``; so if every arm ``i`` of ``U`` satisfies
+    the variates (the same formula and order as :func:`run_loop`: bit-identical counts and sums). With
+    ``A_{t0} = L_0 L_0^T`` and the residuals ``r_s = y_s - x_s^T phi_hat_{t0}`` of the block,
+    ``phi_hat_t - phi_hat_{t0} = A_t^{-1} sum_s x_s r_s``, so by Cauchy-Schwarz and ``A_t >= A_{t0}``
+    ``|x_i^T phi_hat_t - x_i^T phi_hat_{t0}| <= ||x_i||_{A_t^{-1}} F_t`` with
+    ``F_t = ||L_0^{-1} sum_s x_s r_s||``, tracked in ``O(1)`` per sample (chunks of :data:`SKIP_CHUNK`,
+    :func:`_close_chunk`). As ``||x_i||_{A_t^{-1}} >= ||x_i||_{A_{t_1}^{-1}}`` and ``beta_t >=
+    beta_{t0+1}``, if every arm ``i`` of ``U`` satisfies
 
-        ``|x_i^T phi_ref - tau| <= (beta_{t0+1} - max_t E_t) ||x_i||_{A_{t_1}^{-1}}``
+        ``|x_i^T phi_hat_{t0} - tau| <= (beta_{t0+1} - max_t F_t) ||x_i||_{A_{t_1}^{-1}}``
 
-    (and, while ``F`` is empty, no upper bound can fall below the lowest one seen), no arm leaves
-    ``U`` at any sample of the block, exactly as the sample-by-sample loop would find. The block ends
-    at a refresh point ``t_1``, where that loop recomputes its state from counts and sums: the state
-    after the skip is the one it would reach, bit for bit. If the certificate fails, counts and sums
-    are restored and nothing has changed. Returns the number of samples taken (0 or a multiple of
-    ``refresh_every``). ``skipstate = [length cap, max E of the last skip, samples skipped so far]``.
+    then no arm leaves ``U`` at any sample of the block, exactly as the sample-by-sample loop would
+    find (and the anytime answer depends on the current bounds only). The block ends at a refresh
+    point ``t_1``, where that loop recomputes its state from counts and sums: the state after the
+    skip is the one it would reach, bit for bit. If the certificate fails, counts and sums are
+    restored and nothing has changed. Returns the number of samples taken (0 or a multiple of
+    ``refresh_every``). ``skipstate = [length cap, max F of the last skip, samples skipped so far]``.
     """
     n, d = arms.shape
     period = iparams[1]
@@ -422,45 +422,50 @@ def try_skip(
     if m_cand > 0:
         max_len = min(max_len, uniforms.shape[0] - counters[1])
     beta = current_width(t0 + 1, d, fparams, iparams[0])
-    f_empty = istate[0] < 0
-    # predicted length: widths shrink roughly like 1 / sqrt(t); E guessed from the last block
+    # Predicted length. F grows with the block's share of the design: no pulled arm may more than
+    # double its count (nor the block the samples so far). An arm's squared width shrinks about like
+    # 1 / (its count) if the block pulls it, like 1 / t otherwise; F is guessed from the last skip.
     slack = beta - 1.25 * skipstate[1]
     if slack <= 0.0:
         return 0
-    # E grows with the block's share of the design: blocks no longer than the samples so far
+    share = saved[2]
+    for k in range(n):
+        share[k] = 0.0
+    if m_cand > 0:
+        for c in range(m_cand):
+            share[cand[c]] = 1.0 / m_cand
+    else:
+        share[fixed] = 1.0
     t_eff = float(max(t0, period))
     length = float(min(max_len, skipstate[0], t_eff))
-    for i in range(n):
-        if in_uncertain[i] and sq_widths[i] > 0.0:
-            rho = abs(lin[i] - tau) / (slack * math.sqrt(sq_widths[i]))
+    for k in range(n):
+        if share[k] > 0.0:
+            length = min(length, (counts[k] + 1.0) / share[k])
+        if in_uncertain[k] and sq_widths[k] > 0.0:
+            rho = abs(preds[k] - tau) / (slack * math.sqrt(sq_widths[k]))
             if rho >= 1.0:
                 return 0
-            length = min(length, 0.8 * t_eff * (1.0 / (rho * rho) - 1.0))
+            room = 1.0 / (rho * rho) - 1.0 if rho > 0.0 else np.inf
+            if share[k] > 0.0:
+                length = min(length, 0.8 * (counts[k] + 1.0) * room / share[k])
+            else:
+                length = min(length, 0.8 * t_eff * room)
     n_periods = int(length) // period
     if n_periods < 1:
         return 0
     length_i = n_periods * period
-    # design at t0, its Cholesky factor, L^{-1} x_a for every arm and E_{t0}
+    # design at t0, its Cholesky factor and L^{-1} x_a for every arm
     normal_equations(arms, counts, sums, reg, work_a, work_b)
     low = np.linalg.cholesky(work_a)
     for k in range(n):
         _forward_solve(low, arms[k], zrows[k])
     for i in range(d):
-        work_b[i] = -reg * theta_ref[i]
-    for k in range(n):
-        r = sums[k] - counts[k] * lin[k]
-        if r != 0.0:
-            for i in range(d):
-                work_b[i] += r * arms[k, i]
-    _forward_solve(low, work_b, work_q)
-    e2 = 0.0
-    for i in range(d):
-        e2 += work_q[i] * work_q[i]
+        work_q[i] = 0.0
     # the block: pulls, observations, counts and sums as run_loop would make them
     for k in range(n):
         saved[0, k] = counts[k]
         saved[1, k] = sums[k]
-    # E_t between chunk ends: ||q_t|| <= ||q_c|| + sum_a ||L^{-1} x_a|| max_t |sum of eps_a since c|,
+    # F_t between chunk ends: ||q_t|| <= ||q_c|| + sum_a ||L^{-1} x_a|| max_t |sum of r_a since c|,
     # so a sample costs O(1) and a chunk O(n d)
     part = saved[2]
     peak = saved[3]
@@ -472,7 +477,7 @@ def try_skip(
         for i in range(d):
             w2 += zrows[k, i] * zrows[k, i]
         znorm[k] = math.sqrt(w2)
-    e_max = math.sqrt(e2)
+    e_max = 0.0
     upos = counters[1]
     for s in range(length_i):
         if m_cand > 0:
@@ -489,7 +494,7 @@ def try_skip(
             y = 1.0 if z < 0.5 * (1.0 + means[arm]) else -1.0
         counts[arm] += 1.0
         sums[arm] += y
-        p = part[arm] + (y - lin[arm])
+        p = part[arm] + (y - preds[arm])
         part[arm] = p
         if abs(p) > peak[arm]:
             peak[arm] = abs(p)
@@ -509,10 +514,7 @@ def try_skip(
             for m in range(d):
                 w2 += work_b[m] * work_b[m]
             h = slack * math.sqrt(w2)
-            if abs(lin[i] - tau) > h:
-                ok = False
-                break
-            if f_empty and lin[i] + h <= fstate[1] + SKIP_SAFETY * (1.0 + abs(fstate[1])):
+            if abs(preds[i] - tau) > h:
                 ok = False
                 break
     if not ok:
@@ -542,8 +544,8 @@ def run_loop(
     """Ask -> pull -> tell for variate rows ``start, start+1, ...`` until ``U`` is empty, row ``stop``
     is reached, or the learner's uniform buffer runs dry (the caller refills it and calls again).
 
-    ``skip_args = (lin, theta_ref, cand, zrows, work_a, work_b, work_q, saved, skipstate)`` (see
-    :func:`try_skip`); with an empty ``lin`` every sample is taken one by one.
+    ``skip_args = (cand, zrows, work_a, work_b, work_q, saved, skipstate)`` (see :func:`try_skip`);
+    with an empty ``cand`` every sample is taken one by one.
 
     Observation of a pull of ``arm`` with standard variate ``z``: Gaussian (``noise_code`` 0)
     ``means[arm] + sigma z``; binary (1) ``+1 if z < (1 + means[arm]) / 2 else -1``, as in
@@ -553,9 +555,9 @@ def run_loop(
     select_from = iparams[3]
     numerics = iparams[4]
     needs_uniform = selection == UNIFORM or select_from == FROM_FEASIBLE
-    lin, theta_ref, cand, zrows, work_a, work_b, work_q, saved, skipstate = skip_args
+    cand, zrows, work_a, work_b, work_q, saved, skipstate = skip_args
     period = iparams[1]
-    can_skip = lin.shape[0] > 0 and period > 0 and (selection == UNIFORM or selection == MAX_REWARD)
+    can_skip = cand.shape[0] > 0 and period > 0 and (selection == UNIFORM or selection == MAX_REWARD)
     j = start
     while j < stop:
         if istate[2] == 0:
@@ -565,9 +567,8 @@ def run_loop(
         if can_skip and counters[0] % period == 0 and stop - j >= period:
             taken = try_skip(
                 arms, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, lower, upper,
-                in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, lin,
-                theta_ref, cand, zrows, work_a, work_b, work_q, saved, skipstate, means, noise_code, sigma,
-                variates, j, stop - j,
+                in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, cand, zrows,
+                work_a, work_b, work_q, saved, skipstate, means, noise_code, sigma, variates, j, stop - j,
             )  # fmt: skip
             if taken > 0:
                 j += taken
@@ -792,7 +793,7 @@ class GACOL(CBAILearner):
             return
         mean_vec = np.ascontiguousarray(means[:, 0], dtype=np.float64)
         sigma = float(env.noise.sigma) if code == 0 else 0.0
-        skip_args = self._skip_args(mean_vec)
+        skip_args = self._skip_args()
         period = self.config.refresh_every
         while not self.done and self.n_samples < budget:
             k = min(VARIATE_BLOCK, budget - self.n_samples)
@@ -807,26 +808,15 @@ class GACOL(CBAILearner):
                 env.n_samples += j_next - j
                 j = j_next
 
-    def _skip_args(self, means: FloatArray) -> tuple:
-        """Arrays of :func:`try_skip` (empty ``lin``: no skipping).
-
-        The reference parameter is the least-squares fit of the environment's means on the arms (any
-        reference keeps the certificate valid; a good fit makes it tight).
-        """
+    def _skip_args(self) -> tuple:
+        """Arrays of :func:`try_skip` (empty: no skipping)."""
         n, d = self._ridge.arms.shape
         c = self.config
-        usable = c.certified_skip and c.refresh_every > 0 and c.selection in ("uniform", "max_reward")
-        if not usable:
+        if not (c.certified_skip and c.refresh_every > 0 and c.selection in ("uniform", "max_reward")):
             n = d = 0
-            theta_ref = np.zeros(0)
-        else:
-            theta_ref = np.linalg.lstsq(self._ridge.arms, means, rcond=None)[0]
-        lin = self._ridge.arms[:n] @ theta_ref if usable else np.zeros(0)
         if self._skip_state is None:
             self._skip_state = np.array([float(VARIATE_BLOCK), 0.0, 0.0])
         return (
-            np.ascontiguousarray(lin, dtype=np.float64),
-            np.ascontiguousarray(theta_ref, dtype=np.float64),
             np.zeros(n, dtype=np.int64),
             np.zeros((n, d)),
             np.zeros((d, d)),
