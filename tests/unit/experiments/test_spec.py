@@ -189,13 +189,19 @@ def test_algorithm_budgets_override_the_experiment_budget(fakes):
         AlgorithmSpec(label="C", name="c", budget={"quick": 0})
 
 
-def test_round_based_methods_keep_the_paper_budget_at_quick_scale():
+def test_acol_budgets_follow_the_cost_per_sample():
+    # round-based methods: a long budget at quick scale too (cost per round); sequential rules with
+    # certified skips: a long paper budget; G-ACOL and Greedy Max Var: the experiment's budgets
     spec = get_experiment("acol-synthetic")
+    long = {"uniform", "g-allocation", "acol", "oracle", "adaptive-uniform", "g-acol-uniform", "maxrew-u"}
     for alg in spec.algorithms:
         if alg.name in ("uniform", "g-allocation", "acol", "oracle"):
-            assert alg.budget == {"quick": spec.budget["paper"]}
+            assert alg.budget == {"quick": spec.budget["paper"], "paper": 10**9}
+        elif alg.name in long:
+            assert alg.budget == {"paper": 10**9}
         else:
-            assert alg.budget == {} and spec.budget["quick"] < spec.budget["paper"]
+            assert alg.name in ("g-acol", "greedy-maxvar")
+            assert alg.budget == {} and spec.budget["quick"] < spec.budget["paper"] < 10**9
 
 
 def test_tasks_pickle(fakes):
