@@ -162,6 +162,26 @@ def _is_candidate(i, select_from, in_uncertain, in_feasible):
 
 
 @numba.njit(cache=True, inline="always")
+def _effective_rule(selection, select_from, istate):
+    """Max Rew-F's fallback: a uniform arm of ``X`` while ``F`` is empty (``istate[0] < 0``)."""
+    if select_from == FROM_FEASIBLE and istate[0] < 0:
+        return UNIFORM, FROM_ALL
+    return selection, select_from
+
+
+@numba.njit(cache=True, inline="always")
+def _best_candidate(scores, select_from, in_uncertain, in_feasible):
+    """Candidate with the highest score, the lowest index on ties; -1 if there is none."""
+    best = -1
+    best_val = -np.inf
+    for i in range(scores.shape[0]):
+        if _is_candidate(i, select_from, in_uncertain, in_feasible) and (best < 0 or scores[i] > best_val):
+            best = i
+            best_val = scores[i]
+    return best
+
+
+@numba.njit(cache=True, inline="always")
 def select_arm(
     arms, arms_t, rewards, a_inv, gram, sq_widths, in_uncertain, in_feasible, istate, uniforms, counters,
     selection, select_from, numerics, work_v, work_g,
@@ -174,9 +194,7 @@ def select_arm(
     uniform random. Ties go to the lowest index. ``istate[0] < 0`` means ``F`` is empty.
     """
     n, d = arms.shape
-    if select_from == FROM_FEASIBLE and istate[0] < 0:
-        select_from = FROM_ALL
-        selection = UNIFORM
+    selection, select_from = _effective_rule(selection, select_from, istate)
     if selection == UNIFORM:
         m = 0
         for i in range(n):
@@ -193,13 +211,8 @@ def select_arm(
                     return i
                 k -= 1
         return -1
-    best = -1
-    best_val = -np.inf
     scores = rewards if selection == MAX_REWARD else sq_widths
-    for i in range(n):
-        if _is_candidate(i, select_from, in_uncertain, in_feasible) and (best < 0 or scores[i] > best_val):
-            best = i
-            best_val = scores[i]
+    best = _best_candidate(scores, select_from, in_uncertain, in_feasible)
     if selection != LOOKAHEAD or select_from == FROM_ALL:
         # Over all of X the look-ahead picks the target itself: (y^T A^{-1} a)^2 / (1 + ||a||^2) <=
         # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
@@ -363,24 +376,15 @@ def _block_rule(rewards, in_uncertain, in_feasible, istate, selection, select_fr
     Returns ``(m, arm)``: ``m > 0`` -- uniform over the ``m`` candidates ``cand[:m]`` (index order,
     one learner uniform per sample); ``m == 0`` -- always ``arm``; ``arm < 0`` -- no candidate.
     """
-    n = rewards.shape[0]
-    if select_from == FROM_FEASIBLE and istate[0] < 0:
-        select_from = FROM_ALL
-        selection = UNIFORM
+    selection, select_from = _effective_rule(selection, select_from, istate)
     if selection == UNIFORM:
         m = 0
-        for i in range(n):
+        for i in range(rewards.shape[0]):
             if _is_candidate(i, select_from, in_uncertain, in_feasible):
                 cand[m] = i
                 m += 1
         return m, 0 if m > 0 else -1
-    best = -1
-    best_val = -np.inf
-    for i in range(n):
-        if _is_candidate(i, select_from, in_uncertain, in_feasible) and (best < 0 or rewards[i] > best_val):
-            best = i
-            best_val = rewards[i]
-    return 0, best
+    return 0, _best_candidate(rewards, select_from, in_uncertain, in_feasible)
 
 
 @numba.njit(cache=True)
