@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from safebandits.classification.data import ADULT_COLUMNS
 from safebandits.exceptions import SafeBanditsError
 
 __all__ = [
@@ -42,22 +43,8 @@ __all__ = [
 ADULT_N_TRAIN = 32_561
 ADULT_N_TEST = 16_281
 _ADULT_TEST_HEADER = "|1x3 Cross validator"
-_ADULT_COLUMNS = (
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-)
+#: Feature columns of the UCI files, in file order (the loader's names without the label).
+_ADULT_COLUMNS = ADULT_COLUMNS[:-1]
 _ADULT_LABELS = ("<=50K", ">50K")
 
 #: German Credit: OpenML ``credit-g`` attribute -> its values in UCI code order -> UCI code. ``None``

@@ -50,7 +50,8 @@ class Pool:
         return self.features.shape[0]
 
 
-_ADULT_COLUMNS = (
+#: Columns of the UCI Adult files, in file order; the last is the label.
+ADULT_COLUMNS = (
     "age",
     "workclass",
     "fnlwgt",
@@ -127,7 +128,7 @@ def load_adult(path: str | os.PathLike[str] | None = None) -> Pool:
         native-country (``?`` -> ``missing``). 11,687 positives (23.9 %).
     """
     folder = find_dataset("uci_adult", path)
-    read = dict(header=None, names=list(_ADULT_COLUMNS), skipinitialspace=True, na_values="?")
+    read = dict(header=None, names=list(ADULT_COLUMNS), skipinitialspace=True, na_values="?")
     frame = pd.concat(
         [pd.read_csv(folder / "adult.data", **read), pd.read_csv(folder / "adult.test", skiprows=1, **read)],
         ignore_index=True,
