@@ -52,6 +52,7 @@ from safebandits.estimators.ridge import (
     GRAM,
     NUMERICS,
     ArmRidge,
+    arm_diag_refresh,
     arm_state_refresh,
     arm_state_update,
     choose_numerics,
@@ -114,10 +115,11 @@ class GACOLConfig(LearnerConfig):
         (:func:`~safebandits.estimators.ridge.choose_numerics`). All are exact and agree up to
         rounding, so only (near-)ties can be decided differently.
     certified_skip : bool, default True
-        In :meth:`GACOL.run_compiled` (simulation), let the uniform and max-reward rules take a whole
-        stretch of samples at once when a bound proves that no arm can leave ``U`` meanwhile
-        (:func:`try_skip`); the trajectory is the one of the sample-by-sample loop, so this only
-        changes speed. Needs ``refresh_every > 0``; no effect on ask / tell or the other rules.
+        In :meth:`GACOL.run_compiled` (simulation), let the uniform and max-reward rules, and Greedy
+        Max Var on a diagonal design, take a whole stretch of samples at once when a bound proves that
+        no arm can leave ``U`` meanwhile (:func:`try_skip`); the trajectory is the one of the
+        sample-by-sample loop, so this only changes speed. Needs ``refresh_every > 0``; no effect on
+        ask / tell or the other rules.
     """
 
     delta: float = 0.05
@@ -387,17 +389,90 @@ def _block_rule(rewards, in_uncertain, in_feasible, istate, selection, select_fr
     return 0, _best_candidate(rewards, select_from, in_uncertain, in_feasible)
 
 
+@numba.njit(cache=True, inline="always")
+def _wider(ssq, a, b):
+    """The arm :func:`select_arm` prefers among ``a`` and ``b`` by width: the wider, else the lower index."""
+    if a < 0:
+        return b
+    if b < 0:
+        return a
+    if ssq[a] > ssq[b]:
+        return a
+    if ssq[b] > ssq[a]:
+        return b
+    return min(a, b)
+
+
+@numba.njit(cache=True)
+def _tree_build(ssq, tree):
+    """Tournament tree over the arms (leaves at ``size + i``); ``tree[1]`` is the widest arm."""
+    n = ssq.shape[0]
+    size = tree.shape[0] // 2
+    for i in range(size):
+        tree[size + i] = i if i < n else -1
+    for k in range(size - 1, 0, -1):
+        tree[k] = _wider(ssq, tree[2 * k], tree[2 * k + 1])
+
+
+@numba.njit(cache=True)
+def _tree_update(ssq, tree, i):
+    k = (tree.shape[0] // 2 + i) // 2
+    while k >= 1:
+        tree[k] = _wider(ssq, tree[2 * k], tree[2 * k + 1])
+        k //= 2
+
+
+@numba.njit(cache=True)
+def _widest_start(arms, a_inv, theta, sq_widths, preds, sstate, stheta, ssq, spreds, tree):
+    """Copy the diagonal state at the block's start and build the tournament tree."""
+    sstate[:, :] = a_inv
+    stheta[:] = theta
+    ssq[:] = sq_widths
+    spreds[:] = preds
+    _tree_build(ssq, tree)
+
+
+@numba.njit(cache=True)
+def _widest_step(arms, counts, sums, reg, sstate, stheta, ssq, spreds, tree, coord_ptr, coord_arms, arm, y,
+                 t, period, refresh):  # fmt: skip
+    """Greedy Max Var's design after sample ``t`` (a pull of ``arm`` with value ``y``, counts and sums
+    already updated), exactly as :func:`~safebandits.estimators.ridge.arm_diag_update` and the refresh
+    every ``period`` samples compute it, in ``O(log n)`` plus the arms along the pulled coordinate."""
+    if refresh and t % period == 0:
+        arm_diag_refresh(arms, sstate, stheta, ssq, spreds, counts, sums, reg)
+        _tree_build(ssq, tree)
+        return
+    j = -1
+    for m in range(arms.shape[1]):
+        if arms[arm, m] != 0.0:
+            j = m
+            break
+    if j < 0:
+        return
+    v = arms[arm, j]
+    sstate[0, j] += v * v
+    sstate[1, j] += v * y
+    inv = 1.0 / sstate[0, j]
+    for c in range(coord_ptr[j], coord_ptr[j + 1]):
+        i = coord_arms[c]
+        xi = arms[i, j]
+        ssq[i] = xi * xi * inv
+        _tree_update(ssq, tree, i)
+
+
 @numba.njit(cache=True)
 def try_skip(
     arms, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, lower, upper, in_uncertain,
     in_feasible, fstate, istate, counters, fparams, iparams, uniforms, cand, zrows, work_a, work_b, work_q,
-    saved, skipstate, means, noise_code, sigma, variates, start, max_len,
+    saved, skipstate, maxvar, means, noise_code, sigma, variates, start, max_len,
 ):  # fmt: skip
     """Take up to ``max_len`` samples at once when no set of Algorithm 2 can change meanwhile.
 
     Called at a refresh point ``t0`` (``t0`` a multiple of ``refresh_every``) by :func:`run_loop`, for
-    the selection rules that depend on the data only through ``U`` and ``F`` (uniform and max-reward).
-    While ``U`` and ``F`` are fixed the pulls are known, so the block's observations are drawn from
+    the selection rules that depend on the data only through ``U`` and ``F`` (uniform and max-reward),
+    and for Greedy Max Var on a diagonal design (its pull, the widest arm of ``X``, depends on the design
+    only: :func:`_widest_step` replays it with a tournament tree). While ``U`` and ``F`` are fixed the
+    pulls are known, so the block's observations are drawn from
     the variates (the same formula and order as :func:`run_loop`: bit-identical counts and sums). With
     ``A_{t0} = L_0 L_0^T`` and the residuals ``r_s = y_s - x_s^T phi_hat_{t0}`` of the block,
     ``phi_hat_t - phi_hat_{t0} = A_t^{-1} sum_s x_s r_s``, so by Cauchy-Schwarz and ``A_t >= A_{t0}``
@@ -420,7 +495,11 @@ def try_skip(
     t0 = counters[0]
     tau = fparams[0]
     reg = fparams[2]
-    m_cand, fixed = _block_rule(rewards, in_uncertain, in_feasible, istate, iparams[2], iparams[3], cand)
+    widest = iparams[2] != UNIFORM and iparams[2] != MAX_REWARD  # Greedy Max Var, diagonal numerics
+    if widest:
+        m_cand, fixed = 0, 0
+    else:
+        m_cand, fixed = _block_rule(rewards, in_uncertain, in_feasible, istate, iparams[2], iparams[3], cand)
     if fixed < 0:
         return 0
     if m_cand > 0:
@@ -438,7 +517,7 @@ def try_skip(
     if m_cand > 0:
         for c in range(m_cand):
             share[cand[c]] = 1.0 / m_cand
-    else:
+    elif not widest:  # the widest arm spreads the block over all arms, like t
         share[fixed] = 1.0
     t_eff = float(max(t0, period))
     length = float(min(max_len, skipstate[0], t_eff))
@@ -483,8 +562,13 @@ def try_skip(
         znorm[k] = math.sqrt(w2)
     e_max = 0.0
     upos = counters[1]
+    sstate, stheta, ssq, spreds, tree, coord_ptr, coord_arms = maxvar
+    if widest:
+        _widest_start(arms, a_inv, theta, sq_widths, preds, sstate, stheta, ssq, spreds, tree)
     for s in range(length_i):
-        if m_cand > 0:
+        if widest:
+            arm = tree[1]
+        elif m_cand > 0:
             c = int(uniforms[upos + s] * m_cand)
             if c >= m_cand:
                 c = m_cand - 1
@@ -498,6 +582,9 @@ def try_skip(
             y = 1.0 if z < 0.5 * (1.0 + means[arm]) else -1.0
         counts[arm] += 1.0
         sums[arm] += y
+        if widest:
+            _widest_step(arms, counts, sums, reg, sstate, stheta, ssq, spreds, tree, coord_ptr, coord_arms,
+                         arm, y, t0 + s + 1, period, s + 1 < length_i)  # fmt: skip
         p = part[arm] + (y - preds[arm])
         part[arm] = p
         if abs(p) > peak[arm]:
@@ -548,8 +635,8 @@ def run_loop(
     """Ask -> pull -> tell for variate rows ``start, start+1, ...`` until ``U`` is empty, row ``stop``
     is reached, or the learner's uniform buffer runs dry (the caller refills it and calls again).
 
-    ``skip_args = (cand, zrows, work_a, work_b, work_q, saved, skipstate)`` (see :func:`try_skip`);
-    with an empty ``cand`` every sample is taken one by one.
+    ``skip_args = (cand, zrows, work_a, work_b, work_q, saved, skipstate, maxvar)`` (see
+    :func:`try_skip`); with an empty ``cand`` every sample is taken one by one.
 
     Observation of a pull of ``arm`` with standard variate ``z``: Gaussian (``noise_code`` 0)
     ``means[arm] + sigma z``; binary (1) ``+1 if z < (1 + means[arm]) / 2 else -1``, as in
@@ -559,9 +646,11 @@ def run_loop(
     select_from = iparams[3]
     numerics = iparams[4]
     needs_uniform = selection == UNIFORM or select_from == FROM_FEASIBLE
-    cand, zrows, work_a, work_b, work_q, saved, skipstate = skip_args
+    cand, zrows, work_a, work_b, work_q, saved, skipstate, maxvar = skip_args
     period = iparams[1]
-    can_skip = cand.shape[0] > 0 and period > 0 and (selection == UNIFORM or selection == MAX_REWARD)
+    widest = select_from == FROM_ALL and numerics == DIAGONAL  # Greedy Max Var on a diagonal design
+    fixed_rule = selection == UNIFORM or selection == MAX_REWARD
+    can_skip = cand.shape[0] > 0 and period > 0 and (fixed_rule or widest)
     j = start
     while j < stop:
         if istate[2] == 0:
@@ -572,7 +661,8 @@ def run_loop(
             taken = try_skip(
                 arms, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, lower, upper,
                 in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, cand, zrows,
-                work_a, work_b, work_q, saved, skipstate, means, noise_code, sigma, variates, j, stop - j,
+                work_a, work_b, work_q, saved, skipstate, maxvar, means, noise_code, sigma, variates, j,
+                stop - j,
             )  # fmt: skip
             if taken > 0:
                 j += taken
@@ -813,11 +903,34 @@ class GACOL(CBAILearner):
                 j = j_next
 
     def _skip_args(self) -> tuple:
-        """Arrays of :func:`try_skip` (empty: no skipping)."""
-        n, d = self._ridge.arms.shape
+        """Arrays of :func:`try_skip` (empty: no skipping).
+
+        Skips serve the uniform and max-reward rules, and Greedy Max Var (widest arm of all of ``X``)
+        on a diagonal design, whose pulls a tournament tree over the widths replays in ``O(log n)``.
+        """
+        arms = self._ridge.arms
+        n, d = arms.shape
         c = self.config
-        if not (c.certified_skip and c.refresh_every > 0 and c.selection in ("uniform", "max_reward")):
+        widest = c.select_from == "all" and c.selection in ("lookahead", "most_uncertain")
+        widest = widest and self._ridge.numerics == "diagonal"
+        fixed_rule = c.selection in ("uniform", "max_reward")
+        if not (c.certified_skip and c.refresh_every > 0 and (fixed_rule or widest)):
             n = d = 0
+        nw, dw = (n, d) if widest else (0, 0)
+        coord = np.argmax(arms[:nw] != 0.0, axis=1) if nw else np.zeros(0, dtype=np.int64)
+        nonzero = np.any(arms[:nw] != 0.0, axis=1) if nw else np.zeros(0, dtype=bool)
+        coord_arms = np.flatnonzero(nonzero)[np.argsort(coord[nonzero], kind="stable")]
+        coord_ptr = np.searchsorted(coord[coord_arms], np.arange(dw + 1)) if nw else np.zeros(1, np.int64)
+        size = 1 << max(nw - 1, 0).bit_length() if nw else 0
+        maxvar = (
+            np.zeros((2, dw)),
+            np.zeros(dw),
+            np.zeros(nw),
+            np.zeros(nw),
+            np.zeros(2 * size, dtype=np.int64),
+            np.ascontiguousarray(coord_ptr, dtype=np.int64),
+            np.ascontiguousarray(coord_arms, dtype=np.int64),
+        )
         if self._skip_state is None:
             self._skip_state = np.array([float(VARIATE_BLOCK), 0.0, 0.0])
         return (
@@ -828,6 +941,7 @@ class GACOL(CBAILearner):
             np.zeros(d),
             np.zeros((5, n)),
             self._skip_state,
+            maxvar,
         )
 
     def _run_python(self, env: Any, budget: int) -> None:

@@ -365,6 +365,25 @@ def test_certified_skip_takes_most_samples_of_a_long_run():
     assert learner.skipped_samples > 0.9 * out.samples
 
 
+@pytest.mark.parametrize(("d", "epsilon"), [(6, 0.05), (12, 0.02)])
+@pytest.mark.parametrize("refresh_every", [100, 1000])
+def test_certified_skip_of_greedy_maxvar_on_a_diagonal_design(d, epsilon, refresh_every):
+    # Greedy Max Var pulls the widest arm of X; on axis-aligned arms a tournament tree replays its pulls
+    # inside a skip. The end state must equal the sample-by-sample run's, bit for bit.
+    inst = make_instance("acol/irrelevant-dimensions", d=d, epsilon=epsilon, sigma=0.05)
+    learners = []
+    for skip in (False, True):
+        config = {"certified_skip": skip, "refresh_every": refresh_every}
+        learner = make_learner("greedy-maxvar", inst.public_info(), np.random.default_rng(1), config)
+        out = run(learner, inst.environment(np.random.default_rng(2)), inst, budget=10**8)
+        assert out.stopped and out.correct and learner.numerics == "diagonal"
+        learners.append(learner)
+    plain, fast = learners
+    assert_same_state(plain, fast)
+    np.testing.assert_array_equal(plain.ridge.sums, fast.ridge.sums)
+    assert plain.skipped_samples == 0 and fast.skipped_samples > 0.9 * fast.n_samples
+
+
 def test_certified_skip_needs_refreshes_and_a_fixed_rule():
     inst = make_instance("acol/unit-sphere", rng=np.random.default_rng(3), n_arms=20, d=10, sigma=0.05)
     cases = [("adaptive-uniform", {"refresh_every": 0}), ("adaptive-uniform", {"certified_skip": False})]
