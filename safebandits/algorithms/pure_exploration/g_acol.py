@@ -333,8 +333,10 @@ def tell_then_select(
 #: Relative safety margin of the skip certificate (orders of magnitude above the rounding of the
 #: bounds the sequential loop computes, so the skipped samples cannot change a set there either).
 SKIP_SAFETY = 1e-9
-#: Samples per chunk of the O(1)-per-sample bound on ``E_t`` in :func:`try_skip`.
+#: Samples per chunk of the O(1)-per-sample bound on ``F_t`` in :func:`try_skip`.
 SKIP_CHUNK = 256
+#: Largest ``|U|`` for which :func:`try_skip` also keeps a bound of its own for every arm of ``U``.
+SKIP_TRACKED = 8
 
 
 @numba.njit(cache=True)
@@ -464,7 +466,7 @@ def _widest_step(arms, counts, sums, reg, sstate, stheta, ssq, spreds, tree, coo
 def try_skip(
     arms, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, lower, upper, in_uncertain,
     in_feasible, fstate, istate, counters, fparams, iparams, uniforms, cand, zrows, work_a, work_b, work_q,
-    saved, skipstate, maxvar, means, noise_code, sigma, variates, start, max_len,
+    saved, skipstate, maxvar, tracked, means, noise_code, sigma, variates, start, max_len,
 ):  # fmt: skip
     """Take up to ``max_len`` samples at once when no set of Algorithm 2 can change meanwhile.
 
@@ -544,6 +546,26 @@ def try_skip(
         _forward_solve(low, arms[k], zrows[k])
     for i in range(d):
         work_q[i] = 0.0
+    # Per-arm bound for a few arms of U (h_c = A_{t0}^{-1} x_c, D_t = sum_s x_s x_s^T over the block):
+    # x_c^T A_t^{-1} S_t = h_c^T S_t - h_c^T D_t A_t^{-1} S_t, so |x_c^T (phi_hat_t - phi_hat_{t0})| <=
+    # |P_c(t)| + sqrt(Q_c(t)) F_t with P_c = sum_s G0[a_s, c] r_s and Q_c = sum_s G0[a_s, c]^2,
+    # G0 = X A_{t0}^{-1} X^T (Cauchy-Schwarz in D_t, D_t <= A_t, A_t >= A_{t0}). Much tighter than
+    # ||x_c||_{A_t^{-1}} F_t for short blocks, i.e. near an arm's exit.
+    g0, tlist, tacc = tracked
+    n_tracked = 0
+    if istate[2] <= tlist.shape[0]:
+        for c in range(n):
+            if in_uncertain[c]:
+                tlist[n_tracked] = c
+                for a in range(n):
+                    g = 0.0
+                    for i in range(d):
+                        g += zrows[a, i] * zrows[c, i]
+                    g0[a, n_tracked] = g
+                tacc[0, n_tracked] = 0.0
+                tacc[1, n_tracked] = 0.0
+                tacc[2, n_tracked] = 0.0
+                n_tracked += 1
     # the block: pulls, observations, counts and sums as run_loop would make them
     for k in range(n):
         saved[0, k] = counts[k]
@@ -585,29 +607,44 @@ def try_skip(
         if widest:
             _widest_step(arms, counts, sums, reg, sstate, stheta, ssq, spreds, tree, coord_ptr, coord_arms,
                          arm, y, t0 + s + 1, period, s + 1 < length_i)  # fmt: skip
-        p = part[arm] + (y - preds[arm])
+        r = y - preds[arm]
+        for k in range(n_tracked):
+            g = g0[arm, k]
+            pk = tacc[0, k] + g * r
+            tacc[0, k] = pk
+            if abs(pk) > tacc[1, k]:
+                tacc[1, k] = abs(pk)
+            tacc[2, k] += g * g
+        p = part[arm] + r
         part[arm] = p
         if abs(p) > peak[arm]:
             peak[arm] = abs(p)
         if (s + 1) % SKIP_CHUNK == 0 or s + 1 == length_i:
             e_max = max(e_max, _close_chunk(work_q, zrows, part, peak, znorm))
-    # certificate at the end of the block
-    slack = (beta - e_max) * (1.0 - SKIP_SAFETY)
-    ok = slack > 0.0
-    if ok:
-        normal_equations(arms, counts, sums, reg, work_a, work_b)
-        low = np.linalg.cholesky(work_a)
-        for i in range(n):
-            if not in_uncertain[i]:
-                continue
-            _forward_solve(low, arms[i], work_b)
-            w2 = 0.0
-            for m in range(d):
-                w2 += work_b[m] * work_b[m]
-            h = slack * math.sqrt(w2)
-            if abs(preds[i] - tau) > h:
-                ok = False
-                break
+    # certificate at the end of the block: every arm of U by the general or its own bound
+    safe = 1.0 - SKIP_SAFETY
+    ok = True
+    f_eff = 0.0  # the largest F per unit width the certificate used
+    normal_equations(arms, counts, sums, reg, work_a, work_b)
+    low = np.linalg.cholesky(work_a)
+    k = 0
+    for i in range(n):
+        if not in_uncertain[i]:
+            continue
+        _forward_solve(low, arms[i], work_b)
+        w2 = 0.0
+        for m in range(d):
+            w2 += work_b[m] * work_b[m]
+        w = math.sqrt(w2)
+        move = e_max * w
+        if k < n_tracked and tlist[k] == i:
+            move = min(move, tacc[1, k] + math.sqrt(tacc[2, k]) * e_max)
+            k += 1
+        if abs(preds[i] - tau) + move > beta * w * safe:
+            ok = False
+            break
+        if w > 0.0:
+            f_eff = max(f_eff, move / w)
     if not ok:
         for k in range(n):
             counts[k] = saved[0, k]
@@ -615,7 +652,7 @@ def try_skip(
         skipstate[0] = max(float(period), 0.5 * length_i)
         return 0
     skipstate[0] = max(skipstate[0], 2.0 * length_i)
-    skipstate[1] = e_max
+    skipstate[1] = f_eff
     skipstate[2] += length_i
     counters[0] = t0 + length_i
     if m_cand > 0:
@@ -635,7 +672,7 @@ def run_loop(
     """Ask -> pull -> tell for variate rows ``start, start+1, ...`` until ``U`` is empty, row ``stop``
     is reached, or the learner's uniform buffer runs dry (the caller refills it and calls again).
 
-    ``skip_args = (cand, zrows, work_a, work_b, work_q, saved, skipstate, maxvar)`` (see
+    ``skip_args = (cand, zrows, work_a, work_b, work_q, saved, skipstate, maxvar, tracked)`` (see
     :func:`try_skip`); with an empty ``cand`` every sample is taken one by one.
 
     Observation of a pull of ``arm`` with standard variate ``z``: Gaussian (``noise_code`` 0)
@@ -646,7 +683,7 @@ def run_loop(
     select_from = iparams[3]
     numerics = iparams[4]
     needs_uniform = selection == UNIFORM or select_from == FROM_FEASIBLE
-    cand, zrows, work_a, work_b, work_q, saved, skipstate, maxvar = skip_args
+    cand, zrows, work_a, work_b, work_q, saved, skipstate, maxvar, tracked = skip_args
     period = iparams[1]
     widest = select_from == FROM_ALL and numerics == DIAGONAL  # Greedy Max Var on a diagonal design
     fixed_rule = selection == UNIFORM or selection == MAX_REWARD
@@ -661,8 +698,8 @@ def run_loop(
             taken = try_skip(
                 arms, rewards, a_inv, theta, gram, sq_widths, preds, counts, sums, lower, upper,
                 in_uncertain, in_feasible, fstate, istate, counters, fparams, iparams, uniforms, cand, zrows,
-                work_a, work_b, work_q, saved, skipstate, maxvar, means, noise_code, sigma, variates, j,
-                stop - j,
+                work_a, work_b, work_q, saved, skipstate, maxvar, tracked, means, noise_code, sigma,
+                variates, j, stop - j,
             )  # fmt: skip
             if taken > 0:
                 j += taken
@@ -933,6 +970,8 @@ class GACOL(CBAILearner):
         )
         if self._skip_state is None:
             self._skip_state = np.array([float(VARIATE_BLOCK), 0.0, 0.0])
+        kt = SKIP_TRACKED if n else 0
+        tracked = (np.zeros((n, kt)), np.zeros(kt, dtype=np.int64), np.zeros((3, kt)))
         return (
             np.zeros(n, dtype=np.int64),
             np.zeros((n, d)),
@@ -942,6 +981,7 @@ class GACOL(CBAILearner):
             np.zeros((5, n)),
             self._skip_state,
             maxvar,
+            tracked,
         )
 
     def _run_python(self, env: Any, budget: int) -> None:
