@@ -35,6 +35,7 @@ __all__ = [
     "NUMERICS",
     "ArmRidge",
     "OnlineRidge",
+    "arm_axis",
     "arm_gram_refresh",
     "arm_gram_update",
     "arm_ridge_refresh",
@@ -351,7 +352,7 @@ def normal_equations(
 
 
 @numba.njit(cache=True, inline="always")
-def _coordinate(arms, k):
+def arm_axis(arms, k):
     """Index of the non-zero coordinate of arm ``k`` (-1 for a zero arm); diagonal numerics."""
     for j in range(arms.shape[1]):
         if arms[k, j] != 0.0:
@@ -382,7 +383,7 @@ def arm_diag_update(arms, state, theta, sq_widths, preds, counts, sums, arm, y):
     """
     counts[arm] += 1.0
     sums[arm] += y
-    j = _coordinate(arms, arm)
+    j = arm_axis(arms, arm)
     if j < 0:
         return
     v = arms[arm, j]
@@ -399,7 +400,7 @@ def arm_diag_refresh(arms, state, theta, sq_widths, preds, counts, sums, reg):
         state[0, j] = reg
         state[1, j] = 0.0
     for k in range(n):
-        j = _coordinate(arms, k)
+        j = arm_axis(arms, k)
         if j >= 0:
             v = arms[k, j]
             state[0, j] += counts[k] * v * v

@@ -52,6 +52,7 @@ from safebandits.estimators.ridge import (
     GRAM,
     NUMERICS,
     ArmRidge,
+    arm_axis,
     arm_diag_refresh,
     arm_state_refresh,
     arm_state_update,
@@ -444,11 +445,7 @@ def _widest_step(arms, counts, sums, reg, sstate, stheta, ssq, spreds, tree, coo
         arm_diag_refresh(arms, sstate, stheta, ssq, spreds, counts, sums, reg)
         _tree_build(ssq, tree)
         return
-    j = -1
-    for m in range(arms.shape[1]):
-        if arms[arm, m] != 0.0:
-            j = m
-            break
+    j = arm_axis(arms, arm)
     if j < 0:
         return
     v = arms[arm, j]
