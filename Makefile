@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 OUT    ?= results/quick
 
-.PHONY: run test lint bench clean
+.PHONY: run test test-slow lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,9 @@ test: $(TSTAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
+
+test-slow: $(TSTAMP)
+	$(BIN)/python -m pytest -q -m slow
 
 lint: $(TSTAMP)
 	$(BIN)/ruff check .
