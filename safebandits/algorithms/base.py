@@ -67,6 +67,17 @@ def config_from_dict(cls: type[LearnerConfig], values: dict[str, Any]) -> Learne
     return cls(**values)
 
 
+#: Info kinds each registered learner class reads (filled by ``register_algorithm``), so that a learner
+#: built directly (``ACOL(config, info, rng)``) refuses a problem of another kind with the same error.
+_INFO_KINDS: dict[type, tuple[str, ...]] = {}
+
+
+def register_info_kinds(cls: type, kinds: tuple[str, ...]) -> None:
+    """Record the info kinds ``cls`` reads (the union over its registered names)."""
+    if kinds:
+        _INFO_KINDS[cls] = tuple(dict.fromkeys((*_INFO_KINDS.get(cls, ()), *kinds)))
+
+
 class BaseLearner:
     """Protocol bookkeeping shared by all learners.
 
@@ -84,6 +95,11 @@ class BaseLearner:
             )
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}.")
+        kinds = _INFO_KINDS.get(type(self))
+        if kinds:
+            from safebandits.algorithms.compatibility import check_info
+
+            check_info(type(self).__name__, kinds, info)
         self.config = config
         self.info = info
         self.rng = rng
