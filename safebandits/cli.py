@@ -122,7 +122,11 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 
 @cli.command()
 @click.argument("name")
-@click.option("--scale", type=click.Choice(["quick", "paper"]), default="quick", show_default=True)
+@click.option(
+    "--scale",
+    type=click.Choice(["quick", "paper"]),
+    help="Scale of the run [default: quick; an experiment file: paper, the file as written].",
+)
 @click.option(
     "--replicates", type=int, callback=_positive, help="Replicates per point (overrides the scale)."
 )
@@ -163,7 +167,7 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(
     name: str,
-    scale: str,
+    scale: str | None,
     replicates: int | None,
     seed: int | None,
     out: str,
@@ -177,7 +181,11 @@ def run(
     retry_failed: bool,
     quiet: bool,
 ) -> None:
-    """Run experiment NAME (or "all") and store every run in --out; re-running resumes.
+    """Run experiment NAME (or "all", or an experiment file FILE.toml) and store every run in --out;
+    re-running resumes.
+
+    An experiment file declares a problem of one's own, its simulation truth and the learners to
+    compare (see examples/*.toml and safebandits.experiments.user).
 
     --set KEY=VALUE: KEY is "instance.X", "algorithm.X", or a bare X looked up among the instance
     parameters first, then the algorithm configs. VALUE is parsed as JSON when possible (1e6, true,
@@ -211,7 +219,14 @@ def run(
                 "--workers sizes the LocalCluster that --executor dask starts; with --scheduler the "
                 "cluster's own workers run the sweep. Drop --workers."
             )
-    specs = list(list_experiments().values()) if name == "all" else [get_experiment(name)]
+    from safebandits.experiments.user import is_experiment_file, load_experiment_file, save_experiment_file
+
+    user_file = is_experiment_file(name)
+    scale = scale or ("paper" if user_file else "quick")
+    if user_file:
+        specs = [load_experiment_file(name)]
+    else:
+        specs = list(list_experiments().values()) if name == "all" else [get_experiment(name)]
     overrides = parse_assignments(sets)
     tasks, plan, unmatched = [], [], set(overrides)
     matched_algs, matched_panels = set(), set()
@@ -247,6 +262,8 @@ def run(
             f"the selected experiments; see `safebandits list`."
         )
     with ResultsStore(out, mode="w") as store:
+        if user_file:
+            save_experiment_file(specs[0], name, out)
         click.echo(f"{'; '.join(plan)} -> {out}")
         summary = run_tasks(
             tasks,
@@ -262,6 +279,52 @@ def run(
         click.echo(f"  failed: {err}", err=True)
     if summary.n_failed:
         click.echo(f"{summary.n_failed} runs failed (recorded); see `safebandits results {out}`.", err=True)
+
+
+# -- learners --------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--for",
+    "target",
+    required=True,
+    metavar="FILE.toml|INSTANCE",
+    help="An experiment file (its [problem] table) or a registered instance name.",
+)
+@click.option(
+    "--task", type=click.Choice(["pure_exploration", "regret", "classification"]), help="Only this task."
+)
+def learners(target: str, task: str | None) -> None:
+    """List the learners that fit a problem, with the kind they read and their guarantee."""
+    from safebandits.algorithms.compatibility import compatible_learners
+    from safebandits.experiments.user import is_experiment_file, problem_of_file
+
+    if is_experiment_file(target):
+        problem = problem_of_file(target)
+    else:
+        from safebandits.problems.declare import SimulatedProblem
+        from safebandits.problems.registry import list_instances, make_instance
+
+        entry = list_instances().get(target)
+        if entry is None:
+            raise ConfigError(
+                f"--for {target!r} is neither an experiment file (*.toml) nor a registered instance; "
+                "see `safebandits list instances`."
+            )
+        import numpy as np
+
+        inst = make_instance(target, np.random.default_rng(0) if entry.random else None)
+        problem = inst if isinstance(inst, SimulatedProblem) else inst.public_info()
+    found = compatible_learners(problem, task=task)
+    if not found:
+        click.echo("No registered learner fits this problem.")
+        return
+    width = max(len(c.name) for c in found)
+    kinds = sorted({c.kind for c in found})
+    click.echo(f"{len(found)} learners fit ({', '.join(kinds)}):")
+    for c in found:
+        click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<14}  {c.guarantee}")
 
 
 # -- report / results ------------------------------------------------------------------------------

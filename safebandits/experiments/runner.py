@@ -119,6 +119,12 @@ def execute_task(task: RunTask) -> dict[str, Any]:
             record.update(stopped=True, correct=None, recommended=None, error=None, traceback=None)
             record.update(_json_safe(metrics), status="ok", wall_s=time.perf_counter() - t0)
             return _finish(record, _json_safe(traces))
+        from safebandits.problems.declare import SimulatedProblem
+
+        if isinstance(instance, SimulatedProblem):  # a declared problem: the instance of the learner's kind
+            from safebandits.algorithms.compatibility import instance_for
+
+            instance = instance_for(instance, task.algorithm)
         env = instance.environment(environment_rng(key))
         algorithm = get_algorithm(task.algorithm)
         info = instance.privileged_info() if algorithm.privileged else instance.public_info()

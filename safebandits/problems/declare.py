@@ -245,6 +245,9 @@ class LinearProblem(Problem):
         ``B >= |theta^T x|, |mu_i^T x|`` (transductive learners).
     slater : float, optional
         Slater constant told to kernel learners (default ``min(1, min_i tau_i - c0_i)`` from ``safe_cost``).
+    safety_gap : float, optional
+        Safe-LUCB's ``Delta = tau - cost(x*)`` when known (its default rule ``t_prime="t_delta"`` reads it;
+        without it choose ``t_prime="t0"``).
     horizon : int, default 10_000
         Rounds ``T`` of regret learners.
 
@@ -272,6 +275,7 @@ class LinearProblem(Problem):
     arm_norm_bound: float | None = None
     mean_bound: float = 1.0
     slater: float | None = None
+    safety_gap: float | None = None
     horizon: int = 10_000
 
     def __post_init__(self) -> None:
@@ -334,6 +338,8 @@ class LinearProblem(Problem):
         object.__setattr__(self, "mean_bound", check_positive(self.mean_bound, "mean_bound", owner=owner))
         if self.slater is not None:
             check_interval(self.slater, "slater", low=0.0, high=1.0, closed="right", owner=owner)
+        if self.safety_gap is not None:
+            check_positive(self.safety_gap, "safety_gap", owner=owner)
         check_int(self.horizon, "horizon", low=1, owner=owner)
 
     # -- shape ------------------------------------------------------------------------------------
@@ -449,6 +455,7 @@ class LinearProblem(Problem):
                 noise_bound=fb.noise_bound,
                 param_norm_bound=self.param_norm_bound,
                 arm_norm_bound=float(max(1e-12, np.linalg.norm(shifted, axis=1).max())),
+                safety_gap=self.safety_gap,
             )
         from safebandits.problems.stagewise import StagewiseInfo
 
@@ -1126,7 +1133,8 @@ class SimulatedProblem:
     ``instance(kind)`` returns the library's instance class of that kind (``LinearCBAIInstance``,
     ``TransductiveInstance``, ``SafeLinearInstance``, ``StagewiseInstance``, ``KernelInstance``,
     ``FunctionClassInstance``, ``PoolInstance``) with the oracle and ``environment(rng)`` that
-    :func:`safebandits.run`, :func:`safebandits.run_regret` and the runner use.
+    :func:`safebandits.run`, :func:`safebandits.run_regret` and the runner use; its ``public_info()`` is
+    the declaration's view (a learner never sees what the truth would add, e.g. Safe-LUCB's safety gap).
     """
 
     problem: Problem
@@ -1144,7 +1152,10 @@ class SimulatedProblem:
         if reason is not None:
             raise ConfigError(f"{type(self.problem).__name__} cannot be simulated as {kind!r}: {reason}.")
         h = self.problem._horizon(horizon)
-        return self.problem._instance(kind, self.truth, h, self.name)  # type: ignore[attr-defined]
+        inst = self.problem._instance(kind, self.truth, h, self.name)  # type: ignore[attr-defined]
+        # Learners see the declaration's view, never what the instance would derive from the truth.
+        view = self.problem.view(kind, horizon=h)
+        return _Proxy(inst, public_info=lambda: view)
 
     @property
     def kinds(self) -> tuple[str, ...]:
