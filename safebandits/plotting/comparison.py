@@ -107,6 +107,7 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
             ax.text(0.5, 0.5, "no regret learner", ha="center", va="center", transform=ax.transAxes)
     ax = axes.flat[4]
     ident_labels = [lbl for lbl in labels if lbl in set(ident["label"])]
+    top = 0.0
     for i, lbl in enumerate(ident_labels):
         rows = ident[ident["label"] == lbl]
         good = rows[rows["correct"].astype(bool) & rows["stopped"].astype(bool)]
@@ -114,8 +115,9 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
         samples = good["samples"].astype(float)
         if k:
             med, q25, q75 = samples.median(), samples.quantile(0.25), samples.quantile(0.75)
-            ax.barh(i, med, color=colours[lbl], xerr=[[med - q25], [q75 - med]], capsize=3)
-            ax.text(med, i, f"  {k}/{n} correct", va="center", fontsize=9)
+            ax.barh(i, med, height=0.5, color=colours[lbl], xerr=[[med - q25], [q75 - med]], capsize=3)
+            ax.text(q75, i, f"  {med:,.0f} ({k}/{n} correct)", va="center", fontsize=9)
+            top = max(top, q75)
         else:
             ax.text(0, i, f"  0/{n} runs stopped with a correct answer", va="center", fontsize=9)
         handles.setdefault(lbl, ax.patches[-1] if ax.patches else ax.plot([], [], color=colours[lbl])[0])
@@ -123,7 +125,8 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
     ax.set_title("samples to a correct answer (identification)", fontsize=11)
     ax.set_xlabel("samples (median, 25-75% bars)")
     if ident_labels:
-        ax.set_xscale("log")
+        ax.set_xlim(0, 1.45 * max(top, 1.0))
+        ax.set_ylim(-0.75, len(ident_labels) - 0.25)
     else:
         ax.text(0.5, 0.5, "no identification learner", ha="center", va="center", transform=ax.transAxes)
     ax.grid(alpha=0.3, axis="x")

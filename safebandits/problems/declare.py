@@ -393,6 +393,10 @@ class LinearProblem(Problem):
                 )
             if self.slater is None and self.safe_cost is None:
                 return "kernel learners need the Slater constant: give slater or safe_cost"
+            if self.feedback.kind not in ("gaussian", "subgaussian"):
+                return "kernel learners take Gaussian or sub-Gaussian feedback"
+            if self.n_constraints != 1:
+                return "kernel learners handle one constraint"
         if kind == "safe-linear":
             if self.cost_matrix is None:
                 return (
