@@ -82,8 +82,10 @@ def _kinds(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame
 
 def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> Figure:
     """The comparison figure of one experiment's runs (``curves``: pk -> stored curve trace)."""
-    regret, ident, _ = _kinds(runs)
+    regret, ident, classif = _kinds(runs)
     guar = guarantees(runs)
+    if regret.empty and ident.empty and not classif.empty:
+        return _classification_figure(spec, classif, curves, guar)
     labels = [lbl for lbl in (spec.labels if spec is not None else sorted(guar)) if lbl in guar]
     fig = Figure(figsize=(17, 9.5), layout="constrained")
     axes = fig.subplots(2, 3)
@@ -139,6 +141,34 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
     title = spec.title if spec is not None else "Comparison"
     n_rep = runs.groupby("label").size().max() if not runs.empty else 0
     wrapped_suptitle(fig, f"{title} ({n_rep} runs per learner; bands: ± 1 sd)", fontsize=13)
+    return fig
+
+
+def _classification_figure(
+    spec: Any, runs: pd.DataFrame, curves: dict[str, Any], guar: dict[str, str]
+) -> Figure:
+    """Accuracy, FDR, precision and recall of the current classifier against labels, per learner."""
+    labels = [lbl for lbl in (spec.labels if spec is not None else sorted(guar)) if lbl in set(runs["label"])]
+    fig = Figure(figsize=(14, 8.5), layout="constrained")
+    axes = fig.subplots(2, 2)
+    for ax, metric in zip(axes.flat, ("accuracy", "fdr", "precision", "recall")):
+        for i, lbl in enumerate(labels):
+            cs = [curves[pk] for pk in runs.loc[runs["label"] == lbl, "pk"] if pk in curves]
+            series = [
+                (np.asarray(c["labels"], float), np.asarray(c[metric], float)) for c in cs if c.get(metric)
+            ]
+            if not series:
+                continue
+            t = min((x for x, _ in series), key=len)
+            ys = np.vstack([np.interp(t, x, y) for x, y in series])
+            ax.plot(t, ys.mean(axis=0), color=f"C{i % 10}", label=f"{lbl} — {guar.get(lbl, '')}")
+            ax.fill_between(t, ys.mean(0) - ys.std(0), ys.mean(0) + ys.std(0), color=f"C{i % 10}", alpha=0.12)
+        ax.set_title(metric if metric != "fdr" else "false discovery rate", fontsize=11)
+        ax.set_xlabel("labels queried")
+        ax.grid(alpha=0.3)
+    axes.flat[0].legend(fontsize=9)
+    title = spec.title if spec is not None else "Comparison"
+    wrapped_suptitle(fig, f"{title} (means over runs; bands: ± 1 sd)", fontsize=13)
     return fig
 
 
