@@ -11,7 +11,6 @@ from safebandits.algorithms.compatibility import (
     GUARANTEES,
     check_info,
     compatible_learners,
-    guarantee_of,
     instance_for,
     kinds_of,
     view_for,
