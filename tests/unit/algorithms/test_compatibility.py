@@ -26,8 +26,16 @@ M = np.array([[0.2, 0.0], [0.0, 1.0]])
 
 @pytest.fixture
 def problem():
-    return LinearProblem(arms=ARMS, threshold=0.5, safe_arm=0, safe_reward=0.18, safe_cost=0.036, cost_matrix=M,
-                         feedback={"kind": "gaussian", "sigma": 0.1}, horizon=200)  # fmt: skip
+    return LinearProblem(
+        arms=ARMS,
+        threshold=0.5,
+        safe_arm=0,
+        safe_reward=0.18,
+        safe_cost=0.036,
+        cost_matrix=M,
+        feedback={"kind": "gaussian", "sigma": 0.1},
+        horizon=200,
+    )
 
 
 def test_every_registered_learner_declares_its_kind_and_guarantee():
