@@ -302,6 +302,12 @@ def run_regret(
     n_points : int
         Points of the log-spaced curves.
     """
+    if hasattr(type(learner), "done"):
+        raise TypeError(
+            f"run_regret plays regret learners for a horizon of rounds; {type(learner).__name__} is a "
+            "pure-exploration learner (it stops when done and recommends an arm): use "
+            "run(learner, env, instance, budget=...) instead."
+        )
     horizon = check_int(horizon if horizon is not None else instance.horizon, "horizon", low=1)
     limit = horizon if budget is None else min(horizon, check_int(budget, "budget", low=1))
     tracker = RegretTracker(instance, limit, n_points)

@@ -180,9 +180,14 @@ def test_bad_batch_answers(tmp_path):
     [
         ({"constraints": [0.1]}, "no reward"),
         ({"reward": 0.3}, "no constraint values"),
-        ({"reward": 0.3, "constraints": [0.1, 0.2]}, "shape"),
+        ({"reward": 1.0, "constraints": [0.0, 1.0]}, "shape"),
         ({"reward": float("nan"), "constraints": [0.1]}, "finite"),
         (0.3, "ambiguous"),
+        # the four-arm instance has Bernoulli feedback: rewards and costs are 0 or 1
+        ({"reward": 0.3, "constraints": [0.0]}, "0 or 1"),
+        ({"reward": 1.0, "constraints": [-1.0]}, "0 or 1"),
+        ({"reward": "1", "constraints": [0.0]}, "must be a number"),
+        ({"reward": 1.0, "constraints": ["0"]}, "must be numbers"),
     ],
 )
 def test_bad_answers_stagewise(tmp_path, answer, match):
@@ -191,7 +196,7 @@ def test_bad_answers_stagewise(tmp_path, answer, match):
     q = study.ask()
     with pytest.raises(ConfigError, match=match):
         study.tell(q.id, answer)
-    study.tell(q.id, {"reward": 0.3, "constraints": [0.1]})
+    study.tell(q.id, {"reward": 1.0, "constraints": [0.0]})
 
 
 def test_create_errors(tmp_path):
