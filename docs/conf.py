@@ -73,7 +73,7 @@ sphinx_gallery_conf = {
     "examples_dirs": ["examples"],
     "gallery_dirs": ["auto_examples"],
     "filename_pattern": r"/plot_",
-    "ignore_pattern": r"__init__\.py|_helpers\.py",
+    "ignore_pattern": r"__init__\.py|_helpers\.py|_plugin\.py",
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,
