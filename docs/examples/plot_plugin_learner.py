@@ -55,8 +55,8 @@ print(safebandits("report", str(out)))
 print(safebandits("results", str(out)))
 
 # %%
-# The report's regret figure: OPB is safe only in expectation and is scored against the best policy;
-# the plugin is safe at every round and is scored against the best safe arm.
+# The report's figures: both learners are safe in expectation and are scored against the best policy;
+# OPB optimises over all policies, the plugin over mixtures of two arms.
 for name in ["regret", "cost"]:
     (png,) = (out / "report").glob(f"safe-ucb-demo-quick-{name}.png")
     fig, ax = plt.subplots(figsize=(8, 4), layout="constrained")

@@ -1,15 +1,15 @@
-"""A learner written outside the library: safe UCB for K-armed bandits with a cost constraint.
+"""A learner written outside the library: a safe optimistic mixture for K-armed bandits with a cost.
 
 ``safebandits --plugin safe_ucb_plugin ...`` (run from this folder) imports this module, which
 registers the learner ``safe-ucb`` and the experiment ``safe-ucb-demo``; the gallery example
 ``plot_plugin_learner.py`` runs it in a sweep beside OPB and writes the report.
 
-Each round the learner keeps, per arm, the empirical mean reward and cost and a Hoeffding width
-``sqrt(2 R^2 log(1 / delta_t) / n)``. It plays the arm with the largest reward upper bound among the
-arms whose cost *upper* bound is at most the threshold (so it is safe every round with high
-probability); the known safe arm is always allowed. Arms never pulled are tried once only if their
-cost is known to be safe, which here means never: the safe set grows from the safe arm's side.
-To bootstrap, unpulled arms are explored with a small probability ``explore``.
+Rewards and costs are in [0, 1]. Each round the learner computes, per arm, Hoeffding upper bounds on
+the mean reward and the mean cost (1 for an arm never pulled). For each arm ``i`` it mixes ``i`` with
+the known safe arm 0 (cost ``c0``, reward ``r0``): weight ``w_i`` on ``i`` is the largest for which the
+mixture's cost upper bound stays at most ``tau``. It plays the mixture with the largest optimistic
+value ``w_i ucb_r_i + (1 - w_i) r0``, drawing the arm from it: safe in expectation with high
+probability, like OPB, but with a much cruder policy class (two arms at a time).
 """
 
 from __future__ import annotations
@@ -30,27 +30,24 @@ class SafeUCBConfig(LearnerConfig):
     """Options of :class:`SafeUCB` (frozen, keyword-only, checked at construction)."""
 
     delta: float = 0.05
-    explore: float = 0.01
 
     def __post_init__(self) -> None:
         if not 0.0 < self.delta < 1.0:
             raise ValueError(f"The 'delta' parameter of SafeUCBConfig must be in (0, 1). Got {self.delta}.")
-        if not 0.0 <= self.explore < 1.0:
-            raise ValueError(f"The 'explore' parameter of SafeUCBConfig must be in [0, 1). Got {self.explore}.")
 
 
-@register_algorithm("safe-ucb", task="regret", description="Safe UCB over per-arm cost upper bounds (plugin).")
+@register_algorithm("safe-ucb", task="regret", description="Safe optimistic two-arm mixture (plugin).")
 class SafeUCB(BaseLearner):
-    """Per-arm optimistic reward, pessimistic cost; the safe arm is always allowed."""
+    """Optimistic reward, pessimistic cost, mixed with the known safe arm."""
 
     config_cls = SafeUCBConfig
     name = "safe-ucb"
-    setting = "round"  # safe at every round (the run is scored against the per-round optimum)
+    setting = "expectation"  # safe in expectation: scored against the best policy
 
     def __init__(self, config: SafeUCBConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
-        if info.safe_arm is None or info.action_set != "simplex":
-            raise TypeError("safe-ucb needs a K-armed stage-wise problem with a known safe arm.")
+        if info.safe_arm is None or info.action_set != "simplex" or info.safe_reward is None:
+            raise TypeError("safe-ucb needs a K-armed stage-wise problem with a known safe arm and r0, c0.")
         k = info.arms.shape[0]
         self.counts = np.zeros(k)
         self.reward_sums = np.zeros(k)
@@ -59,18 +56,22 @@ class SafeUCB(BaseLearner):
 
     def _ask(self, context: Any) -> Decision:
         self.t += 1
-        info, cfg = self.info, self.config
-        pulled = self.counts > 0
-        if not pulled.all() and self.rng.random() < cfg.explore:
-            return Decision(arm=int(self.rng.choice(np.flatnonzero(~pulled))))
+        info = self.info
         n = np.maximum(self.counts, 1.0)
-        width = np.sqrt(2.0 * info.noise_bound**2 * math.log(2.0 * self.t**2 / cfg.delta) / n)
-        ucb_reward = np.where(pulled, self.reward_sums / n + width, -np.inf)
-        ucb_cost = np.where(pulled, self.cost_sums / n + width, np.inf)
-        allowed = ucb_cost <= info.threshold[0]
-        allowed[info.safe_arm] = True
-        ucb_reward[info.safe_arm] = max(ucb_reward[info.safe_arm], info.safe_reward or 0.0)
-        return Decision(arm=int(np.argmax(np.where(allowed, ucb_reward, -np.inf))))
+        width = np.sqrt(math.log(2.0 * len(n) * self.t**2 / self.config.delta) / (2.0 * n))
+        pulled = self.counts > 0
+        ucb_r = np.where(pulled, np.minimum(self.reward_sums / n + width, 1.0), 1.0)
+        ucb_c = np.where(pulled, np.minimum(self.cost_sums / n + width, 1.0), 1.0)
+        r0, c0, tau = info.safe_reward, float(info.safe_cost[0]), float(info.threshold[0])
+        # Largest weight on arm i such that w ucb_c_i + (1 - w) c0 <= tau.
+        excess = np.maximum(ucb_c - c0, 1e-12)
+        weight = np.clip((tau - c0) / excess, 0.0, 1.0)
+        value = weight * ucb_r + (1.0 - weight) * r0
+        best = int(np.argmax(value))
+        probs = np.zeros(len(n))
+        probs[best] += weight[best]
+        probs[info.safe_arm] += 1.0 - weight[best]
+        return Decision(arm=int(self.rng.choice(len(n), p=probs)), probs=probs)
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         arm = decision.arm
