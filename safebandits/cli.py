@@ -371,9 +371,16 @@ def report(directory: str) -> None:
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every stored run to FILE.")
 def results(directory: str, csv_path: str | None) -> None:
-    """Print a short summary of the runs stored in DIRECTORY (and export them with --csv)."""
+    """Print a short summary of the runs stored in DIRECTORY (and export them with --csv).
+
+    One table per kind of run: identification (samples, fraction correct and stopped), regret (rounds,
+    regret, policy regret, violating rounds, positive constraint cost), classification (labels,
+    accuracy, FDR, precision, recall). From Python: ``safebandits.load_results(DIRECTORY)`` and
+    ``safebandits.load_curves(DIRECTORY)``.
+    """
     import pandas as pd
 
+    from safebandits.experiments.results import summary_by_kind
     from safebandits.experiments.store import ResultsStore, latest_runs
 
     with ResultsStore(directory, mode="r") as store:
@@ -384,23 +391,12 @@ def results(directory: str, csv_path: str | None) -> None:
     if df.empty:
         click.echo("No runs stored.")
         return
-    df = latest_runs(df)
-    by = ["experiment", "scale", "label"]
-    ok = df[df["status"] == "ok"].astype({"samples": float, "correct": float, "stopped": float})
-    g = ok.groupby(by, sort=True)
-    table = pd.DataFrame(
-        {
-            "runs": g.size(),
-            "median_samples": g["samples"].median(),
-            "correct": g["correct"].mean(),
-            "stopped": g["stopped"].mean(),
-        }
-    )
-    failed = df[df["status"] != "ok"].groupby(by).size().rename("failed")
-    table = table.join(failed, how="outer")
-    table[["runs", "failed"]] = table[["runs", "failed"]].fillna(0).astype(int)
-    with pd.option_context("display.width", 140, "display.max_rows", 200):
-        click.echo(table.to_string(float_format=lambda v: f"{v:.4g}"))
+    with pd.option_context("display.width", 160, "display.max_rows", 200, "display.max_columns", 20):
+        for i, (kind, table) in enumerate(summary_by_kind(latest_runs(df)).items()):
+            if i:
+                click.echo("")
+            click.echo(f"{kind} runs:")
+            click.echo(table.to_string(float_format=lambda v: f"{v:.6g}"))
 
 
 # -- bounds ----------------------------------------------------------------------------------------
