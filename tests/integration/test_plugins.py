@@ -147,7 +147,10 @@ def _check_runs(out: Path, workers_expected: int) -> None:
     assert len(df) == N_RUNS and (df["status"] == "ok").all(), df[["label", "status", "error"]]
     assert set(df["algorithm"]) == {"tiny-rr"}
     with sqlite3.connect(out / "results.sqlite") as conn:
-        pids = {json.loads(j)["pid"] for (j,) in conn.execute("SELECT json FROM traces WHERE name='recommendation'")}
+        pids = {
+            json.loads(j)["pid"]
+            for (j,) in conn.execute("SELECT json FROM traces WHERE name='recommendation'")
+        }
     # The runs ran in worker processes (not only in the parent), and each of them had the plugin.
     assert len(pids) >= workers_expected
 
@@ -189,7 +192,10 @@ _identifier = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(_identifier, min_size=1, max_size=3).map(".".join), max_size=4), st.sampled_from([" ", ",", ", "]))
+@given(
+    st.lists(st.lists(_identifier, min_size=1, max_size=3).map(".".join), max_size=4),
+    st.sampled_from([" ", ",", ", "]),
+)
 def test_parse_plugin_names_roundtrip(names, sep):
     assert parse_plugin_names(sep.join(names)) == names
     assert parse_plugin_names(names) == names
