@@ -136,11 +136,23 @@ def run_kind(df: pd.DataFrame) -> pd.Series:
     """Kind of each run (one of :data:`KINDS`), decided per (experiment, label) from the stored metrics.
 
     ``regret`` if the group has a ``regret`` value, ``classification`` if it has ``accuracy``,
-    ``identification`` if it has ``correct``, else ``other`` (solver runs, or groups whose runs all failed).
+    ``identification`` if it has ``correct``, else ``other`` (solver runs). A method whose runs all failed
+    takes the kind of its experiment's other methods.
     """
     if df.empty:
         return pd.Series([], index=df.index, dtype=object)
     by = [c for c in ("experiment", "label") if c in df]
+    kinds = _kinds_by(df, by)
+    if "experiment" in df and "status" in df:
+        # A method whose runs all failed gets the kind of the other methods of its experiment.
+        failed_only = (df["status"] != "ok").groupby([df[c] for c in by], dropna=False).transform("all")
+        fallback = _kinds_by(df, ["experiment"])
+        use = failed_only.astype(bool) & (kinds == "other")
+        kinds[use] = fallback[use]
+    return kinds
+
+
+def _kinds_by(df: pd.DataFrame, by: list[str]) -> pd.Series:
     kinds = pd.Series("other", index=df.index, dtype=object)
     for column, kind in (("correct", "identification"), ("accuracy", "classification"), ("regret", "regret")):
         if column not in df:
