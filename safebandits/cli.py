@@ -39,8 +39,54 @@ from safebandits.exceptions import ConfigError, SafeBanditsError
 __all__ = ["cli", "main"]
 
 
+#: Subcommands defined in other modules, imported only when used: name -> (module, attribute, short help).
+#: Their short help is given here so that ``safebandits --help`` does not import them.
+_LAZY_COMMANDS = {
+    "study": ("safebandits.study.cli", "study", "Persistent ask / tell studies stored in a database..."),
+}
+
+
+def _load_plugins(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """Callback of every ``--plugin`` option: import the modules now (before the command runs)."""
+    if value and not ctx.resilient_parsing:
+        from safebandits.plugins import load_plugins
+
+        try:
+            load_plugins(value)
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
+def _plugin_option(envvar: str | None = None, where: str = "before") -> click.Option:
+    return click.Option(
+        ["--plugin", "plugins"],
+        multiple=True,
+        envvar=envvar,
+        metavar="MODULE",
+        expose_value=False,
+        is_eager=True,
+        callback=_load_plugins,
+        help="Import MODULE first (registers extra learners, instances or experiments); the current folder "
+        f"is searched and worker processes import it too. Repeatable; also accepted {where} the subcommand.",
+    )
+
+
+def _with_plugin_option(command: click.Command) -> click.Command:
+    """Add ``--plugin`` to ``command`` and to its subcommands (``safebandits run ... --plugin m``)."""
+    if not any(p.name == "plugins" for p in command.params):
+        command.params.append(_plugin_option())
+    for sub in getattr(command, "commands", {}).values():
+        _with_plugin_option(sub)
+    return command
+
+
 class _Group(click.Group):
-    """Click group that turns library errors into a one-line message and exit status 2."""
+    """Click group that turns library errors into a one-line message and exit status 2.
+
+    Subcommands of :data:`_LAZY_COMMANDS` are imported on first use, and every subcommand accepts
+    ``--plugin``.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -49,23 +95,48 @@ class _Group(click.Group):
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
 
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        super().add_command(_with_plugin_option(cmd), name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
+            module, attr, _ = _LAZY_COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in _LAZY_COMMANDS and name not in self.commands:
+                rows.append((name, _LAZY_COMMANDS[name][2]))
+                continue
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl(
+                    [(n, c if isinstance(c, str) else c.get_short_help_str(limit)) for n, c in rows]
+                )
+
+
+def _version() -> str:
+    from safebandits import __version__
+
+    return __version__
+
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--plugin",
-    "plugins",
-    multiple=True,
-    envvar="SAFEBANDITS_PLUGINS",
-    metavar="MODULE",
-    help="Import MODULE first (registers extra learners, instances or experiments). Repeatable.",
-)
-def cli(plugins: tuple[str, ...]) -> None:
+@click.version_option(_version(), "--version", "-V", prog_name="safebandits", message="%(prog)s %(version)s")
+def cli() -> None:
     """Bandits with unknown constraints: run the papers' experiments and check their claims."""
-    for module in plugins:
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            raise ConfigError(f"Cannot import plugin {module!r}: {exc}") from None
+
+
+cli.params.append(_plugin_option(envvar="SAFEBANDITS_PLUGINS", where="after"))
 
 
 # -- list ------------------------------------------------------------------------------------------
@@ -73,7 +144,8 @@ def cli(plugins: tuple[str, ...]) -> None:
 
 @cli.command("list")
 @click.argument("what", type=click.Choice(["all", "experiments", "algorithms", "instances"]), default="all")
-def list_cmd(what: str) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Also show each algorithm's options and their defaults.")
+def list_cmd(what: str, verbose: bool) -> None:
     """List registered experiments, algorithms and instances."""
     from safebandits.algorithms.registry import list_algorithms
     from safebandits.experiments.spec import list_experiments
@@ -103,12 +175,25 @@ def list_cmd(what: str) -> None:
         for name, entry in entries.items():
             flag = " [privileged]" if entry.privileged else ""
             click.echo(f"  {name} ({entry.task}){flag}: {entry.description}")
+            if verbose:
+                _echo_options(entry)
     if what in ("all", "instances"):
         click.echo("Instances:")
         for name, entry in list_instances().items():
             params = ", ".join(f"{k}={v!r}" for k, v in entry.parameters.items())
             click.echo(f"  {name}{' [random]' if entry.random else ''}: {entry.description}")
             click.echo(f"    parameters: {params}")
+
+
+def _echo_options(entry: Any) -> None:
+    from safebandits.algorithms.options import config_options
+
+    click.echo(f"    options ({entry.cls.config_cls.__name__}; --set algorithm.NAME=VALUE):")
+    for opt in config_options(entry):
+        preset = " (preset by this variant)" if opt.preset else ""
+        click.echo(f"      {opt.name} = {opt.default!r}{preset}  [{opt.type}]")
+        if opt.doc:
+            click.echo(f"          {opt.doc}")
 
 
 # -- run -------------------------------------------------------------------------------------------
@@ -349,9 +434,16 @@ def report(directory: str) -> None:
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every stored run to FILE.")
 def results(directory: str, csv_path: str | None) -> None:
-    """Print a short summary of the runs stored in DIRECTORY (and export them with --csv)."""
+    """Print a short summary of the runs stored in DIRECTORY (and export them with --csv).
+
+    One table per kind of run: identification (samples, fraction correct and stopped), regret (rounds,
+    regret, policy regret, violating rounds, positive constraint cost), classification (labels,
+    accuracy, FDR, precision, recall). From Python: ``safebandits.load_results(DIRECTORY)`` and
+    ``safebandits.load_curves(DIRECTORY)``.
+    """
     import pandas as pd
 
+    from safebandits.experiments.results import summary_by_kind
     from safebandits.experiments.store import ResultsStore, latest_runs
 
     with ResultsStore(directory, mode="r") as store:
@@ -362,23 +454,12 @@ def results(directory: str, csv_path: str | None) -> None:
     if df.empty:
         click.echo("No runs stored.")
         return
-    df = latest_runs(df)
-    by = ["experiment", "scale", "label"]
-    ok = df[df["status"] == "ok"].astype({"samples": float, "correct": float, "stopped": float})
-    g = ok.groupby(by, sort=True)
-    table = pd.DataFrame(
-        {
-            "runs": g.size(),
-            "median_samples": g["samples"].median(),
-            "correct": g["correct"].mean(),
-            "stopped": g["stopped"].mean(),
-        }
-    )
-    failed = df[df["status"] != "ok"].groupby(by).size().rename("failed")
-    table = table.join(failed, how="outer")
-    table[["runs", "failed"]] = table[["runs", "failed"]].fillna(0).astype(int)
-    with pd.option_context("display.width", 140, "display.max_rows", 200):
-        click.echo(table.to_string(float_format=lambda v: f"{v:.4g}"))
+    with pd.option_context("display.width", 160, "display.max_rows", 200, "display.max_columns", 20):
+        for i, (kind, table) in enumerate(summary_by_kind(latest_runs(df)).items()):
+            if i:
+                click.echo("")
+            click.echo(f"{kind} runs:")
+            click.echo(table.to_string(float_format=lambda v: f"{v:.6g}"))
 
 
 # -- bounds ----------------------------------------------------------------------------------------
@@ -593,13 +674,8 @@ def driving_render(
     click.echo(f"{out}: {len(items)} polic{'y' if len(items) == 1 else 'ies'} in {scenario}")
 
 
-def _add_study_commands() -> None:
-    from safebandits.study.cli import study
-
-    cli.add_command(study)
-
-
-_add_study_commands()
+# Commands of subgroups (``data fetch``...) were added after their group: give them --plugin too.
+_with_plugin_option(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

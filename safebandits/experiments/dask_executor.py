@@ -32,6 +32,7 @@ from typing import Any
 from safebandits.exceptions import ConfigError, SafeBanditsError
 from safebandits.experiments.runner import execute_task, failed_record
 from safebandits.experiments.spec import RunTask
+from safebandits.plugins import active_plugins, plugin_path
 
 __all__ = ["iter_dask", "require_distributed"]
 
@@ -129,7 +130,10 @@ def _iter_dask(
         # crash, while the scheduler still releases the old tasks) never collides with these.
         session = uuid.uuid4().hex[:12]
         keys = [f"safebandits-run-{session}-{i}" for i in range(len(tasks))]
-        futures = client.map(execute_task, tasks, key=keys, pure=False)
+        # The workers import the plugins this process loaded (``--plugin``) before each task.
+        futures = client.map(
+            execute_task, tasks, key=keys, pure=False, plugins=active_plugins(), plugin_path=plugin_path()
+        )
         future_to_task = dict(zip(futures, tasks))
         del futures
         for future in as_completed(list(future_to_task), loop=client.loop):
