@@ -64,7 +64,7 @@ def pure_exploration_problem(name):
                 inst.privileged_info() if entry.privileged else inst.public_info(),
                 np.random.default_rng(0),
             )
-        except (TypeError, AttributeError):
+        except (ConfigError, TypeError, AttributeError):  # a problem of another kind
             continue
         return factory
     raise AssertionError(f"No contract problem accepts the pure-exploration learner {name!r}.")
