@@ -260,7 +260,12 @@ class LinearProblem(Problem):
     --------
     >>> p = LinearProblem(arms=[[0, 0], [1, 0], [0, 1]], threshold=0.5, safe_arm=0)
     >>> p.kinds
-    ('transductive', 'stagewise', 'k-armed', 'kernel')
+    ('transductive', 'stagewise', 'k-armed')
+    >>> p.why_not("kernel")
+    'kernel learners need the Slater constant: give slater or safe_cost'
+    >>> sim = p.simulate(reward_param=[0.5, 0.9], cost_params=[[0.2, 0.8]])
+    >>> round(sim.instance("stagewise", horizon=100).optimal_value, 3)  # arm 1: cost 0.2, reward 0.5
+    0.5
     """
 
     setting = "linear"
