@@ -1,4 +1,5 @@
-"""Command-line interface: ``safebandits list | run | report | results | bounds | data | driving | study``.
+"""Command-line interface: ``safebandits list | run | learners | report | results | bounds | data | driving |
+study``.
 
 Examples
 --------
@@ -10,6 +11,8 @@ Examples
     safebandits run acol-regret-comparison --set delta=0.1 --workers 2
     safebandits run acol-synthetic --executor dask --scheduler tcp://head-node:8786
     safebandits report results/quick
+    safebandits learners --for examples/compare_linear_arms.toml
+    safebandits run examples/compare_linear_arms.toml --out results/mine
     safebandits results results/quick --csv runs.csv
     safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
     safebandits data fetch uci_adult uci_german

@@ -67,8 +67,8 @@ BUILTIN: dict[str, tuple[tuple[str, ...], str]] = {
         _PAC_TRANS,
     ),
     "rage": (("transductive",), "none"),
-    "safe-lucb": (("safe-linear",), "round"),
-    "gslucb": (("safe-linear",), "round"),
+    "safe-lucb": (("safe-linear", "safe-linear-arms"), "round"),
+    "gslucb": (("safe-linear-arms",), "round"),
     "lc-lucb": (("stagewise",), "round"),
     "safe-lts": (("stagewise",), "round"),
     "oplb": (("stagewise", "k-armed"), "expectation"),
@@ -179,6 +179,16 @@ def _fitting_names(kind: str | None) -> str:
     return ", ".join(names) if names else "none registered"
 
 
+#: Why a kind cannot stand in for another, where there is more to say than "another kind".
+_HINTS = {
+    ("stagewise", "k-armed"): (
+        " Per-round constraints on K unstructured arms (the simplex) cannot be learned: pulling x0 reveals "
+        "nothing about the other arms (Remark 7 of the stage-wise paper), so the learner would play x0 "
+        "forever; use an in-expectation learner."
+    ),
+}
+
+
 def check_info(name: str, kinds: Iterable[str], info: Any) -> None:
     """Raise one :class:`ConfigError` if ``info`` is of a kind learner ``name`` does not read.
 
@@ -191,7 +201,8 @@ def check_info(name: str, kinds: Iterable[str], info: Any) -> None:
     need = " or ".join(f"{k!r} ({INFO_KINDS[k].split(':')[0]})" for k in kinds if k in INFO_KINDS)
     raise ConfigError(
         f"Learner {name!r} needs a {need or ' or '.join(kinds)} problem; it was given a "
-        f"{type(info).__name__} (kind {got!r}). Learners that fit this problem: {_fitting_names(got)}."
+        f"{type(info).__name__} (kind {got!r}).{''.join(_HINTS.get((k, got), '') for k in kinds)} "
+        f"Learners that fit this problem: {_fitting_names(got)}."
     )
 
 

@@ -206,7 +206,7 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
         sim = declared(problem=problem, truth=truth, T=f.horizon or 1000)
     except ConfigError as exc:
         lines.append(f"problem/truth: {exc}")
-    from safebandits.algorithms.compatibility import compatible_learners, kinds_of
+    from safebandits.algorithms.compatibility import compatible_learners, instance_for, kinds_of
     from safebandits.algorithms.registry import list_algorithms
 
     entries = list_algorithms()
@@ -230,6 +230,11 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
             lines.append(
                 f"{where}: does not fit this problem ({why}); learners that fit: {', '.join(sorted(fits))}"
             )
+        elif sim is not None:
+            try:  # the truth must give this learner's kind an instance too
+                instance_for(sim, learner.name)
+            except ConfigError as exc:
+                lines.append(f"{where}: cannot simulate its view of the problem: {exc}")
         try:
             entry.config(**learner.options)
         except (ConfigError, TypeError) as exc:

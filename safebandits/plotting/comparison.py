@@ -87,11 +87,17 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
     if regret.empty and ident.empty and not classif.empty:
         return _classification_figure(spec, classif, curves, guar)
     labels = [lbl for lbl in (spec.labels if spec is not None else sorted(guar)) if lbl in guar]
-    fig = Figure(figsize=(17, 9.5), layout="constrained")
-    axes = fig.subplots(2, 3)
+    if regret.empty:  # identification learners only: their panel and the legend
+        fig = Figure(figsize=(14, 1.6 + 0.7 * max(3, ident["label"].nunique())), layout="constrained")
+        ident_ax, legend_ax = fig.subplots(1, 2, width_ratios=(1.6, 1))
+        regret_axes = []
+    else:
+        fig = Figure(figsize=(17, 9.5), layout="constrained")
+        axes = fig.subplots(2, 3)
+        regret_axes, ident_ax, legend_ax = list(axes.flat[:4]), axes.flat[4], axes.flat[5]
     colours = {lbl: f"C{i % 10}" for i, lbl in enumerate(labels)}
     handles = {}
-    for ax, (metric, title) in zip(axes.flat[:4], _PANELS):
+    for ax, (metric, title) in zip(regret_axes, _PANELS):
         for lbl in labels:
             rows = regret[regret["label"] == lbl]
             cs = [curves[pk] for pk in rows["pk"] if pk in curves]
@@ -107,7 +113,7 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
         ax.grid(alpha=0.3)
         if not ax.has_data():
             ax.text(0.5, 0.5, "no regret learner", ha="center", va="center", transform=ax.transAxes)
-    ax = axes.flat[4]
+    ax = ident_ax
     ident_labels = [lbl for lbl in labels if lbl in set(ident["label"])]
     top = 0.0
     for i, lbl in enumerate(ident_labels):
@@ -130,9 +136,10 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
         ax.set_xlim(0, 1.45 * max(top, 1.0))
         ax.set_ylim(-0.75, len(ident_labels) - 0.25)
     else:
-        ax.text(0.5, 0.5, "no identification learner", ha="center", va="center", transform=ax.transAxes)
+        ax.set_title("")
+        ax.axis("off")
     ax.grid(alpha=0.3, axis="x")
-    leg = axes.flat[5]
+    leg = legend_ax
     leg.axis("off")
     if handles:
         names = [wrapped(f"{lbl} — {guar[lbl]}", 4.6, 9) for lbl in labels if lbl in handles]

@@ -5,23 +5,26 @@ feedback model, a known safe action, norm bounds. It holds no ground truth. One 
 several settings of the library; :meth:`Problem.view` turns it into the problem-information type a
 family of learners reads (the "info kinds" of :data:`INFO_KINDS`):
 
-============== ============================================== =======================================
-kind           learner input                                  learners
-============== ============================================== =======================================
-cbai           :class:`~safebandits.problems.linear.CBAIInfo` ACOL, G-ACOL and their baselines
-transductive   ``TransductiveInfo``                           BESIDE, RAGE and their baselines
-safe-linear    ``SafeLinearInfo``                             Safe-LUCB, GSLUCB
-stagewise      ``StagewiseInfo`` (finite points or star set)  LC-LUCB, Safe-LTS, OPLB
-k-armed        ``StagewiseInfo`` (``action_set="simplex"``)   OPB (and OPLB)
-kernel         ``KernelInfo``                                 CKB, StageOpt, SGP-UCB
-function-class ``FunctionClassInfo``                          OPNLB
-pool           ``PoolInfo``                                   FDR-constrained active classification
-============== ============================================== =======================================
+================ ============================================== ======================================
+kind             learner input                                  learners
+================ ============================================== ======================================
+cbai             ``CBAIInfo``                                   ACOL, G-ACOL and their baselines
+transductive     ``TransductiveInfo``                           BESIDE, RAGE and their baselines
+safe-linear      ``SafeLinearInfo`` (ball or polytope)          Safe-LUCB
+safe-linear-arms ``SafeLinearInfo`` (finite arms)               Safe-LUCB, GSLUCB
+stagewise        ``StagewiseInfo`` (finite points or star set)  LC-LUCB, Safe-LTS, OPLB
+k-armed          ``StagewiseInfo`` (``action_set="simplex"``)   OPB (and OPLB)
+kernel           ``KernelInfo``                                 CKB, StageOpt, SGP-UCB
+function-class   ``FunctionClassInfo``                          OPNLB
+pool             ``PoolInfo``                                   FDR-constrained active classification
+================ ============================================== ======================================
 
-Four declarations cover the settings: :class:`LinearProblem` (finite arms, linear reward and linear
-constraints: every kind but the last three), :class:`KernelProblem` (a finite domain with kernels),
-:class:`FunctionClassProblemSpec` (finite reward and cost function classes) and :class:`PoolProblem`
-(records of a data frame to label under an FDR constraint). ``simulate(...)`` adds a ground truth and
+Five declarations cover the settings: :class:`LinearProblem` (finite arms, linear reward and linear
+constraints: cbai, transductive, safe-linear-arms, stagewise, k-armed and kernel views),
+:class:`SafeLinearProblem` (a ball or polytope whose loss parameter also sets the constraint:
+Safe-LUCB), :class:`KernelProblem` (a finite domain with kernels), :class:`FunctionClassProblemSpec`
+(finite reward and cost function classes) and :class:`PoolProblem` (records of a data frame to label
+under an FDR constraint). ``simulate(...)`` adds a ground truth and
 returns a :class:`SimulatedProblem`, whose :meth:`~SimulatedProblem.instance` builds the instance of a
 kind (with its oracle and environment) for :func:`safebandits.run`, :func:`safebandits.run_regret` and
 the experiment runner. Which learners fit a declaration: :func:`safebandits.compatible_learners`.
@@ -54,6 +57,7 @@ __all__ = [
     "LinearProblem",
     "PoolProblem",
     "Problem",
+    "SafeLinearProblem",
     "SimulatedProblem",
     "info_kind",
     "problem_from_dict",
@@ -63,7 +67,8 @@ __all__ = [
 INFO_KINDS: dict[str, str] = {
     "cbai": "CBAIInfo: finite arms, known linear reward, one unknown linear constraint (feasibility BAI)",
     "transductive": "TransductiveInfo: measurement and decision sets, unknown reward and constraints (BAI)",
-    "safe-linear": "SafeLinearInfo: unknown loss parameter that also sets the constraint, known safe origin",
+    "safe-linear": "SafeLinearInfo: loss parameter also in the constraint, convex decision set, safe origin",
+    "safe-linear-arms": "SafeLinearInfo (finite arms): loss parameter also in the constraint, safe origin",
     "stagewise": "StagewiseInfo: linear reward and costs, known safe action, finite points or star set",
     "k-armed": "StagewiseInfo (simplex): K unstructured arms with reward and cost, known safe arm",
     "kernel": "KernelInfo: finite domain, kernels, RKHS and noise bounds, soft constraint g <= 0",
@@ -83,7 +88,7 @@ def info_kind(info: Any) -> str | None:
     if name == "TransductiveInfo":
         return "transductive"
     if name == "SafeLinearInfo":
-        return "safe-linear"
+        return "safe-linear-arms" if getattr(info.decision_set, "kind", None) == "arms" else "safe-linear"
     if name == "StagewiseInfo":
         return "k-armed" if getattr(info, "action_set", None) == "simplex" else "stagewise"
     if name == "KernelInfo":
@@ -255,7 +260,12 @@ class LinearProblem(Problem):
     --------
     >>> p = LinearProblem(arms=[[0, 0], [1, 0], [0, 1]], threshold=0.5, safe_arm=0)
     >>> p.kinds
-    ('transductive', 'stagewise', 'k-armed', 'kernel')
+    ('transductive', 'stagewise', 'k-armed')
+    >>> p.why_not("kernel")
+    'kernel learners need the Slater constant: give slater or safe_cost'
+    >>> sim = p.simulate(reward_param=[0.5, 0.9], cost_params=[[0.2, 0.8]])
+    >>> round(sim.instance("stagewise", horizon=100).optimal_value, 3)  # arm 1: cost 0.2, reward 0.5
+    0.5
     """
 
     setting = "linear"
@@ -371,6 +381,8 @@ class LinearProblem(Problem):
 
     def _why(self, kind: str) -> str | None:
         finite = self.action_set == "points"
+        if kind == "safe-linear":
+            return "a LinearProblem has finitely many arms: its Safe-LUCB view is 'safe-linear-arms'"
         if kind in ("function-class", "pool"):
             return (
                 f"the {kind!r} kind needs a {'FunctionClassProblemSpec' if kind[0] == 'f' else 'PoolProblem'}"
@@ -382,7 +394,7 @@ class LinearProblem(Problem):
                 return "feasibility identification (ACOL family) handles one constraint"
         if kind == "transductive" and np.unique(self.threshold).size != 1:
             return "transductive identification (BESIDE) needs one threshold shared by all constraints"
-        if kind in ("cbai", "transductive", "k-armed", "kernel", "safe-linear") and not finite:
+        if kind in ("cbai", "transductive", "k-armed", "kernel", "safe-linear-arms") and not finite:
             return f"the {kind!r} kind plays finitely many arms; action_set='star' is for stage-wise learners"
         if kind in ("stagewise", "k-armed") and self.safe_arm is None:
             return "stage-wise learners need a known safe arm (safe_arm)"
@@ -397,7 +409,7 @@ class LinearProblem(Problem):
                 return "kernel learners take Gaussian or sub-Gaussian feedback"
             if self.n_constraints != 1:
                 return "kernel learners handle one constraint"
-        if kind == "safe-linear":
+        if kind == "safe-linear-arms":
             if self.cost_matrix is None:
                 return (
                     "Safe-LUCB needs the constraint read off the reward: cost(x) = theta^T M x (cost_matrix)"
@@ -447,7 +459,7 @@ class LinearProblem(Problem):
                 noise_kind="gaussian" if fb.kind == "subgaussian" else fb.kind,
                 mean_bound=self.mean_bound,
             )
-        if kind == "safe-linear":
+        if kind == "safe-linear-arms":
             from safebandits.problems.safe_linear import DecisionSet, SafeLinearInfo
 
             shifted = self.arms - self._x0()[None, :]
@@ -625,7 +637,7 @@ class LinearProblem(Problem):
                 mean_bound=self.mean_bound,
                 name=name,
             )
-        if kind == "safe-linear":
+        if kind == "safe-linear-arms":
             from safebandits.problems.safe_linear import DecisionSet, SafeLinearInstance
             from safebandits.problems.stagewise import solve_policy_lp
 
@@ -734,6 +746,124 @@ class _KernelWithSeed(_Proxy):
         return dataclasses.replace(self._inst.public_info(), safe_seed=(self.safe_arm,))
 
     privileged_info = public_info
+
+
+# ------------------------------------------------------------------------------------------------
+# a convex decision set with the loss parameter in the constraint (Safe-LUCB)
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class SafeLinearProblem(Problem):
+    """A linear bandit on a convex (or finite) decision set, safe at every round (Safe-LUCB, GSLUCB).
+
+    Each round the learner plays ``x`` in ``D0`` and observes the loss ``mu^T x + noise``; every played
+    ``x`` must satisfy ``mu^T B x <= c`` with the same unknown ``mu`` (Amani et al. 2019). The origin is
+    the known safe action.
+
+    Parameters
+    ----------
+    decision_set : DecisionSet or mapping
+        ``{"kind": "ball", "center": [...], "radius": r}``, ``{"kind": "polytope", "g_mat": [[...]],
+        "h_vec": [...]}`` (``G x <= h``) or ``{"kind": "arms", "arms": [[...]]}``; convex sets must hold the
+        origin in their interior.
+    b_mat : array-like of shape (d, d)
+        ``B`` of the constraint.
+    threshold : float
+        ``c > 0``.
+    feedback : Feedback, str or mapping, default gaussian with sigma 0.1
+    param_norm_bound : float, default 1.0
+        ``S >= ||mu||``.
+    arm_norm_bound : float, optional
+        ``L >= max ||x||`` (default: computed from the decision set, which is public).
+    safety_gap : float, optional
+        ``Delta`` when known (Safe-LUCB's default ``t_prime="t_delta"`` reads it).
+    horizon : int, default 10_000
+    """
+
+    setting = "safe-linear"
+
+    decision_set: Any
+    b_mat: Any
+    threshold: float
+    feedback: Any = field(default_factory=lambda: {"kind": "gaussian", "sigma": 0.1})
+    param_norm_bound: float = 1.0
+    arm_norm_bound: float | None = None
+    safety_gap: float | None = None
+    horizon: int = 10_000
+
+    def __post_init__(self) -> None:
+        from safebandits.problems.safe_linear import DecisionSet
+
+        owner = "SafeLinearProblem"
+        ds = self.decision_set
+        if isinstance(ds, Mapping):
+            values = dict(ds)
+            allowed = {"kind", "arms", "center", "radius", "g_mat", "h_vec"}
+            if set(values) - allowed or "kind" not in values:
+                raise _owner_fail(
+                    owner, "decision_set", f"a mapping with 'kind' and keys among {sorted(allowed)}", dict(ds)
+                )
+            ds = DecisionSet(**values)
+        if not isinstance(ds, DecisionSet):
+            raise _owner_fail(owner, "decision_set", "a DecisionSet or a mapping", ds)
+        object.__setattr__(self, "decision_set", ds)
+        d = ds.dim
+        object.__setattr__(self, "b_mat", check_array(self.b_mat, "b_mat", shape=(d, d), owner=owner))
+        object.__setattr__(self, "threshold", check_positive(self.threshold, "threshold", owner=owner))
+        object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner))
+        check_positive(self.param_norm_bound, "param_norm_bound", owner=owner)
+        for attr in ("arm_norm_bound", "safety_gap"):
+            if getattr(self, attr) is not None:
+                check_positive(getattr(self, attr), attr, owner=owner)
+        check_int(self.horizon, "horizon", low=1, owner=owner)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return ("safe-linear-arms",) if self.decision_set.kind == "arms" else ("safe-linear",)
+
+    def _view(self, kind: str, horizon: int) -> Any:
+        from safebandits.problems.safe_linear import SafeLinearInfo
+
+        big_l = self.arm_norm_bound if self.arm_norm_bound is not None else self.decision_set.norm_bound()
+        return SafeLinearInfo(
+            decision_set=self.decision_set,
+            b_mat=self.b_mat.copy(),
+            threshold=self.threshold,
+            horizon=horizon,
+            noise_bound=self.feedback.noise_bound,
+            param_norm_bound=float(self.param_norm_bound),
+            arm_norm_bound=float(big_l),
+            safety_gap=self.safety_gap,
+        )
+
+    def simulate(self, *, mu: Any, sigma: float | None = None, name: str = "declared") -> SimulatedProblem:
+        """Add the true loss parameter ``mu``."""
+        return SimulatedProblem(problem=self, truth={"mu": mu, "sigma": sigma}, name=name)
+
+    def _instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
+        from safebandits.problems.safe_linear import SafeLinearInstance
+
+        owner = "SafeLinearProblem.simulate"
+        mu = check_array(truth.get("mu"), "mu", shape=(self.decision_set.dim,), owner=owner)
+        sigma = truth.get("sigma")
+        fb = self.feedback if sigma is None else Feedback(self.feedback.kind, sigma)
+        return SafeLinearInstance(
+            decision_set=self.decision_set,
+            mu=mu,
+            b_mat=self.b_mat,
+            threshold=self.threshold,
+            noise=fb.model(),
+            horizon=horizon,
+            noise_bound=self.feedback.noise_bound,
+            param_norm_bound=float(self.param_norm_bound),
+            arm_norm_bound=self.arm_norm_bound,
+            name=name,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["decision_set"] = self.decision_set.describe()
+        out["decision_set"].pop("d", None)
+        return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1168,6 +1298,7 @@ class SimulatedProblem:
 
 _SETTINGS: dict[str, type[Problem]] = {
     "linear": LinearProblem,
+    "safe-linear": SafeLinearProblem,
     "kernel": KernelProblem,
     "function-class": FunctionClassProblemSpec,
     "pool": PoolProblem,

@@ -59,3 +59,9 @@ def test_a_bad_file_is_one_error_and_exit_status_2(tmp_path):
     assert res.stderr.startswith("Error: ") and "horizon: Input should be greater than 0" in res.stderr
     res = cli("learners", "--for", "nope/nothing")
     assert res.exit_code == 2 and "neither an experiment file" in res.stderr
+
+
+def test_learners_for_a_registered_instance():
+    res = cli("learners", "--for", "stagewise/four-arm")
+    assert res.exit_code == 0, res.output
+    assert "opb" in res.output and "lc-lucb" not in res.output  # K unstructured arms: in-expectation only

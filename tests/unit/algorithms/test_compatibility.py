@@ -85,7 +85,10 @@ def test_wrong_kind_raises_one_clear_error_naming_kind_and_fitting_learners():
 
 def test_declaration_that_does_not_fit_names_the_missing_part():
     p = LinearProblem(arms=ARMS, threshold=0.5, safe_arm=0, safe_cost=0.0)
-    with pytest.raises(ConfigError, match=r"needs a 'safe-linear'.*cost_matrix.*fit this problem: .*lc-lucb"):
+    with pytest.raises(
+        ConfigError,
+        match=r"needs a 'safe-linear' or 'safe-linear-arms'.*cost_matrix.*fit this problem: .*lc-lucb",
+    ):
         sb.make_learner("safe-lucb", p, np.random.default_rng(0))
     with pytest.raises(ConfigError, match="needs a 'cbai'"):
         sb.make_learner("acol", p, np.random.default_rng(0))
@@ -119,3 +122,19 @@ def test_unknown_info_types_are_not_checked():
     check_info("x", ("stagewise",), object())  # a plugin's own info type: no error
     with pytest.raises(TypeError, match="compatible_learners expects"):
         compatible_learners(object())
+
+
+def test_run_helpers_refuse_the_other_kind_of_learner(problem):
+    sim = problem.simulate(reward_param=THETA)
+    inst = instance_for(sim, "lc-lucb")
+    regret = sb.make_learner("lc-lucb", problem, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="run_regret"):
+        sb.run(regret, inst.environment(np.random.default_rng(1)), inst)
+    known = LinearProblem(arms=ARMS, threshold=0.5, reward_param=THETA)
+    ksim = known.simulate(cost_params=[M.T @ THETA])
+    cbai = ksim.instance("cbai")
+    pe = sb.make_learner("g-acol", known, np.random.default_rng(0))
+    with pytest.raises(TypeError, match=r"use run\("):
+        sb.run_regret(pe, cbai.environment(np.random.default_rng(1)), cbai)
+    with pytest.raises(ConfigError, match="scores rounds with the instance's truth"):
+        sb.run_regret(regret, cbai.environment(np.random.default_rng(1)), cbai)

@@ -44,7 +44,7 @@ def shared_problem(**kw):
 
 def test_one_declaration_serves_every_linear_setting():
     p = shared_problem()
-    assert p.kinds == ("transductive", "safe-linear", "stagewise", "k-armed", "kernel")
+    assert p.kinds == ("transductive", "safe-linear-arms", "stagewise", "k-armed", "kernel")
     assert [info_kind(p.view(k)) for k in p.kinds] == list(p.kinds)
     known = shared_problem(reward_param=THETA)
     assert "cbai" in known.kinds
@@ -59,7 +59,7 @@ def test_views_carry_the_declared_public_parts():
     assert sw.safe_reward == pytest.approx(0.18) and sw.noise_bound == 0.1
     ka = p.view("k-armed")
     np.testing.assert_array_equal(ka.arms, np.eye(6))
-    sl = p.view("safe-linear")
+    sl = p.view("safe-linear-arms")
     np.testing.assert_allclose(sl.b_mat, -M)
     assert sl.threshold == pytest.approx(0.5 - 0.036) and sl.safety_gap is None
     np.testing.assert_allclose(sl.decision_set.arms[0], 0.0)  # shifted: x0 is the origin
@@ -107,7 +107,7 @@ def test_simulated_instances_share_the_comparators():
     safe = ARMS @ (M.T @ THETA) <= 0.5
     best = rewards[safe].max()
     r0 = float(THETA @ ARMS[0])
-    sw, ka, ke, sl = (sim.instance(k) for k in ("stagewise", "k-armed", "kernel", "safe-linear"))
+    sw, ka, ke, sl = (sim.instance(k) for k in ("stagewise", "k-armed", "kernel", "safe-linear-arms"))
     for inst in (sw, ka, ke):
         assert inst.optimal_value == pytest.approx(best)
         assert inst.optimal_policy_value == pytest.approx(sw.optimal_policy_value)
@@ -117,7 +117,7 @@ def test_simulated_instances_share_the_comparators():
     assert sl.optimal_policy_value == pytest.approx(sw.optimal_policy_value - r0)
     # Learners see the declaration, never what the truth adds (Safe-LUCB's safety gap).
     assert sl.public_info().safety_gap is None
-    told, view = sl.public_info(), shared_problem().view("safe-linear")
+    told, view = sl.public_info(), shared_problem().view("safe-linear-arms")
     assert (told.threshold, told.noise_bound) == (view.threshold, view.noise_bound)
 
 
@@ -218,3 +218,22 @@ def test_property_declarations_either_work_or_raise_config_error(changes):
         return
     for kind in p.kinds:
         p.view(kind)
+
+
+def test_safe_linear_problem_on_a_convex_set():
+    from safebandits.problems.declare import SafeLinearProblem
+
+    square = {"kind": "polytope", "g_mat": [[1, 0], [-1, 0], [0, 1], [0, -1]], "h_vec": [1, 1, 1, 1]}
+    p = SafeLinearProblem(decision_set=square, b_mat=np.eye(2), threshold=0.5, horizon=100)
+    assert p.kinds == ("safe-linear",)
+    info = p.view("safe-linear")
+    assert info.arm_norm_bound == pytest.approx(np.sqrt(2)) and info.safety_gap is None
+    inst = p.simulate(mu=[-0.6, -0.5]).instance("safe-linear")
+    assert inst.optimal_policy_value == pytest.approx(inst.optimal_value)  # convex set: mixing adds nothing
+    assert problem_from_dict(p.to_dict()).kinds == p.kinds
+    with pytest.raises(ConfigError, match="'decision_set'"):
+        SafeLinearProblem(decision_set={"kind": "ball", "centre": [0, 0]}, b_mat=np.eye(2), threshold=0.5)
+    with pytest.raises(ConfigError, match="origin in its interior"):
+        SafeLinearProblem(
+            decision_set={"kind": "ball", "center": [2, 0], "radius": 1}, b_mat=np.eye(2), threshold=0.5
+        )

@@ -213,7 +213,7 @@ def test_create_errors(tmp_path):
         load_study("y", url)
     with pytest.raises(ConfigError, match="Unknown algorithm"):
         sb.create_study("z", "nope", inst.public_info(), storage=url)
-    with pytest.raises(ConfigError, match="info"):
+    with pytest.raises(ConfigError, match=r"needs a .stagewise. .*given a CBAIInfo"):
         sb.create_study("z", "lc-lucb", inst.public_info(), storage=url)
     with pytest.raises(ConfigError, match="no parameter"):
         sb.create_study("z", "g-acol", inst.public_info(), {"bogus": 1}, storage=url)
