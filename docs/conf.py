@@ -188,7 +188,7 @@ def write_algorithm_table(out: Path) -> None:
     ]
     for name, entry in entries.items():
         desc = " ".join(entry.description.split()) or entry.cls.__name__
-        desc = desc.replace("*", r"\*").replace("|", r"\|")
+        desc = _literal(desc)
         parts.append(f"   * - :ref:`{name} <algo-{name}>`\n     - {entry.task}\n     - {desc}")
     parts.append("")
     for name, entry in entries.items():
@@ -220,12 +220,64 @@ def write_algorithm_table(out: Path) -> None:
     _write_if_changed(out / "algorithms.rst", "\n".join(parts) + "\n")
 
 
+def _literal(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("*", r"\*").replace("|", r"\|").replace("`", "'")
+
+
+def write_registries(out: Path) -> None:
+    """``reference/instances.rst`` and ``reference/experiments.rst`` from the two registries."""
+    from safebandits.experiments import list_experiments
+    from safebandits.problems import list_instances
+
+    parts = [
+        _rst_title("Registered problem instances", "="),
+        "Generated at build time from ``sb.list_instances()``: the names ``sb.make_instance(name, **params)``\n"
+        "and the experiments accept, with their parameters and defaults. *random* families are drawn afresh\n"
+        "for every replicate from the run's instance seed.\n",
+        ".. list-table::\n   :header-rows: 1\n   :widths: 22 40 38\n",
+        "   * - name\n     - description\n     - parameters (default)",
+    ]
+    for name, entry in list_instances().items():
+        sig = inspect.signature(entry.factory)
+        params = ", ".join(
+            f"``{p.name}={p.default!r}``" if p.default is not inspect.Parameter.empty else f"``{p.name}``"
+            for p in sig.parameters.values()
+            if p.name != "rng" and p.kind is not inspect.Parameter.VAR_KEYWORD
+        )
+        desc = _literal(" ".join(entry.description.split())) + (" *(random)*" if entry.random else "")
+        parts.append(f"   * - ``{name}``\n     - {desc}\n     - {params or '-'}")
+    _write_if_changed(out / "instances.rst", "\n".join(parts) + "\n")
+
+    parts = [
+        _rst_title("Registered experiments", "="),
+        "Generated at build time from the experiment registry: ``safebandits run NAME`` runs one at the\n"
+        "``quick`` (default) or ``paper`` scale. The papers' pages (:doc:`/papers/index`) say what each\n"
+        "reproduces and which claims hold.\n",
+    ]
+    for name, spec in list_experiments().items():
+        parts.append(_rst_title(f"``{name}``", "-"))
+        parts.append(_literal(spec.title) + "\n")
+        reps = ", ".join(f"{k}: {v}" for k, v in spec.replicates.items())
+        parts.append(f"- replicates per point: {reps}")
+        if spec.claims:
+            parts.append(f"- claims checked: ``{spec.claims}``")
+        parts.append("- methods: " + ", ".join(f"{_literal(a.label)} (``{a.name}``)" for a in spec.algorithms))
+        for panel in spec.panels:
+            values = "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in panel.values.items())
+            title = _literal(panel.title or panel.name)
+            parts.append(f"- panel ``{panel.name}``: {title}; instance ``{panel.instance}``, "
+                         f"``{panel.sweep_param}`` in ({values})")
+        parts.append("")
+    _write_if_changed(out / "experiments.rst", "\n".join(parts) + "\n")
+
+
 def _generate(app) -> None:  # noqa: ARG001
     out = HERE / "reference"
     # Pages of names no longer exported must not linger (they would be orphans: a warning).
     shutil.rmtree(out / "generated", ignore_errors=True)
     write_api_reference(out)
     write_algorithm_table(out)
+    write_registries(out)
 
 
 # Run at import so that the generated files exist before Sphinx scans the source directory.
