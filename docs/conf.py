@@ -18,6 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))  # gallery_order
 os.environ.setdefault("MPLBACKEND", "Agg")
 # The gallery examples read this to run at a small size (see docs/examples/README.rst).
 os.environ.setdefault("SAFEBANDITS_DOCS_SMALL", "1")
@@ -26,7 +27,7 @@ import safebandits  # noqa: E402
 
 project = "safebandits"
 author = "safebandits developers"
-copyright = "safebandits developers"  # noqa: A001
+copyright = "safebandits developers"
 release = safebandits.__version__
 version = release
 
@@ -43,14 +44,16 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "examples/README.rst", "**/GALLERY_HEADER.rst", "examples/*.py", "**.ipynb"]
+exclude_patterns = [
+    "_build",
+    "gallery_order.py",
+    "examples/README.rst",
+    "**/GALLERY_HEADER.rst",
+    "examples/*.py",
+    "**.ipynb",
+]
 templates_path = ["_templates"]
 nitpicky = False
-suppress_warnings = [
-    # docs/decisions.md and docs/cluster.md are plain GitHub markdown: links to source files in the
-    # repository are not documents of the site.
-    "myst.xref_missing",
-]
 
 # -- MyST (markdown pages, docs/decisions.md included as it is) -------------------------------------
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
@@ -74,7 +77,7 @@ sphinx_gallery_conf = {
     "gallery_dirs": ["auto_examples"],
     "filename_pattern": r"/plot_",
     "ignore_pattern": r"__init__\.py|_helpers\.py|_plugin\.py",
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.ExampleOrder",  # docs/gallery_order.py
     "download_all_examples": False,
     "remove_config_comments": True,
     "abort_on_example_error": True,
@@ -123,7 +126,10 @@ def _public_names(module) -> list[str]:
 
 
 def _is_alias(obj) -> bool:
-    return not (inspect.isclass(obj) or inspect.isroutine(obj)) and type(obj).__module__ in ("typing", "types")
+    return not (inspect.isclass(obj) or inspect.isroutine(obj)) and type(obj).__module__ in (
+        "typing",
+        "types",
+    )
 
 
 def _rst_title(text: str, char: str) -> str:
@@ -196,7 +202,10 @@ def write_algorithm_table(out: Path) -> None:
         parts.append(f".. _algo-{name}:\n")
         parts.append(_rst_title(f"``{name}``", "-"))
         qual = f"{cls.__module__}.{cls.__qualname__}"
-        parts.append(f"Class ``{qual}``, task ``{entry.task}``" + (", privileged (oracle)." if entry.privileged else "."))
+        parts.append(
+            f"Class ``{qual}``, task ``{entry.task}``"
+            + (", privileged (oracle)." if entry.privileged else ".")
+        )
         parts.append("")
         if entry.defaults:
             preset = ", ".join(f"``{k}={v!r}``" for k, v in entry.defaults.items())
@@ -231,9 +240,9 @@ def write_registries(out: Path) -> None:
 
     parts = [
         _rst_title("Registered problem instances", "="),
-        "Generated at build time from ``sb.list_instances()``: the names ``sb.make_instance(name, **params)``\n"
-        "and the experiments accept, with their parameters and defaults. *random* families are drawn afresh\n"
-        "for every replicate from the run's instance seed.\n",
+        "Generated at build time from ``sb.list_instances()``: the names that\n"
+        "``sb.make_instance(name, **params)`` and the experiments accept, with their parameters and\n"
+        "defaults. *random* families are drawn afresh for every replicate from the run's instance seed.\n",
         ".. list-table::\n   :header-rows: 1\n   :widths: 22 40 38\n",
         "   * - name\n     - description\n     - parameters (default)",
     ]
@@ -261,17 +270,21 @@ def write_registries(out: Path) -> None:
         parts.append(f"- replicates per point: {reps}")
         if spec.claims:
             parts.append(f"- claims checked: ``{spec.claims}``")
-        parts.append("- methods: " + ", ".join(f"{_literal(a.label)} (``{a.name}``)" for a in spec.algorithms))
+        parts.append(
+            "- methods: " + ", ".join(f"{_literal(a.label)} (``{a.name}``)" for a in spec.algorithms)
+        )
         for panel in spec.panels:
             values = "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in panel.values.items())
             title = _literal(panel.title or panel.name)
-            parts.append(f"- panel ``{panel.name}``: {title}; instance ``{panel.instance}``, "
-                         f"``{panel.sweep_param}`` in ({values})")
+            parts.append(
+                f"- panel ``{panel.name}``: {title}; instance ``{panel.instance}``, "
+                f"``{panel.sweep_param}`` in ({values})"
+            )
         parts.append("")
     _write_if_changed(out / "experiments.rst", "\n".join(parts) + "\n")
 
 
-def _generate(app) -> None:  # noqa: ARG001
+def _generate(app) -> None:
     out = HERE / "reference"
     # Pages of names no longer exported must not linger (they would be orphans: a warning).
     shutil.rmtree(out / "generated", ignore_errors=True)
