@@ -52,6 +52,8 @@ exclude_patterns = [
 ]
 templates_path = ["_templates"]
 nitpicky = False
+# "--set" and "--plugin" stay two hyphens (no en dashes, no curly quotes in commands).
+smartquotes = False
 
 # -- MyST (markdown pages, docs/decisions.md included as it is) -------------------------------------
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
