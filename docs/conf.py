@@ -99,3 +99,16 @@ html_show_sourcelink = False
 # -- generated reference pages (docs/apigen.py) -----------------------------------------------------
 # Written at configuration time, so that they exist before Sphinx scans the source directory.
 apigen.generate(HERE / "reference")
+
+
+# -- the command line reference (sphinx-click) -------------------------------------------------------
+def _plain_help(app, ctx, lines) -> None:
+    """Help texts are plain text, not reStructuredText: ``examples/*.toml`` is no emphasis."""
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith(".."):
+            lines[i] = line.replace("\\", "\\\\").replace("*", r"\*").replace("`", r"\`").replace("|", r"\|")
+
+
+def setup(app) -> None:
+    for part in ("description", "options", "arguments", "envvars", "epilog"):
+        app.connect(f"sphinx-click-process-{part}", _plain_help)
