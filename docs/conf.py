@@ -7,26 +7,25 @@ editing a list here. The algorithm table is generated from the registry in the s
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
-import inspect
 import os
-import shutil
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))  # apigen, gallery_order
 os.environ.setdefault("MPLBACKEND", "Agg")
-# The gallery examples read this to run at a small size (see docs/examples/README.rst).
+# The gallery examples read this to run at a small size (see docs/examples/GALLERY_HEADER.rst).
 os.environ.setdefault("SAFEBANDITS_DOCS_SMALL", "1")
+
+import apigen  # noqa: E402
 
 import safebandits  # noqa: E402
 
 project = "safebandits"
 author = "safebandits developers"
-copyright = "safebandits developers"  # noqa: A001
+copyright = "safebandits developers"
 release = safebandits.__version__
 version = release
 
@@ -43,14 +42,18 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "examples/README.rst", "**/GALLERY_HEADER.rst", "examples/*.py", "**.ipynb"]
+exclude_patterns = [
+    "_build",
+    "gallery_order.py",
+    "examples/README.rst",
+    "**/GALLERY_HEADER.rst",
+    "examples/*.py",
+    "**.ipynb",
+]
 templates_path = ["_templates"]
 nitpicky = False
-suppress_warnings = [
-    # docs/decisions.md and docs/cluster.md are plain GitHub markdown: links to source files in the
-    # repository are not documents of the site.
-    "myst.xref_missing",
-]
+# "--set" and "--plugin" stay two hyphens (no en dashes, no curly quotes in commands).
+smartquotes = False
 
 # -- MyST (markdown pages, docs/decisions.md included as it is) -------------------------------------
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
@@ -74,7 +77,7 @@ sphinx_gallery_conf = {
     "gallery_dirs": ["auto_examples"],
     "filename_pattern": r"/plot_",
     "ignore_pattern": r"__init__\.py|_helpers\.py|_plugin\.py",
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.ExampleOrder",  # docs/gallery_order.py
     "download_all_examples": False,
     "remove_config_comments": True,
     "abort_on_example_error": True,
@@ -93,140 +96,19 @@ html_title = f"safebandits {release}"
 html_static_path: list[str] = []
 html_show_sourcelink = False
 
-# -- generated reference pages -----------------------------------------------------------------------
-# Modules whose public names get a section of the API reference. Names already documented under
-# ``safebandits`` (same object) are not repeated under a subpackage.
-REFERENCE_MODULES = [
-    ("safebandits", "The ``safebandits`` namespace: what ``import safebandits as sb`` gives."),
-    ("safebandits.types", "Decisions, observations and recommendations exchanged by ask / tell."),
-    ("safebandits.exceptions", "Exceptions."),
-    ("safebandits.rng", "Seeding: run keys and the generators derived from them."),
-    ("safebandits.algorithms", "Learners: the protocol, the base class and the registry."),
-    ("safebandits.problems", "Problem instances, environments and noise models."),
-    ("safebandits.experiments", "Experiments as data, the results store and claims."),
-    ("safebandits.study", "Persistent ask / tell studies."),
-    ("safebandits.estimators", "Estimators and confidence widths."),
-    ("safebandits.design", "Optimal designs and rounding."),
-    ("safebandits.classification", "Active classification data (FDR-constrained labelling)."),
-]
+# -- generated reference pages (docs/apigen.py) -----------------------------------------------------
+# Written at configuration time, so that they exist before Sphinx scans the source directory.
+apigen.generate(HERE / "reference")
 
 
-def _public_names(module) -> list[str]:
-    names = getattr(module, "__all__", None)
-    if names is None:
-        names = [
-            n
-            for n, obj in vars(module).items()
-            if not n.startswith("_") and getattr(obj, "__module__", "").startswith(module.__name__)
-        ]
-    return sorted(n for n in names if not n.startswith("__"))
+# -- the command line reference (sphinx-click) -------------------------------------------------------
+def _plain_help(app, ctx, lines) -> None:
+    """Help texts are plain text, not reStructuredText: ``examples/*.toml`` is no emphasis."""
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith(".."):
+            lines[i] = line.replace("\\", "\\\\").replace("*", r"\*").replace("`", r"\`").replace("|", r"\|")
 
 
-def _is_alias(obj) -> bool:
-    return not (inspect.isclass(obj) or inspect.isroutine(obj)) and type(obj).__module__ in ("typing", "types")
-
-
-def _rst_title(text: str, char: str) -> str:
-    return f"{text}\n{char * len(text)}\n"
-
-
-def _write_if_changed(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-
-
-def write_api_reference(out: Path) -> None:
-    """``reference/api.rst``: one autosummary table per module, one generated page per name."""
-    seen: set[int] = set()
-    parts = [
-        _rst_title("API reference", "="),
-        "Generated at build time from ``__all__`` of each module below (a name exported from\n"
-        "``safebandits`` is documented once, under ``safebandits``). Every entry links to its own page.\n",
-    ]
-    for modname, blurb in REFERENCE_MODULES:
-        module = importlib.import_module(modname)
-        rows = []
-        for name in _public_names(module):
-            obj = getattr(module, name)
-            # Type aliases and constants have no page of their own (their module's page names them).
-            if id(obj) in seen or not (inspect.isclass(obj) or callable(obj)) or _is_alias(obj):
-                continue
-            seen.add(id(obj))
-            rows.append(name)
-        if not rows:
-            continue
-        parts.append(_rst_title(f"``{modname}``", "-"))
-        parts.append(f".. automodule:: {modname}\n   :no-members:\n   :no-index:\n\n{blurb}\n")
-        parts.append(f".. currentmodule:: {modname}\n")
-        parts.append(".. autosummary::\n   :toctree: generated\n   :nosignatures:\n")
-        parts.extend(f"   {name}" for name in rows)
-        parts.append("")
-    _write_if_changed(out / "api.rst", "\n".join(parts) + "\n")
-
-
-def _default_repr(field: dataclasses.Field) -> str:
-    if field.default is not dataclasses.MISSING:
-        return repr(field.default)
-    if field.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-        return repr(field.default_factory())  # type: ignore[misc]
-    return "(required)"
-
-
-def write_algorithm_table(out: Path) -> None:
-    """``reference/algorithms.rst``: every registered learner, its task, class and options."""
-    from safebandits.algorithms import list_algorithms
-
-    entries = list_algorithms()
-    parts = [
-        _rst_title("Registered learners", "="),
-        "Generated at build time from the algorithm registry (``sb.list_algorithms()``): the name to\n"
-        "pass to ``sb.make_learner`` or an experiment, its task, its class and every option with its\n"
-        "default (a registered variant presets some options).\n",
-        ".. list-table::\n   :header-rows: 1\n   :widths: 18 14 68\n",
-        "   * - name\n     - task\n     - description",
-    ]
-    for name, entry in entries.items():
-        desc = " ".join(entry.description.split()) or entry.cls.__name__
-        desc = desc.replace("*", r"\*").replace("|", r"\|")
-        parts.append(f"   * - :ref:`{name} <algo-{name}>`\n     - {entry.task}\n     - {desc}")
-    parts.append("")
-    for name, entry in entries.items():
-        cls = entry.cls
-        parts.append(f".. _algo-{name}:\n")
-        parts.append(_rst_title(f"``{name}``", "-"))
-        qual = f"{cls.__module__}.{cls.__qualname__}"
-        parts.append(f"Class ``{qual}``, task ``{entry.task}``" + (", privileged (oracle)." if entry.privileged else "."))
-        parts.append("")
-        if entry.defaults:
-            preset = ", ".join(f"``{k}={v!r}``" for k, v in entry.defaults.items())
-            parts.append(f"Preset options: {preset}.\n")
-        config_cls = getattr(cls, "config_cls", None)
-        if config_cls is not None and dataclasses.is_dataclass(config_cls):
-            parts.append(".. list-table::\n   :header-rows: 1\n   :widths: 30 70\n")
-            parts.append("   * - option\n     - default")
-            for f in dataclasses.fields(config_cls):
-                value = entry.defaults.get(f.name, None) if f.name in entry.defaults else None
-                shown = repr(value) if f.name in entry.defaults else _default_repr(f)
-                shown = shown.replace("`", "'")
-                parts.append(f"   * - ``{f.name}``\n     - ``{shown}``")
-            parts.append("")
-        doc = inspect.getdoc(cls) or ""
-        first = doc.split("\n\n", 1)[0]
-        if first:
-            parts.append("::\n")
-            parts.extend("   " + line for line in first.splitlines())
-            parts.append("")
-    _write_if_changed(out / "algorithms.rst", "\n".join(parts) + "\n")
-
-
-def _generate(app) -> None:  # noqa: ARG001
-    out = HERE / "reference"
-    # Pages of names no longer exported must not linger (they would be orphans: a warning).
-    shutil.rmtree(out / "generated", ignore_errors=True)
-    write_api_reference(out)
-    write_algorithm_table(out)
-
-
-# Run at import so that the generated files exist before Sphinx scans the source directory.
-_generate(None)
+def setup(app) -> None:
+    for part in ("description", "options", "arguments", "envvars", "epilog"):
+        app.connect(f"sphinx-click-process-{part}", _plain_help)

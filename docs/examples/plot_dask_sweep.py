@@ -7,7 +7,8 @@ task, results stream back to the ``safebandits run`` command, which alone writes
 Here a scheduler and two single-threaded worker processes are started by hand on this machine, as
 one would start them on the nodes of a cluster (``dask scheduler``, ``dask worker``); on a real
 cluster only where they run changes (see :doc:`/cluster` for SLURM and Kubernetes recipes).
-``safebandits run NAME --executor dask --workers 2`` starts such a local cluster by itself. Needs the extra ``pip install 'safebandits[distributed]'``.
+``safebandits run NAME --executor dask --workers 2`` starts such a local cluster by itself.
+Needs the extra ``pip install 'safebandits[distributed]'``.
 
 A run is a pure function of its key (experiment seed, sweep point, algorithm, replicate), so the
 results are the same whatever the executor and the number of workers: the example checks this against
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+
 from safebandits.experiments import ResultsStore
 
 SMALL = bool(os.environ.get("SAFEBANDITS_DOCS_SMALL"))

@@ -29,7 +29,9 @@ while not learner.done:
     decision = learner.ask()
     learner.tell(decision, env.play(decision))
 answer = learner.recommend()
-print(f"recommended arm {answer.arm} (best feasible: {instance.optimal_arm}) after {learner.n_samples} samples")
+print(
+    f"recommended arm {answer.arm} (best feasible: {instance.optimal_arm}) after {learner.n_samples} samples"
+)
 
 # %%
 # Regret with a stage-wise constraint

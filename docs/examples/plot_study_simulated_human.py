@@ -49,22 +49,32 @@ study.close()
 
 study = sb.load_study("pilot", url)  # later, elsewhere: the same state, the same open query
 assert study.ask().id == open_query.id
-while not study.done:
-    query = study.ask()
-    study.tell(query.id, person(query.arm, query.id))
-answer = study.recommend()
-print(study.summary())
-print(f"recommended arm {answer.arm}; the best feasible arm is {instance.optimal_arm}")
 
 # %%
 # Answers the study refuses
 # -------------------------
-# Answers are checked before anything is stored: a binary study takes +1 or -1 only.
+# Answers are checked before anything is stored: a binary study takes +1 or -1 only, and an answer is
+# final. A refused answer changes nothing; the query stays open.
 for bad in (0.5, float("nan"), "yes"):
     try:
-        sb.load_study("pilot", url).tell(open_query.id, bad)
+        study.tell(open_query.id, bad)
     except (ValueError, TypeError, sb.ProtocolError) as exc:
         print(f"{bad!r}: {type(exc).__name__}: {exc}")
+assert study.pending is not None and study.pending.id == open_query.id
+
+# %%
+# The person answers the open query and the study goes on to the end.
+while not study.done:
+    query = study.ask()
+    study.tell(query.id, person(query.arm, query.id))
+answer = study.recommend()
+summary = study.summary()
+print({key: summary[key] for key in ("n_queries", "n_answered", "done")})
+print(f"recommended arm {answer.arm}; the best feasible arm is {instance.optimal_arm}")
+try:
+    study.tell(open_query.id, -1)
+except sb.ProtocolError as exc:
+    print(f"answering query {open_query.id} again: {exc}")
 
 # %%
 # Which arms the person was asked about
