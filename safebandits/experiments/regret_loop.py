@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from safebandits._validation import check_int
+from safebandits.exceptions import ConfigError
 from safebandits.problems.stagewise import TOL, policy_mean_points
 from safebandits.types import FloatArray
 
@@ -299,11 +300,18 @@ def run_regret(
     n_points : int
         Points of the log-spaced curves.
     """
-    if hasattr(type(learner), "done"):
-        raise TypeError(
-            f"run_regret plays regret learners for a horizon of rounds; {type(learner).__name__} is a "
-            "pure-exploration learner (it stops when done and recommends an arm): use "
-            "run(learner, env, instance, budget=...) instead."
+    if hasattr(learner, "recommend") and hasattr(learner, "done"):
+        raise ConfigError(
+            f"run_regret drives regret learners; {type(learner).__name__} is a pure-exploration learner "
+            "(it stops and recommends): use run."
+        )
+    missing = [
+        a for a in ("reward_param", "cost_params", "threshold", "optimal_value") if not hasattr(instance, a)
+    ]
+    if missing:
+        raise ConfigError(
+            f"run_regret scores rounds with the instance's truth ({', '.join(missing)}); a "
+            f"{type(instance).__name__} has none. Pass a regret instance (e.g. a StagewiseInstance)."
         )
     horizon = check_int(horizon if horizon is not None else instance.horizon, "horizon", low=1)
     limit = horizon if budget is None else min(horizon, check_int(budget, "budget", low=1))

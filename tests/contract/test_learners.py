@@ -494,6 +494,6 @@ def test_error_inside_tell_marks_learner_failed(name, monkeypatch):
 def test_wrong_run_helper_refused(name):
     inst, learner, env = build(name)
     helper, other = (run, "run_regret") if ENTRIES[name].task == "regret" else (run_regret, "run")
-    with pytest.raises(TypeError, match=other):
+    with pytest.raises(ConfigError, match=other):
         helper(learner, env, inst)
     assert learner.n_samples == 0 and env.n_samples == 0
