@@ -183,6 +183,10 @@ def _is_number(value: Any) -> bool:
 
 
 def _number(value: Any, what: str, owner: str) -> float:
+    if type(value) is float:  # hot path
+        if value - value == 0.0:  # finite
+            return value
+        raise ConfigError(f"The {what} told to {owner} must be finite. Got {value!r} instead.")
     if not _is_number(value):
         raise TypeError(
             f"The {what} told to {owner} must be a real number (not a bool or a string). "
@@ -211,7 +215,9 @@ def _array(value: Any, what: str, owner: str, kinds: str = "iuf") -> np.ndarray:
 
 
 def _finite(arr: np.ndarray, what: str, owner: str) -> None:
-    if not np.all(np.isfinite(arr)):
+    # (a few values, the hot path: Python floats are faster than a ufunc; x - x is NaN for NaN and inf)
+    finite = all(v - v == 0.0 for v in arr.ravel().tolist()) if arr.size <= 8 else np.all(np.isfinite(arr))
+    if not finite:
         raise ConfigError(f"The {what} told to {owner} must be finite (no NaN or infinity). Got {arr!r}.")
 
 
@@ -219,6 +225,10 @@ def _check_single_values(arr: np.ndarray, spec: ObservationSpec, what: str, owne
     values = spec.values
     if values == "real":
         return
+    if arr.size == 1:  # hot path
+        v = float(arr.ravel()[0])
+        if (values == "binary" and v in (1.0, -1.0)) or (values == "bernoulli" and v in (0.0, 1.0)):
+            return
     if values == "binary":
         ok = (arr == 1.0) | (arr == -1.0)
     elif values == "bernoulli":

@@ -114,6 +114,7 @@ class BaseLearner:
         self.n_samples = 0
         self._pending: Decision | None = None
         self._failure: str | None = None
+        self._info_spec = spec_for_info(info)  # (the default observation_spec, computed once)
 
     # -- protocol --------------------------------------------------------------------------------
     def _check_usable(self, what: str) -> None:
@@ -141,7 +142,7 @@ class BaseLearner:
         case only generic checks apply (types, finiteness, shapes against the decision). Override it
         when the learner observes something else than its view says.
         """
-        return spec_for_info(self.info)
+        return self._info_spec
 
     def check_observation(self, decision: Decision, observation: Observation | BatchObservation) -> None:
         """Raise if ``tell(decision, observation)`` would be refused; change nothing.

@@ -303,11 +303,18 @@ def run_regret(
     n_points : int
         Points of the log-spaced curves.
     """
-    if hasattr(type(learner), "done"):
-        raise TypeError(
-            f"run_regret plays regret learners for a horizon of rounds; {type(learner).__name__} is a "
-            "pure-exploration learner (it stops when done and recommends an arm): use "
-            "run(learner, env, instance, budget=...) instead."
+    if hasattr(learner, "recommend") and hasattr(learner, "done"):
+        raise ConfigError(
+            f"run_regret drives regret learners; {type(learner).__name__} is a pure-exploration learner "
+            "(it stops and recommends): use run."
+        )
+    missing = [
+        a for a in ("reward_param", "cost_params", "threshold", "optimal_value") if not hasattr(instance, a)
+    ]
+    if missing:
+        raise ConfigError(
+            f"run_regret scores rounds with the instance's truth ({', '.join(missing)}); a "
+            f"{type(instance).__name__} has none. Pass a regret instance (e.g. a StagewiseInstance)."
         )
     missing = [
         a for a in ("reward_param", "cost_params", "threshold", "optimal_value") if not hasattr(instance, a)

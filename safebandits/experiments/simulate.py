@@ -68,12 +68,6 @@ def run(
     compiled : bool
         Use the learner's compiled loop when it has one.
     """
-    if not hasattr(type(learner), "done"):
-        raise TypeError(
-            f"run plays pure-exploration learners until they stop (done) and recommend; "
-            f"{type(learner).__name__} is a regret learner (no 'done'): use "
-            "run_regret(learner, env, instance) instead."
-        )
     budget = check_int(budget, "budget", low=1)
     if not hasattr(learner, "done") or not hasattr(learner, "recommend"):
         raise ConfigError(

@@ -73,6 +73,7 @@ def register_info_type(cls: type, spec: Callable[[Any], FeedbackSpec] | None = N
 
 
 def _register_builtin() -> None:
+    from safebandits.classification.problem import PoolInfo
     from safebandits.problems.function_class import FunctionClassInfo
     from safebandits.problems.kernel import KernelInfo
     from safebandits.problems.linear import CBAIInfo, CBAIPrivilegedInfo
@@ -90,6 +91,7 @@ def _register_builtin() -> None:
         KernelInfo,
         SafeLinearInfo,
         DecisionSet,
+        PoolInfo,  # FDR active classification: one label (0 or 1) per queried record
     ):
         register_info_type(cls)
 

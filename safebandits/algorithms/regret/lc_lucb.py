@@ -274,7 +274,12 @@ def check_stagewise_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray,
     if info.safe_cost is not None:
         c0 = check_array(np.atleast_1d(info.safe_cost), "info.safe_cost", shape=tau.shape, owner=owner)
         if np.any(c0 >= tau):
-            raise ConfigError(f"{owner} needs c0 < tau for the safe action (Assumption 5). Got c0 = {c0}.")
+            raise ConfigError(
+                f"{owner} cannot start: the safe action's cost must be below every threshold, c0 < tau "
+                f"(Assumption 5; its gap tau - c0 sets the exploration scale). Got c0 = {c0.tolist()}, "
+                f"tau = {tau.tolist()}. Change the safe action to one strictly inside the constraints (e.g. "
+                "x0 = 0 when the costs are linear) or the thresholds."
+            )
     if safe_row >= 0:
         x0 = arms[safe_row].copy()  # the row the environment plays for x0
     return arms, x0, tau, safe_row

@@ -262,3 +262,25 @@ def test_load_from_missing_file_creates_nothing(tmp_path):
     with pytest.raises(ConfigError, match="No study database"):
         load_study("s", _url(tmp_path, "typo.db"))
     assert not (tmp_path / "typo.db").exists()
+
+
+def test_pool_study_refuses_impossible_labels(tmp_path):
+    # Studies run the learners' own observation check: pool labels are 0 / 1, summed per record.
+    from safebandits.classification import half_circle_pool
+    from safebandits.classification.problem import PoolInstance
+
+    inst = PoolInstance(half_circle_pool(np.random.default_rng(0), n_points=40), 0.15)
+    study = sb.create_study("p", "fdr-passive", inst.public_info(), storage=_url(tmp_path), seed=0,
+                            config={"n_initial": 5, "batch_size": 3})  # fmt: skip
+    q = study.ask()
+    sums = np.zeros((q.counts.size, 1))
+    first = int(np.flatnonzero(q.counts)[0])
+    for bad, match in [(0.5, "sums of 0 / 1"), (2.0, "sums of 0 / 1"), (np.nan, "finite")]:
+        wrong = sums.copy()
+        wrong[first, 0] = bad
+        with pytest.raises(ConfigError, match=match):
+            study.tell(q.id, {"constraint_sums": wrong.tolist()})
+    assert study.summary()["n_answered"] == 0
+    sums[first, 0] = 1.0
+    study.tell(q.id, {"constraint_sums": sums.tolist()})
+    assert study.summary()["n_answered"] == 1
