@@ -210,3 +210,24 @@ def test_parse_plugin_names_rejects_or_returns_identifiers(text):
         assert "is not a Python module name" in str(exc)
     else:
         assert all(part.isidentifier() for name in names for part in name.split("."))
+
+
+def test_load_plugins_from_cwd_remembers_modules_folders_and_files(tmp_path, monkeypatch):
+    from safebandits import plugins
+
+    (tmp_path / "sbplug_empty.py").write_text("LOADED = True\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(plugins, "_LOADED", [])
+    monkeypatch.setattr(plugins, "_PATH", [])
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    try:
+        assert plugins.load_plugins("sbplug_empty, json") == ["sbplug_empty", "json"]
+        assert plugins.active_plugins() == ("sbplug_empty", "json")
+        assert plugins.plugin_path() == (str(tmp_path),) and sys.path[0] == str(tmp_path)
+        # Only the module found in the current folder is sent to remote Dask workers.
+        assert plugins.plugin_files() == [str(tmp_path / "sbplug_empty.py")]
+        with pytest.raises(ConfigError, match="Cannot import plugin 'sbplug_missing'"):
+            plugins.load_plugins(["sbplug_missing"])
+        assert plugins.active_plugins() == ("sbplug_empty", "json")
+    finally:
+        sys.modules.pop("sbplug_empty", None)
