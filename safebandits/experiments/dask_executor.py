@@ -128,7 +128,7 @@ def _iter_dask(
             stack.enter_context(client)
             # Workers of another machine do not see this folder: send them the plugin files found here.
             for path in plugin_files():
-                client.upload_file(path)
+                client.upload_file(path, load=False)  # (imported by the task, once)
         # Unique task keys per session: a second client on the same scheduler (or a rerun after a
         # crash, while the scheduler still releases the old tasks) never collides with these.
         session = uuid.uuid4().hex[:12]
