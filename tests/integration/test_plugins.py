@@ -161,11 +161,28 @@ def test_plugin_before_the_subcommand_from_cwd_in_a_local_pool(plugin_dir):
     assert proc.returncode == 0, proc.stderr
     assert f"{N_RUNS} runs, 0 already done, {N_RUNS} ok, 0 failed" in proc.stdout
     _check_runs(out, workers_expected=2)
-    # After the subcommand too, for other commands: the learner's options from its config docstring.
-    proc = _cli(plugin_dir, "list", "algorithms", "--verbose", "--plugin", PLUGIN)
-    assert proc.returncode == 0, proc.stderr
-    assert "tiny-rr (pure_exploration): Round robin (plugin)." in proc.stdout
-    assert "n_stop = 6  [int]" in proc.stdout and "Samples before stopping." in proc.stdout
+
+
+def test_plugin_after_another_subcommand_in_process(plugin_dir, monkeypatch, capsys):
+    """``list algorithms --verbose --plugin M``: the learner's options come from its config docstring."""
+    from safebandits import plugins
+    from safebandits.algorithms import registry
+    from safebandits.cli import main
+    from safebandits.experiments import spec
+
+    monkeypatch.chdir(plugin_dir)
+    monkeypatch.setattr(plugins, "_LOADED", [])
+    monkeypatch.setattr(plugins, "_PATH", [])
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    try:
+        assert main(["list", "algorithms", "--verbose", "--plugin", PLUGIN]) == 0
+        out = capsys.readouterr().out
+        assert "tiny-rr (pure_exploration): Round robin (plugin)." in out
+        assert "n_stop = 6  [int]" in out and "Samples before stopping." in out
+    finally:  # (other suites must not see the plugin's learner and experiment)
+        registry._REGISTRY.pop("tiny-rr", None)
+        spec._REGISTRY.pop(EXPERIMENT, None)
+        sys.modules.pop(PLUGIN, None)
 
 
 def test_plugin_after_the_subcommand_on_dask(plugin_dir):
