@@ -186,10 +186,11 @@ def test_plugin_after_another_subcommand_in_process(plugin_dir, monkeypatch, cap
 
 
 def test_plugin_after_the_subcommand_on_dask(plugin_dir):
+    """A LocalCluster of one worker process (a separate interpreter, like any Dask worker)."""
     pytest.importorskip("distributed")
     out = plugin_dir / "out"
     proc = _cli(
-        plugin_dir, "run", EXPERIMENT, "--executor", "dask", "--workers", "2", "--out", str(out), "-q",
+        plugin_dir, "run", EXPERIMENT, "--executor", "dask", "--workers", "1", "--out", str(out), "-q",
         "--plugin", PLUGIN,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
