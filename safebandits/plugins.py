@@ -23,6 +23,7 @@ __all__ = [
     "import_plugins",
     "load_plugins",
     "parse_plugin_names",
+    "plugin_files",
     "plugin_path",
 ]
 
@@ -111,6 +112,28 @@ def active_plugins() -> tuple[str, ...]:
 def plugin_path() -> tuple[str, ...]:
     """Folders :func:`load_plugins` put on ``sys.path`` (passed to worker processes)."""
     return tuple(_PATH)
+
+
+def plugin_files() -> list[str]:
+    """Files of the loaded plugins that are single modules found in a :func:`plugin_path` folder.
+
+    The Dask executor uploads them to the workers of a remote scheduler (``Client.upload_file``), which
+    cannot see this machine's current folder. Installed plugins and packages are not included: they must
+    be installed on the workers.
+    """
+    folders = {os.path.realpath(p) for p in _PATH}
+    files = []
+    for name in _LOADED:
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if (
+            "." not in name
+            and path is not None
+            and path.endswith(".py")
+            and os.path.basename(path) != "__init__.py"
+            and os.path.realpath(os.path.dirname(path)) in folders
+        ):
+            files.append(path)
+    return files
 
 
 def import_plugins(names: Iterable[str], path: Iterable[str] = ()) -> None:

@@ -32,7 +32,7 @@ from typing import Any
 from safebandits.exceptions import ConfigError, SafeBanditsError
 from safebandits.experiments.runner import execute_task, failed_record
 from safebandits.experiments.spec import RunTask
-from safebandits.plugins import active_plugins, plugin_path
+from safebandits.plugins import active_plugins, plugin_files, plugin_path
 
 __all__ = ["iter_dask", "require_distributed"]
 
@@ -126,6 +126,9 @@ def _iter_dask(
                     "running and reachable from here (see docs/cluster.md)."
                 ) from None
             stack.enter_context(client)
+            # Workers of another machine do not see this folder: send them the plugin files found here.
+            for path in plugin_files():
+                client.upload_file(path, load=False)  # (imported by the task, once)
         # Unique task keys per session: a second client on the same scheduler (or a rerun after a
         # crash, while the scheduler still releases the old tasks) never collides with these.
         session = uuid.uuid4().hex[:12]

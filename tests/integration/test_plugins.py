@@ -161,18 +161,36 @@ def test_plugin_before_the_subcommand_from_cwd_in_a_local_pool(plugin_dir):
     assert proc.returncode == 0, proc.stderr
     assert f"{N_RUNS} runs, 0 already done, {N_RUNS} ok, 0 failed" in proc.stdout
     _check_runs(out, workers_expected=2)
-    # After the subcommand too, for other commands: the learner's options from its config docstring.
-    proc = _cli(plugin_dir, "list", "algorithms", "--verbose", "--plugin", PLUGIN)
-    assert proc.returncode == 0, proc.stderr
-    assert "tiny-rr (pure_exploration): Round robin (plugin)." in proc.stdout
-    assert "n_stop = 6  [int]" in proc.stdout and "Samples before stopping." in proc.stdout
+
+
+def test_plugin_after_another_subcommand_in_process(plugin_dir, monkeypatch, capsys):
+    """``list algorithms --verbose --plugin M``: the learner's options come from its config docstring."""
+    from safebandits import plugins
+    from safebandits.algorithms import registry
+    from safebandits.cli import main
+    from safebandits.experiments import spec
+
+    monkeypatch.chdir(plugin_dir)
+    monkeypatch.setattr(plugins, "_LOADED", [])
+    monkeypatch.setattr(plugins, "_PATH", [])
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    try:
+        assert main(["list", "algorithms", "--verbose", "--plugin", PLUGIN]) == 0
+        out = capsys.readouterr().out
+        assert "tiny-rr (pure_exploration): Round robin (plugin)." in out
+        assert "n_stop = 6  [int]" in out and "Samples before stopping." in out
+    finally:  # (other suites must not see the plugin's learner and experiment)
+        registry._REGISTRY.pop("tiny-rr", None)
+        spec._REGISTRY.pop(EXPERIMENT, None)
+        sys.modules.pop(PLUGIN, None)
 
 
 def test_plugin_after_the_subcommand_on_dask(plugin_dir):
+    """A LocalCluster of one worker process (a separate interpreter, like any Dask worker)."""
     pytest.importorskip("distributed")
     out = plugin_dir / "out"
     proc = _cli(
-        plugin_dir, "run", EXPERIMENT, "--executor", "dask", "--workers", "2", "--out", str(out), "-q",
+        plugin_dir, "run", EXPERIMENT, "--executor", "dask", "--workers", "1", "--out", str(out), "-q",
         "--plugin", PLUGIN,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -210,3 +228,24 @@ def test_parse_plugin_names_rejects_or_returns_identifiers(text):
         assert "is not a Python module name" in str(exc)
     else:
         assert all(part.isidentifier() for name in names for part in name.split("."))
+
+
+def test_load_plugins_from_cwd_remembers_modules_folders_and_files(tmp_path, monkeypatch):
+    from safebandits import plugins
+
+    (tmp_path / "sbplug_empty.py").write_text("LOADED = True\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(plugins, "_LOADED", [])
+    monkeypatch.setattr(plugins, "_PATH", [])
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    try:
+        assert plugins.load_plugins("sbplug_empty, json") == ["sbplug_empty", "json"]
+        assert plugins.active_plugins() == ("sbplug_empty", "json")
+        assert plugins.plugin_path() == (str(tmp_path),) and sys.path[0] == str(tmp_path)
+        # Only the module found in the current folder is sent to remote Dask workers.
+        assert plugins.plugin_files() == [str(tmp_path / "sbplug_empty.py")]
+        with pytest.raises(ConfigError, match="Cannot import plugin 'sbplug_missing'"):
+            plugins.load_plugins(["sbplug_missing"])
+        assert plugins.active_plugins() == ("sbplug_empty", "json")
+    finally:
+        sys.modules.pop("sbplug_empty", None)
