@@ -92,6 +92,44 @@ _EXPORTS: dict[str, str] = {
         ("BernoulliNoise", "BinaryNoise", "GaussianNoise", "NoiseModel", "make_noise"),
         "safebandits.problems.noise",
     ),
+    # your own problem: declarations, compatible learners, experiment files, the observation check
+    **dict.fromkeys(
+        (
+            "Feedback",
+            "FunctionClassProblemSpec",
+            "INFO_KINDS",
+            "KernelProblem",
+            "LinearProblem",
+            "PoolProblem",
+            "Problem",
+            "SafeLinearProblem",
+            "SimulatedProblem",
+            "problem_from_dict",
+        ),
+        "safebandits.problems.declare",
+    ),
+    **dict.fromkeys(
+        (
+            "GUARANTEES",
+            "Compatible",
+            "compatible_learners",
+            "instance_for",
+            "view_for",
+        ),
+        "safebandits.algorithms.compatibility",
+    ),
+    **dict.fromkeys(
+        ("load_experiment_file",),
+        "safebandits.experiments.user",
+    ),
+    **dict.fromkeys(
+        (
+            "ObservationSpec",
+            "check_observation",
+            "register_observation_spec",
+        ),
+        "safebandits.algorithms._observation",
+    ),
     # run helpers (one learner on one instance)
     **dict.fromkeys(("RunOutcome", "run"), "safebandits.experiments.simulate"),
     **dict.fromkeys(("RegretOutcome", "run_regret"), "safebandits.experiments.regret_loop"),
@@ -130,6 +168,8 @@ __all__ = [
     "CKB",
     "GACOL",
     "GSLUCB",
+    "GUARANTEES",
+    "INFO_KINDS",
     "LCLUCB",
     "OPB",
     "OPLB",
@@ -152,14 +192,17 @@ __all__ = [
     "CBAIInfo",
     "CKBConfig",
     "ClassificationRun",
+    "Compatible",
     "ConfigError",
     "DataNotFoundError",
     "Decision",
     "DecisionSet",
     "ExperimentSpec",
+    "Feedback",
     "FunctionClassInfo",
     "FunctionClassInstance",
     "FunctionClassProblem",
+    "FunctionClassProblemSpec",
     "GACOLConfig",
     "GSLUCBConfig",
     "GaussianNoise",
@@ -167,20 +210,25 @@ __all__ = [
     "InstanceEntry",
     "KernelInfo",
     "KernelInstance",
+    "KernelProblem",
     "LCLUCBConfig",
     "Learner",
     "LearnerConfig",
     "LinearCBAIInstance",
+    "LinearProblem",
     "NoiseModel",
     "OPBConfig",
     "OPLBConfig",
     "OPNLBConfig",
     "Observation",
+    "ObservationSpec",
     "PanelSpec",
     "PassiveFDR",
     "PassiveFDRConfig",
     "PoolInfo",
     "PoolInstance",
+    "PoolProblem",
+    "Problem",
     "ProtocolError",
     "PureExplorationLearner",
     "Query",
@@ -200,6 +248,8 @@ __all__ = [
     "SafeLUCBConfig",
     "SafeLinearInfo",
     "SafeLinearInstance",
+    "SafeLinearProblem",
+    "SimulatedProblem",
     "StageOpt",
     "StageOptConfig",
     "StagewiseInfo",
@@ -213,12 +263,15 @@ __all__ = [
     "TransductiveInstance",
     "__version__",
     "active_plugins",
+    "check_observation",
+    "compatible_learners",
     "config_to_dict",
     "create_study",
     "environment_rng",
     "expand",
     "get_algorithm",
     "get_experiment",
+    "instance_for",
     "instance_rng",
     "learner_rng",
     "list_algorithms",
@@ -226,21 +279,25 @@ __all__ = [
     "list_instances",
     "list_studies",
     "load_curves",
+    "load_experiment_file",
     "load_plugins",
     "load_results",
     "load_study",
     "make_instance",
     "make_learner",
     "make_noise",
+    "problem_from_dict",
     "register_algorithm",
     "register_experiment",
     "register_info_type",
     "register_instance",
+    "register_observation_spec",
     "register_report_figure",
     "run",
     "run_classification",
     "run_regret",
     "run_tasks",
+    "view_for",
     "write_report",
 ]
 
@@ -259,6 +316,11 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - what type checkers and IDEs see
+    from safebandits.algorithms._observation import (
+        ObservationSpec,
+        check_observation,
+        register_observation_spec,
+    )
     from safebandits.algorithms.base import (
         BaseLearner,
         Learner,
@@ -271,6 +333,13 @@ if TYPE_CHECKING:  # pragma: no cover - what type checkers and IDEs see
         ActiveFDRConfig,
         PassiveFDR,
         PassiveFDRConfig,
+    )
+    from safebandits.algorithms.compatibility import (
+        GUARANTEES,
+        Compatible,
+        compatible_learners,
+        instance_for,
+        view_for,
     )
     from safebandits.algorithms.pure_exploration.acol import ACOL, ACOLConfig
     from safebandits.algorithms.pure_exploration.beside import BESIDE, BESIDEConfig
@@ -324,8 +393,23 @@ if TYPE_CHECKING:  # pragma: no cover - what type checkers and IDEs see
         register_experiment,
     )
     from safebandits.experiments.store import ResultsStore, StoreLockedError
+    from safebandits.experiments.user import (
+        load_experiment_file,
+    )
     from safebandits.plotting.report import register_report_figure, write_report
     from safebandits.plugins import active_plugins, load_plugins
+    from safebandits.problems.declare import (
+        INFO_KINDS,
+        Feedback,
+        FunctionClassProblemSpec,
+        KernelProblem,
+        LinearProblem,
+        PoolProblem,
+        Problem,
+        SafeLinearProblem,
+        SimulatedProblem,
+        problem_from_dict,
+    )
     from safebandits.problems.environment import ArmEnvironment
     from safebandits.problems.function_class import (
         FunctionClassInfo,
