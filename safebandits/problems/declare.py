@@ -487,7 +487,7 @@ class LinearProblem(Problem):
                 noise_bound=fb.noise_bound,
                 param_norm_bound=self.param_norm_bound,
                 arm_norm_bound=self.told_arm_norm,
-                safe_arm=self.safe_arm,
+                safe_arm=self.safe_arm,                noise_kind=fb.kind,
             )
         if kind == "k-armed":
             k = self.n_arms
@@ -503,7 +503,7 @@ class LinearProblem(Problem):
                 noise_bound=fb.noise_bound,
                 param_norm_bound=max(1.0, bound * math.sqrt(k)),
                 arm_norm_bound=1.0,
-                safe_arm=self.safe_arm,
+                safe_arm=self.safe_arm,                noise_kind=fb.kind,
             )
         if kind == "kernel":
             from safebandits.problems.kernel import KernelInfo
@@ -1107,6 +1107,7 @@ class FunctionClassProblemSpec(Problem):
             threshold=self.threshold,
             horizon=horizon,
             noise_bound=self.feedback.noise_bound,
+            noise_kind=self.feedback.kind,
         )
 
     def simulate(self, *, true_reward: int, true_cost: int, name: str = "declared") -> SimulatedProblem:
