@@ -114,16 +114,24 @@ def test_failed_runs_are_reported_not_counted():
     assert c["passed"] and c["evidence"]["failed_runs"] == 1
 
 
-def test_acol_below_oracle_fails_ordering_and_is_counted():
-    def samples(label, panel, value):
+def test_acol_below_oracle_in_rare_cases_passes_but_often_fails():
+    def rare(label, panel, value):
         if label == "ACOL" and panel == "sphere-d" and value == 50:
             return 900
         return paper_like(label, panel, value)
 
-    c = by_id(check_acol_synthetic(table(samples)))["2-ordering"]
-    assert not c["passed"]
+    c = by_id(check_acol_synthetic(table(rare)))["2-ordering"]
+    assert c["passed"]  # "in rare cases, it even needs fewer samples than the oracle": 1 of 12 points
     assert c["evidence"]["points_acol_below_oracle"] == 1
     assert c["evidence"]["points_acol_not_below_g_allocation"] == 0
+
+    def often(label, panel, value):
+        if label == "ACOL" and panel.startswith("sphere"):
+            return 900
+        return paper_like(label, panel, value)
+
+    c = by_id(check_acol_synthetic(table(often)))["2-ordering"]
+    assert not c["passed"] and c["evidence"]["points_acol_below_oracle"] == 6  # half the points: not rare
 
 
 def test_acol_above_g_allocation_fails_ordering():
@@ -243,6 +251,16 @@ def test_max_rew_u_sphere_exception_fails_when_g_acol_is_better():
     assert not c["6b-max-rew-u-sphere"]["passed"]
     assert c["6b-max-rew-u-sphere"]["evidence"]["points_maxrew_not_better"] == 6
     assert c["6a-g-acol-tuned-best"]["passed"]
+
+
+def test_max_rew_u_sphere_exception_holds_at_most_points():
+    def samples(label, panel, value):
+        if label == "Max Rew-U (tuned)" and panel == "sphere-d" and value == 100:
+            return 60  # loses at 1 of 6 unit-sphere points
+        return paper_like(label, panel, value)
+
+    c = by_id(check_acol_synthetic(table(samples)))["6b-max-rew-u-sphere"]
+    assert c["passed"] and c["evidence"]["points_maxrew_better"] == 5
 
 
 def test_missing_methods_fail_their_claims():
