@@ -77,7 +77,7 @@ def _driving_algorithms() -> tuple[AlgorithmSpec, ...]:
     return tuple(out)
 
 
-_FIXED = {"features": "code", "normalise": "constraint", "noise": "binary"}
+_FIXED = {"features": "code", "normalise": "in-place", "noise": "binary"}
 
 DRIVING = register_experiment(
     ExperimentSpec(
