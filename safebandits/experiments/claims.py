@@ -230,6 +230,43 @@ def _claim_d_dependence(ok: pd.DataFrame) -> Claim:
     )
 
 
+#: "about 1/eps^2": the least-squares slope of log median samples against log(1/eps) rounds to 2.
+EPS_SLOPE_BAND = (1.5, 2.5)
+
+
+def _claim_eps_dependence(ok: pd.DataFrame) -> Claim:
+    """Digest claim 4: on irrelevant dimensions (d = 10) samples grow as eps shrinks, about 1/eps^2, for
+    every method: the slope of log median samples against log(1/eps) lies in [1.5, 2.5)."""
+    sub = ok[(ok["instance"] == IRRELEVANT) & (ok["sweep.param"] == "epsilon")]
+    lo, hi = EPS_SLOPE_BAND
+    evidence: dict[str, Any] = {"band": [lo, hi]}
+    passed = not sub.empty
+    if sub.empty:
+        evidence["note"] = "no irrelevant-dimensions panel swept over epsilon in the store"
+    slopes = {}
+    for label, part in sub.groupby("label", sort=True):
+        med = part.groupby("sweep.value")["samples"].median().sort_index()
+        eps = med.index.to_numpy(dtype=float)
+        if len(eps) < 2:
+            passed = False
+            slopes[str(label)] = None
+            continue
+        slope = float(np.polyfit(np.log(1.0 / eps), np.log(med.to_numpy(dtype=float)), 1)[0])
+        slopes[str(label)] = slope
+        passed = passed and lo <= slope < hi
+    if slopes:
+        evidence["eps_values"] = sorted(float(v) for v in sub["sweep.value"].unique())
+        evidence["slopes"] = slopes
+        evidence["methods_outside_band"] = [k for k, v in slopes.items() if v is None or not lo <= v < hi]
+    return _claim(
+        "4b-eps-dependence",
+        "Irrelevant dimensions (d = 10): samples grow about like 1/eps^2 for every method: the slope of log "
+        f"median samples against log(1/eps) is in [{lo:g}, {hi:g}).",
+        passed,
+        evidence,
+    )
+
+
 def _claim_tuning(stats: pd.DataFrame) -> Claim:
     evidence: dict[str, Any] = {}
     passed, n_methods, all_censored = True, 0, True
@@ -389,6 +426,7 @@ def check_acol_synthetic(df: pd.DataFrame) -> list[Claim]:
         _claim_correct(ok, n_failed),
         _claim_ordering(stats),
         _claim_d_dependence(ok),
+        _claim_eps_dependence(ok),
         _claim_tuning(stats),
         _claim_gacol_theory(stats),
         _claim_gacol_tuned_best(stats),

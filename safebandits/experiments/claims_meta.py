@@ -29,6 +29,7 @@ import pandas as pd
 __all__ = [
     "CLAIM_META",
     "LEGEND",
+    "UNEVALUATED",
     "VERDICTS",
     "ClaimMeta",
     "finalise_claims",
@@ -173,6 +174,11 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
             "increase with d (digest §5.3, Figure 2).",
             ("Oracle", "ACOL", "G-Allocation", "Uniform"),
         ),
+        "4b-eps-dependence": _m(
+            ACOL,
+            "epsilon-dependence (d = 10): samples grow as epsilon shrinks, about 1/epsilon^2 for every "
+            "method (digest §5.4, Figure 2).",
+        ),
         "4-tuning": _m(
             ACOL,
             '"By tuning beta_t, we can gain several orders of magnitude in sample efficiency at the cost of '
@@ -308,6 +314,12 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
             STAGEWISE,
             '"There exist optimal unconstrained solutions with cost less than 0.561 ... This is why the '
             'lower right cost evolution plot shows convergence to a level below the 0.8 threshold." (E1)',
+            ("LC-LUCB",),
+        ),
+        "e1-cost-tau": _m(
+            STAGEWISE,
+            "For E1 (d = 10) with tau <= 0.5, the played cost approaches tau from below (digest "
+            "§5.7, second half).",
             ("LC-LUCB",),
         ),
         "e1-slope": _m(
@@ -513,3 +525,49 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
         rec["wording"] = m.wording if m else ""
         out.append(rec)
     return out
+
+
+#: Section-5 claims of the digests that no experiment evaluates yet: (paper, digest item, wording, status,
+#: why). ``status`` is "proof-only" (a statement about the analysis, checked by unit tests or not
+#: checkable by an experiment) or "not evaluated" (an experiment is possible but missing).
+UNEVALUATED: tuple[tuple[str, str, str, str, str], ...] = (
+    (ACOL, "acol §5.10", "H_CLB <= d / (C+_min)^2; for irrelevant dimensions H_CLB = 1/eps^2 [derived].",
+     "proof-only", "a bound computation (safebandits bounds), not an experimental claim"),
+    (BESIDE, "beside §5.5", "Instance I2: XY_safe-only needs Omega(eps^-3/2 log 1/delta), BESIDE O~(eps^-1).",
+     "not evaluated", "I2 is not specified in the available text"),
+    (BESIDE, "beside §5.6", "Vacuous constraint (m = 1, mu = 0, gamma = 1): BESIDE returns z* with RAGE's "
+     "sample complexity up to logs (Corollary 1).", "not evaluated",
+     "instance beside/vacuous exists; no experiment compares it with RAGE yet"),
+    (BESIDE, "beside §5.7", "Worst case X = Z: O~(d eps^-2 (log(m|X|) + log 1/delta)) pulls, "
+     "independent of m "
+     "beyond the log (Corollary 2).", "not evaluated", "no experiment sweeps m"),
+    (BESIDE, "beside §5.8", "Example 1 (MAB, d = 3): BESIDE never pays 1/Delta(e_2)^2 or "
+     "1/Delta_safe(e_3)^2.",
+     "not evaluated", "instance beside/example1 exists; no experiment yet"),
+    (CKB, "ckb §5.3", "SGP-UCB has a linear-regret initial phase (its random exploration stage).",
+     "not evaluated", "needs a slope over the first rounds of the stored curves"),
+    (CKB, "ckb §5.8", "Per-round cost: CKB O(|X|) plus the GP update; StageOpt O(|X|^2).", "not evaluated",
+     "a benchmark (benchmarks/), not a claim of the experiments"),
+    (CKB, "ckb §5.9", "The empirical R+(T) + phi sum g(x_t) inequality of the proof sketch.", "proof-only",
+     "a proof step"),
+    (SAFE_LUCB, "safe_lucb §5.3", "Remark 1: Sigma = (eps^2/d)(B^T B)^-1 and lambda_- = eps^2/(d ||B||^2).",
+     "proof-only", "algebra, checked by unit tests of the sampler"),
+    (SAFE_LUCB, "safe_lucb §5.4", "Theorem 1: mu in C_t for all t in at least a 1 - delta fraction of runs.",
+     "not evaluated", "needs per-round confidence-set membership traces"),
+    (SAFE_LUCB, "safe_lucb §5.6", "Theorem 2 (Delta > 0, T' = T_Delta): regret O~(sqrt(T)), "
+     "log-log slope about "
+     "0.5.", "not evaluated", "no horizon sweep yet"),
+    (SAFE_LUCB, "safe_lucb §5.7", "Theorem 3 (T' = T_0): regret O~(T^(2/3)) on a Delta = 0 instance.",
+     "not evaluated", "no Delta = 0 experiment yet"),
+    (SAFE_LUCB, "issue 17", "GSLUCB on convex action sets.", "not evaluated", "GSLUCB runs on "
+     "finite sets only"),
+    (STAGEWISE, "stagewise §5.2", "OPLB and OPNLB: the policy's expected cost <= tau every round.",
+     "not evaluated", "no OPLB / OPNLB experiment yet"),
+    (STAGEWISE, "stagewise §5.3", "Optimism: the selected optimistic value >= the optimal true value.",
+     "not evaluated", "a per-round check with known parameters; no trace stored"),
+    (STAGEWISE, "stagewise §5.8", "Lower-bound instance: any algorithm's regret >~ (1 - r0) / "
+     "(21 (tau - c0)^2).",
+     "not evaluated", "the two-instance construction is not implemented"),
+    (STAGEWISE, "stagewise §5.9", "Closed forms, LP support, Alg. 5 stopping-time bounds.", "proof-only",
+     "unit-testable algebra, covered by the unit tests"),
+)  # fmt: skip

@@ -141,7 +141,7 @@ def _cell(text: Any) -> str:
 def scoreboard_markdown(results_dir: str | os.PathLike[str], *, commit: str | None = None) -> str:
     """The scoreboard page of ``results_dir`` (claims evaluated afresh on its stored runs)."""
     from safebandits.experiments.claims import check_claims
-    from safebandits.experiments.claims_meta import LEGEND
+    from safebandits.experiments.claims_meta import LEGEND, UNEVALUATED
     from safebandits.experiments.spec import list_experiments
     from safebandits.experiments.store import ResultsStore, latest_runs
 
@@ -195,4 +195,14 @@ def scoreboard_markdown(results_dir: str | os.PathLike[str], *, commit: str | No
                 f"| {r.experiment} | {r.scale} | `{r.id}` | **{r.verdict.upper()}** | {_cell(r.wording)} | "
                 f"{_cell(r.reading)} | {_cell(detail)} |"
             )
+    lines += [
+        "",
+        "## Section-5 claims no experiment evaluates yet",
+        "",
+        "| paper | digest item | wording | status | why |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {p} | {item} | {_cell(w)} | {status} | {_cell(why)} |" for p, item, w, status, why in UNEVALUATED
+    ]
     return "\n".join(lines) + "\n"

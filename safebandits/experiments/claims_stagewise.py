@@ -176,6 +176,24 @@ def check_stagewise_cyclic(df: pd.DataFrame) -> list[Claim]:
             },
         )
     )
+    # Figure 1's cost panel (d = 10), where the unconstrained optimum's cost 0.561 is above tau <= 0.5
+    tight = ok[(ok["label"] == "LC-LUCB") & (ok["panel"] == "cyclic-d10") & (ok["tau"] <= 0.5 + 1e-12)]
+    per_point: dict[str, Any] = {}
+    good_all = not tight.empty
+    for (panel, tau), part in tight.groupby(["panel", "tau"]):
+        c = float(part["tail_cost"].mean())
+        good = bool(tau - COST_TOL <= c <= tau + 1e-9)
+        good_all &= good
+        per_point[f"{panel}:tau={tau:g}"] = {"mean_cost_last_10pct": c, "ok": good}
+    claims.append(
+        _claim(
+            "e1-cost-tau",
+            f"d = 10, tau <= 0.5: LC-LUCB's played cost approaches tau from below (mean cost over the last "
+            f"10% of rounds in [tau - {COST_TOL}, tau]).",
+            good_all,
+            {"tolerance": COST_TOL, "points": per_point},
+        )
+    )
     claims.append(
         _slopes(
             ok,
