@@ -194,3 +194,22 @@ def test_beside_slope_bands_do_not_overlap(beside, xy, passed):
     ]  # fmt: skip
     c = by_id(check_hard(pd.DataFrame(rows)))["hard-slopes"]
     assert c["passed"] is passed
+
+
+def test_scoreboard_page_from_a_results_dir(tmp_path):
+    from safebandits.experiments.claims_scoreboard import scoreboard_markdown
+    from safebandits.experiments.store import ResultsStore
+
+    df = ball_table(labels=("LC-LUCB",))
+    with ResultsStore(tmp_path, mode="w") as store:
+        for i, row in enumerate(df.to_dict(orient="records")):
+            key = f"0/{row['sweep.value']}/{row['label']}/{row['replicate']}"
+            ts = f"2026-11-24T07:00:{i:02d}+00:00"
+            store.write(
+                {"pk": f"{key}#h", "run_key": key, "config_hash": "h", "wall_s": 0.5, "timestamp": ts, **row}
+            )
+    page = scoreboard_markdown(tmp_path, commit="abc1234")
+    assert "commit `abc1234`" in page and "paper scale decides" in page
+    assert "| stagewise-ball | paper | 6 | 0 | 6 | 3 |" in page  # 5 s of timestamps + the first run's 0.5 s
+    assert "`e2-vs-safe-lts` | **NOT RUN**" in page and "`e2-safety` | **PASS**" in page
+    assert "Section-5 claims no experiment evaluates yet" in page
