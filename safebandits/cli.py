@@ -290,15 +290,16 @@ def report(directory: str) -> None:
 
 
 @cli.command()
-@click.argument("directory", type=click.Path(file_okay=False))
+@click.argument("directories", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option(
     "--out", "out_path", type=click.Path(dir_okay=False), help="Write the page to FILE (else print)."
 )
-def scoreboard(directory: str, out_path: str | None) -> None:
-    """Write the reproduction scoreboard of DIRECTORY (Markdown: date, commit, wall times, every verdict)."""
+@click.option("--note", default="", help="A paragraph printed under the header (e.g. what was run).")
+def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str) -> None:
+    """Write the reproduction scoreboard of DIRECTORIES (Markdown: date, commit, wall times, verdicts)."""
     from safebandits.experiments.claims_scoreboard import scoreboard_markdown
 
-    page = scoreboard_markdown(directory)
+    page = scoreboard_markdown(list(directories), note=note)
     if out_path:
         Path(out_path).write_text(page)
         click.echo(f"scoreboard -> {out_path}")

@@ -138,15 +138,29 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def scoreboard_markdown(results_dir: str | os.PathLike[str], *, commit: str | None = None) -> str:
-    """The scoreboard page of ``results_dir`` (claims evaluated afresh on its stored runs)."""
+def scoreboard_markdown(
+    results_dir: str | os.PathLike[str] | list[str | os.PathLike[str]],
+    *,
+    commit: str | None = None,
+    note: str = "",
+) -> str:
+    """The scoreboard page of one or more results directories (claims evaluated afresh on their stored
+    runs; an (experiment, scale) stored in several directories is read from the first)."""
     from safebandits.experiments.claims import check_claims
     from safebandits.experiments.claims_meta import LEGEND, UNEVALUATED
     from safebandits.experiments.spec import list_experiments
     from safebandits.experiments.store import ResultsStore, latest_runs
 
-    with ResultsStore(results_dir, mode="r") as store:
-        df = latest_runs(store.to_frame())
+    dirs = [results_dir] if isinstance(results_dir, (str, os.PathLike)) else list(results_dir)
+    frames = []
+    for d in dirs:
+        with ResultsStore(d, mode="r") as store:
+            part = latest_runs(store.to_frame())
+        if frames and not part.empty:
+            seen = set(pd.concat(frames)[["experiment", "scale"]].itertuples(index=False, name=None))
+            part = part[[(e, s) not in seen for e, s in zip(part["experiment"], part["scale"])]]
+        frames.append(part)
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     specs = list_experiments()
     claims: list[dict[str, Any]] = []
     for (experiment, scale), group in df.groupby(["experiment", "scale"], sort=True):
@@ -163,9 +177,10 @@ def scoreboard_markdown(results_dir: str | os.PathLike[str], *, commit: str | No
     lines = [
         "# Reproduction scoreboard",
         "",
-        f"Generated {now} from `{Path(results_dir)}` by `safebandits scoreboard`, commit "
-        f"`{commit or _commit()}`. Claims are evaluated afresh on the stored runs.",
+        f"Generated {now} from {', '.join(f'`{Path(d)}`' for d in dirs)} by `safebandits scoreboard`, "
+        f"commit `{commit or _commit()}`. Claims are evaluated afresh on the stored runs.",
         "",
+        *([note, ""] if note else []),
         LEGEND,
         "",
         "Verdicts: "
