@@ -94,7 +94,17 @@ _THEORY_TUNED = tuple(
     for kind in ("theory", "tuned")
 )
 _TUNED = tuple(lbl for lbl in _THEORY_TUNED if lbl.endswith("(tuned)"))
-_GUARANTEES = ("Uniform", "G-Allocation", "ACOL")
+#: The methods with guarantees of Figure 5 (``experiments.driving.GUARANTEE_LABELS``).
+_GUARANTEES = (
+    "Uniform",
+    "Adaptive Uniform (theory)",
+    "G-Allocation",
+    "Greedy Max Var (theory)",
+    "ACOL",
+    "G-ACOL (theory)",
+    "Max Rew-U (theory)",
+    "G-ACOL Uniform (theory)",
+)
 _CKB = ("CKB-UCB", "CKB-TS", "CKB-Rand")
 _CKB_ALL = (*_CKB, "StageOpt", "SGP-UCB")
 _T_DELTA, _T_ZERO, _GSLUCB = "Safe-LUCB (T'=T_Delta)", "Safe-LUCB (T'=T_0)", "GSLUCB"
