@@ -1,11 +1,12 @@
 """Checks of the papers' claims, read from the results table.
 
 Every check takes the runs DataFrame of one experiment (``ResultsStore.to_frame()``, any scale) and
-returns ``{"claim": str, "passed": bool, "evidence": {...}}`` (plus ``"id"``). A claim is evaluated
-on the sweep points present; the evidence lists them. Runs that reached the budget count with the
-samples they had used, so medians and means are then *lower bounds* of the uncensored ones; the
+returns ``{"claim": str, "passed": bool, "verdict": str, "evidence": {...}}`` (plus ``"id"``). A claim is
+evaluated on the sweep points present; the evidence lists them. Runs that reached the budget count with
+the samples they had used, so medians and means are then *lower bounds* of the uncensored ones; the
 evidence reports how many runs hit the budget. A failing claim is reported as failing, never
-weakened.
+weakened. :func:`check_claims` then gives every record its final verdict (pass / fail / inconclusive /
+not run), the reason and the paper's wording (:mod:`safebandits.experiments.claims_meta`).
 
 Claims of Lindner et al. (ICML 2022), spec section 5:
 
