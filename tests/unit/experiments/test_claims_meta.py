@@ -213,3 +213,43 @@ def test_scoreboard_page_from_a_results_dir(tmp_path):
     assert "| stagewise-ball | paper | 6 | 0 | 6 | 3 |" in page  # 5 s of timestamps + the first run's 0.5 s
     assert "`e2-vs-safe-lts` | **NOT RUN**" in page and "`e2-safety` | **PASS**" in page
     assert "Section-5 claims no experiment evaluates yet" in page
+
+
+def test_robustness_claims_are_never_passed_vacuously():
+    from safebandits.experiments.claims_driving import check_acol_robustness
+
+    def runs(base_costs):
+        rows = [
+            {"status": "ok", "instance.objective": "penalised", "instance.scenario": sc,
+             "instance.penalty": lam, "reward": -lam, "cost": cost}
+            for sc, costs in (("base", base_costs), ("other", (2.0, 0.5)))
+            for lam, cost in zip((0.0, 1.0), costs)
+        ] + [
+            {"status": "ok", "instance.objective": "constrained", "instance.scenario": sc,
+             "instance.penalty": None, "reward": 0.5, "cost": 0.9}
+            for sc in ("base", "other")
+        ]  # fmt: skip
+        return by_id(check_acol_robustness(pd.DataFrame(rows)))
+
+    c = runs((2.0, 0.5))
+    assert c["9a-constrained-beats-penalised"]["verdict"] == "pass"
+    c = runs((2.0, 3.0))  # no feasible penalised solution in "base": nothing to compare there
+    for cid in ("9a-constrained-beats-penalised", "9c-smallest-feasible-lambda-worse"):
+        assert c[cid]["verdict"] == "inconclusive" and "base" in c[cid]["reason"], cid
+
+
+def test_cost_approaches_tau_from_below_at_d10():
+    from safebandits.experiments.claims_stagewise import check_stagewise_cyclic
+
+    def cyclic(costs):
+        rows = [
+            {"status": "ok", "label": "LC-LUCB", "panel": "cyclic-d10", "sweep.value": tau, "replicate": 0,
+             "regret": 10.0, "regret_tenth": 5.0, "violations": 0, "policy_violations": 0, "tail_cost": cost,
+             "tail_reward": 0.5, "instance.T": 1e6, "instance.tau": tau}
+            for tau, cost in zip((0.2, 0.5, 0.8), costs)
+        ]  # fmt: skip
+        return by_id(check_stagewise_cyclic(pd.DataFrame(rows)))["e1-cost-tau"]
+
+    assert cyclic((0.19, 0.49, 0.56))["passed"]
+    assert not cyclic((0.15, 0.49, 0.56))["passed"]  # 0.05 below tau
+    assert not cyclic((0.21, 0.49, 0.56))["passed"]  # above tau
