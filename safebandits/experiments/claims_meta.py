@@ -21,10 +21,12 @@ on the runs present, before the scale and run-status rules), so the scoreboard s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+
+from safebandits.exceptions import ConfigError
 
 __all__ = [
     "CLAIM_META",
@@ -79,7 +81,12 @@ class ClaimMeta:
     methods: tuple[str, ...] | None = None
     scale: str = "paper"
     why_paper: str = QUICK_WHY
-    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.scale not in ("paper", "any"):
+            raise ConfigError(
+                f"The 'scale' parameter of ClaimMeta must be 'paper' or 'any'. Got {self.scale!r} instead."
+            )
 
 
 def _m(

@@ -253,3 +253,11 @@ def test_cost_approaches_tau_from_below_at_d10():
     assert cyclic((0.19, 0.49, 0.56))["passed"]
     assert not cyclic((0.15, 0.49, 0.56))["passed"]  # 0.05 below tau
     assert not cyclic((0.21, 0.49, 0.56))["passed"]  # above tau
+
+
+def test_claim_meta_checks_its_scale():
+    from safebandits.exceptions import ConfigError
+    from safebandits.experiments.claims_meta import ClaimMeta
+
+    with pytest.raises(ConfigError, match="'scale' parameter of ClaimMeta"):
+        ClaimMeta("p", "w", scale="quick")
