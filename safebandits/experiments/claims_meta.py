@@ -520,9 +520,11 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
             )
         else:
             verdict = raw
-            if m is not None and m.scale == "paper" and scale == "quick":
+            decides = m.scale if m is not None else "paper"  # a claim without metadata: the paper scale
+            if decides == "paper" and scale == "quick":
                 verdict = "inconclusive"
-                reasons.append(f"only the paper scale decides it ({m.why_paper}; reads {raw} here)")
+                why = m.why_paper if m is not None else QUICK_WHY
+                reasons.append(f"only the paper scale decides it ({why}; reads {raw} here)")
             if n_failed:
                 verdict = "inconclusive"
                 reasons.append(f"{sum(n_failed.values())} run(s) failed: {n_failed}")

@@ -261,3 +261,14 @@ def test_claim_meta_checks_its_scale():
 
     with pytest.raises(ConfigError, match="'scale' parameter of ClaimMeta"):
         ClaimMeta("p", "w", scale="quick")
+
+
+def test_every_returned_claim_has_its_metadata():
+    from tests.unit.experiments.test_claims import regret_table, table
+
+    for df, key in ((table(), "acol-synthetic"), (regret_table(), "acol-regret-comparison")):
+        df = df.assign(scale="paper")
+        for c in check_claims(df, key):
+            assert c["id"] in CLAIM_META[key] and c["wording"], c["id"]
+    for c in check_claims(ball_table(), "stagewise-ball"):
+        assert c["id"] in CLAIM_META["stagewise-ball"]
