@@ -531,7 +531,7 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
             if n_budget:
                 verdict = "inconclusive"
                 reasons.append(f"{sum(n_budget.values())} run(s) hit the sample budget: {n_budget}")
-            if raw == "inconclusive" and not reasons:
+            if raw == "inconclusive":
                 reasons.append(
                     str(rec.get("reason") or "the claim set reports that censored points decide it")
                 )
