@@ -27,8 +27,8 @@ $(DSTAMP): pyproject.toml | $(BIN)/python
 
 run: $(STAMP)
 	$(BIN)/safebandits run all --scale quick --out $(OUT)
+	@echo "Report: $(OUT)/report/index.html (verdicts and the legend follow)"
 	$(BIN)/safebandits report $(OUT)
-	@echo "Report: $(OUT)/report/index.html"
 
 test: $(TSTAMP)
 	$(BIN)/ruff check .

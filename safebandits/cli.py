@@ -14,6 +14,7 @@ Examples
     safebandits learners --for examples/compare_linear_arms.toml
     safebandits run examples/compare_linear_arms.toml --out results/mine
     safebandits results results/quick --csv runs.csv
+    safebandits scoreboard results/paper --out docs/scoreboard.md
     safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
     safebandits data fetch uci_adult uci_german
     safebandits data list --verify
@@ -430,7 +431,31 @@ def report(directory: str) -> None:
     click.echo(f"{path} ({n_pass}/{len(claims)} claims pass)")
     for c in claims:
         verdict = c.get("verdict", "pass" if c["passed"] else "fail").upper()
-        click.echo(f"  {verdict} {c['experiment']}/{c['scale']} {c['id']}")
+        reason = f": {c['reason']}" if c.get("reason") else ""
+        click.echo(f"  {verdict} {c['experiment']}/{c['scale']} {c['id']}{reason}")
+    from safebandits.experiments.claims_meta import LEGEND
+    from safebandits.experiments.claims_scoreboard import write_scoreboard_data
+
+    write_scoreboard_data(claims, Path(path).parent)
+    click.echo(LEGEND)
+
+
+@cli.command()
+@click.argument("directories", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option(
+    "--out", "out_path", type=click.Path(dir_okay=False), help="Write the page to FILE (else print)."
+)
+@click.option("--note", default="", help="A paragraph printed under the header (e.g. what was run).")
+def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str) -> None:
+    """Write the reproduction scoreboard of DIRECTORIES (Markdown: date, commit, wall times, verdicts)."""
+    from safebandits.experiments.claims_scoreboard import scoreboard_markdown
+
+    page = scoreboard_markdown(list(directories), note=note)
+    if out_path:
+        Path(out_path).write_text(page)
+        click.echo(f"scoreboard -> {out_path}")
+    else:
+        click.echo(page, nl=False)
 
 
 @cli.command()
