@@ -23,6 +23,7 @@ from typing import Any, Literal
 import numpy as np
 
 from safebandits.exceptions import ConfigError
+from safebandits.study.validation import check_number_tree
 from safebandits.types import BatchObservation, Decision, Observation
 
 __all__ = [
@@ -282,6 +283,7 @@ def observation_from_dict(data: Mapping[str, Any]) -> Observation | BatchObserva
 
 
 def _number_array(value: Any, what: str, shape: tuple[int, ...]) -> np.ndarray:
+    check_number_tree(value, what)
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
