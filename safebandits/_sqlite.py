@@ -110,7 +110,7 @@ def translate(exc: BaseException, path: Path | str, what: str) -> SafeBanditsErr
 def rollback(conn: sqlite3.Connection) -> None:
     """Roll back if a transaction is open (after disk full SQLite may already have rolled back)."""
     try:
-        if conn.in_transaction:
+        if getattr(conn, "in_transaction", True):
             conn.execute("ROLLBACK")
     except sqlite3.Error:
         pass

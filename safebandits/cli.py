@@ -18,8 +18,12 @@ Examples
     safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --storage sqlite:///s.db
 
 ``safebandits study ...`` (persistent ask / tell studies) lives in :mod:`safebandits.study.cli`.
-Errors in the arguments (unknown experiment, bad ``--set`` key, a store being written by another run)
-print one line and exit with status 2.
+
+Exit status (also in ``safebandits --help`` and the README): 0 success; 1 the command ran but failed
+(runs failed: the sweep finishes, says how many and where to read why; a database could not be written,
+e.g. disk full; an internal error); 2 a usage or input error (unknown experiment, bad ``--set`` value, a
+file that is not a store, a store being written by another run): one line naming the problem and the
+fix, and nothing written. No traceback is printed unless ``--debug`` (or ``SAFEBANDITS_DEBUG=1``).
 """
 
 from __future__ import annotations
@@ -39,15 +43,56 @@ from safebandits.exceptions import ConfigError, SafeBanditsError
 __all__ = ["cli", "main"]
 
 
+EXIT_CODES = "Exit status: 0 success; 1 runs or a database write failed; 2 usage or input error."
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 class _Group(click.Group):
-    """Click group that turns library errors into a one-line message and exit status 2."""
+    """Click group with one error discipline: a one-line message, exit 2 for refused input, 1 for
+    failures; the traceback only with ``--debug`` (or ``SAFEBANDITS_DEBUG=1``)."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        debug = ctx.meta.get("safebandits.debug") or os.environ.get("SAFEBANDITS_DEBUG", "") not in ("", "0")
         try:
             return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
         except SafeBanditsError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            if debug:
+                raise
+            click.echo(f"Error: {_one_line(exc)}", err=True)
+            ctx.exit(getattr(exc, "exit_code", 2))
+        except OSError as exc:  # a path given on the command line: missing folder, read-only, disk full
+            if debug:
+                raise
+            import errno
+
+            where = f" {exc.filename!r}" if exc.filename else ""
+            full = exc.errno in (errno.ENOSPC, errno.EIO, getattr(errno, "EDQUOT", -1))
+            click.echo(f"Error: cannot use{where}: {_one_line(exc.strerror or exc)}.", err=True)
+            ctx.exit(1 if full else 2)
+        except RecursionError:
+            if debug:
+                raise
+            click.echo("Error: an input is nested too deeply to be read.", err=True)
             ctx.exit(2)
+        except Exception as exc:
+            if debug:
+                raise
+            click.echo(
+                f"Error: internal error ({type(exc).__name__}: {_one_line(exc)[:300]}). Rerun with "
+                "`safebandits --debug ...` for the traceback and report it.",
+                err=True,
+            )
+            ctx.exit(1)
+
+
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta["safebandits.debug"] = True
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -60,12 +105,28 @@ class _Group(click.Group):
     help="Import MODULE first (registers extra learners, instances or experiments). Repeatable.",
 )
 def cli(plugins: tuple[str, ...]) -> None:
-    """Bandits with unknown constraints: run the papers' experiments and check their claims."""
+    """Bandits with unknown constraints: run the papers' experiments and check their claims.
+
+    Exit status: 0 success; 1 the command ran but failed (runs failed, a database write failed, an
+    internal error); 2 a usage or input error (one line naming it; nothing written).
+    """
     for module in plugins:
         try:
             importlib.import_module(module)
         except ImportError as exc:
             raise ConfigError(f"Cannot import plugin {module!r}: {exc}") from None
+
+
+cli.params.append(
+    click.Option(
+        ["--debug"],
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_debug,
+        help="Show the traceback of an error (also SAFEBANDITS_DEBUG=1).",
+    )
+)
 
 
 # -- list ------------------------------------------------------------------------------------------
@@ -246,6 +307,9 @@ def run(
             f"--set key(s) {sorted(unmatched)} match no instance parameter or algorithm config field of "
             f"the selected experiments; see `safebandits list`."
         )
+    from safebandits.experiments.validate import check_tasks
+
+    check_tasks(tasks)  # (every config built and checked before anything is written)
     with ResultsStore(out, mode="w") as store:
         click.echo(f"{'; '.join(plan)} -> {out}")
         summary = run_tasks(
@@ -261,7 +325,11 @@ def run(
     for err in summary.errors:
         click.echo(f"  failed: {err}", err=True)
     if summary.n_failed:
-        click.echo(f"{summary.n_failed} runs failed (recorded); see `safebandits results {out}`.", err=True)
+        click.echo(
+            f"{summary.n_failed} runs failed (recorded with their errors); see `safebandits results {out}`.",
+            err=True,
+        )
+        click.get_current_context().exit(1)
 
 
 # -- report / results ------------------------------------------------------------------------------
@@ -269,11 +337,16 @@ def run(
 
 @cli.command()
 @click.argument("directory", type=click.Path(file_okay=False))
-def report(directory: str) -> None:
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Write the report to this folder [default: DIRECTORY/report] (for stores on read-only media).",
+)
+def report(directory: str, out: str | None) -> None:
     """Write DIRECTORY/report/index.html (figures, claims, summary) and claims.json."""
     from safebandits.plotting.report import write_report
 
-    path = write_report(directory)
+    path = write_report(directory, out=out)
     claims = json.loads((Path(path).parent / "claims.json").read_text())
     n_pass = sum(c["passed"] for c in claims)
     click.echo(f"{path} ({n_pass}/{len(claims)} claims pass)")
@@ -291,6 +364,12 @@ def results(directory: str, csv_path: str | None) -> None:
 
     from safebandits.experiments.store import ResultsStore, latest_runs
 
+    if csv_path:
+        parent = Path(csv_path).resolve().parent
+        if not parent.is_dir():
+            raise ConfigError(
+                f"--csv {csv_path!r}: the folder {str(parent)!r} does not exist; create it first."
+            )
     with ResultsStore(directory, mode="r") as store:
         df = store.to_frame()
     if csv_path:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -78,5 +78,10 @@ def make_learner(
 ) -> BaseLearner:
     """Build a registered learner: ``make_learner("acol", info, rng, {"delta": 0.05})``."""
     entry = get_algorithm(name)
+    if config is not None and not isinstance(config, (LearnerConfig, Mapping)):
+        raise TypeError(
+            f"The 'config' of make_learner({name!r}) must be a dict of config fields or a LearnerConfig. "
+            f"Got {type(config).__name__} {config!r:.60} instead."
+        )
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
     return entry.cls(cfg, info, rng)

@@ -217,13 +217,16 @@ def _failures_html(df: pd.DataFrame) -> str:
     return f"<h3>Failed runs ({len(failed)})</h3><ul>{items}</ul>"
 
 
-def write_report(results_dir: str | os.PathLike[str]) -> Path:
+def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
     """Write ``results_dir/report/index.html`` with figures, claims and summary tables.
 
     Parameters
     ----------
     results_dir : str or Path
         A results directory written by ``safebandits run`` (holds ``results.sqlite``).
+    out : str or Path, optional
+        Folder of the report (default ``results_dir / "report"``); the store is only read, so a store on
+        read-only media can be reported elsewhere.
 
     Returns
     -------
@@ -236,7 +239,7 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
         df = latest_runs(store.to_frame())
         all_traces = store.traces()
     curves = {pk: v for (pk, name), v in all_traces.items() if name == "curve"}
-    out = results_dir / "report"
+    out = results_dir / "report" if out is None else Path(out)
     out.mkdir(parents=True, exist_ok=True)
     specs = list_experiments()
     all_claims: list[dict[str, Any]] = []

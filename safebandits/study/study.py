@@ -278,6 +278,11 @@ class Study:
             self._apply_tell(obs)
 
     # -- read-only views -------------------------------------------------------------------------
+    @property
+    def storage_url(self) -> str:
+        """The storage URL with any password replaced by ``***``."""
+        return self._storage.url
+
     def _is_done(self) -> bool:
         if self.task == "pure_exploration":
             return bool(getattr(self._learner, "done", False))
