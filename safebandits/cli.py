@@ -447,25 +447,28 @@ def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int)
         options["delta"] = delta
     rng = np.random.default_rng(seed) if entries[instance].random else None
     inst = make_instance(instance, rng, **params)
+    from safebandits.experiments.bounds import BOUND_KINDS, is_regret_instance, regret_bounds
     from safebandits.problems.transductive import TransductiveInstance
 
-    if isinstance(inst, TransductiveInstance):
-        from safebandits.problems.beside_bounds import beside_bounds as bounds_of
+    if is_regret_instance(inst):
+        unused = set(options) - {"delta"}
+        if unused:
+            raise ConfigError(f"Bound option(s) {sorted(unused)} do not apply to {instance!r} (only delta).")
+        computed = regret_bounds(instance, inst, delta=options.get("delta"))
+    elif isinstance(inst, TransductiveInstance):
+        from safebandits.problems.beside_bounds import beside_bounds
 
         unused = set(options) - {"delta", "epsilon", "tol"}
         if unused:
             raise ConfigError(f"Bound option(s) {sorted(unused)} do not apply to {instance!r}.")
-    else:
-        try:
-            from safebandits.problems.cbai_bounds import cbai_bounds as bounds_of
-        except ImportError as exc:
-            raise ConfigError(f"The bounds module cannot be imported ({exc}).") from None
+        computed = beside_bounds(inst, **options)
+    elif hasattr(inst, "min_abs_margin"):
+        from safebandits.problems.cbai_bounds import cbai_bounds
 
-    result = {
-        "instance_params": params,
-        "seed": seed if rng is not None else None,
-        **bounds_of(inst, **options),
-    }
+        computed = cbai_bounds(inst, **options)
+    else:
+        raise ConfigError(f"Instance {instance!r} ({type(inst).__name__}) has no bounds; {BOUND_KINDS}.")
+    result = {"instance_params": params, "seed": seed if rng is not None else None, **computed}
     click.echo(json.dumps(_finite(result), indent=2, default=str))
 
 

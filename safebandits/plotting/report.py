@@ -262,7 +262,7 @@ def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str
             files.extend(fn(spec, group, all_traces, out, slug))
         claims = [
             {"experiment": experiment, "scale": scale, **c}
-            for c in (check_claims(group, spec.claims) if spec and spec.claims else [])
+            for c in (check_claims(group, spec.claims) if spec and spec.claims and not ok.empty else [])
         ]
         all_claims.extend(claims)
         n_pass = sum(c["passed"] for c in claims)
