@@ -14,7 +14,16 @@ from pathlib import Path
 
 from safebandits.exceptions import ConfigError, SafeBanditsError
 
-__all__ = ["SQLITE_MAGIC", "StorageError", "check_sqlite_file", "connect_read_only", "rollback", "translate"]
+__all__ = [
+    "SQLITE_MAGIC",
+    "StorageError",
+    "check_sqlite_file",
+    "connect_read_only",
+    "discard_side_files",
+    "rollback",
+    "side_files",
+    "translate",
+]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -37,9 +46,7 @@ def check_sqlite_file(path: Path, what: str) -> bool:
         raise ConfigError(f"The {what} {str(path)!r} is a folder; give the path of a database file.")
     if not path.exists():
         if not path.parent.is_dir():
-            raise ConfigError(
-                f"The folder of the {what} {str(path)!r} does not exist; create it first."
-            )
+            raise ConfigError(f"The folder of the {what} {str(path)!r} does not exist; create it first.")
         return False
     try:
         with open(path, "rb") as fh:
@@ -59,8 +66,39 @@ def check_sqlite_file(path: Path, what: str) -> bool:
     return True
 
 
+def side_files(path: Path) -> set[Path]:
+    """The ``-wal`` and ``-shm`` files of ``path`` that exist now."""
+    return {p for p in (Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists()}
+
+
+def discard_side_files(path: Path, existed: set[Path]) -> None:
+    """Remove the empty ``-wal`` / ``-shm`` files a refused read-only open created (and nothing else)."""
+    wal = Path(f"{path}-wal")
+    if wal in existed or (wal.exists() and wal.stat().st_size > 0):
+        return
+    for p in (wal, Path(f"{path}-shm")):
+        if p not in existed:
+            try:
+                p.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
 def connect_read_only(path: Path, what: str, timeout: float = 5.0) -> sqlite3.Connection:
-    """Open an existing SQLite file read-only (``mode=ro``; ``immutable=1`` on read-only media)."""
+    """Open an existing SQLite file read-only (``mode=ro``; ``immutable=1`` on read-only media).
+
+    Like any SQLite reader of a WAL database, the connection may create the ``-wal`` and ``-shm`` side
+    files; when the file is refused they are removed again (see :func:`discard_side_files`).
+    """
+    existed = side_files(path)
+    try:
+        return _connect_read_only(path, what, timeout)
+    except BaseException:
+        discard_side_files(path, existed)
+        raise
+
+
+def _connect_read_only(path: Path, what: str, timeout: float) -> sqlite3.Connection:
     base = path.resolve().as_uri()
     last: sqlite3.Error | None = None
     for query in ("?mode=ro", "?mode=ro&immutable=1"):

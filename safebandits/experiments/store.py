@@ -36,7 +36,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits._sqlite import StorageError, check_sqlite_file, connect_read_only, rollback, translate
+from safebandits._sqlite import (
+    StorageError,
+    check_sqlite_file,
+    connect_read_only,
+    discard_side_files,
+    rollback,
+    side_files,
+    translate,
+)
 from safebandits.exceptions import ConfigError, SafeBanditsError
 
 __all__ = [
@@ -190,6 +198,7 @@ class ResultsStore:
 
     def _check_ours(self, keep: bool = False) -> sqlite3.Connection | None:
         """Open read-only and check the tables and schema version; refuse anything else by name."""
+        existed = side_files(self.path)
         conn = connect_read_only(self.path, _WHAT)
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -216,9 +225,11 @@ class ResultsStore:
                     )
         except sqlite3.Error as exc:
             conn.close()
+            discard_side_files(self.path, existed)
             raise translate(exc, self.path, _WHAT) from None
         except BaseException:
             conn.close()
+            discard_side_files(self.path, existed)
             raise
         if keep:
             return conn

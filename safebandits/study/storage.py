@@ -34,7 +34,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from safebandits._sqlite import StorageError, check_sqlite_file, connect_read_only, rollback, translate
+from safebandits._sqlite import (
+    StorageError,
+    check_sqlite_file,
+    connect_read_only,
+    discard_side_files,
+    rollback,
+    side_files,
+    translate,
+)
 from safebandits.exceptions import ConfigError
 
 __all__ = [
@@ -177,21 +185,27 @@ class SQLiteStorage:
         if not exists and (read_only or not create):
             raise ConfigError(f"No study database at {str(self.path)!r} (from storage {self.url!r}).")
         if exists:  # look before writing anything: is this one of ours, and which version?
+            existed = side_files(self.path)
             conn = connect_read_only(self.path, what)
             try:
                 tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
                 version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                ours = _TABLES <= tables
+                if not ours and (tables or read_only):
+                    raise ConfigError(
+                        f"{str(self.path)!r} is a SQLite database of another application (no safebandits "
+                        "study tables); it was left unchanged. Choose another path."
+                    )
+                migrate = ours and _check_version(version, repr(str(self.path)), read_only)
             except sqlite3.Error as exc:
-                raise translate(exc, self.path, what) from None
-            finally:
                 conn.close()
-            ours = _TABLES <= tables
-            if not ours and (tables or read_only):
-                raise ConfigError(
-                    f"{str(self.path)!r} is a SQLite database of another application (no safebandits study "
-                    "tables); it was left unchanged. Choose another path."
-                )
-            migrate = ours and _check_version(version, repr(str(self.path)), read_only)
+                discard_side_files(self.path, existed)
+                raise translate(exc, self.path, what) from None
+            except BaseException:
+                conn.close()
+                discard_side_files(self.path, existed)
+                raise
+            conn.close()
         else:
             migrate = False
         if read_only:
