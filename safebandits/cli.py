@@ -58,6 +58,13 @@ class _Group(click.Group):
         debug = ctx.meta.get("safebandits.debug") or os.environ.get("SAFEBANDITS_DEBUG", "") not in ("", "0")
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:  # one line, with where to read the usage
+            if debug or exc.ctx is None:
+                raise
+            click.echo(
+                f"Error: {_one_line(exc.format_message())} (see `{exc.ctx.command_path} --help`).", err=True
+            )
+            ctx.exit(exc.exit_code)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except SafeBanditsError as exc:
@@ -175,9 +182,16 @@ def list_cmd(what: str) -> None:
 # -- run -------------------------------------------------------------------------------------------
 
 
+#: Largest value of each count option (absurd sizes are refused before anything is allocated).
+_OPTION_LIMITS = {"replicates": 1_000_000, "workers": 4096, "budget": 10**12}
+
+
 def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     if value is not None and value < 1:
         raise click.BadParameter(f"must be a positive integer, got {value}.")
+    limit = _OPTION_LIMITS.get(param.name or "")
+    if value is not None and limit is not None and value > limit:
+        raise click.BadParameter(f"must be at most {limit:,}, got {value}.")
     return value
 
 
@@ -187,7 +201,9 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 @click.option(
     "--replicates", type=int, callback=_positive, help="Replicates per point (overrides the scale)."
 )
-@click.option("--seed", type=click.IntRange(min=0), help="Experiment seed (overrides the spec's).")
+@click.option(
+    "--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Experiment seed (overrides the spec's)."
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False),
