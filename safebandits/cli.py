@@ -362,7 +362,13 @@ def report(directory: str, out: str | None) -> None:
     """Write DIRECTORY/report/index.html (figures, claims, summary) and claims.json."""
     from safebandits.plotting.report import write_report
 
-    path = write_report(directory, out=out)
+    try:
+        path = write_report(directory, out=out)
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot write the report to {exc.filename or out or directory!r} ({exc.strerror or exc}); "
+            "choose a writable folder with --out DIR."
+        ) from None
     claims = json.loads((Path(path).parent / "claims.json").read_text())
     n_pass = sum(c["passed"] for c in claims)
     click.echo(f"{path} ({n_pass}/{len(claims)} claims pass)")

@@ -165,6 +165,8 @@ def test_stores_on_read_only_media_can_be_read_and_reported(tmp_path):
         assert invoke("study", "status", "s", "--storage", f"sqlite:///{ro / 'study.db'}")[0] == 0
         line = one_line_error(*invoke("run", "opb-four-arm", "--replicates", "1", "--out", str(ro / "res")))
         assert "read-only" in line
+        line = one_line_error(*invoke("report", str(ro / "res")))
+        assert "--out" in line
     finally:
         subprocess.run(["umount", str(ro)], capture_output=True)
 

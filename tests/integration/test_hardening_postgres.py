@@ -152,3 +152,22 @@ def test_read_only_commands_create_nothing_on_postgres(pg_url):
         version = conn.execute(sqlalchemy.text("SELECT value FROM sb_meta")).scalar()
     engine.dispose()
     assert version == "1"
+
+
+def test_no_credential_in_any_output_of_the_secret_tests(pg_server):
+    """Run the secret-handling tests again in a subprocess, verbosely, and grep everything they print."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "SAFEBANDITS_TEST_POSTGRES_URL": pg_server.url(), "PYTHONPATH": str(root)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-s", "-vv", "-rA", "--tb=long",
+         __file__, "-k", "secrets or connection_failures or read_only or names_are_refused and 10000"],
+        capture_output=True, text=True, env=env, cwd=root, timeout=600,
+    )  # fmt: skip
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-3000:]
+    assert " passed" in output and PASSWORD not in output
