@@ -28,8 +28,10 @@ database is safe.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sqlite3
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -184,6 +186,9 @@ class SQLiteStorage:
         exists = check_sqlite_file(self.path, what)
         if not exists and (read_only or not create):
             raise ConfigError(f"No study database at {str(self.path)!r} (from storage {self.url!r}).")
+        if not exists:  # created whole, then linked into place: no process ever sees a half-made file
+            self._create_file()
+            exists = check_sqlite_file(self.path, what)
         if exists:  # look before writing anything: is this one of ours, and which version?
             existed = side_files(self.path)
             conn = connect_read_only(self.path, what)
@@ -231,6 +236,39 @@ class SQLiteStorage:
                         for stmt in MIGRATIONS[v]:
                             tx.execute(stmt)
                 tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _create_file(self) -> None:
+        """Write a new database with the schema in a temporary file, then link it to the path atomically
+        (a concurrent creator that links first wins; its database is used)."""
+        tmp = self.path.parent / f".{self.path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+        try:
+            conn = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("BEGIN IMMEDIATE")
+                for stmt in SCHEMA:
+                    conn.execute(stmt)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+            try:
+                os.link(tmp, self.path)
+            except FileExistsError:
+                pass
+            except OSError:  # (no hard links on this file system)
+                if not self.path.exists():
+                    os.rename(tmp, self.path)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, "study database") from None
+        except OSError as exc:
+            raise ConfigError(
+                f"Cannot create the study database {str(self.path)!r}: {exc.strerror or exc}."
+            ) from None
+        finally:
+            for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+                with contextlib.suppress(OSError):
+                    p.unlink()
 
     @contextlib.contextmanager
     def transaction(self, study: str | None = None, write: bool = False) -> Iterator[_SQLiteTx]:

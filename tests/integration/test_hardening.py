@@ -362,3 +362,79 @@ def test_exit_codes_documented_and_debug_shows_the_traceback(tmp_path):
     assert code == 0 and "Exit status" in out and "--debug" in out
     with pytest.raises(ConfigError):
         CliRunner().invoke(cli, ["--debug", "results", str(tmp_path)], catch_exceptions=False)
+
+
+# -- schema versions, progress lines, SQLite creation races -------------------------------------------
+
+
+def test_newer_schema_versions_are_refused_untouched(tmp_path):
+    small_store(tmp_path / "res")
+    db = tmp_path / "res" / "results.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    conn.close()
+    before = db.read_bytes()
+    line = one_line_error(*invoke("results", str(tmp_path / "res")))
+    assert "schema version 99" in line and db.read_bytes() == before
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    sb.create_study(
+        "s", "g-acol", sb.make_instance("acol/one-dimensional").public_info(), storage=url
+    ).close()
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        conn.execute("PRAGMA user_version = 7")
+    conn.close()
+    before = (tmp_path / "s.db").read_bytes()
+    for cmd in (["status", "s"], ["ask", "s"]):
+        line = one_line_error(*invoke("study", *cmd, "--storage", url))
+        assert "newer" in line and (tmp_path / "s.db").read_bytes() == before
+
+
+def test_an_unversioned_study_database_is_stamped_by_a_writer(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    sb.create_study(
+        "s", "g-acol", sb.make_instance("acol/one-dimensional").public_info(), storage=url
+    ).close()
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        conn.execute("PRAGMA user_version = 0")  # as written before versions were recorded
+    conn.close()
+    assert invoke("study", "status", "s", "--storage", url)[0] == 0  # readers accept it as it is
+    sb.load_study("s", url).close()
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    conn.close()
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(capsys):
+    from safebandits.experiments.runner import _LineProgress
+
+    bar = _LineProgress(5, every=0.0)
+    for _ in range(5):
+        bar.update()
+    err = capsys.readouterr().err
+    assert err.count("progress: ") == 4 and "1/5 runs" in err
+
+
+def _create_sqlite(url, seed, barrier, queue):
+    try:
+        info = sb.make_instance("acol/one-dimensional", noise="binary", n_arms=5).public_info()
+        barrier.wait(timeout=60)
+        s = sb.create_study("race", "g-acol", info, storage=url, seed=seed, load_if_exists=True)
+        queue.put(("ok", s.seed))
+        s.close()
+    except Exception as exc:
+        queue.put((type(exc).__name__, str(exc)))
+
+
+def test_concurrent_create_on_sqlite_is_atomic(tmp_path):
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    barrier, queue = ctx.Barrier(4), ctx.Queue()
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    procs = [ctx.Process(target=_create_sqlite, args=(url, i, barrier, queue)) for i in range(4)]
+    for p in procs:
+        p.start()
+    out = [queue.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    assert all(kind == "ok" for kind, _ in out) and len({seed for _, seed in out}) == 1, out
