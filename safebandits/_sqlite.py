@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from safebandits.exceptions import ConfigError, SafeBanditsError
+from safebandits.exceptions import ConfigError, SafeBanditsError, StorageError
 
 __all__ = [
     "SQLITE_MAGIC",
@@ -26,15 +26,6 @@ __all__ = [
 ]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-class StorageError(SafeBanditsError):
-    """A database could not be read or written (disk full, busy, I/O error): not a problem of the input.
-
-    The command line exits with status 1 for these (status 2 is for refused input).
-    """
-
-    exit_code = 1
 
 
 def check_sqlite_file(path: Path, what: str) -> bool:
