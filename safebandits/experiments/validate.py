@@ -13,6 +13,7 @@ from typing import Any
 
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.spec import RunTask
+from safebandits.experiments.store import _sql_value
 from safebandits.rng import instance_rng
 
 __all__ = ["MAX_BUDGET", "MAX_SEED", "check_tasks"]
@@ -59,6 +60,8 @@ def check_tasks(tasks: Sequence[RunTask]) -> None:
             raise ConfigError(
                 f"The seed must be an integer in [0, 2**63 - 1]. Got {task.key.experiment_seed!r} instead."
             )
+        for column, value in task.config().items():  # every value must fit its store column
+            _sql_value(value, column)
         ikey = (task.instance, _key(task.instance_params))
         if ikey not in seen_inst:
             seen_inst.add(ikey)
