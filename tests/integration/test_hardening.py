@@ -451,3 +451,19 @@ def test_data_fetch_failure_says_where_to_get_the_data(monkeypatch):
     code, out, err = invoke("data", "fetch", "finance")
     line = one_line_error(code, out, err, codes=(2,))
     assert "finance from http" in line and "SAFEBANDITS_DATA" in line
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql://user:{SECRET}@host/db",
+        f"postgresql+psycopg://user:{SECRET}@host:5432/db?sslmode=require",
+        f"postgresql://user@host/db?password={SECRET}",
+        f"mysql://u:{SECRET}@h/d",
+    ],
+)
+def test_redact_url(url):
+    from safebandits.study.storage import redact_url
+
+    shown = redact_url(url)
+    assert SECRET not in shown and "***" in shown and shown.split("://")[0] == url.split("://")[0]
