@@ -43,9 +43,6 @@ from safebandits.exceptions import ConfigError, SafeBanditsError
 __all__ = ["cli", "main"]
 
 
-EXIT_CODES = "Exit status: 0 success; 1 runs or a database write failed; 2 usage or input error."
-
-
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
@@ -440,7 +437,10 @@ def _finite(value: Any) -> Any:
     "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed (random instances)."
 )
 def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int) -> None:
-    """Print the sample-complexity bounds of INSTANCE as JSON.
+    """Print the bounds of INSTANCE as JSON (sample complexity, or the regret papers' quantities).
+
+    Every instance kind with bounds in its paper has them; the others (classification pools, the driving
+    task) get one line saying which kinds have bounds.
 
     --set keys are instance parameters ("instance.d=20" or "d=20") or options of the bound
     computation ("bounds.epsilon=0.01" or "epsilon"; instance parameters win for bare keys).
