@@ -55,7 +55,7 @@ def _answer(inst, arm, qid):
     return 1.0 if np.random.default_rng([5, qid]).random() < (1.0 + mean) / 2 else -1.0
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def test_concurrent_tellers_lose_no_answer(tmp_path, backend, request):
     if backend == "postgresql":  # (a server the tests start; see conftest.py and pg_server.py)
         url = request.getfixturevalue("pg_url")
