@@ -62,6 +62,7 @@ class PlayedBlock(NamedTuple):
 def log_grid(horizon: int, n_points: int = 200) -> np.ndarray:
     """Rounds ``1 <= t <= horizon`` roughly evenly spaced in log scale, always ending at ``horizon``."""
     horizon = check_int(horizon, "horizon", low=1)
+    n_points = check_int(n_points, "n_points", low=2, high=1_000_000, owner="log_grid")
     g = np.unique(np.round(np.geomspace(1, horizon, n_points)).astype(np.int64))
     return g if g[-1] == horizon else np.append(g, horizon)
 
@@ -326,6 +327,7 @@ def run_regret(
         )
     horizon = check_int(horizon if horizon is not None else instance.horizon, "horizon", low=1)
     limit = horizon if budget is None else min(horizon, check_int(budget, "budget", low=1))
+    check_int(n_points, "n_points", low=2, high=1_000_000, owner="run_regret")
     tracker = RegretTracker(instance, limit, n_points)
     fast = getattr(learner, "simulate", None) if compiled else None
     t0 = time.perf_counter()

@@ -505,10 +505,43 @@ class RunSummary:
         return ", ".join(parts) + f" in {self.wall_s:.1f} s"
 
 
+#: Seconds between progress lines when stderr is not a terminal (CI logs, ``make run > log``).
+PROGRESS_EVERY_S = float(os.environ.get("SAFEBANDITS_PROGRESS_S", "30"))
+
+
+class _LineProgress:
+    """A progress line on stderr now and then (not a bar: stderr is not a terminal)."""
+
+    def __init__(self, total: int, every: float = PROGRESS_EVERY_S) -> None:
+        self.total, self.every, self.n = total, every, 0
+        self.t0 = self.last = time.monotonic()
+
+    def update(self, k: int = 1) -> None:
+        self.n += k
+        now = time.monotonic()
+        if now - self.last >= self.every and self.n < self.total:
+            self.last = now
+            rate = self.n / max(now - self.t0, 1e-9)
+            eta = (self.total - self.n) / rate if rate > 0 else float("inf")
+            print(
+                f"progress: {self.n}/{self.total} runs, {now - self.t0:.0f} s elapsed, {eta:.0f} s left",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def __enter__(self) -> _LineProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
 def _progress(total: int, quiet: bool):
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="run", disable=quiet or not sys.stderr.isatty(), dynamic_ncols=True)
+    if not quiet and not sys.stderr.isatty():
+        return _LineProgress(total)
+    return tqdm(total=total, unit="run", disable=quiet, dynamic_ncols=True)
 
 
 def run_tasks(
@@ -533,7 +566,8 @@ def run_tasks(
     retry_failed : bool, default=False
         Re-execute runs stored with status "failed" (otherwise they are skipped).
     quiet : bool, default=False
-        No progress bar (it is also off when stderr is not a terminal).
+        No progress bar (when stderr is not a terminal: a progress line every
+        ``SAFEBANDITS_PROGRESS_S`` seconds, default 30, instead of a bar).
     executor : {"local", "dask"}, default="local"
         See :func:`iter_records`. Whatever the executor, only this process writes the store.
     scheduler : str, optional

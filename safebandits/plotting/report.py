@@ -230,13 +230,16 @@ def _failures_html(df: pd.DataFrame) -> str:
     return f"<h3>Failed runs ({len(failed)})</h3><ul>{items}</ul>"
 
 
-def write_report(results_dir: str | os.PathLike[str]) -> Path:
+def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
     """Write ``results_dir/report/index.html`` with figures, claims and summary tables.
 
     Parameters
     ----------
     results_dir : str or Path
         A results directory written by ``safebandits run`` (holds ``results.sqlite``).
+    out : str or Path, optional
+        Folder of the report (default ``results_dir / "report"``); the store is only read, so a store on
+        read-only media can be reported elsewhere.
 
     Returns
     -------
@@ -249,7 +252,7 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
         df = latest_runs(store.to_frame())
         all_traces = store.traces()
     curves = {pk: v for (pk, name), v in all_traces.items() if name == "curve"}
-    out = results_dir / "report"
+    out = results_dir / "report" if out is None else Path(out)
     out.mkdir(parents=True, exist_ok=True)
     from safebandits.experiments.user import stored_specs
 
@@ -281,7 +284,7 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
             files.extend(fn(spec, group, all_traces, out, slug))
         claims = [
             {"experiment": experiment, "scale": scale, **c}
-            for c in (check_claims(group, spec.claims) if spec and spec.claims else [])
+            for c in (check_claims(group, spec.claims) if spec and spec.claims and not ok.empty else [])
         ]
         all_claims.extend(claims)
         n_pass = sum(c["passed"] for c in claims)

@@ -39,7 +39,8 @@ from safebandits.study.codec import (
     observation_to_dict,
     parse_observation,
 )
-from safebandits.study.storage import Storage, Transaction, open_storage
+from safebandits.study.storage import ConflictError, Storage, Transaction, open_storage
+from safebandits.study.validation import check_query_id, check_study_name
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
 __all__ = [
@@ -281,6 +282,11 @@ class Study:
             self._apply_tell(obs)
 
     # -- read-only views -------------------------------------------------------------------------
+    @property
+    def storage_url(self) -> str:
+        """The storage URL with any password replaced by ``***``."""
+        return self._storage.url
+
     def _is_done(self) -> bool:
         if self.task == "pure_exploration":
             return bool(getattr(self._learner, "done", False))
@@ -422,17 +428,7 @@ class Study:
 def _query_id(value: Any) -> int:
     if isinstance(value, Query):
         return value.id
-    if isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"A query id is a non-negative integer; got {value!r}.")
-    try:
-        qid = int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"A query id is a non-negative integer; got {value!r}.") from None
-    if qid != value and str(qid) != str(value).strip():
-        raise ConfigError(f"A query id is a non-negative integer; got {value!r}.")
-    if qid < 0:
-        raise ConfigError(f"A query id is a non-negative integer; got {value!r}.")
-    return qid
+    return check_query_id(value)
 
 
 _COLUMNS = "algorithm, task, config_json, info_json, seed"
@@ -473,8 +469,7 @@ def create_study(
     ConfigError
         Unknown algorithm, invalid config, an info the learner does not accept, or a name in use.
     """
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError(f"A study name must be a non-empty string; got {name!r}.")
+    check_study_name(name)
     entry = get_algorithm(algorithm)
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
     if seed is None:
@@ -490,6 +485,34 @@ def create_study(
         raise ConfigError(f"Algorithm {algorithm!r} cannot run on a {type(info).__name__}: {exc}") from None
     feedback_spec(info)
     store = open_storage(storage)
+    owned = isinstance(storage, str)
+    for attempt in range(3):  # a concurrent creator may win the insert: then read its row
+        try:
+            row = _insert_study(store, name, algorithm, task, cfg, info_json, seed, load_if_exists)
+            break
+        except ConflictError:
+            if attempt == 2:
+                if owned:
+                    store.close()
+                raise
+        except BaseException:
+            if owned:
+                store.close()
+            raise
+    return Study(store, name, row)
+
+
+def _insert_study(
+    store: Storage,
+    name: str,
+    algorithm: str,
+    task: str,
+    cfg: LearnerConfig,
+    info_json: str,
+    seed: int,
+    load_if_exists: bool,
+) -> tuple[Any, ...]:
+    """Insert the study's row in one transaction, or return the stored row (``load_if_exists``)."""
     with store.transaction(name, write=True) as tx:
         rows = tx.execute(f"SELECT {_COLUMNS} FROM sb_studies WHERE name = :n", {"n": name})
         if rows:
@@ -512,22 +535,31 @@ def create_study(
                 {"n": name, "a": row[0], "t": row[1], "c": row[2], "i": row[3], "s": row[4], "at": _now(),
                  "v": json.dumps(versions)},
             )  # fmt: skip
-    return Study(store, name, row)
+    return row
 
 
 def load_study(name: str, storage: str | Storage = DEFAULT_STORAGE) -> Study:
-    """Reopen the study ``name`` (in any process); its learner is rebuilt by replaying the stored queries."""
+    """Reopen the study ``name`` (in any process); its learner is rebuilt by replaying the stored queries.
+
+    ``storage`` may be an opened storage, e.g. ``open_storage(url, read_only=True)`` to only read.
+    """
+    check_study_name(name)
     store = open_storage(storage, create=False)
-    with store.transaction(name) as tx:
-        rows = tx.execute(f"SELECT {_COLUMNS} FROM sb_studies WHERE name = :n", {"n": name})
-        if not rows:
-            names = [r[0] for r in tx.execute("SELECT name FROM sb_studies ORDER BY name")]
-    if not rows:
-        store.close()
-        raise ConfigError(f"No study named {name!r} in {store.url}. Studies there: {names or 'none'}.")
-    study = Study(store, name, rows[0])
-    with study._transaction(write=False):
-        pass
+    owned = isinstance(storage, str)
+    try:
+        with store.transaction(name) as tx:
+            rows = tx.execute(f"SELECT {_COLUMNS} FROM sb_studies WHERE name = :n", {"n": name})
+        if not rows:  # (other studies are never listed: their names may be private)
+            raise ConfigError(
+                f"No study named {name!r} in {store.url}; see `safebandits study list` for the names."
+            )
+        study = Study(store, name, rows[0])
+        with study._transaction(write=False):
+            pass
+    except BaseException:
+        if owned:
+            store.close()
+        raise
     return study
 
 
