@@ -225,9 +225,19 @@ def test_seeds_and_budgets_beyond_int64_leave_no_store(tmp_path):
 # -- case 5: bounds for every instance -------------------------------------------------------------
 
 _NEEDS_DATA = {"ckb/finance", "ckb/light", "fdr/adult", "fdr/german", "acol/driving"}
+# Instances built from an experiment file's tables (no defaults of their own).
+_NEEDS_TABLES = {"user/declared"}
 
 
-@pytest.mark.parametrize("name", [n for n in sb.list_instances() if n not in _NEEDS_DATA])
+@pytest.mark.parametrize("name", sorted(_NEEDS_TABLES))
+def test_bounds_of_a_file_instance_needs_its_tables(name):
+    line = one_line_error(*invoke("bounds", name))
+    assert "needs the problem table" in line
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in sb.list_instances() if n not in _NEEDS_DATA and n not in _NEEDS_TABLES]
+)
 def test_bounds_for_every_instance(name):
     code, out, err = invoke("bounds", name)
     if code == 0:
