@@ -263,8 +263,10 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
             e = experiments.setdefault((c["experiment"], c["scale"]), {"claims": [], "figures": []})
             e["claims"].append({**c, "verdict": str(c.get("verdict", "pass" if c.get("passed") else "fail"))})
         pngs = sorted(p.name for p in report.glob("*.png")) if report.is_dir() else []
+        from safebandits.plotting.report import section_slug, verdict_table
+
         for (experiment, scale), e in experiments.items():
-            prefix = f"{experiment}-{scale}"
+            prefix = section_slug(experiment, scale)
             e["figures"] = [p for p in pngs if p.startswith(prefix)]
         runs = None
         try:
@@ -275,8 +277,6 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
             runs = df.groupby(["experiment", "scale"]).size().to_dict() if len(df) else {}
         except Exception:  # no store (only a report), or a store another version wrote
             runs = None
-        from safebandits.plotting.report import verdict_table
-
         return render(
             "results.html",
             experiments=sorted(experiments.items()),

@@ -26,7 +26,14 @@ from safebandits.experiments.store import ResultsStore, latest_runs, summary_tab
 from safebandits.plotting.curves import curve_figure
 from safebandits.plotting.figures import bar_figure, natural_key, outcome_figure, sweep_figure
 
-__all__ = ["EXTRA_CAPTIONS", "EXTRA_FIGURES", "register_report_figure", "verdict_table", "write_report"]
+__all__ = [
+    "EXTRA_CAPTIONS",
+    "EXTRA_FIGURES",
+    "register_report_figure",
+    "section_slug",
+    "verdict_table",
+    "write_report",
+]
 
 #: Extra figures of an experiment: name -> functions ``f(spec, runs, traces, out_dir, slug) -> [file names]``
 #: where ``runs`` is the experiment's runs table at one scale and ``traces`` the store's
@@ -79,8 +86,12 @@ _CURVE_CAPTIONS = {
 }
 
 
-def _slug(*parts: str) -> str:
+def section_slug(*parts: str) -> str:
+    """Anchor of a report section and prefix of its figure files (``section_slug(experiment, scale)``)."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(parts)).strip("_")
+
+
+_slug = section_slug
 
 
 def _css_class(value: Any) -> str:
