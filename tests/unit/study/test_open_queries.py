@@ -95,3 +95,66 @@ def test_settings_are_stored_and_checked(tmp_path):
     for bad in (0, 1.5, True):
         with pytest.raises(ConfigError, match="max_open"):
             sb.create_study("t", "acol", inst.public_info(), storage=url, max_open=bad)
+
+
+# -- property: any interleaving of asks, answers and expiries from two processes equals a serial run -------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.unit.experiments import fakes  # noqa: E402
+
+
+def _real_answer(qid):
+    return {"constraints": [float(np.random.default_rng([3, qid]).normal())]}
+
+
+def _fake_batch_study(url, name):
+    fakes.register()
+    info = sb.make_instance("acol/irrelevant-dimensions", d=3).public_info()
+    cfg = {"batch": True, "n_stop": 24}
+    return sb.create_study(name, fakes.ROUND_ROBIN, info, cfg, storage=url, seed=5, max_open=3)
+
+
+@settings(max_examples=15, deadline=None)
+@given(ops=st.lists(st.integers(0, 59), max_size=40))
+def test_any_interleaving_equals_a_serial_run(tmp_path_factory, ops):
+    d = tmp_path_factory.mktemp("prop")
+    url = f"sqlite:///{d / 's.db'}"
+    handles = [_fake_batch_study(url, "p"), sb.load_study("p", url)]
+    held = []
+    for op in ops:
+        kind, pick = op % 3, op // 3
+        h = handles[pick % 2]
+        if kind == 0:
+            try:
+                held.append(h.ask().id)
+            except ProtocolError:  # none available (NoQueryAvailable), or done
+                pass
+        elif held:
+            qid = held[pick % len(held)]
+            if kind == 1:
+                try:
+                    h.tell(qid, _real_answer(qid))
+                except ProtocolError:  # answered already (an expired query answered twice)
+                    pass
+                held.remove(qid)
+            else:
+                h.expire(ids=[qid])
+    study = handles[0]
+    for qid in held:
+        try:
+            study.tell(qid, _real_answer(qid))
+        except ProtocolError:
+            pass
+    while not study.done:
+        q = study.ask()
+        study.tell(q.id, _real_answer(q.id))
+    serial = _fake_batch_study(f"sqlite:///{d / 'serial.db'}", "p")
+    while not serial.done:
+        q = serial.ask()
+        serial.tell(q.id, _real_answer(q.id))
+    replay = sb.load_study("p", url)
+    for other in (replay, handles[1]):
+        assert np.array_equal(other.learner.sums, serial.learner.sums)  # bit for bit: sums in id order
+        assert np.array_equal(other.learner.counts, serial.learner.counts)
+    assert [q["decision"] for q in replay.queries()] == [q["decision"] for q in serial.queries()]
