@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from safebandits.plotting._text import wrapped_suptitle
 
@@ -36,6 +37,10 @@ _STYLES = ("-", "--", ":", "-.")
 _MARKERS = ("o", "s", "^", "D", "v", "x", "+")
 #: Metrics that cannot be negative: their +- sd band is clipped at 0.
 NON_NEGATIVE = frozenset({"positive_cost"})
+
+
+def _thousands(x: float, _pos: int) -> str:
+    return f"{x / 1000:g}k" if abs(x) >= 1000 else f"{x:g}"
 
 
 def _series(curve: dict[str, Any], metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -120,6 +125,9 @@ def curve_figure(
         ax.set_ylabel(ylabel)
         if log_x:
             ax.set_xscale("log")
+        else:  # few round ticks, thousands as "5k": long tick labels collide in narrow panels
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]))
+            ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
         if log_y:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
