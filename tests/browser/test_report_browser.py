@@ -32,14 +32,15 @@ def _fake_claims(df):
     ]
 
 
-@pytest.fixture
-def results_dir(tmp_path, monkeypatch):
-    monkeypatch.setitem(claims_module.CLAIM_SETS, "_fake-claims", _fake_claims)
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setitem(claims_module.CLAIM_SETS, "_fake-claims", _fake_claims)
     fakes.register()
     spec = dataclasses.replace(fakes.SPEC, claims="_fake-claims")
     exp_registry.register_experiment(spec, replace=True)
     try:
-        out = tmp_path / "res"
+        out = tmp_path_factory.mktemp("report") / "res"
         for scale in ("quick", "paper"):
             args = ["run", fakes.EXPERIMENT, "--scale", scale, "--out", str(out), "--quiet", "--workers", "1",
                     "--algorithm", "RR", "--algorithm", "RR long", "--replicates", "2"]  # fmt: skip
@@ -49,6 +50,7 @@ def results_dir(tmp_path, monkeypatch):
         assert res.exit_code == 0, res.output
     finally:
         exp_registry.register_experiment(fakes.SPEC, replace=True)
+        mp.undo()
     return out
 
 
