@@ -176,6 +176,8 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
         arm = row["decision"].get("arm")
         info = s.info
         arms = getattr(info, "arms", None)
+        if arms is None:
+            arms = getattr(info, "features", None)  # FDR labelling: the pool's records
         features = None if arms is None or arm is None else [float(v) for v in arms[int(arm)]]
         field_names = (s.problem or {}).get("fields")
         spec = s.spec

@@ -33,10 +33,12 @@ def problem_instance(study: Any) -> Any | None:
     name = problem.get("instance")
     if not name:
         return None
-    from safebandits.problems.registry import make_instance
+    from safebandits.problems.registry import list_instances, make_instance
 
     try:
-        return make_instance(name, **dict(problem.get("params") or {}))
+        entry = list_instances().get(name)
+        rng = np.random.default_rng(int(problem.get("instance_seed", 0))) if entry and entry.random else None
+        return make_instance(name, rng, **dict(problem.get("params") or {}))
     except Exception:  # a problem the dashboard cannot rebuild: no simulated curves
         return None
 

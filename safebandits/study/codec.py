@@ -102,6 +102,7 @@ def _noise_values(name: str) -> Values:
 
 
 def _register_builtin() -> None:
+    from safebandits.classification.problem import PoolInfo
     from safebandits.problems.function_class import FunctionClassInfo
     from safebandits.problems.kernel import KernelInfo
     from safebandits.problems.linear import CBAIInfo, CBAIPrivilegedInfo
@@ -122,6 +123,8 @@ def _register_builtin() -> None:
     register_info_type(KernelInfo, lambda i: FeedbackSpec(True, 1))
     register_info_type(SafeLinearInfo, lambda i: FeedbackSpec(True, 0))
     register_info_type(DecisionSet)
+    # FDR active classification: one label (0 or 1) per queried record, told as a constraint value.
+    register_info_type(PoolInfo, lambda i: FeedbackSpec(False, 1, "bernoulli"))
 
 
 def _registry() -> dict[str, type]:

@@ -13,7 +13,6 @@ from click.testing import CliRunner
 from safebandits.cli import cli
 from safebandits.experiments import claims as claims_module
 from safebandits.experiments import spec as exp_registry
-from tests.unit.experiments import fakes
 
 VERDICTS = ["pass", "fail", "inconclusive", "not run"]
 
@@ -34,6 +33,10 @@ def _fake_claims(df):
 
 @pytest.fixture(scope="module")
 def results_dir(tmp_path_factory):
+    # Imported here, not at collection: importing registers fake learners that the registry-wide
+    # parametrisations of other modules must not see.
+    from tests.unit.experiments import fakes
+
     mp = pytest.MonkeyPatch()
     mp.setitem(claims_module.CLAIM_SETS, "_fake-claims", _fake_claims)
     fakes.register()
@@ -48,10 +51,11 @@ def results_dir(tmp_path_factory):
             assert res.exit_code == 0, res.output
         res = CliRunner().invoke(cli, ["report", str(out)])
         assert res.exit_code == 0, res.output
-    finally:
         exp_registry.register_experiment(fakes.SPEC, replace=True)
+        yield out
+    finally:
+        fakes.unregister()
         mp.undo()
-    return out
 
 
 def test_report_in_the_browser(results_dir, page, screenshots):

@@ -79,3 +79,20 @@ def test_results_page_without_results(storage):
     client = TestClient(create_app(storage))
     assert client.get("/results").status_code == 404
     assert client.get("/results/report/../s.db").status_code == 404
+
+
+def test_fdr_labelling_view(tmp_path):
+    """FDR studies hand out one record per query (the batch split) with its fields and the label buttons."""
+    import numpy as np
+
+    url = f"sqlite:///{tmp_path / 'f.db'}"
+    inst = sb.make_instance("fdr/half-circle", np.random.default_rng(0))
+    problem = {"view": "fdr", "fields": ["x1", "x2"]}
+    sb.create_study("f", "fdr-active", inst.public_info(), storage=url, seed=0, max_open=4, problem=problem)
+    client = TestClient(create_app(url))
+    loc = client.post("/study/f/ask", follow_redirects=False).headers["location"]
+    page = client.get(loc).text
+    assert 'id="record"' in page and "<th>x1</th>" in page and 'id="label-positive"' in page
+    assert client.post(loc, data={"answer": "-1"}).status_code == 400  # labels are 0 or 1
+    assert client.post(loc, data={"answer": "1"}, follow_redirects=False).status_code == 303
+    assert sb.load_study("f", url).queries()[0]["observation"]["constraints"] == [1.0]

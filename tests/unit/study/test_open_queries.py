@@ -51,6 +51,7 @@ def test_expired_queries_are_reissued_first(tmp_path):
         study.tell(a.id, -1)
 
 
+@pytest.mark.slow  # the three-process test and the interleaving property cover it in the default run
 def test_state_equals_replay_and_serial_run(tmp_path):
     inst, url, study = _setup(tmp_path, max_open=4)
     order = np.random.default_rng(0)
@@ -101,16 +102,18 @@ def test_settings_are_stored_and_checked(tmp_path):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from tests.unit.experiments import fakes  # noqa: E402
-
 
 def _real_answer(qid):
     return {"constraints": [float(np.random.default_rng([3, qid]).normal())]}
 
 
 def _fake_batch_study(url, name):
-    fakes.register()
+    # Imported here, not at collection: importing registers the fake learners, which other modules'
+    # parametrisations over the registry must not see.
+    from tests.unit.experiments import fakes
+
     info = sb.make_instance("acol/irrelevant-dimensions", d=3).public_info()
+    assert fakes.ROUND_ROBIN
     cfg = {"batch": True, "n_stop": 24}
     return sb.create_study(name, fakes.ROUND_ROBIN, info, cfg, storage=url, seed=5, max_open=3)
 
@@ -118,7 +121,16 @@ def _fake_batch_study(url, name):
 @settings(max_examples=15, deadline=None)
 @given(ops=st.lists(st.integers(0, 59), max_size=40))
 def test_any_interleaving_equals_a_serial_run(tmp_path_factory, ops):
-    d = tmp_path_factory.mktemp("prop")
+    from tests.unit.experiments import fakes
+
+    fakes.register()
+    try:
+        _interleaving(tmp_path_factory.mktemp("prop"), ops)
+    finally:
+        fakes.unregister()
+
+
+def _interleaving(d, ops):
     url = f"sqlite:///{d / 's.db'}"
     handles = [_fake_batch_study(url, "p"), sb.load_study("p", url)]
     held = []
@@ -158,3 +170,26 @@ def test_any_interleaving_equals_a_serial_run(tmp_path_factory, ops):
         assert np.array_equal(other.learner.sums, serial.learner.sums)  # bit for bit: sums in id order
         assert np.array_equal(other.learner.counts, serial.learner.counts)
     assert [q["decision"] for q in replay.queries()] == [q["decision"] for q in serial.queries()]
+
+
+def test_cli_max_open_and_expire(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from safebandits.cli import cli
+
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    run = CliRunner()
+    args = ["study", "create", "c", "--algorithm", "acol", "--instance", "acol/one-dimensional",
+            "--set", "noise=binary", "--set", "n_arms=5", "--max-open", "2", "--storage", url]  # fmt: skip
+    res = run.invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    ids = [
+        json.loads(run.invoke(cli, ["study", "ask", "c", "--storage", url]).output)["id"] for _ in range(2)
+    ]
+    assert ids == [0, 1]
+    res = run.invoke(cli, ["study", "expire", "c", "--storage", url])
+    assert json.loads(res.output) == {"expired": [0, 1]}
+    study = sb.load_study("c", url)
+    assert study.problem["instance"] == "acol/one-dimensional" and study.max_open == 2
