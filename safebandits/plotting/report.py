@@ -59,12 +59,16 @@ VERDICT_ORDER = ("pass", "fail", "inconclusive", "not run")
 
 #: Captions of the figures that experiments register (by file-name suffix); ``{runs}`` is filled in.
 EXTRA_CAPTIONS = {
-    "tuned": "Mean samples to stop of the tuned methods against the tuning factor, per driving scenario, "
-    "over {runs}.",
-    "loglog": "Samples to stop against the instance's hardness on log-log axes, over {runs}; the dotted "
-    "line is the theory's slope.",
-    "robustness": "Constraint value of the penalised and constrained solutions per scenario (one run per "
-    "point); the dotted line is the threshold.",
+    "tuned": "The five tuned methods against their width multiplier, one column per driving scenario, over "
+    "{runs}. Top: median samples to stop (log axis; dashed red: ACOL's median). Bottom: fraction correct "
+    "(runs that hit the budget count as not correct here). Dotted vertical line: the smallest multiplier "
+    "from which every tuned run is correct.",
+    "loglog": "Median total pulls against 1/eps on log-log axes, one line per method, over {runs}; the "
+    "legend gives each line's fitted slope.",
+    "robustness": "Solutions of the penalised objective against the penalty lambda, one line per scenario "
+    "(one solver run per point). Left: reward of the solution (dashed: the constrained solution's reward; a "
+    "ring marks a feasible solution). Right: its constraint value (symmetric-log axis; dotted: the "
+    "threshold).",
     "solutions": "Top-down pictures of the solver's driving policies: road, lanes, the other cars (white) "
     "and the agent (orange), fading towards the start.",
     "metrics": "Accuracy, false discovery rate, precision and recall against the number of labels "
