@@ -24,7 +24,7 @@ from safebandits.experiments.claims import check_claims
 from safebandits.experiments.spec import ExperimentSpec, list_experiments
 from safebandits.experiments.store import ResultsStore, latest_runs, summary_table
 from safebandits.plotting.curves import curve_figure
-from safebandits.plotting.figures import bar_figure, natural_key, outcome_figure, sweep_figure
+from safebandits.plotting.figures import bar_figure, natural_key, outcome_figure, outcome_table, sweep_figure
 
 __all__ = [
     "EXTRA_CAPTIONS",
@@ -274,10 +274,20 @@ def _solver_summary_html(group: pd.DataFrame) -> str:
     return _html_table(ok[cols])
 
 
-def _summary_html(summary: pd.DataFrame) -> str:
-    cols = ["panel", "sweep.value", "label", "n", "median", "q25", "q75", "frac_correct", "frac_stopped"]
+def _summary_html(summary: pd.DataFrame, group: pd.DataFrame) -> str:
+    """Samples per point and method, with the outcomes: correct among the runs that stopped, and the runs
+    that hit the budget (their own category, never counted as incorrect)."""
+    cols = ["panel", "sweep.value", "label", "n", "median", "q25", "q75"]
     extra = [c for c in ("n_failed",) if c in summary and summary[c].sum() > 0]
     table = summary[cols + extra].rename(columns={"q25": "25%", "q75": "75%"})
+    keys = ["panel", "sweep.value", "label"]
+    outcomes = outcome_table(group)[[*keys, "frac_correct_stopped", "n_stopped", "n"]]
+    outcomes = outcomes.assign(hit_budget=outcomes["n"] - outcomes["n_stopped"]).drop(
+        columns=["n", "n_stopped"]
+    )
+    table = table.merge(outcomes, on=keys, how="left").rename(
+        columns={"frac_correct_stopped": "correct (of stopped)", "hit_budget": "hit budget"}
+    )
     return _html_table(table)
 
 
@@ -400,8 +410,8 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
             table_title, table_html = "Solver runs", _solver_summary_html(group)
         else:
             table_title = ("Summary (samples over runs; runs that hit the budget count with the samples "
-                           "used)")  # fmt: skip
-            table_html = _summary_html(summary)
+                           "used; 'correct' is among the runs that stopped)")  # fmt: skip
+            table_html = _summary_html(summary, group)
         uses_budget = not regret_kind and not (spec is not None and spec.figure == "extra-only")
         sections.append(
             {
