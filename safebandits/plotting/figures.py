@@ -250,8 +250,11 @@ def outcome_table(runs: pd.DataFrame) -> pd.DataFrame:
     category: it counts as neither correct nor incorrect.
     """
     ok = runs[runs["status"] == "ok"].copy()
-    ok["stopped"] = ok["stopped"].astype(bool)
-    ok["correct_stopped"] = ok["correct"].astype(bool) & ok["stopped"]
+    # Missing values (experiments without a stopping rule or a correct answer, e.g. classification): a run
+    # with no recorded stop did not hit a budget, and one with no recorded answer is not correct.
+    ok["stopped"] = [True if pd.isna(v) else bool(v) for v in ok["stopped"]]
+    correct = pd.Series([False if pd.isna(v) else bool(v) for v in ok["correct"]], index=ok.index)
+    ok["correct_stopped"] = correct & ok["stopped"]
     g = ok.groupby(["panel", "sweep.value", "label"], sort=False)
     out = pd.DataFrame(
         {"n": g.size(), "n_stopped": g["stopped"].sum(), "n_correct": g["correct_stopped"].sum()}

@@ -60,3 +60,19 @@ def test_budget_hit_runs_are_never_incorrect():
     assert row["n"] == 4 and row["n_stopped"] == 2
     assert row["frac_correct_stopped"] == 0.5  # one of the two runs that stopped
     assert row["frac_budget"] == 0.5
+
+
+def test_outcomes_without_a_stopping_rule():
+    """Classification runs record no stop and no correct answer (nullable booleans): no budget hit."""
+    runs = pd.DataFrame(
+        {
+            "status": ["ok", "ok"],
+            "panel": ["p", "p"],
+            "sweep.value": [0.1, 0.1],
+            "label": ["Active", "Active"],
+            "stopped": pd.array([pd.NA, pd.NA], dtype="boolean"),
+            "correct": pd.array([pd.NA, True], dtype="boolean"),
+        }
+    )
+    row = outcome_table(runs).iloc[0]
+    assert row["frac_budget"] == 0.0 and row["frac_correct_stopped"] == 0.5
