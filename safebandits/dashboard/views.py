@@ -145,26 +145,49 @@ def answers_svg(queries: list[dict[str, Any]]) -> str | None:
     return _svg(fig)
 
 
+def _per_arm(instance: Any, names: tuple[str, ...], n_arms: int) -> np.ndarray | None:
+    for name in names:
+        value = getattr(instance, name, None)
+        if isinstance(value, np.ndarray) and value.shape[:1] == (n_arms,) and value.ndim <= 2:
+            return np.asarray(value, dtype=float).reshape(n_arms, -1)[:, 0]
+    return None
+
+
+def true_arm_values(instance: Any) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """Per-arm true mean reward and constraint value (first constraint) and the threshold, where the
+    instance exposes them (CBAI, stage-wise, kernel and Safe-LUCB instances; losses count as -reward)."""
+    n = getattr(instance, "n_arms", None)
+    threshold = getattr(instance, "threshold", None)
+    if n is None or threshold is None or np.size(threshold) < 1:
+        return None
+    threshold = float(np.ravel(threshold)[0])  # the first constraint's
+    rewards = _per_arm(instance, ("reward_values", "arm_rewards", "reward"), int(n))
+    if rewards is None:
+        losses = _per_arm(instance, ("losses",), int(n))
+        rewards = None if losses is None else -losses
+    costs = _per_arm(instance, ("constraint_values", "arm_costs", "constraint", "safety_values"), int(n))
+    if rewards is None or costs is None:
+        return None
+    return rewards, costs, threshold
+
+
 def simulated_curves_svg(study: Any, queries: list[dict[str, Any]], instance: Any) -> str | None:
-    """Cumulative regret, cost of the played arm and cumulative violation of the answered pulls.
+    """Cumulative regret (against the best feasible arm), cost of each pull and cumulative violation of the
+    answered pulls.
 
     Regret studies only: a pure-exploration learner's queries are not plays, so their regret means nothing.
     """
     if study.task != "regret":
         return None
-    rewards = getattr(instance, "reward_values", None)
-    costs = getattr(instance, "constraint_values", None)
-    threshold = getattr(instance, "threshold", None)
-    if rewards is None or costs is None or threshold is None:
+    values = true_arm_values(instance)
+    if values is None:
         return None
-    rewards, costs = np.asarray(rewards, dtype=float), np.asarray(costs, dtype=float)
-    if costs.ndim != 1:
-        return None
-    feasible = costs <= float(threshold)
+    rewards, costs, threshold = values
+    feasible = costs <= threshold
     if not feasible.any():
         return None
     best = float(rewards[feasible].max())
-    arms = [q["decision"]["arm"] for q in queries if q.get("observation") is not None]
+    arms = [q["decision"].get("arm") for q in queries if q.get("observation") is not None]
     arms = [a for a in arms if a is not None]
     if not arms:
         return None
@@ -173,11 +196,11 @@ def simulated_curves_svg(study: Any, queries: list[dict[str, Any]], instance: An
     fig = Figure(figsize=(10, 2.6), layout="constrained")
     axes = fig.subplots(1, 3)
     axes[0].plot(t, np.cumsum(best - rewards[a]), color="#1565c0")
-    axes[0].set_ylabel("cumulative regret")
+    axes[0].set_ylabel("cumulative regret\n(vs best feasible arm)")
     axes[1].plot(t, costs[a], color="#6a1b9a", lw=0.8)
-    axes[1].axhline(float(threshold), color="black", ls=":", lw=1)
+    axes[1].axhline(threshold, color="black", ls=":", lw=1)
     axes[1].set_ylabel("constraint value of the pull")
-    axes[2].plot(t, np.cumsum(np.maximum(costs[a] - float(threshold), 0.0)), color="#c62828")
+    axes[2].plot(t, np.cumsum(np.maximum(costs[a] - threshold, 0.0)), color="#c62828")
     axes[2].set_ylabel("cumulative violation [c - tau]+")
     for ax in axes:
         ax.set_xlabel("answered pull")

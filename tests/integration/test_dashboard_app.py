@@ -96,3 +96,22 @@ def test_fdr_labelling_view(tmp_path):
     assert client.post(loc, data={"answer": "-1"}).status_code == 400  # labels are 0 or 1
     assert client.post(loc, data={"answer": "1"}, follow_redirects=False).status_code == 303
     assert sb.load_study("f", url).queries()[0]["observation"]["constraints"] == [1.0]
+
+
+def test_regret_study_shows_simulated_curves(tmp_path):
+    """A regret study naming its instance: the generic view takes reward and constraint values, and the
+    study page draws regret, cost and violation of the answered pulls."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    inst = sb.make_instance("stagewise/four-arm")
+    sb.create_study(
+        "r", "opb", inst.public_info(), storage=url, seed=0, problem={"instance": "stagewise/four-arm"}
+    )
+    client = TestClient(create_app(url))
+    for _ in range(3):
+        loc = client.post("/study/r/ask", follow_redirects=False).headers["location"]
+        form = client.get(loc).text
+        assert 'name="reward"' in form and 'name="constraint_0"' in form
+        r = client.post(loc, data={"reward": "0.5", "constraint_0": "0.1"}, follow_redirects=False)
+        assert r.status_code == 303
+    page = client.get("/study/r").text
+    assert "Simulated: regret, cost and violation" in page and page.count("<svg") >= 2
