@@ -11,6 +11,7 @@ figure and ``DIR/report/claims.json`` (the list of claim dicts). It never runs e
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -266,6 +267,19 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
     return _html_table(table)
 
 
+def _comparison_html(group: pd.DataFrame) -> str:
+    """Tables of a cross-paper comparison: regret learners, identification learners, classifiers."""
+    from safebandits.plotting.comparison import comparison_tables
+
+    parts = []
+    for caption, table in comparison_tables(group):
+        parts.append(
+            f"<h3>{html.escape(caption)}</h3>"
+            + table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
+        )
+    return "".join(parts)
+
+
 def _solver_summary_html(group: pd.DataFrame) -> str:
     """Table of solver runs (``experiments/solvers.py``): config and metric columns."""
     ok = group[group["status"] == "ok"]
@@ -369,7 +383,9 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
     curves = {pk: v for (pk, name), v in all_traces.items() if name == "curve"}
     out = results_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
-    specs = list_experiments()
+    from safebandits.experiments.user import stored_specs
+
+    specs = {**list_experiments(), **stored_specs(results_dir)}
     all_claims: list[dict[str, Any]] = []
     sections = []
     number = 0
@@ -381,7 +397,23 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
         ok = group[group["status"] == "ok"]
         regret_kind = spec is not None and spec.figure == "regret-curves"
         files: list[tuple[str, str]]
-        if regret_kind:
+        comparison = spec is not None and spec.figure == "comparison"
+        if comparison:
+            from safebandits.plotting.comparison import comparison_figure
+
+            cap = (
+                f"Every learner on the same axes, over {_runs_phrase(group)}: cumulative regret against the "
+                "per-round-safe optimum and against the best policy in expectation, cumulative violating "
+                "rounds and positive constraint cost (means, band: one standard deviation), and samples to "
+                "a correct answer of identification learners; the line style encodes each learner's "
+                "guarantee (solid: safe every round, dashed: in expectation, dotted: soft constraint)."
+            )
+            files = (
+                [(_save(comparison_figure(spec, group, curves), out / f"{slug}.png"), cap)]
+                if not ok.empty
+                else []
+            )
+        elif regret_kind:
             files = _curve_figures(spec, group, curves, slug, out) if not ok.empty else []
         elif spec is not None and spec.figure == "classification-curves":
             files = []  # (the experiment's registered figures only)
@@ -401,7 +433,9 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
                             "number": number, "alt": caption.split(";")[0]})  # fmt: skip
         failed = group[group["status"] != "ok"]
         errors = failed.groupby("error").size().sort_values(ascending=False).head(10) if len(failed) else []
-        if regret_kind:
+        if comparison:
+            table_title, table_html = "Comparison tables", _comparison_html(group)
+        elif regret_kind:
             table_title, table_html = (
                 "Summary (means over runs; violating rounds summed)",
                 _regret_summary_html(group),
@@ -412,7 +446,9 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
             table_title = ("Summary (samples over runs; runs that hit the budget count with the samples "
                            "used; 'correct' is among the runs that stopped)")  # fmt: skip
             table_html = _summary_html(summary, group)
-        uses_budget = not regret_kind and not (spec is not None and spec.figure == "extra-only")
+        uses_budget = not (regret_kind or comparison) and not (
+            spec is not None and spec.figure == "extra-only"
+        )
         sections.append(
             {
                 "slug": slug,

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from safebandits.algorithms._observation import check_observation
 from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_to_dict
 from safebandits.algorithms.registry import get_algorithm
 from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError
@@ -412,6 +413,15 @@ class Study:
             assert qid in self._rows
             query = self._rows[qid][0]
             obs = parse_observation(observation, query.decision, self.spec)
+            learner = self._learner
+            assert learner is not None
+            try:  # the learner's own check too (a learner may observe more than its view says)
+                if query.part_of is None:
+                    learner.check_observation(query.decision, obs)
+                else:  # one pull of a split batch: the learner's pending decision is the whole batch
+                    check_observation(query.decision, obs, learner.observation_spec(), type(learner).__name__)
+            except (TypeError, ProtocolError) as exc:
+                raise ConfigError(str(exc)) from None
             obs_dict = observation_to_dict(obs)
             tx.execute(
                 "UPDATE sb_queries SET observation_json = :o, told_at = :t "
