@@ -111,7 +111,7 @@ def test_regret_study_shows_simulated_curves(tmp_path):
         loc = client.post("/study/r/ask", follow_redirects=False).headers["location"]
         form = client.get(loc).text
         assert 'name="reward"' in form and 'name="constraint_0"' in form
-        r = client.post(loc, data={"reward": "0.5", "constraint_0": "0.1"}, follow_redirects=False)
+        r = client.post(loc, data={"reward": "1", "constraint_0": "0"}, follow_redirects=False)  # Bernoulli
         assert r.status_code == 303
     page = client.get("/study/r").text
     assert "Simulated: regret, cost and violation" in page and page.count("<svg") >= 2
