@@ -1,5 +1,5 @@
 """Command-line interface: ``safebandits list | run | learners | report | results | bounds | data | driving |
-study``.
+study | dashboard``.
 
 Examples
 --------
@@ -817,6 +817,23 @@ def driving_render(
 
 # Commands of subgroups (``data fetch``...) were added after their group: give them --plugin too.
 _with_plugin_option(cli)
+
+
+@cli.command("dashboard")
+@click.option("--storage", default="sqlite:///study.db", show_default=True, help="Study storage URL.")
+@click.option("--results", type=click.Path(exists=True, file_okay=False), help="A results directory to show.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind (localhost only).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
+@click.option(
+    "--token", envvar="SAFEBANDITS_DASHBOARD_TOKEN", help="Answering needs this token (env var too)."
+)
+def dashboard(storage: str, results: str | None, host: str, port: int, token: str | None) -> None:
+    """Web dashboard of the studies in --storage (and the results in --results): progress, estimates,
+    recommendation, and pages to answer open queries in the browser."""
+    from safebandits.dashboard import mask_url, serve
+
+    click.echo(f"safebandits dashboard on http://{host}:{port}/ (storage {mask_url(storage)})")
+    serve(storage, results, host=host, port=port, token=token)
 
 
 def main(argv: list[str] | None = None) -> int:

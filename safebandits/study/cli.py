@@ -99,6 +99,13 @@ def study() -> None:
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Algorithm config. Repeatable.")
 @click.option("--seed", type=click.IntRange(min=0), help="Learner seed [default: drawn and stored].")
 @click.option("--instance-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--max-open",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Queries out at once (batches are split into pulls when > 1).",
+)
 @_storage_option
 def create(
     name: str,
@@ -109,6 +116,7 @@ def create(
     params: tuple[str, ...],
     seed: int | None,
     instance_seed: int,
+    max_open: int,
     storage: str,
 ) -> None:
     """Create study NAME for ALGORITHM on an --instance or an --info file."""
@@ -133,7 +141,19 @@ def create(
         if sets:
             raise ConfigError("--set applies to --instance only.")
         info = info_from_dict(_load_json(f"@{info_file}", "info file"))
-    s = create_study(name, algorithm, info, parse_assignments(params), storage=storage, seed=seed)
+    problem = None
+    if instance is not None:  # the dashboard draws queries from it (e.g. driving policies)
+        problem = {"instance": instance, "params": parse_assignments(sets), "instance_seed": instance_seed}
+    s = create_study(
+        name,
+        algorithm,
+        info,
+        parse_assignments(params),
+        storage=storage,
+        seed=seed,
+        max_open=max_open,
+        problem=problem,
+    )
     _echo(
         {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed, "storage": s.storage_url}
     )
@@ -167,6 +187,18 @@ def tell(name: str, query_id: int, answer: str, storage: str) -> None:
     with load_study(name, storage) as s:
         s.tell(query_id, value)
         _echo({"id": query_id, "told": True, "n_answered": s.n_answered, "done": s.done})
+
+
+@study.command("expire")
+@click.argument("name")
+@click.option("--older-than", type=click.FloatRange(min=0), help="Only queries out for more than SECONDS.")
+@_storage_option
+def expire(name: str, older_than: float | None, storage: str) -> None:
+    """Return NAME's abandoned open queries to the pool (ask re-issues them first)."""
+    from safebandits.study.study import load_study
+
+    with load_study(name, storage) as s:
+        _echo({"expired": s.expire(older_than=older_than)})
 
 
 @study.command("status")
