@@ -156,7 +156,15 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("active_plugins", "load_plugins"), "safebandits.plugins"),
     # studies (persistent ask / tell)
     **dict.fromkeys(
-        ("Query", "Study", "StudyIntegrityError", "create_study", "list_studies", "load_study"),
+        (
+            "NoQueryAvailable",
+            "Query",
+            "Study",
+            "StudyIntegrityError",
+            "create_study",
+            "list_studies",
+            "load_study",
+        ),
         "safebandits.study.study",
     ),
     "register_info_type": "safebandits.study.codec",
@@ -216,6 +224,7 @@ __all__ = [
     "LearnerConfig",
     "LinearCBAIInstance",
     "LinearProblem",
+    "NoQueryAvailable",
     "NoiseModel",
     "OPBConfig",
     "OPLBConfig",
@@ -426,6 +435,7 @@ if TYPE_CHECKING:  # pragma: no cover - what type checkers and IDEs see
     from safebandits.rng import RunKey, environment_rng, instance_rng, learner_rng
     from safebandits.study.codec import register_info_type
     from safebandits.study.study import (
+        NoQueryAvailable,
         Query,
         Study,
         StudyIntegrityError,

@@ -723,7 +723,8 @@ def create_study(
     owned = isinstance(storage, str)
     for attempt in range(3):  # a concurrent creator may win the insert: then read its row
         try:
-            row = _insert_study(store, name, algorithm, task, cfg, info_json, seed, load_if_exists)
+            settings = {"max_open": int(max_open), "split_batches": bool(split), "problem": problem}
+            row = _insert_study(store, name, algorithm, task, cfg, info_json, seed, load_if_exists, settings)
             break
         except ConflictError:
             if attempt == 2:
@@ -746,6 +747,7 @@ def _insert_study(
     info_json: str,
     seed: int,
     load_if_exists: bool,
+    settings: dict[str, Any],
 ) -> tuple[Any, ...]:
     """Insert the study's row in one transaction, or return the stored row (``load_if_exists``)."""
     with store.transaction(name, write=True) as tx:
@@ -759,7 +761,6 @@ def _insert_study(
             row = rows[0]
         else:
             config_json = _encode(config_to_dict(cfg))
-            settings = {"max_open": int(max_open), "split_batches": bool(split), "problem": problem}
             if settings != {"max_open": 1, "split_batches": False, "problem": None}:
                 config_json[_SETTINGS_KEY] = settings
             row = (algorithm, task, json.dumps(config_json), info_json, str(int(seed)))
