@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from safebandits.cli import cli
 from safebandits.experiments import claims as claims_module
+from safebandits.experiments import claims_meta
 from safebandits.experiments import spec as exp_registry
 
 VERDICTS = ["pass", "fail", "inconclusive", "not run"]
@@ -39,6 +40,10 @@ def results_dir(tmp_path_factory):
 
     mp = pytest.MonkeyPatch()
     mp.setitem(claims_module.CLAIM_SETS, "_fake-claims", _fake_claims)
+    # Decided at any scale on "RR" (whose runs stop; "RR long" hits the budget): the verdicts above
+    # reach the report unchanged.
+    meta = {f"c-{v}": claims_meta.ClaimMeta("test", f"verdict {v}", ("RR",), "any") for v in VERDICTS}
+    mp.setitem(claims_meta.CLAIM_META, "_fake-claims", meta)
     fakes.register()
     spec = dataclasses.replace(fakes.SPEC, claims="_fake-claims")
     exp_registry.register_experiment(spec, replace=True)
