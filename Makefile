@@ -4,9 +4,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
+DSTAMP := $(VENV)/.installed-docs
 OUT    ?= results/quick
 
-.PHONY: run test test-slow lint bench clean
+.PHONY: run test test-slow lint bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +20,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 $(TSTAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(STAMP)
+
+$(DSTAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
 
 run: $(STAMP)
 	$(BIN)/safebandits run all --scale quick --out $(OUT)
@@ -36,8 +41,13 @@ test-slow: $(TSTAMP)
 lint: $(TSTAMP)
 	$(BIN)/ruff check .
 
+# The documentation site: warnings are errors; the example gallery runs at small size.
+docs: $(DSTAMP)
+	SAFEBANDITS_DOCS_SMALL=1 $(BIN)/python -m sphinx -b html -W --keep-going -E docs docs/_build/html
+	@echo "Docs: docs/_build/html/index.html"
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) results .pytest_cache
+	rm -rf $(VENV) results .pytest_cache docs/_build docs/auto_examples docs/reference

@@ -6,7 +6,8 @@ Prints two tables:
 2. the tables of every ``benchmarks/bench_*.py`` script: cost per sample of the ACOL family at
    (n, d) = (11, 10), (30, 30), (100, 30) (bench_acol.py), the design solver (bench_design.py), cost per
    round and memory of the stage-wise learners (bench_stagewise.py) and of Safe-LUCB (bench_safe_lucb.py),
-   and so on for each family.
+   and so on for each family, and the start-up time of ``import safebandits`` and ``safebandits --help``
+   beside their targets (bench_startup.py).
 
 Timings are not asserted anywhere: they are reported in the issue notes.
 """

@@ -1,4 +1,5 @@
-"""Command-line interface: ``safebandits list | run | report | results | bounds | data | driving | study``.
+"""Command-line interface: ``safebandits list | run | learners | report | results | bounds | data | driving |
+study``.
 
 Examples
 --------
@@ -10,6 +11,8 @@ Examples
     safebandits run acol-regret-comparison --set delta=0.1 --workers 2
     safebandits run acol-synthetic --executor dask --scheduler tcp://head-node:8786
     safebandits report results/quick
+    safebandits learners --for examples/compare_linear_arms.toml
+    safebandits run examples/compare_linear_arms.toml --out results/mine
     safebandits results results/quick --csv runs.csv
     safebandits scoreboard results/paper --out docs/scoreboard.md
     safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
@@ -40,8 +43,54 @@ from safebandits.exceptions import ConfigError, SafeBanditsError
 __all__ = ["cli", "main"]
 
 
+#: Subcommands defined in other modules, imported only when used: name -> (module, attribute, short help).
+#: Their short help is given here so that ``safebandits --help`` does not import them.
+_LAZY_COMMANDS = {
+    "study": ("safebandits.study.cli", "study", "Persistent ask / tell studies stored in a database..."),
+}
+
+
+def _load_plugins(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """Callback of every ``--plugin`` option: import the modules now (before the command runs)."""
+    if value and not ctx.resilient_parsing:
+        from safebandits.plugins import load_plugins
+
+        try:
+            load_plugins(value)
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
+def _plugin_option(envvar: str | None = None, where: str = "before") -> click.Option:
+    return click.Option(
+        ["--plugin", "plugins"],
+        multiple=True,
+        envvar=envvar,
+        metavar="MODULE",
+        expose_value=False,
+        is_eager=True,
+        callback=_load_plugins,
+        help="Import MODULE first (registers extra learners, instances or experiments); the current folder "
+        f"is searched and worker processes import it too. Repeatable; also accepted {where} the subcommand.",
+    )
+
+
+def _with_plugin_option(command: click.Command) -> click.Command:
+    """Add ``--plugin`` to ``command`` and to its subcommands (``safebandits run ... --plugin m``)."""
+    if not any(p.name == "plugins" for p in command.params):
+        command.params.append(_plugin_option())
+    for sub in getattr(command, "commands", {}).values():
+        _with_plugin_option(sub)
+    return command
+
+
 class _Group(click.Group):
-    """Click group that turns library errors into a one-line message and exit status 2."""
+    """Click group that turns library errors into a one-line message and exit status 2.
+
+    Subcommands of :data:`_LAZY_COMMANDS` are imported on first use, and every subcommand accepts
+    ``--plugin``.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -50,23 +99,48 @@ class _Group(click.Group):
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
 
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        super().add_command(_with_plugin_option(cmd), name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
+            module, attr, _ = _LAZY_COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in _LAZY_COMMANDS and name not in self.commands:
+                rows.append((name, _LAZY_COMMANDS[name][2]))
+                continue
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl(
+                    [(n, c if isinstance(c, str) else c.get_short_help_str(limit)) for n, c in rows]
+                )
+
+
+def _version() -> str:
+    from safebandits import __version__
+
+    return __version__
+
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--plugin",
-    "plugins",
-    multiple=True,
-    envvar="SAFEBANDITS_PLUGINS",
-    metavar="MODULE",
-    help="Import MODULE first (registers extra learners, instances or experiments). Repeatable.",
-)
-def cli(plugins: tuple[str, ...]) -> None:
+@click.version_option(_version(), "--version", "-V", prog_name="safebandits", message="%(prog)s %(version)s")
+def cli() -> None:
     """Bandits with unknown constraints: run the papers' experiments and check their claims."""
-    for module in plugins:
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            raise ConfigError(f"Cannot import plugin {module!r}: {exc}") from None
+
+
+cli.params.append(_plugin_option(envvar="SAFEBANDITS_PLUGINS", where="after"))
 
 
 # -- list ------------------------------------------------------------------------------------------
@@ -74,7 +148,8 @@ def cli(plugins: tuple[str, ...]) -> None:
 
 @cli.command("list")
 @click.argument("what", type=click.Choice(["all", "experiments", "algorithms", "instances"]), default="all")
-def list_cmd(what: str) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Also show each algorithm's options and their defaults.")
+def list_cmd(what: str, verbose: bool) -> None:
     """List registered experiments, algorithms and instances."""
     from safebandits.algorithms.registry import list_algorithms
     from safebandits.experiments.spec import list_experiments
@@ -104,12 +179,25 @@ def list_cmd(what: str) -> None:
         for name, entry in entries.items():
             flag = " [privileged]" if entry.privileged else ""
             click.echo(f"  {name} ({entry.task}){flag}: {entry.description}")
+            if verbose:
+                _echo_options(entry)
     if what in ("all", "instances"):
         click.echo("Instances:")
         for name, entry in list_instances().items():
             params = ", ".join(f"{k}={v!r}" for k, v in entry.parameters.items())
             click.echo(f"  {name}{' [random]' if entry.random else ''}: {entry.description}")
             click.echo(f"    parameters: {params}")
+
+
+def _echo_options(entry: Any) -> None:
+    from safebandits.algorithms.options import config_options
+
+    click.echo(f"    options ({entry.cls.config_cls.__name__}; --set algorithm.NAME=VALUE):")
+    for opt in config_options(entry):
+        preset = " (preset by this variant)" if opt.preset else ""
+        click.echo(f"      {opt.name} = {opt.default!r}{preset}  [{opt.type}]")
+        if opt.doc:
+            click.echo(f"          {opt.doc}")
 
 
 # -- run -------------------------------------------------------------------------------------------
@@ -123,7 +211,11 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 
 @cli.command()
 @click.argument("name")
-@click.option("--scale", type=click.Choice(["quick", "paper"]), default="quick", show_default=True)
+@click.option(
+    "--scale",
+    type=click.Choice(["quick", "paper"]),
+    help="Scale of the run [default: quick; an experiment file: paper, the file as written].",
+)
 @click.option(
     "--replicates", type=int, callback=_positive, help="Replicates per point (overrides the scale)."
 )
@@ -164,7 +256,7 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(
     name: str,
-    scale: str,
+    scale: str | None,
     replicates: int | None,
     seed: int | None,
     out: str,
@@ -178,7 +270,11 @@ def run(
     retry_failed: bool,
     quiet: bool,
 ) -> None:
-    """Run experiment NAME (or "all") and store every run in --out; re-running resumes.
+    """Run experiment NAME (or "all", or an experiment file FILE.toml) and store every run in --out;
+    re-running resumes.
+
+    An experiment file declares a problem of one's own, its simulation truth and the learners to
+    compare (see examples/*.toml and safebandits.experiments.user).
 
     --set KEY=VALUE: KEY is "instance.X", "algorithm.X", or a bare X looked up among the instance
     parameters first, then the algorithm configs. VALUE is parsed as JSON when possible (1e6, true,
@@ -212,7 +308,14 @@ def run(
                 "--workers sizes the LocalCluster that --executor dask starts; with --scheduler the "
                 "cluster's own workers run the sweep. Drop --workers."
             )
-    specs = list(list_experiments().values()) if name == "all" else [get_experiment(name)]
+    from safebandits.experiments.user import is_experiment_file, load_experiment_file, save_experiment_file
+
+    user_file = is_experiment_file(name)
+    scale = scale or ("paper" if user_file else "quick")
+    if user_file:
+        specs = [load_experiment_file(name)]
+    else:
+        specs = list(list_experiments().values()) if name == "all" else [get_experiment(name)]
     overrides = parse_assignments(sets)
     tasks, plan, unmatched = [], [], set(overrides)
     matched_algs, matched_panels = set(), set()
@@ -248,6 +351,8 @@ def run(
             f"the selected experiments; see `safebandits list`."
         )
     with ResultsStore(out, mode="w") as store:
+        if user_file:
+            save_experiment_file(specs[0], name, out)
         click.echo(f"{'; '.join(plan)} -> {out}")
         summary = run_tasks(
             tasks,
@@ -263,6 +368,52 @@ def run(
         click.echo(f"  failed: {err}", err=True)
     if summary.n_failed:
         click.echo(f"{summary.n_failed} runs failed (recorded); see `safebandits results {out}`.", err=True)
+
+
+# -- learners --------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--for",
+    "target",
+    required=True,
+    metavar="FILE.toml|INSTANCE",
+    help="An experiment file (its [problem] table) or a registered instance name.",
+)
+@click.option(
+    "--task", type=click.Choice(["pure_exploration", "regret", "classification"]), help="Only this task."
+)
+def learners(target: str, task: str | None) -> None:
+    """List the learners that fit a problem, with the kind they read and their guarantee."""
+    from safebandits.algorithms.compatibility import compatible_learners
+    from safebandits.experiments.user import is_experiment_file, problem_of_file
+
+    if is_experiment_file(target):
+        problem = problem_of_file(target)
+    else:
+        from safebandits.problems.declare import SimulatedProblem
+        from safebandits.problems.registry import list_instances, make_instance
+
+        entry = list_instances().get(target)
+        if entry is None:
+            raise ConfigError(
+                f"--for {target!r} is neither an experiment file (*.toml) nor a registered instance; "
+                "see `safebandits list instances`."
+            )
+        import numpy as np
+
+        inst = make_instance(target, np.random.default_rng(0) if entry.random else None)
+        problem = inst if isinstance(inst, SimulatedProblem) else inst.public_info()
+    found = compatible_learners(problem, task=task)
+    if not found:
+        click.echo("No registered learner fits this problem.")
+        return
+    width = max(len(c.name) for c in found)
+    kinds = sorted({c.kind for c in found})
+    click.echo(f"{len(found)} learners fit ({', '.join(kinds)}):")
+    for c in found:
+        click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<14}  {c.guarantee}")
 
 
 # -- report / results ------------------------------------------------------------------------------
@@ -311,9 +462,16 @@ def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str) ->
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every stored run to FILE.")
 def results(directory: str, csv_path: str | None) -> None:
-    """Print a short summary of the runs stored in DIRECTORY (and export them with --csv)."""
+    """Print a short summary of the runs stored in DIRECTORY (and export them with --csv).
+
+    One table per kind of run: identification (samples, fraction correct and stopped), regret (rounds,
+    regret, policy regret, violating rounds, positive constraint cost), classification (labels,
+    accuracy, FDR, precision, recall). From Python: ``safebandits.load_results(DIRECTORY)`` and
+    ``safebandits.load_curves(DIRECTORY)``.
+    """
     import pandas as pd
 
+    from safebandits.experiments.results import summary_by_kind
     from safebandits.experiments.store import ResultsStore, latest_runs
 
     with ResultsStore(directory, mode="r") as store:
@@ -324,23 +482,12 @@ def results(directory: str, csv_path: str | None) -> None:
     if df.empty:
         click.echo("No runs stored.")
         return
-    df = latest_runs(df)
-    by = ["experiment", "scale", "label"]
-    ok = df[df["status"] == "ok"].astype({"samples": float, "correct": float, "stopped": float})
-    g = ok.groupby(by, sort=True)
-    table = pd.DataFrame(
-        {
-            "runs": g.size(),
-            "median_samples": g["samples"].median(),
-            "correct": g["correct"].mean(),
-            "stopped": g["stopped"].mean(),
-        }
-    )
-    failed = df[df["status"] != "ok"].groupby(by).size().rename("failed")
-    table = table.join(failed, how="outer")
-    table[["runs", "failed"]] = table[["runs", "failed"]].fillna(0).astype(int)
-    with pd.option_context("display.width", 140, "display.max_rows", 200):
-        click.echo(table.to_string(float_format=lambda v: f"{v:.4g}"))
+    with pd.option_context("display.width", 160, "display.max_rows", 200, "display.max_columns", 20):
+        for i, (kind, table) in enumerate(summary_by_kind(latest_runs(df)).items()):
+            if i:
+                click.echo("")
+            click.echo(f"{kind} runs:")
+            click.echo(table.to_string(float_format=lambda v: f"{v:.6g}"))
 
 
 # -- bounds ----------------------------------------------------------------------------------------
@@ -555,13 +702,8 @@ def driving_render(
     click.echo(f"{out}: {len(items)} polic{'y' if len(items) == 1 else 'ies'} in {scenario}")
 
 
-def _add_study_commands() -> None:
-    from safebandits.study.cli import study
-
-    cli.add_command(study)
-
-
-_add_study_commands()
+# Commands of subgroups (``data fetch``...) were added after their group: give them --plugin too.
+_with_plugin_option(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

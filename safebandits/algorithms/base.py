@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from safebandits.algorithms._observation import ObservationSpec, check_observation, spec_for_info
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
@@ -67,11 +68,29 @@ def config_from_dict(cls: type[LearnerConfig], values: dict[str, Any]) -> Learne
     return cls(**values)
 
 
+#: Info kinds each registered learner class reads (filled by ``register_algorithm``), so that a learner
+#: built directly (``ACOL(config, info, rng)``) refuses a problem of another kind with the same error.
+_INFO_KINDS: dict[type, tuple[str, ...]] = {}
+
+
+def register_info_kinds(cls: type, kinds: tuple[str, ...]) -> None:
+    """Record the info kinds ``cls`` reads (the union over its registered names)."""
+    if kinds:
+        _INFO_KINDS[cls] = tuple(dict.fromkeys((*_INFO_KINDS.get(cls, ()), *kinds)))
+
+
 class BaseLearner:
     """Protocol bookkeeping shared by all learners.
 
-    Subclasses implement ``_ask`` and ``_tell``; this class enforces the order ask -> tell and
-    counts samples. ``Algorithm(config, info, rng)`` is the constructor shape everywhere.
+    Subclasses implement ``_ask`` and ``_tell``; this class enforces the order ask -> tell, checks every
+    observation before any state changes (:meth:`check_observation`, against :meth:`observation_spec`)
+    and counts samples. ``Algorithm(config, info, rng)`` is the constructor shape everywhere.
+
+    A refused ``tell`` raises and leaves the learner exactly as it was: the pending decision is kept,
+    ``n_samples`` is unchanged, and the same ``tell`` with a valid observation then works. An exception
+    raised *inside* ``_tell`` (after the checks passed) may leave the learner half updated: the learner
+    is then marked failed, and every later ``ask``, ``tell`` or ``recommend`` raises a ProtocolError
+    naming the original error (build a new learner).
     """
 
     config_cls: ClassVar[type[LearnerConfig]]
@@ -84,14 +103,29 @@ class BaseLearner:
             )
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}.")
+        kinds = _INFO_KINDS.get(type(self))
+        if kinds:
+            from safebandits.algorithms.compatibility import check_info
+
+            check_info(type(self).__name__, kinds, info)
         self.config = config
         self.info = info
         self.rng = rng
         self.n_samples = 0
         self._pending: Decision | None = None
+        self._failure: str | None = None
+        self._info_spec = spec_for_info(info)  # (the default observation_spec, computed once)
 
-    # -- protocol --------------------------------------------------------------------------
+    # -- protocol --------------------------------------------------------------------------------
+    def _check_usable(self, what: str) -> None:
+        if self._failure is not None:
+            raise ProtocolError(
+                f"{type(self).__name__}.{what} refused: an earlier tell failed inside the learner "
+                f"({self._failure}), so its state is undefined. Build a new learner."
+            )
+
     def ask(self, context: Any = None) -> Decision:
+        self._check_usable("ask")
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.ask called twice without tell.")
         if getattr(self, "done", False):
@@ -100,18 +134,49 @@ class BaseLearner:
         self._pending = decision
         return decision
 
-    def tell(self, decision: Decision, observation: Observation | BatchObservation) -> None:
+    def observation_spec(self) -> ObservationSpec | None:
+        """What one pull's observation holds for this learner (reward? ``m``? feedback values?).
+
+        Default: the spec registered for the type of ``self.info``
+        (:func:`~safebandits.algorithms._observation.spec_for_info`); ``None`` when unknown, in which
+        case only generic checks apply (types, finiteness, shapes against the decision). Override it
+        when the learner observes something else than its view says.
+        """
+        return self._info_spec
+
+    def check_observation(self, decision: Decision, observation: Observation | BatchObservation) -> None:
+        """Raise if ``tell(decision, observation)`` would be refused; change nothing.
+
+        Raises
+        ------
+        ProtocolError
+            No pending ask, a decision other than the pending one, or a batch / single mismatch.
+        TypeError
+            Not an observation, or values that are not real numbers (a string, a bool).
+        ConfigError
+            A missing value, a wrong shape, NaN or infinity, batch counts other than asked, or a value
+            impossible under the learner's feedback model.
+        """
+        name = type(self).__name__
+        self._check_usable("tell")
         if self._pending is None:
-            raise ProtocolError(f"{type(self).__name__}.tell called without a pending ask.")
+            raise ProtocolError(f"{name}.tell called without a pending ask.")
         if decision is not self._pending:
-            raise ProtocolError(f"{type(self).__name__}.tell got a decision that was not the pending one.")
-        if decision.is_batch != isinstance(observation, BatchObservation):
             raise ProtocolError(
-                "A batch decision must be told a BatchObservation, a single one an Observation."
+                f"{name}.tell got a decision that was not the pending one (pass the Decision that ask "
+                "returned)."
             )
+        check_observation(decision, observation, self.observation_spec(), name)
+
+    def tell(self, decision: Decision, observation: Observation | BatchObservation) -> None:
+        self.check_observation(decision, observation)
         self._pending = None
         self.n_samples += decision.n_samples
-        self._tell(decision, observation)
+        try:
+            self._tell(decision, observation)
+        except BaseException as exc:
+            self._failure = f"{type(exc).__name__}: {exc}"
+            raise
 
     def cancel(self) -> None:
         """Withdraw the pending decision without playing it (e.g. a batch larger than the budget left).
@@ -123,6 +188,7 @@ class BaseLearner:
         self._pending = None
 
     def recommend(self, anytime: bool = False) -> Recommendation:
+        self._check_usable("recommend")
         done = bool(getattr(self, "done", False))
         if not done and not anytime:
             raise ProtocolError(

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_from_dict
+from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_from_dict, register_info_kinds
 from safebandits.exceptions import ConfigError
 
 __all__ = ["AlgorithmEntry", "get_algorithm", "list_algorithms", "make_learner", "register_algorithm"]
@@ -24,6 +24,8 @@ class AlgorithmEntry:
     defaults: dict[str, Any]
     description: str
     privileged: bool = False
+    info: tuple[str, ...] = ()
+    guarantee: str = ""
 
     def config(self, **overrides: Any) -> LearnerConfig:
         return config_from_dict(self.cls.config_cls, {**self.defaults, **overrides})
@@ -39,17 +41,30 @@ def register_algorithm(
     defaults: dict[str, Any] | None = None,
     description: str = "",
     privileged: bool = False,
+    info: str | tuple[str, ...] = (),
+    guarantee: str = "",
 ) -> Callable[[type[BaseLearner]], type[BaseLearner]]:
     """Register a learner class under ``name``; ``defaults`` preset config fields (variants).
 
     ``privileged=True`` marks oracle baselines that need the instance's ``privileged_info()``.
+    ``info`` names the problem kind(s) the learner reads (``"stagewise"``, ``"kernel"``, ...; see
+    :data:`safebandits.problems.declare.INFO_KINDS`) and ``guarantee`` what it guarantees (a key of
+    :data:`safebandits.algorithms.compatibility.GUARANTEES` or free text); with them the learner is
+    listed by :func:`~safebandits.algorithms.compatibility.compatible_learners`, takes problem
+    declarations in :func:`make_learner` and refuses problems of another kind with a clear error.
     """
+    kinds = (info,) if isinstance(info, str) else tuple(info)
 
     def deco(cls: type[BaseLearner]) -> type[BaseLearner]:
         if name in _REGISTRY:
             raise ConfigError(f"Algorithm {name!r} is already registered.")
         doc = description or (cls.__doc__ or "").strip().split("\n", 1)[0]
-        _REGISTRY[name] = AlgorithmEntry(name, cls, task, dict(defaults or {}), doc, privileged)
+        _REGISTRY[name] = AlgorithmEntry(
+            name, cls, task, dict(defaults or {}), doc, privileged, kinds, guarantee
+        )
+        from safebandits.algorithms.compatibility import kinds_of
+
+        register_info_kinds(cls, kinds_of(_REGISTRY[name]))
         return cls
 
     return deco
@@ -76,7 +91,20 @@ def get_algorithm(name: str) -> AlgorithmEntry:
 def make_learner(
     name: str, info: Any, rng: np.random.Generator, config: LearnerConfig | dict[str, Any] | None = None
 ) -> BaseLearner:
-    """Build a registered learner: ``make_learner("acol", info, rng, {"delta": 0.05})``."""
+    """Build a registered learner: ``make_learner("acol", info, rng, {"delta": 0.05})``.
+
+    ``info`` is the problem information of the learner's kind, or a problem declaration
+    (:mod:`safebandits.problems.declare`, simulated or not), of which the learner takes its view.
+    A problem of a kind the learner cannot serve raises one :class:`ConfigError` naming the kind it
+    needs and the learners that fit.
+    """
+    from safebandits.algorithms.compatibility import check_info, kinds_of, view_for
+    from safebandits.problems.declare import Problem, SimulatedProblem
+
     entry = get_algorithm(name)
+    if isinstance(info, (Problem, SimulatedProblem)):
+        info = view_for(info, name)
+    else:
+        check_info(name, kinds_of(entry), info)
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
     return entry.cls(cfg, info, rng)

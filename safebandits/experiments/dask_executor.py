@@ -32,6 +32,7 @@ from typing import Any
 from safebandits.exceptions import ConfigError, SafeBanditsError
 from safebandits.experiments.runner import execute_task, failed_record
 from safebandits.experiments.spec import RunTask
+from safebandits.plugins import active_plugins, plugin_files, plugin_path
 
 __all__ = ["iter_dask", "require_distributed"]
 
@@ -125,11 +126,17 @@ def _iter_dask(
                     "running and reachable from here (see docs/cluster.md)."
                 ) from None
             stack.enter_context(client)
+            # Workers of another machine do not see this folder: send them the plugin files found here.
+            for path in plugin_files():
+                client.upload_file(path, load=False)  # (imported by the task, once)
         # Unique task keys per session: a second client on the same scheduler (or a rerun after a
         # crash, while the scheduler still releases the old tasks) never collides with these.
         session = uuid.uuid4().hex[:12]
         keys = [f"safebandits-run-{session}-{i}" for i in range(len(tasks))]
-        futures = client.map(execute_task, tasks, key=keys, pure=False)
+        # The workers import the plugins this process loaded (``--plugin``) before each task.
+        futures = client.map(
+            execute_task, tasks, key=keys, pure=False, plugins=active_plugins(), plugin_path=plugin_path()
+        )
         future_to_task = dict(zip(futures, tasks))
         del futures
         for future in as_completed(list(future_to_task), loop=client.loop):

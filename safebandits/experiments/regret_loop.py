@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from safebandits._validation import check_int
+from safebandits.exceptions import ConfigError
 from safebandits.problems.stagewise import TOL, policy_mean_points
 from safebandits.types import FloatArray
 
@@ -127,7 +128,7 @@ class RegretTracker:
             k: []
             for k in (
                 "t", "regret", "policy_regret", "reward", "cost", "policy_cost", "policy_cost_now",
-                "positive_cost",
+                "positive_cost", "violations",
             )
         }  # fmt: skip
 
@@ -152,7 +153,9 @@ class RegretTracker:
         preg = np.cumsum(self._opt_pi - rp)
         rew = np.cumsum(r)
         tt = self.totals
-        tt["violations"] += int(np.any(c > self._tau + TOL, axis=1).sum())
+        violating = np.cumsum(np.any(c > self._tau + TOL, axis=1))
+        prior_violations = tt["violations"]
+        tt["violations"] += int(violating[-1])
         tt["policy_violations"] += int(np.any(cp > self._tau + TOL, axis=1).sum())
         tt["max_policy_cost"] = np.maximum(tt["max_policy_cost"], cp.max(axis=0))
         cpos = np.cumsum(np.maximum(c - self._tau[None, :], 0.0), axis=0)
@@ -183,6 +186,7 @@ class RegretTracker:
             self.curves["policy_cost"].append(((w["policy_cost"] + cpcost[j]) / n_win).tolist())
             self.curves["policy_cost_now"].append(cp[j].tolist())
             self.curves["positive_cost"].append((tt["positive_cost"] + cpos[j]).tolist())
+            self.curves["violations"].append(prior_violations + int(violating[j]))
             # Restart the window after this grid point.
             w["cost"] = -ccost[j].copy()
             w["policy_cost"] = -cpcost[j].copy()
@@ -235,7 +239,7 @@ class RegretOutcome:
     curves : dict
         Log-grid curves: ``t``, ``regret``, ``policy_regret``, running mean ``reward``, window-mean
         ``cost`` and ``policy_cost`` (lists per constraint), ``policy_cost_now``, cumulative
-        ``positive_cost`` (lists per constraint).
+        ``positive_cost`` (lists per constraint), cumulative ``violations`` (violating rounds).
     info : dict
         Learner diagnostics (``learner.diagnostics()`` if it has one).
     """
@@ -299,6 +303,27 @@ def run_regret(
     n_points : int
         Points of the log-spaced curves.
     """
+    if hasattr(learner, "recommend") and hasattr(learner, "done"):
+        raise ConfigError(
+            f"run_regret drives regret learners; {type(learner).__name__} is a pure-exploration learner "
+            "(it stops and recommends): use run."
+        )
+    missing = [
+        a for a in ("reward_param", "cost_params", "threshold", "optimal_value") if not hasattr(instance, a)
+    ]
+    if missing:
+        raise ConfigError(
+            f"run_regret scores rounds with the instance's truth ({', '.join(missing)}); a "
+            f"{type(instance).__name__} has none. Pass a regret instance (e.g. a StagewiseInstance)."
+        )
+    missing = [
+        a for a in ("reward_param", "cost_params", "threshold", "optimal_value") if not hasattr(instance, a)
+    ]
+    if missing:
+        raise ConfigError(
+            f"run_regret scores rounds with the instance's truth ({', '.join(missing)}); a "
+            f"{type(instance).__name__} has none. Pass a regret instance (e.g. a StagewiseInstance)."
+        )
     horizon = check_int(horizon if horizon is not None else instance.horizon, "horizon", low=1)
     limit = horizon if budget is None else min(horizon, check_int(budget, "budget", low=1))
     tracker = RegretTracker(instance, limit, n_points)

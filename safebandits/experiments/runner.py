@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import json
 import multiprocessing as mp
 import os
@@ -25,7 +24,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from safebandits.exceptions import ConfigError, SafeBanditsError
 from safebandits.experiments.simulate import run
 from safebandits.experiments.spec import RunTask
 from safebandits.experiments.store import ResultsStore
+from safebandits.plugins import active_plugins, import_plugins, plugin_path
 from safebandits.rng import environment_rng, instance_rng, learner_rng
 
 __all__ = [
@@ -65,11 +65,6 @@ def _version() -> str:
         return getattr(safebandits, "__version__", "unknown")
 
 
-def _import_plugins(plugins: Iterable[str]) -> None:
-    for module in plugins:
-        importlib.import_module(module)
-
-
 def _json_safe(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
@@ -84,12 +79,19 @@ def _json_safe(value: Any) -> Any:
     return repr(value)
 
 
-def execute_task(task: RunTask) -> dict[str, Any]:
+def execute_task(
+    task: RunTask, *, plugins: Sequence[str] = (), plugin_path: Sequence[str] = ()
+) -> dict[str, Any]:
     """Execute one run and return its record (never raises for errors inside the run).
 
     Parameters
     ----------
     task : RunTask
+    plugins : sequence of str, default=()
+        Plugin modules to import first, besides ``task.plugins`` (the executors pass those the parent
+        process loaded: :func:`safebandits.plugins.active_plugins`).
+    plugin_path : sequence of str, default=()
+        Folders to put on ``sys.path`` before importing them (:func:`safebandits.plugins.plugin_path`).
 
     Returns
     -------
@@ -102,7 +104,7 @@ def execute_task(task: RunTask) -> dict[str, Any]:
     record = _base_record(task)
     traces: dict[str, Any] = {}
     try:
-        _import_plugins(task.plugins)
+        import_plugins([*task.plugins, *plugins], plugin_path)
         from safebandits.algorithms.registry import get_algorithm, make_learner
         from safebandits.problems.registry import list_instances, make_instance
 
@@ -119,6 +121,12 @@ def execute_task(task: RunTask) -> dict[str, Any]:
             record.update(stopped=True, correct=None, recommended=None, error=None, traceback=None)
             record.update(_json_safe(metrics), status="ok", wall_s=time.perf_counter() - t0)
             return _finish(record, _json_safe(traces))
+        from safebandits.problems.declare import SimulatedProblem
+
+        if isinstance(instance, SimulatedProblem):  # a declared problem: the instance of the learner's kind
+            from safebandits.algorithms.compatibility import instance_for
+
+            instance = instance_for(instance, task.algorithm)
         env = instance.environment(environment_rng(key))
         algorithm = get_algorithm(task.algorithm)
         info = instance.privileged_info() if algorithm.privileged else instance.public_info()
@@ -394,8 +402,10 @@ def iter_pool(
 def _iter_pool(tasks: Sequence[RunTask], workers: int, *, context: str | None) -> Iterator[dict[str, Any]]:
     method = context or default_context()
     ctx = mp.get_context(method)
+    # Plugins loaded in this process (``--plugin``) reach the workers even if no spec lists them.
+    extra = {"plugins": active_plugins(), "plugin_path": plugin_path()}
     if method == "forkserver":
-        plugins = sorted({p for t in tasks for p in t.plugins})
+        plugins = sorted({p for t in tasks for p in t.plugins} | set(extra["plugins"]))
         ctx.set_forkserver_preload([*_PRELOAD, *plugins])
     queue = iter(tasks)
     executor = ProcessPoolExecutor(
@@ -404,7 +414,7 @@ def _iter_pool(tasks: Sequence[RunTask], workers: int, *, context: str | None) -
     try:
         in_flight = set()
         for _, task in zip(range(2 * workers), queue):
-            in_flight.add(executor.submit(execute_task, task))
+            in_flight.add(executor.submit(execute_task, task, **extra))
         while in_flight:
             done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -417,7 +427,7 @@ def _iter_pool(tasks: Sequence[RunTask], workers: int, *, context: str | None) -
                     ) from None
                 task = next(queue, None)
                 if task is not None:
-                    in_flight.add(executor.submit(execute_task, task))
+                    in_flight.add(executor.submit(execute_task, task, **extra))
                 yield record
     finally:
         executor.shutdown(wait=True, cancel_futures=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 from safebandits._validation import check_int
 from safebandits.algorithms.base import BaseLearner
+from safebandits.exceptions import ConfigError
 from safebandits.problems.environment import ArmEnvironment
 
 __all__ = ["RunOutcome", "run"]
@@ -68,6 +69,17 @@ def run(
         Use the learner's compiled loop when it has one.
     """
     budget = check_int(budget, "budget", low=1)
+    if not hasattr(learner, "done") or not hasattr(learner, "recommend"):
+        raise ConfigError(
+            f"run drives pure-exploration learners (ask / tell until done, then recommend); "
+            f"{type(learner).__name__} is not one. Use run_regret for regret learners."
+        )
+    for attr in ("is_correct", "is_feasible"):
+        if not hasattr(instance, attr):
+            raise ConfigError(
+                f"run scores the answer with the instance's oracle ({attr}); a {type(instance).__name__} has "
+                "none. Pass an identification instance (e.g. SimulatedProblem.instance('cbai'))."
+            )
     t0 = time.perf_counter()
     fast = getattr(learner, "run_compiled", None) if compiled else None
     if fast is not None:

@@ -51,9 +51,17 @@ SCALES = ("quick", "paper")
 
 #: Main figure kinds: samples to stop vs the swept parameter (Figure 2 layout), bars of samples
 #: (Figure 3), regret / cost / reward curves over rounds (regret-minimisation experiments),
-#: classification metrics against labels, and "extra-only" (only the experiment's registered report
-#: figures, e.g. the solver study of the driving simulator).
-FIGURE_KINDS = ("samples-vs-sweep", "bar-samples", "regret-curves", "classification-curves", "extra-only")
+#: classification metrics against labels, "extra-only" (only the experiment's registered report
+#: figures, e.g. the solver study of the driving simulator) and "comparison" (a cross-paper comparison of
+#: regret, identification and classification learners on one declared problem: experiments/user.py).
+FIGURE_KINDS = (
+    "samples-vs-sweep",
+    "bar-samples",
+    "regret-curves",
+    "classification-curves",
+    "extra-only",
+    "comparison",
+)
 
 
 def _fail(name: str, owner: str, expected: str, got: Any) -> ConfigError:

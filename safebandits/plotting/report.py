@@ -174,6 +174,19 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
     )
 
 
+def _comparison_html(group: pd.DataFrame) -> str:
+    """Tables of a cross-paper comparison: regret learners, identification learners, classifiers."""
+    from safebandits.plotting.comparison import comparison_tables
+
+    parts = []
+    for caption, table in comparison_tables(group):
+        parts.append(
+            f"<h3>{html.escape(caption)}</h3>"
+            + table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
+        )
+    return "".join(parts)
+
+
 def _solver_summary_html(group: pd.DataFrame) -> str:
     """Table of solver runs (``experiments/solvers.py``): config and metric columns."""
     ok = group[group["status"] == "ok"]
@@ -238,7 +251,9 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
     curves = {pk: v for (pk, name), v in all_traces.items() if name == "curve"}
     out = results_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
-    specs = list_experiments()
+    from safebandits.experiments.user import stored_specs
+
+    specs = {**list_experiments(), **stored_specs(results_dir)}
     all_claims: list[dict[str, Any]] = []
     sections = []
     if df.empty:
@@ -249,7 +264,14 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
         summary = summary_table(group)
         ok = group[group["status"] == "ok"]
         regret_kind = spec is not None and spec.figure == "regret-curves"
-        if regret_kind:
+        comparison = spec is not None and spec.figure == "comparison"
+        if comparison:
+            from safebandits.plotting.comparison import comparison_figure
+
+            files = (
+                [_save(comparison_figure(spec, group, curves), out / f"{slug}.png")] if not ok.empty else []
+            )
+        elif regret_kind:
             files = _curve_figures(spec, group, curves, slug, out) if not ok.empty else []
         elif spec is not None and spec.figure == "classification-curves":
             files = []  # (the experiment's registered figures only)
@@ -273,7 +295,10 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
             f"claims: {n_pass}/{len(claims)} pass</p>"
             f"{imgs}<h3>Claims</h3>{_claims_html(claims)}{_failures_html(group)}"
             + (
-                f"<h3>Summary (means over runs; violating rounds summed)</h3>{_regret_summary_html(group)}"
+                _comparison_html(group)
+                if comparison
+                else "<h3>Summary (means over runs; violating rounds summed)</h3>"
+                + _regret_summary_html(group)
                 if regret_kind
                 else f"<h3>Solver runs</h3>{_solver_summary_html(group)}"
                 if spec is not None and spec.figure == "extra-only"

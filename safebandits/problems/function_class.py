@@ -73,6 +73,8 @@ class FunctionClassInfo:
         Number of rounds ``T``.
     noise_bound : float
         Sub-Gaussian constant of the noise (1/2 for Bernoulli feedback, ``sigma`` for Gaussian).
+    noise_kind : {"gaussian", "binary", "bernoulli"}
+        Feedback model; learners refuse observations it makes impossible (a Bernoulli reward of 0.5).
     """
 
     reward_class: FloatArray
@@ -83,6 +85,7 @@ class FunctionClassInfo:
     threshold: float
     horizon: int = 10_000
     noise_bound: float = 0.5
+    noise_kind: str = "gaussian"
 
     @property
     def n_actions(self) -> int:
@@ -154,6 +157,7 @@ class FunctionClassInstance(StagewiseInstance):
             threshold=float(self.threshold[0]),
             horizon=int(self.horizon),
             noise_bound=float(r),
+            noise_kind=self.noise.name.split("(")[0],
         )
 
     def privileged_info(self) -> FunctionClassInfo:  # type: ignore[override]

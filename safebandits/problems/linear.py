@@ -180,7 +180,7 @@ class LinearCBAIInstance(ArmSetMixin):
 
     @property
     def min_abs_margin(self) -> float:
-        """C+_min = min_x |phi^T x - tau|."""
+        """C+_min = min_x ``|phi^T x - tau|``."""
         return float(np.min(np.abs(self.margins)))
 
     def is_correct(self, arm: int | None) -> bool:

@@ -80,6 +80,9 @@ class StagewiseInfo(ArmSetMixin):
         ``L >= ||x||`` for every action.
     safe_arm : int or None
         Row of ``arms`` equal to ``x0`` (``0`` for the K-armed problem), else ``None``.
+    noise_kind : {"gaussian", "binary", "bernoulli"}
+        Feedback model (``"gaussian"`` stands for any sub-Gaussian noise); learners refuse observations
+        it makes impossible (e.g. a Bernoulli cost of 0.5).
     """
 
     arms: FloatArray
@@ -93,6 +96,7 @@ class StagewiseInfo(ArmSetMixin):
     param_norm_bound: float = 1.0
     arm_norm_bound: float = 1.0
     safe_arm: int | None = None
+    noise_kind: str = "gaussian"
 
     @property
     def n_constraints(self) -> int:
@@ -289,6 +293,7 @@ class StagewiseInstance(ArmSetMixin):
             param_norm_bound=s,
             arm_norm_bound=big_l,
             safe_arm=self.safe_arm,
+            noise_kind=self.noise.name.split("(")[0],
         )
 
     def privileged_info(self) -> StagewiseInfo:

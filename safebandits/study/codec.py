@@ -17,12 +17,17 @@ import dataclasses
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from safebandits.exceptions import ConfigError
+from safebandits.algorithms._observation import (
+    ObservationSpec,
+    check_observation,
+    register_observation_spec,
+    spec_for_info,
+)
+from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.types import BatchObservation, Decision, Observation
 
 __all__ = [
@@ -39,38 +44,12 @@ __all__ = [
     "register_info_type",
 ]
 
-Values = Literal["real", "binary", "bernoulli"]
-
-
-@dataclass(frozen=True, slots=True)
-class FeedbackSpec:
-    """What one pull's answer holds for a learner on a given problem view.
-
-    Attributes
-    ----------
-    reward : bool
-        Whether a reward value is observed (CBAI learners observe constraint values only).
-    n_constraints : int
-        Number of constraint values per pull (0: none, e.g. Safe-LUCB observes only its loss).
-    values : {"real", "binary", "bernoulli"}
-        Admissible values of each observed number: any finite float, ``+-1`` or ``{0, 1}``.
-    """
-
-    reward: bool
-    n_constraints: int
-    values: Values = "real"
-
-    def describe(self) -> str:
-        parts = []
-        if self.reward:
-            parts.append("a reward")
-        parts.append(f"{self.n_constraints} constraint value(s)")
-        kind = {"real": "finite numbers", "binary": "+1 or -1", "bernoulli": "0 or 1"}[self.values]
-        return " and ".join(parts) + f" ({kind})"
+#: What one pull's answer holds: the learners' :class:`~safebandits.algorithms._observation.ObservationSpec`
+#: (one check for ``tell`` and for studies).
+FeedbackSpec = ObservationSpec
 
 
 _INFO_TYPES: dict[str, type] = {}
-_SPECS: dict[str, Callable[[Any], FeedbackSpec]] = {}
 
 
 def register_info_type(cls: type, spec: Callable[[Any], FeedbackSpec] | None = None) -> type:
@@ -81,27 +60,20 @@ def register_info_type(cls: type, spec: Callable[[Any], FeedbackSpec] | None = N
     cls : dataclass type
         Decoded by its class name, so names must be unique.
     spec : callable, optional
-        ``spec(info) -> FeedbackSpec``; needed for the types learners are built on (not for nested
-        parts such as a decision set).
+        ``spec(info) -> ObservationSpec``; needed for the types learners are built on (not for nested
+        parts such as a decision set). It is registered for ``tell`` as well
+        (:func:`~safebandits.algorithms._observation.register_observation_spec`).
     """
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"Only dataclasses can be registered as info types; got {cls!r}.")
     _INFO_TYPES[cls.__name__] = cls
     if spec is not None:
-        _SPECS[cls.__name__] = spec
+        register_observation_spec(cls, spec)
     return cls
 
 
-def _noise_values(name: str) -> Values:
-    name = str(name).lower()
-    if name.startswith("binary"):
-        return "binary"
-    if name.startswith("bernoulli"):
-        return "bernoulli"
-    return "real"
-
-
 def _register_builtin() -> None:
+    from safebandits.classification.problem import PoolInfo
     from safebandits.problems.function_class import FunctionClassInfo
     from safebandits.problems.kernel import KernelInfo
     from safebandits.problems.linear import CBAIInfo, CBAIPrivilegedInfo
@@ -109,19 +81,19 @@ def _register_builtin() -> None:
     from safebandits.problems.stagewise import StagewiseInfo
     from safebandits.problems.transductive import TransductiveInfo
 
-    def cbai(info: Any) -> FeedbackSpec:
-        return FeedbackSpec(False, 1, _noise_values(info.noise))
-
-    register_info_type(CBAIInfo, cbai)
-    register_info_type(CBAIPrivilegedInfo, cbai)
-    register_info_type(
-        TransductiveInfo, lambda i: FeedbackSpec(True, int(i.n_constraints), _noise_values(i.noise_kind))
-    )
-    register_info_type(StagewiseInfo, lambda i: FeedbackSpec(True, int(i.n_constraints)))
-    register_info_type(FunctionClassInfo, lambda i: FeedbackSpec(True, 1))
-    register_info_type(KernelInfo, lambda i: FeedbackSpec(True, 1))
-    register_info_type(SafeLinearInfo, lambda i: FeedbackSpec(True, 0))
-    register_info_type(DecisionSet)
+    # their feedback rules are the learners' own (safebandits.algorithms._observation)
+    for cls in (
+        CBAIInfo,
+        CBAIPrivilegedInfo,
+        TransductiveInfo,
+        StagewiseInfo,
+        FunctionClassInfo,
+        KernelInfo,
+        SafeLinearInfo,
+        DecisionSet,
+        PoolInfo,  # FDR active classification: one label (0 or 1) per queried record
+    ):
+        register_info_type(cls)
 
 
 def _registry() -> dict[str, type]:
@@ -194,15 +166,15 @@ def info_from_dict(data: Mapping[str, Any]) -> Any:
 
 
 def feedback_spec(info: Any) -> FeedbackSpec:
-    """The :class:`FeedbackSpec` of learners built on ``info``."""
+    """The :class:`FeedbackSpec` of learners built on ``info`` (the one ``tell`` checks against)."""
     _registry()
-    rule = _SPECS.get(type(info).__name__)
-    if rule is None:
+    spec = spec_for_info(info)
+    if spec is None:
         raise ConfigError(
             f"No feedback rule is registered for {type(info).__name__}; "
             "pass spec= to safebandits.study.register_info_type."
         )
-    return rule(info)
+    return spec
 
 
 def jsonable(value: Any) -> Any:
@@ -281,35 +253,15 @@ def observation_from_dict(data: Mapping[str, Any]) -> Observation | BatchObserva
     )
 
 
-def _number_array(value: Any, what: str, shape: tuple[int, ...]) -> np.ndarray:
+def _number_array(value: Any, what: str) -> np.ndarray:
+    """``value`` as a float array, refusing strings, bools and objects (no coercion of ``"0.5"``)."""
     try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ConfigError(f"The {what} must be numbers; got {value!r}.") from None
-    if arr.shape != shape:
-        raise ConfigError(f"The {what} must have shape {shape}; got shape {arr.shape} ({value!r}).")
-    if not np.all(np.isfinite(arr)):
-        raise ConfigError(f"The {what} must be finite (no NaN or infinity); got {value!r}.")
-    return arr
-
-
-def _check_values(arr: np.ndarray, counts: np.ndarray | None, values: Values, what: str) -> None:
-    if values == "real":
-        return
-    if counts is None:
-        ok = np.isin(arr, (-1.0, 1.0) if values == "binary" else (0.0, 1.0))
-        label = "+1 or -1 (binary feedback)" if values == "binary" else "0 or 1 (Bernoulli feedback)"
-    else:  # sums of n values in {-1, 1} (n - sum even, |sum| <= n) or in {0, 1} (integer in [0, n])
-        n = counts.reshape((-1,) + (1,) * (arr.ndim - 1)).astype(np.float64)
-        whole = arr == np.round(arr)
-        if values == "binary":
-            ok = whole & (np.abs(arr) <= n) & (np.mod(n - arr, 2.0) == 0.0)
-            label = "sums of +-1 values (|sum| <= count, count - sum even)"
-        else:
-            ok = whole & (arr >= 0.0) & (arr <= n)
-            label = "sums of 0 / 1 values (integers in [0, count])"
-    if not np.all(ok):
-        raise ConfigError(f"Every {what} must be {label}; got {arr.tolist()!r}.")
+        arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(value, dtype=object)
+    except (TypeError, ValueError):  # ragged lists
+        raise ConfigError(f"The {what} must be a rectangular array of numbers; got {value!r}.") from None
+    if arr.dtype.kind not in "iuf":
+        raise ConfigError(f"The {what} must be numbers; got {value!r}.")
+    return arr.astype(np.float64)
 
 
 def _get(data: Any, key: str) -> Any:
@@ -354,9 +306,8 @@ def parse_observation(
             if unknown:
                 raise ConfigError(f"Unknown key(s) {sorted(unknown)} in a batch answer.")
         want = np.asarray(decision.counts, dtype=np.int64)
-        k = want.shape[0]
         counts = _get(value, "counts")
-        if counts is not None and not np.array_equal(_number_array(counts, "counts", (k,)), want):
+        if counts is not None and not np.array_equal(_number_array(counts, "counts"), want):
             raise ConfigError(f"The answer's counts {np.asarray(counts).tolist()} differ from the query's.")
         rs, cs = _get(value, "reward_sums"), _get(value, "constraint_sums")
         if spec.reward != (rs is not None):
@@ -367,12 +318,13 @@ def parse_observation(
             )
         if (m > 0) != (cs is not None):
             raise ConfigError(f"The answer must {'give' if m else 'not give'} 'constraint_sums' (m = {m}).")
-        r_arr = None if rs is None else _number_array(rs, "reward_sums", (k,))
-        c_arr = None if cs is None else _number_array(cs, "constraint_sums", (k, m))
-        for arr, what in ((r_arr, "reward sum"), (c_arr, "constraint sum")):
-            if arr is not None:
-                _check_values(arr, want, spec.values, what)
-        return BatchObservation(counts=want, constraint_sums=c_arr, reward_sums=r_arr)
+        obs: Observation | BatchObservation = BatchObservation(
+            counts=want,
+            constraint_sums=None if cs is None else _number_array(cs, "constraint_sums"),
+            reward_sums=None if rs is None else _number_array(rs, "reward_sums"),
+        )
+        _checked(decision, obs, spec)
+        return obs
 
     if isinstance(value, BatchObservation):
         raise ConfigError("A single-pull query is answered with one observation, not a batch.")
@@ -410,18 +362,27 @@ def parse_observation(
         raise ConfigError(f"This study observes no constraint values; got {cons!r}.")
     if m > 0 and cons is None:
         raise ConfigError(f"The answer has no constraint values; it must hold {spec.describe()}.")
-    r_val = None
-    if reward is not None:
-        r_arr = _number_array(reward, "reward", ())
-        _check_values(r_arr.reshape(1), None, spec.values, "reward")
-        r_val = float(r_arr)
-    c_arr = None
-    if m > 0:
-        c_arr = _number_array(cons, f"constraint values (m = {m})", (m,))
-        _check_values(c_arr, None, spec.values, "constraint value")
-    elif cons is not None:
-        c_arr = np.zeros(0)
-    return Observation(reward=r_val, constraints=c_arr)
+    if reward is not None and (
+        isinstance(reward, (bool, np.bool_)) or not isinstance(reward, (int, float, np.number))
+    ):
+        raise ConfigError(f"The reward must be a number; got {reward!r}.")
+    obs = Observation(
+        reward=None if reward is None else float(reward),
+        constraints=None if cons is None else _number_array(cons, f"constraint values (m = {m})"),
+    )
+    _checked(decision, obs, spec)
+    if m == 0 and obs.constraints is not None:
+        obs = obs._replace(constraints=np.zeros(0))
+    return obs
+
+
+def _checked(decision: Decision, obs: Observation | BatchObservation, spec: FeedbackSpec) -> None:
+    """The learners' own check (:func:`~safebandits.algorithms._observation.check_observation`); every
+    refusal is a ConfigError here (answers come from JSON: a wrong type is a wrong answer)."""
+    try:
+        check_observation(decision, obs, spec, "this study")
+    except (TypeError, ProtocolError) as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def dumps(value: Any) -> str:

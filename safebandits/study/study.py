@@ -269,6 +269,10 @@ class Study:
                 )
             assert self._open is not None and self._open.id == qid
             obs = parse_observation(observation, self._open.decision, self.spec)
+            try:  # the learner's own check too (a learner may observe more than its view says)
+                self._learner.check_observation(self._open.decision, obs)  # type: ignore[union-attr]
+            except (TypeError, ProtocolError) as exc:
+                raise ConfigError(str(exc)) from None
             tx.execute(
                 "UPDATE sb_queries SET observation_json = :o, told_at = :t "
                 "WHERE study = :s AND seq = :q AND observation_json IS NULL",

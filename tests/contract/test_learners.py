@@ -8,18 +8,24 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from safebandits.algorithms import list_algorithms
 from safebandits.algorithms.base import config_from_dict, config_to_dict
+from safebandits.classification import half_circle_pool
+from safebandits.classification.problem import PoolInstance
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.experiments.regret_loop import run_regret
 from safebandits.experiments.simulate import run
 from safebandits.problems import list_instances, make_instance
 from safebandits.problems.linear import CBAIInfo
 from safebandits.problems.transductive import TransductiveInfo
+from safebandits.types import BatchObservation, Decision, Observation
 
 # Pool-based classification learners (Algorithm 2 of Camilleri et al. and its passive baseline) have
 # their own protocol tests in tests/unit/classification (they need a labelled pool, not a bandit).
@@ -64,7 +70,7 @@ def pure_exploration_problem(name):
                 inst.privileged_info() if entry.privileged else inst.public_info(),
                 np.random.default_rng(0),
             )
-        except (TypeError, AttributeError):
+        except (TypeError, AttributeError, ConfigError):
             continue
         return factory
     raise AssertionError(f"No contract problem accepts the pure-exploration learner {name!r}.")
@@ -231,3 +237,263 @@ def test_bad_delta_rejected(name, bad):
 def test_unknown_config_key_rejected(name):
     with pytest.raises(ConfigError, match="no parameter"):
         ENTRIES[name].config(not_a_parameter=1)
+
+
+# -- the learner boundary (issue 16, item 4) ---------------------------------------------------------
+# Every registered learner refuses bad observations with a clear error and no state change; the next
+# valid tell is accepted and the learner then behaves exactly as a twin that never saw the bad tells.
+
+REFUSED = (ConfigError, TypeError, ProtocolError)
+
+
+def snapshot(value, depth=0, seen=None, ids=True):
+    """A comparable image of an object's state (arrays by dtype, shape and bytes; generators by their
+    frame position and locals; helper objects by their attributes, a few levels deep). ``ids=False``
+    names functions and objects seen twice by type, so that two twin learners compare equal."""
+    seen = set() if seen is None else seen
+    if not ids:
+        return _without_ids(snapshot(value, depth, seen))
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+        return value if not isinstance(value, float) or value == value else ("nan",)
+    if isinstance(value, np.ndarray):
+        return ("nd", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, np.random.Generator):
+        return ("rng", repr(value.bit_generator.state))
+    if depth > 5 or id(value) in seen or callable(value) or isinstance(value, type):
+        return ("ref", id(value))
+    seen.add(id(value))
+    if inspect.isgenerator(value):
+        frame = value.gi_frame
+        if frame is None:
+            return ("gen-done", id(value))
+        return ("gen", frame.f_lasti, snapshot(dict(frame.f_locals), depth + 1, seen))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(snapshot(v, depth + 1, seen) for v in value))
+    if isinstance(value, (set, frozenset)):
+        return ("set", tuple(sorted(repr(v) for v in value)))
+    if isinstance(value, dict):
+        return ("dict", tuple((repr(k), snapshot(v, depth + 1, seen)) for k, v in value.items()))
+    attrs = {}
+    if hasattr(value, "__dict__"):
+        attrs.update(vars(value))
+    for klass in type(value).__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            if isinstance(slot, str) and hasattr(value, slot):
+                attrs[slot] = getattr(value, slot)
+    return (type(value).__name__, tuple((k, snapshot(v, depth + 1, seen)) for k, v in sorted(attrs.items())))
+
+
+def _without_ids(image):
+    if isinstance(image, tuple):
+        if len(image) == 2 and image[0] in ("ref", "gen-done") and isinstance(image[1], int):
+            return (image[0],)
+        return tuple(_without_ids(v) for v in image)
+    return image
+
+
+def _impossible_single(spec, value):
+    """Values impossible under the spec's feedback model (none for real-valued feedback)."""
+    if spec.values == "binary":
+        return [0.0, 0.5, 2.0]
+    if spec.values == "bernoulli":
+        return [0.5, -1.0, 2.0]
+    if spec.values == "bounded":
+        return [spec.bounds[1] + 1.0, spec.bounds[0] - 1.0]
+    return []
+
+
+@st.composite
+def bad_single(draw, decision, obs, spec):
+    """One refused ``(decision, observation)`` for a single-pull decision with valid answer ``obs``."""
+    r, c = obs.reward, obs.constraints
+    m = spec.n_constraints
+    options = [
+        lambda: (Decision(*decision), obs),  # equal but not the pending decision
+        lambda: (None, obs),
+        lambda: (decision, BatchObservation(counts=np.ones(3, dtype=np.int64))),
+        lambda: (decision, draw(st.sampled_from([0.5, "0.5", None, {"reward": r}, (r, c), [r]]))),
+        lambda: (decision, obs._replace(reward=draw(st.sampled_from(["0.5", True, np.bool_(False), [0.5]])))),
+    ]
+    if spec.reward:
+        options += [
+            lambda: (decision, obs._replace(reward=draw(st.sampled_from([np.nan, np.inf, -np.inf])))),
+            lambda: (decision, obs._replace(reward=None)),
+        ]
+        options += [lambda v=v: (decision, obs._replace(reward=v)) for v in _impossible_single(spec, r)]
+    else:
+        options.append(lambda: (decision, obs._replace(reward=0.0)))
+    if m:
+
+        def nonfinite():
+            bad = np.array(c, dtype=np.float64)
+            bad[draw(st.integers(0, m - 1))] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+            return decision, obs._replace(constraints=bad)
+
+        def impossible():
+            bad = np.array(c, dtype=np.float64)
+            bad[draw(st.integers(0, m - 1))] = draw(st.sampled_from(_impossible_single(spec, None)))
+            return decision, obs._replace(constraints=bad)
+
+        options += [
+            nonfinite,
+            lambda: (decision, obs._replace(constraints=None)),
+            lambda: (decision, obs._replace(constraints=np.append(c, 0.0))),
+            lambda: (decision, obs._replace(constraints=np.asarray(c).reshape(1, m))),
+            lambda: (decision, obs._replace(constraints=float(c[0]))),
+            lambda: (decision, obs._replace(constraints=np.array(["0.5"] * m))),
+            lambda: (decision, obs._replace(constraints=np.ones(m, dtype=bool))),
+            lambda: (decision, obs._replace(constraints=[str(v) for v in c])),
+        ]
+        if _impossible_single(spec, None):
+            options.append(impossible)
+    else:
+        options.append(lambda: (decision, obs._replace(constraints=np.ones(1))))
+    return draw(st.sampled_from(options))()
+
+
+@st.composite
+def bad_batch(draw, decision, obs, spec):
+    """One refused ``(decision, observation)`` for a batch decision with valid answer ``obs``."""
+    counts = np.asarray(decision.counts)
+    k = counts.shape[0]
+    arm = draw(st.integers(0, k - 1))
+    cs, rs = obs.constraint_sums, obs.reward_sums
+    pulled = np.flatnonzero(counts > 0)
+    options = [
+        lambda: (Decision(*decision), obs),
+        lambda: (decision, Observation(reward=0.0, constraints=np.zeros(spec.n_constraints))),
+        lambda: (decision, draw(st.sampled_from([1.0, "0.5", None, {"counts": counts}]))),
+        lambda: (decision, obs._replace(counts=counts + np.eye(k, dtype=counts.dtype)[arm])),
+        lambda: (decision, obs._replace(counts=np.append(counts, 1))),
+        lambda: (decision, obs._replace(counts=counts.astype(np.float64))),
+        lambda: (decision, obs._replace(counts=None)),
+    ]
+
+    def corrupt(field, arr, how):
+        bad = np.array(arr, dtype=np.float64)
+        if how == "nan":
+            bad.reshape(k, -1)[arm, 0] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+        elif how == "empty":  # a nonzero sum over zero pulls
+            zero = np.flatnonzero(counts == 0)
+            bad.reshape(k, -1)[zero[0], 0] = 1.0
+        else:  # a sum the feedback model cannot produce
+            i = pulled[draw(st.integers(0, pulled.size - 1))]
+            n = float(counts[i])
+            bad.reshape(k, -1)[i, 0] = {
+                "binary": draw(st.sampled_from([n + 2.0, -n - 2.0, bad.reshape(k, -1)[i, 0] + 1.0])),
+                "bernoulli": draw(st.sampled_from([n + 1.0, -1.0, 0.5])),
+                "bounded": n * (spec.bounds[1] + 1.0) if spec.bounds else 0.0,
+            }[spec.values]
+        return decision, obs._replace(**{field: bad})
+
+    for field, arr, wanted in (
+        ("constraint_sums", cs, spec.n_constraints > 0),
+        ("reward_sums", rs, spec.reward),
+    ):
+        if not wanted:
+            options.append(
+                lambda f=field: (decision, obs._replace(**{f: np.zeros((k, 1) if f[0] == "c" else k)}))
+            )
+            continue
+        options += [
+            lambda f=field, a=arr: corrupt(f, a, "nan"),
+            lambda f=field: (decision, obs._replace(**{f: None})),
+            lambda f=field, a=arr: (decision, obs._replace(**{f: np.append(np.asarray(a), 0.0)})),
+            lambda f=field, a=arr: (decision, obs._replace(**{f: np.asarray(a).astype(str)})),
+        ]
+        if np.any(counts == 0) and spec.values == "real":
+            options.append(lambda f=field, a=arr: corrupt(f, a, "empty"))
+        if spec.values != "real" and pulled.size:
+            options.append(lambda f=field, a=arr: corrupt(f, a, "model"))
+    return draw(st.sampled_from(options))()
+
+
+#: Every registered learner, the pool-based classification learners included.
+ALL_ENTRIES = list_algorithms()
+BOUNDARY_NAMES = sorted(ALL_ENTRIES)
+
+
+def build_any(name):
+    """``build`` for every registered learner: a small labelled pool for classification learners."""
+    entry = ALL_ENTRIES[name]
+    if entry.task != "classification":
+        return build(name)
+    inst = PoolInstance(half_circle_pool(np.random.default_rng(0), n_points=80, label_noise=0.1), 0.15)
+    cheap = {"batch_size": 7, "n_initial": 20}
+    if "n_classifiers" in config_to_dict(entry.config()):
+        cheap["n_classifiers"] = 2
+    learner = entry.cls(entry.config(**cheap), inst.public_info(), np.random.default_rng(0))
+    return inst, learner, inst.environment(np.random.default_rng(0))
+
+
+def _same_decision(a, b):
+    from safebandits.study.codec import decision_to_dict
+
+    return decision_to_dict(a) == decision_to_dict(b)
+
+
+@pytest.mark.parametrize("name", BOUNDARY_NAMES)
+@settings(
+    max_examples=6,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_refused_tell_changes_nothing(name, data):
+    _inst, learner, env = build_any(name)
+    _inst2, twin, _env2 = build_any(name)
+    spec = learner.observation_spec()
+    assert spec is not None, f"{name} declares no observation spec"
+    pool = ALL_ENTRIES[name].task == "classification"  # (a pool learner's round fits classifiers)
+    warm = 0 if pool else data.draw(st.integers(0, 3), label="rounds before")
+    for step in range(warm + (1 if pool else 4)):
+        if getattr(learner, "done", False):
+            assert twin.done
+            break
+        d, dt = learner.ask(), twin.ask()
+        assert _same_decision(d, dt)
+        obs = env.play(d)
+        if step == warm:  # a few refused tells in a row, each leaving the learner exactly as it was
+            strategy = bad_batch if d.is_batch else bad_single
+            for _ in range(data.draw(st.integers(1, 3), label="bad tells")):
+                bad_decision, bad_obs = data.draw(strategy(d, obs, spec), label="bad tell")
+                before = snapshot(learner)
+                with pytest.raises(REFUSED) as err:
+                    learner.tell(bad_decision, bad_obs)
+                assert type(learner).__name__ in str(err.value) or "tell" in str(err.value)
+                assert snapshot(learner) == before, f"a refused tell changed {name}"
+                assert learner._pending is d and learner.n_samples == twin.n_samples
+        learner.tell(d, obs)
+        twin.tell(dt, obs)
+    assert learner.n_samples == twin.n_samples
+    assert snapshot(learner, ids=False) == snapshot(twin, ids=False), f"{name} differs from its twin"
+    if ALL_ENTRIES[name].task == "pure_exploration":
+        a, b = learner.recommend(anytime=True), twin.recommend(anytime=True)
+        assert (a.arm, a.n_samples, a.final) == (b.arm, b.n_samples, b.final)
+
+
+@pytest.mark.parametrize("name", BOUNDARY_NAMES)
+def test_error_inside_tell_marks_learner_failed(name, monkeypatch):
+    _inst, learner, env = build_any(name)
+    d = learner.ask()
+    obs = env.play(d)
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(learner, "_tell", boom)
+    with pytest.raises(RuntimeError, match="boom"):
+        learner.tell(d, obs)
+    for call in (learner.ask, lambda: learner.tell(d, obs), lambda: learner.recommend(anytime=True)):
+        with pytest.raises(ProtocolError, match=r"RuntimeError: boom.*Build a new learner"):
+            call()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_wrong_run_helper_refused(name):
+    inst, learner, env = build(name)
+    helper, other = (run, "run_regret") if ENTRIES[name].task == "regret" else (run_regret, "run")
+    with pytest.raises(ConfigError, match=other):
+        helper(learner, env, inst)
+    assert learner.n_samples == 0 and env.n_samples == 0

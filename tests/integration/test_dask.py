@@ -243,7 +243,7 @@ def test_failed_runs_are_recorded_shown_and_retried_only_on_request(tmp_path, cl
     assert boom["traceback"].str.contains("Traceback").all() and boom["traceback"].str.contains("_ask").all()
 
     shown = _run_cli(capsys, "results", str(out))[1].splitlines()
-    assert shown[0].split()[-1] == "failed"
+    assert shown[0] == "identification runs:" and shown[1].split()[-1] == "failed"
     assert next(line.split() for line in shown if "Boom" in line)[-1] == "8"
 
     stdout = _run_cli(capsys, *args)[1]

@@ -114,7 +114,11 @@ def oracle_targets(
     values = arms @ constraint_param
     feasible = values <= threshold
     if not np.any(feasible):
-        raise InfeasibleInstanceError("The oracle design needs a feasible arm; this instance has none.")
+        raise InfeasibleInstanceError(
+            "The oracle design is built around the best feasible arm, and this instance has none (every "
+            "arm's constraint value exceeds the threshold). Use a learner that needs no oracle (acol, "
+            "g-acol, uniform), or an instance with at least one feasible arm."
+        )
     best = float(np.max(rewards[feasible]))
     competing = np.flatnonzero(rewards >= best)
     m = values[competing] - (threshold if margins == "threshold" else 0.0)

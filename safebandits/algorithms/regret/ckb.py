@@ -509,7 +509,11 @@ class SafeSeedGPLearner(BaseLearner):
         super().__init__(config, info, rng)
         info = check_kernel_info(info, self.owner)
         if not info.safe_seed:
-            raise ConfigError(f"{self.owner} needs a non-empty safe seed (info.safe_seed).")
+            raise ConfigError(
+                f"{self.owner} cannot start: it expands a safe set from points known to be safe, and "
+                "info.safe_seed is empty. Give safe_seed (indices of domain points with g <= 0 known in "
+                "advance), or use CKB (ckb-ucb / ckb-ts / ckb-rand), which needs no safe seed."
+            )
         self.horizon = int(config.horizon if config.horizon is not None else info.horizon)
         lam = resolve_gp_noise(config.gp_noise, self.horizon)
         self.gp_f = FiniteGP(info.kernel, lam)

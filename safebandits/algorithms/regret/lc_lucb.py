@@ -274,7 +274,12 @@ def check_stagewise_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray,
     if info.safe_cost is not None:
         c0 = check_array(np.atleast_1d(info.safe_cost), "info.safe_cost", shape=tau.shape, owner=owner)
         if np.any(c0 >= tau):
-            raise ConfigError(f"{owner} needs c0 < tau for the safe action (Assumption 5). Got c0 = {c0}.")
+            raise ConfigError(
+                f"{owner} cannot start: the safe action's cost must be below every threshold, c0 < tau "
+                f"(Assumption 5; its gap tau - c0 sets the exploration scale). Got c0 = {c0.tolist()}, "
+                f"tau = {tau.tolist()}. Change the safe action to one strictly inside the constraints (e.g. "
+                "x0 = 0 when the costs are linear) or the thresholds."
+            )
     if safe_row >= 0:
         x0 = arms[safe_row].copy()  # the row the environment plays for x0
     return arms, x0, tau, safe_row
@@ -339,6 +344,46 @@ class StagewiseLinearLearner(BaseLearner):
             stagewise_update_table, (est.state, self._tbl, self._point, 0.0, self._costs)
         )
         self._ts_kernel = bind_kernel(ts_sample, (est.state, self._theta_ts, 0.0, self._low, self._theta_ts))
+        if self.setting == "round" and not self._star:
+            self._check_points_can_start(owner)
+
+    def _check_points_can_start(self, owner: str) -> None:
+        """Refuse a finite point set on which the learner would play ``x0`` for ever.
+
+        On ``"points"`` only pessimistically feasible vertices are candidates (no ray from ``x0``). When
+        plays of ``x0`` teach the cost estimator nothing -- ``x0 = 0`` (``x0 x0^T = 0``), or known ``c0``
+        (the estimator is projected on ``x0^perp``, where ``x0`` has no component) -- the cost estimate
+        and its Gram matrix never change while ``x0`` is played, and the radius ``beta_t`` only grows, so
+        a vertex that is not pessimistically feasible in the first round never becomes so: if no vertex
+        is, the learner plays ``x0`` every round and learns nothing (Remark 7 / Sec. 4 of the paper: the
+        high-probability setting needs star-convex action sets). See docs/decisions.md.
+        """
+        est = self.estimator
+        if est.full and not np.all(self._x0 == 0.0):
+            return  # plays of x0 teach the cost along x0: the feasible set may grow
+        rows = [i for i in range(self._arms.shape[0]) if i != self._safe_row]
+        if not rows:
+            return
+        alpha_c = self.config.alpha_c if self.config.alpha_c is not None else 1.0
+        pts = self._arms[rows]
+        # V~c with the alpha_c used after a warm start too (the estimator holds 1 until then)
+        width = (alpha_c * est.betas[1] - est.radii[1]) * est.perp_norm(pts)[:, None]
+        excess = (est.pessimistic_cost(pts) + width - self._tau[None, :]).max(axis=1)
+        if np.any(excess <= 0.0):
+            return
+        zero = "x0 = 0" if np.all(self._x0 == 0.0) else "c0 is known"
+        raise ConfigError(
+            f"{owner} cannot start on this problem: with action_set='points' and {zero}, playing x0 "
+            "teaches it nothing about the costs of the other points, and none of the points is "
+            "pessimistically feasible in the first round (every point's pessimistic cost exceeds tau "
+            f"by {float(excess.min()):.3g} or more), so it would play x0 in every round. Change one of: "
+            "action_set='star' (the paper's finite star-convex set, segments "
+            "[x0, x_i] that it explores safely; Def. 13, Remark 7); a learner with constraints in "
+            "expectation (OPLB, OPB), which may mix x0 with other points; or, if they are valid, smaller "
+            f"bounds noise_bound = {self.info.noise_bound:g} / param_norm_bound = "
+            f"{self.info.param_norm_bound:g} or a larger delta = {self.config.delta:g} (they set the "
+            "first-round radius)."
+        )
 
     # -- radii -------------------------------------------------------------------------------------
     def _set_alphas(self, gap_r: float, gap_c: float, factor: float) -> None:

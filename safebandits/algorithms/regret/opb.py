@@ -359,8 +359,9 @@ def _check_info(info: Any) -> tuple[int, int, int]:
         raise ConfigError(f"OPB needs finite thresholds of shape (m,). Got {info.threshold!r}.")
     if info.safe_cost is not None and np.any(np.asarray(info.safe_cost) >= tau):
         raise ConfigError(
-            f"OPB needs the safe arm's cost below every threshold (Assumption 43): c_1 = "
-            f"{np.asarray(info.safe_cost).tolist()}, tau = {tau.tolist()}."
+            f"OPB cannot start: the safe arm's cost must be below every threshold (Assumption 43): c_1 = "
+            f"{np.asarray(info.safe_cost).tolist()}, tau = {tau.tolist()}. Change the safe arm (safe_arm) to "
+            "one whose cost is strictly below the thresholds, or the thresholds."
         )
     return k, tau.shape[0], int(safe)
 

@@ -78,6 +78,13 @@ _C, _DELTA, _REG, _R, _L, _S, _KT, _OFF, _TDELTA = range(9)
 _LOGDET, _GAP, _LMIN, _BSNAP = range(4)
 
 
+#: What to change when the finite decision set's conservative part D^w cannot start Safe-LUCB.
+_CONVEX_HINT = (
+    "convex decision set (DecisionSet kind 'ball' or 'polytope': the origin is interior, so D^w contains "
+    "a ball around it and spans R^d)"
+)
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class SafeLUCBBaseConfig(LearnerConfig):
     """Fields shared by Safe-LUCB and GSLUCB (see :class:`SafeLUCBConfig`)."""
@@ -409,21 +416,37 @@ class SafeLUCB(BaseLearner):
         self._bound = self._c / s
         if self._finite:
             if c.sampler == "shell":
-                raise ConfigError(f"{owner}: the shell sampler (Remark 1) needs a convex decision set.")
+                raise ConfigError(
+                    f"{owner}: the shell sampler (Remark 1) needs a convex decision set; on finite arms use "
+                    "sampler='rejection' (uniform on D^w)."
+                )
             arms = ds.arms
             self._dw = np.flatnonzero(np.linalg.norm(arms @ self._b.T, axis=1) <= self._bound * (1 + 1e-12))
             if self._dw.size == 0:
-                raise ConfigError(f"{owner}: no arm lies in the conservative set D^w = {{||B x|| <= c/S}}.")
+                smallest = float(np.min(np.linalg.norm(arms @ self._b.T, axis=1)))
+                raise ConfigError(
+                    f"{owner} cannot start: no arm lies in the conservative set D^w = {{x : ||B x|| <= c/S}} "
+                    f"= {{||B x|| <= {self._bound:.4g}}} (c = {self._c:g}, S = {s:g}), the actions known to "
+                    f"be safe before any data, which it explores first (the smallest ||B x|| of the "
+                    f"{arms.shape[0]} arms is {smallest:.4g}). Change one of: add at least d = {d} linearly "
+                    "independent actions with ||B x|| <= c/S (e.g. arms scaled by c / (S ||B x||)); a "
+                    "smaller param_norm_bound S if a smaller bound on ||mu|| is valid"
+                    + ("." if self.adaptive else f"; or Safe-LUCB on a {_CONVEX_HINT}.")
+                )
             xw = arms[self._dw]
             lam_minus = float(np.linalg.eigvalsh(xw.T @ xw / xw.shape[0])[0])
+            self._dw_rank = int(np.linalg.matrix_rank(xw))
         else:
             if self.adaptive:
                 raise ConfigError(
-                    f"{owner} supports finite decision sets only (its gap LCB enumerates arms)."
+                    f"{owner} supports finite decision sets only (its gap LCB enumerates arms): use "
+                    "Safe-LUCB on convex decision sets, or give GSLUCB a finite set of arms."
                 )
             if np.linalg.cond(self._b) > 1e12:
                 raise ConfigError(
-                    f"{owner} needs an invertible B on convex decision sets (exploration sampler)."
+                    f"{owner} needs an invertible B on convex decision sets (its exploration sampler maps "
+                    "the ball ||B x|| <= c/S back through B^-1): give an invertible B, or a finite set "
+                    "of arms (DecisionSet kind 'arms')."
                 )
             self._b_inv_t = np.linalg.inv(self._b).T
             self._eps = ds.shell_radius(self._b, self._bound) if c.sampler == "shell" else self._bound
@@ -460,14 +483,30 @@ class SafeLUCB(BaseLearner):
         c, ln, horizon = self.config, self.lengths, self._horizon
         rule = c.t0_rule if self.adaptive else c.t_prime
         if isinstance(rule, str) and rule != "none" and not math.isfinite(ln["t_delta"]):
-            raise ConfigError(f"{type(self).__name__}: lambda_- = 0 (the D^w actions do not span R^d); "
-                              "T' rules need lambda_- > 0.")  # fmt: skip
+            d = self._ds.dim
+            n_dw, rank = int(getattr(self, "_dw", np.zeros(0)).size), getattr(self, "_dw_rank", "?")
+            option = "t0_rule" if self.adaptive else "t_prime"
+            raise ConfigError(
+                f"{type(self).__name__} cannot start: lambda_- = 0, the {n_dw} action(s) of the conservative "
+                f"set D^w = {{x : ||B x|| <= c/S}} = {{||B x|| <= {self._bound:.4g}}} (known safe before any "
+                f"data) span a space of dimension {rank} < d = {d}, so exploring them cannot estimate mu "
+                f"in every direction and the exploration length {option}={rule!r} (T_Delta / T_0, "
+                "Lemma 1 / Thm. 3) is infinite. (Arms with ||B x|| > c/S, e.g. unit-sphere arms with "
+                "B = I and c < S, are not in D^w.) Change one of: add actions inside D^w that span R^d (e.g. "
+                "scaled-down copies c / (S ||B x||) x of d independent arms); a smaller param_norm_bound "
+                "S if a smaller bound on ||mu|| is valid (D^w grows as c/S)"
+                + ("." if self.adaptive else f"; a {_CONVEX_HINT}; or t_prime=<int> / 'none' (a fixed "
+                   "exploration length, outside the paper's guarantee).")
+            )  # fmt: skip
         if rule == "none":
             value = 0.0
         elif rule == "t_delta":
             if not math.isfinite(ln["T_Delta"]):
                 raise ConfigError(
-                    "t_prime='t_delta' needs a known positive safety gap (info.safety_gap > 0)."
+                    f"{type(self).__name__} cannot start: t_prime='t_delta' needs a known positive safety "
+                    f"gap Delta = c - mu^T B x* (info.safety_gap > 0; got {self.info.safety_gap!r}). "
+                    "Change one of: give the problem's safety_gap; t_prime='t0' or 't0-numerical' "
+                    "(no gap needed); or GSLUCB, which learns the gap."
                 )
             value = ln["T_Delta"]
         elif rule == "t0":

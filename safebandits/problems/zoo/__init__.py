@@ -4,6 +4,7 @@ from safebandits.problems.zoo import (
     acol,  # noqa: F401
     beside,  # noqa: F401
     ckb,  # noqa: F401
+    declared,  # noqa: F401
     driving,  # noqa: F401
     fdr,  # noqa: F401
     function_class,  # noqa: F401

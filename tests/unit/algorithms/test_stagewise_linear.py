@@ -8,14 +8,15 @@ import pytest
 import safebandits as sb
 from safebandits.algorithms.base import config_from_dict
 from safebandits.algorithms.registry import get_algorithm, make_learner
-from safebandits.algorithms.regret.lc_lucb import LCLUCBConfig, ts_sample
+from safebandits.algorithms.regret.lc_lucb import LCLUCBConfig, StagewiseLinearLearner, ts_sample
 from safebandits.algorithms.regret.oplb import OPLBConfig
 from safebandits.algorithms.regret.safe_lts import SafeLTSConfig
 from safebandits.estimators.confidence import adaptive_width
 from safebandits.estimators.stagewise import StagewiseEstimator, orthonormal_complement
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.regret_loop import _python_block, run_regret
-from safebandits.problems.stagewise import policy_mean_points
+from safebandits.problems.noise import make_noise
+from safebandits.problems.stagewise import StagewiseInstance, policy_mean_points
 
 LEARNERS = ("lc-lucb", "safe-lts", "oplb")
 
@@ -192,7 +193,7 @@ CASES = [
 @pytest.mark.parametrize(("instance", "params"), CASES)
 def test_simulate_equals_ask_tell_bit_for_bit(name, instance, params):
     if instance == "stagewise/four-arm" and name != "oplb":
-        with pytest.raises(ConfigError, match="Remark 7"):
+        with pytest.raises(ConfigError, match=r"Remark 7|needs a 'stagewise'"):
             make_learner(name, _instance(instance, **params).public_info(), np.random.default_rng(0))
         return
     inst = _instance(instance, 7, **params)
@@ -228,10 +229,10 @@ def test_lc_lucb_never_violates_over_100_runs():
     assert total == 0
 
 
-@pytest.mark.parametrize("action_set", ["star", "points"])
-def test_multi_constraint_lc_lucb_is_safe(action_set):
+def test_multi_constraint_lc_lucb_is_safe():
+    # (on action_set="points" with known c0 these problems cannot start: see test_points_that_cannot_start)
     for seed in range(4):
-        inst = _instance("stagewise/random-linear", seed, action_set=action_set, n_constraints=3)
+        inst = _instance("stagewise/random-linear", seed, action_set="star", n_constraints=3)
         learner = make_learner("lc-lucb", inst.public_info(), np.random.default_rng(seed))
         out = run_regret(learner, inst.environment(np.random.default_rng(50 + seed)), inst, horizon=2000)
         assert out.violations == 0
@@ -359,3 +360,52 @@ def test_unknown_config_key_and_bad_info():
     learner = make_learner("lc-lucb", info, np.random.default_rng(0))
     with pytest.raises(ConfigError, match="context"):
         learner.ask(np.ones((2, 4)))
+
+
+def _origin_problem(action_set, known=True, scale=1.0):
+    """x0 = 0, six unit vertices in the positive orthant (one shrunk by ``scale``), one constraint."""
+    rng = np.random.default_rng(0)
+    arms = np.abs(rng.normal(size=(6, 4)))
+    arms /= np.linalg.norm(arms, axis=1)[:, None]
+    arms[0] *= scale
+    theta = np.abs(rng.normal(size=4))
+    mu = np.abs(rng.normal(size=(1, 4)))
+    return StagewiseInstance(
+        arms=arms, safe_action=np.zeros(4), reward_param=theta / np.linalg.norm(theta),
+        cost_params=mu / np.linalg.norm(mu), threshold=np.array([0.85]), noise=make_noise("gaussian", 0.1),
+        action_set=action_set, horizon=2000, known_safe_values=known, name="origin",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["lc-lucb", "safe-lts"])
+@pytest.mark.parametrize("known", [True, False])
+def test_points_that_cannot_start(name, known, monkeypatch):
+    # Issue 16: LC-LUCB on action_set="points" with x0 = 0 played x0 for all rounds without a word.
+    inst = _origin_problem("points", known)
+    assert np.any(inst.arm_costs[:, 0] <= 0.85)  # some vertex is truly safe and better than x0
+    with pytest.raises(ConfigError, match=r"cannot start.*x0 = 0.*action_set='star'.*OPLB.*noise_bound"):
+        make_learner(name, inst.public_info(), np.random.default_rng(0))
+    # the refusal is exact: without it the learner plays x0 in every round
+    monkeypatch.setattr(StagewiseLinearLearner, "_check_points_can_start", lambda self, owner: None)
+    learner = make_learner(name, inst.public_info(), np.random.default_rng(0))
+    block = _python_block(learner, inst.environment(np.random.default_rng(1)), inst, 2000)
+    assert np.all(block.points == 0.0)
+
+
+def test_points_with_x0_known_c0_cannot_start_either():
+    inst = _instance("stagewise/random-linear", 0, action_set="points", n_constraints=3)
+    with pytest.raises(ConfigError, match="c0 is known"):
+        make_learner("lc-lucb", inst.public_info(), np.random.default_rng(0))
+
+
+def test_origin_problem_learns_on_star_and_on_points_that_can_start():
+    star = _origin_problem("star")
+    out = run_regret(make_learner("lc-lucb", star.public_info(), np.random.default_rng(0)),
+                     star.environment(np.random.default_rng(1)), star)  # fmt: skip
+    assert out.reward > 0.3 and out.violations == 0
+    # a short first vertex is pessimistically feasible from the start: the learner starts and moves on
+    points = _origin_problem("points", scale=0.1)
+    learner = make_learner("lc-lucb", points.public_info(), np.random.default_rng(0))
+    block = _python_block(learner, points.environment(np.random.default_rng(1)), points, 2000)
+    assert np.any(block.points != 0.0)
+    assert make_learner("oplb", _origin_problem("points").public_info(), np.random.default_rng(0))

@@ -7,7 +7,7 @@ from safebandits.algorithms import make_learner
 from safebandits.algorithms.classification.fdr_active import ActiveFDRConfig
 from safebandits.classification import half_circle_pool
 from safebandits.classification.problem import PoolInstance, run_classification
-from safebandits.exceptions import ProtocolError
+from safebandits.exceptions import ConfigError, ProtocolError
 
 
 def _instance(seed=0, n=400, noise=0.05):
@@ -69,3 +69,26 @@ def test_config_validation():
         ActiveFDRConfig(n_classifiers=1)
     with pytest.raises(ValueError, match="batch_size"):
         ActiveFDRConfig(batch_size=0)
+
+
+@pytest.mark.parametrize("name", ["fdr-active", "fdr-passive"])
+def test_refused_labels_change_nothing(name):
+    # Pool labels are Bernoulli: per-point sums are integers in [0, count]; counts are the query's.
+    inst = _instance(n=60)
+    learner = make_learner(name, inst.public_info(), np.random.default_rng(0), {"batch_size": 7})
+    env = inst.environment(np.random.default_rng(0))
+    d = learner.ask()
+    obs = env.play(d)
+    pulled = int(np.flatnonzero(d.counts)[0])
+    for sums, error in [(0.5, ConfigError), (2.0, ConfigError), (np.nan, ConfigError), (-1.0, ConfigError)]:
+        bad = obs.constraint_sums.copy()
+        bad[pulled, 0] = sums
+        with pytest.raises(error, match="sum"):
+            learner.tell(d, obs._replace(constraint_sums=bad))
+    with pytest.raises(ConfigError, match="counts"):
+        learner.tell(d, obs._replace(counts=obs.counts + 1))
+    with pytest.raises(TypeError):
+        learner.tell(d, obs._replace(constraint_sums=obs.constraint_sums.astype(str)))
+    assert learner.n_samples == 0 and learner._pending is d and not learner.labelled.any()
+    learner.tell(d, obs)
+    assert learner.n_samples == int(d.counts.sum()) == int(learner.labelled.sum())

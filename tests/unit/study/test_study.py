@@ -180,9 +180,14 @@ def test_bad_batch_answers(tmp_path):
     [
         ({"constraints": [0.1]}, "no reward"),
         ({"reward": 0.3}, "no constraint values"),
-        ({"reward": 0.3, "constraints": [0.1, 0.2]}, "shape"),
+        ({"reward": 1.0, "constraints": [0.0, 1.0]}, "shape"),
         ({"reward": float("nan"), "constraints": [0.1]}, "finite"),
         (0.3, "ambiguous"),
+        # the four-arm instance has Bernoulli feedback: rewards and costs are 0 or 1
+        ({"reward": 0.3, "constraints": [0.0]}, "0 or 1"),
+        ({"reward": 1.0, "constraints": [-1.0]}, "0 or 1"),
+        ({"reward": "1", "constraints": [0.0]}, "must be a number"),
+        ({"reward": 1.0, "constraints": ["0"]}, "must be numbers"),
     ],
 )
 def test_bad_answers_stagewise(tmp_path, answer, match):
@@ -191,7 +196,7 @@ def test_bad_answers_stagewise(tmp_path, answer, match):
     q = study.ask()
     with pytest.raises(ConfigError, match=match):
         study.tell(q.id, answer)
-    study.tell(q.id, {"reward": 0.3, "constraints": [0.1]})
+    study.tell(q.id, {"reward": 1.0, "constraints": [0.0]})
 
 
 def test_create_errors(tmp_path):
@@ -208,7 +213,7 @@ def test_create_errors(tmp_path):
         load_study("y", url)
     with pytest.raises(ConfigError, match="Unknown algorithm"):
         sb.create_study("z", "nope", inst.public_info(), storage=url)
-    with pytest.raises(ConfigError, match="info"):
+    with pytest.raises(ConfigError, match=r"needs a .stagewise. .*given a CBAIInfo"):
         sb.create_study("z", "lc-lucb", inst.public_info(), storage=url)
     with pytest.raises(ConfigError, match="no parameter"):
         sb.create_study("z", "g-acol", inst.public_info(), {"bogus": 1}, storage=url)
@@ -257,3 +262,25 @@ def test_load_from_missing_file_creates_nothing(tmp_path):
     with pytest.raises(ConfigError, match="No study database"):
         load_study("s", _url(tmp_path, "typo.db"))
     assert not (tmp_path / "typo.db").exists()
+
+
+def test_pool_study_refuses_impossible_labels(tmp_path):
+    # Studies run the learners' own observation check: pool labels are 0 / 1, summed per record.
+    from safebandits.classification import half_circle_pool
+    from safebandits.classification.problem import PoolInstance
+
+    inst = PoolInstance(half_circle_pool(np.random.default_rng(0), n_points=40), 0.15)
+    study = sb.create_study("p", "fdr-passive", inst.public_info(), storage=_url(tmp_path), seed=0,
+                            config={"n_initial": 5, "batch_size": 3})  # fmt: skip
+    q = study.ask()
+    sums = np.zeros((q.counts.size, 1))
+    first = int(np.flatnonzero(q.counts)[0])
+    for bad, match in [(0.5, "sums of 0 / 1"), (2.0, "sums of 0 / 1"), (np.nan, "finite")]:
+        wrong = sums.copy()
+        wrong[first, 0] = bad
+        with pytest.raises(ConfigError, match=match):
+            study.tell(q.id, {"constraint_sums": wrong.tolist()})
+    assert study.summary()["n_answered"] == 0
+    sums[first, 0] = 1.0
+    study.tell(q.id, {"constraint_sums": sums.tolist()})
+    assert study.summary()["n_answered"] == 1

@@ -1,0 +1,352 @@
+"""User experiments as data: a TOML file -> an :class:`~safebandits.experiments.spec.ExperimentSpec`.
+
+A file holds the problem declared from its public parts (``[problem]``, see
+:mod:`safebandits.problems.declare`), the ground truth used to simulate it (``[truth]``), the learners
+with their options (``[[learners]]``), the horizon (regret learners) and sample budget
+(identification learners), replicates and seed::
+
+    name = "my-arms"
+    title = "Six learners from three papers on my arms"
+    horizon = 5000
+    replicates = 5
+
+    [problem]
+    setting = "linear"
+    arms = [[0.3, 0.0], [0.9, 0.0], [0.6, 0.6]]
+    threshold = 0.5
+    safe_arm = 0
+
+    [truth]
+    reward_param = [0.6, 0.8]
+    cost_params = [[0.1, 0.8]]
+
+    [[learners]]
+    name = "lc-lucb"
+
+    [[learners]]
+    name = "opb"
+    label = "OPB (K arms)"
+    options = { delta = 0.05 }
+
+    [quick]              # optional: the smaller scale of `--scale quick`
+    horizon = 500
+    replicates = 2
+
+The file becomes an experiment with one panel on the registered instance ``user/declared`` (its
+parameters: the two tables and ``T``), run by the same runner, store, executors and report as the
+paper experiments. Scale ``"paper"`` is the file as written; ``"quick"`` applies ``[quick]``.
+``safebandits run FILE.toml --out DIR`` keeps a copy of the file in ``DIR/experiments/`` so that
+``safebandits report DIR`` rebuilds the spec (:func:`stored_specs`).
+
+Every mistake of a file is reported as one line of a single :class:`ConfigError`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+from safebandits.exceptions import ConfigError
+from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = [
+    "INSTANCE",
+    "STORED_DIR",
+    "is_experiment_file",
+    "load_experiment_file",
+    "parse_experiment",
+    "problem_of_file",
+    "save_experiment_file",
+    "stored_specs",
+]
+
+#: Registered instance of every user experiment.
+INSTANCE = "user/declared"
+
+#: Folder of a results directory holding the experiment files that were run into it.
+STORED_DIR = "experiments"
+
+#: Default per-run sample budget of identification learners.
+DEFAULT_BUDGET = 1_000_000
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def _models() -> Any:
+    """The pydantic models of an experiment file (built on first use: pydantic loads in ~0.1 s)."""
+    from pydantic import BaseModel, ConfigDict, Field
+
+    pos = Annotated[int, Field(strict=True, gt=0)]
+
+    class Learner(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        name: Annotated[str, Field(strict=True, min_length=1)]
+        label: Annotated[str, Field(strict=True, min_length=1)] | None = None
+        options: dict[str, Any] = Field(default_factory=dict)
+
+    class Scale(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        horizon: pos | None = None
+        budget: pos | None = None
+        replicates: pos | None = None
+
+    class File(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        name: Annotated[str, Field(strict=True, pattern=_NAME.pattern, max_length=100)]
+        title: Annotated[str, Field(strict=True)] = ""
+        seed: Annotated[int, Field(strict=True, ge=0)] = 0
+        replicates: pos = 5
+        horizon: pos | None = None
+        budget: pos = DEFAULT_BUDGET
+        problem: dict[str, Any]
+        truth: dict[str, Any] = Field(default_factory=dict)
+        learners: Annotated[list[Learner], Field(min_length=1)]
+        quick: Scale | None = None
+
+    return File
+
+
+def _pydantic_lines(exc: Any) -> list[str]:
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in err["loc"]).replace(".[", "[")
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        got = err.get("input")
+        shown = "" if err["type"] in ("missing", "extra_forbidden") else f" (got {_short(got)})"
+        lines.append(f"{loc or 'file'}: {msg}{shown}")
+    return lines
+
+
+def _short(value: Any, n: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _fail(source: str, lines: list[str]) -> ConfigError:
+    if len(lines) == 1:
+        return ConfigError(f"{source}: {lines[0]}")
+    body = "\n".join(f"  - {line}" for line in lines)
+    return ConfigError(f"{source}: {len(lines)} mistakes:\n{body}")
+
+
+def _plain_toml(value: Any) -> Any:
+    """TOML values as JSON-friendly plain values (dates become strings)."""
+    if isinstance(value, dict):
+        return {str(k): _plain_toml(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_toml(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return value
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def parse_experiment(
+    text: str, *, source: str = "<experiment>", base_dir: str | os.PathLike[str] = "."
+) -> ExperimentSpec:
+    """Validate an experiment file's text and build its :class:`ExperimentSpec`.
+
+    Parameters
+    ----------
+    text : str
+        TOML text.
+    source : str
+        Name used in error messages (the file's path).
+    base_dir : path-like
+        Folder relative paths of the file (a pool's ``csv``) are resolved against.
+
+    Raises
+    ------
+    ConfigError
+        One line per mistake, never another exception.
+    """
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except Exception as exc:  # (defensive: odd input such as surrogates)
+        raise ConfigError(f"{source}: cannot read the file: {type(exc).__name__}: {exc}") from None
+    try:
+        return _build(_plain_toml(raw), source, Path(base_dir))
+    except ConfigError:
+        raise
+    except Exception as exc:  # every mistake is one line, never a traceback
+        raise ConfigError(f"{source}: {type(exc).__name__}: {exc}") from None
+
+
+def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
+    from pydantic import ValidationError
+
+    try:
+        f = _models().model_validate(raw)
+    except ValidationError as exc:
+        raise _fail(source, _pydantic_lines(exc)) from None
+    lines: list[str] = []
+    problem = dict(f.problem)
+    truth = dict(f.truth)
+    if problem.get("setting") == "pool" and isinstance(problem.get("csv"), str):
+        path = Path(problem["csv"])
+        problem["csv"] = str(path if path.is_absolute() else (base_dir / path).resolve())
+    sim = None
+    try:
+        from safebandits.problems.zoo.declared import declared
+
+        sim = declared(problem=problem, truth=truth, T=f.horizon or 1000)
+    except ConfigError as exc:
+        lines.append(f"problem/truth: {exc}")
+    from safebandits.algorithms.compatibility import compatible_learners, instance_for, kinds_of
+    from safebandits.algorithms.registry import list_algorithms
+
+    entries = list_algorithms()
+    fits = {c.name for c in compatible_learners(sim)} if sim is not None else set()
+    labels: list[str] = []
+    algs = []
+    quick = f.quick
+    for i, learner in enumerate(f.learners):
+        where = f"learners[{i}] ({learner.name})"
+        label = learner.label or learner.name
+        if label in labels:
+            lines.append(f"{where}: label {label!r} is used twice; give each learner its own label")
+        labels.append(label)
+        entry = entries.get(learner.name)
+        if entry is None:
+            lines.append(f"{where}: unknown learner; known: {', '.join(entries)}")
+            continue
+        if sim is not None and learner.name not in fits:
+            kinds = kinds_of(entry)
+            why = "; ".join(f"{k}: {sim.problem.why_not(k)}" for k in kinds) or "it declares no problem kind"
+            lines.append(
+                f"{where}: does not fit this problem ({why}); learners that fit: {', '.join(sorted(fits))}"
+            )
+        elif sim is not None:
+            try:  # the truth must give this learner's kind an instance too
+                instance_for(sim, learner.name)
+            except ConfigError as exc:
+                lines.append(f"{where}: cannot simulate its view of the problem: {exc}")
+        try:
+            entry.config(**learner.options)
+        except (ConfigError, TypeError) as exc:
+            lines.append(f"{where}: options: {exc}")
+        budget = {}
+        if entry.task == "regret":
+            if f.horizon is None:
+                lines.append(
+                    f"{where}: a regret learner needs the horizon (horizon = ROUNDS at the top of the file)"
+                )
+                continue
+            budget = {"paper": f.horizon, "quick": (quick and quick.horizon) or f.horizon}
+        algs.append(
+            AlgorithmSpec(label=label, name=learner.name, params=dict(learner.options), budget=budget)
+        )
+    if lines:
+        raise _fail(source, lines)
+    horizon = f.horizon or 1000
+    q_h = (quick and quick.horizon) or horizon
+    panel = PanelSpec(
+        name="problem",
+        instance=INSTANCE,
+        fixed={"problem": problem, "truth": truth},
+        sweep_param="T",
+        values={"paper": (horizon,), "quick": (q_h,)},
+        title=f.title or f.name,
+        xlabel="T",
+    )
+    return ExperimentSpec(
+        name=f.name,
+        title=f.title or f.name,
+        panels=(panel,),
+        algorithms=tuple(algs),
+        replicates={"paper": f.replicates, "quick": (quick and quick.replicates) or f.replicates},
+        budget={"paper": f.budget, "quick": (quick and quick.budget) or f.budget},
+        seed=f.seed,
+        figure="comparison",
+        curves=("regret", "violation"),
+    )
+
+
+def problem_of_file(path: str | os.PathLike[str]) -> Any:
+    """The problem declaration of a file's ``[problem]`` table (the rest of the file is not needed)."""
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"Cannot read the experiment file {str(p)!r}: {exc}") from None
+    problem = raw.get("problem")
+    if not isinstance(problem, dict):
+        raise ConfigError(f"{p}: no [problem] table.")
+    problem = _plain_toml(problem)
+    if problem.get("setting") == "pool" and isinstance(problem.get("csv"), str):
+        from safebandits.problems.zoo.declared import pool_from_csv
+
+        path_csv = Path(problem["csv"])
+        problem["csv"] = str(path_csv if path_csv.is_absolute() else p.parent / path_csv)
+        return pool_from_csv(problem)[0]
+    from safebandits.problems.declare import problem_from_dict
+
+    try:
+        return problem_from_dict(problem)
+    except ConfigError as exc:
+        raise ConfigError(f"{p}: problem: {exc}") from None
+
+
+def is_experiment_file(name: str) -> bool:
+    """Whether a ``run`` argument names an experiment file (``*.toml``), not a registered experiment."""
+    return name.lower().endswith(".toml")
+
+
+def load_experiment_file(path: str | os.PathLike[str]) -> ExperimentSpec:
+    """Read and validate an experiment file (see the module docstring)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read the experiment file {str(p)!r}: {exc}") from None
+    return parse_experiment(text, source=str(p), base_dir=p.parent)
+
+
+def save_experiment_file(
+    spec: ExperimentSpec, path: str | os.PathLike[str], results_dir: str | os.PathLike[str]
+) -> Path:
+    """Keep a copy of the file in ``results_dir/experiments/NAME.toml`` (for ``report`` and ``results``).
+
+    The copy's first line records the folder of the original (relative paths in the file, such as a
+    pool's ``csv``, are resolved against it).
+    """
+    src = Path(path).read_text(encoding="utf-8")
+    folder = Path(results_dir) / STORED_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    dest = folder / f"{spec.name}.toml"
+    base = str(Path(path).resolve().parent)
+    dest.write_text(f"{_BASE_PREFIX}{base}\n{src}", encoding="utf-8")
+    return dest
+
+
+_BASE_PREFIX = "# safebandits: base_dir="
+
+
+def stored_specs(results_dir: str | os.PathLike[str]) -> dict[str, ExperimentSpec]:
+    """Specs of the experiment files kept in ``results_dir/experiments/`` (unreadable ones skipped)."""
+    folder = Path(results_dir) / STORED_DIR
+    out: dict[str, ExperimentSpec] = {}
+    for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
+        try:
+            text = path.read_text(encoding="utf-8")
+            first = text.split("\n", 1)[0]
+            base = first[len(_BASE_PREFIX) :] if first.startswith(_BASE_PREFIX) else str(folder)
+            spec = parse_experiment(text, source=str(path), base_dir=base)
+        except (ConfigError, OSError, UnicodeDecodeError):
+            continue
+        out[spec.name] = spec
+    return out

@@ -1,0 +1,233 @@
+"""Cross-paper comparison of learners on one declared problem (user experiment files).
+
+One figure puts every learner on the same axes, each labelled with its guarantee:
+
+* cumulative regret against the **per-round-safe optimum** (the best arm that satisfies the
+  constraints; the tracker's ``regret`` curve);
+* cumulative regret against the **best policy in expectation** (the LP optimum over distributions on
+  the arms whose expected costs meet the thresholds; ``policy_regret``);
+* cumulative **violating rounds** (rounds whose played action's true cost exceeds a threshold);
+* cumulative **positive constraint cost** ``sum_t sum_i [c_i(x_t) - tau_i]_+``;
+* **samples to a correct answer** of identification learners (median over the runs that stopped with a
+  correct answer; the bar's label gives how many runs did).
+
+Regret curves are means over runs with a band of one standard deviation; the line style encodes the
+guarantee (solid: safe every round, dashed: safe in expectation, dotted: soft constraint).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from safebandits.plotting._text import wrapped, wrapped_suptitle
+
+__all__ = ["comparison_figure", "comparison_tables", "guarantees"]
+
+_STYLE = {
+    "safe every round w.p. 1-delta": "-",
+    "safe in expectation w.p. 1-delta": "--",
+    "soft constraint (sublinear cumulative violation)": ":",
+}
+_PANELS = (
+    ("regret", "regret vs per-round-safe optimum"),
+    ("policy_regret", "regret vs best policy in expectation"),
+    ("violations", "violating rounds (cumulative)"),
+    ("positive_cost", "positive constraint cost  sum [c - tau]+"),
+)
+
+
+def guarantees(runs: pd.DataFrame) -> dict[str, str]:
+    """Label -> guarantee wording of the learners in ``runs`` (from the registry)."""
+    from safebandits.algorithms.compatibility import guarantee_of
+    from safebandits.algorithms.registry import get_algorithm
+    from safebandits.exceptions import ConfigError
+
+    out = {}
+    for label, name in runs[["label", "algorithm"]].drop_duplicates().itertuples(index=False):
+        try:
+            out[label] = guarantee_of(get_algorithm(name)) or "guarantee not declared"
+        except ConfigError:
+            out[label] = "unregistered learner"
+    return out
+
+
+def _series(curve: dict[str, Any], metric: str) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(curve["t"], dtype=float)
+    y = np.asarray(curve.get(metric, []), dtype=float)
+    if y.ndim == 2:  # per-constraint lists: summed over the constraints
+        y = y.sum(axis=1)
+    return t, y
+
+
+def _mean_band(curves: list[dict[str, Any]], metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    series = [_series(c, metric) for c in curves if c and len(c.get("t", ())) and len(c.get(metric, ()))]
+    if not series:
+        return np.empty(0), np.empty(0), np.empty(0)
+    t = min((s[0] for s in series), key=len)
+    ys = np.vstack([np.interp(t, s[0], s[1]) for s in series])
+    return t, ys.mean(axis=0), ys.std(axis=0)
+
+
+def _kinds(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    ok = runs[runs["status"] == "ok"]
+    regret = ok[ok["regret"].notna()] if "regret" in ok else ok.iloc[:0]
+    classif = ok[ok["accuracy"].notna()] if "accuracy" in ok else ok.iloc[:0]
+    ident = ok[~ok.index.isin(regret.index) & ~ok.index.isin(classif.index)]
+    return regret, ident, classif
+
+
+def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> Figure:
+    """The comparison figure of one experiment's runs (``curves``: pk -> stored curve trace)."""
+    regret, ident, classif = _kinds(runs)
+    guar = guarantees(runs)
+    if regret.empty and ident.empty and not classif.empty:
+        return _classification_figure(spec, classif, curves, guar)
+    labels = [lbl for lbl in (spec.labels if spec is not None else sorted(guar)) if lbl in guar]
+    if regret.empty:  # identification learners only: their panel and the legend
+        fig = Figure(figsize=(14, 1.6 + 0.7 * max(3, ident["label"].nunique())), layout="constrained")
+        ident_ax, legend_ax = fig.subplots(1, 2, width_ratios=(1.6, 1))
+        regret_axes = []
+    else:
+        fig = Figure(figsize=(17, 9.5), layout="constrained")
+        axes = fig.subplots(2, 3)
+        regret_axes, ident_ax, legend_ax = list(axes.flat[:4]), axes.flat[4], axes.flat[5]
+    colours = {lbl: f"C{i % 10}" for i, lbl in enumerate(labels)}
+    handles = {}
+    for ax, (metric, title) in zip(regret_axes, _PANELS):
+        for lbl in labels:
+            rows = regret[regret["label"] == lbl]
+            cs = [curves[pk] for pk in rows["pk"] if pk in curves]
+            t, mean, sd = _mean_band(cs, metric)
+            if t.size == 0:
+                continue
+            style = _STYLE.get(guar[lbl], "-.")
+            (line,) = ax.plot(t, mean, color=colours[lbl], linestyle=style, linewidth=1.8)
+            ax.fill_between(t, mean - sd, mean + sd, color=colours[lbl], alpha=0.12, linewidth=0)
+            handles[lbl] = line
+        ax.set_title(title, fontsize=11)
+        ax.set_xlabel("round t")
+        ax.grid(alpha=0.3)
+        if not ax.has_data():
+            ax.text(0.5, 0.5, "no regret learner", ha="center", va="center", transform=ax.transAxes)
+    ax = ident_ax
+    ident_labels = [lbl for lbl in labels if lbl in set(ident["label"])]
+    top = 0.0
+    for i, lbl in enumerate(ident_labels):
+        rows = ident[ident["label"] == lbl]
+        good = rows[rows["correct"].astype(bool) & rows["stopped"].astype(bool)]
+        n, k = len(rows), len(good)
+        samples = good["samples"].astype(float)
+        if k:
+            med, q25, q75 = samples.median(), samples.quantile(0.25), samples.quantile(0.75)
+            ax.barh(i, med, height=0.5, color=colours[lbl], xerr=[[med - q25], [q75 - med]], capsize=3)
+            ax.text(q75, i, f"  {med:,.0f} ({k}/{n} correct)", va="center", fontsize=9)
+            top = max(top, q75)
+        else:
+            ax.text(0, i, f"  0/{n} runs stopped with a correct answer", va="center", fontsize=9)
+        handles.setdefault(lbl, ax.patches[-1] if ax.patches else ax.plot([], [], color=colours[lbl])[0])
+    ax.set_yticks(range(len(ident_labels)), ident_labels, fontsize=9)
+    ax.set_title("samples to a correct answer (identification)", fontsize=11)
+    ax.set_xlabel("samples (median, 25-75% bars)")
+    if ident_labels:
+        ax.set_xlim(0, 1.45 * max(top, 1.0))
+        ax.set_ylim(-0.75, len(ident_labels) - 0.25)
+    else:
+        ax.set_title("")
+        ax.axis("off")
+    ax.grid(alpha=0.3, axis="x")
+    leg = legend_ax
+    leg.axis("off")
+    if handles:
+        names = [wrapped(f"{lbl} — {guar[lbl]}", 4.6, 9) for lbl in labels if lbl in handles]
+        leg.legend([handles[lbl] for lbl in labels if lbl in handles], names, loc="center", fontsize=9,
+                   frameon=False, title="learner — guarantee")  # fmt: skip
+    title = spec.title if spec is not None else "Comparison"
+    n_rep = runs.groupby("label").size().max() if not runs.empty else 0
+    wrapped_suptitle(fig, f"{title} ({n_rep} runs per learner; bands: ± 1 sd)", fontsize=13)
+    return fig
+
+
+def _classification_figure(
+    spec: Any, runs: pd.DataFrame, curves: dict[str, Any], guar: dict[str, str]
+) -> Figure:
+    """Accuracy, FDR, precision and recall of the current classifier against labels, per learner."""
+    labels = [lbl for lbl in (spec.labels if spec is not None else sorted(guar)) if lbl in set(runs["label"])]
+    fig = Figure(figsize=(14, 8.5), layout="constrained")
+    axes = fig.subplots(2, 2)
+    for ax, metric in zip(axes.flat, ("accuracy", "fdr", "precision", "recall")):
+        for i, lbl in enumerate(labels):
+            cs = [curves[pk] for pk in runs.loc[runs["label"] == lbl, "pk"] if pk in curves]
+            series = [
+                (np.asarray(c["labels"], float), np.asarray(c[metric], float)) for c in cs if c.get(metric)
+            ]
+            if not series:
+                continue
+            t = min((x for x, _ in series), key=len)
+            ys = np.vstack([np.interp(t, x, y) for x, y in series])
+            ax.plot(t, ys.mean(axis=0), color=f"C{i % 10}", label=f"{lbl} — {guar.get(lbl, '')}")
+            ax.fill_between(t, ys.mean(0) - ys.std(0), ys.mean(0) + ys.std(0), color=f"C{i % 10}", alpha=0.12)
+        ax.set_title(metric if metric != "fdr" else "false discovery rate", fontsize=11)
+        ax.set_xlabel("labels queried")
+        ax.grid(alpha=0.3)
+    axes.flat[0].legend(fontsize=9)
+    title = spec.title if spec is not None else "Comparison"
+    wrapped_suptitle(fig, f"{title} (means over runs; bands: ± 1 sd)", fontsize=13)
+    return fig
+
+
+def comparison_tables(runs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """(caption, table) per kind of learner present: regret, identification, classification."""
+    regret, ident, classif = _kinds(runs)
+    guar = guarantees(runs) if not runs.empty else {}
+    out = []
+    if not regret.empty:
+        r = regret.copy()
+        cols = ["regret", "action_regret", "policy_regret", "violations", "policy_violations"]
+        cols += ["positive_cost", "samples", "wall_s"]
+        for c in cols:
+            r[c] = pd.to_numeric(r[c], errors="coerce")
+        g = r.groupby("label", sort=False)
+        table = pd.DataFrame(
+            {
+                "guarantee": [guar.get(lbl, "") for lbl in g.size().index],
+                "runs": g.size(),
+                "T": g["samples"].max(),
+                "regret vs per-round-safe optimum": g["action_regret"].mean(),
+                "regret vs best policy in expectation": g["policy_regret"].mean(),
+                "violating rounds": g["violations"].mean(),
+                "rounds with expected cost above tau": g["policy_violations"].mean(),
+                "positive constraint cost": g["positive_cost"].mean(),
+                "wall s": g["wall_s"].mean(),
+            }
+        ).reset_index()
+        out.append(("Regret learners (means over runs)", table))
+    if not ident.empty:
+        r = ident.copy()
+        r["samples"] = r["samples"].astype(float)
+        r["correct"] = r["correct"].astype(float)
+        r["stopped"] = r["stopped"].astype(float)
+        g = r.groupby("label", sort=False)
+        table = pd.DataFrame(
+            {
+                "guarantee": [guar.get(lbl, "") for lbl in g.size().index],
+                "runs": g.size(),
+                "median samples": g["samples"].median(),
+                "fraction correct": g["correct"].mean(),
+                "fraction stopped": g["stopped"].mean(),
+            }
+        ).reset_index()
+        out.append(("Identification learners (samples over runs; runs at the budget count with it)", table))
+    if not classif.empty:
+        r = classif.copy()
+        cols = ["samples", "accuracy", "fdr", "precision", "recall"]
+        for c in cols:
+            r[c] = pd.to_numeric(r[c], errors="coerce")
+        g = r.groupby("label", sort=False)
+        table = g[cols].mean().rename(columns={"samples": "labels"}).reset_index()
+        table.insert(1, "guarantee", [guar.get(lbl, "") for lbl in table["label"]])
+        out.append(("Classification learners (final classifier, means over runs)", table))
+    return out

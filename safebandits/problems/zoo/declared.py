@@ -1,0 +1,60 @@
+"""``user/declared``: a problem declared from public parts with its simulation truth (experiment files).
+
+The instance parameters are plain values (so that run tasks pickle and hash): the ``[problem]`` table
+of an experiment file (:func:`~safebandits.problems.declare.problem_from_dict`), its ``[truth]`` table
+and the horizon ``T``. The factory returns a
+:class:`~safebandits.problems.declare.SimulatedProblem`; the runner builds from it the instance of the
+kind each learner reads (:func:`safebandits.algorithms.compatibility.instance_for`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from safebandits.exceptions import ConfigError
+from safebandits.problems.declare import PoolProblem, SimulatedProblem, problem_from_dict
+from safebandits.problems.registry import register_instance
+
+__all__ = ["declared", "pool_from_csv"]
+
+
+def pool_from_csv(values: Mapping[str, Any]) -> tuple[PoolProblem, Any]:
+    """``{"setting": "pool", "csv": PATH, "label": COLUMN, "q": Q, ...}`` -> (problem, 0/1 labels)."""
+    import pandas as pd
+
+    values = dict(values)
+    values.pop("setting", None)
+    path = values.pop("csv")
+    label = values.pop("label", None)
+    if not isinstance(label, str):
+        raise ConfigError(
+            f"A pool problem read from a CSV file needs the 0/1 label column (label). Got {label!r}."
+        )
+    unknown = set(values) - {"q", "features", "standardize"}
+    if unknown:
+        raise ConfigError(f"A pool problem read from a CSV file has no parameter(s) {sorted(unknown)}.")
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"Cannot read the pool's CSV file {path!r}: {exc}") from None
+    return PoolProblem.from_frame(frame, label=label, **values)  # type: ignore[return-value]
+
+
+@register_instance("user/declared")
+def declared(
+    *, problem: dict[str, Any] | None = None, truth: dict[str, Any] | None = None, T: int = 10_000
+) -> SimulatedProblem:
+    """A problem declared from public parts with its simulation truth (user experiment files)."""
+    if not isinstance(problem, Mapping):
+        raise ConfigError("Instance 'user/declared' needs the problem table (instance parameter 'problem').")
+    truth = dict(truth or {})
+    if problem.get("setting") == "pool" and "csv" in problem:
+        decl, labels = pool_from_csv(problem)
+        truth.setdefault("eta", labels)
+    else:
+        decl = problem_from_dict(problem)
+    if "horizon" in {f.name for f in dataclasses.fields(decl)}:  # type: ignore[arg-type]
+        decl = dataclasses.replace(decl, horizon=T)  # type: ignore[type-var]
+    return SimulatedProblem(problem=decl, truth=truth)
