@@ -25,7 +25,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # exceptions
     **dict.fromkeys(
-        ("ConfigError", "InfeasibleInstanceError", "ProtocolError", "SafeBanditsError"),
+        ("ConfigError", "InfeasibleInstanceError", "ProtocolError", "SafeBanditsError", "StorageError"),
         "safebandits.exceptions",
     ),
     "StoreLockedError": "safebandits.experiments.store",
@@ -265,6 +265,7 @@ __all__ = [
     "StagewiseInstance",
     "StaticAllocation",
     "StaticAllocationConfig",
+    "StorageError",
     "StoreLockedError",
     "Study",
     "StudyIntegrityError",
@@ -386,7 +387,13 @@ if TYPE_CHECKING:  # pragma: no cover - what type checkers and IDEs see
         run_classification,
     )
     from safebandits.datasets import DataNotFoundError
-    from safebandits.exceptions import ConfigError, InfeasibleInstanceError, ProtocolError, SafeBanditsError
+    from safebandits.exceptions import (
+        ConfigError,
+        InfeasibleInstanceError,
+        ProtocolError,
+        SafeBanditsError,
+        StorageError,
+    )
     from safebandits.experiments.regret_loop import RegretOutcome, run_regret
     from safebandits.experiments.results import load_curves, load_results
     from safebandits.experiments.runner import RunSummary, run_tasks
