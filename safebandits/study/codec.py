@@ -32,7 +32,6 @@ from safebandits.study.validation import check_number_tree
 from safebandits.types import BatchObservation, Decision, Observation
 
 __all__ = [
-    "FeedbackSpec",
     "decision_from_dict",
     "decision_to_dict",
     "feedback_spec",

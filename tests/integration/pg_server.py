@@ -43,13 +43,11 @@ def _install() -> str | None:
     if not shutil.which("apt-get"):
         return None
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(
-        ["apt-get", "install", "-y", "-q", "postgresql"],
-        env=env,
-        capture_output=True,
-        timeout=600,
-        check=False,
-    )
+    install = ["apt-get", "install", "-y", "-q", "postgresql"]
+    done = subprocess.run(install, env=env, capture_output=True, timeout=600, check=False)
+    if done.returncode != 0:  # stale or missing package lists on a fresh machine: refresh them once
+        subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, timeout=600, check=False)
+        subprocess.run(install, env=env, capture_output=True, timeout=600, check=False)
     return _bin_dir()
 
 
