@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from safebandits.experiments.acol import ADAPTIVE, adaptive_labels
+from safebandits.experiments.results import ok_runs
 
 __all__ = ["CLAIM_SETS", "check_acol_regret_comparison", "check_acol_synthetic", "check_claims"]
 
@@ -62,12 +63,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _ok(df: pd.DataFrame) -> pd.DataFrame:
-    out = df[df["status"] == "ok"].copy()
-    out["samples"] = out["samples"].astype(float)
-    out["stopped"] = out["stopped"].astype(bool)
-    out["correct"] = out["correct"].astype(bool)
-    return out
+_ok = ok_runs  # (the claims' historical name)
 
 
 def _point_stats(ok: pd.DataFrame) -> pd.DataFrame:
