@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import platform
+import sys
 import time
 import traceback
 from collections.abc import Sequence
@@ -35,10 +36,9 @@ def _version() -> str:
         from importlib.metadata import version
 
         return version("safebandits")
-    except Exception:  # (not installed: fall back to the module attribute)
-        import safebandits
-
-        return getattr(safebandits, "__version__", "unknown")
+    except Exception:  # (not installed: fall back to the attribute of the package, loaded by now;
+        # read from sys.modules: the engine does not import the package's facade, which sits above it)
+        return getattr(sys.modules.get("safebandits"), "__version__", "unknown")
 
 
 def _json_safe(value: Any) -> Any:
