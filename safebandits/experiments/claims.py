@@ -24,45 +24,18 @@ import numpy as np
 import pandas as pd
 
 from safebandits.experiments.acol import ADAPTIVE, adaptive_labels
+from safebandits.experiments.claim_base import Claim, claim
 from safebandits.experiments.results import ok_runs
 
 __all__ = ["CLAIM_SETS", "check_acol_regret_comparison", "check_acol_synthetic", "check_claims"]
 
-Claim = dict[str, Any]
 POINT = ["panel", "sweep.value"]
 IRRELEVANT = "acol/irrelevant-dimensions"
 SPHERE = "acol/unit-sphere"
 TUNED_BASES = tuple(ADAPTIVE)
 
 
-def _claim(
-    cid: str, text: str, passed: bool, evidence: dict[str, Any], *, censored_only: bool = False
-) -> Claim:
-    """A claim record. ``verdict`` is "pass", "fail", or "inconclusive" when the claim fails only at
-    points where runs hit the sample budget (so the stored medians are lower bounds). An inconclusive
-    claim still has ``passed = False``: claims are never weakened."""
-    verdict = "pass" if passed else ("inconclusive" if censored_only else "fail")
-    return {
-        "id": cid,
-        "claim": text,
-        "passed": bool(passed),
-        "verdict": verdict,
-        "evidence": _plain(evidence),
-    }
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None if np.isnan(value) else str(value)
-    return value
-
-
+_claim = claim  # (the family modules' historical name)
 _ok = ok_runs  # (the claims' historical name)
 
 
