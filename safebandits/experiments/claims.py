@@ -25,59 +25,19 @@ import numpy as np
 import pandas as pd
 
 from safebandits.experiments.acol import ADAPTIVE, adaptive_labels
+from safebandits.experiments.claim_base import Claim, claim
+from safebandits.experiments.results import ok_runs
 
 __all__ = ["CLAIM_SETS", "check_acol_regret_comparison", "check_acol_synthetic", "check_claims"]
 
-Claim = dict[str, Any]
 POINT = ["panel", "sweep.value"]
 IRRELEVANT = "acol/irrelevant-dimensions"
 SPHERE = "acol/unit-sphere"
 TUNED_BASES = tuple(ADAPTIVE)
 
 
-def _claim(
-    cid: str,
-    text: str,
-    passed: bool,
-    evidence: dict[str, Any],
-    *,
-    censored_only: bool = False,
-    reason: str = "",
-) -> Claim:
-    """A claim record. ``verdict`` is "pass", "fail", or "inconclusive" when the claim fails only at
-    points where runs hit the sample budget (so the stored medians are lower bounds). An inconclusive
-    claim still has ``passed = False``: claims are never weakened."""
-    verdict = "pass" if passed else ("inconclusive" if censored_only else "fail")
-    rec = {
-        "id": cid,
-        "claim": text,
-        "passed": bool(passed),
-        "verdict": verdict,
-        "evidence": _plain(evidence),
-    }
-    if reason and verdict != "pass":
-        rec["reason"] = reason
-    return rec
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None if np.isnan(value) else str(value)
-    return value
-
-
-def _ok(df: pd.DataFrame) -> pd.DataFrame:
-    out = df[df["status"] == "ok"].copy()
-    out["samples"] = out["samples"].astype(float)
-    out["stopped"] = out["stopped"].astype(bool)
-    out["correct"] = out["correct"].astype(bool)
-    return out
+_claim = claim  # (the family modules' historical name)
+_ok = ok_runs  # (the claims' historical name)
 
 
 def _point_stats(ok: pd.DataFrame) -> pd.DataFrame:

@@ -20,7 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from safebandits.experiments.claims import Claim, _claim
+from safebandits.experiments.claim_base import Claim
+from safebandits.experiments.claim_base import claim as _claim
 
 __all__ = ["BESIDE_CLAIM_SETS", "MAB_RATIO_MIN", "SLOPE_TOL", "check_hard", "check_linear", "check_mab"]
 

@@ -28,8 +28,9 @@ import numpy as np
 import pandas as pd
 
 from safebandits.experiments.acol import ADAPTIVE
-from safebandits.experiments.claims import _claim, _ok
+from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.driving import GUARANTEE_LABELS, MULTIPLIERS, tuned_label
+from safebandits.experiments.results import ok_runs as _ok
 
 __all__ = [
     "DRIVING_CLAIM_SETS",

@@ -152,11 +152,3 @@ ROBUSTNESS = register_experiment(
         claims="acol-robustness",
     )
 )
-
-# report figures (registered here so that loading the experiments registers them)
-from safebandits.plotting.driving import robustness_figure, solutions_figure, tuned_sweep_figure  # noqa: E402
-from safebandits.plotting.report import register_report_figure  # noqa: E402
-
-register_report_figure("acol-driving")(tuned_sweep_figure)
-register_report_figure("acol-robustness")(robustness_figure)
-register_report_figure("acol-robustness")(solutions_figure)
