@@ -9,6 +9,13 @@
 ``beside-hard``
     Figure 4: total pulls against eps on instance I1 of Proposition 2 (``alpha = 4 eps``), log-log, BESIDE
     against the XY_diff-only strategy (expected slopes about 2 and 3 in ``1/eps``).
+``beside-example1``
+    Example 1 (Section 2, no figure numbers survive): total pulls on ``beside/example1`` as the gap
+    ``Delta(e_2)`` (panel ``e2-gap``) or the safety gap ``Delta_safe(e_3)`` (panel ``e3-safety``) shrinks,
+    BESIDE against XY_diff-only (which must pay ``Delta(e_2)^-2``: the contrast that lets the claim fail).
+``beside-vacuous``
+    Corollary 1: BESIDE against RAGE on ``beside/vacuous`` (``mu = 0``, ``gamma = 1``, ``eps`` half the
+    smallest gap) as the angle ``omega`` (the second-best gap ``1 - cos omega``) shrinks.
 
 "BESIDE" is the practical elimination version (as in the paper's experiments); BESIDE as printed
 (``"beside"``) needs ``10^4 L rho`` pulls per round and is exercised by the tests only. The ``quick``
@@ -23,7 +30,7 @@ import numpy as np
 
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
 
-__all__ = ["HARD", "LINEAR", "MAB", "METHODS", "loglog_slope"]
+__all__ = ["EXAMPLE1", "HARD", "LINEAR", "MAB", "METHODS", "VACUOUS", "loglog_slope"]
 
 #: Compared methods: label -> registered name.
 METHODS = {
@@ -111,6 +118,65 @@ HARD = register_experiment(
         figure="samples-vs-sweep",
         figure_labels=("BESIDE", "XY_diff-only"),
         claims="beside-hard",
+        algorithm_defaults=_DEFAULTS,
+    )
+)
+
+EXAMPLE1 = register_experiment(
+    ExperimentSpec(
+        name="beside-example1",
+        title="BESIDE on Example 1: gaps it should never pay for (Camilleri et al. 2022, Section 2)",
+        panels=(
+            PanelSpec(
+                name="e2-gap",
+                instance="beside/example1",
+                fixed={"epsilon": 0.01},
+                sweep_param="value_advantage_2",
+                values={"quick": (0.1, 0.025), "paper": (0.2, 0.1, 0.05, 0.025, 0.0125)},
+                title="Example 1, shrinking Delta(e_2) (e_2 very unsafe)",
+                xlabel="Delta(e_2)",
+            ),
+            PanelSpec(
+                name="e3-safety",
+                instance="beside/example1",
+                fixed={"epsilon": 0.01},
+                sweep_param="safety_gap_3",
+                values={"quick": (-0.04, -0.01), "paper": (-0.08, -0.04, -0.02, -0.01, -0.005)},
+                title="Example 1, shrinking Delta_safe(e_3) (e_3 clearly suboptimal)",
+                xlabel="Delta_safe(e_3)",
+            ),
+        ),
+        algorithms=tuple(a for a in _ALL if a.label in ("BESIDE", "XY_diff-only")),
+        replicates={"quick": 2, "paper": 10},
+        budget=_BUDGET,
+        figure="samples-vs-sweep",
+        figure_labels=("BESIDE", "XY_diff-only"),
+        claims="beside-example1",
+        algorithm_defaults=_DEFAULTS,
+    )
+)
+
+VACUOUS = register_experiment(
+    ExperimentSpec(
+        name="beside-vacuous",
+        title="BESIDE vs RAGE under a vacuous constraint (Camilleri et al. 2022, Corollary 1)",
+        panels=(
+            PanelSpec(
+                name="vacuous",
+                instance="beside/vacuous",
+                fixed={"d": 4},
+                sweep_param="omega",
+                values={"quick": (0.5, 0.3), "paper": (0.8, 0.5, 0.3, 0.2, 0.1)},
+                title="Soare et al. benchmark, mu = 0, gamma = 1 (eps = half the smallest gap)",
+                xlabel="omega",
+            ),
+        ),
+        algorithms=(*(a for a in _ALL if a.label == "BESIDE"), AlgorithmSpec(label="RAGE", name="rage")),
+        replicates={"quick": 2, "paper": 10},
+        budget=_BUDGET,
+        figure="samples-vs-sweep",
+        figure_labels=("BESIDE", "RAGE"),
+        claims="beside-vacuous",
         algorithm_defaults=_DEFAULTS,
     )
 )

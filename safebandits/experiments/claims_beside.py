@@ -9,6 +9,12 @@ Thresholds that make the qualitative claims checkable (``docs/decisions.md``, "C
 * "slopes about 2 and 3": least-squares slopes of log median pulls against log(1/eps) that round to 2
   (BESIDE, in [1.5, 2.5)) and to 3 (XY_diff-only, in [2.5, 3.5)): the bands of "about 2" and "about 3"
   do not overlap, so one slope cannot satisfy both (:data:`SLOPE_TOL` is the half-width, 0.5);
+* Example 1, "never pays 1/Delta(e_2)^2 (resp. 1/Delta_safe(e_3)^2)": the log-log slope of BESIDE's
+  median pulls against ``1/|gap|`` along the panel that shrinks that gap is below :data:`PAYS_SLOPE` (1),
+  halfway between 0 (does not pay) and 2 (pays ``gap^-2``); XY_diff-only's slope is the contrast;
+* Corollary 1 (vacuous constraint), "returns z* ... matches RAGE up to logs": BESIDE's rate of answers
+  other than ``z*`` is at most ``delta + 3`` binomial standard errors, and at every ``omega`` the ratio
+  of median pulls BESIDE / RAGE is at most ``log(|Z| / delta)``, the log factor of Corollary 1's bound;
 * "(eps, delta)-PAC": for every method, the fraction of stopped runs whose answer is not in ``Z_eps`` is at
   most ``delta + 3 sqrt(delta (1 - delta) / n)`` (binomial margin); runs that hit the budget are reported.
 """
@@ -23,10 +29,21 @@ import pandas as pd
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
 
-__all__ = ["BESIDE_CLAIM_SETS", "MAB_RATIO_MIN", "SLOPE_TOL", "check_hard", "check_linear", "check_mab"]
+__all__ = [
+    "BESIDE_CLAIM_SETS",
+    "MAB_RATIO_MIN",
+    "PAYS_SLOPE",
+    "SLOPE_TOL",
+    "check_example1",
+    "check_hard",
+    "check_linear",
+    "check_mab",
+    "check_vacuous",
+]
 
 MAB_RATIO_MIN = 1.5
 SLOPE_TOL = 0.5
+PAYS_SLOPE = 1.0
 
 
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
@@ -156,5 +173,84 @@ def check_hard(df: pd.DataFrame) -> list[Claim]:
     ]
 
 
+def _panel_slopes(ok: pd.DataFrame, panel: str) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    from safebandits.experiments.beside import loglog_slope
+
+    part = ok[ok["panel"] == panel] if "panel" in ok else ok.iloc[0:0]
+    wide = _medians(part, ["BESIDE", "XY_diff-only"])
+    gaps = wide.index.to_numpy(dtype=float)
+    slopes = {
+        lbl: loglog_slope(abs(gaps), wide[lbl].to_numpy()) if len(wide) else math.nan
+        for lbl in ("BESIDE", "XY_diff-only")
+    }
+    return slopes, _rows(wide)
+
+
+def check_example1(df: pd.DataFrame) -> list[Claim]:
+    """Example 1: BESIDE's pulls do not grow like Delta(e_2)^-2 nor like Delta_safe(e_3)^-2; PAC."""
+    ok = _ok(df)
+    out = []
+    for cid, panel, gap in (
+        ("example1-no-delta-e2", "e2-gap", "Delta(e_2)"),
+        ("example1-no-dsafe-e3", "e3-safety", "Delta_safe(e_3)"),
+    ):
+        slopes, points = _panel_slopes(ok, panel)
+        b = slopes["BESIDE"]
+        out.append(
+            _claim(
+                cid,
+                f"Example 1: the log-log slope of BESIDE's median pulls against 1/|{gap}| is below "
+                f"{PAYS_SLOPE:g} (0: never pays 1/{gap}^2; 2: pays it).",
+                bool(len(points) >= 2 and b < PAYS_SLOPE),
+                {"slope_BESIDE": b, "slope_XY_diff-only (contrast)": slopes["XY_diff-only"], "points": points},
+            )
+        )
+    return [*out, claim_pac(ok, int((df["status"] != "ok").sum()))]
+
+
+def check_vacuous(df: pd.DataFrame) -> list[Claim]:
+    """Corollary 1: BESIDE returns z* and needs at most log(|Z|/delta) times RAGE's pulls at every omega."""
+    from safebandits.experiments.beside import loglog_slope
+
+    ok = _ok(df)
+    delta = float(pd.to_numeric(ok.get("algorithm.delta", pd.Series([0.1]))).iloc[0]) if len(ok) else 0.1
+    d = int(pd.to_numeric(ok["instance.d"]).iloc[0]) if len(ok) and "instance.d" in ok else 4
+    factor = math.log((d + 1) / delta)
+    beside = ok[(ok["label"] == "BESIDE") & ok["stopped"]]
+    n, errors = len(beside), int((~beside["correct"]).sum()) if len(beside) else 0
+    bound = delta + 3.0 * math.sqrt(delta * (1.0 - delta) / n) if n else math.nan
+    wide = _medians(ok, ["BESIDE", "RAGE"])
+    ratio = wide["BESIDE"] / wide["RAGE"] if len(wide) else pd.Series(dtype=float)
+    gaps = 1.0 - pd.Series(wide.index.to_numpy(dtype=float)).map(math.cos).to_numpy()
+    slopes = {lbl: loglog_slope(gaps, wide[lbl].to_numpy()) if len(wide) else math.nan for lbl in wide}
+    return [
+        _claim(
+            "vacuous-returns-best",
+            "Vacuous constraint: BESIDE's rate of answers other than z* is at most delta + 3 sqrt(delta "
+            "(1 - delta) / n).",
+            bool(n and errors / n <= bound),
+            {"runs": n, "errors": errors, "error_rate": errors / n if n else math.nan, "bound": bound},
+        ),
+        _claim(
+            "vacuous-rage-rate",
+            f"Vacuous constraint: median pulls BESIDE / RAGE <= log(|Z| / delta) = {factor:.3g} at every omega.",
+            bool(len(ratio) and (ratio <= factor).all()),
+            {
+                "log_factor": factor,
+                "max_ratio": float(ratio.max()) if len(ratio) else math.nan,
+                "ratios": dict(zip(map(float, wide.index), map(float, ratio))),
+                "slopes_vs_1_over_gap": slopes,
+            },
+        ),
+        claim_pac(ok, int((df["status"] != "ok").sum())),
+    ]
+
+
 #: Claim sets by ``ExperimentSpec.claims`` key.
-BESIDE_CLAIM_SETS = {"beside-mab": check_mab, "beside-linear": check_linear, "beside-hard": check_hard}
+BESIDE_CLAIM_SETS = {
+    "beside-mab": check_mab,
+    "beside-linear": check_linear,
+    "beside-hard": check_hard,
+    "beside-example1": check_example1,
+    "beside-vacuous": check_vacuous,
+}

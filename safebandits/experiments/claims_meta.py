@@ -312,6 +312,36 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
         ),
         "pac": _BESIDE_PAC,
     },
+    "beside-example1": {
+        "example1-no-delta-e2": _m(
+            BESIDE,
+            "Example 1: BESIDE never pays 1/Delta(e_2)^2 (e_2 is near-optimal but very unsafe) (digest §5.8).",
+            ("BESIDE",),
+            why="quick runs have 2 gap values x 2 replicates",
+        ),
+        "example1-no-dsafe-e3": _m(
+            BESIDE,
+            "Example 1: BESIDE never pays 1/Delta_safe(e_3)^2 (e_3 is barely unsafe but clearly suboptimal) "
+            "(digest §5.8).",
+            ("BESIDE",),
+            why="quick runs have 2 gap values x 2 replicates",
+        ),
+        "pac": _BESIDE_PAC,
+    },
+    "beside-vacuous": {
+        "vacuous-returns-best": _m(
+            BESIDE,
+            "Corollary 1 (m = 1, mu = 0, gamma = 1): BESIDE returns z* w.p. >= 1 - delta (digest §5.6).",
+            ("BESIDE",),
+            scale="any",
+        ),
+        "vacuous-rage-rate": _m(
+            BESIDE,
+            "Corollary 1: BESIDE's sample complexity matches the BAI rate of RAGE up to logs (digest §5.6).",
+            ("BESIDE", "RAGE"),
+        ),
+        "pac": _BESIDE_PAC,
+    },
     "stagewise-cyclic": {
         "e1-safety": _m(
             STAGEWISE, "LC-LUCB never plays an action whose cost exceeds tau (high probability).", scale="any"
@@ -554,15 +584,9 @@ UNEVALUATED: tuple[tuple[str, str, str, str, str], ...] = (
      "proof-only", "a bound computation (safebandits bounds), not an experimental claim"),
     (BESIDE, "beside §5.5", "Instance I2: XY_safe-only needs Omega(eps^-3/2 log 1/delta), BESIDE O~(eps^-1).",
      "not evaluated", "I2 is not specified in the available text"),
-    (BESIDE, "beside §5.6", "Vacuous constraint (m = 1, mu = 0, gamma = 1): BESIDE returns z* with RAGE's "
-     "sample complexity up to logs (Corollary 1).", "not evaluated",
-     "instance beside/vacuous exists; no experiment compares it with RAGE yet"),
     (BESIDE, "beside §5.7", "Worst case X = Z: O~(d eps^-2 (log(m|X|) + log 1/delta)) pulls, "
      "independent of m "
      "beyond the log (Corollary 2).", "not evaluated", "no experiment sweeps m"),
-    (BESIDE, "beside §5.8", "Example 1 (MAB, d = 3): BESIDE never pays 1/Delta(e_2)^2 or "
-     "1/Delta_safe(e_3)^2.",
-     "not evaluated", "instance beside/example1 exists; no experiment yet"),
     (CKB, "ckb §5.3", "SGP-UCB has a linear-regret initial phase (its random exploration stage).",
      "not evaluated", "needs a slope over the first rounds of the stored curves"),
     (CKB, "ckb §5.8", "Per-round cost: CKB O(|X|) plus the GP update; StageOpt O(|X|^2).", "not evaluated",

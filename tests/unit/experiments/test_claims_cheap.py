@@ -1,0 +1,67 @@
+"""Readings of the cheap missing claims (issue 17, item 4): BESIDE Example 1 and the vacuous constraint."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from safebandits.experiments.claims_beside import PAYS_SLOPE, check_example1, check_vacuous
+
+
+def by_id(claims):
+    return {c["id"]: c for c in claims}
+
+
+@pytest.mark.parametrize(
+    ("k2", "k3", "e2", "e3"),
+    [(0.0, 0.0, True, True), (2.0, 0.0, False, True), (0.0, 2.0, True, False), (0.9, 1.1, True, False)],
+)
+def test_example1_fails_when_beside_pays_the_gap(k2, k3, e2, e3):
+    rows = [
+        {
+            "status": "ok",
+            "panel": panel,
+            "label": lbl,
+            "sweep.value": g,
+            "samples": 1000 * (1 / abs(g)) ** (k if lbl == "BESIDE" else 2.0),
+            "stopped": True,
+            "correct": True,
+        }
+        for panel, k, gaps in (("e2-gap", k2, (0.1, 0.05, 0.025)), ("e3-safety", k3, (-0.04, -0.02, -0.01)))
+        for g in gaps
+        for lbl in ("BESIDE", "XY_diff-only")
+    ]
+    c = by_id(check_example1(pd.DataFrame(rows)))
+    assert c["example1-no-delta-e2"]["passed"] is e2
+    assert c["example1-no-dsafe-e3"]["passed"] is e3
+    assert c["example1-no-delta-e2"]["evidence"]["slope_BESIDE"] == pytest.approx(k2)
+    assert PAYS_SLOPE == 1.0
+
+
+@pytest.mark.parametrize(
+    ("ratio", "wrong", "rate_ok", "best_ok"),
+    [(2.0, 0, True, True), (4.0, 0, False, True), (1.0, 10, True, False)],
+)
+def test_vacuous_reads_rage_ratio_and_returned_arm(ratio, wrong, rate_ok, best_ok):
+    rows = []
+    for omega in (0.5, 0.3, 0.1):
+        rage = 100 / (1 - math.cos(omega)) ** 2
+        for rep in range(10):
+            for lbl, n in (("BESIDE", ratio * rage), ("RAGE", rage)):
+                rows.append(
+                    {
+                        "status": "ok",
+                        "label": lbl,
+                        "sweep.value": omega,
+                        "samples": n,
+                        "stopped": True,
+                        "correct": not (lbl == "BESIDE" and omega == 0.1 and rep < wrong),
+                        "instance.d": 4,
+                        "algorithm.delta": 0.1,
+                    }
+                )
+    c = by_id(check_vacuous(pd.DataFrame(rows)))
+    assert c["vacuous-rage-rate"]["passed"] is rate_ok  # log(5 / 0.1) = 3.91
+    assert c["vacuous-returns-best"]["passed"] is best_ok
