@@ -202,7 +202,11 @@ def check_example1(df: pd.DataFrame) -> list[Claim]:
                 f"Example 1: the log-log slope of BESIDE's median pulls against 1/|{gap}| is below "
                 f"{PAYS_SLOPE:g} (0: never pays 1/{gap}^2; 2: pays it).",
                 bool(len(points) >= 2 and b < PAYS_SLOPE),
-                {"slope_BESIDE": b, "slope_XY_diff-only (contrast)": slopes["XY_diff-only"], "points": points},
+                {
+                    "slope_BESIDE": b,
+                    "slope_XY_diff-only (contrast)": slopes["XY_diff-only"],
+                    "points": points,
+                },
             )
         )
     return [*out, claim_pac(ok, int((df["status"] != "ok").sum()))]
@@ -233,7 +237,8 @@ def check_vacuous(df: pd.DataFrame) -> list[Claim]:
         ),
         _claim(
             "vacuous-rage-rate",
-            f"Vacuous constraint: median pulls BESIDE / RAGE <= log(|Z| / delta) = {factor:.3g} at every omega.",
+            f"Vacuous constraint: median pulls BESIDE / RAGE <= log(|Z| / delta) = {factor:.3g} at every "
+            "omega.",
             bool(len(ratio) and (ratio <= factor).all()),
             {
                 "log_factor": factor,

@@ -315,7 +315,8 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
     "beside-example1": {
         "example1-no-delta-e2": _m(
             BESIDE,
-            "Example 1: BESIDE never pays 1/Delta(e_2)^2 (e_2 is near-optimal but very unsafe) (digest §5.8).",
+            "Example 1: BESIDE never pays 1/Delta(e_2)^2 (e_2 is near-optimal but very unsafe) (digest "
+            "§5.8).",
             ("BESIDE",),
             why="quick runs have 2 gap values x 2 replicates",
         ),
@@ -394,6 +395,36 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
         "e4-tau-order": _m(STAGEWISE, "R(0.2) > R(0.5) > R(0.8) (digest §5.5, E4).", ("OPB",)),
         "e4-reward": _m(STAGEWISE, "E4: OPB's reward converges to the optimal policy's value.", ("OPB",)),
         "e4-slope": _m(STAGEWISE, "O~(sqrt(T)) regret: log-log slope <= about 0.5 (digest §5.4).", ("OPB",)),
+    },
+    "oplb-random": {
+        "oplb-safety": _m(
+            STAGEWISE,
+            "OPLB: the policy's true expected cost satisfies E_pi[c] <= tau every round (digest §5.2; no "
+            "paper experiment).",
+            scale="any",
+        ),
+        "oplb-slope": _m(
+            STAGEWISE,
+            "OPLB: O~(sqrt(T)) regret (Thm. 27), log-log slope <= about 0.5 (digest §5.4; no paper "
+            "experiment).",
+            ("OPLB",),
+            why="quick runs stop at T = 2,000",
+        ),
+    },
+    "opnlb-finite": {
+        "opnlb-safety": _m(
+            STAGEWISE,
+            "OPNLB: the policy's true expected cost satisfies E_pi[c] <= tau every round (digest §5.2; no "
+            "paper experiment).",
+            scale="any",
+        ),
+        "opnlb-slope": _m(
+            STAGEWISE,
+            "OPNLB: O~(sqrt(T)) regret (Thm. 38), log-log slope <= about 0.5 (digest §5.4; no paper "
+            "experiment).",
+            ("OPNLB",),
+            why="quick runs stop at T = 2,000",
+        ),
     },
     "safelucb-karm": {
         "karm-safety": _m(
@@ -604,8 +635,6 @@ UNEVALUATED: tuple[tuple[str, str, str, str, str], ...] = (
      "not evaluated", "no Delta = 0 experiment yet"),
     (SAFE_LUCB, "issue 17", "GSLUCB on convex action sets.", "not evaluated", "GSLUCB runs on "
      "finite sets only"),
-    (STAGEWISE, "stagewise §5.2", "OPLB and OPNLB: the policy's expected cost <= tau every round.",
-     "not evaluated", "no OPLB / OPNLB experiment yet"),
     (STAGEWISE, "stagewise §5.3", "Optimism: the selected optimistic value >= the optimal true value.",
      "not evaluated", "a per-round check with known parameters; no trace stored"),
     (STAGEWISE, "stagewise §5.8", "Lower-bound instance: any algorithm's regret >~ (1 - r0) / "

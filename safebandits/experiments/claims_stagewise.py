@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 #: Power of ``log T`` in each method's regret bound (see :func:`bound_slope`).
-LOG_POWER = {"LC-LUCB": 1.0, "OPB": 0.5}
+LOG_POWER = {"LC-LUCB": 1.0, "OPB": 0.5, "OPLB": 1.0, "OPNLB": 0.5}
 COST_TOL = 0.03
 REWARD_TOL = 0.02
 #: Cost of the optimal action of the cyclic instance at d = 10, tau = 0.8 (Figure 1's caption: 0.561).
@@ -278,7 +278,31 @@ def check_opb_four_arm(df: pd.DataFrame) -> list[Claim]:
     ]
 
 
+def _check_safe_and_shape(method: str, prefix: str) -> Any:
+    def check(df: pd.DataFrame) -> list[Claim]:
+        ok = _ok(df)
+        n_failed = int((df["status"] != "ok").sum())
+        return [
+            _no_violations(
+                ok,
+                "policy_violations",
+                f"{prefix}-safety",
+                f"No policy {method} plays has a true expected cost above tau.",
+                n_failed,
+            ),
+            _slopes(ok, method, f"{prefix}-slope", _slope_text(method)),
+        ]
+
+    check.__doc__ = f"{method} (no paper experiment): safety in expectation every round, sqrt(T) slope."
+    return check
+
+
+check_oplb_random = _check_safe_and_shape("OPLB", "oplb")
+check_opnlb_finite = _check_safe_and_shape("OPNLB", "opnlb")
+
 STAGEWISE_CLAIM_SETS = {
+    "oplb-random": check_oplb_random,
+    "opnlb-finite": check_opnlb_finite,
     "stagewise-cyclic": check_stagewise_cyclic,
     "stagewise-ball": check_stagewise_ball,
     "opb-random": check_opb_random,

@@ -10,6 +10,12 @@
     OPB on random Bernoulli K-armed instances, K in {5, 10, 20} (one panel each), tau in {0.2, 0.5, 0.8}.
 ``opb-four-arm`` (E4, Figure 4 and Figure 8)
     OPB on the fixed four-armed instance, tau in {0.8, 0.2, 0.5, 0.6}.
+``oplb-random`` (no paper experiment; digest section 5, claims 2 and 4)
+    OPLB on random linear instances with one constraint (``stagewise/random-linear``, 10 points,
+    d in {2, 4}): safety in expectation every round and the regret shape.
+``opnlb-finite`` (no paper experiment; digest section 5, claims 2 and 4)
+    OPNLB on random finite function classes (``stagewise/finite-class``, 5 actions, 20 functions),
+    tau in {0.3, 0.6}: safety in expectation every round and the regret shape.
 
 The paper states no horizon. The ``paper`` scale uses T = 10^6 rounds and 10 runs (the authors'
 code used 10^6 and 10^7), the ``quick`` scale T = 2x10^4 and 3 runs; ``--set T=...`` changes the
@@ -21,7 +27,7 @@ from __future__ import annotations
 
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
 
-__all__ = ["BALL", "CYCLIC", "FOUR_ARM", "PAPER_T", "QUICK_T", "RANDOM_MAB"]
+__all__ = ["BALL", "CYCLIC", "FOUR_ARM", "OPLB_RANDOM", "OPNLB_FINITE", "PAPER_T", "QUICK_T", "RANDOM_MAB"]
 
 #: Horizons per scale (instance parameter ``T``).
 PAPER_T = 1_000_000
@@ -138,5 +144,58 @@ FOUR_ARM = register_experiment(
         claims="opb-four-arm",
         algorithm_defaults={"delta": 0.05},
         horizon={"quick": QUICK_T, "paper": PAPER_T},
+    )
+)
+
+#: Horizons of the OPLB / OPNLB runs (no paper experiment; kept to minutes at the paper scale).
+SMALL_T = {"quick": 2_000, "paper": 20_000}
+
+OPLB_RANDOM = register_experiment(
+    ExperimentSpec(
+        name="oplb-random",
+        title="OPLB on random linear instances, one constraint (Pacchiano et al., Alg. 2; no paper figure)",
+        panels=(
+            PanelSpec(
+                name="linear",
+                instance="stagewise/random-linear",
+                fixed={"n_arms": 10, "n_constraints": 1, "action_set": "points"},
+                sweep_param="d",
+                values={"quick": (2,), "paper": (2, 4)},
+                title="Random linear, 10 points, one constraint",
+                xlabel="d",
+            ),
+        ),
+        algorithms=(AlgorithmSpec(label="OPLB", name="oplb"),),
+        replicates={"quick": 2, "paper": 5},
+        budget=_BUDGET,
+        figure="regret-curves",
+        claims="oplb-random",
+        algorithm_defaults={"delta": 0.05},
+        horizon=SMALL_T,
+    )
+)
+
+OPNLB_FINITE = register_experiment(
+    ExperimentSpec(
+        name="opnlb-finite",
+        title="OPNLB on random finite function classes (Pacchiano et al., Alg. 4; no paper figure)",
+        panels=(
+            PanelSpec(
+                name="finite-class",
+                instance="stagewise/finite-class",
+                fixed={"n_actions": 5, "n_functions": 20},
+                sweep_param="tau",
+                values={"quick": (0.5,), "paper": (0.3, 0.6)},
+                title="Finite classes, 5 actions, 20 functions",
+                xlabel="tau",
+            ),
+        ),
+        algorithms=(AlgorithmSpec(label="OPNLB", name="opnlb"),),
+        replicates={"quick": 2, "paper": 5},
+        budget=_BUDGET,
+        figure="regret-curves",
+        claims="opnlb-finite",
+        algorithm_defaults={"delta": 0.05},
+        horizon=SMALL_T,
     )
 )
