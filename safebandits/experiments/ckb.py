@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
 
-__all__ = ["ALGORITHMS", "FINANCE", "LIGHT", "SYNTHETIC"]
+__all__ = ["ALGORITHMS", "FINANCE", "LIGHT", "SGP_START", "SYNTHETIC"]
 
 _BUDGET = {"quick": 10**9, "paper": 10**9}
 _REPLICATES = {"quick": 3, "paper": 50}
@@ -116,6 +116,37 @@ FINANCE = register_experiment(
         algorithm_defaults=_DEFAULTS,
         requires_data=("finance",),
         horizon={"quick": 3_000, "paper": 10_000},
+        curves=_CURVES,
+    )
+)
+
+#: SGP-UCB's phase 1 (random safe exploration) alone: ``exploration_fraction = 1`` makes the whole horizon
+#: phase 1; the paper-scale horizon 500 is the ``T'`` SGP-UCB uses in ``ckb-synthetic`` (5% of 10^4).
+SGP_START = register_experiment(
+    ExperimentSpec(
+        name="ckb-sgp-start",
+        title="SGP-UCB's random exploration stage on the synthetic functions (Zhou & Ji, Fig. 1a, start)",
+        panels=(
+            PanelSpec(
+                name="synthetic",
+                instance="ckb/synthetic",
+                fixed={"n_points": 100, "lengthscale": 0.2, "n_centres": 100},
+                sweep_param="sigma",
+                values={"quick": (0.1,), "paper": (0.1,)},
+                title="100 points of [0, 1], SE l = 0.2; SGP-UCB's first T' rounds",
+                xlabel="noise sd",
+            ),
+        ),
+        algorithms=(
+            AlgorithmSpec(label="SGP-UCB", name="sgp-ucb", params={"exploration_fraction": 1.0}),
+            AlgorithmSpec(label="CKB-UCB", name="ckb-ucb"),
+        ),
+        replicates={"quick": 3, "paper": 50},
+        budget=_BUDGET,
+        figure="regret-curves",
+        claims="ckb-sgp-start",
+        algorithm_defaults=_DEFAULTS,
+        horizon={"quick": 100, "paper": 500},
         curves=_CURVES,
     )
 )

@@ -22,6 +22,9 @@ running; ``docs/decisions.md``):
   paper reports (:data:`PAPER_N_MAX`: synthetic ``N <= 5``, light UCB 0 and Rand 38, finance UCB 47 and
   Rand 21);
 * ``V(T) = 0`` "averaged over 50 runs": the mean over runs of ``sum_t g(x_t)`` is at most 0 per method;
+* SGP-UCB's "linear-regret initial phase": over its exploration stage (``ckb-sgp-start``, the whole horizon
+  is phase 1) the log-log slope of the mean regret over the last decade is above :data:`SLOPE_MAX`, the
+  complement of the sublinear reading;
 * the dual "does not pin at rho": ``phi_T < rho`` at the end of every run (``phi`` in ``[0, rho]`` holds by
   the projection and is not a claim).
 
@@ -40,7 +43,13 @@ import pandas as pd
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
 
-__all__ = ["CKB_CLAIM_SETS", "check_ckb_finance", "check_ckb_light", "check_ckb_synthetic"]
+__all__ = [
+    "CKB_CLAIM_SETS",
+    "check_ckb_finance",
+    "check_ckb_light",
+    "check_ckb_sgp_start",
+    "check_ckb_synthetic",
+]
 
 SLOPE_MAX = 0.9
 SIMILAR = 0.10
@@ -369,7 +378,28 @@ def check_ckb_finance(df: pd.DataFrame) -> list[Claim]:
     return [*claims, _claim_strong_violation(ok), _claim_vs_baselines(ok, clearly=True)]
 
 
+def check_ckb_sgp_start(df: pd.DataFrame) -> list[Claim]:
+    """SGP-UCB's random exploration stage has linear regret (slope above :data:`SLOPE_MAX`)."""
+    ok = _ok(df)
+    slopes: dict[str, Any] = {}
+    for label, sub in ok.groupby("label"):
+        end, tenth = float(sub["regret"].mean()), float(sub["regret_tenth"].mean())
+        slope = math.log10(end / tenth) if end > 0.0 and tenth > 0.0 else float("nan")
+        slopes[str(label)] = {"slope": slope, "regret_T": end, "regret_T/10": tenth, "runs": len(sub)}
+    sgp = slopes.get("SGP-UCB", {}).get("slope", float("nan"))
+    return [
+        _claim(
+            "ckb-sgp-linear-start",
+            f"SGP-UCB's log-log regret slope over the last decade of its exploration stage is above "
+            f"{SLOPE_MAX:g} (linear; the sublinear claims read <= {SLOPE_MAX:g}).",
+            bool(np.isfinite(sgp) and sgp > SLOPE_MAX),
+            {"slope_max_sublinear": SLOPE_MAX, "by_method": slopes},
+        )
+    ]
+
+
 CKB_CLAIM_SETS = {
+    "ckb-sgp-start": check_ckb_sgp_start,
     "ckb-synthetic": check_ckb_synthetic,
     "ckb-light": check_ckb_light,
     "ckb-finance": check_ckb_finance,

@@ -65,3 +65,40 @@ def test_vacuous_reads_rage_ratio_and_returned_arm(ratio, wrong, rate_ok, best_o
     c = by_id(check_vacuous(pd.DataFrame(rows)))
     assert c["vacuous-rage-rate"]["passed"] is rate_ok  # log(5 / 0.1) = 3.91
     assert c["vacuous-returns-best"]["passed"] is best_ok
+
+
+@pytest.mark.parametrize(
+    ("check", "label", "violations", "decade", "safe", "shape"),
+    [
+        ("oplb", "OPLB", 0, 10**0.5, True, True),
+        ("oplb", "OPLB", 1, 10**0.5, False, True),
+        ("opnlb", "OPNLB", 0, 10.0, True, False),  # linear regret
+        ("opnlb", "OPNLB", 0, 10**0.5, True, True),
+    ],
+)
+def test_oplb_opnlb_safety_and_slope(check, label, violations, decade, safe, shape):
+    from safebandits.experiments.claims_stagewise import check_oplb_random, check_opnlb_finite
+
+    rows = [
+        {"status": "ok", "panel": "p", "sweep.value": 1, "label": label, "replicate": rep,
+         "regret": 100.0 * decade, "regret_tenth": 100.0, "violations": 0,
+         "policy_violations": violations if rep == 0 else 0, "instance.T": 20_000, "instance.tau": 0.5}
+        for rep in range(3)
+    ]  # fmt: skip
+    fn = check_oplb_random if check == "oplb" else check_opnlb_finite
+    c = by_id(fn(pd.DataFrame(rows)))
+    assert c[f"{check}-safety"]["passed"] is safe
+    assert c[f"{check}-slope"]["passed"] is shape
+
+
+@pytest.mark.parametrize(("decade", "passed"), [(10.0, True), (10**0.95, True), (10**0.8, False)])
+def test_sgp_linear_start_needs_a_slope_above_the_sublinear_limit(decade, passed):
+    from safebandits.experiments.claims_ckb import check_ckb_sgp_start
+
+    rows = [
+        {"status": "ok", "label": "SGP-UCB", "regret": 20.0 * decade, "regret_tenth": 20.0, "cost": -0.1,
+         "samples": 500, "violations": 0}
+        for _ in range(3)
+    ]  # fmt: skip
+    c = by_id(check_ckb_sgp_start(pd.DataFrame(rows)))
+    assert c["ckb-sgp-linear-start"]["passed"] is passed
