@@ -30,6 +30,7 @@ from safebandits.experiments.claim_base import claim as _claim
 
 __all__ = [
     "STAGEWISE_CLAIM_SETS",
+    "check_lower_bound",
     "check_opb_four_arm",
     "check_opb_random",
     "check_stagewise_ball",
@@ -300,7 +301,41 @@ def _check_safe_and_shape(method: str, prefix: str) -> Any:
 check_oplb_random = _check_safe_and_shape("OPLB", "oplb")
 check_opnlb_finite = _check_safe_and_shape("OPNLB", "opnlb")
 
+
+def check_lower_bound(df: pd.DataFrame) -> list[Claim]:
+    """Sec. 7: on the pair (nu, nu'), the larger mean regret is at least (1 - r0) / (21 (tau - c0)^2)."""
+    ok = _ok(df)
+    ok["gap"] = pd.to_numeric(ok.get("instance.gap", np.nan), errors="coerce")
+    r0 = pd.to_numeric(ok.get("instance.safe_reward", pd.Series([0.5])), errors="coerce")
+    evidence: dict[str, Any] = {}
+    passed = not ok.empty
+    for gap, part in ok.groupby("gap"):
+        means = part.groupby("panel")["regret"].mean()
+        bound = float((1.0 - r0.iloc[0]) / (21.0 * gap**2))
+        t_min = 168.0 * math.e * bound / float(1.0 - r0.iloc[0])
+        big_t = float(part["T"].max())
+        good = len(means) == 2 and big_t >= t_min and float(means.max()) >= bound
+        passed &= bool(good)
+        evidence[f"gap={gap:g}"] = {
+            **{f"mean_regret_{k}": float(v) for k, v in means.items()},
+            "bound": bound,
+            "T": big_t,
+            "T_min": t_min,
+            "ok": bool(good),
+        }
+    return [
+        _claim(
+            "lb-regret",
+            "On the pair (nu, nu') of Sec. 7, at every gap tau - c0 with T >= 168 e B / (1 - r0), the larger "
+            "mean regret of OPB is at least B = (1 - r0) / (21 (tau - c0)^2).",
+            passed,
+            evidence,
+        )
+    ]
+
+
 STAGEWISE_CLAIM_SETS = {
+    "stagewise-lower-bound": check_lower_bound,
     "oplb-random": check_oplb_random,
     "opnlb-finite": check_opnlb_finite,
     "stagewise-cyclic": check_stagewise_cyclic,

@@ -10,6 +10,9 @@
     OPB on random Bernoulli K-armed instances, K in {5, 10, 20} (one panel each), tau in {0.2, 0.5, 0.8}.
 ``opb-four-arm`` (E4, Figure 4 and Figure 8)
     OPB on the fixed four-armed instance, tau in {0.8, 0.2, 0.5, 0.6}.
+``stagewise-lower-bound`` (Sec. 7, Thm. 21 second term / Thm. 34; no paper experiment)
+    OPB on the two-instance constrained-MAB construction ``stagewise/lower-bound`` (``nu`` and
+    ``nu-prime``, one panel each), gap ``tau - c0`` in {0.2, 0.1, 0.05}.
 ``oplb-random`` (no paper experiment; digest section 5, claims 2 and 4)
     OPLB on random linear instances with one constraint (``stagewise/random-linear``, 10 points,
     d in {2, 4}): safety in expectation every round and the regret shape.
@@ -27,7 +30,17 @@ from __future__ import annotations
 
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
 
-__all__ = ["BALL", "CYCLIC", "FOUR_ARM", "OPLB_RANDOM", "OPNLB_FINITE", "PAPER_T", "QUICK_T", "RANDOM_MAB"]
+__all__ = [
+    "BALL",
+    "CYCLIC",
+    "FOUR_ARM",
+    "LOWER_BOUND",
+    "OPLB_RANDOM",
+    "OPNLB_FINITE",
+    "PAPER_T",
+    "QUICK_T",
+    "RANDOM_MAB",
+]
 
 #: Horizons per scale (instance parameter ``T``).
 PAPER_T = 1_000_000
@@ -197,5 +210,32 @@ OPNLB_FINITE = register_experiment(
         claims="opnlb-finite",
         algorithm_defaults={"delta": 0.05},
         horizon=SMALL_T,
+    )
+)
+
+#: The lower bound needs T >= 168 e B / (1 - r0) = 8 e / gap^2: 2,175 at gap 0.1, 8,698 at gap 0.05.
+LOWER_BOUND = register_experiment(
+    ExperimentSpec(
+        name="stagewise-lower-bound",
+        title="OPB on the lower-bound pair of instances (Pacchiano et al., Sec. 7; no paper figure)",
+        panels=tuple(
+            PanelSpec(
+                name=variant,
+                instance="stagewise/lower-bound",
+                fixed={"variant": variant, "tau": 0.5, "safe_reward": 0.5, "K": 4},
+                sweep_param="gap",
+                values={"quick": (0.2, 0.1), "paper": (0.2, 0.1, 0.05)},
+                title=f"Lower-bound instance {variant} (tau = 0.5, r0 = 0.5, K = 4, Gaussian unit noise)",
+                xlabel="tau - c0",
+            )
+            for variant in ("nu", "nu-prime")
+        ),
+        algorithms=OPB,
+        replicates={"quick": 2, "paper": 10},
+        budget=_BUDGET,
+        figure="regret-curves",
+        claims="stagewise-lower-bound",
+        algorithm_defaults={"delta": 0.05},
+        horizon={"quick": 5_000, "paper": 10_000},
     )
 )

@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits.exceptions import ConfigError
 from safebandits.problems.noise import make_noise
 from safebandits.problems.registry import register_instance
 from safebandits.problems.stagewise import StagewiseInstance
 
-__all__ = ["ball", "cyclic", "four_arm", "random_mab"]
+__all__ = ["ball", "cyclic", "four_arm", "lower_bound", "random_mab"]
 
 
 def _unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
@@ -143,6 +144,55 @@ def four_arm(*, tau: float = 0.8, T: int = 10_000, known_safe_values: bool = Tru
     tau = check_interval(tau, "tau", low=0.0, high=1.0, closed="neither")
     return _mab(
         np.array(FOUR_ARM_REWARDS), np.array(FOUR_ARM_COSTS), tau, T, known_safe_values, "stagewise/four-arm"
+    )
+
+
+@register_instance("stagewise/lower-bound")
+def lower_bound(
+    *,
+    gap: float = 0.1,
+    tau: float = 0.5,
+    safe_reward: float = 0.5,
+    K: int = 4,
+    variant: str = "nu",
+    T: int = 10_000,
+    known_safe_values: bool = True,
+) -> StagewiseInstance:
+    """The constrained-MAB pair of the lower bound (Thm. 21, second term; Thm. 34), Gaussian unit noise.
+
+    ``c = gap = tau - c0``, ``Delta = (1 - r0) / 7``, ``D = (8 r0 - 1) / 7`` (needs ``r0 >= 1/8``).
+    Instance ``"nu"``: costs ``(tau - c, tau + 2c, tau - c, tau + 2c, ..., tau + 2c)``, rewards
+    ``(D + Delta, D + 8 Delta, D, D + 4 Delta, ..., D + 4 Delta)`` (optimal policy 2/3 on arm 0, 1/3 on
+    arm 1); ``"nu-prime"``: arm 3's cost is ``tau - c`` (optimal: arm 3). Arm 0 is the safe arm
+    (``r0``, ``c0 = tau - c``).
+    """
+    c = check_positive(gap, "gap")
+    tau = check_interval(tau, "tau", low=0.0, high=1.0, closed="neither")
+    r0 = check_interval(safe_reward, "safe_reward", low=0.125, high=1.0, closed="left")
+    k = check_int(K, "K", low=4)
+    variant = check_choice(variant, "variant", ("nu", "nu-prime"))
+    if c >= tau:
+        raise ConfigError(
+            f"The 'gap' parameter must be below tau = {tau} (c0 = tau - gap > 0). Got {c} instead."
+        )
+    delta, d = (1.0 - r0) / 7.0, (8.0 * r0 - 1.0) / 7.0
+    rewards = np.full(k, d + 4.0 * delta)
+    rewards[:3] = (d + delta, d + 8.0 * delta, d)
+    costs = np.full(k, tau + 2.0 * c)
+    costs[0] = costs[2] = tau - c
+    if variant == "nu-prime":
+        costs[3] = tau - c
+    return StagewiseInstance(
+        arms=np.eye(k),
+        safe_action=np.eye(k)[0],
+        reward_param=rewards,
+        cost_params=costs[None, :],
+        threshold=np.array([tau]),
+        noise=make_noise("gaussian", 1.0),
+        action_set="simplex",
+        horizon=check_int(T, "T", low=1),
+        known_safe_values=bool(known_safe_values),
+        name=f"stagewise/lower-bound ({variant})",
     )
 
 

@@ -102,3 +102,30 @@ def test_sgp_linear_start_needs_a_slope_above_the_sublinear_limit(decade, passed
     ]  # fmt: skip
     c = by_id(check_ckb_sgp_start(pd.DataFrame(rows)))
     assert c["ckb-sgp-linear-start"]["passed"] is passed
+
+
+def test_lower_bound_instances_follow_the_construction():
+    from safebandits.problems import make_instance
+
+    nu = make_instance("stagewise/lower-bound", variant="nu", gap=0.1)
+    nu_prime = make_instance("stagewise/lower-bound", variant="nu-prime", gap=0.1)
+    d, delta = 3 / 7, 0.5 / 7
+    assert nu.optimal_policy_value == pytest.approx(d + 10 * delta / 3)  # 2/3 on arm 0, 1/3 on arm 1
+    assert nu_prime.cost_params[0, 3] == pytest.approx(0.4)
+    assert nu_prime.optimal_policy_value > d + 4 * delta  # arm 3 mixed with arm 1 (not arm 3 alone)
+
+
+@pytest.mark.parametrize(
+    ("regret", "big_t", "passed"), [(3.0, 10_000, True), (2.0, 10_000, False), (3.0, 1_000, False)]
+)
+def test_lower_bound_reading(regret, big_t, passed):
+    from safebandits.experiments.claims_stagewise import check_lower_bound
+
+    rows = [
+        {"status": "ok", "panel": panel, "sweep.value": 0.1, "label": "OPB", "replicate": 0,
+         "regret": regret if panel == "nu-prime" else 0.5, "regret_tenth": 1.0, "instance.gap": 0.1,
+         "instance.safe_reward": 0.5, "instance.T": big_t, "instance.tau": 0.5}
+        for panel in ("nu", "nu-prime")
+    ]  # fmt: skip
+    c = by_id(check_lower_bound(pd.DataFrame(rows)))["lb-regret"]  # B = 0.5 / (21 * 0.01) = 2.38
+    assert c["passed"] is passed
