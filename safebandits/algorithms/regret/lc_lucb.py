@@ -65,6 +65,7 @@ from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
     "LCLUCB",
+    "RNG_POSITIONS",
     "LCLUCBConfig",
     "LinearFeedback",
     "RoundChoice",
@@ -77,6 +78,9 @@ __all__ = [
 
 #: Learner random numbers (Thompson normals, policy uniforms) drawn per refill.
 RNG_BLOCK = 1024
+#: Positions in the learner's buffers of Thompson normals and policy uniforms (one numpy record, written in
+#: place by the compiled loops and by ask / cancel).
+RNG_POSITIONS = np.dtype([("normals", np.int64), ("uniforms", np.int64)])
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -142,11 +146,12 @@ class RoundChoice(NamedTuple):
 
 class RoundWork(NamedTuple):
     """Buffers of the compiled loop: the Thompson sample ``theta_ts`` and its normals (``normals``, read
-    at ``counters[0]``), the Cholesky work matrix ``low``, the observed ``costs``."""
+    at ``positions.normals``; ``positions`` a record of dtype :data:`RNG_POSITIONS`), the Cholesky work
+    matrix ``low``, the observed ``costs``."""
 
     theta_ts: np.ndarray
     normals: np.ndarray
-    counters: np.ndarray
+    positions: Any
     low: np.ndarray
     costs: np.ndarray
 
@@ -264,18 +269,18 @@ def run_rounds(est, tbl, choice, work, env, variates, points, rows):
     The observation of the played point ``x`` with standard variates ``z`` is
     ``observe_code(env.noise_code, env.sigma, (x @ env.params)[k], z[k])`` (column 0 reward, then the
     costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes it. Safe-LTS
-    reads one row of ``work.normals`` per round (``work.counters[0]``); the loop stops early when they run
-    out. Returns the first unused row.
+    reads one row of ``work.normals`` per round (``work.positions.normals``); the loop stops early when
+    they run out. Returns the first unused row.
     """
-    theta_ts, normals, counters, costs = work.theta_ts, work.normals, work.counters, work.costs
+    theta_ts, normals, pos, costs = work.theta_ts, work.normals, work.positions, work.costs
     m = costs.shape[0]
     j, stop = rows
     while j < stop:
         if choice.use_ts:
-            if counters[0] >= normals.shape[0]:
+            if pos.normals >= normals.shape[0]:
                 break
-            ts_sample(est, normals[counters[0]], choice.ts_scale, work.low, theta_ts)
-            counters[0] += 1
+            ts_sample(est, normals[pos.normals], choice.ts_scale, work.low, theta_ts)
+            pos.normals += 1
         select_action(est, tbl, choice, theta_ts, points[j])  # Algorithm 1, lines 4-5
         means = np.dot(points[j], env.params)
         reward = observe_code(env.noise_code, env.sigma, means[0], variates[j, 0])
@@ -364,8 +369,8 @@ class StagewiseLinearLearner(BaseLearner):
         self._costs = np.zeros(m)
         self._normals = np.zeros((RNG_BLOCK, d) if self.use_ts else (0, d))
         self._uniforms = np.zeros(RNG_BLOCK)
-        self._counters = np.array([RNG_BLOCK, RNG_BLOCK], dtype=np.int64)  # normals, uniforms positions
-        self._drawn = np.zeros(2, dtype=np.int64)  # taken by the pending ask (given back by cancel)
+        self._positions = np.full(1, RNG_BLOCK, dtype=RNG_POSITIONS)[0]  # a record (writes go through)
+        self._drawn = np.zeros(1, dtype=RNG_POSITIONS)[0]  # taken by the pending ask (given back by cancel)
         self._ts_scale = 0.0
         self._round_arms: FloatArray = arms
         self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, safe_row))
@@ -474,19 +479,21 @@ class StagewiseLinearLearner(BaseLearner):
         return arms, self.estimator.make_table(arms), -1
 
     def _refill(self) -> None:
-        if self.use_ts and self._counters[0] >= self._normals.shape[0]:
+        pos = self._positions
+        if self.use_ts and pos["normals"] >= self._normals.shape[0]:
             self._normals[:] = self.rng.standard_normal(self._normals.shape)
-            self._counters[0] = 0
-        if self.setting == "expectation" and self._counters[1] >= self._uniforms.shape[0]:
+            pos["normals"] = 0
+        if self.setting == "expectation" and pos["uniforms"] >= self._uniforms.shape[0]:
             self._uniforms[:] = self.rng.random(self._uniforms.shape[0])
-            self._counters[1] = 0
+            pos["uniforms"] = 0
 
     def cancel(self) -> None:
         """Withdraw the pending decision; the learner random numbers it used are given back, so the
         next ``ask`` returns the same decision."""
         super().cancel()
-        self._counters -= self._drawn
-        self._drawn[:] = 0
+        for name in RNG_POSITIONS.names:
+            self._positions[name] -= self._drawn[name]
+            self._drawn[name] = 0
 
     def _x0_decision(self) -> Decision:
         if self._safe_row >= 0:
@@ -494,17 +501,17 @@ class StagewiseLinearLearner(BaseLearner):
         return Decision(point=self._x0.copy())
 
     def _ask(self, context: Any) -> Decision:
-        self._drawn[:] = 0
+        self._drawn["normals"] = self._drawn["uniforms"] = 0
         if self.in_warm_start:
             return self._x0_decision()
         arms, tbl, safe_row = self._context_arms(context)
         self._round_arms = arms
         self._refill()
         if self.use_ts:
-            self._ts_kernel(self.estimator.state, self._normals[self._counters[0]], self._ts_scale, self._low,
-                            self._theta_ts)  # fmt: skip
-            self._counters[0] += 1
-            self._drawn[0] = 1
+            self._ts_kernel(self.estimator.state, self._normals[self._positions["normals"]], self._ts_scale,
+                            self._low, self._theta_ts)  # fmt: skip
+            self._positions["normals"] += 1
+            self._drawn["normals"] = 1
         best = int(self._select_kernel(*self._select_args(tbl, safe_row)))
         if self._star:
             if best < 0 and self._safe_row >= 0:
@@ -564,7 +571,7 @@ class StagewiseLinearLearner(BaseLearner):
         points = np.empty((n, self._arms.shape[1]))
         j = self._warm_rounds(env, variates, points, 0, n)
         self._round_arms = self._arms
-        work = RoundWork(self._theta_ts, self._normals, self._counters, self._low, self._costs)
+        work = RoundWork(self._theta_ts, self._normals, self._positions, self._low, self._costs)
         choice = self._choice(self._safe_row)
         while j < n:
             self._refill()

@@ -129,8 +129,9 @@ class PolicySearch(NamedTuple):
 class OPLBWork(NamedTuple):
     """Work arrays of :func:`oplb_policy` and :func:`oplb_rounds`: cross Gram matrices ``gram``
     (``x_r^T Sigma^{-1} x_s``) and ``zgram`` (``z_r^T M^{-1} z_s``), ``lin_y`` (m), ``wv`` (d), ``wp``
-    (d'), per-row ``ucb`` and ``scale`` (n + 1), the learner's ``uniforms`` (read at ``counters[1]``) and
-    the observed ``costs``."""
+    (d'), per-row ``ucb`` and ``scale`` (n + 1), the learner's ``uniforms`` (read at
+    ``positions.uniforms``, a record of dtype :data:`~safebandits.algorithms.regret.lc_lucb.RNG_POSITIONS`)
+    and the observed ``costs``."""
 
     gram: np.ndarray
     zgram: np.ndarray
@@ -140,7 +141,7 @@ class OPLBWork(NamedTuple):
     ucb: np.ndarray
     scale: np.ndarray
     uniforms: np.ndarray
-    counters: np.ndarray
+    positions: Any
     costs: np.ndarray
 
 
@@ -353,19 +354,20 @@ def sample_policy(probs, u, safe_row):
 @numba.njit(cache=True)
 def oplb_rounds(est, tbl, search, work, env, variates, played, rows):
     """Policy -> sample -> observe -> update for variate rows ``rows = (start, stop)``, ``start ..
-    stop-1`` (one learner uniform per round, ``work.counters[1]``; stops early when they run out). Writes
-    the played points and policies into ``played = (points, probs)``. Returns the first unused row."""
+    stop-1`` (one learner uniform per round, ``work.positions.uniforms``; stops early when they run out).
+    Writes the played points and policies into ``played = (points, probs)``. Returns the first unused
+    row."""
     points, probs = played
-    uniforms, counters, costs = work.uniforms, work.counters, work.costs
+    uniforms, pos, costs = work.uniforms, work.positions, work.costs
     vx = tbl.vx
     m = costs.shape[0]
     j, stop = rows
     while j < stop:
-        if counters[1] >= uniforms.shape[0]:
+        if pos.uniforms >= uniforms.shape[0]:
             break
         oplb_policy(est, tbl, search, work, probs[j])  # Algorithm 2, line 4: the policy pi_t of (34)
-        idx = sample_policy(probs[j], uniforms[counters[1]], search.safe_row)  # line 5: X_t ~ pi_t
-        counters[1] += 1
+        idx = sample_policy(probs[j], uniforms[pos.uniforms], search.safe_row)  # line 5: X_t ~ pi_t
+        pos.uniforms += 1
         for a in range(vx.shape[1]):
             points[j, a] = vx[idx + 1, a]
         means = np.dot(points[j], env.params)
@@ -428,7 +430,7 @@ class OPLB(StagewiseLinearLearner):
     def _work(self) -> OPLBWork:
         return OPLBWork(
             self._gram, self._zgram, self._lin_y, self._wv, self._wp, self._ucb, self._scale, self._uniforms,
-            self._counters, self._costs,
+            self._positions, self._costs,
         )  # fmt: skip
 
     def _policy_args(self, tbl: VertexTable, safe_row: int) -> tuple[Any, ...]:
@@ -445,7 +447,7 @@ class OPLB(StagewiseLinearLearner):
         return self._last_value
 
     def _ask(self, context: Any) -> Decision:
-        self._drawn[:] = 0
+        self._drawn["normals"] = self._drawn["uniforms"] = 0
         if self.in_warm_start:
             return self._x0_decision()
         arms, tbl, safe_row = self._context_arms(context)
@@ -454,9 +456,9 @@ class OPLB(StagewiseLinearLearner):
             self._alloc(arms.shape[0])
         self._refill()
         self._last_value = float(self._policy_kernel(*self._policy_args(tbl, safe_row)))
-        u = self._uniforms[self._counters[1]]
-        self._counters[1] += 1
-        self._drawn[1] = 1
+        u = self._uniforms[self._positions["uniforms"]]
+        self._positions["uniforms"] += 1
+        self._drawn["uniforms"] = 1
         idx = int(sample_policy(self._probs, u, safe_row))
         probs = self._probs.copy()
         return Decision(arm=idx, probs=probs) if idx >= 0 else Decision(point=self._x0.copy(), probs=probs)
