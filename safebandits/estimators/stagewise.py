@@ -115,8 +115,9 @@ class StagewiseState(NamedTuple):
     and ``nu`` (m, d') the targets and ``nu_i = M^{-1} b_c^(i)``; ``basis`` ``U``, ``e0``, ``kappa``
     ``c0 / ||x0||``, ``c0``, ``tau``. Work vectors of the updates: ``u`` (``Sigma^{-1} x``), ``u_table``
     (the vertex table's), ``z`` (``U^T x``), ``mz`` (``M^{-1} z``) and ``cost_coef`` (the cost RLS
-    coefficients). ``const``: :class:`StagewiseConstants`; ``live``: a record of dtype
-    :data:`STAGEWISE_LIVE`.
+    coefficients). ``const``: :class:`StagewiseConstants`; ``live``: a one-element array of dtype
+    :data:`STAGEWISE_LIVE` whose record ``live[0]`` the kernels read and write (an array, not the record:
+    numba unboxes it ten times faster on the ask / tell path).
     """
 
     sigma_inv: np.ndarray
@@ -207,7 +208,7 @@ def stagewise_refresh(est):
     """Exact recompute of ``Sigma^{-1}``, ``M^{-1}`` (Cholesky), the estimates and the log-determinants."""
     sinv, sig, br, theta = est.sigma_inv, est.sigma, est.b_r, est.theta
     minv, mgram, bc, nu = est.m_inv, est.m_gram, est.b_c, est.nu
-    const, live = est.const, est.live
+    const, live = est.const, est.live[0]
     d = const.d
     cholesky_inverse(sig, sinv)
     live.logdet_sigma = _logdet(sig)
@@ -239,7 +240,7 @@ def _update_core(est, x, reward, costs):
     sinv, sig, br, theta = est.sigma_inv, est.sigma, est.b_r, est.theta
     minv, mgram, bc, nu = est.m_inv, est.m_gram, est.b_c, est.nu
     basis, e0, kappa = est.basis, est.e0, est.kappa
-    const, live = est.const, est.live
+    const, live = est.const, est.live[0]
     wd, wp, wp2, wm = est.u, est.z, est.mz, est.cost_coef
     d = const.d
     c = sherman_morrison_update(sinv, x, wd)  # Sigma^{-1} <- Sigma^{-1} - u u^T / c (eq. 3)
@@ -336,7 +337,7 @@ def table_update(est, tbl):
     with ``w_r = x_r^T u`` (``u = Sigma^{-1} x_t`` before the update), ``x_r^T Sigma^{-1} x_s`` loses
     ``w_r w_s / c``, ``<x_r, theta_hat>`` gains ``w_r coef_r`` and the linear cost parts
     ``w_r coef_i`` (with ``M^{-1}`` and ``z`` in the projected layout)."""
-    live, wd, wp2, wm = est.live, est.u, est.mz, est.cost_coef
+    live, wd, wp2, wm = est.live[0], est.u, est.mz, est.cost_coef
     vxt, vzt, tab, w, w2 = tbl.vxt, tbl.vzt, tbl.tab, tbl.w, tbl.w2
     n = w.shape[0]
     m = wm.shape[0]
@@ -396,7 +397,7 @@ def confidence_radii(est):
     plus one; the digest does not say whether the authors' ``t`` counts from 0 or 1); the reward's noise
     part is multiplied by ``reward_scale``.
     """
-    const, live = est.const, est.live
+    const, live = est.const, est.live[0]
     t = float(live.t)
     d = const.d
     dp = const.dp
@@ -593,7 +594,8 @@ class StagewiseEstimator:
             noise_bound=float(noise_bound), arm_norm_bound=float(arm_norm_bound),
             param_norm_bound=float(param_norm_bound), reward_scale=float(reward_scale),
         )  # fmt: skip
-        live = np.zeros(1, dtype=STAGEWISE_LIVE)[0]  # a record: writes go to its one-element array
+        live_block = np.zeros(1, dtype=STAGEWISE_LIVE)  # the kernels read its record live_block[0]
+        live = live_block[0]  # a view: writes go through
         live["logdet_sigma"], live["logdet_m"] = d * math.log(reg), dp * math.log(reg)
         live["c"], live["c_m"], live["alpha_r"], live["alpha_c"] = 1.0, 1.0, float(alpha_r), float(alpha_c)
         mdim = 0 if shared else dp
@@ -602,8 +604,10 @@ class StagewiseEstimator:
             m_inv=np.eye(mdim) / reg, m_gram=reg * np.eye(mdim), b_c=np.zeros((m, dp)), nu=np.zeros((m, dp)),
             basis=basis, e0=e0, kappa=kappa, c0=c0, tau=tau,
             u=np.zeros(d), u_table=np.zeros(d), z=np.zeros(dp), mz=np.zeros(dp), cost_coef=np.zeros(m),
-            const=const, live=live,
+            const=const, live=live_block,
         )  # fmt: skip
+        #: The changing scalars (the record of ``state.live``, a view: writes go through).
+        self.live = live
         # read-only live views (the kernels update the state in place and never rebind it)
         st = self.state
         self.sigma, self.sigma_inv, self.theta_hat = _view(st.sigma), _view(st.sigma_inv), _view(st.theta)
@@ -614,19 +618,19 @@ class StagewiseEstimator:
     # -- layout ------------------------------------------------------------------------------------
     @property
     def n_samples(self) -> int:
-        return int(self.state.live["t"])
+        return int(self.live["t"])
 
     @property
     def alphas(self) -> tuple[float, float]:
         """The radius scalings ``(alpha_r, alpha_c)`` of eq. (5)."""
-        live = self.state.live
+        live = self.live
         return float(live["alpha_r"]), float(live["alpha_c"])
 
     def set_alphas(self, alpha_r: float | None = None, alpha_c: float | None = None) -> None:
         if alpha_r is not None:
-            self.state.live["alpha_r"] = check_positive(alpha_r, "alpha_r", owner="StagewiseEstimator")
+            self.live["alpha_r"] = check_positive(alpha_r, "alpha_r", owner="StagewiseEstimator")
         if alpha_c is not None:
-            self.state.live["alpha_c"] = check_positive(alpha_c, "alpha_c", owner="StagewiseEstimator")
+            self.live["alpha_c"] = check_positive(alpha_c, "alpha_c", owner="StagewiseEstimator")
 
     # -- estimates ---------------------------------------------------------------------------------
     @property

@@ -146,12 +146,12 @@ class RoundChoice(NamedTuple):
 
 class RoundWork(NamedTuple):
     """Buffers of the compiled loop: the Thompson sample ``theta_ts`` and its normals (``normals``, read
-    at ``positions.normals``; ``positions`` a record of dtype :data:`RNG_POSITIONS`), the Cholesky work
+    at ``positions[0].normals``; ``positions`` one element of dtype :data:`RNG_POSITIONS`), the Cholesky work
     matrix ``low``, the observed ``costs``."""
 
     theta_ts: np.ndarray
     normals: np.ndarray
-    positions: Any
+    positions: np.ndarray
     low: np.ndarray
     costs: np.ndarray
 
@@ -269,10 +269,10 @@ def run_rounds(est, tbl, choice, work, env, variates, points, rows):
     The observation of the played point ``x`` with standard variates ``z`` is
     ``observe_code(env.noise_code, env.sigma, (x @ env.params)[k], z[k])`` (column 0 reward, then the
     costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes it. Safe-LTS
-    reads one row of ``work.normals`` per round (``work.positions.normals``); the loop stops early when
+    reads one row of ``work.normals`` per round (``work.positions[0].normals``); the loop stops early when
     they run out. Returns the first unused row.
     """
-    theta_ts, normals, pos, costs = work.theta_ts, work.normals, work.positions, work.costs
+    theta_ts, normals, pos, costs = work.theta_ts, work.normals, work.positions[0], work.costs
     m = costs.shape[0]
     j, stop = rows
     while j < stop:
@@ -369,7 +369,8 @@ class StagewiseLinearLearner(BaseLearner):
         self._costs = np.zeros(m)
         self._normals = np.zeros((RNG_BLOCK, d) if self.use_ts else (0, d))
         self._uniforms = np.zeros(RNG_BLOCK)
-        self._positions = np.full(1, RNG_BLOCK, dtype=RNG_POSITIONS)[0]  # a record (writes go through)
+        self._position_block = np.full(1, RNG_BLOCK, dtype=RNG_POSITIONS)  # the kernels read its [0]
+        self._positions = self._position_block[0]  # a view: writes go through
         self._drawn = np.zeros(1, dtype=RNG_POSITIONS)[0]  # taken by the pending ask (given back by cancel)
         self._ts_scale = 0.0
         self._round_arms: FloatArray = arms
@@ -571,7 +572,7 @@ class StagewiseLinearLearner(BaseLearner):
         points = np.empty((n, self._arms.shape[1]))
         j = self._warm_rounds(env, variates, points, 0, n)
         self._round_arms = self._arms
-        work = RoundWork(self._theta_ts, self._normals, self._positions, self._low, self._costs)
+        work = RoundWork(self._theta_ts, self._normals, self._position_block, self._low, self._costs)
         choice = self._choice(self._safe_row)
         while j < n:
             self._refill()

@@ -117,7 +117,7 @@ class OPBState(NamedTuple):
     probs: np.ndarray
     uniforms: np.ndarray
     const: OPBConstants
-    live: Any  # a record of dtype OPB_LIVE
+    live: np.ndarray  # one element of dtype OPB_LIVE: the kernels read its record live[0]
 
 
 class ArmFeedback(NamedTuple):
@@ -212,7 +212,7 @@ def opb_indices(st):
     (unclipped) reward indices and ``st.uc`` (shape (K, m)) cost indices; the safe arm's cost index is
     ``c_1`` when it is known."""
     n_arms, m = st.cost_sums.shape
-    const, live = st.const, st.live
+    const, live = st.const, st.live[0]
     alpha_r, alpha_c, log_term = live.alpha_r, live.alpha_c, const.log_term
     safe, clip = const.safe, const.clip
     for a in range(n_arms):
@@ -315,7 +315,7 @@ def choose_arm(st):
     """One round (single constraint): the policy into ``st.probs`` (Algorithm 3, step 2: LP (37) on the
     indices; the safe arm alone if nothing is feasible or in safe-only mode) and the arm sampled with the
     next uniform (step 3)."""
-    live = st.live
+    live = st.live[0]
     safe = st.const.safe
     if live.safe_only:
         for a in range(st.probs.shape[0]):
@@ -341,7 +341,7 @@ def run_loop(st, env, variates, start, stop, out_arms, out_probs):
     ``out_arms`` and ``out_probs``; returns the first unused row.
     """
     m = st.cost_sums.shape[1]
-    live = st.live
+    live = st.live[0]
     j = start
     while j < stop:
         if live.upos >= st.uniforms.shape[0]:
@@ -482,14 +482,17 @@ class OPB(BaseLearner):
             paper_unpulled=c.unpulled == "paper",
             log_term=2.0 * c.noise_bound**2 * math.log(1.0 / delta_prime), r1=r1,
         )  # fmt: skip
-        live = np.zeros(1, dtype=OPB_LIVE)[0]  # a record: writes go to its one-element array
+        live_block = np.zeros(1, dtype=OPB_LIVE)  # the kernels read its record live_block[0]
+        live = live_block[0]  # a view: writes go through
         live["alpha_r"], live["alpha_c"], live["upos"] = 1.0, 1.0, UNIFORM_BLOCK
         #: The typed state the compiled kernels act on in place (never rebound).
         self.state = OPBState(
             counts=np.zeros(k, dtype=np.int64), reward_sums=np.zeros(k), cost_sums=np.zeros((k, m)),
             safe_cost=safe_cost, tau=self.tau, ur=np.zeros(k), raw=np.zeros(k), uc=np.zeros((k, m)),
-            probs=np.zeros(k), uniforms=np.zeros(UNIFORM_BLOCK), const=const, live=live,
+            probs=np.zeros(k), uniforms=np.zeros(UNIFORM_BLOCK), const=const, live=live_block,
         )  # fmt: skip
+        #: The changing scalars (the record of ``state.live``, a view: writes go through).
+        self.live = live
         self._safe_probs = np.zeros(k)
         self._safe_probs[safe] = 1.0
         self._safe_probs.setflags(write=False)
@@ -522,8 +525,8 @@ class OPB(BaseLearner):
             )
         else:
             alpha_r, alpha_c = 1.0 + 2.0 * (1.0 - r1) / gap_c, 1.0
-        self.state.live["alpha_r"] = c.alpha_r if c.alpha_r is not None else alpha_r
-        self.state.live["alpha_c"] = c.alpha_c if c.alpha_c is not None else alpha_c
+        self.live["alpha_r"] = c.alpha_r if c.alpha_r is not None else alpha_r
+        self.live["alpha_c"] = c.alpha_c if c.alpha_c is not None else alpha_c
 
     def _finish_warm_start(self) -> None:
         est = self.warm_start.estimates
@@ -531,15 +534,15 @@ class OPB(BaseLearner):
             self._set_alphas(0.0, 0.0, est)
         else:  # the gaps were never certified: nothing but the safe arm is known to be safe
             self._set_alphas(1.0, 1.0, None)
-            self.state.live["safe_only"] = True
+            self.live["safe_only"] = True
 
     @property
     def alpha_r(self) -> float:
-        return float(self.state.live["alpha_r"])
+        return float(self.live["alpha_r"])
 
     @property
     def alpha_c(self) -> float:
-        return float(self.state.live["alpha_c"])
+        return float(self.live["alpha_c"])
 
     @property
     def n_arms(self) -> int:
@@ -562,7 +565,7 @@ class OPB(BaseLearner):
     def policy(self) -> FloatArray:
         """The policy ``pi_t`` LP (37) gives now (no uniform is drawn)."""
         st = self.state
-        if st.live["safe_only"] or self.in_warm_start:
+        if self.live["safe_only"] or self.in_warm_start:
             return self._safe_probs.copy()
         self._index_kernel(st)
         res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
@@ -576,16 +579,16 @@ class OPB(BaseLearner):
             "alpha_c": self.alpha_c,
             "delta_prime": self.delta_prime,
             "counts": self.state.counts.tolist(),
-            "infeasible_rounds": int(self.state.live["infeasible"]),
+            "infeasible_rounds": int(self.live["infeasible"]),
             "warm_start": ws.estimates.as_dict() if ws is not None and ws.done else None,
         }
 
     # -- protocol ---------------------------------------------------------------------------------
     def _refill_uniforms(self) -> None:
         st = self.state
-        if st.live["upos"] >= UNIFORM_BLOCK:
+        if self.live["upos"] >= UNIFORM_BLOCK:
             st.uniforms[:] = self.rng.random(UNIFORM_BLOCK)
-            st.live["upos"] = 0
+            self.live["upos"] = 0
 
     def _ask(self, context: Any) -> Decision:
         if context is not None:
@@ -596,24 +599,24 @@ class OPB(BaseLearner):
         self._refill_uniforms()
         self._drew_uniform = True
         st = self.state
-        if self._m == 1 or st.live["safe_only"]:
+        if self._m == 1 or self.live["safe_only"]:
             arm = int(self._ask_kernel(st))
             return Decision(arm=arm, probs=st.probs.copy())
         self._index_kernel(st)
         res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         if res is None:
             probs = self._safe_probs.copy()
-            st.live["infeasible"] += 1
+            self.live["infeasible"] += 1
         else:
             probs = res[1]
-        u = st.uniforms[st.live["upos"]]
-        st.live["upos"] += 1
+        u = st.uniforms[self.live["upos"]]
+        self.live["upos"] += 1
         return Decision(arm=int(sample_arm(probs, u)), probs=probs)
 
     def cancel(self) -> None:
         super().cancel()
         if self._drew_uniform:  # give the uniform back: the next ask draws the same arm
-            self.state.live["upos"] -= 1
+            self.live["upos"] -= 1
             self._drew_uniform = False
 
     def _tell(self, decision: Decision, observation: Any) -> None:

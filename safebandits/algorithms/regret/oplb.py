@@ -130,8 +130,8 @@ class OPLBWork(NamedTuple):
     """Work arrays of :func:`oplb_policy` and :func:`oplb_rounds`: cross Gram matrices ``gram``
     (``x_r^T Sigma^{-1} x_s``) and ``zgram`` (``z_r^T M^{-1} z_s``), ``lin_y`` (m), ``wv`` (d), ``wp``
     (d'), per-row ``ucb`` and ``scale`` (n + 1), the learner's ``uniforms`` (read at
-    ``positions.uniforms``, a record of dtype :data:`~safebandits.algorithms.regret.lc_lucb.RNG_POSITIONS`)
-    and the observed ``costs``."""
+    ``positions[0].uniforms``, one element of dtype
+    :data:`~safebandits.algorithms.regret.lc_lucb.RNG_POSITIONS`) and the observed ``costs``."""
 
     gram: np.ndarray
     zgram: np.ndarray
@@ -141,7 +141,7 @@ class OPLBWork(NamedTuple):
     ucb: np.ndarray
     scale: np.ndarray
     uniforms: np.ndarray
-    positions: Any
+    positions: np.ndarray
     costs: np.ndarray
 
 
@@ -354,11 +354,11 @@ def sample_policy(probs, u, safe_row):
 @numba.njit(cache=True)
 def oplb_rounds(est, tbl, search, work, env, variates, played, rows):
     """Policy -> sample -> observe -> update for variate rows ``rows = (start, stop)``, ``start ..
-    stop-1`` (one learner uniform per round, ``work.positions.uniforms``; stops early when they run out).
+    stop-1`` (one learner uniform per round, ``work.positions[0].uniforms``; stops early when they run out).
     Writes the played points and policies into ``played = (points, probs)``. Returns the first unused
     row."""
     points, probs = played
-    uniforms, pos, costs = work.uniforms, work.positions, work.costs
+    uniforms, pos, costs = work.uniforms, work.positions[0], work.costs
     vx = tbl.vx
     m = costs.shape[0]
     j, stop = rows
@@ -430,7 +430,7 @@ class OPLB(StagewiseLinearLearner):
     def _work(self) -> OPLBWork:
         return OPLBWork(
             self._gram, self._zgram, self._lin_y, self._wv, self._wp, self._ucb, self._scale, self._uniforms,
-            self._positions, self._costs,
+            self._position_block, self._costs,
         )  # fmt: skip
 
     def _policy_args(self, tbl: VertexTable, safe_row: int) -> tuple[Any, ...]:

@@ -130,8 +130,9 @@ class SafeLUCBState(NamedTuple):
 
     ``ridge``: the ridge over the arms and the rows ``B x`` (:class:`ArmRidgeArrays`); ``dw_arms`` the
     arms of ``D^w``; ``explore_buf`` the exploration draws (read at ``live.pos``); ``snap_theta`` /
-    ``snap_ainv`` ``mu_hat`` and ``A^{-1}`` at the end of exploration; ``const`` / ``live`` the fixed and
-    changing scalars (:class:`SafeLUCBConstants`, :data:`SAFE_LUCB_LIVE`).
+    ``snap_ainv`` ``mu_hat`` and ``A^{-1}`` at the end of exploration; ``const`` the fixed scalars
+    (:class:`SafeLUCBConstants`); ``live`` a one-element array of dtype :data:`SAFE_LUCB_LIVE` whose
+    record ``live[0]`` the kernels read and write.
     """
 
     ridge: ArmRidgeArrays
@@ -140,7 +141,7 @@ class SafeLUCBState(NamedTuple):
     snap_theta: np.ndarray
     snap_ainv: np.ndarray
     const: SafeLUCBConstants
-    live: Any
+    live: np.ndarray
 
 
 class LossFeedback(NamedTuple):
@@ -344,7 +345,7 @@ def select_arm(st):
     2-4), else the optimistic arm of ``D_t^s`` (lines 6-10; a ``D^w`` arm if ``D_t^s`` is empty). Returns
     -2 when the exploration buffer is empty (refill and call again). Snapshots ``theta``, ``A^{-1}``,
     ``beta`` and ``lambda_min(A)`` when the exploration phase ends."""
-    live, const = st.live, st.const
+    live, const = st.live[0], st.const
     preds, sq_widths, n_arms = st.ridge.preds, st.ridge.sq_widths, const.n_arms
     a_inv, theta, snap_theta, snap_ainv = st.ridge.a_inv, st.ridge.theta, st.snap_theta, st.snap_ainv
     t = live.t
@@ -388,7 +389,7 @@ def select_arm(st):
 def tell_arm(st, arm, loss):
     """Add the loss of ``arm`` (ridge rank-one update of the arm and ``B`` rows), refresh, and for GSLUCB
     in its exploration phase update ``Delta_t`` and ``T'_t`` (Algorithm 2, lines 5-8)."""
-    r, const, live = st.ridge, st.const, st.live
+    r, const, live = st.ridge, st.const, st.live[0]
     if const.logdet_width:
         live.logdet += math.log(1.0 + max(r.sq_widths[arm], 0.0))
     arm_ridge_update(
@@ -543,7 +544,8 @@ class SafeLUCB(BaseLearner):
             refresh_every=c.refresh_every, logdet_width=c.width == "logdet", adaptive=self.adaptive,
             gap_mode=GAP_PLUGIN if getattr(c, "gap_lcb", "valid") == "plugin" else GAP_VALID,
         )  # fmt: skip
-        live = np.zeros(1, dtype=SAFE_LUCB_LIVE)[0]  # a record: writes go to its one-element array
+        self._live_block = np.zeros(1, dtype=SAFE_LUCB_LIVE)  # the kernels read its record [0]
+        live = self._live_block[0]  # a view: writes go through
         live["t_prime"], live["pos"], live["exploring"], live["t_used"] = t_prime, EXPLORE_BLOCK, True, -1
         live["gap"] = live["lmin"] = live["beta_snap"] = np.nan
         #: The changing scalars (a record of dtype :data:`SAFE_LUCB_LIVE`), shared with :attr:`state`.
@@ -607,8 +609,9 @@ class SafeLUCB(BaseLearner):
         )  # fmt: skip
         #: The typed state the compiled kernels act on in place (finite decision sets; never rebound).
         self.state = SafeLUCBState(
-            ridge, self._dw, self._explore_buf, self._snap_theta, self._snap_ainv, self._const, self.live
-        )
+            ridge, self._dw, self._explore_buf, self._snap_theta, self._snap_ainv, self._const,
+            self._live_block,
+        )  # fmt: skip
         self._select_kernel = bind_kernel(select_arm, (self.state,))
         self._tell_kernel = bind_kernel(tell_arm, (self.state, 0, 0.0))
 
