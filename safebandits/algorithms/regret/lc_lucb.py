@@ -146,8 +146,8 @@ class RoundChoice(NamedTuple):
 
 class RoundWork(NamedTuple):
     """Buffers of the compiled loop: the Thompson sample ``theta_ts`` and its normals (``normals``, read
-    at ``positions[0].normals``; ``positions`` one element of dtype :data:`RNG_POSITIONS`), the Cholesky work
-    matrix ``low``, the observed ``costs``."""
+    at ``positions[0].normals``; ``positions`` one element of dtype :data:`RNG_POSITIONS`), the Cholesky
+    work matrix ``low``, the observed ``costs``."""
 
     theta_ts: np.ndarray
     normals: np.ndarray
@@ -370,8 +370,10 @@ class StagewiseLinearLearner(BaseLearner):
         self._normals = np.zeros((RNG_BLOCK, d) if self.use_ts else (0, d))
         self._uniforms = np.zeros(RNG_BLOCK)
         self._position_block = np.full(1, RNG_BLOCK, dtype=RNG_POSITIONS)  # the kernels read its [0]
-        self._positions = self._position_block[0]  # a view: writes go through
-        self._drawn = np.zeros(1, dtype=RNG_POSITIONS)[0]  # taken by the pending ask (given back by cancel)
+        # one-element views of the two positions for the Python side (faster to index than the record)
+        block = self._position_block
+        self._normals_at, self._uniforms_at = block["normals"], block["uniforms"]
+        self._drawn_normals = self._drawn_uniforms = 0  # taken by the pending ask (given back by cancel)
         self._ts_scale = 0.0
         self._round_arms: FloatArray = arms
         self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, safe_row))
@@ -480,21 +482,20 @@ class StagewiseLinearLearner(BaseLearner):
         return arms, self.estimator.make_table(arms), -1
 
     def _refill(self) -> None:
-        pos = self._positions
-        if self.use_ts and pos["normals"] >= self._normals.shape[0]:
+        if self.use_ts and self._normals_at[0] >= self._normals.shape[0]:
             self._normals[:] = self.rng.standard_normal(self._normals.shape)
-            pos["normals"] = 0
-        if self.setting == "expectation" and pos["uniforms"] >= self._uniforms.shape[0]:
+            self._normals_at[0] = 0
+        if self.setting == "expectation" and self._uniforms_at[0] >= self._uniforms.shape[0]:
             self._uniforms[:] = self.rng.random(self._uniforms.shape[0])
-            pos["uniforms"] = 0
+            self._uniforms_at[0] = 0
 
     def cancel(self) -> None:
         """Withdraw the pending decision; the learner random numbers it used are given back, so the
         next ``ask`` returns the same decision."""
         super().cancel()
-        for name in RNG_POSITIONS.names:
-            self._positions[name] -= self._drawn[name]
-            self._drawn[name] = 0
+        self._normals_at[0] -= self._drawn_normals
+        self._uniforms_at[0] -= self._drawn_uniforms
+        self._drawn_normals = self._drawn_uniforms = 0
 
     def _x0_decision(self) -> Decision:
         if self._safe_row >= 0:
@@ -502,17 +503,17 @@ class StagewiseLinearLearner(BaseLearner):
         return Decision(point=self._x0.copy())
 
     def _ask(self, context: Any) -> Decision:
-        self._drawn["normals"] = self._drawn["uniforms"] = 0
+        self._drawn_normals = self._drawn_uniforms = 0
         if self.in_warm_start:
             return self._x0_decision()
         arms, tbl, safe_row = self._context_arms(context)
         self._round_arms = arms
         self._refill()
         if self.use_ts:
-            self._ts_kernel(self.estimator.state, self._normals[self._positions["normals"]], self._ts_scale,
-                            self._low, self._theta_ts)  # fmt: skip
-            self._positions["normals"] += 1
-            self._drawn["normals"] = 1
+            eta = self._normals[self._normals_at[0]]
+            self._ts_kernel(self.estimator.state, eta, self._ts_scale, self._low, self._theta_ts)
+            self._normals_at[0] += 1
+            self._drawn_normals = 1
         best = int(self._select_kernel(*self._select_args(tbl, safe_row)))
         if self._star:
             if best < 0 and self._safe_row >= 0:

@@ -493,6 +493,7 @@ class OPB(BaseLearner):
         )  # fmt: skip
         #: The changing scalars (the record of ``state.live``, a view: writes go through).
         self.live = live
+        self._upos_at = live_block["upos"]  # a one-element view, faster to index on every ask
         self._safe_probs = np.zeros(k)
         self._safe_probs[safe] = 1.0
         self._safe_probs.setflags(write=False)
@@ -585,10 +586,9 @@ class OPB(BaseLearner):
 
     # -- protocol ---------------------------------------------------------------------------------
     def _refill_uniforms(self) -> None:
-        st = self.state
-        if self.live["upos"] >= UNIFORM_BLOCK:
-            st.uniforms[:] = self.rng.random(UNIFORM_BLOCK)
-            self.live["upos"] = 0
+        if self._upos_at[0] >= UNIFORM_BLOCK:
+            self.state.uniforms[:] = self.rng.random(UNIFORM_BLOCK)
+            self._upos_at[0] = 0
 
     def _ask(self, context: Any) -> Decision:
         if context is not None:

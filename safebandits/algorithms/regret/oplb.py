@@ -447,7 +447,7 @@ class OPLB(StagewiseLinearLearner):
         return self._last_value
 
     def _ask(self, context: Any) -> Decision:
-        self._drawn["normals"] = self._drawn["uniforms"] = 0
+        self._drawn_normals = self._drawn_uniforms = 0
         if self.in_warm_start:
             return self._x0_decision()
         arms, tbl, safe_row = self._context_arms(context)
@@ -456,9 +456,9 @@ class OPLB(StagewiseLinearLearner):
             self._alloc(arms.shape[0])
         self._refill()
         self._last_value = float(self._policy_kernel(*self._policy_args(tbl, safe_row)))
-        u = self._uniforms[self._positions["uniforms"]]
-        self._positions["uniforms"] += 1
-        self._drawn["uniforms"] = 1
+        u = self._uniforms[self._uniforms_at[0]]
+        self._uniforms_at[0] += 1
+        self._drawn_uniforms = 1
         idx = int(sample_policy(self._probs, u, safe_row))
         probs = self._probs.copy()
         return Decision(arm=idx, probs=probs) if idx >= 0 else Decision(point=self._x0.copy(), probs=probs)

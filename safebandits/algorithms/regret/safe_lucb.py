@@ -546,6 +546,8 @@ class SafeLUCB(BaseLearner):
         )  # fmt: skip
         self._live_block = np.zeros(1, dtype=SAFE_LUCB_LIVE)  # the kernels read its record [0]
         live = self._live_block[0]  # a view: writes go through
+        # one-element views of two fields read on every ask (faster to index than the record)
+        self._pos_at, self._fallback_at = self._live_block["pos"], self._live_block["fallback"]
         live["t_prime"], live["pos"], live["exploring"], live["t_used"] = t_prime, EXPLORE_BLOCK, True, -1
         live["gap"] = live["lmin"] = live["beta_snap"] = np.nan
         #: The changing scalars (a record of dtype :data:`SAFE_LUCB_LIVE`), shared with :attr:`state`.
@@ -716,7 +718,7 @@ class SafeLUCB(BaseLearner):
 
     # -- protocol --------------------------------------------------------------------------------
     def _ask(self, context: Any) -> Decision:
-        self._undo = (int(self.live["pos"]), int(self.live["fallback"]))
+        self._undo = (int(self._pos_at[0]), int(self._fallback_at[0]))
         if self._finite:
             arm = self._select_kernel(self.state)
             if arm == -2:
