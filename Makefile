@@ -27,12 +27,13 @@ $(DSTAMP): pyproject.toml | $(BIN)/python
 
 run: $(STAMP)
 	$(BIN)/safebandits run all --scale quick --out $(OUT)
+	@echo "Report: $(OUT)/report/index.html (verdicts and the legend follow)"
 	$(BIN)/safebandits report $(OUT)
-	@echo "Report: $(OUT)/report/index.html"
 
 test: $(TSTAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q
 
 test-slow: $(TSTAMP)
@@ -40,6 +41,7 @@ test-slow: $(TSTAMP)
 
 lint: $(TSTAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 # The documentation site: warnings are errors; the example gallery runs at small size.
 docs: $(DSTAMP)

@@ -25,7 +25,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # exceptions
     **dict.fromkeys(
-        ("ConfigError", "InfeasibleInstanceError", "ProtocolError", "SafeBanditsError"),
+        ("ConfigError", "InfeasibleInstanceError", "ProtocolError", "SafeBanditsError", "StorageError"),
         "safebandits.exceptions",
     ),
     "StoreLockedError": "safebandits.experiments.store",
@@ -156,7 +156,15 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("active_plugins", "load_plugins"), "safebandits.plugins"),
     # studies (persistent ask / tell)
     **dict.fromkeys(
-        ("Query", "Study", "StudyIntegrityError", "create_study", "list_studies", "load_study"),
+        (
+            "NoQueryAvailable",
+            "Query",
+            "Study",
+            "StudyIntegrityError",
+            "create_study",
+            "list_studies",
+            "load_study",
+        ),
         "safebandits.study.study",
     ),
     "register_info_type": "safebandits.study.codec",
@@ -216,6 +224,7 @@ __all__ = [
     "LearnerConfig",
     "LinearCBAIInstance",
     "LinearProblem",
+    "NoQueryAvailable",
     "NoiseModel",
     "OPBConfig",
     "OPLBConfig",
@@ -256,6 +265,7 @@ __all__ = [
     "StagewiseInstance",
     "StaticAllocation",
     "StaticAllocationConfig",
+    "StorageError",
     "StoreLockedError",
     "Study",
     "StudyIntegrityError",
@@ -377,7 +387,13 @@ if TYPE_CHECKING:  # pragma: no cover - what type checkers and IDEs see
         run_classification,
     )
     from safebandits.datasets import DataNotFoundError
-    from safebandits.exceptions import ConfigError, InfeasibleInstanceError, ProtocolError, SafeBanditsError
+    from safebandits.exceptions import (
+        ConfigError,
+        InfeasibleInstanceError,
+        ProtocolError,
+        SafeBanditsError,
+        StorageError,
+    )
     from safebandits.experiments.regret_loop import RegretOutcome, run_regret
     from safebandits.experiments.results import load_curves, load_results
     from safebandits.experiments.runner import RunSummary, run_tasks
@@ -426,6 +442,7 @@ if TYPE_CHECKING:  # pragma: no cover - what type checkers and IDEs see
     from safebandits.rng import RunKey, environment_rng, instance_rng, learner_rng
     from safebandits.study.codec import register_info_type
     from safebandits.study.study import (
+        NoQueryAvailable,
         Query,
         Study,
         StudyIntegrityError,

@@ -64,7 +64,12 @@ def check_positive(value: Any, name: str, *, owner: str = "", allow_zero: bool =
 def check_int(
     value: Any, name: str, *, low: int | None = None, high: int | None = None, owner: str = ""
 ) -> int:
-    """Check an integer in ``[low, high]`` (bounds optional) and return it as ``int``."""
+    """Check an integer in ``[low, high]`` (bounds optional) and return it as ``int``.
+
+    Integral floats such as ``1e6`` (as parsed from ``--set T=1e6``) are accepted as integers.
+    """
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise _fail(name, owner, f"an integer{_int_range(low, high)}", value)
     v = int(value)

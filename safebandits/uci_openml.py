@@ -27,10 +27,10 @@ from typing import Any
 
 import pandas as pd
 
-from safebandits.classification.data import ADULT_COLUMNS
 from safebandits.exceptions import SafeBanditsError
 
 __all__ = [
+    "ADULT_COLUMNS",
     "ADULT_N_TEST",
     "ADULT_N_TRAIN",
     "GERMAN_CODES",
@@ -39,6 +39,25 @@ __all__ = [
     "german_files",
 ]
 
+#: Columns of the UCI Adult files, in file order; the last is the label (read by
+#: :func:`safebandits.classification.data.load_adult`).
+ADULT_COLUMNS = (
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+)
 #: Records of ``adult.data`` and ``adult.test``.
 ADULT_N_TRAIN = 32_561
 ADULT_N_TEST = 16_281

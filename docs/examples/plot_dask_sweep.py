@@ -24,7 +24,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from safebandits.experiments import ResultsStore
+import safebandits as sb
 
 SMALL = bool(os.environ.get("SAFEBANDITS_DOCS_SMALL"))
 horizon = 2_000 if SMALL else 20_000
@@ -67,10 +67,8 @@ finally:
 # ---------------------------------------------------------------
 print(safebandits("run", *sweep, "--out", str(tmp / "local"), "--workers", "1"))
 columns = ["label", "sweep.value", "replicate", "regret", "violations"]
-with ResultsStore(tmp / "dask", mode="r") as store:
-    on_dask = store.to_frame()[columns].sort_values(columns[:3]).reset_index(drop=True)
-with ResultsStore(tmp / "local", mode="r") as store:
-    on_pool = store.to_frame()[columns].sort_values(columns[:3]).reset_index(drop=True)
+on_dask = sb.load_results(tmp / "dask")[columns].sort_values(columns[:3]).reset_index(drop=True)
+on_pool = sb.load_results(tmp / "local")[columns].sort_values(columns[:3]).reset_index(drop=True)
 print(on_dask)
 assert on_dask.equals(on_pool), "executors disagree"
 print("Dask and the local run stored identical results.")

@@ -3,11 +3,12 @@ Write a learner as a plugin and run it in a sweep
 =================================================
 
 A learner of one's own is a class with ``_ask`` and ``_tell`` on top of
-:class:`safebandits.algorithms.BaseLearner` (which enforces the ask -> tell order and counts samples),
-a frozen config dataclass, and one decorator, :func:`safebandits.algorithms.register_algorithm`. An
-experiment of one's own is an :class:`safebandits.experiments.ExperimentSpec` given to
-:func:`safebandits.experiments.register_experiment`. Put both in a module, and the command line
-loads it with ``--plugin``: the sweep then gets the library's runner, results store, resume, Dask
+:class:`safebandits.BaseLearner` (which enforces the ask -> tell order and counts samples),
+a frozen config dataclass, and one decorator, :func:`safebandits.register_algorithm`. An
+experiment of one's own is an :class:`safebandits.ExperimentSpec` given to
+:func:`safebandits.register_experiment`. Put both in a module, and the command line
+loads it with ``--plugin`` (from the current folder, before or after the subcommand; worker
+processes import it too): the sweep then gets the library's runner, results store, resume, Dask
 executor and report for free. The module below is ``docs/examples/safe_ucb_plugin.py``:
 
 .. literalinclude:: ../examples/safe_ucb_plugin.py
@@ -32,9 +33,8 @@ out = Path(tempfile.mkdtemp(prefix="safe-ucb-demo-"))
 
 def safebandits(*args: str) -> str:
     """Run the ``safebandits`` command from the plugin's folder, as a user would in a shell."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     cmd = [sys.executable, "-m", "safebandits.cli", "--plugin", "safe_ucb_plugin", *args]
-    done = subprocess.run(cmd, cwd=HERE, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True, check=True)
     return done.stdout
 
 

@@ -20,9 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from safebandits.algorithms import BaseLearner, LearnerConfig, register_algorithm
-from safebandits.experiments import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
-from safebandits.types import Decision
+from safebandits import (
+    AlgorithmSpec,
+    BaseLearner,
+    Decision,
+    ExperimentSpec,
+    LearnerConfig,
+    PanelSpec,
+    register_algorithm,
+    register_experiment,
+)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -36,7 +43,13 @@ class SafeUCBConfig(LearnerConfig):
             raise ValueError(f"The 'delta' parameter of SafeUCBConfig must be in (0, 1). Got {self.delta}.")
 
 
-@register_algorithm("safe-ucb", task="regret", description="Safe optimistic two-arm mixture (plugin).")
+@register_algorithm(
+    "safe-ucb",
+    task="regret",
+    description="Safe optimistic two-arm mixture (plugin).",
+    info="k-armed",  # the problem view it reads: K arms with a known safe arm (StagewiseInfo, simplex)
+    guarantee="expectation",  # listed by `safebandits learners --for` as safe in expectation
+)
 class SafeUCB(BaseLearner):
     """Optimistic reward, pessimistic cost, mixed with the known safe arm."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -102,6 +102,11 @@ def make_learner(
     from safebandits.problems.declare import Problem, SimulatedProblem
 
     entry = get_algorithm(name)
+    if config is not None and not isinstance(config, (LearnerConfig, Mapping)):
+        raise TypeError(
+            f"The 'config' of make_learner({name!r}) must be a dict of config fields or a LearnerConfig. "
+            f"Got {type(config).__name__} {config!r:.60} instead."
+        )
     if isinstance(info, (Problem, SimulatedProblem)):
         info = view_for(info, name)
     else:

@@ -22,6 +22,7 @@ from scipy.special import expit
 from safebandits._validation import check_int, check_interval
 from safebandits.datasets import find_dataset
 from safebandits.types import FloatArray
+from safebandits.uci_openml import ADULT_COLUMNS  # (the UCI file layout; re-exported here)
 
 __all__ = ["Pool", "half_circle_pool", "load_adult", "load_german"]
 
@@ -50,24 +51,6 @@ class Pool:
         return self.features.shape[0]
 
 
-#: Columns of the UCI Adult files, in file order; the last is the label.
-ADULT_COLUMNS = (
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-    "income",
-)
 _GERMAN_COLUMNS = (
     "status",
     "duration",

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from safebandits._validation import check_array, check_int, check_interval
-from safebandits.design.frank_wolfe import Design, is_diagonal
+from safebandits.design.base import Design, is_diagonal
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
 

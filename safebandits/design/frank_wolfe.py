@@ -54,7 +54,6 @@ Deviations from the brief and the paper: ``docs/decisions.md`` ("Design solver")
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numba
@@ -62,16 +61,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from safebandits._validation import check_array, check_choice, check_int, check_interval
+from safebandits.design.base import Design, is_diagonal
+from safebandits.design.diagonal import diagonal_design
 from safebandits.estimators.ridge import cholesky_inverse
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
-
-
-def is_diagonal(arms: FloatArray) -> bool:
-    """Whether ``arms`` is square with a non-zero diagonal and zeros elsewhere (``A`` is diagonal)."""
-    n, d = arms.shape
-    return n == d and bool(np.all(np.diagonal(arms) != 0.0)) and int(np.count_nonzero(arms)) == n
-
 
 __all__ = ["Design", "frank_wolfe_design", "uniform_design"]
 
@@ -102,31 +96,6 @@ _SHRINK_GAP = 0.05
 # Stop after this many dual updates in a row without a primal step, a better certificate or a change of
 # q (the regularisation limits the accuracy attainable for some singular optima).
 _MAX_STALLED = 20
-
-
-@dataclass(frozen=True, slots=True)
-class Design:
-    """Result of :func:`frank_wolfe_design`.
-
-    Attributes
-    ----------
-    weights : ndarray of shape (n_arms,)
-        The design lambda, on the probability simplex (non-negative, sums to 1).
-    value : float
-        ``max_y w_y ||y||^2_{A(weights)^{-1}}``: the *squared* objective at ``weights``.
-    n_iter : int
-        Number of Frank--Wolfe steps taken.
-    gap : float
-        Certified upper bound on ``value - optimum`` (``stop="gap"``); ``nan`` for ``"relative-change"``.
-    converged : bool
-        Whether the stopping rule was met within ``max_iter`` steps.
-    """
-
-    weights: FloatArray
-    value: float
-    n_iter: int
-    gap: float
-    converged: bool
 
 
 def uniform_design(n_arms: int) -> FloatArray:
@@ -226,8 +195,6 @@ def frank_wolfe_design(
     lam0 = np.full(n, 1.0 / n) if init is None else _check_weights(init, "init", n)
     if stop == "gap" and n > 1 and is_diagonal(x):
         # A(lambda) is diagonal: separable widths, solved without forming A (design/diagonal.py).
-        from safebandits.design.diagonal import diagonal_design
-
         costs = tw[:, None] * (y / np.diagonal(x)[None, :]) ** 2
         return diagonal_design(costs, tol=tol, max_iter=max_iter)
 

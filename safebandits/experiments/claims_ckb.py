@@ -18,8 +18,15 @@ running; ``docs/decisions.md``):
   ``max(SIMILAR * mean R_base, 2 SE)`` (better, or similar within 10% or within noise);
 * "clearly better": ``mean R_CKB <= CLEAR_RATIO * mean R_base`` and the paired difference is more than 2 SE
   below zero;
-* "few violating rounds": mean ``N <= FEW_FRACTION * T`` for every CKB variant (the paper's counts, at most
-  3.8% of ``T``, are in the evidence).
+* "few violating rounds": mean ``N`` over runs at most the paper's own count for each CKB variant the
+  paper reports (:data:`PAPER_N_MAX`: synthetic ``N <= 5``, light UCB 0 and Rand 38, finance UCB 47 and
+  Rand 21);
+* ``V(T) = 0`` "averaged over 50 runs": the mean over runs of ``sum_t g(x_t)`` is at most 0 per method;
+* the dual "does not pin at rho": ``phi_T < rho`` at the end of every run (``phi`` in ``[0, rho]`` holds by
+  the projection and is not a claim).
+
+Every record is finalised by :func:`safebandits.experiments.claims_meta.finalise_claims` (verdicts,
+wording).
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claims import Claim, _claim
+from safebandits.experiments.claim_base import Claim
+from safebandits.experiments.claim_base import claim as _claim
 
 __all__ = ["CKB_CLAIM_SETS", "check_ckb_finance", "check_ckb_light", "check_ckb_synthetic"]
 
@@ -54,7 +62,7 @@ def _ok(df: pd.DataFrame) -> pd.DataFrame:
     out = df[df["status"] == "ok"].copy()
     for col in (
         "regret", "regret_tenth", "policy_regret", "policy_regret_tenth", "cost", "violations", "samples",
-        "positive_cost", "positive_cost_tenth", "diag.phi_max", "diag.rho",
+        "positive_cost", "positive_cost_tenth", "diag.phi_max", "diag.rho", "diag.phi",
     ):  # fmt: skip
         if col in out:
             out[col] = pd.to_numeric(out[col], errors="coerce")
@@ -63,22 +71,29 @@ def _ok(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _claim_v_zero(ok: pd.DataFrame, labels: tuple[str, ...], n_failed: int) -> Claim:
+    """Digest claim 4, as the paper words it: ``V(T) = [sum_t g(x_t)]_+ = 0`` *averaged over runs*, i.e. the
+    mean over runs of ``sum_t g(x_t)`` is at most 0 for every method. Runs with a positive sum are counted
+    in the evidence (a per-run reading would demand ``V(T) = 0`` in every run)."""
     per: dict[str, Any] = {}
     passed = not ok.empty
     for lbl in labels:
         sub = ok[ok["label"] == lbl]
-        bad = int((sub["V"] > 1e-9).sum())
-        passed &= len(sub) > 0 and bad == 0
+        sum_g = sub["cost"] * sub["samples"]
+        mean_sum_g = float(sum_g.mean()) if len(sub) else float("nan")
+        good = len(sub) > 0 and mean_sum_g <= 1e-9
+        passed &= good
         per[lbl] = {
             "runs": len(sub),
-            "runs_with_V>0": bad,
-            "mean_V": float(sub["V"].mean()) if len(sub) else None,
+            "mean_sum_g": mean_sum_g if len(sub) else None,
+            "V_of_mean": max(mean_sum_g, 0.0) if len(sub) else None,
+            "runs_with_V>0": int((sub["V"] > 1e-9).sum()),
             "max_V": float(sub["V"].max()) if len(sub) else None,
-            "mean_sum_g": float((sub["cost"] * sub["samples"]).mean()) if len(sub) else None,
+            "ok": bool(good),
         }
     return _claim(
         "ckb-v-zero",
-        "V(T) = [sum_t g(x_t)]_+ = 0 at T in every run of every method (the paper: averaged over runs).",
+        "V(T) = 0 averaged over runs: for every method the mean over runs of sum_t g(x_t) at T is <= 0 "
+        "(runs with V(T) > 0 are counted in the evidence).",
         passed,
         {"by_method": per, "failed_runs": n_failed},
     )
@@ -209,47 +224,84 @@ def _claim_vs_baselines(ok: pd.DataFrame, clearly: bool) -> Claim:
     return _claim("ckb-vs-baselines", text, passed, evidence)
 
 
+#: The paper's violation counts (Sec. 5) as upper bounds on the mean N over runs, per CKB variant it
+#: reports: synthetic "N <= 5" (each variant, T = 10,000); light "CKB-UCB enjoys N = 0 and CKB-Rand has an
+#: average N = 38" (T = 1,000); finance CKB-UCB about 47, CKB-Rand about 21 (T = 10,000).
+PAPER_N_MAX = {
+    "ckb-synthetic": {"CKB-UCB": 5.0, "CKB-TS": 5.0, "CKB-Rand": 5.0},
+    "ckb-light": {"CKB-UCB": 0.0, "CKB-Rand": 38.0},
+    "ckb-finance": {"CKB-UCB": 47.0, "CKB-Rand": 21.0},
+}
+
+
 def _claim_few_violations(ok: pd.DataFrame, key: str) -> Claim:
-    evidence: dict[str, Any] = {"fraction_max": FEW_FRACTION, "paper": PAPER_N.get(key, "")}
+    """Digest claim 5 with the paper's numbers as thresholds: mean N over runs <= the paper's count."""
+    limits = PAPER_N_MAX.get(key, {lbl: FEW_FRACTION * float(ok["samples"].max()) for lbl in CKB})
+    evidence: dict[str, Any] = {"paper": PAPER_N.get(key, ""), "max_mean_N": limits}
     passed = not ok.empty
-    for lbl in CKB:
+    for lbl, limit in limits.items():
         sub = ok[ok["label"] == lbl]
         if sub.empty:
             passed = False
+            evidence[lbl] = "no runs"
             continue
         t = float(sub["samples"].max())
         mean_n = float(sub["violations"].mean())
-        good = mean_n <= FEW_FRACTION * t
+        good = mean_n <= limit
         passed &= good
-        evidence[lbl] = {"mean_N": mean_n, "max_N": int(sub["violations"].max()), "T": t, "ok": good}
+        evidence[lbl] = {
+            "mean_N": mean_n,
+            "max_N": int(sub["violations"].max()),
+            "limit": limit,
+            "T": t,
+            "fraction_of_T": mean_n / t,
+            "ok": good,
+        }
+    for lbl in CKB:
+        if lbl not in limits and lbl in set(ok["label"]):
+            sub = ok[ok["label"] == lbl]
+            evidence[lbl] = {"mean_N": float(sub["violations"].mean()), "note": "no count in the paper"}
+    text = ", ".join(f"{lbl} <= {v:g}" for lbl, v in limits.items())
     return _claim(
         "ckb-few-violations",
-        "Violating rounds are few: each CKB variant's mean N = #{t : g(x_t) > 0} is at most "
-        f"{FEW_FRACTION:.0%} of T.",
+        f"Violating rounds N = #{{t : g(x_t) > 0}} as the paper reports them: mean N over runs {text}.",
         passed,
         evidence,
     )
 
 
 def _claim_dual(ok: pd.DataFrame) -> Claim:
+    """Digest claim 9: with rho >= 4 B / delta the dual does not pin at rho in the long run. The learner
+    projects phi onto [0, rho], so "phi in [0, rho]" cannot fail and is not a claim; what can fail is the
+    dual sitting at the cap: read as phi_T < rho at the end of every CKB run (rounds at rho reported)."""
     sub = ok[ok["label"].isin([*CKB, SLACK_LABEL])]
-    if sub.empty or "diag.phi_max" not in sub or "diag.rho" not in sub:
+    if sub.empty or "diag.phi" not in sub or "diag.rho" not in sub:
         return _claim(
-            "ckb-dual-bounded", "The dual variable stays in [0, rho].", False, {"note": "no CKB diagnostics"}
+            "ckb-dual-not-pinned",
+            "The dual variable is below rho at T in every CKB run.",
+            False,
+            {"note": "no CKB diagnostics (diag.phi, diag.rho)"},
         )
-    inside = (sub["diag.phi_max"] >= 0) & (sub["diag.phi_max"] <= sub["diag.rho"] * (1 + 1e-12))
-    at_rho = pd.to_numeric(sub.get("diag.rounds_at_rho", 0), errors="coerce")
+    phi = pd.to_numeric(sub["diag.phi"], errors="coerce")
+    rho = pd.to_numeric(sub["diag.rho"], errors="coerce")
+    at_rho = pd.to_numeric(sub.get("diag.rounds_at_rho", pd.Series(0, index=sub.index)), errors="coerce")
+    phi_max = pd.to_numeric(sub["diag.phi_max"], errors="coerce")
+    pinned = phi >= rho * (1 - 1e-12)
+    by = {
+        str(lbl): {
+            "runs": len(g),
+            "runs_pinned_at_T": int(pinned[g.index].sum()),
+            "mean_rounds_at_rho": float(at_rho[g.index].mean()),
+            "max_phi_over_rho": float((phi_max[g.index] / rho[g.index]).max()),
+        }
+        for lbl, g in sub.groupby("label")
+    }
     return _claim(
-        "ckb-dual-bounded",
-        "The dual variable phi_t stays in [0, rho] in every CKB run.",
-        bool(inside.all()),
-        {
-            "runs": len(sub),
-            "runs_outside": int((~inside).sum()),
-            "max_phi": float(sub["diag.phi_max"].max()),
-            "rho": sorted(set(np.round(sub["diag.rho"].astype(float), 6))),
-            "runs_reaching_rho": int((at_rho > 0).sum()),
-        },
+        "ckb-dual-not-pinned",
+        "The dual variable does not pin at rho in the long run: phi_T < rho at T in every CKB run "
+        "(the projection onto [0, rho] makes 'phi in [0, rho]' true by construction, so it is not checked).",
+        bool((~pinned).all()),
+        {"runs": len(sub), "runs_pinned_at_T": int(pinned.sum()), "by_method": by},
     )
 
 

@@ -28,8 +28,9 @@ import numpy as np
 import pandas as pd
 
 from safebandits.experiments.acol import ADAPTIVE
-from safebandits.experiments.claims import _claim, _ok
+from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.driving import GUARANTEE_LABELS, MULTIPLIERS, tuned_label
+from safebandits.experiments.results import ok_runs as _ok
 
 __all__ = [
     "DRIVING_CLAIM_SETS",
@@ -186,14 +187,16 @@ def check_acol_robustness(df: pd.DataFrame) -> list[Claim]:
     table, ref = robustness_table(df)
     solvers = _constrained_solvers(df)
     scenarios = sorted(set(table["scenario"]))
-    ev_a, passed_a, first = {}, len(scenarios) > 0, {}
+    ev_a, passed_a, first, vacuous = {}, len(scenarios) > 0, {}, []
     for sc in scenarios:
         t = table[table["scenario"] == sc]
         feas = t[t["feasible"]]
         best_pen = float(feas["reward"].max()) if not feas.empty else None
         first[sc] = float(feas["penalty"].min()) if not feas.empty else None
-        ok_sc = sc in ref and (best_pen is None or best_pen <= ref[sc])
+        ok_sc = sc in ref and best_pen is not None and best_pen <= ref[sc]
         passed_a = passed_a and ok_sc
+        if best_pen is None:
+            vacuous.append(sc)
         ev_a[sc] = {
             "constrained_reward": ref.get(sc),
             "best_feasible_penalised_reward": best_pen,
@@ -201,25 +204,39 @@ def check_acol_robustness(df: pd.DataFrame) -> list[Claim]:
             "smallest_feasible_penalty": first[sc],
             "n_penalties": len(t),
         }
+    # A scenario without any feasible penalised solution has nothing to compare: the claim is not
+    # evaluated there (never passed vacuously); it is inconclusive unless another scenario refutes it.
+    refuted_a = any(
+        ev["best_feasible_penalised_reward"] is not None
+        and ev["constrained_reward"] is not None
+        and ev["best_feasible_penalised_reward"] > ev["constrained_reward"]
+        for ev in ev_a.values()
+    )
     a = _claim(
         "9a-constrained-beats-penalised",
-        "In every scenario, no feasible penalised solution earns more reward than the constrained one.",
+        "In every scenario, no feasible penalised solution earns more reward than the constrained one "
+        "(a scenario without a feasible penalised solution makes the claim inconclusive, not passed).",
         passed_a,
-        {**ev_a, "constrained_solver": solvers},
+        {**ev_a, "constrained_solver": solvers, "scenarios_without_feasible_penalised": vacuous},
+        censored_only=bool(vacuous) and not refuted_a,
+        reason=f"no feasible penalised solution in {vacuous}: nothing to compare there",
     )
-    ev_c, passed_c = {}, len(scenarios) > 0
+    ev_c, passed_c, refuted_c = {}, len(scenarios) > 0, False
     for sc in scenarios:
         lam = first[sc]
         t = table[(table["scenario"] == sc) & (table["penalty"] == lam)] if lam is not None else table[:0]
         r = float(t["reward"].iloc[0]) if not t.empty else None
-        passed_c = passed_c and sc in ref and (r is None or r < ref[sc])
+        passed_c = passed_c and sc in ref and r is not None and r < ref[sc]
+        refuted_c = refuted_c or (sc in ref and r is not None and r >= ref[sc])
         ev_c[sc] = {"smallest_feasible_penalty": lam, "reward_there": r, "constrained_reward": ref.get(sc)}
     c = _claim(
         "9c-smallest-feasible-lambda-worse",
         "In every scenario, the penalised solution at the smallest feasible lambda earns less reward than "
-        "the constrained solution (the paper's wording).",
+        "the constrained solution (the paper's wording; no feasible lambda in a scenario: inconclusive).",
         passed_c,
-        {**ev_c, "constrained_solver": solvers},
+        {**ev_c, "constrained_solver": solvers, "scenarios_without_feasible_penalised": vacuous},
+        censored_only=bool(vacuous) and not refuted_c,
+        reason=f"no feasible penalised solution in {vacuous}: no smallest feasible lambda",
     )
     values = [v for v in first.values() if v is not None]
     b = _claim(

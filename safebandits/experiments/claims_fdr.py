@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claims import Claim, _claim
+from safebandits.experiments.claim_base import Claim
+from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.fdr import TICKS, mean_curves
 
 __all__ = ["FDR_CLAIM_SETS", "HALF_FACTOR", "labels_to_reach"]

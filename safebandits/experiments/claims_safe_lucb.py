@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claims import Claim, _claim
+from safebandits.experiments.claim_base import Claim
+from safebandits.experiments.claim_base import claim as _claim
 
 __all__ = [
     "LATE_PER_STEP",

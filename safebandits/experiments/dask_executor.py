@@ -1,6 +1,6 @@
 """Execute run tasks on a ``dask.distributed`` cluster (``safebandits run NAME --executor dask``).
 
-Each run is one Dask task calling :func:`~safebandits.experiments.runner.execute_task` on a worker;
+Each run is one Dask task calling :func:`~safebandits.experiments.execute.execute_task` on a worker;
 records stream back to the client as the tasks complete (``as_completed``), and the client alone
 writes the results store. Everything else is Dask's job: scheduling, and resubmitting the tasks lost
 with a worker that died (up to ``distributed.scheduler.allowed-failures`` times per task). A run that
@@ -30,7 +30,7 @@ from concurrent.futures import CancelledError
 from typing import Any
 
 from safebandits.exceptions import ConfigError, SafeBanditsError
-from safebandits.experiments.runner import execute_task, failed_record
+from safebandits.experiments.execute import execute_task, failed_record
 from safebandits.experiments.spec import RunTask
 from safebandits.plugins import active_plugins, plugin_files, plugin_path
 

@@ -21,10 +21,7 @@ curve is stored as JSON in the ``curve`` column and as the ``curve`` trace). Uns
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
@@ -79,8 +76,8 @@ GERMAN = register_experiment(
                 name="german",
                 instance="fdr/german",
                 sweep_param="q",
-                values={"quick": (0.3,), "paper": (0.3,)},
-                title="German Credit (q = 0.3, batch 10, 50 initial labels)",
+                values={"quick": (0.15,), "paper": (0.15,)},
+                title="German Credit (q = 0.15, batch 10, 50 initial labels)",
                 xlabel="labels",
             ),
         ),
@@ -134,60 +131,3 @@ def mean_curves(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
         stats.columns = [f"{a}_{b}" if b != "mean" else a for a, b in stats.columns]
         out[str(label)] = stats.sort_index()
     return out
-
-
-def curves_figure(spec: Any, runs: pd.DataFrame, traces: Any, out_dir: Path, slug: str) -> list[str]:
-    """Accuracy, FDR, precision, recall against labels, and the paper's trade-off view (Figs. 5-6)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    curves = mean_curves(runs)
-    if not curves:
-        return []
-    files = []
-    fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
-    for ax, metric in zip(axes, ("accuracy", "fdr", "precision", "recall")):
-        for label, stats in curves.items():
-            x = stats.index.to_numpy()
-            y = stats[metric].to_numpy()
-            se = np.nan_to_num(stats[f"{metric}_sem"].to_numpy())
-            ax.plot(x, y, label=label)
-            ax.fill_between(x, y - se, y + se, alpha=0.2)
-        ax.set_xlabel("labels")
-        ax.set_title(metric)
-    q = float(pd.to_numeric(runs["sweep.value"], errors="coerce").iloc[0])
-    axes[1].axhline(q, color="k", ls=":", lw=1)
-    axes[0].legend()
-    fig.suptitle(spec.title if spec else slug, fontsize=10)
-    fig.tight_layout()
-    name = f"{slug}-metrics.png"
-    fig.savefig(out_dir / name, dpi=110)
-    plt.close(fig)
-    files.append(name)
-
-    xm, ym = ("accuracy", "fdr") if spec is not None and spec.name == "fdr-adult" else ("precision", "recall")
-    fig, ax = plt.subplots(figsize=(5, 4))
-    ticks = TICKS.get(spec.name if spec else "", ())
-    for label, stats in curves.items():
-        ax.plot(stats[xm], stats[ym], marker=".", ms=3, label=label)
-        for t in ticks:
-            if t in stats.index:
-                ax.annotate(str(t), (stats.loc[t, xm], stats.loc[t, ym]), fontsize=7)
-    ax.set_xlabel(xm)
-    ax.set_ylabel(ym)
-    ax.legend()
-    ax.set_title(f"{ym} against {xm} (labels annotated)", fontsize=9)
-    fig.tight_layout()
-    name = f"{slug}-tradeoff.png"
-    fig.savefig(out_dir / name, dpi=110)
-    plt.close(fig)
-    files.append(name)
-    return files
-
-
-from safebandits.plotting.report import register_report_figure  # noqa: E402
-
-for _name in ("fdr-adult", "fdr-german", "fdr-halfcircle"):
-    register_report_figure(_name)(curves_figure)

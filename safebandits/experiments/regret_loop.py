@@ -25,45 +25,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from safebandits._validation import check_int
 from safebandits.exceptions import ConfigError
 from safebandits.problems.stagewise import TOL, policy_mean_points
-from safebandits.types import FloatArray
+from safebandits.records import PlayedBlock, log_grid  # (defined in the core; re-exported here)
 
 __all__ = ["PlayedBlock", "RegretOutcome", "RegretTracker", "log_grid", "run_regret"]
 
 #: Rounds per block of the loop (memory of a block: ``BLOCK x d`` floats).
 BLOCK = 4096
-
-
-class PlayedBlock(NamedTuple):
-    """Actions a learner played in consecutive rounds.
-
-    Attributes
-    ----------
-    points : ndarray of shape (k, d)
-        The action vectors played.
-    probs : ndarray of shape (k, n_arms) or None
-        The randomised policies they were drawn from (see :class:`~safebandits.types.Decision`);
-        ``None`` for deterministic learners.
-    means : ndarray of shape (k, d) or None
-        The policies' mean actions ``x_pi`` directly (takes precedence over ``probs``).
-    """
-
-    points: FloatArray
-    probs: FloatArray | None = None
-    means: FloatArray | None = None
-
-
-def log_grid(horizon: int, n_points: int = 200) -> np.ndarray:
-    """Rounds ``1 <= t <= horizon`` roughly evenly spaced in log scale, always ending at ``horizon``."""
-    horizon = check_int(horizon, "horizon", low=1)
-    g = np.unique(np.round(np.geomspace(1, horizon, n_points)).astype(np.int64))
-    return g if g[-1] == horizon else np.append(g, horizon)
 
 
 @dataclass
@@ -326,6 +300,7 @@ def run_regret(
         )
     horizon = check_int(horizon if horizon is not None else instance.horizon, "horizon", low=1)
     limit = horizon if budget is None else min(horizon, check_int(budget, "budget", low=1))
+    check_int(n_points, "n_points", low=2, high=1_000_000, owner="run_regret")
     tracker = RegretTracker(instance, limit, n_points)
     fast = getattr(learner, "simulate", None) if compiled else None
     t0 = time.perf_counter()

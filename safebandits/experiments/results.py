@@ -27,7 +27,15 @@ import pandas as pd
 
 from safebandits.experiments.store import ResultsStore, latest_runs
 
-__all__ = ["CURVE_KEY_COLUMNS", "KINDS", "load_curves", "load_results", "run_kind", "summary_by_kind"]
+__all__ = [
+    "CURVE_KEY_COLUMNS",
+    "KINDS",
+    "load_curves",
+    "load_results",
+    "ok_runs",
+    "run_kind",
+    "summary_by_kind",
+]
 
 #: Run columns repeated on every row of :func:`load_curves` (those present in the store).
 CURVE_KEY_COLUMNS = (
@@ -315,3 +323,15 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
         table[["runs", "failed"]] = table[["runs", "failed"]].fillna(0).astype(int)
         tables[kind] = table
     return tables
+
+
+def ok_runs(df: pd.DataFrame) -> pd.DataFrame:
+    """The ``ok`` runs of an identification runs table, ``samples`` as float, ``stopped``/``correct`` as bool.
+
+    The claims (:mod:`safebandits.experiments.claims`) and the report's figures read runs through it.
+    """
+    out = df[df["status"] == "ok"].copy()
+    out["samples"] = out["samples"].astype(float)
+    out["stopped"] = out["stopped"].astype(bool)
+    out["correct"] = out["correct"].astype(bool)
+    return out

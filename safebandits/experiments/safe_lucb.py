@@ -86,6 +86,3 @@ EXPLORATION = register_experiment(
         curves=("per_step_regret", "regret"),
     )
 )
-
-# The report's set picture (arXiv Figure 2) registers itself on import.
-import safebandits.plotting.safe_sets  # noqa: E402, F401

@@ -61,7 +61,11 @@ def register_solver(name: str, config_cls: type, *, description: str = "") -> Ca
 
 
 def _load() -> None:
-    import safebandits.problems.driving.solve  # noqa: F401  (registers "driving-cem")
+    # The built-in solvers (problem modules do not import the engine: it registers them).
+    if "driving-cem" not in _REGISTRY:
+        from safebandits.problems.driving.solve import DrivingCEMConfig, solve_driving
+
+        register_solver("driving-cem", DrivingCEMConfig)(solve_driving)
 
 
 def list_solvers() -> dict[str, SolverEntry]:

@@ -9,31 +9,49 @@ appear. Metrics (``samples``, ``correct``, ``feasible``, ``recommended``, ``stop
 the row. Table ``traces`` holds optional JSON extras per run (``pk``, ``name``, ``json``).
 
 Each run is written in one transaction, by the parent process only. Opening a store for writing
-takes an exclusive, non-blocking ``flock`` on ``DIR/.lock``: a second writer is refused with a
-message naming the process that holds it. Readers need no lock.
+takes an exclusive, non-blocking cross-platform lock (:mod:`filelock`) on ``DIR/.lock``: a second
+writer is refused with a message naming the process that holds it (``DIR/.lock.holder``). Readers
+need no lock.
+
+Opening never harms what it opens: a ``results.sqlite`` that is empty, not a SQLite database, or a
+SQLite database without this library's tables is refused by name and left byte for byte as it was.
+``mode="r"`` opens the database with a ``mode=ro`` URI (``immutable=1`` on read-only media), so it
+never creates or alters anything. The schema version is kept in table ``meta`` (``schema_version``,
+currently 1); a store written by a newer version is refused. Disk full, corruption, a foreign schema
+and integers beyond 64 bits are reported in one plain line.
 """
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
 import json
 import os
 import socket
 import sqlite3
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from safebandits._sqlite import (
+    StorageError,
+    check_sqlite_file,
+    connect_read_only,
+    discard_side_files,
+    rollback,
+    side_files,
+    translate,
+)
 from safebandits.exceptions import ConfigError, SafeBanditsError
 
 __all__ = [
     "DB_NAME",
     "METRICS",
     "ResultsStore",
+    "StorageError",
     "StoreLockedError",
     "latest_runs",
     "summary_table",
@@ -41,7 +59,10 @@ __all__ = [
 
 DB_NAME = "results.sqlite"
 LOCK_NAME = ".lock"
+HOLDER_NAME = ".lock.holder"
 SCHEMA_VERSION = 1
+_INT64 = (-(2**63), 2**63 - 1)
+_WHAT = "results store"
 
 #: Metric columns of every run.
 METRICS = ("samples", "correct", "feasible", "recommended", "stopped", "wall_s")
@@ -77,11 +98,15 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _sql_value(value: Any) -> Any:
+def _sql_value(value: Any, name: str = "") -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
+        raise ConfigError(
+            f"The value of {name!r} ({value:.6g}) does not fit a 64-bit integer column of the results store."
+        )
     if value is None or isinstance(value, (str, int, float, bytes)):
         return int(value) if isinstance(value, bool) else value
     if isinstance(value, np.generic):
-        return _sql_value(value.item())
+        return _sql_value(value.item(), name)
     if isinstance(value, (list, tuple, dict, np.ndarray)):
         return json.dumps(np.asarray(value).tolist() if isinstance(value, np.ndarray) else value, default=str)
     return str(value)
@@ -123,55 +148,135 @@ class ResultsStore:
         self.directory = Path(directory)
         self.path = self.directory / DB_NAME
         self.mode = mode
-        self._lock_file = None
+        self._lock = None
+        self._conn = None
         if mode == "w":
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self._check_directory()
+            exists = check_sqlite_file(self.path, _WHAT) if self.directory.is_dir() else False
+            if exists:
+                self._check_ours()  # (read-only look first: a foreign file is never written)
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(
+                    f"Cannot create the results directory {str(self.directory)!r}: {exc.strerror or exc}."
+                ) from None
             self._acquire_lock()
-            self._conn = sqlite3.connect(self.path, isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._create_schema()
+            try:
+                self._conn = sqlite3.connect(self.path, isolation_level=None)
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._create_schema()
+            except sqlite3.Error as exc:
+                self.close()
+                raise translate(exc, self.path, _WHAT) from None
+            except BaseException:
+                self.close()
+                raise
         else:
+            if self.directory.is_file():
+                raise ConfigError(f"{str(self.directory)!r} is a file; give the results directory.")
             if not self.path.exists():
                 raise ConfigError(
                     f"No results store in {str(self.directory)!r} (expected {str(self.path)!r}); "
                     f"run `safebandits run ... --out {self.directory}` first."
                 )
-            self._conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+            check_sqlite_file(self.path, _WHAT)
+            self._conn = self._check_ours(keep=True)
         self._columns = self._table_columns()
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def _acquire_lock(self) -> None:
-        lock_path = self.directory / LOCK_NAME
-        fh = open(lock_path, "a+")  # (held open for the store's lifetime)
+    def _check_directory(self) -> None:
+        for parent in (self.directory, *self.directory.parents):
+            if parent.exists():
+                if not parent.is_dir():
+                    raise ConfigError(
+                        f"--out {str(self.directory)!r}: {str(parent)!r} is a file, not a folder; "
+                        "choose another results directory."
+                    )
+                break
+
+    def _check_ours(self, keep: bool = False) -> sqlite3.Connection | None:
+        """Open read-only and check the tables and schema version; refuse anything else by name."""
+        existed = side_files(self.path)
+        conn = connect_read_only(self.path, _WHAT)
         try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "an unknown process"
-            fh.close()
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if (tables or keep) and not {"runs", "meta"} <= tables:
+                raise ConfigError(
+                    f"{str(self.path)!r} is a SQLite database but not a safebandits results store (no "
+                    "'runs' and 'meta' tables); it was left unchanged."
+                )
+            if tables:
+                row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                version = int(row[0]) if row is not None and str(row[0]).isdigit() else None
+                if version is None or version > SCHEMA_VERSION:
+                    raise ConfigError(
+                        f"The results store {str(self.path)!r} has schema version {version}; this "
+                        f"safebandits reads version {SCHEMA_VERSION}. Upgrade safebandits (it was left "
+                        "unchanged)."
+                    )
+                cols = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+                missing = {"pk", "run_key", "config_hash", "status"} - cols
+                if missing:
+                    raise ConfigError(
+                        f"The results store {str(self.path)!r} has a foreign schema (table 'runs' lacks "
+                        f"{sorted(missing)}); it was left unchanged."
+                    )
+        except sqlite3.Error as exc:
+            conn.close()
+            discard_side_files(self.path, existed)
+            raise translate(exc, self.path, _WHAT) from None
+        except BaseException:
+            conn.close()
+            discard_side_files(self.path, existed)
+            raise
+        if keep:
+            return conn
+        conn.close()
+        return None
+
+    def _acquire_lock(self) -> None:
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(str(self.directory / LOCK_NAME), timeout=0)
+        holder_path = self.directory / HOLDER_NAME
+        try:
+            lock.acquire()
+        except Timeout:
+            try:
+                holder = holder_path.read_text().strip()
+            except OSError:
+                holder = ""
             raise StoreLockedError(
-                f"The results directory {str(self.directory)!r} is being written by {holder}. "
-                "Wait for that run to finish, stop it, or choose another --out directory."
+                f"The results directory {str(self.directory)!r} is being written by "
+                f"{holder or 'an unknown process'}. Wait for that run to finish, stop it, or choose "
+                "another --out directory."
             ) from None
-        fh.seek(0)
-        fh.truncate()
+        except OSError as exc:
+            raise ConfigError(
+                f"Cannot write the results directory {str(self.directory)!r} "
+                f"({exc.strerror or exc}); it may be on read-only media: choose another --out."
+            ) from None
         command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
-        fh.write(f"pid {os.getpid()} on {socket.gethostname()} ({command})\n")
-        fh.flush()
-        self._lock_file = fh
+        try:
+            holder_path.write_text(f"pid {os.getpid()} on {socket.gethostname()} ({command})\n")
+        except OSError:
+            pass
+        self._lock = lock
 
     def close(self) -> None:
         """Close the database and release the writer lock."""
         if getattr(self, "_conn", None) is not None:
             self._conn.close()
             self._conn = None
-        if self._lock_file is not None:
-            self._lock_file.seek(0)
-            self._lock_file.truncate()
-            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
-            self._lock_file.close()
-            self._lock_file = None
+        if getattr(self, "_lock", None) is not None:
+            try:
+                (self.directory / HOLDER_NAME).write_text("")
+            except OSError:
+                pass
+            self._lock.release()
+            self._lock = None
 
     def __enter__(self) -> ResultsStore:
         return self
@@ -203,12 +308,22 @@ class ResultsStore:
             conn.execute("CREATE INDEX IF NOT EXISTS runs_status ON runs (status)")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
 
     def _table_columns(self) -> list[str]:
-        rows = self._conn.execute("PRAGMA table_info(runs)").fetchall()
+        with self._errors():
+            rows = self._conn.execute("PRAGMA table_info(runs)").fetchall()
         return [r[1] for r in rows]
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Report a database error while reading in one plain line (corruption, I/O)."""
+        try:
+            yield
+        except (sqlite3.Error, pd.errors.DatabaseError) as exc:
+            cause = exc.__cause__ if isinstance(exc.__cause__, sqlite3.Error) else exc
+            raise translate(cause, self.path, _WHAT) from None
 
     @property
     def columns(self) -> list[str]:
@@ -233,7 +348,7 @@ class ResultsStore:
         if missing:
             raise ConfigError(f"A result record needs the keys {sorted(missing)}.")
         names = list(record)
-        values = [_sql_value(record[n]) for n in names]
+        values = [_sql_value(record[n], n) for n in names]
         sql = (
             f"INSERT OR REPLACE INTO runs ({', '.join(map(_quote, names))}) "
             f"VALUES ({', '.join('?' * len(names))})"
@@ -252,18 +367,22 @@ class ResultsStore:
                     (record["pk"], tname, json.dumps(tvalue, default=_json_default)),
                 )
             conn.execute("COMMIT")
+        except (sqlite3.Error, OverflowError) as exc:
+            rollback(conn)
+            raise translate(exc, self.path, _WHAT) from None
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
         self._columns.extend(new_columns)
 
     # -- reading -------------------------------------------------------------------------------
     def keys(self, status: str | None = None) -> set[str]:
         """Primary keys of stored runs, optionally only those with ``status``."""
-        if status is None:
-            rows = self._conn.execute("SELECT pk FROM runs").fetchall()
-        else:
-            rows = self._conn.execute("SELECT pk FROM runs WHERE status = ?", (status,)).fetchall()
+        with self._errors():
+            if status is None:
+                rows = self._conn.execute("SELECT pk FROM runs").fetchall()
+            else:
+                rows = self._conn.execute("SELECT pk FROM runs WHERE status = ?", (status,)).fetchall()
         return {r[0] for r in rows}
 
     def done_keys(self) -> set[str]:
@@ -275,14 +394,16 @@ class ResultsStore:
         return self.keys("failed")
 
     def __len__(self) -> int:
-        return int(self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+        with self._errors():
+            return int(self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
     def to_frame(self) -> pd.DataFrame:
         """All runs as a DataFrame (one row per run, ordered by ``pk``).
 
         ``correct``, ``feasible`` and ``stopped`` are nullable booleans (missing for failed runs).
         """
-        df = pd.read_sql_query("SELECT * FROM runs ORDER BY pk", self._conn)
+        with self._errors():
+            df = pd.read_sql_query("SELECT * FROM runs ORDER BY pk", self._conn)
         for col in _BOOL_COLUMNS:
             if col in df:
                 df[col] = df[col].astype("boolean")
@@ -293,10 +414,13 @@ class ResultsStore:
 
     def traces(self, name: str | None = None) -> dict[tuple[str, str], Any]:
         """Stored traces as ``{(pk, name): value}``, optionally only those called ``name``."""
-        if name is None:
-            rows = self._conn.execute("SELECT pk, name, json FROM traces").fetchall()
-        else:
-            rows = self._conn.execute("SELECT pk, name, json FROM traces WHERE name = ?", (name,)).fetchall()
+        with self._errors():
+            if name is None:
+                rows = self._conn.execute("SELECT pk, name, json FROM traces").fetchall()
+            else:
+                rows = self._conn.execute(
+                    "SELECT pk, name, json FROM traces WHERE name = ?", (name,)
+                ).fetchall()
         return {(pk, n): json.loads(j) for pk, n, j in rows}
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from safebandits.plotting._text import wrapped_suptitle
 
@@ -33,6 +34,13 @@ CURVE_METRICS = {
 }
 _COLOURS = ("#000000", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 _STYLES = ("-", "--", ":", "-.")
+_MARKERS = ("o", "s", "^", "D", "v", "x", "+")
+#: Metrics that cannot be negative: their +- sd band is clipped at 0.
+NON_NEGATIVE = frozenset({"positive_cost"})
+
+
+def _thousands(x: float, _pos: int) -> str:
+    return f"{x / 1000:g}k" if abs(x) >= 1000 else f"{x:g}"
 
 
 def _series(curve: dict[str, Any], metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -103,9 +111,13 @@ def curve_figure(
                 t, mean, sd = curve_stats(list(sel["curve"]), metric)
                 if t.size == 0:
                     continue
+                # Markers at staggered positions keep coinciding curves (e.g. two methods at zero) apart.
                 ax.plot(t, mean, color=lc, linestyle=_STYLES[li % len(_STYLES)], lw=1.4,
+                        marker=_MARKERS[li % len(_MARKERS)], markersize=4,
+                        markevery=(0.03 + 0.05 * (li % 4), 0.2),
                         label=f"{label}, {param} = {value}")  # fmt: skip
-                ax.fill_between(t, mean - sd, mean + sd, color=lc, alpha=0.12, lw=0)
+                lo = np.maximum(mean - sd, 0.0) if metric in NON_NEGATIVE else mean - sd
+                ax.fill_between(t, lo, mean + sd, color=lc, alpha=0.12, lw=0)
             if thresholds and param == "tau":
                 ax.axhline(float(value), color=colour, linestyle=":", lw=1.0)
         ax.set_title(ptitle, fontsize=10)
@@ -113,10 +125,21 @@ def curve_figure(
         ax.set_ylabel(ylabel)
         if log_x:
             ax.set_xscale("log")
+        else:  # few round ticks, thousands as "5k": long tick labels collide in narrow panels
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]))
+            ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
         if log_y:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
+    handles, names = [], []
+    for ax in axes:  # one legend below the panels, never over the data
+        for h, name in zip(*ax.get_legend_handles_labels()):
+            if name not in names:
+                handles.append(h)
+                names.append(name)
+    if handles:
+        fig.legend(handles, names, loc="outside lower center", ncol=min(2 * n, len(names)), fontsize=8,
+                   frameon=False)  # fmt: skip
     if title:
         wrapped_suptitle(fig, title)
     return fig

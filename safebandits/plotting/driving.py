@@ -1,7 +1,7 @@
 """Figures of the driving experiments (Lindner et al. 2022, Figures 1, 4, 5 and 7).
 
 Report hooks (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
-:mod:`safebandits.experiments.driving`):
+:mod:`safebandits.plotting.paper_figures`):
 
 - :func:`tuned_sweep_figure`: samples (median) and fraction correct of the tuned methods against the
   width multiplier, one column per scenario, ACOL's median as a dashed reference and a vertical line at
@@ -35,10 +35,10 @@ def _save(fig: Figure, path: Path) -> str:
 def tuned_sweep_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug: str) -> list[str]:
     """Samples and fraction correct against the width multiplier (one column per scenario)."""
     from safebandits.experiments.acol import ADAPTIVE
-    from safebandits.experiments.claims import _ok
     from safebandits.experiments.claims_driving import correct_threshold, tuned_table
+    from safebandits.experiments.results import ok_runs
 
-    ok = _ok(runs)
+    ok = ok_runs(runs)
     table = tuned_table(ok)
     if table.empty:
         return []

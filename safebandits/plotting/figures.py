@@ -23,7 +23,36 @@ from matplotlib.figure import Figure
 
 from safebandits.plotting._text import wrapped, wrapped_suptitle
 
-__all__ = ["bar_figure", "method_style", "plot_bars", "plot_sweep", "sweep_figure"]
+__all__ = [
+    "METRIC_LABELS",
+    "bar_figure",
+    "method_style",
+    "natural_key",
+    "outcome_figure",
+    "outcome_table",
+    "plot_bars",
+    "plot_sweep",
+    "sweep_figure",
+]
+
+#: Axis labels of the summary columns (never a raw column name on an axis).
+METRIC_LABELS = {
+    "median": "samples (median)",
+    "mean": "samples (mean)",
+    "frac_correct": "fraction correct (all runs)",
+    "frac_stopped": "fraction of runs that stopped",
+    "frac_correct_stopped": "fraction correct\n(of the runs that stopped)",
+    "frac_budget": "fraction of runs that\nhit the budget",
+}
+
+
+def natural_key(value: Any) -> tuple[Any, ...]:
+    """Sort key that orders embedded numbers by value: ``"x2"`` before ``"x10"``, ``"x1.5"`` between."""
+    import re
+
+    parts = re.split(r"(\d+(?:\.\d+)?)", str(value))
+    return tuple((0, float(p), "") if i % 2 else (1, 0.0, p) for i, p in enumerate(parts) if p)
+
 
 _BASE_COLOURS = {
     "Uniform": "#7f7f7f",
@@ -146,7 +175,7 @@ def sweep_figure(
             title=ptitle,
             xlabel=xlabel,
         )
-    axes[0].set_ylabel({"median": "samples (median)", "mean": "samples (mean)"}.get(metric, metric))
+    axes[0].set_ylabel(METRIC_LABELS.get(metric, metric.replace("_", " ")))
     if not is_samples:
         for ax in axes:
             ax.set_ylim(-0.05, 1.05)
@@ -163,38 +192,108 @@ def sweep_figure(
     return fig
 
 
+_POINT_MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
 def plot_bars(
     ax: Axes, table: pd.DataFrame, *, labels: Sequence[str] | None = None, log: bool = True
 ) -> Axes:
-    """Bars of mean samples +- one standard error per label (grouped by sweep point if several)."""
+    """Mean samples +- one standard error per label: one marker per sweep point (a dot plot).
+
+    Dots rather than bars: on a log axis a bar's length depends on an arbitrary floor. With several
+    sweep points (e.g. driving scenarios) each gets its own marker and a legend entry.
+    """
     labels = _ordered(table["label"], labels)
     points = list(dict.fromkeys(zip(table["panel"], table["sweep.value"])))
-    width = 0.8 / max(len(points), 1)
+    width = 0.7 / max(len(points), 1)
     for j, (panel, value) in enumerate(points):
         rows = table[(table["panel"] == panel) & (table["sweep.value"] == value)].set_index("label")
         rows = rows.reindex(labels)
         x = np.arange(len(labels)) + (j - (len(points) - 1) / 2) * width
         colours = [method_style(lbl, i)["color"] for i, lbl in enumerate(labels)]
         se = rows["se"].fillna(0.0).to_numpy(dtype=float)
-        bars = ax.bar(x, rows["mean"].to_numpy(dtype=float), width=width, yerr=se, color=colours,
-                      alpha=0.85 if j == 0 else 0.6, capsize=3, label=f"{panel}: {value!r}")  # fmt: skip
-        for bar, lbl in zip(bars, labels):
-            if lbl.endswith("(theory)"):
-                bar.set_hatch("//")
+        mean = rows["mean"].to_numpy(dtype=float)
+        marker = _POINT_MARKERS[j % len(_POINT_MARKERS)]
+        ax.errorbar(x, mean, yerr=se, fmt="none", ecolor="#444444", capsize=3, lw=1, zorder=2)
+        ax.scatter(x, mean, c=colours, marker=marker, s=36, edgecolors="black", linewidths=0.5, zorder=3)
+        name = str(panel) if len(points) > 1 and value in (None, "", panel) else f"{panel}: {value}"
+        ax.scatter([], [], c="white", marker=marker, edgecolors="black", label=name)
     ax.set_xticks(np.arange(len(labels)), labels, rotation=30, ha="right")
     if log:
         ax.set_yscale("log")
     ax.set_ylabel("samples (mean ± s.e.)")
     ax.grid(True, axis="y", alpha=0.3)
+    if len(points) > 1:
+        ax.legend(title="marker", fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return ax
 
 
 def bar_figure(summary: pd.DataFrame, *, labels: Sequence[str] | None = None, title: str = "") -> Figure:
     """Figure 3 layout: mean samples +- standard error per method, log y axis."""
     n = len(_ordered(summary["label"], labels))
-    fig = Figure(figsize=(max(3.5, 0.7 * n + 1.5), 4.2), layout="constrained")
+    n_points = len(dict.fromkeys(zip(summary["panel"], summary["sweep.value"])))
+    fig = Figure(
+        figsize=(max(3.5, 0.7 * n + 1.5 + (2.2 if n_points > 1 else 0.0)), 4.2), layout="constrained"
+    )
     ax = fig.subplots()
     plot_bars(ax, summary, labels=labels)
     if title:
         ax.set_title(wrapped(title, fig.get_figwidth()), fontsize=10)
+    return fig
+
+
+def outcome_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per (panel, sweep point, method): runs, runs that stopped, and the two outcome fractions.
+
+    ``frac_correct_stopped`` is the fraction correct among the runs that stopped (NaN when none did);
+    ``frac_budget`` the fraction that hit the sample budget. A run that hit the budget is its own
+    category: it counts as neither correct nor incorrect.
+    """
+    ok = runs[runs["status"] == "ok"].copy()
+    # Missing values (experiments without a stopping rule or a correct answer, e.g. classification): a run
+    # with no recorded stop did not hit a budget, and one with no recorded answer is not correct.
+    ok["stopped"] = [True if pd.isna(v) else bool(v) for v in ok["stopped"]]
+    correct = pd.Series([False if pd.isna(v) else bool(v) for v in ok["correct"]], index=ok.index)
+    ok["correct_stopped"] = correct & ok["stopped"]
+    g = ok.groupby(["panel", "sweep.value", "label"], sort=False)
+    out = pd.DataFrame(
+        {"n": g.size(), "n_stopped": g["stopped"].sum(), "n_correct": g["correct_stopped"].sum()}
+    )
+    out = out.reset_index()
+    out["frac_correct_stopped"] = out["n_correct"] / out["n_stopped"].where(out["n_stopped"] > 0)
+    out["frac_budget"] = 1.0 - out["n_stopped"] / out["n"]
+    return out
+
+
+def outcome_figure(
+    runs: pd.DataFrame,
+    *,
+    panels: Sequence[tuple[str, str, str]] | None = None,
+    labels: Sequence[str] | None = None,
+    title: str = "",
+) -> Figure:
+    """Two rows of panels: fraction correct among the runs that stopped, and fraction that hit the budget."""
+    table = outcome_table(runs)
+    if panels is None:
+        panels = [(p, p, str(runs.loc[runs["panel"] == p, "sweep.param"].iloc[0]))
+                  for p in _ordered(table["panel"], None)]  # fmt: skip
+    panels = [p for p in panels if (table["panel"] == p[0]).any()] or [("", "no data", "")]
+    fig = Figure(figsize=(3.6 * len(panels) + 0.6, 6.4), layout="constrained")
+    axes = fig.subplots(2, len(panels), squeeze=False, sharex="col")
+    for row, metric in enumerate(("frac_correct_stopped", "frac_budget")):
+        for ax, (name, ptitle, xlabel) in zip(axes[row], panels):
+            plot_sweep(ax, table[table["panel"] == name], labels=labels, metric=metric, band=None, log=False,
+                       title=ptitle if row == 0 else "", xlabel=xlabel if row == 1 else "")  # fmt: skip
+            ax.set_ylim(-0.05, 1.05)
+        axes[row][0].set_ylabel(METRIC_LABELS[metric])
+    handles, names = [], []
+    for ax in axes[0]:
+        for h, n in zip(*ax.get_legend_handles_labels()):
+            if n not in names:
+                handles.append(h)
+                names.append(n)
+    if handles:
+        fig.legend(handles, names, loc="outside lower center", ncol=min(4, len(names)), frameon=False)
+    if title:
+        wrapped_suptitle(fig, title)
     return fig

@@ -1,5 +1,10 @@
 """Static HTML report of a results directory: figures, claims and a summary table per experiment.
 
+The page comes from Jinja2 templates shipped with the package (``templates/report.html`` and
+``report.css``): a verdict summary by scale at the top, a table of contents, and one section per
+experiment and scale in which every figure has a caption (what is plotted, over how many runs, what the
+bands and markers mean). Verdicts are any strings ("pass", "fail", "inconclusive", "not run", ...).
+
 ``write_report(DIR)`` reads ``DIR/results.sqlite`` and writes ``DIR/report/index.html``, one PNG per
 figure and ``DIR/report/claims.json`` (the list of claim dicts). It never runs experiments.
 """
@@ -20,9 +25,16 @@ from safebandits.experiments.claims import check_claims
 from safebandits.experiments.spec import ExperimentSpec, list_experiments
 from safebandits.experiments.store import ResultsStore, latest_runs, summary_table
 from safebandits.plotting.curves import curve_figure
-from safebandits.plotting.figures import bar_figure, sweep_figure
+from safebandits.plotting.figures import bar_figure, natural_key, outcome_figure, outcome_table, sweep_figure
 
-__all__ = ["EXTRA_FIGURES", "register_report_figure", "write_report"]
+__all__ = [
+    "EXTRA_CAPTIONS",
+    "EXTRA_FIGURES",
+    "register_report_figure",
+    "section_slug",
+    "verdict_table",
+    "write_report",
+]
 
 #: Extra figures of an experiment: name -> functions ``f(spec, runs, traces, out_dir, slug) -> [file names]``
 #: where ``runs`` is the experiment's runs table at one scale and ``traces`` the store's
@@ -43,22 +55,52 @@ def register_report_figure(experiment: str) -> Any:
 #: A bar figure of all methods is drawn only up to this many methods (else the main figure's subset).
 MAX_BARS = 40
 
-_CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1400px; color: #222; }
-h1, h2, h3 { font-weight: 600; } img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
-th { background: #f3f3f3; } td.text, th.text { text-align: left; }
-.pass { color: #fff; background: #2e7d32; padding: 0.1em 0.5em; border-radius: 3px; font-weight: 600; }
-.fail { color: #fff; background: #c62828; padding: 0.1em 0.5em; border-radius: 3px; font-weight: 600; }
-.inconclusive { color: #fff; background: #ef6c00; padding: 0.1em 0.5em; border-radius: 3px; }
-pre { background: #f7f7f7; padding: 0.6em; font-size: 0.8em; overflow-x: auto; max-height: 30em; }
-.meta { color: #666; font-size: 0.9em; }
-"""
+#: Canonical order of verdict categories in the summary (any other verdict string follows, sorted).
+VERDICT_ORDER = ("pass", "fail", "inconclusive", "not run")
+
+#: Captions of the figures that experiments register (by file-name suffix); ``{runs}`` is filled in.
+EXTRA_CAPTIONS = {
+    "tuned": "The five tuned methods against their width multiplier, one column per driving scenario, over "
+    "{runs}. Top: median samples to stop (log axis; dashed red: ACOL's median). Bottom: fraction correct "
+    "(runs that hit the budget count as not correct here). Dotted vertical line: the smallest multiplier "
+    "from which every tuned run is correct.",
+    "loglog": "Median total pulls against 1/eps on log-log axes, one line per method, over {runs}; the "
+    "legend gives each line's fitted slope.",
+    "robustness": "Solutions of the penalised objective against the penalty lambda, one line per scenario "
+    "(one solver run per point). Left: reward of the solution (dashed: the constrained solution's reward; a "
+    "ring marks a feasible solution). Right: its constraint value (symmetric-log axis; dotted: the "
+    "threshold).",
+    "solutions": "Top-down pictures of the solver's driving policies: road, lanes, the other cars (white) "
+    "and the agent (orange), fading towards the start.",
+    "metrics": "Accuracy, false discovery rate, precision and recall against the number of labels "
+    "queried, mean over {runs}; band: one standard error; dotted line: the FDR target.",
+    "tradeoff": "The trade-off of the two metrics as labels accumulate, mean over {runs}; numbers mark "
+    "the label counts.",
+    "safe-sets": "The safe set estimated by Safe-LUCB after its exploration phase and at the end of one "
+    "run (dashed), against the true safe set (blue, shaded) inside the decision set D0; the star is the "
+    "optimal safe action.",
+}
+
+_CURVE_CAPTIONS = {
+    "regret": "cumulative regret",
+    "per_step_regret": "per-step regret R(t)/t",
+    "cost": "expected cost of the policy played (dotted lines: the thresholds tau)",
+    "reward": "mean reward so far",
+    "violation": "cumulative constraint violation sum of [c - tau]+ (a count that cannot be negative: its "
+    "band is clipped at 0)",
+}
 
 
-def _slug(*parts: str) -> str:
+def section_slug(*parts: str) -> str:
+    """Anchor of a report section and prefix of its figure files (``section_slug(experiment, scale)``)."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(parts)).strip("_")
+
+
+_slug = section_slug
+
+
+def _css_class(value: Any) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", str(value).lower()).strip("-") or "unknown"
 
 
 def _save(fig: Any, path: Path) -> str:
@@ -72,32 +114,53 @@ def _panels(spec: ExperimentSpec | None) -> list[tuple[str, str, str]] | None:
     return [(p.name, p.title or p.name, p.xlabel or p.sweep_param) for p in spec.panels]
 
 
-def _figures(spec: ExperimentSpec | None, summary: pd.DataFrame, slug: str, out: Path) -> list[str]:
-    """Write the figures of one experiment/scale; return (caption, file) pairs as strings."""
+def _runs_phrase(group: pd.DataFrame) -> str:
+    """``"3 runs per method and point"`` (or a range when the counts differ)."""
+    ok = group[group["status"] == "ok"]
+    if ok.empty:
+        return "no runs"
+    sizes = ok.groupby(["panel", "sweep.value", "label"], sort=False).size()
+    lo, hi = int(sizes.min()), int(sizes.max())
+    n = str(lo) if lo == hi else f"{lo}-{hi}"
+    return f"{n} run{'s' if hi > 1 else ''} per method and point ({len(ok)} runs in all)"
+
+
+def _figures(
+    spec: ExperimentSpec | None, summary: pd.DataFrame, group: pd.DataFrame, slug: str, out: Path
+) -> list[tuple[str, str]]:
+    """Write the figures of one experiment/scale; return (file, caption) pairs."""
     labels = spec.labels if spec else None
     main_labels = list(spec.figure_labels) if spec and spec.figure_labels else labels
     n_points = summary[["panel", "sweep.value"]].drop_duplicates().shape[0]
     kind = spec.figure if spec else ("bar-samples" if n_points == 1 else "samples-vs-sweep")
     title = spec.title if spec else ""
-    files = []
+    runs = _runs_phrase(group)
+    files: list[tuple[str, str]] = []
     if kind == "extra-only":  # solver studies: only the registered extra figures
         return files
     if kind == "bar-samples":
-        files.append(_save(bar_figure(summary, labels=main_labels, title=title), out / f"{slug}.png"))
+        cap = (f"Mean samples to stop per method, ± one standard error, over {runs}; log y axis. "
+               "Several sweep points (e.g. driving scenarios) get one marker each (legend). Runs that hit "
+               "the budget count with the samples they used.")  # fmt: skip
+        files.append((_save(bar_figure(summary, labels=main_labels, title=title), out / f"{slug}.png"), cap))
         if main_labels != labels and len(labels) <= MAX_BARS:
             fig = bar_figure(summary, labels=labels, title=f"{title} — all methods")
-            files.append(_save(fig, out / f"{slug}-all.png"))
+            files.append((_save(fig, out / f"{slug}-all.png"), cap.replace("per method", "for every method")))
     else:
         panels = _panels(spec)
+        cap = (f"Median samples to stop against the swept parameter, one line per method, over {runs}; band: "
+               "25th-75th percentiles; log y axis. A hollow ring marks a point where some run hit the sample "
+               "budget: its samples count as used, so the median there is a lower bound.")  # fmt: skip
         fig = sweep_figure(summary, panels=panels, labels=main_labels, title=title)
-        files.append(_save(fig, out / f"{slug}.png"))
+        files.append((_save(fig, out / f"{slug}.png"), cap))
         if main_labels != labels:
             fig = sweep_figure(summary, panels=panels, labels=labels, title=f"{title} — all methods")
-            files.append(_save(fig, out / f"{slug}-all.png"))
-        fig = sweep_figure(
-            summary, panels=panels, labels=labels, metric="frac_correct", title="Fraction correct"
-        )
-        files.append(_save(fig, out / f"{slug}-correct.png"))
+            files.append((_save(fig, out / f"{slug}-all.png"), cap.replace("per method", "for every method")))
+        fig = outcome_figure(group, panels=panels, labels=labels, title=f"{title} — outcomes")
+        cap = (f"Outcomes over {runs}. Top: fraction correct among the runs that stopped (no point where no "
+               "run stopped). Bottom: fraction of runs that hit the sample budget, a category of its own: "
+               "such a run is neither correct nor incorrect.")  # fmt: skip
+        files.append((_save(fig, out / f"{slug}-correct.png"), cap))
     return files
 
 
@@ -111,7 +174,7 @@ def _setting_curve(curve: dict[str, Any], row: pd.Series) -> dict[str, Any]:
 
 def _curve_figures(
     spec: ExperimentSpec, group: pd.DataFrame, curves: dict[str, Any], slug: str, out: Path
-) -> list[str]:
+) -> list[tuple[str, str]]:
     """Regret, cost and reward curves of a regret experiment (one axes per panel)."""
     ok = group[(group["status"] == "ok") & group["pk"].isin(curves.keys())].copy()
     if ok.empty:
@@ -119,6 +182,7 @@ def _curve_figures(
     ok["curve"] = [_setting_curve(curves[pk], row) for pk, (_, row) in zip(ok["pk"], ok.iterrows())]
     panels = [(p.name, p.title or p.name) for p in spec.panels]
     labels = list(spec.figure_labels) or spec.labels
+    runs = _runs_phrase(ok)
     files = []
     kinds = {
         "regret": ("regret", {}),
@@ -132,8 +196,39 @@ def _curve_figures(
         fig = curve_figure(
             ok, metric=metric, panels=panels, labels=labels, title=f"{spec.title} — {suffix}", **kwargs
         )
-        files.append(_save(fig, out / f"{slug}-{suffix}.png"))
+        cap = (f"The {_CURVE_CAPTIONS[suffix]} against the round, mean over {runs}, one line per method "
+               "and swept value; band: ± one standard deviation over runs. Markers only tell coinciding "
+               "lines apart.")  # fmt: skip
+        files.append((_save(fig, out / f"{slug}-{suffix}.png"), cap))
     return files
+
+
+def _sorted_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows in natural order of panel, swept value and method (``x2`` before ``x10``)."""
+    keys = [c for c in ("panel", "sweep.value", "label") if c in table]
+    if not keys or table.empty:
+        return table
+    order = sorted(range(len(table)), key=lambda i: tuple(natural_key(table[k].iloc[i]) for k in keys))
+    return table.iloc[order]
+
+
+_COLUMN_NAMES = {
+    "panel": "panel",
+    "sweep.value": "value",
+    "label": "method",
+    "n": "runs",
+    "frac_correct": "fraction correct",
+    "frac_stopped": "fraction stopped",
+    "n_failed": "failed runs",
+    "wall_s": "wall s",
+}
+
+
+def _html_table(table: pd.DataFrame) -> str:
+    table = _sorted_table(table).rename(columns=_COLUMN_NAMES)
+    return table.to_html(
+        index=False, na_rep="", float_format=lambda v: f"{v:.4g}", classes="summary", border=0
+    )
 
 
 def _regret_summary_html(group: pd.DataFrame) -> str:
@@ -169,9 +264,7 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
             "wall s": g["wall_s"].mean(),
         }
     ).reset_index()
-    return table.to_html(
-        index=False, na_rep="", float_format=lambda v: f"{v:.4g}", classes="summary", border=0
-    )
+    return _html_table(table)
 
 
 def _comparison_html(group: pd.DataFrame) -> str:
@@ -192,51 +285,93 @@ def _solver_summary_html(group: pd.DataFrame) -> str:
     ok = group[group["status"] == "ok"]
     cols = [c for c in ("panel", "sweep.value", "label", "reward", "cost", "objective", "feasible", "wall_s")
             if c in ok]  # fmt: skip
-    return ok[cols].to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
+    return _html_table(ok[cols])
 
 
-def _claims_html(claims: list[dict[str, Any]]) -> str:
-    if not claims:
-        return "<p class='meta'>No claim checks for this experiment.</p>"
-    rows = []
-    for c in claims:
-        verdict = c.get("verdict", "pass" if c["passed"] else "fail")
-        badge = f"<span class='{verdict}'>{verdict.upper()}</span>"
-        evidence = html.escape(json.dumps(c["evidence"], indent=1, default=str))
-        rows.append(
-            f"<tr><td class='text'>{badge}</td><td class='text'>{html.escape(c.get('id', ''))}</td>"
-            f"<td class='text'>{html.escape(c['claim'])}<details><summary>evidence</summary>"
-            f"<pre>{evidence}</pre></details></td></tr>"
-        )
-    head = "<tr><th class='text'>result</th><th class='text'>id</th><th class='text'>claim</th></tr>"
-    return f"<table>{head}{''.join(rows)}</table>"
-
-
-def _summary_html(summary: pd.DataFrame) -> str:
-    cols = ["panel", "sweep.value", "label", "n", "median", "q25", "q75", "frac_correct", "frac_stopped"]
+def _summary_html(summary: pd.DataFrame, group: pd.DataFrame) -> str:
+    """Samples per point and method, with the outcomes: correct among the runs that stopped, and the runs
+    that hit the budget (their own category, never counted as incorrect)."""
+    cols = ["panel", "sweep.value", "label", "n", "median", "q25", "q75"]
     extra = [c for c in ("n_failed",) if c in summary and summary[c].sum() > 0]
     table = summary[cols + extra].rename(columns={"q25": "25%", "q75": "75%"})
-    return table.to_html(
-        index=False, na_rep="", float_format=lambda v: f"{v:.4g}", classes="summary", border=0
+    keys = ["panel", "sweep.value", "label"]
+    outcomes = outcome_table(group)[[*keys, "frac_correct_stopped", "n_stopped", "n"]]
+    outcomes = outcomes.assign(hit_budget=outcomes["n"] - outcomes["n_stopped"]).drop(
+        columns=["n", "n_stopped"]
     )
+    table = table.merge(outcomes, on=keys, how="left").rename(
+        columns={"frac_correct_stopped": "correct (of stopped)", "hit_budget": "hit budget"}
+    )
+    return _html_table(table)
 
 
-def _failures_html(df: pd.DataFrame) -> str:
-    failed = df[df["status"] != "ok"]
-    if failed.empty:
-        return ""
-    errs = failed.groupby("error").size().sort_values(ascending=False).head(10)
-    items = "".join(f"<li>{n} × <code>{html.escape(str(e))}</code></li>" for e, n in errs.items())
-    return f"<h3>Failed runs ({len(failed)})</h3><ul>{items}</ul>"
+def _verdict(claim: dict[str, Any]) -> str:
+    return str(claim.get("verdict", "pass" if claim.get("passed") else "fail"))
 
 
-def write_report(results_dir: str | os.PathLike[str]) -> Path:
+def _verdict_counts(claims: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for c in claims:
+        counts[_verdict(c)] = counts.get(_verdict(c), 0) + 1
+    return [(v, counts[v]) for v in _verdict_order(counts)]
+
+
+def _verdict_order(verdicts: Any) -> list[str]:
+    present = set(verdicts)
+    return [v for v in VERDICT_ORDER if v in present] + sorted(present - set(VERDICT_ORDER))
+
+
+def verdict_table(claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """Verdict counts by scale: ``{"verdicts": [...], "rows": [{"scale", "counts", "total"}]}``.
+
+    Scales in the order quick, paper, then any other; verdicts in :data:`VERDICT_ORDER`, then any other
+    verdict string.
+    """
+    by_scale: dict[str, dict[str, int]] = {}
+    for c in claims:
+        counts = by_scale.setdefault(str(c.get("scale", "")), {})
+        counts[_verdict(c)] = counts.get(_verdict(c), 0) + 1
+    scales = sorted(by_scale, key=lambda s: ({"quick": 0, "paper": 1}.get(s, 2), s))
+    verdicts = _verdict_order({v for counts in by_scale.values() for v in counts})
+    rows = [{"scale": s, "counts": by_scale[s], "total": sum(by_scale[s].values())} for s in scales]
+    return {"verdicts": verdicts, "rows": rows}
+
+
+def _environment() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("safebandits.plotting", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["css"] = _css_class
+    return env
+
+
+def _extra_caption(file: str, slug: str, group: pd.DataFrame) -> str:
+    suffix = Path(file).stem.removeprefix(slug).lstrip("-")
+    text = EXTRA_CAPTIONS.get(suffix)
+    if text is None:
+        return f"A figure of this experiment ({suffix or file}), from {_runs_phrase(group)}."
+    return text.format(runs=_runs_phrase(group))
+
+
+def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
     """Write ``results_dir/report/index.html`` with figures, claims and summary tables.
+
+    The page is rendered from the package's Jinja2 templates (``safebandits/plotting/templates``): a
+    verdict summary by scale (with what the scales mean), a table of contents, then one section per
+    experiment and scale, every figure with a caption.
 
     Parameters
     ----------
     results_dir : str or Path
         A results directory written by ``safebandits run`` (holds ``results.sqlite``).
+    out : str or Path, optional
+        Folder of the report (default ``results_dir / "report"``); the store is only read, so a store on
+        read-only media can be reported elsewhere.
 
     Returns
     -------
@@ -249,62 +384,98 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
         df = latest_runs(store.to_frame())
         all_traces = store.traces()
     curves = {pk: v for (pk, name), v in all_traces.items() if name == "curve"}
-    out = results_dir / "report"
+    out = results_dir / "report" if out is None else Path(out)
     out.mkdir(parents=True, exist_ok=True)
     from safebandits.experiments.user import stored_specs
 
     specs = {**list_experiments(), **stored_specs(results_dir)}
     all_claims: list[dict[str, Any]] = []
     sections = []
-    if df.empty:
-        sections.append("<p>The store holds no runs yet.</p>")
-    for (experiment, scale), group in df.groupby(["experiment", "scale"], sort=True):
+    number = 0
+    groups = [] if df.empty else list(df.groupby(["experiment", "scale"], sort=True))
+    for (experiment, scale), group in groups:
         spec = specs.get(experiment)
         slug = _slug(experiment, scale)
         summary = summary_table(group)
         ok = group[group["status"] == "ok"]
         regret_kind = spec is not None and spec.figure == "regret-curves"
+        files: list[tuple[str, str]]
         comparison = spec is not None and spec.figure == "comparison"
         if comparison:
             from safebandits.plotting.comparison import comparison_figure
 
+            cap = (
+                f"Every learner on the same axes, over {_runs_phrase(group)}: cumulative regret against the "
+                "per-round-safe optimum and against the best policy in expectation, cumulative violating "
+                "rounds and positive constraint cost (means, band: one standard deviation), and samples to "
+                "a correct answer of identification learners; the line style encodes each learner's "
+                "guarantee (solid: safe every round, dashed: in expectation, dotted: soft constraint)."
+            )
             files = (
-                [_save(comparison_figure(spec, group, curves), out / f"{slug}.png")] if not ok.empty else []
+                [(_save(comparison_figure(spec, group, curves), out / f"{slug}.png"), cap)]
+                if not ok.empty
+                else []
             )
         elif regret_kind:
             files = _curve_figures(spec, group, curves, slug, out) if not ok.empty else []
         elif spec is not None and spec.figure == "classification-curves":
             files = []  # (the experiment's registered figures only)
         else:
-            files = _figures(spec, summary, slug, out) if not ok.empty else []
+            files = _figures(spec, summary, group, slug, out) if not ok.empty else []
         for fn in EXTRA_FIGURES.get(experiment, []) if not ok.empty else []:
-            files.extend(fn(spec, group, all_traces, out, slug))
+            files.extend((f, _extra_caption(f, slug, group)) for f in fn(spec, group, all_traces, out, slug))
         claims = [
             {"experiment": experiment, "scale": scale, **c}
-            for c in (check_claims(group, spec.claims) if spec and spec.claims else [])
+            for c in (check_claims(group, spec.claims) if spec and spec.claims and not ok.empty else [])
         ]
         all_claims.extend(claims)
-        n_pass = sum(c["passed"] for c in claims)
-        imgs = "".join(f"<img src='{html.escape(f)}' alt='{html.escape(f)}'>" for f in files)
-        sections.append(
-            f"<h2 id='{slug}'>{html.escape(spec.title if spec else experiment)}</h2>"
-            f"<p class='meta'>experiment <code>{html.escape(experiment)}</code>, scale "
-            f"<code>{html.escape(str(scale))}</code>: {len(group)} runs "
-            f"({(group['status'] == 'ok').sum()} ok, {(group['status'] != 'ok').sum()} failed, "
-            f"{int((~ok['stopped'].astype(bool)).sum())} hit the budget); "
-            f"claims: {n_pass}/{len(claims)} pass</p>"
-            f"{imgs}<h3>Claims</h3>{_claims_html(claims)}{_failures_html(group)}"
-            + (
-                _comparison_html(group)
-                if comparison
-                else "<h3>Summary (means over runs; violating rounds summed)</h3>"
-                + _regret_summary_html(group)
-                if regret_kind
-                else f"<h3>Solver runs</h3>{_solver_summary_html(group)}"
-                if spec is not None and spec.figure == "extra-only"
-                else "<h3>Summary (samples over runs; runs that hit the budget count with the samples "
-                f"used)</h3>{_summary_html(summary)}"
+        figures = []
+        for file, caption in files:
+            number += 1
+            figures.append({"id": f"fig-{_slug(Path(file).stem)}", "file": file, "caption": caption,
+                            "number": number, "alt": caption.split(";")[0]})  # fmt: skip
+        failed = group[group["status"] != "ok"]
+        errors = failed.groupby("error").size().sort_values(ascending=False).head(10) if len(failed) else []
+        if comparison:
+            table_title, table_html = "Comparison tables", _comparison_html(group)
+        elif regret_kind:
+            table_title, table_html = (
+                "Summary (means over runs; violating rounds summed)",
+                _regret_summary_html(group),
             )
+        elif spec is not None and spec.figure == "extra-only":
+            table_title, table_html = "Solver runs", _solver_summary_html(group)
+        else:
+            table_title = ("Summary (samples over runs; runs that hit the budget count with the samples "
+                           "used; 'correct' is among the runs that stopped)")  # fmt: skip
+            table_html = _summary_html(summary, group)
+        uses_budget = not (regret_kind or comparison) and not (
+            spec is not None and spec.figure == "extra-only"
+        )
+        sections.append(
+            {
+                "slug": slug,
+                "title": spec.title if spec else experiment,
+                "experiment": experiment,
+                "scale": scale,
+                "n_runs": len(group),
+                "n_ok": len(ok),
+                "n_failed": len(failed),
+                "n_budget": int((~ok["stopped"].astype(bool)).sum()) if uses_budget else None,
+                "figures": figures,
+                "claims": [
+                    {
+                        **c,
+                        "verdict": _verdict(c),
+                        "evidence_json": json.dumps(c["evidence"], indent=1, default=str),
+                    }
+                    for c in claims
+                ],
+                "verdict_counts": _verdict_counts(claims),
+                "failures": [(str(e), int(n)) for e, n in getattr(errors, "items", lambda: [])()],
+                "table_title": table_title,
+                "table_html": table_html,
+            }
         )
     (out / "claims.json").write_text(json.dumps(all_claims, indent=1, default=str) + "\n")
     versions = ", ".join(
@@ -312,13 +483,14 @@ def write_report(results_dir: str | os.PathLike[str]) -> Path:
         for col in ("safebandits_version", "numpy_version", "python_version")
         if col in df
     )
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    page = (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>safebandits report</title>"
-        f"<style>{_CSS}</style></head><body><h1>safebandits report</h1>"
-        f"<p class='meta'>{html.escape(str(results_dir.resolve()))} — generated {now}"
-        f"{' — ' + html.escape(versions) if versions else ''}</p>"
-        f"{''.join(sections)}</body></html>\n"
+    env = _environment()
+    page = env.get_template("report.html").render(
+        css=env.loader.get_source(env, "report.css")[0],
+        results_dir=str(results_dir.resolve()),
+        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        versions=versions,
+        verdict_table=verdict_table(all_claims),
+        sections=sections,
     )
     index = out / "index.html"
     index.write_text(page)

@@ -109,7 +109,7 @@ def safe_sets_figure(
         ax.plot([], [], marker="*", color="black", linestyle="none", label="x*")
         ax.set_title(label, fontsize=10)
         ax.set_aspect("equal")
-        ax.legend(fontsize=7, loc="upper right", framealpha=0.85)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=2, frameon=False)
     if title:
         wrapped_suptitle(fig, title, fontsize=10)
     return fig

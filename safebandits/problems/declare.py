@@ -487,7 +487,8 @@ class LinearProblem(Problem):
                 noise_bound=fb.noise_bound,
                 param_norm_bound=self.param_norm_bound,
                 arm_norm_bound=self.told_arm_norm,
-                safe_arm=self.safe_arm,                noise_kind=fb.kind,
+                safe_arm=self.safe_arm,
+                noise_kind=fb.kind,
             )
         if kind == "k-armed":
             k = self.n_arms
@@ -503,7 +504,8 @@ class LinearProblem(Problem):
                 noise_bound=fb.noise_bound,
                 param_norm_bound=max(1.0, bound * math.sqrt(k)),
                 arm_norm_bound=1.0,
-                safe_arm=self.safe_arm,                noise_kind=fb.kind,
+                safe_arm=self.safe_arm,
+                noise_kind=fb.kind,
             )
         if kind == "kernel":
             from safebandits.problems.kernel import KernelInfo

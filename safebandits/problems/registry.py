@@ -61,8 +61,78 @@ def list_instances() -> dict[str, InstanceEntry]:
     return dict(sorted(_REGISTRY.items()))
 
 
-def make_instance(name: str, rng: np.random.Generator | None = None, **params: Any) -> Any:
-    """Build a registered instance by name with keyword parameters."""
+#: Largest value of a size parameter (a dimension or a number of arms, points, ...), and of the horizon.
+MAX_DIMENSION = 4096
+MAX_COUNT = 1_000_000
+MAX_HORIZON = 10**10
+#: Largest product of an instance's size parameters (elements of its largest array, roughly).
+MAX_ELEMENTS = 10**8
+_DIMENSIONS = ("d",)
+_COUNTS = (
+    "n_arms",
+    "K",
+    "n_candidates",
+    "n_decisions",
+    "n_measurements",
+    "n_points",
+    "n_centres",
+    "n_rays",
+    "n_actions",
+    "n_functions",
+    "n_constraints",
+    "n_seed",
+)
+
+
+def check_sizes(name: str, params: dict[str, Any]) -> None:
+    """Refuse absurd sizes (dimension, arms, points, horizon) before anything is allocated."""
+
+    def whole(v: Any) -> int | None:
+        if isinstance(v, bool):
+            return None
+        if isinstance(v, (int, np.integer)):
+            return int(v)
+        if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
+            return int(v)
+        return None
+
+    product = 1
+    for key, value in params.items():
+        v = whole(value)
+        if v is None:
+            continue
+        limit = (
+            MAX_DIMENSION
+            if key in _DIMENSIONS
+            else MAX_COUNT
+            if key in _COUNTS
+            else MAX_HORIZON
+            if key == "T"
+            else None
+        )
+        if limit is None:
+            continue
+        if v > limit:
+            raise ConfigError(
+                f"The {key!r} parameter of instance {name!r} must be at most {limit:,}. Got {value!r} "
+                "instead (refused before allocating anything)."
+            )
+        if key != "T" and v > 0:
+            product *= v
+    if product > MAX_ELEMENTS:
+        sizes = {k: params[k] for k in params if k in _DIMENSIONS + _COUNTS}
+        raise ConfigError(
+            f"Instance {name!r} with {sizes} needs arrays of about {product:,} elements (limit "
+            f"{MAX_ELEMENTS:,}); choose smaller sizes."
+        )
+
+
+def make_instance(name: str, rng: np.random.Generator | int | None = None, **params: Any) -> Any:
+    """Build a registered instance by name with keyword parameters.
+
+    ``rng`` (random families only) is a ``numpy.random.Generator`` or an integer seed. Absurd sizes
+    (see :func:`check_sizes`) are refused before any allocation.
+    """
     _load_zoo()
     if name not in _REGISTRY:
         raise ConfigError(f"Unknown instance {name!r}. Known instances: {', '.join(sorted(_REGISTRY))}.")
@@ -73,8 +143,16 @@ def make_instance(name: str, rng: np.random.Generator | None = None, **params: A
         raise ConfigError(
             f"Instance {name!r} has no parameter(s) {sorted(unknown)}; it accepts {sorted(allowed)}."
         )
+    check_sizes(name, {**entry.parameters, **params})
     if entry.random:
         if rng is None:
             raise ConfigError(f"Instance {name!r} is random: pass rng=numpy.random.Generator.")
+        if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+            rng = np.random.default_rng(int(rng))
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(
+                f"The 'rng' of make_instance({name!r}) must be a numpy.random.Generator or a "
+                f"non-negative integer seed. Got {type(rng).__name__} {rng!r:.40} instead."
+            )
         return entry.factory(rng=rng, **params)
     return entry.factory(**params)

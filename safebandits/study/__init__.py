@@ -4,8 +4,8 @@
 ``load_study(name, storage)`` reopens it in any process. See :class:`Study`.
 """
 
-from safebandits.study.codec import (
-    FeedbackSpec,
+from safebandits.study.codec import (  # FeedbackSpec: the former name of ObservationSpec, kept importable
+    FeedbackSpec,  # noqa: F401
     feedback_spec,
     info_from_dict,
     info_to_dict,
@@ -24,7 +24,6 @@ from safebandits.study.study import (
 
 __all__ = [
     "DEFAULT_STORAGE",
-    "FeedbackSpec",
     "Query",
     "SQLAlchemyStorage",
     "SQLiteStorage",

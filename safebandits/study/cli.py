@@ -11,7 +11,9 @@ study::
     safebandits study export s1 --out s1.json
 
 The database is ``--storage URL`` (or the ``SAFEBANDITS_STORAGE`` variable; default
-``sqlite:///study.db``). Errors print one line and exit with status 2.
+``sqlite:///study.db``). Errors print one line and exit with status 2 (status 1 when the database
+could not be read or written). ``list``, ``status``, ``recommend`` and ``export`` only read: they open
+the database read-only and never create or change it. Passwords in the URL are never printed.
 """
 
 from __future__ import annotations
@@ -37,19 +39,45 @@ _storage_option = click.option(
 )
 
 
+#: Largest JSON answer or info file read (bytes).
+MAX_JSON_BYTES = 64 * 1024 * 1024
+
+
 def _echo(value: Any) -> None:
     click.echo(json.dumps(jsonable(value), indent=1, allow_nan=False))
 
 
+def _reader(storage: str) -> Any:
+    """The storage opened read-only (never creates or alters the database)."""
+    from safebandits.study.storage import open_storage
+
+    return open_storage(storage, create=False, read_only=True)
+
+
 def _load_json(text: str, what: str) -> Any:
+    source = text
     if text == "-":
-        text = sys.stdin.read()
+        text = sys.stdin.read(MAX_JSON_BYTES + 1)
     elif text.startswith("@"):
-        text = Path(text[1:]).read_text()
+        path = Path(text[1:])
+        if not text[1:] or not path.is_file():
+            kind = "a folder" if path.is_dir() else "not a file"
+            raise ConfigError(f"The {what} {source!r}: {str(path)!r} is {kind}; give @FILE with a JSON file.")
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read(MAX_JSON_BYTES + 1)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"The {what} file {str(path)!r} cannot be read: {exc}.") from None
+    if len(text) > MAX_JSON_BYTES:
+        raise ConfigError(f"The {what} is larger than {MAX_JSON_BYTES // 2**20} MiB.")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"The {what} must be JSON ({exc}); got {text!r}.") from None
+        raise ConfigError(f"The {what} must be JSON ({exc}); got {text[:80]!r}.") from None
+    except RecursionError:
+        raise ConfigError(
+            f"The {what} is nested too deeply to be an answer ({len(text)} characters)."
+        ) from None
 
 
 @click.group("study")
@@ -71,6 +99,13 @@ def study() -> None:
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Algorithm config. Repeatable.")
 @click.option("--seed", type=click.IntRange(min=0), help="Learner seed [default: drawn and stored].")
 @click.option("--instance-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--max-open",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Queries out at once (batches are split into pulls when > 1).",
+)
 @_storage_option
 def create(
     name: str,
@@ -81,6 +116,7 @@ def create(
     params: tuple[str, ...],
     seed: int | None,
     instance_seed: int,
+    max_open: int,
     storage: str,
 ) -> None:
     """Create study NAME for ALGORITHM on an --instance or an --info file."""
@@ -105,8 +141,22 @@ def create(
         if sets:
             raise ConfigError("--set applies to --instance only.")
         info = info_from_dict(_load_json(f"@{info_file}", "info file"))
-    s = create_study(name, algorithm, info, parse_assignments(params), storage=storage, seed=seed)
-    _echo({"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed, "storage": storage})
+    problem = None
+    if instance is not None:  # the dashboard draws queries from it (e.g. driving policies)
+        problem = {"instance": instance, "params": parse_assignments(sets), "instance_seed": instance_seed}
+    s = create_study(
+        name,
+        algorithm,
+        info,
+        parse_assignments(params),
+        storage=storage,
+        seed=seed,
+        max_open=max_open,
+        problem=problem,
+    )
+    _echo(
+        {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed, "storage": s.storage_url}
+    )
 
 
 @study.command("ask")
@@ -139,6 +189,18 @@ def tell(name: str, query_id: int, answer: str, storage: str) -> None:
         _echo({"id": query_id, "told": True, "n_answered": s.n_answered, "done": s.done})
 
 
+@study.command("expire")
+@click.argument("name")
+@click.option("--older-than", type=click.FloatRange(min=0), help="Only queries out for more than SECONDS.")
+@_storage_option
+def expire(name: str, older_than: float | None, storage: str) -> None:
+    """Return NAME's abandoned open queries to the pool (ask re-issues them first)."""
+    from safebandits.study.study import load_study
+
+    with load_study(name, storage) as s:
+        _echo({"expired": s.expire(older_than=older_than)})
+
+
 @study.command("status")
 @click.argument("name")
 @_storage_option
@@ -146,7 +208,7 @@ def status(name: str, storage: str) -> None:
     """Print the summary of NAME: counts, open query, recommendation, confidence bounds, safe set."""
     from safebandits.study.study import load_study
 
-    with load_study(name, storage) as s:
+    with load_study(name, _reader(storage)) as s:
         _echo(s.summary())
 
 
@@ -157,7 +219,7 @@ def recommend(name: str, storage: str) -> None:
     """Print the recommendation of NAME (final once done, else anytime)."""
     from safebandits.study.study import load_study
 
-    with load_study(name, storage) as s:
+    with load_study(name, _reader(storage)) as s:
         rec = s.recommend()
         _echo({"arm": rec.arm, "final": rec.final, "n_samples": rec.n_samples, "info": rec.info})
 
@@ -170,7 +232,9 @@ def export(name: str, out: str | None, storage: str) -> None:
     """Print (or write) NAME's definition, problem view and every query with its answer."""
     from safebandits.study.study import load_study
 
-    with load_study(name, storage) as s:
+    if out is not None:
+        _check_out(out)
+    with load_study(name, _reader(storage)) as s:
         text = json.dumps(s.export(), indent=1)
     if out is None:
         click.echo(text)
@@ -185,4 +249,15 @@ def list_cmd(storage: str) -> None:
     """Print the names of the studies in the database."""
     from safebandits.study.study import list_studies
 
-    _echo(list_studies(storage))
+    store = _reader(storage)
+    try:
+        _echo(list_studies(store))
+    finally:
+        store.close()
+
+
+def _check_out(out: str) -> None:
+    """Refuse an output path whose folder is missing, before anything is read or written."""
+    parent = Path(out).resolve().parent
+    if not parent.is_dir():
+        raise ConfigError(f"--out {out!r}: the folder {str(parent)!r} does not exist; create it first.")

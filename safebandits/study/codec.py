@@ -28,10 +28,10 @@ from safebandits.algorithms._observation import (
     spec_for_info,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.study.validation import check_number_tree
 from safebandits.types import BatchObservation, Decision, Observation
 
 __all__ = [
-    "FeedbackSpec",
     "decision_from_dict",
     "decision_to_dict",
     "feedback_spec",
@@ -255,6 +255,7 @@ def observation_from_dict(data: Mapping[str, Any]) -> Observation | BatchObserva
 
 def _number_array(value: Any, what: str) -> np.ndarray:
     """``value`` as a float array, refusing strings, bools and objects (no coercion of ``"0.5"``)."""
+    check_number_tree(value, what)
     try:
         arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(value, dtype=object)
     except (TypeError, ValueError):  # ragged lists

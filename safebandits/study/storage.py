@@ -10,21 +10,68 @@ and ``sb_queries`` (one row per query: study, sequence number = query id, decisi
 told, UTC times). Every change happens in one write transaction that first locks the study
 (SQLite: ``BEGIN IMMEDIATE`` with a busy timeout; other databases: ``SELECT ... FOR UPDATE`` on the
 study's row), so concurrent askers and tellers are serialised and no answer is ever lost.
+
+Opening never harms what it opens: a file that is not a SQLite database (empty, text, another format)
+or a SQLite database of another application is refused by name and left byte for byte as it was;
+``read_only=True`` (the read-only commands ``study list | status | recommend | export``) opens SQLite
+with a ``mode=ro`` URI and PostgreSQL in ``READ ONLY`` transactions and creates nothing. Credentials in
+a URL are never shown: :attr:`Storage.url` is the URL with its password replaced by ``***``.
+
+Schema versions (see docs/storage.md): SQLite records the version in ``PRAGMA user_version``, other
+databases in the table ``sb_meta`` (key ``schema_version``). Opening checks it: a newer version is
+refused (upgrade safebandits), an older one is upgraded by the in-library migrations of
+:data:`MIGRATIONS` when opened for writing (:func:`upgrade_storage` does it explicitly). Schema
+creation on PostgreSQL holds a transaction-level advisory lock, so concurrent first use of a fresh
+database is safe.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import re
 import sqlite3
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from safebandits._sqlite import (
+    StorageError,
+    check_sqlite_file,
+    connect_read_only,
+    discard_side_files,
+    rollback,
+    side_files,
+    translate,
+)
 from safebandits.exceptions import ConfigError
 
-__all__ = ["SQLAlchemyStorage", "SQLiteStorage", "Storage", "Transaction", "open_storage"]
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "ConflictError",
+    "SQLAlchemyStorage",
+    "SQLiteStorage",
+    "Storage",
+    "StorageError",
+    "Transaction",
+    "open_storage",
+    "redact_url",
+    "upgrade_storage",
+]
 
 BUSY_TIMEOUT_S = 60.0
+
+#: Version of the tables below; stored in the database (SQLite: ``PRAGMA user_version``; else ``sb_meta``).
+SCHEMA_VERSION = 1
+
+#: In-library migrations: ``MIGRATIONS[v]`` are the statements that take a version-``v`` database to
+#: version ``v + 1`` (run in one transaction when a store is opened for writing). Version 0 is a
+#: database written before versions were recorded: the tables are those of version 1.
+MIGRATIONS: dict[int, tuple[str, ...]] = {0: ()}
+
+_PG_SCHEMA_LOCK = 0x5AFEBAD1  # (advisory lock key held while the schema is created or migrated)
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS sb_studies (
@@ -47,6 +94,41 @@ SCHEMA = (
         PRIMARY KEY (study, seq)
     )""",
 )
+_META = "CREATE TABLE IF NOT EXISTS sb_meta (key VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL)"
+_TABLES = {"sb_studies", "sb_queries"}
+
+
+class ConflictError(ConfigError):
+    """A write collided with a row another process stored first (e.g. two creators of one study)."""
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password (``user:PASSWORD@`` or ``?password=``) replaced by ``***``."""
+    if not isinstance(url, str):
+        return repr(url)
+    out = re.sub(r"(://[^/@:?#]*:)[^/@]*@", r"\1***@", url)
+    return re.sub(r"([?&](?:password|pass|pwd)=)[^&]*", r"\1***", out, flags=re.IGNORECASE)
+
+
+def _secrets(url: str) -> list[str]:
+    found = re.findall(r"://[^/@:?#]*:([^/@]*)@", url)
+    found += re.findall(r"[?&](?:password|pass|pwd)=([^&]*)", url, flags=re.IGNORECASE)
+    try:
+        from urllib.parse import unquote
+
+        found += [unquote(f) for f in found]
+    except Exception:  # pragma: no cover
+        pass
+    return [f for f in found if f and f != "***"]
+
+
+def _clean(message: str, url: str) -> str:
+    """The first line of a driver's message, with any secret of ``url`` removed."""
+    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    text = lines[0] if lines else ""
+    for secret in _secrets(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 class Transaction(Protocol):
@@ -65,6 +147,16 @@ class Storage(Protocol):
     def close(self) -> None: ...
 
 
+def _check_version(version: int, where: str, read_only: bool) -> bool:
+    """Whether the stored schema ``version`` needs migrating; refuse versions this library cannot use."""
+    if version > SCHEMA_VERSION:
+        raise ConfigError(
+            f"The study storage {where} has schema version {version}, newer than this safebandits "
+            f"understands ({SCHEMA_VERSION}); upgrade safebandits. It was left unchanged."
+        )
+    return version < SCHEMA_VERSION
+
+
 class _SQLiteTx:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -77,39 +169,127 @@ class SQLiteStorage:
     """SQLite storage through :mod:`sqlite3` (WAL journal, ``BEGIN IMMEDIATE`` write transactions).
 
     ``synchronous=NORMAL`` in WAL mode: a committed answer survives the process being killed at any
-    moment (it may be lost only on power failure of the machine).
+    moment (it may be lost only on power failure of the machine). ``read_only=True`` opens the file
+    with a ``mode=ro`` URI (``immutable=1`` on read-only media) and never creates or alters anything.
     """
 
-    def __init__(self, url: str, create: bool = True) -> None:
-        self.url = url
-        path = url.partition(":///")[2]
+    def __init__(self, url: str, create: bool = True, read_only: bool = False) -> None:
+        self.url = redact_url(url)
+        path = url.partition(":///")[2].partition("?")[0]
         if path in ("", ":memory:"):
             raise ConfigError(
                 "A study needs a database file that other processes can open: use 'sqlite:///study.db'."
             )
         self.path = Path(path)
-        if not self.path.parent.exists():
-            raise ConfigError(f"The directory of the study database {str(self.path)!r} does not exist.")
-        if not create and not self.path.exists():
-            raise ConfigError(f"No study database at {str(self.path)!r} (from storage {url!r}).")
-        self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        self.conn.execute("PRAGMA journal_mode = WAL")
-        self.conn.execute("PRAGMA synchronous = NORMAL")
-        self.conn.execute("PRAGMA foreign_keys = ON")
-        with self.transaction(write=True) as tx:
-            for stmt in SCHEMA:
-                tx.execute(stmt)
+        self.read_only = read_only
+        what = "study database"
+        exists = check_sqlite_file(self.path, what)
+        if not exists and (read_only or not create):
+            raise ConfigError(f"No study database at {str(self.path)!r} (from storage {self.url!r}).")
+        if not exists:  # created whole, then linked into place: no process ever sees a half-made file
+            self._create_file()
+            exists = check_sqlite_file(self.path, what)
+        if exists:  # look before writing anything: is this one of ours, and which version?
+            existed = side_files(self.path)
+            conn = connect_read_only(self.path, what)
+            try:
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                ours = _TABLES <= tables
+                if not ours and (tables or read_only):
+                    raise ConfigError(
+                        f"{str(self.path)!r} is a SQLite database of another application (no safebandits "
+                        "study tables); it was left unchanged. Choose another path."
+                    )
+                migrate = ours and _check_version(version, repr(str(self.path)), read_only)
+            except sqlite3.Error as exc:
+                conn.close()
+                discard_side_files(self.path, existed)
+                raise translate(exc, self.path, what) from None
+            except BaseException:
+                conn.close()
+                discard_side_files(self.path, existed)
+                raise
+            conn.close()
+        else:
+            migrate = False
+        if read_only:
+            self.conn = connect_read_only(self.path, what, timeout=BUSY_TIMEOUT_S)
+            return
+        try:
+            self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, what) from None
+        if not exists or migrate:
+            with self.transaction(write=True) as tx:
+                version = int(tx.execute("PRAGMA user_version")[0][0])
+                tables = {r[0] for r in tx.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if not tables:
+                    for stmt in SCHEMA:
+                        tx.execute(stmt)
+                else:
+                    for v in range(version, SCHEMA_VERSION):
+                        for stmt in MIGRATIONS[v]:
+                            tx.execute(stmt)
+                tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _create_file(self) -> None:
+        """Write a new database with the schema in a temporary file, then link it to the path atomically
+        (a concurrent creator that links first wins; its database is used)."""
+        tmp = self.path.parent / f".{self.path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+        try:
+            conn = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("BEGIN IMMEDIATE")
+                for stmt in SCHEMA:
+                    conn.execute(stmt)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+            try:
+                os.link(tmp, self.path)
+            except FileExistsError:
+                pass
+            except OSError:  # (no hard links on this file system)
+                if not self.path.exists():
+                    os.rename(tmp, self.path)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, "study database") from None
+        except OSError as exc:
+            raise ConfigError(
+                f"Cannot create the study database {str(self.path)!r}: {exc.strerror or exc}."
+            ) from None
+        finally:
+            for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+                with contextlib.suppress(OSError):
+                    p.unlink()
 
     @contextlib.contextmanager
     def transaction(self, study: str | None = None, write: bool = False) -> Iterator[_SQLiteTx]:
-        self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        if write and self.read_only:
+            raise ConfigError(f"The study storage {self.url} was opened read-only.")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, "study database") from None
         try:
             yield _SQLiteTx(self.conn)
+            self.conn.execute("COMMIT")
+        except sqlite3.IntegrityError as exc:
+            rollback(self.conn)
+            raise ConflictError(f"A concurrent write collided in {self.url}: {exc}.") from None
+        except (sqlite3.Error, OverflowError) as exc:
+            rollback(self.conn)
+            raise translate(exc, self.path, "study database") from None
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            rollback(self.conn)
             raise
-        self.conn.execute("COMMIT")
 
     def close(self) -> None:
         self.conn.close()
@@ -128,31 +308,94 @@ class SQLAlchemyStorage:
     """Storage on any database SQLAlchemy reaches (PostgreSQL for shared use).
 
     A write transaction locks the study's row with ``SELECT ... FOR UPDATE`` first (databases without
-    row locks, such as SQLite, serialise writers themselves).
+    row locks, such as SQLite, serialise writers themselves). Connection failures (server unreachable,
+    unknown role, missing database) are reported in one line without the password.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, create: bool = True, read_only: bool = False) -> None:
+        self.url = redact_url(url)
         try:
             import sqlalchemy
         except ImportError:
             raise ConfigError(
-                f"Storage {url!r} needs SQLAlchemy and a driver: pip install 'safebandits[postgres]'."
+                f"Storage {self.url!r} needs SQLAlchemy and a driver: pip install 'safebandits[postgres]'."
             ) from None
-        self.url = url
+        self._sa = sqlalchemy
+        self._raw = url
         self._text = sqlalchemy.text
+        self.read_only = read_only
         try:
             self.engine = sqlalchemy.create_engine(url, pool_pre_ping=True)
-        except (sqlalchemy.exc.ArgumentError, ImportError) as exc:
-            raise ConfigError(f"Cannot open study storage {url!r}: {exc}") from None
+        except Exception as exc:  # (ArgumentError, NoSuchModuleError, a missing driver, a bad port)
+            raise ConfigError(f"Cannot open study storage {self.url!r}: {_clean(exc, url)}") from None
+        self._pg = self.engine.dialect.name == "postgresql"
         self._row_locks = self.engine.dialect.name != "sqlite"
-        with self.transaction(write=True) as tx:
-            for stmt in SCHEMA:
-                tx.execute(stmt)
+        with self._translate():
+            with self.engine.begin() as conn:
+                if self._pg:
+                    conn.execute(self._text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_SCHEMA_LOCK})
+                tables = set(sqlalchemy.inspect(conn).get_table_names())
+                ours = _TABLES <= tables
+                version = 0
+                if "sb_meta" in tables:
+                    row = conn.execute(
+                        self._text("SELECT value FROM sb_meta WHERE key = 'schema_version'")
+                    ).fetchone()
+                    version = int(row[0]) if row is not None else 0
+                if not ours:
+                    if read_only or not create:
+                        raise ConfigError(
+                            f"No study tables in {self.url}; create a study there first (it was left "
+                            "unchanged)."
+                        )
+                    for stmt in (*SCHEMA, _META):
+                        conn.execute(self._text(stmt))
+                    version = SCHEMA_VERSION
+                    self._stamp(conn)
+                elif _check_version(version, self.url, read_only) and not read_only:
+                    conn.execute(self._text(_META))
+                    for v in range(version, SCHEMA_VERSION):
+                        for stmt in MIGRATIONS[v]:
+                            conn.execute(self._text(stmt))
+                    self._stamp(conn)
+                elif version == 0 and not read_only:
+                    conn.execute(self._text(_META))
+                    self._stamp(conn)
+
+    def _stamp(self, conn: Any) -> None:
+        conn.execute(self._text("DELETE FROM sb_meta WHERE key = 'schema_version'"))
+        conn.execute(
+            self._text("INSERT INTO sb_meta (key, value) VALUES ('schema_version', :v)"),
+            {"v": str(SCHEMA_VERSION)},
+        )
+
+    @contextlib.contextmanager
+    def _translate(self) -> Iterator[None]:
+        exc_mod = self._sa.exc
+        try:
+            yield
+        except exc_mod.IntegrityError as exc:
+            raise ConflictError(
+                f"A concurrent write collided in {self.url}: {_clean(exc.orig or exc, self._raw)}."
+            ) from None
+        except exc_mod.OperationalError as exc:
+            raise StorageError(
+                f"Cannot use study storage {self.url}: {_clean(exc.orig or exc, self._raw)}"
+            ) from None
+        except (exc_mod.DBAPIError, exc_mod.SQLAlchemyError) as exc:
+            orig = getattr(exc, "orig", None) or exc
+            raise StorageError(
+                f"Study storage {self.url} refused the operation: {_clean(orig, self._raw)}"
+            ) from None
 
     @contextlib.contextmanager
     def transaction(self, study: str | None = None, write: bool = False) -> Iterator[_SATx]:
-        with self.engine.begin() as conn:
+        if write and self.read_only:
+            raise ConfigError(f"The study storage {self.url} was opened read-only.")
+        with self._translate(), self.engine.begin() as conn:
             tx = _SATx(conn, self._text)
+            if self._pg and not write:
+                tx.execute("SET TRANSACTION READ ONLY")
             if write and study is not None and self._row_locks:
                 tx.execute("SELECT name FROM sb_studies WHERE name = :name FOR UPDATE", {"name": study})
             yield tx
@@ -161,10 +404,11 @@ class SQLAlchemyStorage:
         self.engine.dispose()
 
 
-def open_storage(url: str | Storage, create: bool = True) -> Storage:
+def open_storage(url: str | Storage, create: bool = True, read_only: bool = False) -> Storage:
     """Storage of a URL: ``sqlite:///file.db`` (standard library) or any SQLAlchemy URL.
 
-    ``create=False`` refuses to create a missing SQLite file (loading a study from a mistyped path).
+    ``create=False`` refuses to create a missing SQLite file (loading a study from a mistyped path);
+    ``read_only=True`` opens without creating or altering anything (and refuses writes).
     """
     if not isinstance(url, str):
         return url
@@ -173,10 +417,17 @@ def open_storage(url: str | Storage, create: bool = True) -> Storage:
             raise ConfigError(
                 f"A SQLite study URL looks like 'sqlite:///path/study.db'. Got {url!r} instead."
             )
-        return SQLiteStorage(url, create=create)
+        return SQLiteStorage(url, create=create, read_only=read_only)
     if "://" not in url:
         raise ConfigError(
             f"The storage must be a database URL such as 'sqlite:///study.db' or "
-            f"'postgresql://user@host/db'. Got {url!r} instead."
+            f"'postgresql://user@host/db'. Got {redact_url(url)!r} instead."
         )
-    return SQLAlchemyStorage(url)
+    return SQLAlchemyStorage(url, create=create, read_only=read_only)
+
+
+def upgrade_storage(url: str) -> int:
+    """Bring the tables of ``url`` to :data:`SCHEMA_VERSION` (the documented upgrade path); return it."""
+    storage = open_storage(url, create=False)
+    storage.close()
+    return SCHEMA_VERSION

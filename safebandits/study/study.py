@@ -3,8 +3,18 @@
 A :class:`Study` is an algorithm (registry name and config), the learner's view of a problem and a seed,
 stored under a name. The database is the source of truth: every operation first replays the queries and
 answers other processes stored since this process last looked, through a learner built with the stored
-seed, so every process holds exactly the state an uninterrupted run would have. The learners are
-sequential, so a study has at most one open (pending) query; ``ask`` returns it again until it is told.
+seed, so every process holds exactly the state an uninterrupted run would have.
+
+Open queries. By default (``max_open=1``) a study has at most one open query and ``ask`` returns it
+again until it is told; a batch decision (an ACOL round, a BESIDE or RAGE allocation, an FDR batch) is
+then one query answered with per-arm sums. With ``max_open=n > 1`` (or ``split_batches=True``) a batch
+decision is split into single pulls, stored together when the learner draws the batch: ``ask`` hands
+out up to ``n`` of them at once (never one that is already out), answers arrive in any order from any
+process, and the learner is told the batch once every pull is answered, with the per-arm sums added in
+query order -- so the state always equals a replay of the stored answers. A sequential learner's next
+decision depends on the previous answer, so for it the limit is one whatever ``max_open`` says (the
+learners do not declare look-ahead). :meth:`Study.expire` returns abandoned queries to the pool;
+``ask`` re-issues them (same id) before anything else.
 
 A :class:`Study` object holds one database connection: use one per thread (processes may share a
 database freely).
@@ -22,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from safebandits.algorithms._observation import check_observation
 from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_to_dict
 from safebandits.algorithms.registry import get_algorithm
 from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError
@@ -39,11 +50,13 @@ from safebandits.study.codec import (
     observation_to_dict,
     parse_observation,
 )
-from safebandits.study.storage import Storage, Transaction, open_storage
+from safebandits.study.storage import ConflictError, Storage, Transaction, open_storage
+from safebandits.study.validation import check_query_id, check_study_name
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
 __all__ = [
     "DEFAULT_STORAGE",
+    "NoQueryAvailable",
     "Query",
     "Study",
     "StudyIntegrityError",
@@ -57,6 +70,13 @@ DEFAULT_STORAGE = "sqlite:///study.db"
 
 class StudyIntegrityError(SafeBanditsError):
     """The stored queries cannot be replayed (the database was edited, or the library changed)."""
+
+
+class NoQueryAvailable(ProtocolError):
+    """Every query that can be handed out now is out: answer one, or :meth:`Study.expire` abandoned ones."""
+
+
+_SETTINGS_KEY = "__study__"  # study settings (max_open, split_batches, problem) stored beside the config
 
 
 def _now() -> str:
@@ -74,12 +94,19 @@ class Query:
     decision : Decision
         What to play: ``arm`` (one pull), ``counts`` (a batch of pulls per arm), ``point`` or ``probs``.
     asked_at : str
-        UTC time the query was first asked (ISO 8601).
+        UTC time the query was (last) handed out (ISO 8601).
+    part_of : int or None
+        For one pull of a split batch: the id of the batch's first pull (the batch is told to the learner
+        once all its ``parts`` pulls are answered). ``None`` for a query that is a whole decision.
+    parts : int
+        Number of pulls of that batch (1 for a whole decision).
     """
 
     id: int
     decision: Decision
     asked_at: str = ""
+    part_of: int | None = None
+    parts: int = 1
 
     @property
     def arm(self) -> int | None:
@@ -108,6 +135,8 @@ class Query:
             **decision_to_dict(self.decision),
             "n_samples": self.decision.n_samples,
             "asked_at": self.asked_at,
+            "part_of": self.part_of,
+            "parts": self.parts,
         }
 
 
@@ -134,40 +163,80 @@ class Study:
         self.algorithm = algorithm
         self.task = task
         self._entry = get_algorithm(algorithm)
-        self.config: LearnerConfig = self._entry.config(**_decode(json.loads(config_json)))
+        config = json.loads(config_json)
+        settings = config.pop(_SETTINGS_KEY, {}) if isinstance(config, dict) else {}
+        self.config: LearnerConfig = self._entry.config(**_decode(config))
+        self.max_open: int = int(settings.get("max_open", 1))
+        self.split_batches: bool = bool(settings.get("split_batches", self.max_open > 1))
+        self.problem: dict[str, Any] | None = settings.get("problem")
         self.info = info_from_dict(json.loads(info_json))
         self.seed = int(seed)
         self.spec = feedback_spec(self.info)
         self._learner: BaseLearner | None = None
         self._reset()
 
+    @property
+    def _handout(self) -> bool:
+        """Hand-out mode: ``ask`` never returns a query that is out (else: the one open query again)."""
+        return self.max_open > 1 or self.split_batches
+
     # -- state -----------------------------------------------------------------------------------
     def _reset(self) -> None:
         """Forget the in-memory learner; the next operation rebuilds it from the database."""
         self._learner = None
-        self._n_seen = 0
-        self._n_told = 0
-        self._open: Query | None = None
+        self._n_seen = 0  # first seq after the last decision told to the learner
+        self._n_told = 0  # answered queries (rows)
+        self._n_rows = 0  # stored queries (rows)
+        # The learner's decision awaiting answers: (first seq, decision, number of rows, split?) and its
+        # rows {seq: [Query, observation dict or None]}.
+        self._batch: tuple[int, Decision, int, bool] | None = None
+        self._rows: dict[int, list[Any]] = {}
         self._arm_counts: dict[int, int] = {}
 
     def _new_learner(self) -> BaseLearner:
         rng = learner_rng(RunKey(self.seed, 0, self.algorithm, 0))
         return self._entry.cls(self.config, self.info, rng)
 
-    def _apply_tell(self, obs: Observation | BatchObservation) -> None:
-        assert self._open is not None and self._learner is not None
-        d = self._open.decision
-        self._learner.tell(d, obs)
-        self._n_told += 1
-        if d.arm is not None:
-            self._arm_counts[int(d.arm)] = self._arm_counts.get(int(d.arm), 0) + 1
-        self._open = None
+    def _aggregate(self, decision: Decision) -> Observation | BatchObservation:
+        """The learner's observation of the awaited decision from its answered rows (in seq order)."""
+        rows = [self._rows[s] for s in sorted(self._rows)]
+        if len(rows) == 1 and rows[0][0].part_of is None:
+            return observation_from_dict(rows[0][1])
+        counts = np.asarray(decision.counts, dtype=np.int64)
+        k, m = counts.shape[0], self.spec.n_constraints
+        c_sums = np.zeros((k, m)) if m > 0 else None
+        r_sums = np.zeros(k) if self.spec.reward else None
+        for query, obs_dict in rows:
+            obs = observation_from_dict(obs_dict)
+            arm = int(query.decision.arm)
+            if c_sums is not None:
+                c_sums[arm] += np.asarray(obs.constraints, dtype=float)
+            if r_sums is not None:
+                r_sums[arm] += float(obs.reward)
+        return BatchObservation(counts=counts, constraint_sums=c_sums, reward_sums=r_sums)
+
+    def _complete_if_answered(self) -> None:
+        """Tell the learner the awaited decision once every one of its rows is answered."""
+        assert self._batch is not None and self._learner is not None
+        first, decision, size, _ = self._batch
+        if len(self._rows) < size or any(obs is None for _, obs in self._rows.values()):
+            return
+        self._learner.tell(decision, self._aggregate(decision))
+        if decision.arm is not None:
+            self._arm_counts[int(decision.arm)] = self._arm_counts.get(int(decision.arm), 0) + 1
+        self._n_seen = first + size
+        self._batch = None
+        self._rows = {}
+
+    def _complete_at_last_row(self, seq: int) -> None:
+        if self._batch is not None and seq == self._batch[0] + self._batch[2] - 1:
+            self._complete_if_answered()
 
     def _sync(self, tx: Transaction) -> None:
         """Replay the rows stored since this process last looked (all of them the first time)."""
         if self._learner is None:
             self._learner = self._new_learner()
-        start = self._n_seen - (1 if self._open is not None else 0)
+        start = self._n_seen if self._batch is None else self._batch[0]
         rows = tx.execute(
             "SELECT seq, decision_json, observation_json, asked_at FROM sb_queries "
             "WHERE study = :s AND seq >= :start ORDER BY seq",
@@ -175,25 +244,45 @@ class Study:
         )
         try:
             for seq, decision_json, obs_json, asked_at in rows:
-                if seq < self._n_seen:  # our open query: told elsewhere?
-                    if obs_json is not None:
-                        self._apply_tell(observation_from_dict(json.loads(obs_json)))
+                seq = int(seq)
+                known = self._rows.get(seq)
+                if known is not None:  # a row of the awaited decision: answered or expired since?
+                    query = known[0]
+                    if (asked_at or "") != query.asked_at:
+                        known[0] = Query(query.id, query.decision, asked_at or "", query.part_of, query.parts)
+                    if known[1] is None and obs_json is not None:
+                        known[1] = json.loads(obs_json)
+                        self._n_told += 1
+                    self._complete_at_last_row(seq)
                     continue
-                if seq != self._n_seen or self._open is not None:
+                stored = json.loads(decision_json)
+                if self._batch is None:
+                    if seq != self._n_seen:
+                        raise StudyIntegrityError(
+                            f"Study {self.name!r}: query {seq} follows an unanswered query or a gap."
+                        )
+                    decision = self._learner.ask()
+                    split = "parts" in stored
+                    expected = stored.get("batch") if split else stored
+                    if decision_to_dict(decision) != expected:
+                        raise StudyIntegrityError(
+                            f"Study {self.name!r}: replaying query {seq} gave {decision_to_dict(decision)}, "
+                            f"but {json.dumps(expected)} is stored. The database was edited, or the library "
+                            "version changes the algorithm's decisions."
+                        )
+                    self._batch = (seq, decision, int(stored["parts"]) if split else 1, split)
+                first, decision, size, split = self._batch
+                if seq >= first + size:
                     raise StudyIntegrityError(
                         f"Study {self.name!r}: query {seq} follows an unanswered query or a gap."
                     )
-                decision = self._learner.ask()
-                if decision_to_dict(decision) != json.loads(decision_json):
-                    raise StudyIntegrityError(
-                        f"Study {self.name!r}: replaying query {seq} gave {decision_to_dict(decision)}, "
-                        f"but {decision_json} is stored. The database was edited, or the library version "
-                        "changes the algorithm's decisions."
-                    )
-                self._n_seen += 1
-                self._open = Query(int(seq), decision, asked_at)
-                if obs_json is not None:
-                    self._apply_tell(observation_from_dict(json.loads(obs_json)))
+                query_decision = Decision(arm=int(stored["arm"])) if split else decision
+                query = Query(seq, query_decision, asked_at or "", first if split else None, size)
+                obs = None if obs_json is None else json.loads(obs_json)
+                self._rows[seq] = [query, obs]
+                self._n_told += obs is not None
+                self._n_rows = max(self._n_rows, seq + 1)
+                self._complete_at_last_row(seq)
         except BaseException:
             self._reset()
             raise
@@ -209,29 +298,83 @@ class Study:
             self._reset()
             raise
 
+    def _open_queries(self) -> list[Query]:
+        return [q for s, (q, obs) in sorted(self._rows.items()) if obs is None and q.asked_at]
+
+    def _issue(self, tx: Transaction, query: Query) -> Query:
+        issued = Query(query.id, query.decision, _now(), query.part_of, query.parts)
+        tx.execute(
+            "UPDATE sb_queries SET asked_at = :t WHERE study = :s AND seq = :q",
+            {"t": issued.asked_at, "s": self.name, "q": issued.id},
+        )
+        self._rows[issued.id][0] = issued
+        return issued
+
     # -- protocol --------------------------------------------------------------------------------
     def ask(self) -> Query:
-        """The open query, or a new one if every query is answered.
+        """Hand out a query.
+
+        With ``max_open=1`` (the default): the open query, or a new one if every query is answered.
+        In hand-out mode (``max_open > 1`` or ``split_batches``): an expired query first, else a new
+        one while fewer than ``max_open`` are out and the learner's current decision has pulls left
+        (a sequential learner's decision is one pull, so it has at most one open query).
 
         Raises
         ------
+        NoQueryAvailable
+            Hand-out mode only: every query that can be handed out now is out.
         ProtocolError
             If the study is done.
         """
         with self._transaction(write=True) as tx:
-            if self._open is not None:
-                return self._open
+            if self._batch is not None:
+                open_queries = self._open_queries()
+                if not self._handout:
+                    query = next(iter(self._rows.values()))[0]
+                    return query if query.asked_at else self._issue(tx, query)
+                free = [q for s, (q, obs) in sorted(self._rows.items()) if obs is None and not q.asked_at]
+                if free and len(open_queries) < self.max_open:
+                    return self._issue(tx, free[0])
+                ids = [q.id for q in open_queries]
+                why = (
+                    f"the limit of {self.max_open} open queries is reached"
+                    if free
+                    else "the learner's next decision needs their answers"
+                    + (" (it is sequential: one open query at a time)" if self._batch[2] == 1 else "")
+                )
+                raise NoQueryAvailable(
+                    f"Study {self.name!r}: queries {ids} are out and {why}. Answer one, or return "
+                    "abandoned ones with study.expire()."
+                )
             if self._is_done():
                 raise ProtocolError(f"Study {self.name!r} is done; see recommend() and summary().")
             decision = self._learner.ask()  # type: ignore[union-attr]
-            query = Query(self._n_seen, decision, _now())
-            tx.execute(
-                "INSERT INTO sb_queries (study, seq, decision_json, asked_at) VALUES (:s, :q, :d, :t)",
-                {"s": self.name, "q": query.id, "d": dumps(decision_to_dict(decision)), "t": query.asked_at},
-            )
-            self._n_seen += 1
-            self._open = query
-            return query
+            first, now = self._n_seen, _now()
+            if self.split_batches and decision.is_batch:
+                arms = np.repeat(np.arange(len(decision.counts)), np.asarray(decision.counts, dtype=np.int64))
+                size = int(arms.size)
+                self._batch = (first, decision, size, True)
+                for j, arm in enumerate(arms.tolist()):
+                    stored: dict[str, Any] = {"arm": int(arm), "part_of": first, "parts": size}
+                    if j == 0:
+                        stored["batch"] = decision_to_dict(decision)
+                    q = Query(first + j, Decision(arm=int(arm)), now if j == 0 else "", first, size)
+                    tx.execute(
+                        "INSERT INTO sb_queries (study, seq, decision_json, asked_at) "
+                        "VALUES (:s, :q, :d, :t)",
+                        {"s": self.name, "q": q.id, "d": dumps(stored), "t": q.asked_at},
+                    )
+                    self._rows[q.id] = [q, None]
+            else:
+                q = Query(first, decision, now)
+                tx.execute(
+                    "INSERT INTO sb_queries (study, seq, decision_json, asked_at) VALUES (:s, :q, :d, :t)",
+                    {"s": self.name, "q": q.id, "d": dumps(decision_to_dict(decision)), "t": now},
+                )
+                self._batch = (first, decision, 1, False)
+                self._rows[q.id] = [q, None]
+            self._n_rows = first + len(self._rows)
+            return self._rows[first][0]
 
     def tell(self, query_id: int | str, observation: Any) -> None:
         """Record the answer to query ``query_id``.
@@ -241,9 +384,10 @@ class Study:
         query_id : int
             The :attr:`Query.id` returned by :meth:`ask`.
         observation : number, dict, Observation or BatchObservation
-            One pull: ``{"reward": r, "constraints": [c_1, ..., c_m]}`` (keys the problem observes), or a
-            bare number when it observes exactly one value (e.g. ``-1`` for binary feedback). A batch
-            query: ``{"constraint_sums": [[...]], "reward_sums": [...]}`` per arm of the query.
+            One pull (including one pull of a split batch): ``{"reward": r, "constraints": [c_1, ...,
+            c_m]}`` (keys the problem observes), or a bare number when it observes exactly one value (e.g.
+            ``-1`` for binary feedback). A whole batch query: ``{"constraint_sums": [[...]],
+            "reward_sums": [...]}`` per arm of the query.
 
         Raises
         ------
@@ -261,26 +405,77 @@ class Study:
             )
             if not rows:
                 raise ConfigError(
-                    f"Study {self.name!r} has no query {qid} (queries 0..{self._n_seen - 1} were asked)."
+                    f"Study {self.name!r} has no query {qid} (queries 0..{self._n_rows - 1} were asked)."
                 )
             if rows[0][0] is not None:
                 raise ProtocolError(
                     f"Query {qid} of study {self.name!r} was already told; answers are final."
                 )
-            assert self._open is not None and self._open.id == qid
-            obs = parse_observation(observation, self._open.decision, self.spec)
+            assert qid in self._rows
+            query = self._rows[qid][0]
+            obs = parse_observation(observation, query.decision, self.spec)
+            learner = self._learner
+            assert learner is not None
             try:  # the learner's own check too (a learner may observe more than its view says)
-                self._learner.check_observation(self._open.decision, obs)  # type: ignore[union-attr]
+                if query.part_of is None:
+                    learner.check_observation(query.decision, obs)
+                else:  # one pull of a split batch: the learner's pending decision is the whole batch
+                    check_observation(query.decision, obs, learner.observation_spec(), type(learner).__name__)
             except (TypeError, ProtocolError) as exc:
                 raise ConfigError(str(exc)) from None
+            obs_dict = observation_to_dict(obs)
             tx.execute(
                 "UPDATE sb_queries SET observation_json = :o, told_at = :t "
                 "WHERE study = :s AND seq = :q AND observation_json IS NULL",
-                {"o": dumps(observation_to_dict(obs)), "t": _now(), "s": self.name, "q": qid},
+                {"o": dumps(obs_dict), "t": _now(), "s": self.name, "q": qid},
             )
-            self._apply_tell(obs)
+            # What a replay reads back: the stored JSON, not the in-memory floats.
+            self._rows[qid][1] = json.loads(dumps(obs_dict))
+            self._n_told += 1
+            self._complete_if_answered()
+
+    def expire(self, older_than: float | None = None, ids: Any = None) -> list[int]:
+        """Return abandoned open queries to the pool; ``ask`` re-issues them (same id) first.
+
+        Parameters
+        ----------
+        older_than : float, optional
+            Expire the open queries handed out more than this many seconds ago.
+        ids : iterable of int, optional
+            Expire these open queries. With neither argument, every open query expires.
+
+        Returns
+        -------
+        list of int
+            The ids that expired. An answer to an expired query is still accepted (the first one wins).
+        """
+        if older_than is not None and (isinstance(older_than, bool) or not float(older_than) >= 0):
+            raise ConfigError(f"'older_than' must be a number of seconds >= 0. Got {older_than!r} instead.")
+        wanted = None if ids is None else {_query_id(i) for i in ids}
+        cutoff = None
+        if older_than is not None:
+            cutoff = _dt.datetime.now(_dt.timezone.utc) - _dt.timedelta(seconds=float(older_than))
+        out = []
+        with self._transaction(write=True) as tx:
+            for q in self._open_queries():
+                if wanted is not None and q.id not in wanted:
+                    continue
+                if cutoff is not None and _dt.datetime.fromisoformat(q.asked_at) > cutoff:
+                    continue
+                tx.execute(
+                    "UPDATE sb_queries SET asked_at = '' WHERE study = :s AND seq = :q",
+                    {"s": self.name, "q": q.id},
+                )
+                self._rows[q.id][0] = Query(q.id, q.decision, "", q.part_of, q.parts)
+                out.append(q.id)
+        return out
 
     # -- read-only views -------------------------------------------------------------------------
+    @property
+    def storage_url(self) -> str:
+        """The storage URL with any password replaced by ``***``."""
+        return self._storage.url
+
     def _is_done(self) -> bool:
         if self.task == "pure_exploration":
             return bool(getattr(self._learner, "done", False))
@@ -307,9 +502,16 @@ class Study:
 
     @property
     def pending(self) -> Query | None:
-        """The open query, if any."""
+        """The first open query, if any (see :attr:`open_queries` for all of them)."""
         with self._transaction(write=False):
-            return self._open
+            open_queries = self._open_queries()
+            return open_queries[0] if open_queries else None
+
+    @property
+    def open_queries(self) -> list[Query]:
+        """The queries handed out and not answered yet (not the expired ones), in id order."""
+        with self._transaction(write=False):
+            return self._open_queries()
 
     def _recommend(self) -> Recommendation:
         learner = self._learner
@@ -351,10 +553,13 @@ class Study:
                 "seed": self.seed,
                 "storage": self._storage.url,
                 "config": jsonable(config_to_dict(self.config)),
-                "n_queries": self._n_seen,
+                "n_queries": self._n_rows,
                 "n_answered": self._n_told,
                 "n_samples": learner.n_samples,
-                "pending": None if self._open is None else self._open.to_dict(),
+                "max_open": self.max_open,
+                "split_batches": self.split_batches,
+                "open_queries": [q.to_dict() for q in self._open_queries()],
+                "pending": next((q.to_dict() for q in self._open_queries()), None),
                 "done": self._is_done(),
                 "recommendation": {"arm": rec.arm, "final": rec.final, "info": jsonable(rec.info)},
             }
@@ -376,7 +581,12 @@ class Study:
             return out
 
     def queries(self) -> list[dict[str, Any]]:
-        """Every stored query with its answer (``None`` while open), in order."""
+        """Every stored query with its answer (``None`` while open), in order.
+
+        ``decision`` is what was stored: for one pull of a split batch ``{"arm", "part_of", "parts"}``
+        (the first pull also holds the whole ``batch``); ``asked_at`` is ``""`` for a pull not handed out
+        (or expired).
+        """
         with self._storage.transaction(self.name) as tx:
             rows = tx.execute(
                 "SELECT seq, decision_json, observation_json, asked_at, told_at FROM sb_queries "
@@ -402,9 +612,13 @@ class Study:
             "task": self.task,
             "seed": self.seed,
             "config": _encode(config_to_dict(self.config)),
+            "settings": self._settings(),
             "info": info_to_dict(self.info),
             "queries": self.queries(),
         }
+
+    def _settings(self) -> dict[str, Any]:
+        return {"max_open": self.max_open, "split_batches": self.split_batches, "problem": self.problem}
 
     def close(self) -> None:
         self._storage.close()
@@ -422,17 +636,7 @@ class Study:
 def _query_id(value: Any) -> int:
     if isinstance(value, Query):
         return value.id
-    if isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"A query id is a non-negative integer; got {value!r}.")
-    try:
-        qid = int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"A query id is a non-negative integer; got {value!r}.") from None
-    if qid != value and str(qid) != str(value).strip():
-        raise ConfigError(f"A query id is a non-negative integer; got {value!r}.")
-    if qid < 0:
-        raise ConfigError(f"A query id is a non-negative integer; got {value!r}.")
-    return qid
+    return check_query_id(value)
 
 
 _COLUMNS = "algorithm, task, config_json, info_json, seed"
@@ -447,6 +651,9 @@ def create_study(
     storage: str | Storage = DEFAULT_STORAGE,
     seed: int | None = None,
     load_if_exists: bool = False,
+    max_open: int = 1,
+    split_batches: bool | None = None,
+    problem: dict[str, Any] | None = None,
 ) -> Study:
     """Create a study and store it.
 
@@ -467,20 +674,43 @@ def create_study(
         Seed of the learner's randomness (drawn from the OS and stored when omitted).
     load_if_exists : bool, default False
         Return the stored study of that name instead of failing (its stored definition wins).
+    max_open : int, default 1
+        How many queries may be out at once. ``1``: one open query, which ``ask`` returns again until it is
+        told. ``n > 1``: batch decisions are split into single pulls and ``ask`` hands out up to ``n`` of
+        them (a sequential learner still has one open query at a time: its next decision depends on the
+        answer).
+    split_batches : bool, optional
+        Split batch decisions into single pulls (default: ``max_open > 1``). With ``max_open=1`` and
+        ``split_batches=True`` a person answers a batch one pull at a time.
+    problem : dict, optional
+        JSON-ready description of the problem for people and the dashboard, e.g.
+        ``{"instance": "acol/driving", "params": {"scenario": "base", "n_candidates": 20}}``; the
+        dashboard draws driving queries from it. Not used by the learner.
 
     Raises
     ------
     ConfigError
         Unknown algorithm, invalid config, an info the learner does not accept, or a name in use.
     """
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError(f"A study name must be a non-empty string; got {name!r}.")
+    check_study_name(name)
     entry = get_algorithm(algorithm)
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
     elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"The 'seed' of a study must be a non-negative integer. Got {seed!r} instead.")
+    if isinstance(max_open, bool) or not isinstance(max_open, (int, np.integer)) or max_open < 1:
+        raise ConfigError(f"The 'max_open' of a study must be an integer >= 1. Got {max_open!r} instead.")
+    split = max_open > 1 if split_batches is None else split_batches
+    if not isinstance(split, (bool, np.bool_)):
+        raise ConfigError(f"The 'split_batches' of a study must be a bool. Got {split_batches!r} instead.")
+    if problem is not None:
+        try:
+            problem = json.loads(json.dumps(problem))
+        except (TypeError, ValueError):
+            raise ConfigError(
+                f"The 'problem' of a study must be JSON-ready. Got {problem!r} instead."
+            ) from None
     task = entry.task
     info_json = json.dumps(info_to_dict(info), separators=(",", ":"))
     # Fail early: the learner must accept this view, and the view must survive storage exactly.
@@ -490,6 +720,36 @@ def create_study(
         raise ConfigError(f"Algorithm {algorithm!r} cannot run on a {type(info).__name__}: {exc}") from None
     feedback_spec(info)
     store = open_storage(storage)
+    owned = isinstance(storage, str)
+    for attempt in range(3):  # a concurrent creator may win the insert: then read its row
+        try:
+            settings = {"max_open": int(max_open), "split_batches": bool(split), "problem": problem}
+            row = _insert_study(store, name, algorithm, task, cfg, info_json, seed, load_if_exists, settings)
+            break
+        except ConflictError:
+            if attempt == 2:
+                if owned:
+                    store.close()
+                raise
+        except BaseException:
+            if owned:
+                store.close()
+            raise
+    return Study(store, name, row)
+
+
+def _insert_study(
+    store: Storage,
+    name: str,
+    algorithm: str,
+    task: str,
+    cfg: LearnerConfig,
+    info_json: str,
+    seed: int,
+    load_if_exists: bool,
+    settings: dict[str, Any],
+) -> tuple[Any, ...]:
+    """Insert the study's row in one transaction, or return the stored row (``load_if_exists``)."""
     with store.transaction(name, write=True) as tx:
         rows = tx.execute(f"SELECT {_COLUMNS} FROM sb_studies WHERE name = :n", {"n": name})
         if rows:
@@ -500,7 +760,10 @@ def create_study(
                 )
             row = rows[0]
         else:
-            row = (algorithm, task, json.dumps(_encode(config_to_dict(cfg))), info_json, str(int(seed)))
+            config_json = _encode(config_to_dict(cfg))
+            if settings != {"max_open": 1, "split_batches": False, "problem": None}:
+                config_json[_SETTINGS_KEY] = settings
+            row = (algorithm, task, json.dumps(config_json), info_json, str(int(seed)))
             versions = {
                 "safebandits": _version(),
                 "numpy": np.__version__,
@@ -512,22 +775,31 @@ def create_study(
                 {"n": name, "a": row[0], "t": row[1], "c": row[2], "i": row[3], "s": row[4], "at": _now(),
                  "v": json.dumps(versions)},
             )  # fmt: skip
-    return Study(store, name, row)
+    return row
 
 
 def load_study(name: str, storage: str | Storage = DEFAULT_STORAGE) -> Study:
-    """Reopen the study ``name`` (in any process); its learner is rebuilt by replaying the stored queries."""
+    """Reopen the study ``name`` (in any process); its learner is rebuilt by replaying the stored queries.
+
+    ``storage`` may be an opened storage, e.g. ``open_storage(url, read_only=True)`` to only read.
+    """
+    check_study_name(name)
     store = open_storage(storage, create=False)
-    with store.transaction(name) as tx:
-        rows = tx.execute(f"SELECT {_COLUMNS} FROM sb_studies WHERE name = :n", {"n": name})
-        if not rows:
-            names = [r[0] for r in tx.execute("SELECT name FROM sb_studies ORDER BY name")]
-    if not rows:
-        store.close()
-        raise ConfigError(f"No study named {name!r} in {store.url}. Studies there: {names or 'none'}.")
-    study = Study(store, name, rows[0])
-    with study._transaction(write=False):
-        pass
+    owned = isinstance(storage, str)
+    try:
+        with store.transaction(name) as tx:
+            rows = tx.execute(f"SELECT {_COLUMNS} FROM sb_studies WHERE name = :n", {"n": name})
+        if not rows:  # (other studies are never listed: their names may be private)
+            raise ConfigError(
+                f"No study named {name!r} in {store.url}; see `safebandits study list` for the names."
+            )
+        study = Study(store, name, rows[0])
+        with study._transaction(write=False):
+            pass
+    except BaseException:
+        if owned:
+            store.close()
+        raise
     return study
 
 

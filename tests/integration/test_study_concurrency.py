@@ -55,13 +55,10 @@ def _answer(inst, arm, qid):
     return 1.0 if np.random.default_rng([5, qid]).random() < (1.0 + mean) / 2 else -1.0
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_concurrent_tellers_lose_no_answer(tmp_path, backend):
-    if backend == "postgresql":
-        url = os.environ.get("SAFEBANDITS_TEST_POSTGRES_URL")
-        if not url:
-            pytest.skip("set SAFEBANDITS_TEST_POSTGRES_URL to a PostgreSQL database")
-        pytest.importorskip("sqlalchemy")
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def test_concurrent_tellers_lose_no_answer(tmp_path, backend, request):
+    if backend == "postgresql":  # (a server the tests start; see conftest.py and pg_server.py)
+        url = request.getfixturevalue("pg_url")
     else:
         url = f"sqlite:///{tmp_path / 'c.db'}"
     name = f"c-{uuid.uuid4().hex[:12]}"

@@ -1,12 +1,11 @@
-"""Studies on PostgreSQL through SQLAlchemy (skipped unless a server is given).
+"""Studies on PostgreSQL through SQLAlchemy, against a throwaway server the tests start (``pg_server.py``).
 
-Set ``SAFEBANDITS_TEST_POSTGRES_URL`` (e.g. ``postgresql+psycopg://user@127.0.0.1:5432/db``) to a database
-the test may write to; it uses study names unique to the run and leaves them there.
+``SAFEBANDITS_TEST_POSTGRES_URL`` (e.g. ``postgresql+psycopg://user:pw@127.0.0.1:5432/db``) points them at
+an existing server instead; they skip with the reason when no server can be started.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import numpy as np
@@ -15,12 +14,9 @@ import pytest
 import safebandits as sb
 from safebandits.exceptions import ConfigError, ProtocolError
 
-URL = os.environ.get("SAFEBANDITS_TEST_POSTGRES_URL")
-pytestmark = pytest.mark.skipif(not URL, reason="set SAFEBANDITS_TEST_POSTGRES_URL to a PostgreSQL database")
 
-
-def test_postgres_study_round_trip():
-    pytest.importorskip("sqlalchemy")
+def test_postgres_study_round_trip(pg_url):
+    URL = pg_url
     inst = sb.make_instance("acol/one-dimensional", noise="binary", n_arms=5)
     name = f"pg-{uuid.uuid4().hex[:12]}"
     study = sb.create_study(name, "g-acol", inst.public_info(), storage=URL, seed=3)

@@ -24,8 +24,10 @@ def test_interval_message_shape():
 
 def test_int_and_choice():
     assert check_int(np.int64(3), "n", low=1) == 3
-    with pytest.raises(ConfigError):
-        check_int(2.0, "n")
+    assert check_int(2.0, "n") == 2 and check_int(1e6, "T") == 1_000_000  # integral floats (issue 18)
+    for bad in (2.5, float("nan"), float("inf"), "2", True):
+        with pytest.raises(ConfigError):
+            check_int(bad, "n")
     with pytest.raises(ConfigError):
         check_int(0, "n", low=1)
     assert check_choice("a", "mode", ("a", "b")) == "a"

@@ -74,14 +74,15 @@ class BESIDEPracticalConfig(EliminationConfig):
         The constant in front of ``c(z)`` (Algorithm 1 uses ``1/100`` for its proof). It must be below
         ``1/2``: for an unsafe arm (``m = 1``) ``c(z) = 2 |Delta_safe(z)|``, so a larger constant aims at
         widths above ``|Delta_safe(z)|``, which cannot show the arm unsafe.
-    combine : {"sequential", "mixture", "joint"}, default "mixture"
-        How the safety and difference designs share a round (module docstring).
+    combine : {"sequential", "mixture", "joint"}, default "sequential"
+        How the safety and difference designs share a round (module docstring). The default is
+        Algorithm 1's structure; "mixture" (Algorithm 2's rule) and "joint" are ours for BESIDE.
     (other fields: :class:`EliminationConfig`)
     """
 
     weighting: Literal["beside", "uniform"] = "beside"
     design_scale: float = 0.25
-    combine: Literal["sequential", "mixture", "joint"] = "mixture"
+    combine: Literal["sequential", "mixture", "joint"] = "sequential"
 
     def __post_init__(self) -> None:
         EliminationConfig.__post_init__(self)

@@ -45,8 +45,8 @@ from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.gp import FiniteGP, InformationGain, beta_width, cholesky_jittered
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.experiments.regret_loop import log_grid
 from safebandits.problems.kernel import KernelInfo
+from safebandits.records import log_grid
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [

@@ -59,8 +59,8 @@ from safebandits.estimators.stagewise import (
     stagewise_update_table,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.experiments.regret_loop import PlayedBlock
 from safebandits.problems.noise import observe_code
+from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [

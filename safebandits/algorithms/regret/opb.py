@@ -55,9 +55,9 @@ from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.experiments.regret_loop import PlayedBlock
 from safebandits.problems.noise import observe_code
 from safebandits.problems.stagewise import solve_policy_lp
+from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [

@@ -73,8 +73,8 @@ from safebandits.estimators.stagewise import (
     stagewise_update_table,
 )
 from safebandits.exceptions import ProtocolError
-from safebandits.experiments.regret_loop import PlayedBlock
 from safebandits.problems.noise import observe_code
+from safebandits.records import PlayedBlock
 from safebandits.types import Decision
 
 __all__ = [

@@ -50,9 +50,9 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import ArmRidge, OnlineRidge, arm_ridge_refresh, arm_ridge_update
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.experiments.regret_loop import PlayedBlock
 from safebandits.problems.noise import observe_code
 from safebandits.problems.safe_linear import boundary_grid_step, directions_grid, discrete_step, radial_step
+from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [

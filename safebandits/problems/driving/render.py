@@ -117,6 +117,12 @@ def policies_figure(
     hi = max(ax.get_ylim()[1] for ax in axes)
     for ax in axes:  # one scale for all panels
         ax.set_ylim(lo, hi)
+    # Equal aspect: the panels are (hi - lo) / 1.2 times as tall as wide; size the figure to match, so no
+    # band of the image stays empty (plus room for the two-line titles).
+    panel_w = 2.4
+    fig.set_size_inches(
+        fig.get_figwidth(), min(14.0, panel_w * (hi - lo) / 1.2 + 0.75 + (0.25 if title else 0))
+    )
     if title:
         fig.suptitle(title, fontsize=10)
     return fig

@@ -6,7 +6,8 @@ phi^T f`` -- or ``"constrained"`` -- maximise ``theta^T f`` s.t. ``phi^T f <= ta
 constants. The solver ``driving-cem`` runs CEM with ``n_restarts`` restarts (the authors' script: 10)
 and reports the reward ``theta^T f`` of the best solution (not the penalised value; the digest notes
 the authors' script may plot the latter), its constraint value ``phi^T f`` and whether it is feasible.
-The policy is stored as a trace, so the report can draw it.
+The policy is stored as a trace, so the report can draw it. The engine registers the solver
+(:mod:`safebandits.experiments.solvers`); this module, being a problem, imports nothing above it.
 
 Constrained tasks are solved by ``constrained_solver``
 (:func:`~safebandits.problems.driving.constrained.constrained_optimum`): ``"warm-polish"`` (default:
@@ -23,8 +24,6 @@ from typing import Any
 import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_positive
-from safebandits.algorithms.base import LearnerConfig
-from safebandits.experiments.solvers import register_solver
 from safebandits.problems.driving.cem import CEMConfig, cem
 from safebandits.problems.driving.constrained import CONSTRAINED_SOLVERS, PolishConfig, constrained_optimum
 from safebandits.problems.driving.dynamics import SCENARIOS, DrivingConfig, get_scenario
@@ -52,7 +51,7 @@ class DrivingTask:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class DrivingCEMConfig(LearnerConfig):
+class DrivingCEMConfig:
     """CEM settings of the robustness study (authors' ``driver_solve.json``: 10 restarts).
 
     ``constrained_solver`` picks the solver of constrained tasks ("warm-polish" or "wen-topcu");
@@ -94,7 +93,6 @@ class DrivingCEMConfig(LearnerConfig):
         )
 
 
-@register_solver("driving-cem", DrivingCEMConfig)
 def solve_driving(
     task: DrivingTask, config: DrivingCEMConfig, rng: np.random.Generator
 ) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -27,7 +27,7 @@ def mab_safe(
     hard_safety_gap: float = 0.02,
     easy_safety_gap: float = 1.0,
     other_value: float = 0.0,
-    other_safety_gap: float = 0.05,
+    other_safety_gap: float = 1.0,
     sigma: float = 1.0,
 ) -> TransductiveInstance:
     """Figure 2: multi-armed, every arm safe; the best is hard to certify, the second easy.
@@ -35,9 +35,12 @@ def mab_safe(
     ``X = Z = {e_1, ..., e_K}``, ``m = 1``, ``gamma = threshold``. Arm 1: value 1, safety gap
     ``hard_safety_gap`` (hard to certify safe); arm 2: value ``1 - value_gap`` (``eps``-good when
     ``value_gap <= eps``), safety gap ``easy_safety_gap``; arms 3..K: value ``other_value`` (clearly
-    suboptimal), safety gap ``other_safety_gap`` (safe; smaller than ``eps`` by default, so their safety
-    status is costly to settle although their value is not). The numbers are ours (the paper's are in its
-    unavailable Appendix F); see ``docs/decisions.md``.
+    suboptimal), safety gap ``other_safety_gap``. The numbers are ours (the paper's are in its
+    unavailable Appendix F). Rule for ``other_safety_gap`` (stated before looking at verdicts, issue 17):
+    the paper names two kinds of arm, one "very difficult to identify as safe" and one that "can easily be
+    shown safe", and the digest proposes the others "clearly worse and clearly safe", so they get the easy
+    arm's gap (``easy_safety_gap`` = 1.0). The former 0.05 was chosen so that the BASELINE / BESIDE gap
+    appears; it stays available as a parameter. See ``docs/decisions.md``.
     """
     k = check_int(n_arms, "n_arms", low=2)
     eps = check_positive(epsilon, "epsilon")

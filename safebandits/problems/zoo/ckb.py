@@ -57,7 +57,7 @@ def synthetic(
     n_centres: int = 100,
     sigma: float = 0.1,
     normalize: bool = True,
-    bound: str = "sup",
+    bound: str = "rkhs",
     min_slater: float = 0.1,
     n_seed: int = 1,
     redraw: bool = True,
@@ -66,8 +66,10 @@ def synthetic(
 ) -> KernelInstance:
     """Sec. 5.1: random RKHS f and g on n evenly spaced points of [0, 1] (SE kernel, l = 0.2).
 
-    ``kernel`` is ``"se"`` or ``"matern12"``/``"matern32"``/``"matern52"``; ``bound="sup"`` tells
-    ``B = max|f|`` (and ``G = max|g|``), ``"rkhs"`` the RKHS norms of the draws (after normalisation).
+    ``kernel`` is ``"se"`` or ``"matern12"``/``"matern32"``/``"matern52"``; ``bound="rkhs"`` (default)
+    tells ``B`` and ``G`` as the RKHS norms of the draws (after normalisation): the paper's ``B`` and ``G``
+    bound ``||f||_k`` and ``||g||_k`` (Assumption 2), and a draw's norm is known exactly (issue 17);
+    ``"sup"`` tells ``B = max|f|`` and ``G = max|g|`` (the former default, which is no RKHS-norm bound).
     ``redraw=True`` draws ``f`` and ``g`` from ``rng`` (a new pair per trial); ``redraw=False`` draws them
     from ``default_rng(draw_seed)`` (one pair for every trial; the paper does not say which).
     """

@@ -58,7 +58,7 @@ def driving(
     n_candidates: int = 100,
     candidate_seed: int = 0,
     features: str = "paper",
-    normalise: str = "constraint",
+    normalise: str = "in-place",
     noise: str = "binary",
     sigma: float = 0.05,
     data_dir: str | None = None,
@@ -69,7 +69,9 @@ def driving(
     (``n_candidates`` policies, authors' recipe, seed ``candidate_seed``, cached on disk), "released"
     (the authors' 1000 policies; ``data_dir`` or ``$SAFEBANDITS_DATA``) or "released-distinct" (its 20
     distinct policies). ``features``: "paper" or "code" constants (the released set was made with
-    "code"). ``normalise``: "constraint" (default), "in-place" (authors' code) or "none".
+    "code"). ``normalise``: "in-place" (default: App. C.2 normalises every policy's features and the
+    authors' code rescales them in place, rewards included), "constraint" (the constraint features only,
+    rewards of the raw features: ours) or "none".
     """
     check_choice(scenario, "scenario", SCENARIOS, owner="acol/driving")
     check_choice(candidates, "candidates", CANDIDATE_SOURCES, owner="acol/driving")

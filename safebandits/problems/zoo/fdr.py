@@ -24,8 +24,12 @@ def adult(*, q: float = 0.15, data_dir: str | None = None) -> PoolInstance:
 
 
 @register_instance("fdr/german")
-def german(*, q: float = 0.3, data_dir: str | None = None) -> PoolInstance:
-    """UCI German Credit pool (1,000 records, label bad credit) with FDR level ``q``."""
+def german(*, q: float = 0.15, data_dir: str | None = None) -> PoolInstance:
+    """UCI German Credit pool (1,000 records, label bad credit) with FDR level ``q``.
+
+    The paper does not state German's level; the default is the only level it states, Adult's 0.15
+    (rule of issue 17: a value from the paper's text; the former 0.3 did not bind on the pool, whose
+    most accurate classifier already has FDR 0.249). See ``docs/decisions.md``."""
     q = check_interval(q, "q", low=0.0, high=1.0, owner="fdr/german")
     return PoolInstance(load_german(data_dir), q)
 

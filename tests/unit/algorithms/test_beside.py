@@ -120,7 +120,7 @@ SINGLETON_CASES = [
         ("beside", {}),
         ("beside", {"estimator": "ols", "sampling": "rounded"}),
         ("beside-practical", {}),
-        ("beside-practical", {"combine": "sequential"}),
+        ("beside-practical", {"combine": "mixture"}),
     ],
 )
 @pytest.mark.parametrize(("instance", "params"), SINGLETON_CASES)

@@ -273,7 +273,7 @@ ARMS = np.eye(3)
         ({"tol": math.nan}, "tol"),
         ({"tol": "0.1"}, "tol"),
         ({"max_iter": 0}, "max_iter"),
-        ({"max_iter": 10.0}, "max_iter"),
+        ({"max_iter": 10.5}, "max_iter"),  # (integral floats such as 10.0 count as integers)
         ({"stop": "never"}, "stop"),
         ({"init": [1.0, -0.5, 0.5]}, "init"),
         ({"init": [0.0, 0.0, 0.0]}, "init"),

@@ -112,7 +112,7 @@ def test_large_sample_size():
         ([0.5, 0.5], 0, "n_samples"),
         ([0.5, 0.5], -3, "n_samples"),
         ([0.5, 0.5], 2.5, "n_samples"),
-        ([0.5, 0.5], 10.0, "n_samples"),
+        ([0.5, 0.5], 10.5, "n_samples"),  # (integral floats such as 10.0 count as integers)
         ([0.5, 0.5], "10", "n_samples"),
         ([0.5, 0.5], True, "n_samples"),
     ],

@@ -73,6 +73,7 @@ def test_paper_like_results_pass_every_claim():
         "1-correct",
         "2-ordering",
         "3-d-dependence",
+        "4b-eps-dependence",
         "4-tuning",
         "5-g-acol-theory",
         "6a-g-acol-tuned-best",
@@ -80,7 +81,7 @@ def test_paper_like_results_pass_every_claim():
         "6c-g-acol-tuned-comparable",
     ]
     failing = [c["id"] for c in claims if not c["passed"]]
-    assert failing == []
+    assert failing == ["4b-eps-dependence"]  # paper_like has no eps dependence
     json.dumps(claims, allow_nan=False)  # evidence is strict JSON
     c = by_id(claims)
     assert c["2-ordering"]["evidence"]["n_points"] == 12
@@ -114,16 +115,24 @@ def test_failed_runs_are_reported_not_counted():
     assert c["passed"] and c["evidence"]["failed_runs"] == 1
 
 
-def test_acol_below_oracle_fails_ordering_and_is_counted():
-    def samples(label, panel, value):
+def test_acol_below_oracle_in_rare_cases_passes_but_often_fails():
+    def rare(label, panel, value):
         if label == "ACOL" and panel == "sphere-d" and value == 50:
             return 900
         return paper_like(label, panel, value)
 
-    c = by_id(check_acol_synthetic(table(samples)))["2-ordering"]
-    assert not c["passed"]
+    c = by_id(check_acol_synthetic(table(rare)))["2-ordering"]
+    assert c["passed"]  # "in rare cases, it even needs fewer samples than the oracle": 1 of 12 points
     assert c["evidence"]["points_acol_below_oracle"] == 1
     assert c["evidence"]["points_acol_not_below_g_allocation"] == 0
+
+    def often(label, panel, value):
+        if label == "ACOL" and panel.startswith("sphere"):
+            return 900
+        return paper_like(label, panel, value)
+
+    c = by_id(check_acol_synthetic(table(often)))["2-ordering"]
+    assert not c["passed"] and c["evidence"]["points_acol_below_oracle"] == 6  # half the points: not rare
 
 
 def test_acol_above_g_allocation_fails_ordering():
@@ -245,6 +254,16 @@ def test_max_rew_u_sphere_exception_fails_when_g_acol_is_better():
     assert c["6a-g-acol-tuned-best"]["passed"]
 
 
+def test_max_rew_u_sphere_exception_holds_at_most_points():
+    def samples(label, panel, value):
+        if label == "Max Rew-U (tuned)" and panel == "sphere-d" and value == 100:
+            return 60  # loses at 1 of 6 unit-sphere points
+        return paper_like(label, panel, value)
+
+    c = by_id(check_acol_synthetic(table(samples)))["6b-max-rew-u-sphere"]
+    assert c["passed"] and c["evidence"]["points_maxrew_better"] == 5
+
+
 def test_missing_methods_fail_their_claims():
     df = table(labels=["ACOL", "Oracle"])
     c = by_id(check_acol_synthetic(df))
@@ -307,3 +326,23 @@ def test_failures_only_at_budget_hits_are_inconclusive_not_passed():
     c = by_id(check_acol_synthetic(table(samples)))["5-g-acol-theory"]
     assert not c["passed"] and c["verdict"] == "fail"
     assert by_id(check_acol_synthetic(table()))["2-ordering"]["verdict"] == "pass"
+
+
+def test_eps_dependence_reads_a_slope_of_about_two():
+    def samples(label, panel, value):
+        base = paper_like(label, panel, value)
+        return base * (0.05 / value) ** 2 if panel == "irrelevant-epsilon" else base
+
+    c = by_id(check_acol_synthetic(table(samples)))["4b-eps-dependence"]
+    assert c["passed"] and c["evidence"]["slopes"]["ACOL"] == pytest.approx(2.0, abs=1e-6)
+
+    def cubic(label, panel, value):
+        base = paper_like(label, panel, value)
+        return (
+            base * (0.05 / value) ** (3 if label == "Uniform" else 2)
+            if panel == "irrelevant-epsilon"
+            else base
+        )
+
+    c = by_id(check_acol_synthetic(table(cubic)))["4b-eps-dependence"]
+    assert not c["passed"] and c["evidence"]["methods_outside_band"] == ["Uniform"]

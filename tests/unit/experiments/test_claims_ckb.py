@@ -8,8 +8,12 @@ import pytest
 
 from safebandits.experiments.claims_ckb import (
     CKB,
+    PAPER_METHODS,
+    _claim_dual,
+    _claim_few_violations,
     _claim_strong_violation,
     _claim_sublinear,
+    _claim_v_zero,
     _ok,
     check_ckb_light,
 )
@@ -68,3 +72,37 @@ def test_stronger_violation_slope(end, tenth, passed):
 def test_light_claim_set_includes_the_stronger_violation():
     ids = [c["id"] for c in check_ckb_light(_table())]
     assert "ckb-strong-violation-sublinear" in ids and "ckb-sublinear" in ids
+
+
+def test_v_zero_is_read_on_the_mean_over_runs():
+    # Two of five runs end with sum g > 0, but the mean over runs is negative: the paper's reading passes.
+    df = _table(cost=[0.01, 0.02, -0.2, -0.2, -0.2])
+    claim = _claim_v_zero(_ok(df), CKB, 0)
+    assert claim["passed"]
+    ev = claim["evidence"]["by_method"]["CKB-UCB"]
+    assert ev["runs_with_V>0"] == 2 and ev["mean_sum_g"] == pytest.approx(-0.114 * T)
+    assert not _claim_v_zero(_ok(_table(cost=[0.05, 0.05, -0.01, 0.0, 0.0])), CKB, 0)["passed"]
+    assert not _claim_v_zero(_ok(_table()), PAPER_METHODS, 0)["passed"]  # baselines absent
+
+
+@pytest.mark.parametrize(
+    ("key", "n", "passed"),
+    [
+        ("ckb-synthetic", 5, True),
+        ("ckb-synthetic", 6, False),
+        ("ckb-light", 0, True),
+        ("ckb-light", 1, False),
+    ],
+)
+def test_few_violations_uses_the_papers_counts(key, n, passed):
+    claim = _claim_few_violations(_ok(_table(violations=[n] * 5)), key)
+    assert claim["passed"] is passed
+    assert claim["evidence"]["CKB-UCB"]["limit"] == {"ckb-synthetic": 5.0, "ckb-light": 0.0}[key]
+
+
+def test_dual_claim_can_fail_when_phi_sits_at_rho():
+    df = _table(**{"diag.phi": [0.5] * 5, "diag.phi_max": [1.0] * 5, "diag.rho": [2.0] * 5})
+    assert _claim_dual(_ok(df))["passed"]
+    df = _table(**{"diag.phi": [0.5, 0.5, 2.0, 0.5, 0.5], "diag.phi_max": [2.0] * 5, "diag.rho": [2.0] * 5})
+    claim = _claim_dual(_ok(df))
+    assert not claim["passed"] and claim["evidence"]["runs_pinned_at_T"] == 3

@@ -82,13 +82,12 @@ def test_synthetic_instance():
     )
     assert a.slater_constant >= 0.1
     info = a.public_info()
-    assert info.reward_bound == pytest.approx(1.0) and info.slater == pytest.approx(
-        min(1.0, a.slater_constant)
-    )
+    # default bound="rkhs" (issue 17): B is the draw's RKHS norm, ||f||_k >= sup |f| = 1 when k(x, x) = 1
+    assert info.reward_bound >= 1.0 - 1e-9 and info.slater == pytest.approx(min(1.0, a.slater_constant))
     assert info.safe_seed == (int(np.argmin(a.constraint)),)
     np.testing.assert_allclose(a.arms, np.eye(100))
-    rk = make_instance("ckb/synthetic", np.random.default_rng(0), bound="rkhs").public_info()
-    assert rk.reward_bound >= 1.0 - 1e-9  # ||f||_k >= sup |f| when k(x, x) = 1
+    sup = make_instance("ckb/synthetic", np.random.default_rng(0), bound="sup").public_info()
+    assert sup.reward_bound == pytest.approx(1.0) and info.reward_bound > sup.reward_bound
     c = make_instance("ckb/synthetic", np.random.default_rng(1))
     assert not np.allclose(a.reward, c.reward)
 

@@ -1,0 +1,244 @@
+"""What the dashboard draws: per-arm bounds, progress, simulated curves and the answer views (SVG)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+__all__ = [
+    "answers_svg",
+    "arm_sets",
+    "bounds_svg",
+    "driving_svg",
+    "problem_instance",
+    "simulated_curves_svg",
+    "view_kind",
+]
+
+
+def _svg(fig: Figure) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    text = buf.getvalue()
+    return text[text.index("<svg") :]  # inline: drop the XML prolog and doctype
+
+
+def problem_instance(study: Any) -> Any | None:
+    """The simulated instance a study names in its ``problem`` (``{"instance", "params"}``), else None."""
+    problem = study.problem or {}
+    name = problem.get("instance")
+    if not name:
+        return None
+    from safebandits.problems.registry import list_instances, make_instance
+
+    try:
+        entry = list_instances().get(name)
+        rng = np.random.default_rng(int(problem.get("instance_seed", 0))) if entry and entry.random else None
+        return make_instance(name, rng, **dict(problem.get("params") or {}))
+    except Exception:  # a problem the dashboard cannot rebuild: no simulated curves
+        return None
+
+
+def view_kind(study: Any) -> str:
+    """``"driving"``, ``"fdr"`` or ``"generic"``: the answer view of a study."""
+    problem = study.problem or {}
+    if problem.get("view") in ("driving", "fdr", "generic"):
+        return str(problem["view"])
+    name = str(problem.get("instance", ""))
+    if name == "acol/driving":
+        return "driving"
+    if study.algorithm.startswith("fdr-") or name.startswith("fdr/"):
+        return "fdr"
+    return "generic"
+
+
+def arm_sets(learner: Any, summary: dict[str, Any], threshold: float | None) -> dict[str, list[int]]:
+    """The learner's sets: uncertain, certified feasible (or safe), eliminated.
+
+    CBAI learners keep ``U`` (uncertain) and ``F`` (certified feasible) themselves (cumulative, with
+    reward-dominated arms eliminated too): those are shown. Otherwise the sets follow from the current
+    confidence bounds against the threshold (upper <= tau: certified feasible; lower > tau: eliminated).
+    """
+    from safebandits.algorithms.pure_exploration._cbai import CBAISets
+
+    out: dict[str, list[int]] = {}
+    sets = getattr(learner, "_sets", None)
+    if isinstance(sets, CBAISets):
+        uncertain, feasible = sets.uncertain, sets.feasible
+        eliminated = np.setdiff1d(np.arange(sets.n_arms), np.union1d(uncertain, feasible))
+        out = {"uncertain": uncertain.tolist(), "certified feasible": feasible.tolist(),
+               "eliminated": eliminated.tolist()}  # fmt: skip
+    else:
+        cb = summary.get("confidence_bounds")
+        if isinstance(cb, dict) and threshold is not None:
+            lower, upper = np.asarray(cb["lower"], dtype=float), np.asarray(cb["upper"], dtype=float)
+            if lower.ndim == 1:
+                feasible = np.flatnonzero(upper <= threshold)
+                eliminated = np.flatnonzero(lower > threshold)
+                uncertain = np.setdiff1d(np.arange(lower.size), np.union1d(feasible, eliminated))
+                out = {"uncertain": uncertain.tolist(), "certified feasible": feasible.tolist(),
+                       "eliminated": eliminated.tolist()}  # fmt: skip
+    safe = summary.get("safe_set")
+    if isinstance(safe, list) and safe and all(isinstance(v, int) for v in safe):
+        out["certified safe"] = safe
+    return out
+
+
+_SET_COLOURS = {"certified feasible": "#2e7d32", "eliminated": "#c62828", "uncertain": "#757575"}
+
+
+def bounds_svg(
+    summary: dict[str, Any], threshold: float | None, recommended: int | None, sets: dict[str, list[int]]
+) -> str | None:
+    """Per-arm estimate (midpoint) and confidence interval of the constraint value against tau."""
+    cb = summary.get("confidence_bounds")
+    if not isinstance(cb, dict):
+        return None
+    lower, upper = np.asarray(cb["lower"], dtype=float), np.asarray(cb["upper"], dtype=float)
+    if lower.ndim != 1:
+        return None
+    n = lower.size
+    mid = (lower + upper) / 2
+    colours = np.full(n, "#757575", dtype=object)
+    for name, arms in sets.items():
+        if name in _SET_COLOURS:
+            colours[np.asarray(arms, dtype=int)] = _SET_COLOURS[name]
+    fig = Figure(figsize=(min(11, 3 + 0.35 * n), 3.2), layout="constrained")
+    ax = fig.subplots()
+    x = np.arange(n)
+    finite = np.isfinite(lower) & np.isfinite(upper)
+    ax.vlines(x[finite], lower[finite], upper[finite], colors=list(colours[finite]), lw=3)
+    ax.scatter(x[finite], mid[finite], c=list(colours[finite]), s=14, zorder=3)
+    if threshold is not None:
+        ax.axhline(threshold, color="black", ls=":", lw=1, label=f"threshold tau = {threshold:g}")
+    if recommended is not None and 0 <= recommended < n:
+        ax.axvline(recommended, color="#1565c0", lw=1, alpha=0.5, label=f"recommended arm {recommended}")
+    for name, colour in _SET_COLOURS.items():
+        if name in sets:
+            ax.scatter([], [], c=colour, label=name)
+    ax.set_xlabel("arm")
+    if n <= 30:
+        ax.set_xticks(x)
+    ax.set_ylabel("constraint value:\nestimate and CI")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    ax.grid(alpha=0.3)
+    return _svg(fig)
+
+
+def answers_svg(queries: list[dict[str, Any]]) -> str | None:
+    """Answers over time (cumulative count against the time each was told)."""
+    times = sorted(q["told_at"] for q in queries if q.get("told_at"))
+    if not times:
+        return None
+    t = [_dt.datetime.fromisoformat(s) for s in times]
+    minutes = np.array([(v - t[0]).total_seconds() / 60 for v in t])
+    fig = Figure(figsize=(5, 2.2), layout="constrained")
+    ax = fig.subplots()
+    ax.step(minutes, np.arange(1, len(t) + 1), where="post", color="#1565c0")
+    ax.set_xlabel(f"minutes since the first answer ({t[0]:%Y-%m-%d %H:%M} UTC)")
+    ax.set_ylabel("answers")
+    ax.grid(alpha=0.3)
+    return _svg(fig)
+
+
+def _per_arm(instance: Any, names: tuple[str, ...], n_arms: int) -> np.ndarray | None:
+    for name in names:
+        value = getattr(instance, name, None)
+        if isinstance(value, np.ndarray) and value.shape[:1] == (n_arms,) and value.ndim <= 2:
+            return np.asarray(value, dtype=float).reshape(n_arms, -1)[:, 0]
+    return None
+
+
+def true_arm_values(instance: Any) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """Per-arm true mean reward and constraint value (first constraint) and the threshold, where the
+    instance exposes them (CBAI, stage-wise, kernel and Safe-LUCB instances; losses count as -reward)."""
+    n = getattr(instance, "n_arms", None)
+    threshold = getattr(instance, "threshold", None)
+    if n is None or threshold is None or np.size(threshold) < 1:
+        return None
+    threshold = float(np.ravel(threshold)[0])  # the first constraint's
+    rewards = _per_arm(instance, ("reward_values", "arm_rewards", "reward"), int(n))
+    if rewards is None:
+        losses = _per_arm(instance, ("losses",), int(n))
+        rewards = None if losses is None else -losses
+    costs = _per_arm(instance, ("constraint_values", "arm_costs", "constraint", "safety_values"), int(n))
+    if rewards is None or costs is None:
+        return None
+    return rewards, costs, threshold
+
+
+def simulated_curves_svg(study: Any, queries: list[dict[str, Any]], instance: Any) -> str | None:
+    """Cumulative regret (against the best feasible arm), cost of each pull and cumulative violation of the
+    answered pulls.
+
+    Regret studies only: a pure-exploration learner's queries are not plays, so their regret means nothing.
+    """
+    if study.task != "regret":
+        return None
+    values = true_arm_values(instance)
+    if values is None:
+        return None
+    rewards, costs, threshold = values
+    feasible = costs <= threshold
+    if not feasible.any():
+        return None
+    best = float(rewards[feasible].max())
+    arms = [q["decision"].get("arm") for q in queries if q.get("observation") is not None]
+    arms = [a for a in arms if a is not None]
+    if not arms:
+        return None
+    a = np.asarray(arms, dtype=int)
+    t = np.arange(1, a.size + 1)
+    fig = Figure(figsize=(10, 2.6), layout="constrained")
+    axes = fig.subplots(1, 3)
+    axes[0].plot(t, np.cumsum(best - rewards[a]), color="#1565c0")
+    axes[0].set_ylabel("cumulative regret\n(vs best feasible arm)")
+    axes[1].plot(t, costs[a], color="#6a1b9a", lw=0.8)
+    axes[1].axhline(threshold, color="black", ls=":", lw=1)
+    axes[1].set_ylabel("constraint value of the pull")
+    axes[2].plot(t, np.cumsum(np.maximum(costs[a] - threshold, 0.0)), color="#c62828")
+    axes[2].set_ylabel("cumulative violation [c - tau]+")
+    for ax in axes:
+        ax.set_xlabel("answered pull")
+        ax.grid(alpha=0.3)
+    return _svg(fig)
+
+
+def driving_svg(study: Any, arm: int) -> str | None:
+    """The trajectory of the queried candidate policy with its road and the other cars."""
+    problem = study.problem or {}
+    params = dict(problem.get("params") or {})
+    from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
+    from safebandits.problems.driving.render import draw_policy
+    from safebandits.problems.zoo.driving import candidate_policies
+
+    try:
+        features = str(params.get("features", "paper"))
+        pols = candidate_policies(
+            str(params.get("candidates", "generated")),
+            int(params.get("n_candidates", 100)),
+            int(params.get("candidate_seed", 0)),
+            features,
+            params.get("data_dir"),
+        )
+        scenario = get_scenario(str(params.get("scenario", "base")))
+    except Exception:
+        return None
+    if not 0 <= arm < len(pols):
+        return None
+    fig = Figure(figsize=(3.0, 6.0), layout="constrained")
+    ax = fig.subplots()
+    draw_policy(ax, pols[arm], scenario, DrivingConfig.preset(features), title=f"policy {arm}",
+                show_values=False)  # fmt: skip
+    fit_to_axes(fig, ax, width=3.0)
+    return _svg(fig)
+
+
+def fit_to_axes(fig: Figure, ax: Any, width: float) -> None:
+    """Give an equal-aspect picture a figure height that matches its data (no empty bands)."""
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    fig.set_size_inches(width, min(12.0, max(2.0, width * (y1 - y0) / (x1 - x0) + 0.4)))

@@ -1,0 +1,223 @@
+"""Reproduction scoreboard: one row per claim (paper, wording, our reading, verdict, key numbers).
+
+``safebandits report DIR`` writes ``DIR/report/scoreboard.json`` and ``scoreboard.csv`` next to
+``claims.json`` (:func:`write_scoreboard_data`); ``safebandits scoreboard DIR --out docs/scoreboard.md``
+writes the committed page (:func:`scoreboard_markdown`): date, commit, wall time per experiment and
+every verdict, grouped by paper.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "SCOREBOARD_COLUMNS",
+    "key_numbers",
+    "scoreboard_frame",
+    "scoreboard_markdown",
+    "wall_times",
+    "write_scoreboard_data",
+]
+
+SCOREBOARD_COLUMNS = (
+    "paper",
+    "experiment",
+    "scale",
+    "id",
+    "wording",
+    "reading",
+    "verdict",
+    "reason",
+    "key_numbers",
+)
+_KEY_LEN = 240
+
+
+def _scalar_items(evidence: Any, prefix: str = "", depth: int = 0) -> list[str]:
+    """``name=value`` for the scalar leaves of the evidence (two levels deep, lists skipped)."""
+    out: list[str] = []
+    if not isinstance(evidence, dict) or depth > 1:
+        return out
+    for k, v in evidence.items():
+        if k in ("note", "runs_not_counted") or k.endswith("examples"):
+            continue
+        name = f"{prefix}{k}"
+        if isinstance(v, bool) or v is None:
+            continue
+        if isinstance(v, float):
+            out.append(f"{name}={v:.4g}")
+        elif isinstance(v, int):
+            out.append(f"{name}={v}")
+        elif isinstance(v, dict):
+            out.extend(_scalar_items(v, f"{name}.", depth + 1))
+    return out
+
+
+def key_numbers(claim: dict[str, Any]) -> str:
+    """A short ``name=value; ...`` summary of a claim's evidence (the claim's own ``key_numbers`` if set)."""
+    if claim.get("key_numbers"):
+        return str(claim["key_numbers"])
+    text = "; ".join(_scalar_items(claim.get("evidence") or {}))
+    return text if len(text) <= _KEY_LEN else text[: _KEY_LEN - 3] + "..."
+
+
+def scoreboard_frame(claims: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per claim record (as written to ``claims.json``), columns :data:`SCOREBOARD_COLUMNS`."""
+    rows = [
+        {
+            "paper": c.get("paper", ""),
+            "experiment": c.get("experiment", ""),
+            "scale": c.get("scale", ""),
+            "id": c.get("id", ""),
+            "wording": c.get("wording", ""),
+            "reading": c.get("reading") or c.get("claim", ""),
+            "verdict": c.get("verdict", "pass" if c.get("passed") else "fail"),
+            "reason": c.get("reason", ""),
+            "key_numbers": key_numbers(c),
+        }
+        for c in claims
+    ]
+    return pd.DataFrame(rows, columns=list(SCOREBOARD_COLUMNS))
+
+
+def write_scoreboard_data(claims: list[dict[str, Any]], out_dir: str | os.PathLike[str]) -> Path:
+    """Write ``scoreboard.json`` and ``scoreboard.csv`` into ``out_dir``; return the JSON path."""
+    out = Path(out_dir)
+    frame = scoreboard_frame(claims)
+    frame.to_csv(out / "scoreboard.csv", index=False)
+    path = out / "scoreboard.json"
+    path.write_text(json.dumps(frame.to_dict(orient="records"), indent=1) + "\n")
+    return path
+
+
+def wall_times(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (experiment, scale): runs, failed, span of the run timestamps plus the first run's wall time
+    (an estimate of the experiment's wall time) and the sum of the runs' wall times."""
+    rows = []
+    for (exp, scale), g in df.groupby(["experiment", "scale"], sort=True):
+        ts = pd.to_datetime(g["timestamp"], errors="coerce", utc=True).dropna()
+        wall = pd.to_numeric(g["wall_s"], errors="coerce")
+        span = float((ts.max() - ts.min()).total_seconds()) if len(ts) else float("nan")
+        first = float(wall[ts.index == ts.idxmin()].iloc[0]) if len(ts) else 0.0
+        rows.append(
+            {
+                "experiment": exp,
+                "scale": scale,
+                "runs": len(g),
+                "failed": int((g["status"] != "ok").sum()),
+                "wall_s": span + (first if pd.notna(first) else 0.0),
+                "sum_run_wall_s": float(wall.sum()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _commit() -> str:
+    try:
+        here = Path(__file__).resolve().parent
+        out = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def scoreboard_markdown(
+    results_dir: str | os.PathLike[str] | list[str | os.PathLike[str]],
+    *,
+    commit: str | None = None,
+    note: str = "",
+) -> str:
+    """The scoreboard page of one or more results directories (claims evaluated afresh on their stored
+    runs; an (experiment, scale) stored in several directories is read from the first)."""
+    from safebandits.experiments.claims import check_claims
+    from safebandits.experiments.claims_meta import LEGEND, UNEVALUATED
+    from safebandits.experiments.spec import list_experiments
+    from safebandits.experiments.store import ResultsStore, latest_runs
+
+    dirs = [results_dir] if isinstance(results_dir, (str, os.PathLike)) else list(results_dir)
+    frames = []
+    for d in dirs:
+        with ResultsStore(d, mode="r") as store:
+            part = latest_runs(store.to_frame())
+        if frames and not part.empty:
+            seen = set(pd.concat(frames)[["experiment", "scale"]].itertuples(index=False, name=None))
+            part = part[[(e, s) not in seen for e, s in zip(part["experiment"], part["scale"])]]
+        frames.append(part)
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    specs = list_experiments()
+    claims: list[dict[str, Any]] = []
+    for (experiment, scale), group in df.groupby(["experiment", "scale"], sort=True):
+        spec = specs.get(experiment)
+        if spec is None or not spec.claims:
+            continue
+        claims.extend(
+            {"experiment": experiment, "scale": scale, **c} for c in check_claims(group, spec.claims)
+        )
+    board = scoreboard_frame(claims)
+    times = wall_times(df) if not df.empty else pd.DataFrame()
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    counts = Counter(zip(board["scale"], board["verdict"]))
+    lines = [
+        "# Reproduction scoreboard",
+        "",
+        f"Generated {now} from {', '.join(f'`{Path(d)}`' for d in dirs)} by `safebandits scoreboard`, "
+        f"commit `{commit or _commit()}`. Claims are evaluated afresh on the stored runs.",
+        "",
+        *([note, ""] if note else []),
+        LEGEND,
+        "",
+        "Verdicts: "
+        + ", ".join(f"{scale} {verdict} {n}" for (scale, verdict), n in sorted(counts.items()))
+        + ".",
+        "",
+        "## Wall time per experiment",
+        "",
+        "| experiment | scale | runs | failed | wall s (timestamps) | sum of run wall s |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r.experiment} | {r.scale} | {r.runs} | {r.failed} | {r.wall_s:.0f} | {r.sum_run_wall_s:.0f} |"
+        for r in times.itertuples()
+    ]
+    for paper, part in board.groupby("paper", sort=True):
+        lines += [
+            "",
+            f"## {paper or '(no paper recorded)'}",
+            "",
+            "| experiment | scale | claim | verdict | paper's wording | our reading | reason / key numbers |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in part.itertuples():
+            detail = "; ".join(x for x in (r.reason, r.key_numbers) if x)
+            lines.append(
+                f"| {r.experiment} | {r.scale} | `{r.id}` | **{r.verdict.upper()}** | {_cell(r.wording)} | "
+                f"{_cell(r.reading)} | {_cell(detail)} |"
+            )
+    lines += [
+        "",
+        "## Section-5 claims no experiment evaluates yet",
+        "",
+        "| paper | digest item | wording | status | why |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {p} | {item} | {_cell(w)} | {status} | {_cell(why)} |" for p, item, w, status, why in UNEVALUATED
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,279 @@
+"""Execute one run task and build its record: the part of the engine every executor shares.
+
+:func:`execute_task` is a pure function of its :class:`~safebandits.experiments.spec.RunTask` (see
+:mod:`safebandits.experiments.runner`); :func:`failed_record` is the record of a run lost outside it
+(e.g. with its worker). The executors -- serial and the local process pool in
+:mod:`~safebandits.experiments.runner`, Dask in :mod:`~safebandits.experiments.dask_executor` -- import
+this module, so that neither executor imports the other both ways. Both names are re-exported from
+:mod:`safebandits.experiments.runner`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import platform
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from safebandits.experiments.simulate import run
+from safebandits.experiments.spec import RunTask
+from safebandits.plugins import import_plugins
+from safebandits.rng import environment_rng, instance_rng, learner_rng
+
+__all__ = ["CLASSIFICATION_METRICS", "REGRET_METRICS", "execute_task", "failed_record"]
+
+
+@functools.lru_cache(maxsize=1)
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("safebandits")
+    except Exception:  # (not installed: fall back to the attribute of the package, loaded by now;
+        # read from sys.modules: the engine does not import the package's facade, which sits above it)
+        return getattr(sys.modules.get("safebandits"), "__version__", "unknown")
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+def execute_task(
+    task: RunTask, *, plugins: Sequence[str] = (), plugin_path: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Execute one run and return its record (never raises for errors inside the run).
+
+    Parameters
+    ----------
+    task : RunTask
+    plugins : sequence of str, default=()
+        Plugin modules to import first, besides ``task.plugins`` (the executors pass those the parent
+        process loaded: :func:`safebandits.plugins.active_plugins`).
+    plugin_path : sequence of str, default=()
+        Folders to put on ``sys.path`` before importing them (:func:`safebandits.plugins.plugin_path`).
+
+    Returns
+    -------
+    dict
+        Store columns: ``pk``, ``run_key``, ``config_hash``, ``scale``, the flattened config, the
+        metrics, ``status`` ("ok" or "failed"), ``error`` and ``traceback`` (failed runs), versions
+        and a timestamp. Key ``"_traces"`` holds JSON extras (the learner's recommendation info and
+        the instance description) for the ``traces`` table.
+    """
+    record = _base_record(task)
+    traces: dict[str, Any] = {}
+    try:
+        import_plugins([*task.plugins, *plugins], plugin_path)
+        from safebandits.algorithms.registry import get_algorithm, make_learner
+        from safebandits.problems.registry import list_instances, make_instance
+
+        key = task.key
+        entry = list_instances().get(task.instance)
+        rng = instance_rng(key) if entry is not None and entry.random else None
+        instance = make_instance(task.instance, rng, **task.instance_params)
+        from safebandits.experiments.solvers import find_solver
+
+        solver = find_solver(task.algorithm)
+        if solver is not None:  # a solver run (experiments/solvers.py), not a bandit run
+            t0 = time.perf_counter()
+            metrics, traces = solver.solve(instance, solver.config(**task.algorithm_params), learner_rng(key))
+            record.update(stopped=True, correct=None, recommended=None, error=None, traceback=None)
+            record.update(_json_safe(metrics), status="ok", wall_s=time.perf_counter() - t0)
+            return _finish(record, _json_safe(traces))
+        from safebandits.problems.declare import SimulatedProblem
+
+        if isinstance(instance, SimulatedProblem):  # a declared problem: the instance of the learner's kind
+            from safebandits.algorithms.compatibility import instance_for
+
+            instance = instance_for(instance, task.algorithm)
+        env = instance.environment(environment_rng(key))
+        algorithm = get_algorithm(task.algorithm)
+        info = instance.privileged_info() if algorithm.privileged else instance.public_info()
+        learner = make_learner(task.algorithm, info, learner_rng(key), task.algorithm_params)
+        if algorithm.task == "regret":
+            _run_regret_task(learner, env, instance, task, record, traces)
+            return _finish(record, traces)
+        if algorithm.task == "classification":
+            _run_classification_task(learner, env, instance, task, record, traces)
+            return _finish(record, traces)
+        outcome = run(learner, env, instance, budget=task.budget)
+        record.update(
+            status="ok",
+            samples=outcome.samples,
+            correct=outcome.correct,
+            feasible=outcome.feasible,
+            recommended=outcome.recommended,
+            stopped=outcome.stopped,
+            wall_s=outcome.wall_s,
+            error=None,
+            traceback=None,
+        )
+        if outcome.info:
+            traces["recommendation"] = _json_safe(outcome.info)
+        describe = getattr(instance, "describe", None)
+        if describe is not None:
+            traces["instance"] = _json_safe(describe())
+    except Exception as exc:  # (a failing run is recorded, not fatal)
+        record.update(
+            status="failed",
+            error=f"{type(exc).__name__}: {exc}",
+            traceback=traceback.format_exc(),
+        )
+    return _finish(record, traces)
+
+
+def _base_record(task: RunTask) -> dict[str, Any]:
+    return {
+        "pk": task.pk,
+        "run_key": task.run_key,
+        "config_hash": task.config_hash,
+        "scale": task.scale,
+        **task.config(),
+        "config_json": task.config_json(),
+    }
+
+
+def failed_record(task: RunTask, error: str, traceback_text: str | None) -> dict[str, Any]:
+    """The record of a run that failed outside :func:`execute_task` (e.g. lost with its worker).
+
+    Same columns as a failed record of :func:`execute_task`: the key, the config, ``status="failed"``,
+    ``error``, ``traceback`` and versions.
+    """
+    record = _base_record(task)
+    record.update(status="failed", error=error, traceback=traceback_text)
+    return _finish(record, {})
+
+
+#: Metric columns of regret runs (in addition to ``samples`` = rounds, ``stopped``, ``wall_s``).
+REGRET_METRICS = (
+    "regret",
+    "policy_regret",
+    "action_regret",
+    "reward",
+    "cost",
+    "max_policy_cost",
+    "violations",
+    "policy_violations",
+    "regret_tenth",
+    "policy_regret_tenth",
+    "tail_cost",
+    "tail_reward",
+    "positive_cost",
+    "positive_cost_tenth",
+)
+
+
+def _run_regret_task(
+    learner: Any, env: Any, instance: Any, task: RunTask, record: dict[str, Any], traces: dict[str, Any]
+) -> None:
+    """Play a regret learner for the instance's horizon (capped by the budget) and fill the record.
+
+    ``samples`` holds the rounds played, ``stopped`` whether the horizon was reached; ``correct``,
+    ``feasible`` and ``recommended`` are left empty. ``cost``, ``max_policy_cost``, ``tail_cost`` and
+    ``positive_cost`` (``sum_t [c_t - tau]_+``) are those of the first constraint (all constraints are in
+    the ``curve`` and ``totals`` traces).
+    """
+    from safebandits.experiments.regret_loop import run_regret
+
+    out = run_regret(learner, env, instance, budget=task.budget)
+    record.update(
+        status="ok",
+        samples=out.rounds,
+        correct=None,
+        feasible=None,
+        recommended=None,
+        stopped=out.stopped,
+        wall_s=out.wall_s,
+        error=None,
+        traceback=None,
+        regret=out.regret,
+        policy_regret=out.policy_regret,
+        action_regret=out.action_regret,
+        reward=out.reward,
+        cost=out.cost[0],
+        max_policy_cost=out.max_policy_cost[0],
+        violations=out.violations,
+        policy_violations=out.policy_violations,
+        regret_tenth=out.regret_tenth,
+        policy_regret_tenth=out.policy_regret_tenth,
+        tail_cost=out.tail_cost[0],
+        tail_reward=out.tail_reward,
+        positive_cost=out.positive_cost[0],
+        positive_cost_tenth=out.positive_cost_tenth[0],
+    )
+    traces["curve"] = _json_safe(out.curves)
+    traces["totals"] = _json_safe(
+        {
+            "cost": out.cost,
+            "max_policy_cost": out.max_policy_cost,
+            "positive_cost": out.positive_cost,
+            "setting": learner.setting,
+        }
+    )
+    if out.info:
+        traces["learner"] = _json_safe(out.info)
+        # Scalar diagnostics also become columns (``diag.<name>``) for claims and tables.
+        for name, value in out.info.items():
+            value = _json_safe(value)
+            if isinstance(value, (bool, int, float, str)) or value is None:
+                record[f"diag.{name}"] = value
+    describe = getattr(instance, "describe", None)
+    if describe is not None:
+        traces["instance"] = _json_safe(describe())
+
+
+#: Metric columns of classification runs (final classifier, on the pool); ``samples`` = labels.
+CLASSIFICATION_METRICS = ("accuracy", "fdr", "precision", "recall")
+
+
+def _run_classification_task(
+    learner: Any, env: Any, instance: Any, task: RunTask, record: dict[str, Any], traces: dict[str, Any]
+) -> None:
+    """Query labels up to the budget; final pool metrics as columns, per-batch curves as JSON in the
+    ``curve`` column (read by the claims) and as the ``curve`` trace."""
+    from safebandits.classification.problem import run_classification
+
+    out = run_classification(learner, env, instance, budget=task.budget)
+    record.update(
+        status="ok",
+        samples=out.labels,
+        correct=None,
+        feasible=None,
+        recommended=None,
+        stopped=True,
+        wall_s=out.wall_s,
+        error=None,
+        traceback=None,
+        curve=json.dumps(_json_safe(out.curves), separators=(",", ":")),
+        **{k: out.final.get(k) for k in CLASSIFICATION_METRICS},
+    )
+    traces["curve"] = _json_safe(out.curves)
+    traces["instance"] = _json_safe(instance.describe())
+
+
+def _finish(record: dict[str, Any], traces: dict[str, Any]) -> dict[str, Any]:
+    record.update(
+        python_version=platform.python_version(),
+        numpy_version=np.__version__,
+        safebandits_version=_version(),
+        timestamp=datetime.now(timezone.utc).isoformat(timespec="microseconds"),
+        _traces=traces,
+    )
+    return record
