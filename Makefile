@@ -45,7 +45,7 @@ lint: $(TSTAMP)
 
 # The documentation site: warnings are errors; the example gallery runs at small size.
 docs: $(DSTAMP)
-	SAFEBANDITS_DOCS_SMALL=1 $(BIN)/python -m sphinx -b html -W --keep-going -E docs docs/_build/html
+	SAFEBANDITS_DOCS_SMALL=1 $(BIN)/python -m sphinx -b html -W --keep-going -E -q docs docs/_build/html
 	@echo "Docs: docs/_build/html/index.html"
 
 bench: $(STAMP)

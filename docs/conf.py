@@ -60,7 +60,7 @@ myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 4
 
 # -- autodoc / autosummary / numpydoc -------------------------------------------------------------
-autosummary_generate = True
+autosummary_generate = False  # docs/apigen.py writes the pages
 autosummary_imported_members = True
 autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": True}
 autodoc_typehints = "none"

@@ -9,7 +9,9 @@ cannot create the WAL index), so a read never creates or alters anything.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from safebandits.exceptions import ConfigError, SafeBanditsError, StorageError
@@ -143,3 +145,19 @@ def rollback(conn: sqlite3.Connection) -> None:
             conn.execute("ROLLBACK")
     except sqlite3.Error:
         pass
+
+
+@contextlib.contextmanager
+def inspecting(conn: sqlite3.Connection, path: Path, existed: set[Path], what: str) -> Iterator[None]:
+    """Around the first look at a file opened read-only: on any error close ``conn``, remove the side
+    files the look created (``existed``: those there before) and name a SQLite error plainly."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        conn.close()
+        discard_side_files(path, existed)
+        raise translate(exc, path, what) from None
+    except BaseException:
+        conn.close()
+        discard_side_files(path, existed)
+        raise

@@ -76,6 +76,14 @@ ax.legend()
 plt.show()
 
 # %%
+# The same declaration as a transductive identification problem (BESIDE): find the best safe arm with
+# probability ``1 - delta``, counting samples rather than regret.
+instance = sb.instance_for(simulated, "beside-practical")
+learner = sb.make_learner("beside-practical", problem, np.random.default_rng(0))
+out = sb.run(learner, instance.environment(np.random.default_rng(1)), instance, budget=10**6)
+print(f"beside-practical: arm {out.recommended} after {out.samples} samples, correct: {out.correct}")
+
+# %%
 # Feasibility best-arm identification (ACOL family)
 # -------------------------------------------------
 # When the reward parameter is *known* and only the constraint is learned, ``reward_param`` in the
@@ -136,11 +144,17 @@ print(f"opnlb: regret against the best policy {out.policy_regret:.1f}, violation
 # A pool of records to label under an FDR constraint
 # ---------------------------------------------------
 # From one's own data frame: which records to send for labelling so that the final classifier's
-# false-discovery rate is at most ``q``. ``safebandits run examples/fdr_pool.toml`` runs Algorithm 2
-# against passive sampling on such a pool.
+# false-discovery rate is at most ``q``. Without the label column, ``from_frame`` gives what is known
+# before labelling; with ``label=`` it also returns the labels, which only the simulation reads.
 rng = np.random.default_rng(0)
 frame = pd.DataFrame({"age": rng.uniform(20, 70, 200), "income": rng.lognormal(3.5, 0.4, 200)})
 frame["approved"] = (frame["income"] + rng.normal(0, 8, 200) > 40).astype(int)
-pool = sb.PoolProblem.from_frame(frame.drop(columns="approved"), q=0.2)  # no labels: what is known
+pool = sb.PoolProblem.from_frame(frame.drop(columns="approved"), q=0.2)
 show(pool)
-print(f"{pool.features.shape[0]} records, features {list(pool.feature_names)}")
+pool, labels = sb.PoolProblem.from_frame(frame, q=0.2, label="approved")
+sim_pool = pool.simulate(eta=labels)
+for name in ["fdr-active", "fdr-passive"]:
+    instance = sb.instance_for(sim_pool, name)
+    learner = sb.make_learner(name, pool, np.random.default_rng(0))
+    out = sb.run_classification(learner, instance.environment(np.random.default_rng(1)), instance, budget=100)
+    print(f"{name:>11}: after {out.labels} labels", {k: round(v, 3) for k, v in out.final.items()})

@@ -79,21 +79,21 @@ except sb.ProtocolError as exc:
 # %%
 # Which arms the person was asked about
 # -------------------------------------
-# G-ACOL spends its queries on the arms whose feasibility is uncertain: those whose constraint value
-# ``phi^T x`` is near the threshold.
+# In one dimension every arm measures the same unknown ``phi``: an answer about arm ``x`` tells about
+# all arms at once, most about the arm of largest ``phi^T x``, whose answers are the least noisy about
+# ``phi``. G-ACOL's look-ahead therefore asks about that arm until the feasible set is certified.
 history = study.queries()
 arms = np.array([q["decision"]["arm"] for q in history])
 values = np.asarray(instance.constraint_values)
 fig, (ax_seq, ax_count) = plt.subplots(1, 2, figsize=(9, 3.5), layout="constrained")
 ax_seq.plot(np.arange(len(arms)), arms, ".", ms=3)
 ax_seq.axvline(50, color="k", lw=0.8, ls="--", label="session closed, study reloaded")
-ax_seq.set(xlabel="query", ylabel="arm shown", yticks=range(info.n_arms))
-ax_seq.legend(loc="upper right", fontsize=8)
+ax_seq.set(xlabel="query", ylabel="arm shown", yticks=range(info.n_arms), ylim=(-0.5, info.n_arms - 0.5))
+ax_seq.legend(loc="center right", fontsize=8)
 ax_count.bar(range(info.n_arms), np.bincount(arms, minlength=info.n_arms))
-for i, v in enumerate(values):
-    ax_count.annotate(f"phi^T x = {v:+.2f}", (i, 0), xytext=(0, 3), textcoords="offset points",
-                      rotation=90, fontsize=8, color="w", ha="center", va="bottom")  # fmt: skip
-ax_count.set(xlabel="arm", ylabel="queries", xticks=range(info.n_arms))
+ax_count.set_xticks(range(info.n_arms), [f"{i}\n({v:.1f})" for i, v in enumerate(values)])
+ax_count.axvline(float(np.interp(info.threshold, values, range(info.n_arms))), color="k", lw=0.8, ls=":")
+ax_count.set(xlabel="arm (phi^T x)", ylabel="queries", title=f"threshold tau = {info.threshold} (dotted)")
 plt.show()
 
 # %%

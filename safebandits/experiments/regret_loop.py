@@ -290,14 +290,6 @@ def run_regret(
             f"run_regret scores rounds with the instance's truth ({', '.join(missing)}); a "
             f"{type(instance).__name__} has none. Pass a regret instance (e.g. a StagewiseInstance)."
         )
-    missing = [
-        a for a in ("reward_param", "cost_params", "threshold", "optimal_value") if not hasattr(instance, a)
-    ]
-    if missing:
-        raise ConfigError(
-            f"run_regret scores rounds with the instance's truth ({', '.join(missing)}); a "
-            f"{type(instance).__name__} has none. Pass a regret instance (e.g. a StagewiseInstance)."
-        )
     horizon = check_int(horizon if horizon is not None else instance.horizon, "horizon", low=1)
     limit = horizon if budget is None else min(horizon, check_int(budget, "budget", low=1))
     check_int(n_points, "n_points", low=2, high=1_000_000, owner="run_regret")

@@ -40,7 +40,7 @@ from safebandits._sqlite import (
     StorageError,
     check_sqlite_file,
     connect_read_only,
-    discard_side_files,
+    inspecting,
     rollback,
     side_files,
     translate,
@@ -200,7 +200,7 @@ class ResultsStore:
         """Open read-only and check the tables and schema version; refuse anything else by name."""
         existed = side_files(self.path)
         conn = connect_read_only(self.path, _WHAT)
-        try:
+        with inspecting(conn, self.path, existed, _WHAT):
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if (tables or keep) and not {"runs", "meta"} <= tables:
                 raise ConfigError(
@@ -223,14 +223,6 @@ class ResultsStore:
                         f"The results store {str(self.path)!r} has a foreign schema (table 'runs' lacks "
                         f"{sorted(missing)}); it was left unchanged."
                     )
-        except sqlite3.Error as exc:
-            conn.close()
-            discard_side_files(self.path, existed)
-            raise translate(exc, self.path, _WHAT) from None
-        except BaseException:
-            conn.close()
-            discard_side_files(self.path, existed)
-            raise
         if keep:
             return conn
         conn.close()

@@ -40,7 +40,7 @@ from safebandits._sqlite import (
     StorageError,
     check_sqlite_file,
     connect_read_only,
-    discard_side_files,
+    inspecting,
     rollback,
     side_files,
     translate,
@@ -192,7 +192,7 @@ class SQLiteStorage:
         if exists:  # look before writing anything: is this one of ours, and which version?
             existed = side_files(self.path)
             conn = connect_read_only(self.path, what)
-            try:
+            with inspecting(conn, self.path, existed, what):
                 tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
                 version = int(conn.execute("PRAGMA user_version").fetchone()[0])
                 ours = _TABLES <= tables
@@ -202,14 +202,6 @@ class SQLiteStorage:
                         "study tables); it was left unchanged. Choose another path."
                     )
                 migrate = ours and _check_version(version, repr(str(self.path)), read_only)
-            except sqlite3.Error as exc:
-                conn.close()
-                discard_side_files(self.path, existed)
-                raise translate(exc, self.path, what) from None
-            except BaseException:
-                conn.close()
-                discard_side_files(self.path, existed)
-                raise
             conn.close()
         else:
             migrate = False
