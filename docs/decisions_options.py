@@ -17,8 +17,8 @@ import pkgutil
 import re
 from pathlib import Path
 
-import safebandits.problems as problems
 import safebandits.design as design
+import safebandits.problems as problems
 from safebandits.algorithms.registry import list_algorithms
 from safebandits.experiments.solvers import list_solvers
 from safebandits.problems.registry import list_instances
@@ -27,23 +27,7 @@ DOCS = Path(__file__).resolve().parent
 PAGES = ["acol", "beside", "stagewise", "safe_lucb", "ckb", "engine"]
 BEGIN, END = "<!-- options table: begin -->", "<!-- options table: end -->"
 # Too generic to point at one choice (they name a paper's symbol, not an option of ours).
-SKIP = {
-    "d",
-    "k",
-    "n",
-    "m",
-    "rng",
-    "seed",
-    "delta",
-    "epsilon",
-    "eps",
-    "horizon",
-    "name",
-    "x0",
-    "tau",
-    "c",
-    "repr",
-}
+SKIP = set("d k n m c x0 rng seed delta epsilon eps tau horizon name repr".split())
 
 
 def option_names() -> set[str]:
