@@ -30,8 +30,8 @@ settings :class:`StagewiseConstants` and a record of the scalars that change), s
 tell paths and compiled simulation loops run the same code. Every ``refresh_every`` updates the inverses
 are recomputed exactly (Cholesky) from the Gram matrices.
 
-Deviations (see ``docs/decisions.md``): with ``radii="theory"`` each of the ``1 + m`` confidence sets
-is built at level ``delta / (1 + m)`` so that the joint event of eq. (12) has probability
+Deviations (see ``docs/decisions/stagewise.md``): with ``radii="theory"`` each of the ``1 + m`` confidence
+sets is built at level ``delta / (1 + m)`` so that the joint event of eq. (12) has probability
 ``>= 1 - delta`` (the paper uses ``delta`` for each); ``beta_t(delta, d)`` is used for the cost when
 ``x0 = 0`` (no known direction) and for the full estimator.
 """

@@ -393,7 +393,7 @@ class StagewiseLinearLearner(BaseLearner):
         and its Gram matrix never change while ``x0`` is played, and the radius ``beta_t`` only grows, so
         a vertex that is not pessimistically feasible in the first round never becomes so: if no vertex
         is, the learner plays ``x0`` every round and learns nothing (Remark 7 / Sec. 4 of the paper: the
-        high-probability setting needs star-convex action sets). See docs/decisions.md.
+        high-probability setting needs star-convex action sets). See docs/decisions/stagewise.md.
         """
         est = self.estimator
         if est.full and not np.all(self._x0 == 0.0):
@@ -611,9 +611,9 @@ class LCLUCB(StagewiseLinearLearner):
     Guarantee (Thm. 19 / 24): with theory radii and valid ``R, S, L``, every played action is feasible and
     the regret is ``O~((1 + (1 - r0) / min_i(tau_i - c0_i)) d sqrt(T))`` with probability ``>= 1 - delta``.
 
-    Deviations (docs/decisions.md): the line search of Lemma 14 is the closed form above and the scaled
-    vertex is ``x0 + a (x_i - x0)`` (the paper's ``a x_i`` assumes ``x0 = 0``); ``x0`` is a candidate
-    with its generic UCB; confidence sets at ``delta / (1 + m)``; with unknown ``r0, c0`` the rule
+    Deviations (docs/decisions/stagewise.md): the line search of Lemma 14 is the closed form above and
+    the scaled vertex is ``x0 + a (x_i - x0)`` (the paper's ``a x_i`` assumes ``x0 = 0``); ``x0`` is a
+    candidate with its generic UCB; confidence sets at ``delta / (1 + m)``; with unknown ``r0, c0`` the rule
     ``alpha_r = 1 + 6 Delta_r_hat / Delta_c_hat`` and a bisection (the full estimator is not affine along
     rays when ``x0 != 0``; when ``x0`` itself is pessimistically infeasible a ray keeps only its vertex,
     if feasible).

@@ -454,7 +454,7 @@ class OPB(BaseLearner):
     Guarantee (Thm. 31): with the theory radii, ``confidence="theory"``, known ``r_1, c_1`` and an
     ``R``-sub-Gaussian noise, every policy satisfies the constraints and the regret is
     ``O((1 + (1 - r_1)/(tau - c_1)) sqrt(K T log(KT/delta)))`` with probability at least ``1 - delta``.
-    Deviations: see the module docstring and ``docs/decisions.md``.
+    Deviations: see the module docstring and ``docs/decisions/stagewise.md``.
     """
 
     config_cls = OPBConfig

@@ -44,8 +44,8 @@ Guarantees
   the tests. With ``m >= 2`` constraints ``pi*`` may need ``m + 1`` arms; 3-supports are then a heuristic
   restriction.
 
-Deviations (docs/decisions.md): the per-round solver above (the paper has none); mean-action policies over
-star-convex sets are played as mixtures of the vertices and ``x0``.
+Deviations (docs/decisions/stagewise.md): the per-round solver above (the paper has none); mean-action
+policies over star-convex sets are played as mixtures of the vertices and ``x0``.
 """
 
 from __future__ import annotations

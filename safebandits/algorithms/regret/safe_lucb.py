@@ -30,7 +30,7 @@ Optimistic step. Finite sets: exact (vectorised over the arms). Convex bodies (`
   convex programme ``min_{x in D_t^s} v^T x`` (a second-order-cone constraint) by SLSQP; slow (tests).
 
 The finite-set rounds run in compiled kernels; :meth:`SafeLUCB.simulate` plays a block in one compiled
-loop with the same trajectory as ask / tell. Deviations: see ``docs/decisions.md``.
+loop with the same trajectory as ask / tell. Deviations: see ``docs/decisions/safe_lucb.md``.
 """
 
 from __future__ import annotations
@@ -465,7 +465,7 @@ class SafeLUCB(BaseLearner):
 
     Guarantees (valid ``R, S, L``): phase 1 is safe deterministically, phase 2 with probability
     ``>= 1 - delta``; regret ``O~(sqrt T)`` with ``T' = T_Delta`` (Thm. 2), ``O~(T^{2/3})`` with ``T_0``
-    (Thm. 3). Deviations (docs/decisions.md): finite sets (App. C not available) use ``D^w`` =
+    (Thm. 3). Deviations (docs/decisions/safe_lucb.md): finite sets (App. C not available) use ``D^w`` =
     its arms with ``||B x|| <= c/S`` and fall back to the best such arm when ``D_t^s`` is empty; convex
     optimistic step by the radial reduction.
     """
