@@ -13,7 +13,7 @@ given learner settings (``--set KEY=VALUE``, repeatable: ``batch_size``, ``n_ini
 ``--summary`` prints, per setting, the trial means and standard errors at the paper's label counts and
 the "half the labels" ratio of ``claims_fdr``. Trial ``t`` of every setting uses the seeds
 ``(seed, t)`` for the learner and the labels, so methods and settings share their initial labels when
-their ``n_initial`` agree. Single process; the evidence in ``docs/decisions.md`` ("Active
+their ``n_initial`` agree. Single process; the evidence in ``docs/decisions/beside.md`` ("Active
 classification under an FDR constraint", sensitivity) was produced with it. Not collected by pytest.
 """
 

@@ -55,7 +55,7 @@ nitpicky = False
 # "--set" and "--plugin" stay two hyphens (no en dashes, no curly quotes in commands).
 smartquotes = False
 
-# -- MyST (markdown pages, docs/decisions.md included as it is) -------------------------------------
+# -- MyST (markdown pages, docs/decisions.md and docs/decisions/*.md included as they are) ----------
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 4
 

@@ -22,7 +22,7 @@ and the files are read from the zip. The CKB data
 (light sensors, finance) come from the GitHub repository
 ``sayakrc/Bayesian-Optimization-under-Heavy-tailed-Payoffs`` at a pinned commit. Every fetched file
 is checked against its SHA-256 before it is moved into the cache; a mismatch raises
-:class:`ChecksumError` and leaves the cache untouched. Choices: ``docs/decisions.md`` ("Active
+:class:`ChecksumError` and leaves the cache untouched. Choices: ``docs/decisions/beside.md`` ("Active
 classification under an FDR constraint").
 """
 

@@ -3,7 +3,7 @@
 A :class:`Pool` is the finite example set X of Camilleri et al. (2022, Sec. 5) with features and the
 label probabilities ``eta(x) = P(Y = 1 | x)``; for the real data sets ``eta`` is the 0/1 label.
 
-Preprocessing (both UCI sets; ``docs/decisions.md``, "Active classification under an FDR
+Preprocessing (both UCI sets; ``docs/decisions/beside.md``, "Active classification under an FDR
 constraint"): categorical columns are one-hot encoded with a missing value (``?``) as its own
 category, so no record is dropped; numeric columns are standardised over the pool (zero mean, unit
 variance), heavy-tailed money columns after ``log1p``. Adult drops ``fnlwgt`` (a census sampling

@@ -4,7 +4,7 @@ Camilleri et al. (2022, Sec. 5) reduce FDR-constrained classification on a pool 
 identification: a classifier ``h`` is the 0/1 vector ``z_h`` over the pool, ``eta(x) = P(Y=1 | x)`` and
 
 * risk: ``|X| R(h) = 1^T eta + z_h^T (1 - 2 eta)`` (printed as ``z_h^T (2 eta - 1)``, a typo: see
-  ``docs/decisions.md``), so minimising the risk is maximising ``z_h^T (2 eta - 1)``;
+  ``docs/decisions/beside.md``), so minimising the risk is maximising ``z_h^T (2 eta - 1)``;
 * ``FDR(h) = (1 - eta)^T z_h / 1^T z_h`` (0 for a classifier without positives), and
   ``FDR(h) <= q  <=>  ((1 - eta) - q 1)^T z_h <= 0``: a linear constraint with ``mu = (1 - eta) - q 1``
   and threshold ``gamma = 0``.

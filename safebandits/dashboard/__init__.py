@@ -8,7 +8,8 @@ the record's fields and its label; any other problem: the arm's features and val
 ``--results``, a results store's experiments, verdicts and figures.
 
 Built on Starlette (served by uvicorn), Jinja2 templates and inline SVG figures drawn by matplotlib
-(see docs/decisions.md, "Dashboard stack"). Needs the optional extra: ``pip install safebandits[dashboard]``.
+(see docs/decisions/engine.md, "Dashboard stack"). Needs the optional extra:
+``pip install safebandits[dashboard]``.
 """
 
 from __future__ import annotations

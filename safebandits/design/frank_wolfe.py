@@ -48,7 +48,7 @@ Kiefer and Wolfowitz (1960), *The equivalence of two extremum problems*, Canad. 
 Pukelsheim (2006), *Optimal Design of Experiments*, SIAM Classics, ch. 7 and 9 (duality, L-criteria).
 Todd (2016), *Minimum-Volume Ellipsoids*, SIAM, ch. 3 (Frank--Wolfe with away steps).
 
-Deviations from the brief and the paper: ``docs/decisions.md`` ("Design solver").
+Deviations from the brief and the paper: ``docs/decisions/acol.md`` ("Design solver").
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def frank_wolfe_design(
     proof; on hard instances (many nearly active targets, e.g. G-optimal designs for hundreds of points
     on a sphere) ``tol <= 1e-4`` may need more than 10_000 steps. Singular optima are reached when the
     design without its small weights can be certified; otherwise weights of order ``1e-3`` may remain on
-    arms the optimum does not use. Deviations: ``docs/decisions.md`` ("Design solver").
+    arms the optimum does not use. Deviations: ``docs/decisions/acol.md`` ("Design solver").
 
     Examples
     --------

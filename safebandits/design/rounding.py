@@ -15,7 +15,7 @@ divisor ``D``, ``n_i = ceil(w_i / D)``, hence ``n_i >= (N - p) w_i``. Consequent
 the ``epsilon``-approximation Lindner et al. (2022, Sec. 3) require of their rounding procedure.
 
 ``rule="acol-code"`` reproduces the loop of the code released with Lindner et al. (2022), which
-decreases ``argmax n_i / w_i`` and increases ``argmin (n_i - 1) / w_i`` (see ``docs/decisions.md``).
+decreases ``argmax n_i / w_i`` and increases ``argmin (n_i - 1) / w_i`` (see ``docs/decisions/acol.md``).
 """
 
 from __future__ import annotations

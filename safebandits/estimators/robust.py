@@ -21,7 +21,7 @@
 Batches arrive as per-arm sums (exact in law). RIPS needs the individual observations; with Gaussian
 noise of known ``sigma`` the observations of one arm given their sum are ``S / n + sigma (e - mean(e))``,
 ``e`` standard normal (the residuals are ancillary), so :func:`gaussian_bridge` draws them exactly in
-law from the learner's generator (``docs/decisions.md``, "RIPS on batch sums").
+law from the learner's generator (``docs/decisions/beside.md``, "RIPS on batch sums").
 """
 
 from __future__ import annotations

@@ -24,13 +24,14 @@ with ``nu_i = M^{-1} b_c^(i)``. Along a ray ``y(a) = x0 + a (x - x0)`` the proje
 ``V~c_i(x) > tau_i``. For the full estimator (``x0 != 0``) ``V~c_i`` is only convex along the ray and
 ``a*`` is found by bisection.
 
-The per-round kernels are module-level ``numba.njit`` functions acting in place on the arrays of an
-*estimator tuple* (:attr:`StagewiseEstimator.state`), so that learners' ask / tell paths and compiled
-simulation loops run the same code. Every ``refresh_every`` updates the inverses are recomputed
-exactly (Cholesky) from the Gram matrices.
+The per-round kernels are module-level ``numba.njit`` functions acting in place on the arrays of a
+typed record, :class:`StagewiseState` (:attr:`StagewiseEstimator.state`: named arrays, the fixed
+settings :class:`StagewiseConstants` and a record of the scalars that change), so that learners' ask /
+tell paths and compiled simulation loops run the same code. Every ``refresh_every`` updates the inverses
+are recomputed exactly (Cholesky) from the Gram matrices.
 
-Deviations (see ``docs/decisions.md``): with ``radii="theory"`` each of the ``1 + m`` confidence sets
-is built at level ``delta / (1 + m)`` so that the joint event of eq. (12) has probability
+Deviations (see ``docs/decisions/stagewise.md``): with ``radii="theory"`` each of the ``1 + m`` confidence
+sets is built at level ``delta / (1 + m)`` so that the joint event of eq. (12) has probability
 ``>= 1 - delta`` (the paper uses ``delta`` for each); ``beta_t(delta, d)`` is used for the cost when
 ``x0 = 0`` (no known direction) and for the full estimator.
 """
@@ -38,6 +39,7 @@ is built at level ``delta / (1 + m)`` so that the joint event of eq. (12) has pr
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -50,7 +52,11 @@ from safebandits.types import FloatArray
 
 __all__ = [
     "RADII",
+    "STAGEWISE_LIVE",
+    "StagewiseConstants",
     "StagewiseEstimator",
+    "StagewiseState",
+    "VertexTable",
     "confidence_radii",
     "orthonormal_complement",
     "ray_scale",
@@ -65,21 +71,92 @@ __all__ = [
 RADII = ("theory", "code")
 #: Noise constant hard-coded in the authors' code radius.
 CODE_NOISE = 2.0
-# fparams slots
-F_REG, F_DELTA_R, F_DELTA_C, F_R, F_L, F_S, F_ALPHA_R, F_ALPHA_C, F_REWARD_SCALE = range(9)
-# slots of the estimator tuple (:attr:`StagewiseEstimator.state`)
-E_SINV, E_SIG, E_BR, E_THETA, E_MINV, E_MGRAM, E_BC, E_NU = range(8)
-E_BASIS, E_E0, E_KAPPA, E_C0, E_TAU, E_FSTATE, E_ISTATE, E_FP, E_IP = range(8, 17)
-E_WD, E_WD2, E_WP, E_WP2, E_WM = range(17, 22)
-# iparams slots
-I_D, I_DP, I_FULL, I_SHARED, I_REFRESH, I_RADII, I_X0_ZERO = range(7)
-# fstate / istate slots
-S_LOGDET_SIG, S_LOGDET_M, S_C, S_CM, S_COEF = range(5)
-S_T, S_SINCE = 0, 1
 # columns of the vertex table (see :func:`vertex_table`)
 T_SXX, T_S0X, T_RX, T_QC, T_LIN = range(5)
 #: Bisection steps of the full estimator's ray scaling (to machine precision on [0, 1]).
 BISECTION_STEPS = 60
+
+
+class StagewiseConstants(NamedTuple):
+    """Fixed settings of a :class:`StagewiseEstimator` (read by the compiled kernels)."""
+
+    d: int  #: dimension of the actions
+    dp: int  #: ``d'``: dimension of the cost estimator (``d - 1`` projected, ``d`` shared)
+    full: bool  #: unknown ``c0``: the full estimator (Remark 12)
+    shared: bool  #: the cost Gram matrix is ``Sigma`` itself (``x0 = 0`` or the full estimator)
+    refresh_every: int  #: exact recompute of the inverses every this many updates (0: never)
+    code_radii: bool  #: ``radii="code"`` (the authors' log-det radius) rather than Thm. 10's
+    x0_zero: bool  #: ``x0 = 0``
+    reg: float  #: ridge regulariser ``lambda``
+    delta_r: float  #: level of the reward confidence set
+    delta_c: float  #: level of each cost confidence set
+    noise_bound: float  #: ``R``
+    arm_norm_bound: float  #: ``L``
+    param_norm_bound: float  #: ``S``
+    reward_scale: float  #: multiplier of the reward radius' noise part (code radii)
+
+
+#: The scalars of a :class:`StagewiseState` that change: rounds so far ``t`` and since the last exact
+#: refresh, the log-determinants of ``Sigma`` and ``M``, the last rank-one update's denominators
+#: ``c = 1 + x^T Sigma^{-1} x``, ``c_M`` and reward coefficient, and the radius scalings ``alpha_r``,
+#: ``alpha_c`` of eq. (5). One numpy record, written in place by the kernels and the estimator.
+STAGEWISE_LIVE = np.dtype(
+    [("t", np.int64), ("since_refresh", np.int64), ("logdet_sigma", np.float64), ("logdet_m", np.float64),
+     ("c", np.float64), ("c_m", np.float64), ("coef_r", np.float64), ("alpha_r", np.float64),
+     ("alpha_c", np.float64)]
+)  # fmt: skip
+
+
+class StagewiseState(NamedTuple):
+    """The arrays and scalars the compiled kernels act on, in place (never rebound).
+
+    Reward (eq. 3-4): ``sigma_inv`` ``Sigma^{-1}``, ``sigma`` ``Sigma``, ``b_r`` ``sum R x``, ``theta``
+    ``theta_hat``. Cost: ``m_inv`` / ``m_gram`` ``M^{-1}`` / ``M`` (empty in the shared layout), ``b_c``
+    and ``nu`` (m, d') the targets and ``nu_i = M^{-1} b_c^(i)``; ``basis`` ``U``, ``e0``, ``kappa``
+    ``c0 / ||x0||``, ``c0``, ``tau``. Work vectors of the updates: ``u`` (``Sigma^{-1} x``), ``u_table``
+    (the vertex table's), ``z`` (``U^T x``), ``mz`` (``M^{-1} z``) and ``cost_coef`` (the cost RLS
+    coefficients). ``const``: :class:`StagewiseConstants`; ``live``: a one-element array of dtype
+    :data:`STAGEWISE_LIVE` whose record ``live[0]`` the kernels read and write (an array, not the record:
+    numba unboxes it ten times faster on the ask / tell path).
+    """
+
+    sigma_inv: np.ndarray
+    sigma: np.ndarray
+    b_r: np.ndarray
+    theta: np.ndarray
+    m_inv: np.ndarray
+    m_gram: np.ndarray
+    b_c: np.ndarray
+    nu: np.ndarray
+    basis: np.ndarray
+    e0: np.ndarray
+    kappa: np.ndarray
+    c0: np.ndarray
+    tau: np.ndarray
+    u: np.ndarray
+    u_table: np.ndarray
+    z: np.ndarray
+    mz: np.ndarray
+    cost_coef: np.ndarray
+    const: StagewiseConstants
+    live: Any
+
+
+class VertexTable(NamedTuple):
+    """Per-vertex table of ``x0`` (row 0) and the vertices (:meth:`StagewiseEstimator.make_table`).
+
+    ``vx`` (n, d) the points and ``vxt`` its transpose; ``vz`` / ``vzt`` ``vx U`` (empty in the shared
+    layout); ``tab`` (n, 4 + m) the columns ``T_SXX``, ``T_S0X``, ``T_RX``, ``T_QC`` and ``T_LIN + i``
+    of :func:`vertex_table`; ``w``, ``w2`` work vectors of length n.
+    """
+
+    vx: np.ndarray
+    vxt: np.ndarray
+    vz: np.ndarray
+    vzt: np.ndarray
+    tab: np.ndarray
+    w: np.ndarray
+    w2: np.ndarray
 
 
 def orthonormal_complement(x0: FloatArray) -> tuple[FloatArray, FloatArray, float]:
@@ -129,21 +206,21 @@ def _logdet(a):
 @numba.njit(cache=True)
 def stagewise_refresh(est):
     """Exact recompute of ``Sigma^{-1}``, ``M^{-1}`` (Cholesky), the estimates and the log-determinants."""
-    sinv, sig, br, theta = est[E_SINV], est[E_SIG], est[E_BR], est[E_THETA]
-    minv, mgram, bc, nu = est[E_MINV], est[E_MGRAM], est[E_BC], est[E_NU]
-    fstate, istate, ip = est[E_FSTATE], est[E_ISTATE], est[E_IP]
-    d = ip[I_D]
+    sinv, sig, br, theta = est.sigma_inv, est.sigma, est.b_r, est.theta
+    minv, mgram, bc, nu = est.m_inv, est.m_gram, est.b_c, est.nu
+    const, live = est.const, est.live[0]
+    d = const.d
     cholesky_inverse(sig, sinv)
-    fstate[S_LOGDET_SIG] = _logdet(sig)
+    live.logdet_sigma = _logdet(sig)
     for i in range(d):
         s = 0.0
         for j in range(d):
             s += sinv[i, j] * br[j]
         theta[i] = s
     inv = sinv
-    if ip[I_SHARED] == 0 and ip[I_DP] > 0:
+    if not const.shared and const.dp > 0:
         cholesky_inverse(mgram, minv)
-        fstate[S_LOGDET_M] = _logdet(mgram)
+        live.logdet_m = _logdet(mgram)
         inv = minv
     dp = bc.shape[1]
     for k in range(bc.shape[0]):
@@ -152,24 +229,24 @@ def stagewise_refresh(est):
             for j in range(dp):
                 s += inv[i, j] * bc[k, j]
             nu[k, i] = s
-    istate[S_SINCE] = 0
+    live.since_refresh = 0
 
 
 @numba.njit(cache=True)
 def _update_core(est, x, reward, costs):
-    """Rank-one part of :func:`stagewise_update`; leaves ``u = Sigma^{-1} x`` in the ``wd`` slot,
-    ``M^{-1} z`` in ``wp2``, ``(c, c_M, coef_r)`` in ``fstate`` and the cost coefficients in ``wm`` (for
-    :func:`table_update`). Returns True when an exact refresh is due."""
-    sinv, sig, br, theta = est[E_SINV], est[E_SIG], est[E_BR], est[E_THETA]
-    minv, mgram, bc, nu = est[E_MINV], est[E_MGRAM], est[E_BC], est[E_NU]
-    basis, e0, kappa = est[E_BASIS], est[E_E0], est[E_KAPPA]
-    fstate, istate, ip = est[E_FSTATE], est[E_ISTATE], est[E_IP]
-    wd, wp, wp2, wm = est[E_WD], est[E_WP], est[E_WP2], est[E_WM]
-    d = ip[I_D]
-    c = sherman_morrison_update(sinv, x, wd)
-    fstate[S_LOGDET_SIG] += math.log(c)
-    fstate[S_C] = c
-    fstate[S_COEF] = _rls_step(theta, wd, c, x, reward)
+    """Rank-one part of :func:`stagewise_update`; leaves ``u = Sigma^{-1} x`` in ``est.u``,
+    ``M^{-1} z`` in ``est.mz``, ``c``, ``c_M``, ``coef_r`` in ``est.live`` and the cost coefficients in
+    ``est.cost_coef`` (for :func:`table_update`). Returns True when an exact refresh is due."""
+    sinv, sig, br, theta = est.sigma_inv, est.sigma, est.b_r, est.theta
+    minv, mgram, bc, nu = est.m_inv, est.m_gram, est.b_c, est.nu
+    basis, e0, kappa = est.basis, est.e0, est.kappa
+    const, live = est.const, est.live[0]
+    wd, wp, wp2, wm = est.u, est.z, est.mz, est.cost_coef
+    d = const.d
+    c = sherman_morrison_update(sinv, x, wd)  # Sigma^{-1} <- Sigma^{-1} - u u^T / c (eq. 3)
+    live.logdet_sigma += math.log(c)
+    live.c = c
+    live.coef_r = _rls_step(theta, wd, c, x, reward)
     for i in range(d):
         xi = x[i]
         br[i] += reward * xi
@@ -178,14 +255,14 @@ def _update_core(est, x, reward, costs):
     xe = 0.0
     for i in range(d):
         xe += x[i] * e0[i]
-    if ip[I_SHARED] == 1:
+    if const.shared:
         for k in range(kappa.shape[0]):
             cp = costs[k] - kappa[k] * xe
             wm[k] = _rls_step(nu[k], wd, c, x, cp)
             for i in range(d):
                 bc[k, i] += cp * x[i]
     else:
-        dp = ip[I_DP]
+        dp = const.dp
         for a in range(dp):
             wp[a] = 0.0
         for i in range(d):
@@ -195,20 +272,20 @@ def _update_core(est, x, reward, costs):
         cm = 1.0
         if dp > 0:
             cm = sherman_morrison_update(minv, wp, wp2)
-            fstate[S_LOGDET_M] += math.log(cm)
+            live.logdet_m += math.log(cm)
             for a in range(dp):
                 za = wp[a]
                 for b in range(dp):
                     mgram[a, b] += za * wp[b]
-        fstate[S_CM] = cm
+        live.c_m = cm
         for k in range(kappa.shape[0]):
             cp = costs[k] - kappa[k] * xe
             wm[k] = _rls_step(nu[k], wp2, cm, wp, cp) if dp > 0 else 0.0
             for a in range(dp):
                 bc[k, a] += cp * wp[a]
-    istate[S_T] += 1
-    istate[S_SINCE] += 1
-    return ip[I_REFRESH] > 0 and istate[S_SINCE] >= ip[I_REFRESH]
+    live.t += 1
+    live.since_refresh += 1
+    return const.refresh_every > 0 and live.since_refresh >= const.refresh_every
 
 
 @numba.njit(cache=True)
@@ -228,11 +305,11 @@ def vertex_table(est, tbl):
     form ``||z_r||^2_{M^{-1}}`` (``||x_r||^2_{Sigma^{-1}}`` in the shared layout) and, per constraint, the
     linear part of ``V~c_i(x_r)``: ``kappa_i <x_r, e0> + <z_r, nu_i>``.
     """
-    sinv, theta, minv, nu = est[E_SINV], est[E_THETA], est[E_MINV], est[E_NU]
-    e0, kappa, ip, wd, wp2 = est[E_E0], est[E_KAPPA], est[E_IP], est[E_WD2], est[E_WP2]
-    vx, vz, tab = tbl[0], tbl[2], tbl[4]
-    d = ip[I_D]
-    shared = ip[I_SHARED] == 1
+    sinv, theta, minv, nu = est.sigma_inv, est.theta, est.m_inv, est.nu
+    e0, kappa, wd, wp2 = est.e0, est.kappa, est.u_table, est.mz
+    vx, vz, tab = tbl.vx, tbl.vz, tbl.tab
+    d = est.const.d
+    shared = est.const.shared
     for r in range(vx.shape[0]):
         x = vx[r]
         tab[r, T_SXX] = _quad(sinv, x, wd)
@@ -260,8 +337,8 @@ def table_update(est, tbl):
     with ``w_r = x_r^T u`` (``u = Sigma^{-1} x_t`` before the update), ``x_r^T Sigma^{-1} x_s`` loses
     ``w_r w_s / c``, ``<x_r, theta_hat>`` gains ``w_r coef_r`` and the linear cost parts
     ``w_r coef_i`` (with ``M^{-1}`` and ``z`` in the projected layout)."""
-    fstate, ip, wd, wp2, wm = est[E_FSTATE], est[E_IP], est[E_WD], est[E_WP2], est[E_WM]
-    vxt, vzt, tab, w, w2 = tbl[1], tbl[3], tbl[4], tbl[5], tbl[6]
+    live, wd, wp2, wm = est.live[0], est.u, est.mz, est.cost_coef
+    vxt, vzt, tab, w, w2 = tbl.vxt, tbl.vzt, tbl.tab, tbl.w, tbl.w2
     n = w.shape[0]
     m = wm.shape[0]
     for r in range(n):
@@ -270,10 +347,10 @@ def table_update(est, tbl):
         ui = wd[i]
         for r in range(n):
             w[r] += vxt[i, r] * ui
-    rs = 1.0 / math.sqrt(fstate[S_C])
-    coef = fstate[S_COEF]
+    rs = 1.0 / math.sqrt(live.c)
+    coef = live.coef_r
     w0 = w[0] * rs
-    shared = ip[I_SHARED] == 1
+    shared = est.const.shared
     for r in range(n):
         wr = w[r] * rs
         tab[r, T_SXX] -= wr * wr
@@ -291,7 +368,7 @@ def table_update(est, tbl):
         va = wp2[a]
         for r in range(n):
             w2[r] += vzt[a, r] * va
-    rsm = 1.0 / math.sqrt(fstate[S_CM])
+    rsm = 1.0 / math.sqrt(live.c_m)
     for r in range(n):
         wr = w2[r] * rsm
         tab[r, T_QC] -= wr * wr
@@ -312,7 +389,7 @@ def stagewise_update_table(est, tbl, x, reward, costs):
 
 @numba.njit(cache=True, inline="always")
 def confidence_radii(est):
-    """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``S_T`` = rounds so far).
+    """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``live.t`` = rounds so far).
 
     Theory: ``beta_t(delta_r, d)`` and ``beta_t(delta_c, d')`` (Thm. 10, via ``adaptive_width_scalar``).
     Code (spec 2.8): ``2 sqrt(2 log(det(V)^{1/2} det(lambda I)^{-1/2} / delta_t)) + sqrt(lambda) S``
@@ -320,23 +397,24 @@ def confidence_radii(est):
     plus one; the digest does not say whether the authors' ``t`` counts from 0 or 1); the reward's noise
     part is multiplied by ``reward_scale``.
     """
-    fstate, istate, fp, ip = est[E_FSTATE], est[E_ISTATE], est[E_FP], est[E_IP]
-    t = float(istate[S_T])
-    d = ip[I_D]
-    dp = ip[I_DP]
-    reg, s = fp[F_REG], fp[F_S]
-    if ip[I_RADII] == 0:
-        br = adaptive_width_scalar(t, float(d), fp[F_DELTA_R], reg, fp[F_R], fp[F_L], s)
-        bcw = adaptive_width_scalar(t, float(dp), fp[F_DELTA_C], reg, fp[F_R], fp[F_L], s)
+    const, live = est.const, est.live[0]
+    t = float(live.t)
+    d = const.d
+    dp = const.dp
+    reg, s = const.reg, const.param_norm_bound
+    if not const.code_radii:  # beta_t(delta, d) of Thm. 10
+        r, el = const.noise_bound, const.arm_norm_bound
+        br = adaptive_width_scalar(t, float(d), const.delta_r, reg, r, el, s)
+        bcw = adaptive_width_scalar(t, float(dp), const.delta_c, reg, r, el, s)
     else:
         log_t = math.log(1.0 + (t + 1.0))  # delta_t = 1 / (1 + t) with t the 1-based index of this round
-        lr = 0.5 * (fstate[S_LOGDET_SIG] - d * math.log(reg)) + log_t
-        ldc = fstate[S_LOGDET_SIG] if ip[I_SHARED] == 1 else fstate[S_LOGDET_M]
+        lr = 0.5 * (live.logdet_sigma - d * math.log(reg)) + log_t
+        ldc = live.logdet_sigma if const.shared else live.logdet_m
         lc = 0.5 * (ldc - dp * math.log(reg)) + log_t
         sr = math.sqrt(reg) * s
-        br = fp[F_REWARD_SCALE] * CODE_NOISE * math.sqrt(2.0 * max(lr, 0.0)) + sr
+        br = const.reward_scale * CODE_NOISE * math.sqrt(2.0 * max(lr, 0.0)) + sr
         bcw = CODE_NOISE * math.sqrt(2.0 * max(lc, 0.0)) + sr
-    return fp[F_ALPHA_R] * br, fp[F_ALPHA_C] * bcw
+    return live.alpha_r * br, live.alpha_c * bcw  # eq. (5)
 
 
 @numba.njit(cache=True, inline="always")
@@ -374,8 +452,11 @@ def _full_excess(a, l0, lin, kc, s00, s0i, sii, tau):
 
 
 @numba.njit(cache=True, inline="always")
-def ray_scale(affine, lin, qc, kc, c0, tau, l0, s00, s0i, sii):
+def ray_scale(affine, lin, qc, kc, c0, tau, l0, quad):
     """Largest ``a in [0, 1]`` with ``x0 + a (x - x0)`` pessimistically feasible (Lemma 14).
+
+    ``quad = (s00, s0i, sii)``: ``x0^T S x0``, ``x0^T S x`` and ``x^T S x`` with ``S = Sigma^{-1}`` (read
+    by the full estimator's bisection only).
 
     ``affine`` (projected estimator, or ``x0 = 0``): closed form
     ``min(1, min_i (tau_i - c0_i) / (v_i - c0_i))`` over ``v_i = lin_i + kc sqrt(qc) > tau_i``.
@@ -392,6 +473,7 @@ def ray_scale(affine, lin, qc, kc, c0, tau, l0, s00, s0i, sii):
                 if r < a:
                     a = r
         return max(a, 0.0)
+    s00, s0i, sii = quad
     if _full_excess(1.0, l0, lin, kc, s00, s0i, sii, tau) <= 0.0:
         return 1.0
     if _full_excess(0.0, l0, lin, kc, s00, s0i, sii, tau) > 0.0:
@@ -442,8 +524,8 @@ class StagewiseEstimator:
 
     Attributes
     ----------
-    state : tuple of ndarray
-        The arrays the compiled kernels act on, in place (never rebound; slots ``E_*``).
+    state : StagewiseState
+        The typed record the compiled kernels act on, in place (never rebound).
     sigma, sigma_inv, theta_hat : ndarray
         Read-only live views of ``Sigma_t``, ``Sigma_t^{-1}`` and ``theta_hat_t``.
     perp_gram, perp_gram_inv : ndarray
@@ -486,8 +568,6 @@ class StagewiseEstimator:
                      ("alpha_r", alpha_r), ("alpha_c", alpha_c), ("reward_scale", reward_scale)):  # fmt: skip
             check_positive(v, k, owner=owner)
         check_positive(param_norm_bound, "param_norm_bound", owner=owner, allow_zero=True)
-        fp = np.array([reg, delta / (1 + m), delta / (1 + m), noise_bound, arm_norm_bound, param_norm_bound,
-                       alpha_r, alpha_c, reward_scale], dtype=np.float64)  # fmt: skip
         self.full = safe_cost is None
         self.x0 = x0
         x0_zero = bool(np.all(x0 == 0.0))
@@ -507,48 +587,61 @@ class StagewiseEstimator:
         #: Pessimistic costs are affine along rays from ``x0`` (closed-form ray scaling).
         self.affine = not self.full or x0_zero
         refresh = check_int(refresh_every, "refresh_every", low=0, owner=owner)
-        ip = np.array([d, dp, self.full, shared, refresh, RADII.index(radii), x0_zero], dtype=np.int64)
-        mdim = 0 if shared else dp
-        self.state = (
-            np.eye(d) / fp[F_REG], fp[F_REG] * np.eye(d), np.zeros(d), np.zeros(d),
-            np.eye(mdim) / fp[F_REG], fp[F_REG] * np.eye(mdim), np.zeros((m, dp)), np.zeros((m, dp)),
-            basis, e0, kappa, c0, tau,
-            np.array([d * math.log(fp[F_REG]), dp * math.log(fp[F_REG]), 1.0, 1.0, 0.0]),
-            np.zeros(2, dtype=np.int64), fp, ip,
-            np.zeros(d), np.zeros(d), np.zeros(dp), np.zeros(dp), np.zeros(m),
+        reg = float(reg)
+        const = StagewiseConstants(
+            d=d, dp=dp, full=self.full, shared=shared, refresh_every=refresh, code_radii=radii == "code",
+            x0_zero=x0_zero, reg=reg, delta_r=delta / (1 + m), delta_c=delta / (1 + m),
+            noise_bound=float(noise_bound), arm_norm_bound=float(arm_norm_bound),
+            param_norm_bound=float(param_norm_bound), reward_scale=float(reward_scale),
         )  # fmt: skip
+        live_block = np.zeros(1, dtype=STAGEWISE_LIVE)  # the kernels read its record live_block[0]
+        live = live_block[0]  # a view: writes go through
+        live["logdet_sigma"], live["logdet_m"] = d * math.log(reg), dp * math.log(reg)
+        live["c"], live["c_m"], live["alpha_r"], live["alpha_c"] = 1.0, 1.0, float(alpha_r), float(alpha_c)
+        mdim = 0 if shared else dp
+        self.state = StagewiseState(
+            sigma_inv=np.eye(d) / reg, sigma=reg * np.eye(d), b_r=np.zeros(d), theta=np.zeros(d),
+            m_inv=np.eye(mdim) / reg, m_gram=reg * np.eye(mdim), b_c=np.zeros((m, dp)), nu=np.zeros((m, dp)),
+            basis=basis, e0=e0, kappa=kappa, c0=c0, tau=tau,
+            u=np.zeros(d), u_table=np.zeros(d), z=np.zeros(dp), mz=np.zeros(dp), cost_coef=np.zeros(m),
+            const=const, live=live_block,
+        )  # fmt: skip
+        #: The changing scalars (the record of ``state.live``, a view: writes go through).
+        self.live = live
         # read-only live views (the kernels update the state in place and never rebind it)
-        self.sigma, self.sigma_inv, self.theta_hat = (_view(self.state[k]) for k in (E_SIG, E_SINV, E_THETA))
+        st = self.state
+        self.sigma, self.sigma_inv, self.theta_hat = _view(st.sigma), _view(st.sigma_inv), _view(st.theta)
         #: ``M`` and ``M^{-1}`` (``Sigma`` and ``Sigma^{-1}`` in the shared layout).
-        self.perp_gram = _view(self.state[E_SIG if shared else E_MGRAM])
-        self.perp_gram_inv = _view(self.state[E_SINV if shared else E_MINV])
+        self.perp_gram = _view(st.sigma if shared else st.m_gram)
+        self.perp_gram_inv = _view(st.sigma_inv if shared else st.m_inv)
 
     # -- layout ------------------------------------------------------------------------------------
     @property
     def n_samples(self) -> int:
-        return int(self.state[E_ISTATE][S_T])
+        return int(self.live["t"])
 
     @property
-    def params(self) -> FloatArray:
-        """``fparams``: reg, delta_r, delta_c, R, L, S, alpha_r, alpha_c, reward_scale (kernels read it)."""
-        return self.state[E_FP]
+    def alphas(self) -> tuple[float, float]:
+        """The radius scalings ``(alpha_r, alpha_c)`` of eq. (5)."""
+        live = self.live
+        return float(live["alpha_r"]), float(live["alpha_c"])
 
     def set_alphas(self, alpha_r: float | None = None, alpha_c: float | None = None) -> None:
         if alpha_r is not None:
-            self.params[F_ALPHA_R] = check_positive(alpha_r, "alpha_r", owner="StagewiseEstimator")
+            self.live["alpha_r"] = check_positive(alpha_r, "alpha_r", owner="StagewiseEstimator")
         if alpha_c is not None:
-            self.params[F_ALPHA_C] = check_positive(alpha_c, "alpha_c", owner="StagewiseEstimator")
+            self.live["alpha_c"] = check_positive(alpha_c, "alpha_c", owner="StagewiseEstimator")
 
     # -- estimates ---------------------------------------------------------------------------------
     @property
     def mu_perp_hat(self) -> FloatArray:
         """``mu_hat^{o,perp}_i = U nu_i`` (rows; the full ``mu_hat_i`` for the full estimator)."""
-        return self.state[E_NU] @ self.basis.T
+        return self.state.nu @ self.basis.T
 
     @property
     def mu_hat(self) -> FloatArray:
         """``(c0_i / ||x0||) e0 + mu_hat^{o,perp}_i`` (rows, shape (m, d))."""
-        return self.state[E_KAPPA][:, None] * self.e0[None, :] + self.mu_perp_hat
+        return self.state.kappa[:, None] * self.e0[None, :] + self.mu_perp_hat
 
     @property
     def sigma_perp(self) -> FloatArray:
@@ -564,8 +657,8 @@ class StagewiseEstimator:
     def betas(self) -> tuple[float, float]:
         """Unscaled ``(beta_r, beta_c)`` of the current round."""
         kr, kc = confidence_radii(self.state)
-        fp = self.params
-        return float(kr / fp[F_ALPHA_R]), float(kc / fp[F_ALPHA_C])
+        alpha_r, alpha_c = self.alphas
+        return float(kr / alpha_r), float(kc / alpha_c)
 
     @property
     def radii(self) -> tuple[float, float]:
@@ -598,32 +691,32 @@ class StagewiseEstimator:
     def optimistic_reward(self, points: FloatArray) -> FloatArray:
         """``V~r`` (eq. 9) of every row: ``<x, theta_hat> + alpha_r beta ||x||_{Sigma^{-1}}``."""
         p = self._points(points)
-        return p @ self.state[E_THETA] + self.radii[0] * self.reward_norm(p)
+        return p @ self.state.theta + self.radii[0] * self.reward_norm(p)
 
     def pessimistic_cost(self, points: FloatArray) -> FloatArray:
         """``V~c_i`` (eq. 10) of every row of ``points``, shape (k, m): ``<x, e0> c0_i / ||x0|| + <U^T x,
         nu_i> + alpha_c beta ||U^T x||_{M^{-1}}`` (full estimator: ``<x, mu_hat_i> + alpha_c beta
         ||x||_{Sigma^{-1}}``)."""
         p = self._points(points)
-        lin = np.outer(p @ self.e0, self.state[E_KAPPA]) + (p @ self.basis) @ self.state[E_NU].T
+        lin = np.outer(p @ self.e0, self.state.kappa) + (p @ self.basis) @ self.state.nu.T
         return lin + self.radii[1] * self.perp_norm(p)[:, None]
 
     def reward_norm(self, points: FloatArray) -> FloatArray:
         """``||x||_{Sigma^{-1}}`` of every row."""
         p = self._points(points)
-        return np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", p, self.state[E_SINV], p), 0.0))
+        return np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", p, self.state.sigma_inv, p), 0.0))
 
     def perp_norm(self, points: FloatArray) -> FloatArray:
         """``||x^{o,perp}||_{(Sigma^{o,perp})^dagger} = ||U^T x||_{M^{-1}}`` of every row."""
         z = self._points(points) @ self.basis
         return np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", z, self.perp_gram_inv, z), 0.0))
 
-    def make_table(self, vertices: FloatArray) -> tuple[FloatArray, ...]:
+    def make_table(self, vertices: FloatArray) -> VertexTable:
         """Vertex table of ``x0`` (row 0) and the rows of ``vertices``, computed exactly.
 
-        Returns the tuple ``(vx, vx^T, vz, vz^T, table, work, work)`` that :func:`vertex_table`,
-        :func:`table_update` and :func:`stagewise_update_table` act on (``vz = vx U`` with row 0 exactly
-        0 in the projected layout; empty in the shared one).
+        Returns the :class:`VertexTable` ``(vx, vx^T, vz, vz^T, table, work, work)`` that
+        :func:`vertex_table`, :func:`table_update` and :func:`stagewise_update_table` act on (``vz = vx U``
+        with row 0 exactly 0 in the projected layout; empty in the shared one).
         """
         v = self._points(vertices)
         vx = np.ascontiguousarray(np.vstack([self.x0[None, :], v]))
@@ -634,19 +727,21 @@ class StagewiseEstimator:
             vz = np.ascontiguousarray(vx @ self.basis)
             vz[0] = 0.0  # x0 has no component in e0^perp
         tab = np.zeros((n, T_LIN + self.n_constraints))
-        tbl = (vx, np.ascontiguousarray(vx.T), vz, np.ascontiguousarray(vz.T), tab, np.zeros(n), np.zeros(n))
+        tbl = VertexTable(
+            vx, np.ascontiguousarray(vx.T), vz, np.ascontiguousarray(vz.T), tab, np.zeros(n), np.zeros(n)
+        )
         vertex_table(self.state, tbl)
         return tbl
 
     def ray_scaling(self, vertices: FloatArray) -> FloatArray:
         """Largest pessimistically feasible mixing coefficient ``a_i`` along each ray ``[x0, x_i]``."""
-        tab = self.make_table(vertices)[4]
+        tab = self.make_table(vertices).tab
         _, kc = confidence_radii(self.state)
         l0 = np.ascontiguousarray(tab[0, T_LIN:])
         out = np.empty(tab.shape[0] - 1)
         for r in range(1, tab.shape[0]):
             out[r - 1] = ray_scale(
                 self.affine, np.ascontiguousarray(tab[r, T_LIN:]), tab[r, T_QC], kc, self.c0, self.tau, l0,
-                tab[0, T_SXX], tab[r, T_S0X], tab[r, T_SXX],
+                (tab[0, T_SXX], tab[r, T_S0X], tab[r, T_SXX]),
             )  # fmt: skip
         return out

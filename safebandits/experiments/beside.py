@@ -21,7 +21,7 @@
 (``"beside"``) needs ``10^4 L rho`` pulls per round and is exercised by the tests only. The ``quick``
 scale (3 points, 3 replicates) runs the three experiments in well under a minute on 2 cores; ``paper``
 uses the grids below and 20 replicates. Unspecified settings (d, eps and the grids of Figure 3, the
-eps grid of Figure 4, the MAB numbers): ``docs/decisions.md``.
+eps grid of Figure 4, the MAB numbers): ``docs/decisions/beside.md``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ The real-data experiments need the data (``requires_data``): set ``SAFEBANDITS_D
 data_dir=...``); without it ``safebandits run all`` skips them with one line and ``safebandits run
 ckb-light`` stops with a clear error before running anything.
 Figures: cumulative regret, time-averaged regret ``R(t)/t`` and the stronger violation
-``sum_t [g(x_t)]_+``. Open choices: ``docs/decisions.md``.
+``sum_t [g(x_t)]_+``. Open choices: ``docs/decisions/ckb.md``.
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ def _claim_correct(ok: pd.DataFrame, n_failed: int) -> Claim:
 
 
 #: "In rare cases, it even needs fewer samples than the oracle": ACOL below the Oracle is allowed at no more
-#: than this fraction of the sweep points (docs/decisions.md, "Claims read as the papers word them").
+#: than this fraction of the sweep points (docs/decisions/engine.md, "Claims read as the papers word them").
 RARE_FRACTION = 0.25
 
 

@@ -1,6 +1,6 @@
 """Claims of Camilleri et al. (NeurIPS 2022), digest ``beside.md`` section 5, read from the runs table.
 
-Thresholds that make the qualitative claims checkable (``docs/decisions.md``, "Claims"):
+Thresholds that make the qualitative claims checkable (``docs/decisions/beside.md``, "Claims"):
 
 * "never worse than BASELINE": median pulls of BESIDE <= median pulls of BASELINE at every K;
 * "about 2x better at 100 arms": the ratio of medians BASELINE / BESIDE at the largest K present is at

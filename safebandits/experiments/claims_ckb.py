@@ -5,7 +5,7 @@ stronger ``R+`` against the optimal policy ``pi*`` at ``T`` and ``T/10``), ``cos
 ``V(T) = [T * cost]_+``), ``positive_cost`` and ``positive_cost_tenth`` (``sum_t [g(x_t)]_+`` at ``T`` and
 ``T/10``), ``violations`` (rounds with ``g(x_t) > 0``), ``samples`` (``T``) and CKB's diagnostics
 ``diag.phi_max``, ``diag.rho``. Thresholds that make the qualitative claims checkable (fixed before
-running; ``docs/decisions.md``):
+running; ``docs/decisions/ckb.md``):
 
 * sublinear regret: the log-log slope over the last decade, ``log10(A(T) / A(T/10))``, of the mean over
   runs of the *positive part of the stronger regret*, ``A(t) = mean [R+(t)]_+``, is at most

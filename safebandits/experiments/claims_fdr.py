@@ -2,7 +2,7 @@
 
 Read from the ``curve`` column (per-batch pool metrics) through
 :func:`~safebandits.experiments.fdr.mean_curves`;
-means over trials at each label count. Thresholds (``docs/decisions.md``, "Active classification under
+means over trials at each label count. Thresholds (``docs/decisions/beside.md``, "Active classification under
 an FDR constraint"):
 
 * "higher accuracy and lower FDR at 500/750/2000 labels" (Adult) and "higher precision and recall at

@@ -15,7 +15,7 @@ Both methods ("Active" = Algorithm 2, "Passive" = uniform batches) use the same 
 schedule. Metrics are computed on the whole pool against its labels after every batch (the per-run
 curve is stored as JSON in the ``curve`` column and as the ``curve`` trace). Unspecified settings
 (the German and half-circle FDR levels and batch sizes, k, sigma, the half-circle construction):
-``docs/decisions.md``, "Active classification under an FDR constraint".
+``docs/decisions/beside.md``, "Active classification under an FDR constraint".
 """
 
 from __future__ import annotations

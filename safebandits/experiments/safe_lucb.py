@@ -12,7 +12,7 @@
 
 Appendix F (parameters) is not in the paper we have: instances, ``delta = 0.01``, ``lambda = 1``, Gaussian
 noise ``sigma = 0.1`` (``R = 0.1``) and the horizon ``T = 10^5`` (the figure's axis runs to "10" and the arXiv
-caption shows ``D^s_{5e4}``) are ours (``docs/decisions.md``). Both scales use ``T = 10^5``;
+caption shows ``D^s_{5e4}``) are ours (``docs/decisions/safe_lucb.md``). Both scales use ``T = 10^5``;
 quick runs 3 replicates, paper 20.
 """
 

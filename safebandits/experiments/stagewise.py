@@ -23,7 +23,7 @@
 The paper states no horizon. The ``paper`` scale uses T = 10^6 rounds and 10 runs (the authors'
 code used 10^6 and 10^7), the ``quick`` scale T = 2x10^4 and 3 runs; ``--set T=...`` changes the
 horizon (up to 10^7 and beyond). Noise of the linear experiments: Gaussian, standard deviation 0.1,
-with R = 0.1 told to the learners (see ``docs/decisions.md``).
+with R = 0.1 told to the learners (see ``docs/decisions/stagewise.md``).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ returns a :class:`SimulatedProblem`, whose :meth:`~SimulatedProblem.instance` bu
 kind (with its oracle and environment) for :func:`safebandits.run`, :func:`safebandits.run_regret` and
 the experiment runner. Which learners fit a declaration: :func:`safebandits.compatible_learners`.
 
-How a K-armed linear problem maps onto each kind is recorded in ``docs/decisions.md`` ("One problem,
+How a K-armed linear problem maps onto each kind is recorded in ``docs/decisions/engine.md`` ("One problem,
 many settings").
 """
 

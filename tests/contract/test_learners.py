@@ -253,6 +253,8 @@ def snapshot(value, depth=0, seen=None, ids=True):
     seen = set() if seen is None else seen
     if not ids:
         return _without_ids(snapshot(value, depth, seen))
+    if isinstance(value, np.void):  # a record of a typed state: a view, so compare (a copy of) its bytes
+        return ("rec", str(value.dtype), value.tobytes())
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
         return value if not isinstance(value, float) or value == value else ("nan",)
     if isinstance(value, np.ndarray):

@@ -2,7 +2,8 @@
 
 - every public name of ``safebandits`` and of the reference modules gets an API page;
 - every registered learner, instance and experiment is in the generated tables;
-- every gallery example is valid Python with a title (sphinx-gallery's format).
+- every gallery example is valid Python with a title (sphinx-gallery's format);
+- the decisions index lists every option the per-paper pages decide, and the code names existing pages.
 """
 
 from __future__ import annotations
@@ -19,12 +20,16 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 pytestmark = pytest.mark.skipif(not (DOCS / "apigen.py").exists(), reason="docs/ not present")
 
 
-def _apigen():
-    spec = importlib.util.spec_from_file_location("safebandits_docs_apigen", DOCS / "apigen.py")
+def _load(name, filename):
+    spec = importlib.util.spec_from_file_location(name, DOCS / filename)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _apigen():
+    return _load("safebandits_docs_apigen", "apigen.py")
 
 
 def test_every_public_name_has_a_reference_page(tmp_path):
@@ -68,3 +73,24 @@ def test_gallery_example_has_a_title_and_parses(path):
     assert doc, f"{path.name}: a gallery example starts with a docstring"
     title, underline = doc.splitlines()[:2]
     assert title and set(underline) == {"="} and len(underline) >= len(title), path.name
+
+
+def test_decisions_options_table_is_up_to_date():
+    gen = _load("safebandits_docs_decisions_options", "decisions_options.py")
+    text = (DOCS / "decisions.md").read_text()
+    committed = text[text.index(gen.BEGIN) + len(gen.BEGIN) : text.index(gen.END)].strip()
+    assert committed == gen.table(), "run: python docs/decisions_options.py"
+    named = "normalise combine other_safety_gap certified_skip numerics radii t_prime constrained_solver"
+    for name in named.split():
+        assert f"| `{name}` |" in committed
+    for page in gen.PAGES:
+        assert f"decisions/{page}" in text  # linked (toctree) from the index
+
+
+def test_code_names_existing_decisions_pages():
+    root = DOCS.parent
+    pages = {p.name for p in (DOCS / "decisions").glob("*.md")}
+    for path in [*(root / "safebandits").rglob("*.py"), *(root / "benchmarks").rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        for chunk in text.split("docs/decisions/")[1:]:
+            assert chunk.split(".md", 1)[0] + ".md" in pages, path

@@ -23,7 +23,7 @@ among the unlabelled points and predicts with the same oracle.
 
 Deviations and open choices (training data = all labels so far, soft-label CERM on the pool,
 sampling without replacement, ``n_initial`` separate from the batch size, k, sigma):
-``docs/decisions.md`` ("Active classification under an FDR constraint"). Applicability: a linear
+``docs/decisions/beside.md`` ("Active classification under an FDR constraint"). Applicability: a linear
 score class; the design ignores the labels' noise level (all widths have unit variance).
 """
 

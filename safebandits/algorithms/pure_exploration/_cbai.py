@@ -14,7 +14,7 @@ and after each update of the confidence bounds ``l(x) <= phi^T x <= u(x)`` of th
 
 The learner stops when ``U`` is empty and returns the best arm of ``F``. The anytime answer is the
 best arm of ``F`` or, while ``F`` is empty, the arm of ``U`` with the lowest current upper bound (the
-authors' code keeps the lowest upper bound ever seen; see ``docs/decisions.md``). The threshold
+authors' code keeps the lowest upper bound ever seen; see ``docs/decisions/acol.md``). The threshold
 ``tau`` is known (margins ``phi^T x - tau``); an unknown threshold is handled
 by the instance's constant feature (``with_learned_threshold``).
 
@@ -23,7 +23,7 @@ learners run it inside their loops, and :class:`CBAISets` wraps it for Python ca
 holds :class:`RoundBasedCBAI`, the per-round estimation and stopping shared by ACOL (Algorithm 1) and the
 static allocations (Algorithm 3).
 
-Deviations: see ``docs/decisions.md`` ("CBAI set updates"): the comparisons follow the paper
+Deviations: see ``docs/decisions/acol.md`` ("CBAI set updates"): the comparisons follow the paper
 (certified feasible iff ``u <= tau``, infeasible iff ``l > tau``); the authors' code uses ``u < tau``
 and ``l >= tau``. The two differ only on exact ties.
 """

@@ -102,7 +102,7 @@ class ACOL(RoundBasedCBAI):
     Applicability: the guarantee assumes 1-sub-Gaussian noise; with smaller noise ACOL is correct but
     conservative. Data are discarded between rounds, as Proposition 2 requires.
 
-    Deviations: see ``docs/decisions.md`` (ACOL round length, ``r(epsilon)``, set comparisons).
+    Deviations: see ``docs/decisions/acol.md`` (ACOL round length, ``r(epsilon)``, set comparisons).
     """
 
     config_cls = ACOLConfig

@@ -150,7 +150,7 @@ class BESIDE(ProgramLearner):
     Applicability: (eps, delta)-PAC for 1-sub-Gaussian noise (Theorem 1); the union bound of the printed
     algorithm spends ``delta`` in the final RAGE^eps call on top of the rounds' ``delta (pi^2/12 +
     pi^2/24)``. RIPS draws individual observations from batch sums by a Gaussian bridge (Gaussian noise
-    only). Deviations: ``docs/decisions.md`` ("BESIDE as printed").
+    only). Deviations: ``docs/decisions/beside.md`` ("BESIDE as printed").
     """
 
     config_cls = BESIDEConfig

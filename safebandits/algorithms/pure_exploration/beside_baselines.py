@@ -15,7 +15,7 @@ name                       strategy
 All four share the elimination engine and stopping rule of the practical BESIDE
 (:class:`~safebandits.algorithms.pure_exploration._transductive.EliminationLearner`), so that only the
 sampling strategy differs. Their constants and stopping tolerances are reconstructions (the paper
-describes BASELINE in one sentence); see ``docs/decisions.md``.
+describes BASELINE in one sentence); see ``docs/decisions/beside.md``.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Baseline(EliminationLearner):
     Notes
     -----
     Deviations (tolerance ``eps`` for "finding the safe arms", fresh samples in stage B, least squares):
-    ``docs/decisions.md`` ("BASELINE").
+    ``docs/decisions/beside.md`` ("BASELINE").
     """
 
     config_cls = BaselineConfig

@@ -114,7 +114,7 @@ class BESIDEPractical(EliminationLearner):
     designs of :meth:`safety_phase` / :meth:`difference_phase` (``combine="sequential"``) or
     :meth:`combined_phase`. Deviations (a reconstruction of the unavailable Appendix F; one mixed batch
     per round by default; least squares instead of RIPS; rounding instead of i.i.d. draws):
-    ``docs/decisions.md``.
+    ``docs/decisions/beside.md``.
     """
 
     config_cls = BESIDEPracticalConfig

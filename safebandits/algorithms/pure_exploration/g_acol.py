@@ -772,7 +772,7 @@ class GACOL(CBAILearner):
     uniform / max-reward rules are heuristics without guarantee; Max Rew-F can stall forever on
     instances where no certified arm is informative (App. D), so always run it with a budget.
 
-    Deviations: see ``docs/decisions.md`` (G-ACOL selection rule, tuned width, set comparisons).
+    Deviations: see ``docs/decisions/acol.md`` (G-ACOL selection rule, tuned width, set comparisons).
 
     The whole run can be compiled: :meth:`run_compiled` gives the same trajectory as ask / tell.
     """

@@ -59,7 +59,7 @@ class RAGE(EliminationLearner):
     Glossary: ``Z_r`` (active set) -> ``active``; ``eps_r`` -> :meth:`tolerance`; ``delta_r`` ->
     :meth:`round_delta` (``6 delta / (pi^2 r^2)`` instead of RAGE's ``delta / r^2``, so that the rounds'
     errors sum to ``delta``). Applicability: the constraints are ignored -- a reference, correct only for
-    vacuous constraints (``mu = 0``). Deviations: ``docs/decisions.md`` ("RAGE").
+    vacuous constraints (``mu = 0``). Deviations: ``docs/decisions/beside.md`` ("RAGE").
     """
 
     config_cls = RAGEConfig

@@ -172,7 +172,7 @@ class StaticAllocation(RoundBasedCBAI):
     :meth:`round_samples`.
 
     Applicability: the Oracle is a reference that cannot be run in practice (it knows ``phi``).
-    Deviations: see ``docs/decisions.md`` (oracle margins with ``tau``, phase base ``v = 2``).
+    Deviations: see ``docs/decisions/acol.md`` (oracle margins with ``tau``, phase base ``v = 2``).
     """
 
     config_cls = StaticAllocationConfig

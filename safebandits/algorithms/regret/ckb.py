@@ -25,7 +25,7 @@ virtual-queue variant (``dual="virtual_queue"``: ``Q_{t+1} = [Q_t + g-_t(x_t) + 
 ``argmax V f- - Q g-``, i.e. the dual step without the upper projection), and the dual step on the
 observation ``c_t`` (``dual_input="observation"``; not the paper's algorithm).
 
-Deviations and open choices (``docs/decisions.md``): ``lambda = 1`` by default, ``gamma_t`` by a
+Deviations and open choices (``docs/decisions/ckb.md``): ``lambda = 1`` by default, ``gamma_t`` by a
 heuristic ``log(1 + t)`` by default (greedy and realised information gain are options), a ``beta``
 multiplier (default 1), random tie-breaking, the virtual queue being our reading of Section 4.
 """
@@ -346,7 +346,7 @@ class CKB(BaseLearner):
     sub-Gaussian noise, ``R+(T)`` and ``V(T)`` are ``O~(sqrt(T gamma_T))`` with probability at least
     ``1 - delta``; the heuristic ``gamma_t`` and ``beta_scale < 1`` void it. Applicability: finite domains of
     up to a few thousand points (``O(n^2)`` memory and work per round; TS ``O(n^3)``).
-    Deviations: see the module docstring and ``docs/decisions.md``.
+    Deviations: see the module docstring and ``docs/decisions/ckb.md``.
     """
 
     config_cls = CKBConfig

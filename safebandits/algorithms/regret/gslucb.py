@@ -76,7 +76,7 @@ class GSLUCB(SafeLUCB):
     -----
     ``diagnostics()["t_prime"]`` is the round at which exploration stopped, ``gap_lcb_last`` the last
     ``Delta_t``. No regret analysis in the paper; its worst case is Safe-LUCB with ``T' = T_0``.
-    Deviations: docs/decisions.md (the construction of ``Delta_t``).
+    Deviations: docs/decisions/safe_lucb.md (the construction of ``Delta_t``).
     """
 
     config_cls = GSLUCBConfig

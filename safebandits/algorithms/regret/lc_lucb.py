@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numba
 import numpy as np
@@ -47,21 +47,13 @@ from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.estimators.stagewise import (
-    E_C0,
-    E_IP,
-    E_SINV,
-    E_TAU,
-    E_THETA,
-    F_ALPHA_C,
-    F_ALPHA_R,
-    I_FULL,
-    I_X0_ZERO,
     T_LIN,
     T_QC,
     T_RX,
     T_S0X,
     T_SXX,
     StagewiseEstimator,
+    VertexTable,
     confidence_radii,
     ray_scale,
     stagewise_update_table,
@@ -73,7 +65,11 @@ from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
     "LCLUCB",
+    "RNG_POSITIONS",
     "LCLUCBConfig",
+    "LinearFeedback",
+    "RoundChoice",
+    "RoundWork",
     "StagewiseLinearLearner",
     "run_rounds",
     "select_action",
@@ -82,6 +78,9 @@ __all__ = [
 
 #: Learner random numbers (Thompson normals, policy uniforms) drawn per refill.
 RNG_BLOCK = 1024
+#: Positions in the learner's buffers of Thompson normals and policy uniforms (one numpy record, written in
+#: place by the compiled loops and by ask / cancel).
+RNG_POSITIONS = np.dtype([("normals", np.int64), ("uniforms", np.int64)])
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -133,13 +132,47 @@ class LCLUCBConfig(StagewiseLinearConfig):
 
 
 # --------------------------------------------------------------------------------------------------
+# typed records of the compiled kernels
+# --------------------------------------------------------------------------------------------------
+class RoundChoice(NamedTuple):
+    """How a round's action is chosen (:func:`select_action`)."""
+
+    star: bool  #: star-convex set (scaled vertices) rather than a finite point set
+    safe_row: int  #: row of ``x0`` among the vertices (-1: none), skipped as a vertex
+    safe_value: float  #: value of the candidate ``x0`` (NaN: its UCB, or ``<x0, theta~>``)
+    use_ts: bool  #: Safe-LTS's Thompson index ``<x, theta~>`` rather than LC-LUCB's UCB
+    ts_scale: float  #: ``sqrt(inflation)`` of the Thompson sample (Safe-LTS)
+
+
+class RoundWork(NamedTuple):
+    """Buffers of the compiled loop: the Thompson sample ``theta_ts`` and its normals (``normals``, read
+    at ``positions[0].normals``; ``positions`` one element of dtype :data:`RNG_POSITIONS`), the Cholesky
+    work matrix ``low``, the observed ``costs``."""
+
+    theta_ts: np.ndarray
+    normals: np.ndarray
+    positions: np.ndarray
+    low: np.ndarray
+    costs: np.ndarray
+
+
+class LinearFeedback(NamedTuple):
+    """The simulated linear environment: ``params`` (d, 1 + m) (column 0 reward, then the costs) and the
+    noise, ``observe_code(noise_code, sigma, mean, z)``."""
+
+    params: np.ndarray
+    noise_code: int
+    sigma: float
+
+
+# --------------------------------------------------------------------------------------------------
 # compiled kernels
 # --------------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def ts_sample(est, eta, scale, low, out):
     """``out = theta_hat + scale * kr * L eta`` with ``L L^T = Sigma^{-1}`` (in-place Cholesky in ``low``)
     and ``kr = alpha_r beta_r``: a draw of ``N(theta_hat, scale^2 kr^2 Sigma^{-1})``."""
-    sinv, theta = est[E_SINV], est[E_THETA]
+    sinv, theta = est.sigma_inv, est.theta
     d = theta.shape[0]
     for j in range(d):
         s = sinv[j, j]
@@ -166,9 +199,9 @@ def ts_sample(est, eta, scale, low, out):
 
 
 @numba.njit(cache=True)
-def select_action(est, tbl, star, safe_row, safe_value, theta_ts, use_ts, out_point):
-    """Algorithm 1's choice (``use_ts`` False) or Safe-LTS's (True: index ``<x, theta_ts>``), ``O(n m)``
-    from the vertex table ``tbl`` (row 0 ``x0``, row ``i + 1`` vertex ``i``; see
+def select_action(est, tbl, choice, theta_ts, out_point):
+    """Algorithm 1's choice (``choice.use_ts`` False) or Safe-LTS's (True: index ``<x, theta_ts>``),
+    ``O(n m)`` from the vertex table ``tbl`` (row 0 ``x0``, row ``i + 1`` vertex ``i``; see
     :func:`~safebandits.estimators.stagewise.vertex_table`).
 
     Candidates: ``x0`` (value ``safe_value`` unless NaN, else ``V~r(x0)`` / ``<x0, theta_ts>``) and, per
@@ -176,11 +209,12 @@ def select_action(est, tbl, star, safe_row, safe_value, theta_ts, use_ts, out_po
     pessimistically feasible (points). Ties keep the earlier candidate (``x0`` first). Writes the action
     into ``out_point`` and returns the vertex index (-1 for ``x0``).
     """
-    c0, tau, ip = est[E_C0], est[E_TAU], est[E_IP]
-    vx, tab = tbl[0], tbl[4]
+    star, safe_row, safe_value, use_ts = choice.star, choice.safe_row, choice.safe_value, choice.use_ts
+    c0, tau = est.c0, est.tau
+    vx, tab = tbl.vx, tbl.tab
     d = vx.shape[1]
-    kr, kc = confidence_radii(est)
-    affine = ip[I_FULL] == 0 or ip[I_X0_ZERO] == 1
+    kr, kc = confidence_radii(est)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
+    affine = not est.const.full or est.const.x0_zero
     s00, r0x = tab[0, T_SXX], tab[0, T_RX]
     l0 = tab[0, T_LIN:]
     t0 = 0.0
@@ -199,7 +233,8 @@ def select_action(est, tbl, star, safe_row, safe_value, theta_ts, use_ts, out_po
         if r - 1 == safe_row:
             continue
         sxx, s0x = tab[r, T_SXX], tab[r, T_S0X]
-        a = ray_scale(affine, tab[r, T_LIN:], tab[r, T_QC], kc, c0, tau, l0, s00, s0x, sxx)
+        # largest pessimistically feasible point of the ray [x0, x_i] (eqs. 6-7, Lemma 14)
+        a = ray_scale(affine, tab[r, T_LIN:], tab[r, T_QC], kc, c0, tau, l0, (s00, s0x, sxx))
         if star:
             if a <= 0.0:
                 continue
@@ -227,32 +262,31 @@ def select_action(est, tbl, star, safe_row, safe_value, theta_ts, use_ts, out_po
 
 
 @numba.njit(cache=True)
-def run_rounds(
-    est, tbl, star, safe_row, safe_value, theta_ts, use_ts, ts_scale, normals, counters, low, costs, params,
-    noise_code, sigma, variates, points, start, stop,
-):  # fmt: skip
-    """Select -> observe -> update for variate rows ``start .. stop-1`` (LC-LUCB and Safe-LTS).
+def run_rounds(est, tbl, choice, work, env, variates, points, rows):
+    """Select -> observe -> update for variate rows ``rows = (start, stop)``, ``start .. stop-1``
+    (LC-LUCB and Safe-LTS).
 
     The observation of the played point ``x`` with standard variates ``z`` is
-    ``observe_code(noise_code, sigma, (x @ params)[k], z[k])`` (column 0 reward, then the costs), as
-    :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes it. Safe-LTS reads one
-    row of ``normals`` per round (``counters[0]``); the loop stops early when they run out. Returns the
-    first unused row.
+    ``observe_code(env.noise_code, env.sigma, (x @ env.params)[k], z[k])`` (column 0 reward, then the
+    costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes it. Safe-LTS
+    reads one row of ``work.normals`` per round (``work.positions[0].normals``); the loop stops early when
+    they run out. Returns the first unused row.
     """
+    theta_ts, normals, pos, costs = work.theta_ts, work.normals, work.positions[0], work.costs
     m = costs.shape[0]
-    j = start
+    j, stop = rows
     while j < stop:
-        if use_ts:
-            if counters[0] >= normals.shape[0]:
+        if choice.use_ts:
+            if pos.normals >= normals.shape[0]:
                 break
-            ts_sample(est, normals[counters[0]], ts_scale, low, theta_ts)
-            counters[0] += 1
-        select_action(est, tbl, star, safe_row, safe_value, theta_ts, use_ts, points[j])
-        means = np.dot(points[j], params)
-        reward = observe_code(noise_code, sigma, means[0], variates[j, 0])
+            ts_sample(est, normals[pos.normals], choice.ts_scale, work.low, theta_ts)
+            pos.normals += 1
+        select_action(est, tbl, choice, theta_ts, points[j])  # Algorithm 1, lines 4-5
+        means = np.dot(points[j], env.params)
+        reward = observe_code(env.noise_code, env.sigma, means[0], variates[j, 0])
         for k in range(m):
-            costs[k] = observe_code(noise_code, sigma, means[1 + k], variates[j, 1 + k])
-        stagewise_update_table(est, tbl, points[j], reward, costs)
+            costs[k] = observe_code(env.noise_code, env.sigma, means[1 + k], variates[j, 1 + k])
+        stagewise_update_table(est, tbl, points[j], reward, costs)  # Algorithm 1, line 7
         j += 1
     return j
 
@@ -335,8 +369,11 @@ class StagewiseLinearLearner(BaseLearner):
         self._costs = np.zeros(m)
         self._normals = np.zeros((RNG_BLOCK, d) if self.use_ts else (0, d))
         self._uniforms = np.zeros(RNG_BLOCK)
-        self._counters = np.array([RNG_BLOCK, RNG_BLOCK], dtype=np.int64)  # normals, uniforms positions
-        self._drawn = np.zeros(2, dtype=np.int64)  # taken by the pending ask (given back by cancel)
+        self._position_block = np.full(1, RNG_BLOCK, dtype=RNG_POSITIONS)  # the kernels read its [0]
+        # one-element views of the two positions for the Python side (faster to index than the record)
+        block = self._position_block
+        self._normals_at, self._uniforms_at = block["normals"], block["uniforms"]
+        self._drawn_normals = self._drawn_uniforms = 0  # taken by the pending ask (given back by cancel)
         self._ts_scale = 0.0
         self._round_arms: FloatArray = arms
         self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, safe_row))
@@ -356,7 +393,7 @@ class StagewiseLinearLearner(BaseLearner):
         and its Gram matrix never change while ``x0`` is played, and the radius ``beta_t`` only grows, so
         a vertex that is not pessimistically feasible in the first round never becomes so: if no vertex
         is, the learner plays ``x0`` every round and learns nothing (Remark 7 / Sec. 4 of the paper: the
-        high-probability setting needs star-convex action sets). See docs/decisions.md.
+        high-probability setting needs star-convex action sets). See docs/decisions/stagewise.md.
         """
         est = self.estimator
         if est.full and not np.all(self._x0 == 0.0):
@@ -419,8 +456,8 @@ class StagewiseLinearLearner(BaseLearner):
         return self._r0 if self.config.safe_value_ucb == "known" else math.nan
 
     def diagnostics(self) -> dict[str, Any]:
-        fp = self.estimator.params
-        out: dict[str, Any] = {"alpha_r": float(fp[F_ALPHA_R]), "alpha_c": float(fp[F_ALPHA_C])}
+        alpha_r, alpha_c = self.estimator.alphas
+        out: dict[str, Any] = {"alpha_r": alpha_r, "alpha_c": alpha_c}
         out["radii"] = self.config.radii
         out["beta_r"], out["beta_c"] = self.estimator.betas
         if self.warm_start is not None:
@@ -430,13 +467,13 @@ class StagewiseLinearLearner(BaseLearner):
         return out
 
     # -- per-round pieces --------------------------------------------------------------------------
-    def _select_args(self, tbl: tuple[Any, ...], safe_row: int) -> tuple[Any, ...]:
-        return (
-            self.estimator.state, tbl, self._star, safe_row, self._safe_value, self._theta_ts, self.use_ts,
-            self._point,
-        )  # fmt: skip
+    def _choice(self, safe_row: int) -> RoundChoice:
+        return RoundChoice(self._star, safe_row, self._safe_value, self.use_ts, self._ts_scale)
 
-    def _context_arms(self, context: Any) -> tuple[FloatArray, tuple[Any, ...], int]:
+    def _select_args(self, tbl: VertexTable, safe_row: int) -> tuple[Any, ...]:
+        return (self.estimator.state, tbl, self._choice(safe_row), self._theta_ts, self._point)
+
+    def _context_arms(self, context: Any) -> tuple[FloatArray, VertexTable, int]:
         """The round's vertices, their table (the live one for ``None``, else computed exactly) and
         the row of ``x0`` among them (-1: none)."""
         if context is None:
@@ -445,19 +482,20 @@ class StagewiseLinearLearner(BaseLearner):
         return arms, self.estimator.make_table(arms), -1
 
     def _refill(self) -> None:
-        if self.use_ts and self._counters[0] >= self._normals.shape[0]:
+        if self.use_ts and self._normals_at[0] >= self._normals.shape[0]:
             self._normals[:] = self.rng.standard_normal(self._normals.shape)
-            self._counters[0] = 0
-        if self.setting == "expectation" and self._counters[1] >= self._uniforms.shape[0]:
+            self._normals_at[0] = 0
+        if self.setting == "expectation" and self._uniforms_at[0] >= self._uniforms.shape[0]:
             self._uniforms[:] = self.rng.random(self._uniforms.shape[0])
-            self._counters[1] = 0
+            self._uniforms_at[0] = 0
 
     def cancel(self) -> None:
         """Withdraw the pending decision; the learner random numbers it used are given back, so the
         next ``ask`` returns the same decision."""
         super().cancel()
-        self._counters -= self._drawn
-        self._drawn[:] = 0
+        self._normals_at[0] -= self._drawn_normals
+        self._uniforms_at[0] -= self._drawn_uniforms
+        self._drawn_normals = self._drawn_uniforms = 0
 
     def _x0_decision(self) -> Decision:
         if self._safe_row >= 0:
@@ -465,17 +503,17 @@ class StagewiseLinearLearner(BaseLearner):
         return Decision(point=self._x0.copy())
 
     def _ask(self, context: Any) -> Decision:
-        self._drawn[:] = 0
+        self._drawn_normals = self._drawn_uniforms = 0
         if self.in_warm_start:
             return self._x0_decision()
         arms, tbl, safe_row = self._context_arms(context)
         self._round_arms = arms
         self._refill()
         if self.use_ts:
-            self._ts_kernel(self.estimator.state, self._normals[self._counters[0]], self._ts_scale, self._low,
-                            self._theta_ts)  # fmt: skip
-            self._counters[0] += 1
-            self._drawn[0] = 1
+            eta = self._normals[self._normals_at[0]]
+            self._ts_kernel(self.estimator.state, eta, self._ts_scale, self._low, self._theta_ts)
+            self._normals_at[0] += 1
+            self._drawn_normals = 1
         best = int(self._select_kernel(*self._select_args(tbl, safe_row)))
         if self._star:
             if best < 0 and self._safe_row >= 0:
@@ -502,14 +540,14 @@ class StagewiseLinearLearner(BaseLearner):
         self._update_kernel(self.estimator.state, self._tbl, x, reward, costs)
 
     # -- compiled simulation -----------------------------------------------------------------------
-    def _env_model(self, env: Any) -> tuple[FloatArray, int, float]:
+    def _env_model(self, env: Any) -> LinearFeedback:
         params = np.ascontiguousarray(env.params, dtype=np.float64)
         code = int(getattr(env.noise, "code", -1))
         if code not in (0, 1, 2) or params.shape != (self._arms.shape[1], 1 + self._tau.shape[0]):
             raise ConfigError(
                 f"{type(self).__name__}.simulate needs a LinearFeedbackEnvironment of this problem."
             )
-        return params, code, float(getattr(env.noise, "sigma", 0.0))
+        return LinearFeedback(params, code, float(getattr(env.noise, "sigma", 0.0)))
 
     def _warm_rounds(self, env: Any, variates: FloatArray, points: FloatArray, j: int, n: int) -> int:
         """Play warm-start rounds on variate rows ``j..`` exactly as ``env.play`` would."""
@@ -530,18 +568,16 @@ class StagewiseLinearLearner(BaseLearner):
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
         n = check_int(n_rounds, "n_rounds", low=0)
-        params, code, sigma = self._env_model(env)
+        feedback = self._env_model(env)
         variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
         points = np.empty((n, self._arms.shape[1]))
         j = self._warm_rounds(env, variates, points, 0, n)
         self._round_arms = self._arms
+        work = RoundWork(self._theta_ts, self._normals, self._position_block, self._low, self._costs)
+        choice = self._choice(self._safe_row)
         while j < n:
             self._refill()
-            j = run_rounds(
-                self.estimator.state, self._tbl, self._star, self._safe_row, self._safe_value, self._theta_ts,
-                self.use_ts, self._ts_scale, self._normals, self._counters, self._low, self._costs, params,
-                code, sigma, variates, points, j, n,
-            )  # fmt: skip
+            j = run_rounds(self.estimator.state, self._tbl, choice, work, feedback, variates, points, (j, n))
         self.n_samples += n
         env.n_samples += n
         return PlayedBlock(points)
@@ -575,9 +611,9 @@ class LCLUCB(StagewiseLinearLearner):
     Guarantee (Thm. 19 / 24): with theory radii and valid ``R, S, L``, every played action is feasible and
     the regret is ``O~((1 + (1 - r0) / min_i(tau_i - c0_i)) d sqrt(T))`` with probability ``>= 1 - delta``.
 
-    Deviations (docs/decisions.md): the line search of Lemma 14 is the closed form above and the scaled
-    vertex is ``x0 + a (x_i - x0)`` (the paper's ``a x_i`` assumes ``x0 = 0``); ``x0`` is a candidate
-    with its generic UCB; confidence sets at ``delta / (1 + m)``; with unknown ``r0, c0`` the rule
+    Deviations (docs/decisions/stagewise.md): the line search of Lemma 14 is the closed form above and
+    the scaled vertex is ``x0 + a (x_i - x0)`` (the paper's ``a x_i`` assumes ``x0 = 0``); ``x0`` is a
+    candidate with its generic UCB; confidence sets at ``delta / (1 + m)``; with unknown ``r0, c0`` the rule
     ``alpha_r = 1 + 6 Delta_r_hat / Delta_c_hat`` and a bisection (the full estimator is not affine along
     rays when ``x0 != 0``; when ``x0`` itself is pessimistically infeasible a ray keeps only its vertex,
     if feasible).

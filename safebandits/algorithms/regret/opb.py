@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numba
 import numpy as np
@@ -60,16 +60,75 @@ from safebandits.problems.stagewise import solve_policy_lp
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
-__all__ = ["OPB", "OPBConfig", "choose_arm", "lp_closed_form", "opb_indices", "run_loop", "solve_index_lp"]
+__all__ = [
+    "OPB",
+    "OPBConfig",
+    "OPBConstants",
+    "OPBState",
+    "choose_arm",
+    "lp_closed_form",
+    "opb_indices",
+    "run_loop",
+    "solve_index_lp",
+]
 
 #: Learner uniforms drawn per refill of the buffer shared by ``ask`` and :func:`run_loop`.
 UNIFORM_BLOCK = 1024
-# fparams slots: alpha_r, alpha_c, 2 R^2 log(1/delta'), known r_1
-_AR, _AC, _LOG, _R1 = 0, 1, 2, 3
-# iparams slots: safe arm, cost of the safe arm known, reward known, clip, unpulled literal, safe only
-_SAFE, _COST_KNOWN, _REWARD_KNOWN, _CLIP, _PAPER_UNPULLED, _SAFE_ONLY = 0, 1, 2, 3, 4, 5
-# counters slots: position in the uniform buffer, rounds whose LP was infeasible
-_UPOS, _INFEASIBLE = 0, 1
+
+
+class OPBConstants(NamedTuple):
+    """Fixed settings of one OPB run (read by the compiled kernels)."""
+
+    safe: int  #: the safe arm (arm 1 of the paper)
+    cost_known: bool  #: ``c_1`` known: the safe arm's cost index is ``c_1``
+    reward_known: bool  #: ``safe_reward="known"``: the safe arm's reward index is ``r_1``
+    clip: bool  #: clip every index to ``[0, 1]``
+    paper_unpulled: bool  #: ``unpulled="paper"``: ``beta_a(0) = 0`` with zero estimates
+    log_term: float  #: ``2 R^2 log(1 / delta')`` (``beta_a = sqrt(log_term / T_a)``)
+    r1: float  #: the known safe reward ``r_1`` (0 when unknown)
+
+
+#: The scalars that change during a run: the radii (set after the warm start), the safe-only mode, the
+#: position in the uniform buffer and the count of rounds whose LP was infeasible. One record (a numpy
+#: structured scalar), written in place by the kernels and by the learner.
+OPB_LIVE = np.dtype(
+    [("alpha_r", np.float64), ("alpha_c", np.float64), ("safe_only", np.bool_), ("upos", np.int64),
+     ("infeasible", np.int64)]
+)  # fmt: skip
+
+
+class OPBState(NamedTuple):
+    """Everything the compiled OPB kernels read and write, by name.
+
+    ``counts`` ``T_a``, ``reward_sums`` / ``cost_sums`` (K,) / (K, m) the sums of observations;
+    ``safe_cost`` ``c_1`` (zeros when unknown), ``tau`` the thresholds; ``ur``, ``raw``, ``uc`` the
+    clipped and unclipped reward indices and the cost indices; ``probs`` the round's policy;
+    ``uniforms`` the learner's uniform buffer; ``const`` / ``live`` the fixed and changing scalars.
+    """
+
+    counts: np.ndarray
+    reward_sums: np.ndarray
+    cost_sums: np.ndarray
+    safe_cost: np.ndarray
+    tau: np.ndarray
+    ur: np.ndarray
+    raw: np.ndarray
+    uc: np.ndarray
+    probs: np.ndarray
+    uniforms: np.ndarray
+    const: OPBConstants
+    live: np.ndarray  # one element of dtype OPB_LIVE: the kernels read its record live[0]
+
+
+class ArmFeedback(NamedTuple):
+    """The simulated K-armed environment: ``means[a, j]`` (column 0 reward, then costs) and the noise
+    (``observe_code(noise_code, sigma, mean, z)``)."""
+
+    means: np.ndarray
+    noise_code: int
+    sigma: float
+
+
 #: Weight of the unclipped index in the tie-breaking perturbation of the multi-constraint LP.
 TIE_EPS = 1e-7
 
@@ -148,38 +207,40 @@ class OPBConfig(LearnerConfig):
 # compiled kernels
 # --------------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def opb_indices(counts, reward_sums, cost_sums, fparams, iparams, safe_cost, ur, raw, uc):
-    """Indices of every arm (Sec. 5.2): ``ur`` (clipped) and ``raw`` (unclipped) reward indices, ``uc``
-    (shape (K, m)) cost indices; the safe arm's cost index is ``safe_cost`` when it is known."""
-    n_arms, m = cost_sums.shape
-    alpha_r, alpha_c, log_term = fparams[_AR], fparams[_AC], fparams[_LOG]
-    safe, clip = iparams[_SAFE], iparams[_CLIP] != 0
+def opb_indices(st):
+    """Indices of every arm (Algorithm 3, step 1; Sec. 5.2) into ``st.ur`` (clipped) and ``st.raw``
+    (unclipped) reward indices and ``st.uc`` (shape (K, m)) cost indices; the safe arm's cost index is
+    ``c_1`` when it is known."""
+    n_arms, m = st.cost_sums.shape
+    const, live = st.const, st.live[0]
+    alpha_r, alpha_c, log_term = live.alpha_r, live.alpha_c, const.log_term
+    safe, clip = const.safe, const.clip
     for a in range(n_arms):
-        n = counts[a]
+        n = st.counts[a]
         if n > 0:
-            r_hat = reward_sums[a] / n
-            beta = math.sqrt(log_term / n)
-        elif iparams[_PAPER_UNPULLED] != 0:
+            r_hat = st.reward_sums[a] / n
+            beta = math.sqrt(log_term / n)  # beta_a = R sqrt(2 log(1/delta') / T_a)
+        elif const.paper_unpulled:
             r_hat = 0.0
             beta = 0.0
         else:
             r_hat = 0.0
             beta = math.sqrt(log_term)
-        v = r_hat + alpha_r * beta
-        if a == safe and iparams[_REWARD_KNOWN] != 0:
-            v = fparams[_R1]
-        raw[a] = v
-        ur[a] = min(max(v, 0.0), 1.0) if clip else v
+        v = r_hat + alpha_r * beta  # u^r_a
+        if a == safe and const.reward_known:
+            v = const.r1
+        st.raw[a] = v
+        st.ur[a] = min(max(v, 0.0), 1.0) if clip else v
         for i in range(m):
-            if a == safe and iparams[_COST_KNOWN] != 0:
-                uc[a, i] = safe_cost[i]
+            if a == safe and const.cost_known:
+                st.uc[a, i] = st.safe_cost[i]
                 continue
             if n > 0:
-                c = cost_sums[a, i] / n
+                c = st.cost_sums[a, i] / n
             else:
-                c = 0.0 if iparams[_PAPER_UNPULLED] != 0 else 1.0
-            c += alpha_c * beta
-            uc[a, i] = min(max(c, 0.0), 1.0) if clip else c
+                c = 0.0 if const.paper_unpulled else 1.0
+            c += alpha_c * beta  # u^c_a
+            st.uc[a, i] = min(max(c, 0.0), 1.0) if clip else c
 
 
 @numba.njit(cache=True)
@@ -250,52 +311,51 @@ def sample_arm(probs, u):
 
 
 @numba.njit(cache=True)
-def choose_arm(counts, reward_sums, cost_sums, fparams, iparams, safe_cost, tau, ur, raw, uc, probs, uniforms,
-            counters):  # fmt: skip
-    """One round (single constraint): the policy into ``probs`` (LP (37) on the indices; the safe arm
-    alone if nothing is feasible or in safe-only mode) and the arm sampled with the next uniform."""
-    safe = iparams[_SAFE]
-    if iparams[_SAFE_ONLY] != 0:
-        for a in range(probs.shape[0]):
-            probs[a] = 0.0
-        probs[safe] = 1.0
+def choose_arm(st):
+    """One round (single constraint): the policy into ``st.probs`` (Algorithm 3, step 2: LP (37) on the
+    indices; the safe arm alone if nothing is feasible or in safe-only mode) and the arm sampled with the
+    next uniform (step 3)."""
+    live = st.live[0]
+    safe = st.const.safe
+    if live.safe_only:
+        for a in range(st.probs.shape[0]):
+            st.probs[a] = 0.0
+        st.probs[safe] = 1.0
     else:
-        opb_indices(counts, reward_sums, cost_sums, fparams, iparams, safe_cost, ur, raw, uc)
-        if lp_closed_form(ur, raw, uc, tau[0], probs) == -np.inf:
-            probs[safe] = 1.0
-            counters[_INFEASIBLE] += 1
-    u = uniforms[counters[_UPOS]]
-    counters[_UPOS] += 1
-    return sample_arm(probs, u)
+        opb_indices(st)
+        if lp_closed_form(st.ur, st.raw, st.uc, st.tau[0], st.probs) == -np.inf:
+            st.probs[safe] = 1.0
+            live.infeasible += 1
+    u = st.uniforms[live.upos]
+    live.upos += 1
+    return sample_arm(st.probs, u)
 
 
 @numba.njit(cache=True)
-def run_loop(counts, reward_sums, cost_sums, fparams, iparams, safe_cost, tau, ur, raw, uc, probs,
-             uniforms, counters, means, noise_code, sigma, variates, start, stop, out_arms,
-             out_probs):  # fmt: skip
+def run_loop(st, env, variates, start, stop, out_arms, out_probs):
     """Rounds on variate rows ``start, start+1, ...`` until ``stop`` or the uniform buffer runs dry.
 
     Per round: :func:`choose_arm`, then the observation of every signal ``j`` of the pulled arm,
-    ``observe_code(noise_code, sigma, means[arm, j], variates[row, j])`` (column 0 the reward, then the
-    costs), then the count and sums update. Writes the arm and policy of each round into ``out_arms``
-    and ``out_probs``; returns the first unused row.
+    ``observe_code(env.noise_code, env.sigma, env.means[arm, j], variates[row, j])`` (column 0 the
+    reward, then the costs), then the count and sums update. Writes the arm and policy of each round into
+    ``out_arms`` and ``out_probs``; returns the first unused row.
     """
-    m = cost_sums.shape[1]
+    m = st.cost_sums.shape[1]
+    live = st.live[0]
     j = start
     while j < stop:
-        if counters[_UPOS] >= uniforms.shape[0]:
+        if live.upos >= st.uniforms.shape[0]:
             break
-        arm = choose_arm(
-            counts, reward_sums, cost_sums, fparams, iparams, safe_cost, tau, ur, raw, uc, probs,
-            uniforms, counters,
-        )  # fmt: skip
+        arm = choose_arm(st)
         out_arms[j] = arm
-        for a in range(probs.shape[0]):
-            out_probs[j, a] = probs[a]
-        counts[arm] += 1
-        reward_sums[arm] += observe_code(noise_code, sigma, means[arm, 0], variates[j, 0])
+        for a in range(st.probs.shape[0]):
+            out_probs[j, a] = st.probs[a]
+        st.counts[arm] += 1
+        st.reward_sums[arm] += observe_code(env.noise_code, env.sigma, env.means[arm, 0], variates[j, 0])
         for i in range(m):
-            cost_sums[arm, i] += observe_code(noise_code, sigma, means[arm, 1 + i], variates[j, 1 + i])
+            st.cost_sums[arm, i] += observe_code(
+                env.noise_code, env.sigma, env.means[arm, 1 + i], variates[j, 1 + i]
+            )
         j += 1
     return j
 
@@ -394,7 +454,7 @@ class OPB(BaseLearner):
     Guarantee (Thm. 31): with the theory radii, ``confidence="theory"``, known ``r_1, c_1`` and an
     ``R``-sub-Gaussian noise, every policy satisfies the constraints and the regret is
     ``O((1 + (1 - r_1)/(tau - c_1)) sqrt(K T log(KT/delta)))`` with probability at least ``1 - delta``.
-    Deviations: see the module docstring and ``docs/decisions.md``.
+    Deviations: see the module docstring and ``docs/decisions/stagewise.md``.
     """
 
     config_cls = OPBConfig
@@ -413,29 +473,33 @@ class OPB(BaseLearner):
         self.horizon = horizon
         self.delta_prime = delta_prime
         self.tau = np.ascontiguousarray(np.atleast_1d(np.asarray(info.threshold, dtype=np.float64)))
-        self._counts = np.zeros(k, dtype=np.int64)
-        self._reward_sums = np.zeros(k)
-        self._cost_sums = np.zeros((k, m))
-        self._ur, self._raw, self._uc = np.zeros(k), np.zeros(k), np.zeros((k, m))
-        self._probs = np.zeros(k)
-        self._uniforms = np.zeros(UNIFORM_BLOCK)
-        self._counters = np.array([UNIFORM_BLOCK, 0], dtype=np.int64)
-        self._safe_cost = np.zeros(m)
+        safe_cost = np.zeros(m)
         if known:
-            self._safe_cost[:] = np.asarray(info.safe_cost, dtype=np.float64).reshape(m)
+            safe_cost[:] = np.asarray(info.safe_cost, dtype=np.float64).reshape(m)
         r1 = float(info.safe_reward) if info.safe_reward is not None else 0.0
-        log_term = 2.0 * c.noise_bound**2 * math.log(1.0 / delta_prime)
-        self._fparams = np.array([1.0, 1.0, log_term, r1])
-        self._iparams = np.array(
-            [safe, int(known), int(c.safe_reward == "known"), int(c.clip), int(c.unpulled == "paper"), 0],
-            dtype=np.int64,
-        )
+        const = OPBConstants(
+            safe=safe, cost_known=known, reward_known=c.safe_reward == "known", clip=bool(c.clip),
+            paper_unpulled=c.unpulled == "paper",
+            log_term=2.0 * c.noise_bound**2 * math.log(1.0 / delta_prime), r1=r1,
+        )  # fmt: skip
+        live_block = np.zeros(1, dtype=OPB_LIVE)  # the kernels read its record live_block[0]
+        live = live_block[0]  # a view: writes go through
+        live["alpha_r"], live["alpha_c"], live["upos"] = 1.0, 1.0, UNIFORM_BLOCK
+        #: The typed state the compiled kernels act on in place (never rebound).
+        self.state = OPBState(
+            counts=np.zeros(k, dtype=np.int64), reward_sums=np.zeros(k), cost_sums=np.zeros((k, m)),
+            safe_cost=safe_cost, tau=self.tau, ur=np.zeros(k), raw=np.zeros(k), uc=np.zeros((k, m)),
+            probs=np.zeros(k), uniforms=np.zeros(UNIFORM_BLOCK), const=const, live=live_block,
+        )  # fmt: skip
+        #: The changing scalars (the record of ``state.live``, a view: writes go through).
+        self.live = live
+        self._upos_at = live_block["upos"]  # a one-element view, faster to index on every ask
         self._safe_probs = np.zeros(k)
         self._safe_probs[safe] = 1.0
         self._safe_probs.setflags(write=False)
         self.warm_start: SafeValueWarmStart | None = None
         if known:
-            self._set_alphas(r1, float(np.min(self.tau - self._safe_cost)), None)
+            self._set_alphas(r1, float(np.min(self.tau - safe_cost)), None)
         else:
             self.warm_start = SafeValueWarmStart(
                 info,
@@ -444,16 +508,11 @@ class OPB(BaseLearner):
                 noise_bound=c.noise_bound,
                 max_rounds=c.warm_start_cap if c.warm_start_cap is not None else horizon,
             )
-        self._state = (
-            self._counts, self._reward_sums, self._cost_sums, self._fparams, self._iparams, self._safe_cost,
-            self.tau, self._ur, self._raw, self._uc, self._probs, self._uniforms, self._counters,
-        )  # fmt: skip
-        self._index_args = (
-            self._counts, self._reward_sums, self._cost_sums, self._fparams, self._iparams, self._safe_cost,
-            self._ur, self._raw, self._uc,
-        )  # fmt: skip
-        self._ask_kernel = bind_kernel(choose_arm, self._state)
-        self._index_kernel = bind_kernel(opb_indices, self._index_args)
+        # the statistics under their own names too (the same arrays)
+        st = self.state
+        self._counts, self._reward_sums, self._cost_sums = st.counts, st.reward_sums, st.cost_sums
+        self._ask_kernel = bind_kernel(choose_arm, (self.state,))
+        self._index_kernel = bind_kernel(opb_indices, (self.state,))
         self._drew_uniform = False
 
     # -- radii ------------------------------------------------------------------------------------
@@ -467,8 +526,8 @@ class OPB(BaseLearner):
             )
         else:
             alpha_r, alpha_c = 1.0 + 2.0 * (1.0 - r1) / gap_c, 1.0
-        self._fparams[_AR] = c.alpha_r if c.alpha_r is not None else alpha_r
-        self._fparams[_AC] = c.alpha_c if c.alpha_c is not None else alpha_c
+        self.live["alpha_r"] = c.alpha_r if c.alpha_r is not None else alpha_r
+        self.live["alpha_c"] = c.alpha_c if c.alpha_c is not None else alpha_c
 
     def _finish_warm_start(self) -> None:
         est = self.warm_start.estimates
@@ -476,15 +535,15 @@ class OPB(BaseLearner):
             self._set_alphas(0.0, 0.0, est)
         else:  # the gaps were never certified: nothing but the safe arm is known to be safe
             self._set_alphas(1.0, 1.0, None)
-            self._iparams[_SAFE_ONLY] = 1
+            self.live["safe_only"] = True
 
     @property
     def alpha_r(self) -> float:
-        return float(self._fparams[_AR])
+        return float(self.live["alpha_r"])
 
     @property
     def alpha_c(self) -> float:
-        return float(self._fparams[_AC])
+        return float(self.live["alpha_c"])
 
     @property
     def n_arms(self) -> int:
@@ -497,19 +556,20 @@ class OPB(BaseLearner):
     @property
     def counts(self) -> np.ndarray:
         """Pulls of every arm (warm-start pulls of the safe arm included)."""
-        return self._counts.copy()
+        return self.state.counts.copy()
 
     def indices(self) -> tuple[FloatArray, FloatArray]:
         """Current indices ``(u^r, u^c)``, shapes (K,) and (K, m) (clipped if ``clip``)."""
-        self._index_kernel(*self._index_args)
-        return self._ur.copy(), self._uc.copy()
+        self._index_kernel(self.state)
+        return self.state.ur.copy(), self.state.uc.copy()
 
     def policy(self) -> FloatArray:
         """The policy ``pi_t`` LP (37) gives now (no uniform is drawn)."""
-        if self._iparams[_SAFE_ONLY] or self.in_warm_start:
+        st = self.state
+        if self.live["safe_only"] or self.in_warm_start:
             return self._safe_probs.copy()
-        self._index_kernel(*self._index_args)
-        res = solve_index_lp(self._ur, self._uc, self.tau, self._raw)
+        self._index_kernel(st)
+        res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         return self._safe_probs.copy() if res is None else res[1]
 
     def diagnostics(self) -> dict[str, Any]:
@@ -519,16 +579,16 @@ class OPB(BaseLearner):
             "alpha_r": self.alpha_r,
             "alpha_c": self.alpha_c,
             "delta_prime": self.delta_prime,
-            "counts": self._counts.tolist(),
-            "infeasible_rounds": int(self._counters[_INFEASIBLE]),
+            "counts": self.state.counts.tolist(),
+            "infeasible_rounds": int(self.live["infeasible"]),
             "warm_start": ws.estimates.as_dict() if ws is not None and ws.done else None,
         }
 
     # -- protocol ---------------------------------------------------------------------------------
     def _refill_uniforms(self) -> None:
-        if self._counters[_UPOS] >= UNIFORM_BLOCK:
-            self._uniforms[:] = self.rng.random(UNIFORM_BLOCK)
-            self._counters[_UPOS] = 0
+        if self._upos_at[0] >= UNIFORM_BLOCK:
+            self.state.uniforms[:] = self.rng.random(UNIFORM_BLOCK)
+            self._upos_at[0] = 0
 
     def _ask(self, context: Any) -> Decision:
         if context is not None:
@@ -538,24 +598,25 @@ class OPB(BaseLearner):
             return Decision(arm=self._safe, probs=self._safe_probs)
         self._refill_uniforms()
         self._drew_uniform = True
-        if self._m == 1 or self._iparams[_SAFE_ONLY]:
-            arm = int(self._ask_kernel(*self._state))
-            return Decision(arm=arm, probs=self._probs.copy())
-        self._index_kernel(*self._index_args)
-        res = solve_index_lp(self._ur, self._uc, self.tau, self._raw)
+        st = self.state
+        if self._m == 1 or self.live["safe_only"]:
+            arm = int(self._ask_kernel(st))
+            return Decision(arm=arm, probs=st.probs.copy())
+        self._index_kernel(st)
+        res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         if res is None:
             probs = self._safe_probs.copy()
-            self._counters[_INFEASIBLE] += 1
+            self.live["infeasible"] += 1
         else:
             probs = res[1]
-        u = self._uniforms[self._counters[_UPOS]]
-        self._counters[_UPOS] += 1
+        u = st.uniforms[self.live["upos"]]
+        self.live["upos"] += 1
         return Decision(arm=int(sample_arm(probs, u)), probs=probs)
 
     def cancel(self) -> None:
         super().cancel()
         if self._drew_uniform:  # give the uniform back: the next ask draws the same arm
-            self._counters[_UPOS] -= 1
+            self.live["upos"] -= 1
             self._drew_uniform = False
 
     def _tell(self, decision: Decision, observation: Any) -> None:
@@ -566,9 +627,9 @@ class OPB(BaseLearner):
             raise ProtocolError(f"OPB expects {self._m} cost values; got {costs.shape[0]}.")
         a = int(decision.arm)
         reward = float(observation.reward)
-        self._counts[a] += 1
-        self._reward_sums[a] += reward
-        self._cost_sums[a] += costs
+        self.state.counts[a] += 1
+        self.state.reward_sums[a] += reward
+        self.state.cost_sums[a] += costs
         self._drew_uniform = False
         if self.in_warm_start:
             self.warm_start.tell(reward, costs)
@@ -610,8 +671,9 @@ class OPB(BaseLearner):
             probs[j] = decision.probs
             j += 1
         if j < n_rounds:
-            means = np.ascontiguousarray(arms @ env.params)
-            sigma = float(getattr(env.noise, "sigma", 0.0))
+            feedback = ArmFeedback(
+                np.ascontiguousarray(arms @ env.params), int(code), float(getattr(env.noise, "sigma", 0.0))
+            )
             n = n_rounds - j
             variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
             out_arms = np.zeros(n, dtype=np.int64)
@@ -619,7 +681,7 @@ class OPB(BaseLearner):
             i = 0
             while i < n:
                 self._refill_uniforms()
-                i = run_loop(*self._state, means, int(code), sigma, variates, i, n, out_arms, out_probs)
+                i = run_loop(self.state, feedback, variates, i, n, out_arms, out_probs)
             points[j:] = arms[out_arms]
             self.n_samples += n
             env.n_samples += n

@@ -44,15 +44,15 @@ Guarantees
   the tests. With ``m >= 2`` constraints ``pi*`` may need ``m + 1`` arms; 3-supports are then a heuristic
   restriction.
 
-Deviations (docs/decisions.md): the per-round solver above (the paper has none); mean-action policies over
-star-convex sets are played as mixtures of the vertices and ``x0``.
+Deviations (docs/decisions/stagewise.md): the per-round solver above (the paper has none); mean-action
+policies over star-convex sets are played as mixtures of the vertices and ``x0``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -62,20 +62,12 @@ from safebandits._validation import check_int
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.lc_lucb import StagewiseLinearConfig, StagewiseLinearLearner
 from safebandits.estimators.stagewise import (
-    E_C0,
-    E_IP,
-    E_MINV,
-    E_SINV,
-    E_TAU,
-    E_WP,
-    I_FULL,
-    I_SHARED,
-    I_X0_ZERO,
     T_LIN,
     T_QC,
     T_RX,
     T_S0X,
     T_SXX,
+    VertexTable,
     confidence_radii,
     ray_scale,
     stagewise_update_table,
@@ -85,7 +77,15 @@ from safebandits.problems.noise import observe_code
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision
 
-__all__ = ["OPLB", "OPLBConfig", "oplb_policy", "oplb_rounds", "sample_policy"]
+__all__ = [
+    "OPLB",
+    "OPLBConfig",
+    "OPLBWork",
+    "PolicySearch",
+    "oplb_policy",
+    "oplb_rounds",
+    "sample_policy",
+]
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -115,11 +115,59 @@ class OPLBConfig(StagewiseLinearConfig):
 
 
 # --------------------------------------------------------------------------------------------------
+# typed records of the compiled kernels
+# --------------------------------------------------------------------------------------------------
+class PolicySearch(NamedTuple):
+    """Settings of one round's policy search (:func:`oplb_policy`)."""
+
+    safe_row: int  #: row of ``x0`` among the arms (-1: none)
+    safe_value: float  #: value of ``pi0`` (NaN: its UCB ``V~r(x0)``)
+    n_grid: int  #: cells of the grid over ``phi``
+    refine: int  #: golden-section steps around each local maximum
+
+
+class OPLBWork(NamedTuple):
+    """Work arrays of :func:`oplb_policy` and :func:`oplb_rounds`: cross Gram matrices ``gram``
+    (``x_r^T Sigma^{-1} x_s``) and ``zgram`` (``z_r^T M^{-1} z_s``), ``lin_y`` (m), ``wv`` (d), ``wp``
+    (d'), per-row ``ucb`` and ``scale`` (n + 1), the learner's ``uniforms`` (read at
+    ``positions[0].uniforms``, one element of dtype
+    :data:`~safebandits.algorithms.regret.lc_lucb.RNG_POSITIONS`) and the observed ``costs``."""
+
+    gram: np.ndarray
+    zgram: np.ndarray
+    lin_y: np.ndarray
+    wv: np.ndarray
+    wp: np.ndarray
+    ucb: np.ndarray
+    scale: np.ndarray
+    uniforms: np.ndarray
+    positions: np.ndarray
+    costs: np.ndarray
+
+
+class PairGeometry(NamedTuple):
+    """What :func:`_pair_value` reads of a round: the vertex table ``tab``, the cross Gram matrices, the
+    ray scaling's ``affine`` flag, the radii ``kr``, ``kc``, ``c0``, ``tau`` and the work vector ``lin_y``."""
+
+    tab: np.ndarray
+    gram: np.ndarray
+    zgram: np.ndarray
+    affine: bool
+    kr: float
+    kc: float
+    c0: np.ndarray
+    tau: np.ndarray
+    lin_y: np.ndarray
+
+
+# --------------------------------------------------------------------------------------------------
 # compiled kernels
 # --------------------------------------------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
-def _pair_value(phi, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y):
+def _pair_value(phi, i, k, geo):
     """``(g(phi), eta(phi))`` of the table rows ``(i, k)``: value and scale of the ray to ``y(phi)``."""
+    tab, gram, zgram, lin_y = geo.tab, geo.gram, geo.zgram, geo.lin_y
+    affine, kr, kc, c0, tau = geo.affine, geo.kr, geo.kc, geo.c0, geo.tau
     p = 1.0 - phi
     for j in range(lin_y.shape[0]):
         lin_y[j] = p * tab[i, T_LIN + j] + phi * tab[k, T_LIN + j]
@@ -128,7 +176,7 @@ def _pair_value(phi, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y):
     s0x = p * tab[i, T_S0X] + phi * tab[k, T_S0X]
     rx = p * tab[i, T_RX] + phi * tab[k, T_RX]
     s00, r0x = tab[0, T_SXX], tab[0, T_RX]
-    eta = ray_scale(affine, lin_y, qc, kc, c0, tau, tab[0, T_LIN:], s00, s0x, sxx)
+    eta = ray_scale(affine, lin_y, qc, kc, c0, tau, tab[0, T_LIN:], (s00, s0x, sxx))
     q = (1.0 - eta) * (1.0 - eta) * s00 + 2.0 * eta * (1.0 - eta) * s0x + eta * eta * sxx
     return r0x + eta * (rx - r0x) + kr * math.sqrt(max(q, 0.0)), eta
 
@@ -136,8 +184,8 @@ def _pair_value(phi, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y):
 @numba.njit(cache=True)
 def _cross_grams(est, tbl, gram, zgram, wv, wp):
     """``gram[r, s] = x_r^T Sigma^{-1} x_s`` and ``zgram[r, s] = z_r^T M^{-1} z_s`` (projected layout)."""
-    sinv, minv, ip = est[E_SINV], est[E_MINV], est[E_IP]
-    vx, vz = tbl[0], tbl[2]
+    sinv, minv = est.sigma_inv, est.m_inv
+    vx, vz = tbl.vx, tbl.vz
     n, d = vx.shape
     for r in range(1, n):
         for i in range(d):
@@ -151,7 +199,7 @@ def _cross_grams(est, tbl, gram, zgram, wv, wp):
             for i in range(d):
                 t += vx[s, i] * wv[i]
             gram[r, s] = t
-        if ip[I_SHARED] == 0:
+        if not est.const.shared:
             dp = vz.shape[1]
             for i in range(dp):
                 wp[i] = 0.0
@@ -197,22 +245,22 @@ def _edge_roots(i, k, tab, zgram, kc, tau, roots):
 
 
 @numba.njit(cache=True)
-def _golden(lo, hi, refine, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y):
+def _golden(lo, hi, refine, i, k, geo):
     """Golden-section search of ``g`` on ``[lo, hi]``; returns the best ``(g, phi, eta)`` evaluated."""
     c = hi - _GOLDEN * (hi - lo)
     d = lo + _GOLDEN * (hi - lo)
-    fc, ec = _pair_value(c, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
-    fd, ed = _pair_value(d, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+    fc, ec = _pair_value(c, i, k, geo)
+    fd, ed = _pair_value(d, i, k, geo)
     pv, pphi, peta = fc, c, ec
     for _ in range(refine):
         if fc >= fd:
             hi, d, fd, ed = d, c, fc, ec
             c = hi - _GOLDEN * (hi - lo)
-            fc, ec = _pair_value(c, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+            fc, ec = _pair_value(c, i, k, geo)
         else:
             lo, c, fc, ec = c, d, fd, ed
             d = lo + _GOLDEN * (hi - lo)
-            fd, ed = _pair_value(d, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+            fd, ed = _pair_value(d, i, k, geo)
         if fc > pv:
             pv, pphi, peta = fc, c, ec
         if fd > pv:
@@ -223,17 +271,18 @@ def _golden(lo, hi, refine, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin
 
 
 @numba.njit(cache=True)
-def oplb_policy(
-    est, tbl, safe_row, safe_value, n_grid, refine, gram, zgram, lin_y, wv, wp, ucb, scale, probs
-):
+def oplb_policy(est, tbl, search, work, probs):
     """Algorithm 2's policy over 2- and 3-supports (module docstring) from the vertex table ``tbl`` (row 0
     ``x0``, row ``i + 1`` arm ``i``); writes ``probs`` over the arms (mass ``1 - sum`` on ``x0`` unless
-    ``safe_row >= 0``) and returns its value ``V~r(pi)``."""
-    c0, tau, ip = est[E_C0], est[E_TAU], est[E_IP]
-    tab = tbl[4]
+    ``search.safe_row >= 0``) and returns its value ``V~r(pi)``."""
+    safe_row, safe_value, n_grid, refine = search.safe_row, search.safe_value, search.n_grid, search.refine
+    gram, zgram, ucb, scale = work.gram, work.zgram, work.ucb, work.scale
+    c0, tau = est.c0, est.tau
+    tab = tbl.tab
     n = tab.shape[0]
-    kr, kc = confidence_radii(est)
-    affine = ip[I_FULL] == 0 or ip[I_X0_ZERO] == 1
+    kr, kc = confidence_radii(est)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
+    affine = not est.const.full or est.const.x0_zero
+    geo = PairGeometry(tab, gram, zgram, affine, kr, kc, c0, tau, work.lin_y)
     ucb0 = tab[0, T_RX] + kr * math.sqrt(max(tab[0, T_SXX], 0.0))
     best_val = ucb0 if math.isnan(safe_value) else safe_value
     bi, bk, bphi, beta_ = 0, 0, 0.0, 0.0
@@ -242,13 +291,13 @@ def oplb_policy(
     roots = np.empty(2 * tau.shape[0])
     for r in range(1, n):
         ucb[r] = tab[r, T_RX] + kr * math.sqrt(max(tab[r, T_SXX], 0.0))
-        v2[r], scale[r] = _pair_value(0.0, r, r, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+        v2[r], scale[r] = _pair_value(0.0, r, r, geo)
         if r - 1 != safe_row and scale[r] > 0.0 and v2[r] > best_val:
             best_val, bi, bk, bphi, beta_ = v2[r], r, 0, 0.0, scale[r]
     if n_grid < 2 or n <= 2:
         bk = 0
     else:
-        _cross_grams(est, tbl, gram, zgram, wv, wp)
+        _cross_grams(est, tbl, gram, zgram, work.wv, work.wp)
     for i in range(1, n if n_grid >= 2 else 1):
         if i - 1 == safe_row:
             continue
@@ -260,20 +309,18 @@ def oplb_policy(
             pv, pphi, peta = -np.inf, 0.0, 0.0
             vals[0], vals[n_grid] = v2[i], v2[k]
             for g in range(1, n_grid):
-                vals[g], eta = _pair_value(g / n_grid, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+                vals[g], eta = _pair_value(g / n_grid, i, k, geo)
                 if vals[g] > pv:
                     pv, pphi, peta = vals[g], g / n_grid, eta
             for q in range(_edge_roots(i, k, tab, zgram, kc, tau, roots)):
-                val, eta = _pair_value(roots[q], i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y)
+                val, eta = _pair_value(roots[q], i, k, geo)
                 if val > pv:
                     pv, pphi, peta = val, roots[q], eta
             for g in range(n_grid + 1):  # refine around every local maximum of the grid values
                 if (g > 0 and vals[g - 1] > vals[g]) or (g < n_grid and vals[g + 1] > vals[g]):
                     continue
                 lo, hi = max(g - 1, 0) / n_grid, min(g + 1, n_grid) / n_grid
-                val, phi, eta = _golden(
-                    lo, hi, refine, i, k, tab, gram, zgram, affine, kr, kc, c0, tau, lin_y
-                )
+                val, phi, eta = _golden(lo, hi, refine, i, k, geo)
                 if val > pv:
                     pv, pphi, peta = val, phi, eta
             if peta > 0.0 and pv > best_val:
@@ -305,30 +352,29 @@ def sample_policy(probs, u, safe_row):
 
 
 @numba.njit(cache=True)
-def oplb_rounds(
-    est, tbl, safe_row, safe_value, n_grid, refine, gram, zgram, lin_y, wv, wp, ucb, scale, uniforms,
-    counters, costs, params, noise_code, sigma, variates, points, probs, start, stop,
-):  # fmt: skip
-    """Policy -> sample -> observe -> update for variate rows ``start .. stop-1`` (one learner uniform
-    per round, ``counters[1]``; stops early when they run out). Returns the first unused row."""
-    vx = tbl[0]
+def oplb_rounds(est, tbl, search, work, env, variates, played, rows):
+    """Policy -> sample -> observe -> update for variate rows ``rows = (start, stop)``, ``start ..
+    stop-1`` (one learner uniform per round, ``work.positions[0].uniforms``; stops early when they run out).
+    Writes the played points and policies into ``played = (points, probs)``. Returns the first unused
+    row."""
+    points, probs = played
+    uniforms, pos, costs = work.uniforms, work.positions[0], work.costs
+    vx = tbl.vx
     m = costs.shape[0]
-    j = start
+    j, stop = rows
     while j < stop:
-        if counters[1] >= uniforms.shape[0]:
+        if pos.uniforms >= uniforms.shape[0]:
             break
-        oplb_policy(
-            est, tbl, safe_row, safe_value, n_grid, refine, gram, zgram, lin_y, wv, wp, ucb, scale, probs[j]
-        )
-        idx = sample_policy(probs[j], uniforms[counters[1]], safe_row)
-        counters[1] += 1
+        oplb_policy(est, tbl, search, work, probs[j])  # Algorithm 2, line 4: the policy pi_t of (34)
+        idx = sample_policy(probs[j], uniforms[pos.uniforms], search.safe_row)  # line 5: X_t ~ pi_t
+        pos.uniforms += 1
         for a in range(vx.shape[1]):
             points[j, a] = vx[idx + 1, a]
-        means = np.dot(points[j], params)
-        reward = observe_code(noise_code, sigma, means[0], variates[j, 0])
+        means = np.dot(points[j], env.params)
+        reward = observe_code(env.noise_code, env.sigma, means[0], variates[j, 0])
         for k in range(m):
-            costs[k] = observe_code(noise_code, sigma, means[1 + k], variates[j, 1 + k])
-        stagewise_update_table(est, tbl, points[j], reward, costs)
+            costs[k] = observe_code(env.noise_code, env.sigma, means[1 + k], variates[j, 1 + k])
+        stagewise_update_table(est, tbl, points[j], reward, costs)  # line 7
         j += 1
     return j
 
@@ -364,7 +410,7 @@ class OPLB(StagewiseLinearLearner):
 
     def __init__(self, config: OPLBConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
-        m, dp = self._tau.shape[0], self.estimator.state[E_WP].shape[0]
+        m, dp = self._tau.shape[0], self.estimator.state.z.shape[0]
         self._lin_y, self._wv, self._wp = np.zeros(m), np.zeros(self._arms.shape[1]), np.zeros(dp)
         self._alloc(self._arms.shape[0])
         self._last_value = math.nan
@@ -377,12 +423,18 @@ class OPLB(StagewiseLinearLearner):
         self._zgram = self._gram if self.estimator.shared else np.zeros((n + 1, n + 1))
         self._ucb, self._scale = np.zeros(n + 1), np.zeros(n + 1)
 
-    def _policy_args(self, tbl: tuple[Any, ...], safe_row: int) -> tuple[Any, ...]:
+    def _search(self, safe_row: int) -> PolicySearch:
         c = self.config
-        return (
-            self.estimator.state, tbl, safe_row, self._safe_value, c.n_grid, c.refine_iters, self._gram,
-            self._zgram, self._lin_y, self._wv, self._wp, self._ucb, self._scale, self._probs,
+        return PolicySearch(safe_row, self._safe_value, c.n_grid, c.refine_iters)
+
+    def _work(self) -> OPLBWork:
+        return OPLBWork(
+            self._gram, self._zgram, self._lin_y, self._wv, self._wp, self._ucb, self._scale, self._uniforms,
+            self._position_block, self._costs,
         )  # fmt: skip
+
+    def _policy_args(self, tbl: VertexTable, safe_row: int) -> tuple[Any, ...]:
+        return (self.estimator.state, tbl, self._search(safe_row), self._work(), self._probs)
 
     @property
     def last_policy(self) -> np.ndarray:
@@ -395,7 +447,7 @@ class OPLB(StagewiseLinearLearner):
         return self._last_value
 
     def _ask(self, context: Any) -> Decision:
-        self._drawn[:] = 0
+        self._drawn_normals = self._drawn_uniforms = 0
         if self.in_warm_start:
             return self._x0_decision()
         arms, tbl, safe_row = self._context_arms(context)
@@ -404,9 +456,9 @@ class OPLB(StagewiseLinearLearner):
             self._alloc(arms.shape[0])
         self._refill()
         self._last_value = float(self._policy_kernel(*self._policy_args(tbl, safe_row)))
-        u = self._uniforms[self._counters[1]]
-        self._counters[1] += 1
-        self._drawn[1] = 1
+        u = self._uniforms[self._uniforms_at[0]]
+        self._uniforms_at[0] += 1
+        self._drawn_uniforms = 1
         idx = int(sample_policy(self._probs, u, safe_row))
         probs = self._probs.copy()
         return Decision(arm=idx, probs=probs) if idx >= 0 else Decision(point=self._x0.copy(), probs=probs)
@@ -417,7 +469,7 @@ class OPLB(StagewiseLinearLearner):
         if self._pending is not None:
             raise ProtocolError("OPLB.simulate called with a pending ask; tell it first.")
         n = check_int(n_rounds, "n_rounds", low=0)
-        params, code, sigma = self._env_model(env)
+        feedback = self._env_model(env)
         if self._probs.shape[0] != self._arms.shape[0]:
             self._alloc(self._arms.shape[0])
         variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
@@ -428,15 +480,12 @@ class OPLB(StagewiseLinearLearner):
             probs[:j0, self._safe_row] = 1.0
         j = j0
         self._round_arms = self._arms
-        c = self.config
+        search, work = self._search(self._safe_row), self._work()
         while j < n:
             self._refill()
             j = oplb_rounds(
-                self.estimator.state, self._tbl, self._safe_row, self._safe_value, c.n_grid, c.refine_iters,
-                self._gram, self._zgram, self._lin_y, self._wv, self._wp, self._ucb, self._scale,
-                self._uniforms, self._counters, self._costs, params, code, sigma, variates, points, probs,
-                j, n,
-            )  # fmt: skip
+                self.estimator.state, self._tbl, search, work, feedback, variates, (points, probs), (j, n)
+            )
         if n > j0:
             self._probs[:] = probs[n - 1]
         self.n_samples += n

@@ -566,7 +566,7 @@ class OPNLB(BaseLearner):
     with 10 actions and 100 functions -- maximising the convex ``V~^r`` over a polytope is hard in
     general; ``max_lps`` caps it.
 
-    Deviations (``docs/decisions.md``): the squared radius by default (``radius_form``); the radius
+    Deviations (``docs/decisions/stagewise.md``): the squared radius by default (``radius_form``); the radius
     multiplier ``radius_scale``; ``alpha_r = (1 - r0) / (tau - c0)`` by default even when below 1;
     ``delta`` is halved once (``gamma(t, delta / 2)``), as the sets are printed; least-squares ties
     go to the lowest index and ``theta_hat``, ``mu_hat`` are unconstrained (only the sets use

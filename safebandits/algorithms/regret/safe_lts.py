@@ -66,7 +66,7 @@ class SafeLTS(StagewiseLinearLearner):
     (theory: ``1 + 2 (1 - r0) / min_i (tau_i - c0_i)``; code radii: the code's ``beta_reward`` including
     its ``1 / min(1, tau)`` factor), so the comparison with LC-LUCB differs only in the reward index.
 
-    Deviations (docs/decisions.md): the original Safe-LTS (Moradipari et al.) needs ``x0 = 0`` and a
+    Deviations (docs/decisions/stagewise.md): the original Safe-LTS (Moradipari et al.) needs ``x0 = 0`` and a
     convex action set and uses its own inflation; like the authors' code we reuse LC-LUCB's safe set and
     radius; unlike the code, ``x0`` itself is a candidate (value ``<x0, theta~>``, or ``r0`` with
     ``safe_value_ucb="known"``).

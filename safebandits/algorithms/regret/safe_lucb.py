@@ -30,7 +30,7 @@ Optimistic step. Finite sets: exact (vectorised over the arms). Convex bodies (`
   convex programme ``min_{x in D_t^s} v^T x`` (a second-order-cone constraint) by SLSQP; slow (tests).
 
 The finite-set rounds run in compiled kernels; :meth:`SafeLUCB.simulate` plays a block in one compiled
-loop with the same trajectory as ask / tell. Deviations: see ``docs/decisions.md``.
+loop with the same trajectory as ask / tell. Deviations: see ``docs/decisions/safe_lucb.md``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numba
 import numpy as np
@@ -56,9 +56,14 @@ from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
+    "SAFE_LUCB_LIVE",
+    "ArmRidgeArrays",
+    "LossFeedback",
     "SafeLUCB",
     "SafeLUCBBaseConfig",
     "SafeLUCBConfig",
+    "SafeLUCBConstants",
+    "SafeLUCBState",
     "bound15",
     "exploration_lengths",
     "gap_lcb",
@@ -70,12 +75,82 @@ __all__ = [
 #: Exploration draws per refill of the learner's buffer.
 EXPLORE_BLOCK = 1024
 T_RULES = ("t_delta", "t0", "t0-numerical", "none")
-# istate slots
-_T, _TPRIME, _TCAP, _POS, _EXPLORING, _TUSED, _FALLBACK, _REFRESH, _WIDTH, _ADAPTIVE, _GAPMODE = range(11)
-# fparams slots: c, delta, reg, R, L, S, K_T (8 L^2 ||B||^2 beta_T^2 / lambda_-), 2 reg / lambda_-, t_delta
-_C, _DELTA, _REG, _R, _L, _S, _KT, _OFF, _TDELTA = range(9)
-# fstate slots: log det(A / reg), last gap LCB, lambda_min(A_{T'+1}), beta_{T'+1}
-_LOGDET, _GAP, _LMIN, _BSNAP = range(4)
+#: ``gap_lcb`` modes (GSLUCB's ``gap_lcb`` option).
+GAP_VALID, GAP_PLUGIN = 0, 1
+
+
+class SafeLUCBConstants(NamedTuple):
+    """Fixed settings of one Safe-LUCB / GSLUCB run (read by the compiled kernels)."""
+
+    c: float  #: safety threshold ``c``
+    delta: float  #: confidence level of ``beta_t``
+    reg: float  #: ridge regulariser ``lambda``
+    noise_bound: float  #: ``R``
+    arm_norm_bound: float  #: ``L``
+    param_norm_bound: float  #: ``S``
+    k_t: float  #: ``K_T = 8 L^2 ||B||^2 beta_T^2 / lambda_-`` (eq. 13's numerator)
+    offset: float  #: ``2 lambda / lambda_-`` (eq. 13)
+    t_delta: float  #: ``t_delta`` of Lemma 1
+    t_cap: int  #: cap on the exploration length (the resolved ``T'`` of the rule)
+    n_arms: int  #: ``K`` (rows ``K..2K-1`` of the ridge are the vectors ``B x``)
+    refresh_every: int  #: exact ridge recompute every this many rounds (0: never)
+    logdet_width: bool  #: ``width="logdet"`` (Abbasi-Yadkori's form) rather than eq. (7)
+    adaptive: bool  #: GSLUCB: ``T'_t`` follows the gap LCB (Algorithm 2, lines 5-8)
+    gap_mode: int  #: :data:`GAP_VALID` or :data:`GAP_PLUGIN`
+
+
+#: The scalars of a run that change: rounds ``t``, the current exploration length ``t_prime``, the position
+#: in the exploration buffer, whether still exploring, ``T'`` used, fallback rounds (``D_t^s`` empty),
+#: ``log det(A / lambda)``, the last gap LCB, and ``lambda_min(A)``, ``beta`` at the end of exploration.
+#: One numpy record, written in place by the kernels and by the learner.
+SAFE_LUCB_LIVE = np.dtype(
+    [("t", np.int64), ("t_prime", np.int64), ("pos", np.int64), ("exploring", np.bool_),
+     ("t_used", np.int64), ("fallback", np.int64), ("logdet", np.float64), ("gap", np.float64),
+     ("lmin", np.float64), ("beta_snap", np.float64)]
+)  # fmt: skip
+
+
+class ArmRidgeArrays(NamedTuple):
+    """The arrays of a primal :class:`~safebandits.estimators.ridge.ArmRidge` that its kernels update."""
+
+    arms: np.ndarray
+    arms_t: np.ndarray
+    a_inv: np.ndarray
+    theta: np.ndarray
+    sq_widths: np.ndarray
+    preds: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    work_u: np.ndarray
+    work_w: np.ndarray
+
+
+class SafeLUCBState(NamedTuple):
+    """Everything the compiled Safe-LUCB kernels (finite decision sets) read and write, by name.
+
+    ``ridge``: the ridge over the arms and the rows ``B x`` (:class:`ArmRidgeArrays`); ``dw_arms`` the
+    arms of ``D^w``; ``explore_buf`` the exploration draws (read at ``live.pos``); ``snap_theta`` /
+    ``snap_ainv`` ``mu_hat`` and ``A^{-1}`` at the end of exploration; ``const`` the fixed scalars
+    (:class:`SafeLUCBConstants`); ``live`` a one-element array of dtype :data:`SAFE_LUCB_LIVE` whose
+    record ``live[0]`` the kernels read and write.
+    """
+
+    ridge: ArmRidgeArrays
+    dw_arms: np.ndarray
+    explore_buf: np.ndarray
+    snap_theta: np.ndarray
+    snap_ainv: np.ndarray
+    const: SafeLUCBConstants
+    live: np.ndarray
+
+
+class LossFeedback(NamedTuple):
+    """The simulated environment of a finite decision set: each arm's mean loss ``means`` and the noise
+    (``observe_code(noise_code, sigma, -mean, z)`` is the observed negated loss)."""
+
+    means: np.ndarray
+    noise_code: int
+    sigma: float
 
 
 #: What to change when the finite decision set's conservative part D^w cannot start Safe-LUCB.
@@ -213,15 +288,18 @@ def exploration_lengths(
 # compiled kernels: finite decision sets
 # --------------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def current_beta(t, dim, fparams, istate, fstate):
-    """``beta`` of the next round after ``t`` samples: eq. (7) or the log-det form."""
-    if istate[_WIDTH] == 1:
+def current_beta(t, dim, const, logdet):
+    """``beta`` of the next round after ``t`` samples: eq. (7) or the log-det form (``logdet`` is
+    ``log det(A / lambda)``)."""
+    if const.logdet_width:
         return (
-            fparams[_R] * math.sqrt(fstate[_LOGDET] + 2.0 * math.log(1.0 / fparams[_DELTA]))
-            + math.sqrt(fparams[_REG]) * fparams[_S]
+            const.noise_bound * math.sqrt(logdet + 2.0 * math.log(1.0 / const.delta))
+            + math.sqrt(const.reg) * const.param_norm_bound
         )
-    fp = fparams
-    return adaptive_width_scalar(float(t), float(dim), fp[_DELTA], fp[_REG], fp[_R], fp[_L], fp[_S])
+    return adaptive_width_scalar(
+        float(t), float(dim), const.delta, const.reg, const.noise_bound, const.arm_norm_bound,
+        const.param_norm_bound,
+    )  # fmt: skip
 
 
 @numba.njit(cache=True)
@@ -233,7 +311,7 @@ def gap_lcb(preds, sq_widths, n_arms, beta, c, mode):
     ``P`` (``<= Delta`` when ``mu in C_t``); 1 (plug-in): ``c - UCB_s(x_hat)``, ``x_hat`` the estimated
     safe optimum. ``-inf`` when the set is empty.
     """
-    if mode == 1:
+    if mode == GAP_PLUGIN:
         best = -1
         best_v = np.inf
         for i in range(n_arms):
@@ -262,31 +340,33 @@ def gap_lcb(preds, sq_widths, n_arms, beta, c, mode):
 
 
 @numba.njit(cache=True)
-def select_arm(preds, sq_widths, n_arms, dw_arms, explore_buf, istate, fparams, fstate, a_inv, theta,
-               snap_theta, snap_ainv):  # fmt: skip
-    """Arm of the next round: an exploration draw while ``t + 1 <= min(T', cap)``, else the optimistic
-    arm of ``D_t^s`` (a ``D^w`` arm if ``D_t^s`` is empty). Returns -2 when the exploration buffer is
-    empty (refill and call again). Snapshots ``theta``, ``A^{-1}``, ``beta`` and ``lambda_min(A)`` when the
-    exploration phase ends."""
-    t = istate[_T]
+def select_arm(st):
+    """Arm of the next round: an exploration draw while ``t + 1 <= min(T', cap)`` (Algorithm 1, lines
+    2-4), else the optimistic arm of ``D_t^s`` (lines 6-10; a ``D^w`` arm if ``D_t^s`` is empty). Returns
+    -2 when the exploration buffer is empty (refill and call again). Snapshots ``theta``, ``A^{-1}``,
+    ``beta`` and ``lambda_min(A)`` when the exploration phase ends."""
+    live, const = st.live[0], st.const
+    preds, sq_widths, n_arms = st.ridge.preds, st.ridge.sq_widths, const.n_arms
+    a_inv, theta, snap_theta, snap_ainv = st.ridge.a_inv, st.ridge.theta, st.snap_theta, st.snap_ainv
+    t = live.t
     d = theta.shape[0]
-    if istate[_EXPLORING] == 1:
-        if t + 1 <= min(istate[_TPRIME], istate[_TCAP]):
-            pos = istate[_POS]
-            if pos >= explore_buf.shape[0]:
+    if live.exploring:
+        if t + 1 <= min(live.t_prime, const.t_cap):
+            pos = live.pos
+            if pos >= st.explore_buf.shape[0]:
                 return -2
-            istate[_POS] = pos + 1
-            return explore_buf[pos]
-        istate[_EXPLORING] = 0
-        istate[_TUSED] = t
+            live.pos = pos + 1
+            return st.explore_buf[pos]
+        live.exploring = False
+        live.t_used = t
         for i in range(d):
             snap_theta[i] = theta[i]
             for j in range(d):
                 snap_ainv[i, j] = a_inv[i, j]
-        fstate[_LMIN] = 1.0 / np.linalg.eigvalsh(snap_ainv)[-1]
-        fstate[_BSNAP] = current_beta(t, d, fparams, istate, fstate)
-    beta = current_beta(t, d, fparams, istate, fstate)
-    c = fparams[_C]
+        live.lmin = 1.0 / np.linalg.eigvalsh(snap_ainv)[-1]
+        live.beta_snap = current_beta(t, d, const, live.logdet)
+    beta = current_beta(t, d, const, live.logdet)
+    c = const.c
     best = -1
     best_v = np.inf
     for i in range(n_arms):
@@ -295,9 +375,9 @@ def select_arm(preds, sq_widths, n_arms, dw_arms, explore_buf, istate, fparams, 
             if s < best_v:
                 best_v = s
                 best = i
-    if best < 0:
-        istate[_FALLBACK] += 1
-        for i in dw_arms:
+    if best < 0:  # D_t^s empty: the best arm of D^w
+        live.fallback += 1
+        for i in st.dw_arms:
             s = preds[i] - beta * math.sqrt(max(sq_widths[i], 0.0))
             if s < best_v:
                 best_v = s
@@ -306,49 +386,44 @@ def select_arm(preds, sq_widths, n_arms, dw_arms, explore_buf, istate, fparams, 
 
 
 @numba.njit(cache=True)
-def tell_arm(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, istate, fparams,
-             fstate, arm, loss):  # fmt: skip
+def tell_arm(st, arm, loss):
     """Add the loss of ``arm`` (ridge rank-one update of the arm and ``B`` rows), refresh, and for GSLUCB
     in its exploration phase update ``Delta_t`` and ``T'_t`` (Algorithm 2, lines 5-8)."""
-    n_arms = arms.shape[0] // 2
-    if istate[_WIDTH] == 1:
-        fstate[_LOGDET] += math.log(1.0 + max(sq_widths[arm], 0.0))
-    arm_ridge_update(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, arm, loss)
-    istate[_T] += 1
-    t = istate[_T]
-    if istate[_REFRESH] > 0 and t % istate[_REFRESH] == 0:
-        arm_ridge_refresh(arms, a_inv, theta, sq_widths, preds, counts, sums, fparams[_REG])
-    if istate[_ADAPTIVE] == 1 and istate[_EXPLORING] == 1:
-        beta = current_beta(t, theta.shape[0], fparams, istate, fstate)
-        gap = gap_lcb(preds, sq_widths, n_arms, beta, fparams[_C], istate[_GAPMODE])
-        fstate[_GAP] = gap
-        if gap > 0.0:
-            tp = max(fparams[_KT] / (gap * gap) - fparams[_OFF], fparams[_TDELTA])
-            istate[_TPRIME] = math.ceil(min(tp, 1e15))
+    r, const, live = st.ridge, st.const, st.live[0]
+    if const.logdet_width:
+        live.logdet += math.log(1.0 + max(r.sq_widths[arm], 0.0))
+    arm_ridge_update(
+        r.arms, r.arms_t, r.a_inv, r.theta, r.sq_widths, r.preds, r.counts, r.sums, r.work_u, r.work_w, arm,
+        loss,
+    )  # fmt: skip
+    live.t += 1
+    t = live.t
+    if const.refresh_every > 0 and t % const.refresh_every == 0:
+        arm_ridge_refresh(r.arms, r.a_inv, r.theta, r.sq_widths, r.preds, r.counts, r.sums, const.reg)
+    if const.adaptive and live.exploring:
+        beta = current_beta(t, r.theta.shape[0], const, live.logdet)
+        gap = gap_lcb(r.preds, r.sq_widths, const.n_arms, beta, const.c, const.gap_mode)
+        live.gap = gap
+        if gap > 0.0:  # T'_t = T_{Delta_t} (eq. 13)
+            tp = max(const.k_t / (gap * gap) - const.offset, const.t_delta)
+            live.t_prime = math.ceil(min(tp, 1e15))
         else:
-            istate[_TPRIME] = istate[_TCAP]
+            live.t_prime = const.t_cap
 
 
 @numba.njit(cache=True)
-def run_arm_loop(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, dw_arms,
-                 explore_buf, istate, fparams, fstate, snap_theta, snap_ainv, means, noise_code, sigma,
-                 variates, played, start, stop):  # fmt: skip
-    """Select -> observe -> tell for variate rows ``start..stop-1``; stops early when the exploration
-    buffer must be refilled. The observation is ``observe_code(noise_code, sigma, -mu^T x, z)`` (the
-    negated loss, as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment`). Returns the
-    first unused row."""
-    n_arms = arms.shape[0] // 2
-    j = start
+def run_arm_loop(st, env, variates, played, rows):
+    """Select -> observe -> tell for variate rows ``rows = (start, stop)``, ``start..stop-1``; stops early
+    when the exploration buffer must be refilled. The observation is ``observe_code(env.noise_code,
+    env.sigma, env.means[arm], z)`` (the negated loss, as
+    :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment`). Returns the first unused row."""
+    j, stop = rows
     while j < stop:
-        arm = select_arm(
-            preds, sq_widths, n_arms, dw_arms, explore_buf, istate, fparams, fstate, a_inv, theta, snap_theta,
-            snap_ainv,
-        )  # fmt: skip
+        arm = select_arm(st)
         if arm < 0:
             break
-        y = observe_code(noise_code, sigma, means[arm], variates[j, 0])
-        tell_arm(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, istate, fparams,
-                 fstate, arm, -y)  # fmt: skip
+        y = observe_code(env.noise_code, env.sigma, env.means[arm], variates[j, 0])
+        tell_arm(st, arm, -y)
         played[j] = arm
         j += 1
     return j
@@ -390,7 +465,7 @@ class SafeLUCB(BaseLearner):
 
     Guarantees (valid ``R, S, L``): phase 1 is safe deterministically, phase 2 with probability
     ``>= 1 - delta``; regret ``O~(sqrt T)`` with ``T' = T_Delta`` (Thm. 2), ``O~(T^{2/3})`` with ``T_0``
-    (Thm. 3). Deviations (docs/decisions.md): finite sets (App. C not available) use ``D^w`` =
+    (Thm. 3). Deviations (docs/decisions/safe_lucb.md): finite sets (App. C not available) use ``D^w`` =
     its arms with ``||B x|| <= c/S`` and fall back to the best such arm when ``D_t^s`` is empty; convex
     optimistic step by the radial reduction.
     """
@@ -462,15 +537,21 @@ class SafeLUCB(BaseLearner):
         )  # fmt: skip
         t_prime, cap = self._resolve_t_prime()
         ln = self.lengths
-        self._istate = np.array(
-            [0, t_prime, cap, EXPLORE_BLOCK, 1, -1, 0, c.refresh_every, int(c.width == "logdet"),
-             int(self.adaptive), int(getattr(c, "gap_lcb", "valid") == "plugin")], dtype=np.int64,
+        self._const = SafeLUCBConstants(
+            c=self._c, delta=float(c.delta), reg=float(c.reg), noise_bound=r, arm_norm_bound=big_l,
+            param_norm_bound=s, k_t=float(ln.get("K_T", np.inf)), offset=2 * c.reg / max(lam_minus, 1e-300),
+            t_delta=float(ln["t_delta"]), t_cap=cap, n_arms=ds.arms.shape[0] if self._finite else 0,
+            refresh_every=c.refresh_every, logdet_width=c.width == "logdet", adaptive=self.adaptive,
+            gap_mode=GAP_PLUGIN if getattr(c, "gap_lcb", "valid") == "plugin" else GAP_VALID,
         )  # fmt: skip
-        self._fparams = np.array(
-            [self._c, c.delta, c.reg, r, big_l, s, ln.get("K_T", np.inf), 2 * c.reg / max(lam_minus, 1e-300),
-             ln["t_delta"]],
-        )  # fmt: skip
-        self._fstate = np.array([0.0, np.nan, np.nan, np.nan])
+        self._live_block = np.zeros(1, dtype=SAFE_LUCB_LIVE)  # the kernels read its record [0]
+        live = self._live_block[0]  # a view: writes go through
+        # one-element views of two fields read on every ask (faster to index than the record)
+        self._pos_at, self._fallback_at = self._live_block["pos"], self._live_block["fallback"]
+        live["t_prime"], live["pos"], live["exploring"], live["t_used"] = t_prime, EXPLORE_BLOCK, True, -1
+        live["gap"] = live["lmin"] = live["beta_snap"] = np.nan
+        #: The changing scalars (a record of dtype :data:`SAFE_LUCB_LIVE`), shared with :attr:`state`.
+        self.live = live
         self._snap_theta, self._snap_ainv = np.zeros(d), np.zeros((d, d))
         self._undo = (0, 0)
         if self._finite:
@@ -524,18 +605,17 @@ class SafeLUCB(BaseLearner):
                                numerics="primal")  # fmt: skip
         self._explore_buf = np.zeros(EXPLORE_BLOCK, dtype=np.int64)
         r = self._ridge
-        self._select_args = (
-            r.preds, r.sq_widths, arms.shape[0], self._dw, self._explore_buf, self._istate, self._fparams,
-            self._fstate, r.a_inv_state, r.theta_state, self._snap_theta, self._snap_ainv,
-        )  # fmt: skip
-        self._tell_args = (
+        ridge = ArmRidgeArrays(
             r.arms, r.arms_t, r.a_inv_state, r.theta_state, r.sq_widths, r.preds, r.counts, r.sums, r.work_u,
-            r.work_w, self._istate, self._fparams, self._fstate,
+            r.work_w,
         )  # fmt: skip
-        self._loop_args = (*self._tell_args[:10], self._dw, self._explore_buf, *self._select_args[5:8],
-                           self._snap_theta, self._snap_ainv)  # fmt: skip
-        self._select_kernel = bind_kernel(select_arm, self._select_args)
-        self._tell_kernel = bind_kernel(tell_arm, (*self._tell_args, 0, 0.0))
+        #: The typed state the compiled kernels act on in place (finite decision sets; never rebound).
+        self.state = SafeLUCBState(
+            ridge, self._dw, self._explore_buf, self._snap_theta, self._snap_ainv, self._const,
+            self._live_block,
+        )  # fmt: skip
+        self._select_kernel = bind_kernel(select_arm, (self.state,))
+        self._tell_kernel = bind_kernel(tell_arm, (self.state, 0, 0.0))
 
     def _init_convex(self) -> None:
         c, d = self.config, self._ds.dim
@@ -574,20 +654,19 @@ class SafeLUCB(BaseLearner):
             self._explore_buf[:] = self._dw[self.rng.integers(0, self._dw.size, EXPLORE_BLOCK)]
         else:
             self._explore_pts[:] = self._draw_convex(self.rng, EXPLORE_BLOCK)
-        self._istate[_POS] = 0
+        self.live["pos"] = 0
         self._undo = (0, self._undo[1])  # a cancelled ask keeps the fresh block
 
     # -- state -----------------------------------------------------------------------------------
     @property
     def beta(self) -> float:
         """``beta`` of the next round."""
-        return float(
-            current_beta(int(self._istate[_T]), self._ds.dim, self._fparams, self._istate, self._fstate)
-        )
+        live = self.live
+        return float(current_beta(int(live["t"]), self._ds.dim, self._const, float(live["logdet"])))
 
     @property
     def exploring(self) -> bool:
-        return bool(self._istate[_EXPLORING])
+        return bool(self.live["exploring"])
 
     def _theta_ainv(self) -> tuple[FloatArray, FloatArray]:
         if self._finite:
@@ -606,14 +685,14 @@ class SafeLUCB(BaseLearner):
     def diagnostics(self) -> dict[str, Any]:
         """``T'`` used, ``t_delta``, ``T_Delta``, ``T_0``, ``lambda_-``, ``lambda_min(A_{T'+1})`` against
         Lemma 1's ``lambda + lambda_- T' / 2``, fallback rounds, and the estimates at ``T'+1`` and now."""
-        ist, fs, c = self._istate, self._fstate, self.config
+        live, c = self.live, self.config
         ln = self.lengths
-        finished = ist[_EXPLORING] == 0
-        t_prime = int(ist[_TUSED]) if finished else int(ist[_T])
+        finished = not live["exploring"]
+        t_prime = int(live["t_used"]) if finished else int(live["t"])
         cur = self.estimated_safe_set()
         if finished:
             a_snap = np.linalg.inv(self._snap_ainv)
-            lmin, est_tp = float(fs[_LMIN]), _estimate_json(self._snap_theta, a_snap, fs[_BSNAP])
+            lmin, est_tp = float(live["lmin"]), _estimate_json(self._snap_theta, a_snap, live["beta_snap"])
         else:
             lmin, est_tp = float(np.linalg.eigvalsh(cur["a"])[0]), None
         bound = c.reg + ln["lambda_minus"] * t_prime / 2.0
@@ -629,53 +708,53 @@ class SafeLUCB(BaseLearner):
             "lemma1_bound": bound,
             "lemma1_holds": bool(lmin >= bound),
             "lemma1_applicable": bool(t_prime >= ln["t_delta"]),
-            "fallback_rounds": int(ist[_FALLBACK]),
+            "fallback_rounds": int(live["fallback"]),
             "estimate_tprime": est_tp,
             "estimate_final": _estimate_json(cur["theta"], cur["a"], cur["beta"]),
         }
         if self.adaptive:
-            out["gap_lcb_last"] = float(fs[_GAP])
+            out["gap_lcb_last"] = float(live["gap"])
         return out
 
     # -- protocol --------------------------------------------------------------------------------
     def _ask(self, context: Any) -> Decision:
-        self._undo = (int(self._istate[_POS]), int(self._istate[_FALLBACK]))
+        self._undo = (int(self._pos_at[0]), int(self._fallback_at[0]))
         if self._finite:
-            arm = self._select_kernel(*self._select_args)
+            arm = self._select_kernel(self.state)
             if arm == -2:
                 self._refill()
-                arm = self._select_kernel(*self._select_args)
+                arm = self._select_kernel(self.state)
             return Decision(arm=int(arm))
         return Decision(point=self._next_point().copy())
 
     def cancel(self) -> None:
         super().cancel()
-        self._istate[_POS], self._istate[_FALLBACK] = self._undo
+        self.live["pos"], self.live["fallback"] = self._undo
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
             raise ProtocolError(f"{type(self).__name__} must be told an Observation with the (negated) loss.")
         loss = -float(observation.reward)
         if self._finite:
-            self._tell_kernel(*self._tell_args, int(decision.arm), loss)
+            self._tell_kernel(self.state, int(decision.arm), loss)
         else:
             self._observe_point(np.asarray(decision.point, dtype=np.float64), loss)
 
     # -- convex bodies ---------------------------------------------------------------------------
     def _next_point(self) -> FloatArray:
-        ist = self._istate
-        t = int(ist[_T])
-        if ist[_EXPLORING] == 1:
-            if t + 1 <= min(ist[_TPRIME], ist[_TCAP]):
-                if ist[_POS] >= EXPLORE_BLOCK:
+        live = self.live
+        t = int(live["t"])
+        if live["exploring"]:
+            if t + 1 <= min(live["t_prime"], self._const.t_cap):
+                if live["pos"] >= EXPLORE_BLOCK:
                     self._refill()
-                ist[_POS] += 1
-                return self._explore_pts[ist[_POS] - 1]
-            ist[_EXPLORING], ist[_TUSED] = 0, t
+                live["pos"] += 1
+                return self._explore_pts[live["pos"] - 1]
+            live["exploring"], live["t_used"] = False, t
             theta, a_inv = self._theta_ainv()
             self._snap_theta[:], self._snap_ainv[:] = theta, a_inv
-            self._fstate[_LMIN] = float(np.linalg.eigvalsh(self._ridge.a)[0])
-            self._fstate[_BSNAP] = self.beta
+            live["lmin"] = float(np.linalg.eigvalsh(self._ridge.a)[0])
+            live["beta_snap"] = self.beta
         theta, a_inv = self._theta_ainv()
         theta = np.ascontiguousarray(theta)
         beta, solver = self.beta, self.config.convex_solver
@@ -691,10 +770,10 @@ class SafeLUCB(BaseLearner):
         return self._point
 
     def _observe_point(self, x: FloatArray, loss: float) -> None:
-        if self._istate[_WIDTH] == 1:
-            self._fstate[_LOGDET] += math.log(1.0 + float(x @ self._ridge.a_inv @ x))
+        if self._const.logdet_width:
+            self.live["logdet"] += math.log(1.0 + float(x @ self._ridge.a_inv @ x))
         self._ridge.update(x, loss)
-        self._istate[_T] += 1
+        self.live["t"] += 1
 
     # -- compiled simulation -----------------------------------------------------------------------
     def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
@@ -718,9 +797,10 @@ class SafeLUCB(BaseLearner):
             played = np.empty(n, dtype=np.int64)
             arms = self._ds.arms
             means = np.array([float((arms[k] @ params)[0]) for k in range(arms.shape[0])])
+            feedback = LossFeedback(means, code, sigma)
             j = 0
             while j < n:
-                j = run_arm_loop(*self._loop_args, means, code, sigma, variates, played, j, n)
+                j = run_arm_loop(self.state, feedback, variates, played, (j, n))
                 if j < n:
                     self._refill()
             points = arms[played]

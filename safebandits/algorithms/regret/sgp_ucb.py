@@ -8,7 +8,7 @@ Digest ``ckb.md`` §4.4, item 2 (the abstract confirms the two phases; the detai
 * **phase 2**: the pessimistic safe set ``D_t = {x : mu~_{t-1}(x) + beta~_t sigma~_{t-1}(x) <= 0}`` (the seed
   always included) and GP-UCB on ``f`` in it, ``x_t = argmax_{D_t} mu_{t-1} + beta_t sigma_{t-1}``.
 
-Open parameters (``docs/decisions.md``): ``T'`` (default ``ceil(0.05 T)``), ``beta_t`` (CKB's formula and
+Open parameters (``docs/decisions/ckb.md``): ``T'`` (default ``ceil(0.05 T)``), ``beta_t`` (CKB's formula and
 options) and the seed (told by the instance).
 """
 

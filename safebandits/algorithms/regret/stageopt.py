@@ -14,7 +14,7 @@ the digest's summary of the StageOpt paper). In this package's sign convention t
 * **stage 2** (optimisation): GP-UCB on ``f`` in the safe set, ``x_t = argmax_{S_t} mu + beta sigma``
   (the safe set keeps growing from the new data).
 
-Parameters the paper leaves open (documented in ``docs/decisions.md``): ``L`` (default ``G``: with the
+Parameters the paper leaves open (documented in ``docs/decisions/ckb.md``): ``L`` (default ``G``: with the
 kernel metric ``d(x, x') = ||k(x, .) - k(x', .)||`` every ``g`` with ``||g||_k <= G`` is ``G``-Lipschitz),
 the metric (kernel-induced by default; Euclidean on ``info.points`` as an option), ``T_0`` (a fraction of
 ``T``), ``beta_t`` (CKB's formula and options) and the seed (told by the instance). Cost per round

@@ -16,7 +16,7 @@ component.
   rescaled arms; the order among feasible arms, hence ``x*``, is preserved);
 - ``"none"``: raw features (Gaussian feedback only).
 
-See ``docs/decisions.md``, "Driving: normalisation".
+See ``docs/decisions/acol.md``, "Driving: normalisation".
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ The best feasible sample seen (highest reward) is returned; the environment is d
 problems x samples.
 
 Deviations: when no sample is ever feasible the authors return the all-zero initial mean; we return the
-least-violating sample seen and report ``feasible=False`` (``docs/decisions.md``, "Driving: CEM").
+least-violating sample seen and report ``feasible=False`` (``docs/decisions/acol.md``, "Driving: CEM").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Constrained driving optima: ``max theta^T f(pi)`` s.t. ``phi^T f(pi) <= tau`` (reference of Figure 4).
 
-Two solvers (``docs/decisions.md``, "Driving: constrained reference solver"):
+Two solvers (``docs/decisions/acol.md``, "Driving: constrained reference solver"):
 
 - ``"wen-topcu"``: the authors' constrained CEM (:func:`~safebandits.problems.driving.cem.cem`, Wen &
   Topcu elite rule), best of ``n_restarts``.

@@ -14,7 +14,7 @@ Dynamics (Appendix C, with the authors' time step ``dt``)::
 with friction ``alpha = 1`` and ``v_max = 1``; the increments use the state *before* the step.
 
 Deviations: the paper writes the update without a time step (``dt = 1``); the authors' code (and our
-default) uses ``dt = 0.2``; see ``docs/decisions.md`` ("Driving: time step").
+default) uses ``dt = 0.2``; see ``docs/decisions/acol.md`` ("Driving: time step").
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class DrivingConfig:
     def preset(cls, name: str) -> DrivingConfig:
         """``"paper"`` (c1 = 4, absolute lane distance) or ``"code"`` (c1 = 10, squared distance).
 
-        Both use ``dt = 0.2`` (see ``docs/decisions.md``); pass ``dt`` explicitly for other steps.
+        Both use ``dt = 0.2`` (see ``docs/decisions/acol.md``); pass ``dt`` explicitly for other steps.
         """
         check_choice(name, "features", ("paper", "code"), owner="DrivingConfig.preset")
         if name == "code":

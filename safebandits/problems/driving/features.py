@@ -20,7 +20,7 @@ f8    don't get too close to cars   ``sum_cars exp(-b (c1 dx^2 + c2 dy^2) + b a)
 9     constant                      ``1`` (not summed)
 ====  ============================  ====================================================================
 
-Deviations (``c1``, the lane distance, ``dt``): ``docs/decisions.md``, "Driving".
+Deviations (``c1``, the lane distance, ``dt``): ``docs/decisions/acol.md``, "Driving".
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ The policy is stored as a trace, so the report can draw it. The engine registers
 Constrained tasks are solved by ``constrained_solver``
 (:func:`~safebandits.problems.driving.constrained.constrained_optimum`): ``"warm-polish"`` (default:
 Wen & Topcu and penalised CEM seeds, the best feasible ones polished by a feasible-only local search)
-or ``"wen-topcu"`` (the authors' constrained CEM alone). See ``docs/decisions.md``, "Driving:
+or ``"wen-topcu"`` (the authors' constrained CEM alone). See ``docs/decisions/acol.md``, "Driving:
 constrained reference solver".
 """
 

@@ -1,7 +1,7 @@
 """Safe transductive BAI instances of Camilleri et al. (NeurIPS 2022), Sections 2-4.
 
 The paper gives exact numbers only for the hard instance ``I1`` of Proposition 2; the other instances are
-constructed as the digest proposes (``docs/decisions.md``, "Instances"). Every instance uses
+constructed as the digest proposes (``docs/decisions/beside.md``, "Instances"). Every instance uses
 Gaussian noise of standard deviation ``sigma`` (default 1: the paper's 1-sub-Gaussian assumption).
 """
 
@@ -40,7 +40,7 @@ def mab_safe(
     the paper names two kinds of arm, one "very difficult to identify as safe" and one that "can easily be
     shown safe", and the digest proposes the others "clearly worse and clearly safe", so they get the easy
     arm's gap (``easy_safety_gap`` = 1.0). The former 0.05 was chosen so that the BASELINE / BESIDE gap
-    appears; it stays available as a parameter. See ``docs/decisions.md``.
+    appears; it stays available as a parameter. See ``docs/decisions/beside.md``.
     """
     k = check_int(n_arms, "n_arms", low=2)
     eps = check_positive(epsilon, "epsilon")

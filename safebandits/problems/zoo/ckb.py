@@ -1,7 +1,7 @@
 """Instances of Zhou & Ji (NeurIPS 2022), Section 5: synthetic RKHS functions, light sensors, finance.
 
 Every choice the paper leaves open (normalisation, noise, the sign of ``g``, the finance construction) is
-recorded in ``docs/decisions.md``; the digest ``ckb.md`` §4 and §7 is the source.
+recorded in ``docs/decisions/ckb.md``; the digest ``ckb.md`` §4 and §7 is the source.
 
 * ``ckb/synthetic`` (Sec. 5.1): ``X`` = 100 evenly spaced points of [0, 1], SE kernel with lengthscale
   0.2 (``exp(-r^2 / (2 l^2))``), ``f = sum_{i<=100} a_i k(., x_i)`` with ``a_i ~ U[-1, 1]`` and centres

@@ -29,7 +29,7 @@ def german(*, q: float = 0.15, data_dir: str | None = None) -> PoolInstance:
 
     The paper does not state German's level; the default is the only level it states, Adult's 0.15
     (rule of issue 17: a value from the paper's text; the former 0.3 did not bind on the pool, whose
-    most accurate classifier already has FDR 0.249). See ``docs/decisions.md``."""
+    most accurate classifier already has FDR 0.249). See ``docs/decisions/beside.md``."""
     q = check_interval(q, "q", low=0.0, high=1.0, owner="fdr/german")
     return PoolInstance(load_german(data_dir), q)
 

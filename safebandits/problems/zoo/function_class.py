@@ -1,6 +1,6 @@
 """Random finite-class instances for OPNLB (Pacchiano, Ghavamzadeh & Bartlett, Sec. 5.3).
 
-The paper has no OPNLB experiment; this family is ours (recorded in ``docs/decisions.md``).
+The paper has no OPNLB experiment; this family is ours (recorded in ``docs/decisions/stagewise.md``).
 """
 
 from __future__ import annotations

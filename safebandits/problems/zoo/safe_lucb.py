@@ -1,7 +1,7 @@
 """Instances of Amani, Alizadeh & Thrampoulidis (NeurIPS 2019), Figure 1 (ours: Appendix F is missing).
 
 The paper's simulation parameters (Appendix F) are not in the text we have, so both instances are our
-own constructions, documented in ``docs/decisions.md``:
+own constructions, documented in ``docs/decisions/safe_lucb.md``:
 
 ``safelucb/karm`` (random per replicate; Figure 1a)
     K arms with a positive safety gap such that ``T_Delta`` is well below ``T_0``: half the arms near the

@@ -1,7 +1,7 @@
 """Instances of Pacchiano, Ghavamzadeh & Bartlett (stage-wise constraints), experiments E1-E4.
 
 The paper never states the horizon, the noise law of the linear experiments, ``R``, ``delta``, ``S``
-or ``L``; our defaults are recorded in ``docs/decisions.md`` (Stage-wise constrained bandits).
+or ``L``; our defaults are recorded in ``docs/decisions/stagewise.md`` (Stage-wise constrained bandits).
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ def test_t_delta_below_t0_on_karm_instances():
         lrn = learner(karm(seed, horizon=10**5), t_prime="t_delta")
         ln = lrn.lengths
         assert ln["T_Delta"] <= 0.5 * ln["T0"]
-        assert lrn._istate[1] == math.ceil(ln["T_Delta"])
+        assert lrn.live["t_prime"] == math.ceil(ln["T_Delta"])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -276,7 +276,7 @@ def test_diagnostics_and_cancel():
     assert not before["exploration_finished"] and before["estimate_tprime"] is None
     d = lrn.ask()
     lrn.cancel()
-    assert lrn._istate[3] == 0  # the exploration draw is given back
+    assert lrn.live["pos"] == 0  # the exploration draw is given back
     run_regret(lrn, inst.environment(np.random.default_rng(0)), inst)
     diag = lrn.diagnostics()
     assert diag["t_prime"] == math.ceil(lrn.lengths["T_Delta"]) and diag["lemma1_applicable"]
