@@ -133,7 +133,7 @@ EXAMPLE1 = register_experiment(
                 fixed={"epsilon": 0.01},
                 sweep_param="value_advantage_2",
                 values={"quick": (0.1, 0.025), "paper": (0.2, 0.1, 0.05, 0.025, 0.0125)},
-                title="Example 1, shrinking Delta(e_2) (e_2 very unsafe)",
+                title="Shrinking Delta(e_2)",
                 xlabel="Delta(e_2)",
             ),
             PanelSpec(
@@ -142,7 +142,7 @@ EXAMPLE1 = register_experiment(
                 fixed={"epsilon": 0.01},
                 sweep_param="safety_gap_3",
                 values={"quick": (-0.04, -0.01), "paper": (-0.08, -0.04, -0.02, -0.01, -0.005)},
-                title="Example 1, shrinking Delta_safe(e_3) (e_3 clearly suboptimal)",
+                title="Shrinking Delta_safe(e_3)",
                 xlabel="Delta_safe(e_3)",
             ),
         ),
