@@ -153,7 +153,7 @@ def _field_hints(cls: type) -> dict[str, Any]:
 
 
 @cache
-def literal_choices(cls: type) -> dict[str, tuple[Any, ...]]:
+def literal_choices(cls: type) -> types.MappingProxyType[str, tuple[Any, ...]]:
     """``{field name: allowed values}`` for every ``Literal``-annotated dataclass field of ``cls``.
 
     The single source of the allowed values of a choice option is its annotation; this reads it
@@ -167,7 +167,7 @@ def literal_choices(cls: type) -> dict[str, tuple[Any, ...]]:
             choices = _literal_args(hints[name])
             if choices is not None:
                 out[name] = choices
-    return out
+    return types.MappingProxyType(out)  # read-only: the cached value is shared
 
 
 def check_literal_fields(obj: Any, *, owner: str | None = None) -> None:
