@@ -5,9 +5,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import sys
+import types
+import typing
 from collections.abc import Iterable
-from typing import Any
+from functools import cache
+from typing import Any, Literal, Union
 
 import numpy as np
 
@@ -18,7 +23,9 @@ __all__ = [
     "check_choice",
     "check_int",
     "check_interval",
+    "check_literal_fields",
     "check_positive",
+    "literal_choices",
 ]
 
 
@@ -94,6 +101,86 @@ def check_choice(value: Any, name: str, choices: Iterable[Any], *, owner: str = 
     if value not in options:
         raise _fail(name, owner, f"one of {', '.join(map(repr, options))}", value)
     return value
+
+
+def _literal_args(tp: Any) -> tuple[Any, ...] | None:
+    """The allowed values of a ``Literal`` annotation (``None`` added for ``Optional``), else ``None``.
+
+    Handles ``Literal[...]``, ``Literal[...] | None``, ``Optional[Literal[...]]`` and unions of
+    literals; any other member of a union (``str | Literal["a"]``) means "not a pure choice": ``None``.
+    """
+    if typing.get_origin(tp) is Literal:
+        return tuple(typing.get_args(tp))
+    if typing.get_origin(tp) in (Union, types.UnionType):
+        values: list[Any] = []
+        for member in typing.get_args(tp):
+            if member is type(None):
+                values.append(None)
+                continue
+            sub = _literal_args(member)
+            if sub is None:
+                return None
+            values.extend(sub)
+        return tuple(dict.fromkeys(values)) if any(v is not None for v in values) else None
+    return None
+
+
+def _field_hints(cls: type) -> dict[str, Any]:
+    """Resolved annotations of the fields of ``cls`` (string annotations evaluated one by one).
+
+    ``typing.get_type_hints`` fails as a whole when one annotation names something imported only
+    under ``TYPE_CHECKING``; then each field is resolved alone and the unresolvable ones are skipped
+    (they cannot be a ``Literal`` the module can evaluate).
+    """
+    try:
+        return typing.get_type_hints(cls)
+    except Exception:
+        pass
+    hints: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        module = sys.modules.get(klass.__module__)
+        namespace = {"Literal": Literal, "Optional": typing.Optional, "Union": Union}
+        namespace.update(vars(module) if module is not None else {})
+        for name, ann in vars(klass).get("__annotations__", {}).items():
+            if isinstance(ann, str):
+                try:
+                    ann = eval(ann, namespace, dict(vars(klass)))
+                except Exception:
+                    hints.pop(name, None)
+                    continue
+            hints[name] = ann
+    return hints
+
+
+@cache
+def literal_choices(cls: type) -> types.MappingProxyType[str, tuple[Any, ...]]:
+    """``{field name: allowed values}`` for every ``Literal``-annotated dataclass field of ``cls``.
+
+    The single source of the allowed values of a choice option is its annotation; this reads it
+    (cached per class) so a ``__post_init__`` never restates the tuple.
+    """
+    hints = _field_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else list(hints)
+    out: dict[str, tuple[Any, ...]] = {}
+    for name in names:
+        if name in hints:
+            choices = _literal_args(hints[name])
+            if choices is not None:
+                out[name] = choices
+    return types.MappingProxyType(out)  # read-only: the cached value is shared
+
+
+def check_literal_fields(obj: Any, *, owner: str | None = None) -> None:
+    """Check every ``Literal``-annotated field of the dataclass ``obj`` against its annotation.
+
+    Raises the usual :class:`ConfigError` ("The 'width' parameter of GACOLConfig must be one of
+    'theory', 'tuned'. Got 'x' instead.") for the first field (in field order) whose value is not
+    one of the allowed values. ``owner`` defaults to the class name.
+    """
+    cls = type(obj)
+    name_of_owner = cls.__name__ if owner is None else owner
+    for name, choices in literal_choices(cls).items():
+        check_choice(getattr(obj, name), name, choices, owner=name_of_owner)
 
 
 def check_array(

@@ -38,7 +38,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    check_array,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+)
 from safebandits.datasets import DATA_ENV, DataNotFoundError, find_dataset
 from safebandits.estimators.gp import check_kernel_matrix
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
@@ -311,7 +317,7 @@ class KernelInstance(ArmSetMixin):
         check_int(self.horizon, "horizon", low=1, owner=owner)
         check_interval(self.slater_cap, "slater_cap", low=0.0, high=1.0, closed="right", owner=owner)
         check_int(self.n_seed, "n_seed", low=1, high=n, owner=owner)
-        check_choice(self.seed_rule, "seed_rule", ("argmin", "median"), owner=owner)
+        check_literal_fields(self, owner=owner)
         for attr in ("reward_bound", "constraint_bound", "noise_bound", "constraint_noise_bound"):
             if getattr(self, attr) is not None:
                 check_positive(getattr(self, attr), attr, owner=owner)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import numba
 import numpy as np
 
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits._validation import check_int, check_interval, check_literal_fields, check_positive
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import MAX_ROUND_SAMPLES
 from safebandits.design import frank_wolfe_design, round_design
@@ -328,7 +328,7 @@ class EliminationConfig(LearnerConfig):
             check_positive(self.epsilon, "epsilon", owner=owner)
         check_positive(self.initial_tolerance, "initial_tolerance", owner=owner)
         check_positive(self.width_factor, "width_factor", owner=owner)
-        check_choice(self.sampling, "sampling", ("rounded", "iid"), owner=owner)
+        check_literal_fields(self, owner=owner)
         check_interval(self.fw_tol, "fw_tol", low=0.0, high=1.0, owner=owner)
         check_int(self.max_rounds, "max_rounds", low=1, owner=owner)
 

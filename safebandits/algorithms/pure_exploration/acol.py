@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits._validation import check_int, check_interval, check_literal_fields, check_positive
 from safebandits.algorithms.base import LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import RoundBasedCBAI, round_length
 from safebandits.algorithms.registry import register_algorithm
@@ -60,7 +60,7 @@ class ACOLConfig(LearnerConfig):
         owner = type(self).__name__
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
         check_positive(self.epsilon, "epsilon", owner=owner, allow_zero=True)
-        check_choice(self.round_length, "round_length", ("paper", "code"), owner=owner)
+        check_literal_fields(self, owner=owner)
         check_positive(self.ridge, "ridge", owner=owner)
         check_int(self.min_round_samples, "min_round_samples", low=0, owner=owner)
         check_positive(self.fw_tol, "fw_tol", owner=owner)

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._validation import check_choice, check_interval, check_positive
+from safebandits._validation import check_interval, check_positive
 from safebandits.algorithms.pure_exploration._cbai import MAX_ROUND_SAMPLES
 from safebandits.algorithms.pure_exploration._transductive import (
     EliminationConfig,
@@ -124,8 +124,6 @@ class BESIDEConfig(EliminationConfig):
         owner = type(self).__name__
         for name in ("eps_scale", "design_scale", "design_tol", "tau_factor", "rage_scale"):
             check_positive(getattr(self, name), name, owner=owner)
-        check_choice(self.log_base, "log_base", ("2", "e"), owner=owner)
-        check_choice(self.estimator, "estimator", ("rips", "ols"), owner=owner)
         check_interval(self.rage_accuracy, "rage_accuracy", low=0.0, high=1.0, closed="right", owner=owner)
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar, Literal
 
-from safebandits._validation import check_choice
 from safebandits.algorithms.pure_exploration._transductive import (
     EliminationConfig,
     EliminationLearner,
@@ -86,10 +85,6 @@ class SingleDesignConfig(EliminationConfig):
     """
 
     design: Literal["diff", "safe", "uniform"] = "diff"
-
-    def __post_init__(self) -> None:
-        EliminationConfig.__post_init__(self)
-        check_choice(self.design, "design", ("diff", "safe", "uniform"), owner=type(self).__name__)
 
 
 class SingleDesign(EliminationLearner):

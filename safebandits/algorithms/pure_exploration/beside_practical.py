@@ -44,7 +44,7 @@ from typing import Literal
 
 import numpy as np
 
-from safebandits._validation import check_choice, check_interval
+from safebandits._validation import check_interval
 from safebandits.algorithms.pure_exploration._transductive import (
     EliminationConfig,
     EliminationLearner,
@@ -87,9 +87,7 @@ class BESIDEPracticalConfig(EliminationConfig):
     def __post_init__(self) -> None:
         EliminationConfig.__post_init__(self)
         owner = type(self).__name__
-        check_choice(self.weighting, "weighting", ("beside", "uniform"), owner=owner)
         check_interval(self.design_scale, "design_scale", low=0.0, high=0.5, owner=owner)
-        check_choice(self.combine, "combine", ("sequential", "mixture", "joint"), owner=owner)
 
 
 @register_algorithm(

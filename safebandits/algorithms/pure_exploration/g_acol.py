@@ -37,7 +37,14 @@ import numba
 import numpy as np
 
 from safebandits._numba import bind_kernel
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    check_choice,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+    literal_choices,
+)
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import (
     CBAILearner,
@@ -50,7 +57,6 @@ from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import (
     DIAGONAL,
     GRAM,
-    NUMERICS,
     ArmRidge,
     arm_axis,
     arm_diag_refresh,
@@ -69,8 +75,6 @@ __all__ = ["GACOL", "GACOLConfig", "run_loop", "select_arm", "tell_sample"]
 LOOKAHEAD, MOST_UNCERTAIN, UNIFORM, MAX_REWARD = 0, 1, 2, 3
 # candidate set codes
 FROM_UNCERTAIN, FROM_ALL, FROM_FEASIBLE = 0, 1, 2
-_SELECTIONS = ("lookahead", "most_uncertain", "uniform", "max_reward")
-_SELECT_FROM = ("uncertain", "all", "feasible")
 # counters slots: samples so far t, position in the learner's uniform buffer
 _T, _UPOS = 0, 1
 #: Learner uniforms drawn per refill, environment variates taken per block of the compiled loop. Both
@@ -139,17 +143,20 @@ class GACOLConfig(LearnerConfig):
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
-        check_choice(self.width, "width", ("theory", "tuned"), owner=owner)
+        check_literal_fields(self, owner=owner)
         check_positive(self.tuned_width, "tuned_width", owner=owner)
         check_positive(self.ridge, "ridge", owner=owner)
         check_positive(self.noise_bound, "noise_bound", owner=owner)
         check_positive(self.arm_norm_bound, "arm_norm_bound", owner=owner)
         check_positive(self.param_norm_bound, "param_norm_bound", owner=owner, allow_zero=True)
         check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
-        check_choice(self.selection, "selection", _SELECTIONS, owner=owner)
-        check_choice(self.select_from, "select_from", _SELECT_FROM, owner=owner)
-        check_choice(self.numerics, "numerics", ("auto", *NUMERICS), owner=owner)
         check_choice(self.certified_skip, "certified_skip", (True, False), owner=owner)
+
+
+# The codes above are the positions in the annotations of GACOLConfig (the one source of the names).
+_SELECTIONS = literal_choices(GACOLConfig)["selection"]
+_SELECT_FROM = literal_choices(GACOLConfig)["select_from"]
+assert _SELECTIONS.index("max_reward") == MAX_REWARD and _SELECT_FROM.index("feasible") == FROM_FEASIBLE
 
 
 # --------------------------------------------------------------------------------------------------

@@ -21,7 +21,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    check_array,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+)
 from safebandits.algorithms.base import LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import MAX_ROUND_SAMPLES, RoundBasedCBAI, round_length
 from safebandits.algorithms.registry import register_algorithm
@@ -68,11 +74,10 @@ class StaticAllocationConfig(LearnerConfig):
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
-        check_choice(self.allocation, "allocation", ("oracle", "g-optimal", "uniform"), owner=owner)
+        check_literal_fields(self, owner=owner)
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
         check_interval(self.phase_base, "phase_base", low=1.0, owner=owner)
         check_positive(self.ridge, "ridge", owner=owner)
-        check_choice(self.oracle_margins, "oracle_margins", ("threshold", "code"), owner=owner)
         check_positive(self.fw_tol, "fw_tol", owner=owner)
         check_int(self.min_round_samples, "min_round_samples", low=0, owner=owner)
 

@@ -40,7 +40,13 @@ import numba
 import numpy as np
 
 from safebandits._numba import bind_kernel
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    check_choice,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+)
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.gp import FiniteGP, InformationGain, beta_width, cholesky_jittered
@@ -204,7 +210,6 @@ def select_given(f_hat, g_hat, big_b, big_g, phi, truncate, u, scores, out):
 # --------------------------------------------------------------------------------------------------
 # config and learner
 # --------------------------------------------------------------------------------------------------
-EXPLORATIONS = ("ucb", "ts", "rand")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -236,7 +241,7 @@ class GPBanditConfig(LearnerConfig):
         owner = type(self).__name__
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
         _check_gp_noise(self.gp_noise, "gp_noise", owner)
-        check_choice(self.info_gain, "info_gain", ("heuristic", "greedy", "realised"), owner=owner)
+        check_literal_fields(self, owner=owner)
         check_positive(self.beta_scale, "beta_scale", owner=owner)
         if self.horizon is not None:
             check_int(self.horizon, "horizon", low=1, owner=owner)
@@ -297,7 +302,6 @@ class CKBConfig(GPBanditConfig):
     def __post_init__(self) -> None:
         GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
         owner = type(self).__name__
-        check_choice(self.exploration, "exploration", EXPLORATIONS, owner=owner)
         if self.constraint_gp_noise is not None:
             _check_gp_noise(self.constraint_gp_noise, "constraint_gp_noise", owner)
         for name in ("rho", "step"):
@@ -305,8 +309,6 @@ class CKBConfig(GPBanditConfig):
                 check_positive(getattr(self, name), name, owner=owner)
         if self.slack != "auto":
             check_positive(self.slack, "slack", owner=owner, allow_zero=True)
-        check_choice(self.dual, "dual", ("projected", "virtual_queue"), owner=owner)
-        check_choice(self.dual_input, "dual_input", ("estimate", "observation"), owner=owner)
         check_choice(self.truncate, "truncate", (True, False), owner=owner)
         check_positive(self.jitter, "jitter", owner=owner)
         check_int(self.refresh_every, "refresh_every", low=0, owner=owner)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar, Literal
 
-from safebandits._validation import check_choice
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.safe_lucb import SafeLUCB, SafeLUCBBaseConfig
 
@@ -51,8 +50,6 @@ class GSLUCBConfig(SafeLUCBBaseConfig):
 
     def __post_init__(self) -> None:
         self._check_common()
-        check_choice(self.gap_lcb, "gap_lcb", ("valid", "plugin"), owner=type(self).__name__)
-        check_choice(self.t0_rule, "t0_rule", ("t0", "t0-numerical"), owner=type(self).__name__)
 
 
 _DESCRIPTION = (

@@ -42,7 +42,14 @@ import numba
 import numpy as np
 
 from safebandits._numba import bind_kernel
-from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    check_array,
+    check_choice,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+)
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
@@ -117,13 +124,12 @@ class StagewiseLinearConfig(LearnerConfig):
         owner = type(self).__name__
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
         check_positive(self.reg, "reg", owner=owner)
-        check_choice(self.radii, "radii", ("theory", "code"), owner=owner)
+        check_literal_fields(self, owner=owner)
         if self.alpha_r is not None:
             check_positive(self.alpha_r, "alpha_r", owner=owner)
         if self.alpha_c is not None:
             check_positive(self.alpha_c, "alpha_c", owner=owner)
         check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
-        check_choice(self.safe_value_ucb, "safe_value_ucb", ("ucb", "known"), owner=owner)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)

@@ -50,7 +50,13 @@ import numba
 import numpy as np
 
 from safebandits._numba import bind_kernel
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    check_choice,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+)
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
@@ -185,18 +191,14 @@ class OPBConfig(LearnerConfig):
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
-        check_choice(self.confidence, "confidence", ("theory", "code"), owner=owner)
-        check_choice(self.radii, "radii", ("theory", "code"), owner=owner)
+        check_literal_fields(self, owner=owner)
         for name in ("alpha_r", "alpha_c"):
             if getattr(self, name) is not None:
                 check_positive(getattr(self, name), name, owner=owner)
         check_positive(self.noise_bound, "noise_bound", owner=owner)
-        check_choice(self.unpulled, "unpulled", ("code", "paper"), owner=owner)
         check_choice(self.clip, "clip", (True, False), owner=owner)
-        check_choice(self.safe_reward, "safe_reward", ("ucb", "known"), owner=owner)
         if self.horizon is not None:
             check_int(self.horizon, "horizon", low=1, owner=owner)
-        check_choice(self.warm_start_alpha, "warm_start_alpha", ("valid", "ratio"), owner=owner)
         if self.warm_start_delta is not None:
             check_interval(self.warm_start_delta, "warm_start_delta", low=0.0, high=1.0, owner=owner)
         if self.warm_start_cap is not None:

@@ -31,7 +31,13 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from scipy.optimize import linprog
 
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    check_choice,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+)
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.exceptions import ConfigError
@@ -107,7 +113,7 @@ class OPNLBConfig(LearnerConfig):
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
-        check_choice(self.radius_form, "radius_form", ("squared", "literal"), owner=owner)
+        check_literal_fields(self, owner=owner)
         check_positive(self.radius_scale, "radius_scale", owner=owner)
         if self.alpha_r is not None:
             check_positive(self.alpha_r, "alpha_r", owner=owner, allow_zero=True)

@@ -44,7 +44,13 @@ import numba
 import numpy as np
 
 from safebandits._numba import bind_kernel
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    check_choice,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+)
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
@@ -177,14 +183,10 @@ class SafeLUCBBaseConfig(LearnerConfig):
 
     def _check_common(self) -> None:
         owner = type(self).__name__
-        check_choice(self.sampler, "sampler", ("rejection", "shell"), owner=owner)
+        check_literal_fields(self, owner=owner)
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
         check_positive(self.reg, "reg", owner=owner)
-        check_choice(self.width, "width", ("paper", "logdet"), owner=owner)
         check_positive(self.t0_coefficient, "t0_coefficient", owner=owner)
-        check_choice(
-            self.convex_solver, "convex_solver", ("radial", "discretise", "boundary-grid"), owner=owner
-        )
         check_int(self.n_directions, "n_directions", low=8, owner=owner)
         check_int(self.n_radii, "n_radii", low=1, owner=owner)
         check_int(self.lambda_mc_samples, "lambda_mc_samples", low=1000, owner=owner)

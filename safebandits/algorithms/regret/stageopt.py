@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits._validation import check_int, check_interval, check_positive
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.ckb import (
     GPBanditConfig,
@@ -81,7 +81,6 @@ class StageOptConfig(GPBanditConfig):
         owner = type(self).__name__
         if self.lipschitz is not None:
             check_positive(self.lipschitz, "lipschitz", owner=owner)
-        check_choice(self.metric, "metric", ("kernel", "euclidean"), owner=owner)
         check_interval(
             self.expansion_fraction, "expansion_fraction", low=0.0, high=1.0, closed="both", owner=owner
         )

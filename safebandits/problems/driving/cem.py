@@ -25,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 
-from safebandits._validation import check_choice, check_int, check_positive
+from safebandits._validation import check_int, check_literal_fields, check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.problems.driving.dynamics import DrivingConfig, Scenario
 from safebandits.problems.driving.features import policy_features
@@ -59,7 +59,7 @@ class CEMConfig:
 
     def __post_init__(self) -> None:
         owner = "CEMConfig"
-        check_choice(self.mode, "mode", ("constrained", "unconstrained", "penalised"), owner=owner)
+        check_literal_fields(self, owner=owner)
         check_positive(self.penalty, "penalty", owner=owner, allow_zero=True)
         check_int(self.n_iterations, "n_iterations", low=1, owner=owner)
         check_int(self.n_samples, "n_samples", low=2, owner=owner)

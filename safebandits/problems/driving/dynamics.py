@@ -24,7 +24,7 @@ from typing import Literal
 
 import numpy as np
 
-from safebandits._validation import check_choice, check_int, check_positive
+from safebandits._validation import check_choice, check_int, check_literal_fields, check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
 
@@ -86,7 +86,7 @@ class DrivingConfig:
         check_positive(self.v_max, "v_max", owner=owner)
         check_int(self.horizon, "horizon", low=1, owner=owner)
         check_positive(self.c1, "c1", owner=owner)
-        check_choice(self.lane_distance, "lane_distance", ("absolute", "squared"), owner=owner)
+        check_literal_fields(self, owner=owner)
 
     @classmethod
     def preset(cls, name: str) -> DrivingConfig:
