@@ -115,11 +115,7 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
 
     async def study_page(request: Request) -> Response:
         name = request.path_params["name"]
-        try:
-            s = open_study(name)
-        except ConfigError as exc:
-            return render("error.html", 404, message=str(exc))
-        with s:
+        with open_study(name) as s:
             summary = s.summary()
             queries = s.queries()
             threshold = getattr(s.info, "threshold", None)
@@ -164,8 +160,6 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
             return render("answer_wait.html", 200, name=name, message=str(exc))
         except ProtocolError as exc:
             return render("answer_wait.html", 200, name=name, message=str(exc), done=True)
-        except ConfigError as exc:
-            return render("error.html", 404, message=str(exc))
         return RedirectResponse(f"/study/{quote(name, safe='')}/query/{query.id}", status_code=303)
 
     def query_context(s: Any, qid: int) -> dict[str, Any] | None:
@@ -196,11 +190,7 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
     async def query_page(request: Request) -> Response:
         name = request.path_params["name"]
         qid = int(request.path_params["qid"])
-        try:
-            s = open_study(name)
-        except ConfigError as exc:
-            return render("error.html", 404, message=str(exc))
-        with s:
+        with open_study(name) as s:
             ctx = query_context(s, qid)
         if ctx is None:
             return render("error.html", 404, message=f"Study {name!r} has no query {qid}.")
@@ -230,11 +220,7 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
         form = await request.form()
         if not authorised(request, form):
             return render("error.html", 403, message="Answering needs the dashboard's token.")
-        try:
-            s = open_study(name)
-        except ConfigError as exc:
-            return render("error.html", 404, message=str(exc))
-        with s:
+        with open_study(name) as s:
             ctx = query_context(s, qid)
             if ctx is None:
                 return render("error.html", 404, message=f"Study {name!r} has no query {qid}.")
@@ -246,11 +232,8 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
 
     async def answer_page(request: Request) -> Response:
         name = request.path_params["name"]
-        try:
-            with open_study(name) as s:
-                summary = s.summary()
-        except ConfigError as exc:
-            return render("error.html", 404, message=str(exc))
+        with open_study(name) as s:
+            summary = s.summary()
         told = request.query_params.get("told")
         return with_token_cookie(request, render("answer.html", name=name, s=summary, told=told))
 
@@ -308,7 +291,12 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
         Route("/results", results_page),
         Route("/results/report/{path:path}", results_file),
     ]
-    return Starlette(routes=routes)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        # A study that does not exist or cannot be opened (no study of that name, not a study database).
+        return render("error.html", 404, message=str(exc))
+
+    return Starlette(routes=routes, exception_handlers={ConfigError: not_found})
 
 
 def serve(

@@ -37,6 +37,8 @@ ALGORITHMS = (
     AlgorithmSpec(label="StageOpt", name="stageopt"),
     AlgorithmSpec(label="SGP-UCB", name="sgp-ucb"),
 )
+#: The synthetic RKHS functions of Fig. 1a: 100 points of [0, 1], SE kernel with l = 0.2.
+_SYNTHETIC_FUNCTIONS = {"n_points": 100, "lengthscale": 0.2, "n_centres": 100}
 SLACK = AlgorithmSpec(label="CKB-UCB (slack)", name="ckb-ucb", params={"slack": "auto"})
 
 SYNTHETIC = register_experiment(
@@ -47,7 +49,7 @@ SYNTHETIC = register_experiment(
             PanelSpec(
                 name="synthetic",
                 instance="ckb/synthetic",
-                fixed={"n_points": 100, "lengthscale": 0.2, "n_centres": 100},
+                fixed=_SYNTHETIC_FUNCTIONS,
                 sweep_param="sigma",
                 values={"quick": (0.1,), "paper": (0.1,)},
                 title="100 points of [0, 1], SE l = 0.2, new f, g per trial",
@@ -130,7 +132,7 @@ SGP_START = register_experiment(
             PanelSpec(
                 name="synthetic",
                 instance="ckb/synthetic",
-                fixed={"n_points": 100, "lengthscale": 0.2, "n_centres": 100},
+                fixed=_SYNTHETIC_FUNCTIONS,
                 sweep_param="sigma",
                 values={"quick": (0.1,), "paper": (0.1,)},
                 title="100 points of [0, 1], SE l = 0.2; SGP-UCB's first T' rounds",

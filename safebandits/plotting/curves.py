@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from safebandits.plotting._text import wrapped_suptitle
+from safebandits.plotting._text import legend_below, wrapped_suptitle
 
 __all__ = ["CURVE_METRICS", "curve_figure", "curve_stats"]
 
@@ -131,15 +131,7 @@ def curve_figure(
         if log_y:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
-    handles, names = [], []
-    for ax in axes:  # one legend below the panels, never over the data
-        for h, name in zip(*ax.get_legend_handles_labels()):
-            if name not in names:
-                handles.append(h)
-                names.append(name)
-    if handles:
-        fig.legend(handles, names, loc="outside lower center", ncol=min(2 * n, len(names)), fontsize=8,
-                   frameon=False)  # fmt: skip
+    legend_below(fig, axes, 2 * n, fontsize=8)
     if title:
         wrapped_suptitle(fig, title)
     return fig

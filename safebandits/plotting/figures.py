@@ -21,7 +21,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from safebandits.plotting._text import wrapped, wrapped_suptitle
+from safebandits.plotting._text import legend_below, wrapped, wrapped_suptitle
 
 __all__ = [
     "METRIC_LABELS",
@@ -134,6 +134,17 @@ def plot_sweep(
     return ax
 
 
+def _panels(
+    panels: Sequence[tuple[str, str, str]] | None, table: pd.DataFrame, params: pd.DataFrame
+) -> list[tuple[str, str, str]]:
+    """The panels to draw: ``panels`` (default: those of ``table`` in order of appearance, titled by
+    name, the x label the swept parameter read from ``params``) that have data, else one empty panel."""
+    if panels is None:
+        panels = [(p, p, str(params.loc[params["panel"] == p, "sweep.param"].iloc[0]))
+                  for p in _ordered(table["panel"], None)]  # fmt: skip
+    return [p for p in panels if (table["panel"] == p[0]).any()] or [("", "no data", "")]
+
+
 def sweep_figure(
     summary: pd.DataFrame,
     *,
@@ -157,10 +168,7 @@ def sweep_figure(
     title : str
         Figure title.
     """
-    if panels is None:
-        panels = [(p, p, str(summary.loc[summary["panel"] == p, "sweep.param"].iloc[0]))
-                  for p in _ordered(summary["panel"], None)]  # fmt: skip
-    panels = [p for p in panels if (summary["panel"] == p[0]).any()] or [("", "no data", "")]
+    panels = _panels(panels, summary, summary)
     fig = Figure(figsize=(3.6 * len(panels) + 0.4, 3.9), layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     is_samples = metric in ("median", "mean")
@@ -179,14 +187,7 @@ def sweep_figure(
     if not is_samples:
         for ax in axes:
             ax.set_ylim(-0.05, 1.05)
-    handles, names = [], []
-    for ax in axes:
-        for h, n in zip(*ax.get_legend_handles_labels()):
-            if n not in names:
-                handles.append(h)
-                names.append(n)
-    if handles:
-        fig.legend(handles, names, loc="outside lower center", ncol=min(4, len(names)), frameon=False)
+    legend_below(fig, axes, 4)
     if title:
         wrapped_suptitle(fig, title)
     return fig
@@ -274,10 +275,7 @@ def outcome_figure(
 ) -> Figure:
     """Two rows of panels: fraction correct among the runs that stopped, and fraction that hit the budget."""
     table = outcome_table(runs)
-    if panels is None:
-        panels = [(p, p, str(runs.loc[runs["panel"] == p, "sweep.param"].iloc[0]))
-                  for p in _ordered(table["panel"], None)]  # fmt: skip
-    panels = [p for p in panels if (table["panel"] == p[0]).any()] or [("", "no data", "")]
+    panels = _panels(panels, table, runs)
     fig = Figure(figsize=(3.6 * len(panels) + 0.6, 6.4), layout="constrained")
     axes = fig.subplots(2, len(panels), squeeze=False, sharex="col")
     for row, metric in enumerate(("frac_correct_stopped", "frac_budget")):
@@ -286,14 +284,7 @@ def outcome_figure(
                        title=ptitle if row == 0 else "", xlabel=xlabel if row == 1 else "")  # fmt: skip
             ax.set_ylim(-0.05, 1.05)
         axes[row][0].set_ylabel(METRIC_LABELS[metric])
-    handles, names = [], []
-    for ax in axes[0]:
-        for h, n in zip(*ax.get_legend_handles_labels()):
-            if n not in names:
-                handles.append(h)
-                names.append(n)
-    if handles:
-        fig.legend(handles, names, loc="outside lower center", ncol=min(4, len(names)), frameon=False)
+    legend_below(fig, axes[0], 4)
     if title:
         wrapped_suptitle(fig, title)
     return fig

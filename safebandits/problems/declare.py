@@ -127,18 +127,25 @@ class Feedback:
         object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma", owner="Feedback"))
 
     @classmethod
-    def coerce(cls, value: Any, owner: str) -> Feedback:
-        """A :class:`Feedback` from itself, a kind name or a mapping ``{"kind": ..., "sigma": ...}``."""
+    def coerce(cls, value: Any, owner: str, allowed: Mapping[str, str] | None = None) -> Feedback:
+        """A :class:`Feedback` from itself, a kind name or a mapping ``{"kind": ..., "sigma": ...}``.
+
+        ``allowed`` (kind -> its name in the message) restricts the kinds a declaration accepts.
+        """
         if isinstance(value, Feedback):
-            return value
-        if isinstance(value, str):
-            return cls(value)
-        if isinstance(value, Mapping):
+            fb = value
+        elif isinstance(value, str):
+            fb = cls(value)
+        elif isinstance(value, Mapping):
             unknown = set(value) - {"kind", "sigma"}
             if unknown:
                 raise _owner_fail(owner, "feedback", "a mapping with keys 'kind' and 'sigma'", dict(value))
-            return cls(**dict(value))
-        raise _owner_fail(owner, "feedback", f"a Feedback, one of {FEEDBACK_KINDS} or a mapping", value)
+            fb = cls(**dict(value))
+        else:
+            raise _owner_fail(owner, "feedback", f"a Feedback, one of {FEEDBACK_KINDS} or a mapping", value)
+        if allowed is not None and fb.kind not in allowed:
+            raise _owner_fail(owner, "feedback", " or ".join(allowed.values()), fb.kind)
+        return fb
 
     @property
     def noise_bound(self) -> float:
@@ -964,10 +971,8 @@ class KernelProblem(Problem):
             raise _owner_fail(owner, "safe_seed", "a sequence of point indices", self.safe_seed)
         seed = tuple(check_int(i, "safe_seed", low=0, high=n - 1, owner=owner) for i in self.safe_seed)
         object.__setattr__(self, "safe_seed", seed)
-        fb = Feedback.coerce(self.feedback, owner)
-        if fb.kind not in ("gaussian", "subgaussian"):
-            raise _owner_fail(owner, "feedback", "Gaussian or sub-Gaussian", fb.kind)
-        object.__setattr__(self, "feedback", fb)
+        allowed = {"gaussian": "Gaussian", "subgaussian": "sub-Gaussian"}
+        object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner, allowed))
         check_int(self.horizon, "horizon", low=1, owner=owner)
 
     @property
@@ -1087,10 +1092,8 @@ class FunctionClassProblemSpec(Problem):
         object.__setattr__(self, "safe_reward", check_interval(self.safe_reward, "safe_reward", owner=owner))
         c0 = check_interval(self.safe_cost, "safe_cost", high=tau, owner=owner)
         object.__setattr__(self, "safe_cost", c0)
-        fb = Feedback.coerce(self.feedback, owner)
-        if fb.kind not in ("bernoulli", "gaussian"):
-            raise _owner_fail(owner, "feedback", "Bernoulli or Gaussian", fb.kind)
-        object.__setattr__(self, "feedback", fb)
+        allowed = {"bernoulli": "Bernoulli", "gaussian": "Gaussian"}
+        object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner, allowed))
         check_int(self.horizon, "horizon", low=1, owner=owner)
 
     @property
