@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.system_packages import apt_install
+
 CHROMIUM = os.environ.get("SAFEBANDITS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -35,7 +37,7 @@ def browser(tmp_path_factory):
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.skip("Playwright is not installed (pip install playwright)")
-    if not Path(CHROMIUM).is_file():
+    if not Path(CHROMIUM).is_file() and not (apt_install("chromium") and Path(CHROMIUM).is_file()):
         pytest.skip(f"No Chromium at {CHROMIUM} (apt-get install -y chromium, as root)")
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(

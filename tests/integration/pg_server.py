@@ -22,6 +22,8 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.system_packages import apt_install
+
 PASSWORD = "Sb-t0p-SECRET-pw-7c1e"
 USER = "sbtest"
 
@@ -38,16 +40,9 @@ def _bin_dir() -> str | None:
 
 
 def _install() -> str | None:
-    if os.environ.get("SAFEBANDITS_TEST_PG_INSTALL", "1") == "0" or os.geteuid() != 0:
+    if os.environ.get("SAFEBANDITS_TEST_PG_INSTALL", "1") == "0":
         return None
-    if not shutil.which("apt-get"):
-        return None
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "postgresql"]
-    done = subprocess.run(install, env=env, capture_output=True, timeout=600, check=False)
-    if done.returncode != 0:  # stale or missing package lists on a fresh machine: refresh them once
-        subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, timeout=600, check=False)
-        subprocess.run(install, env=env, capture_output=True, timeout=600, check=False)
+    apt_install("postgresql")
     return _bin_dir()
 
 
