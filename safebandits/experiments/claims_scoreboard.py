@@ -20,6 +20,7 @@ import pandas as pd
 
 __all__ = [
     "SCOREBOARD_COLUMNS",
+    "coverage_markdown",
     "key_numbers",
     "scoreboard_frame",
     "scoreboard_markdown",
@@ -138,6 +139,36 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def coverage_markdown(board: pd.DataFrame) -> list[str]:
+    """The coverage section of the scoreboard: every section-5 item of each digest, the claims that read it
+    and their verdicts (the paper scale's where stored, else the quick scale's), or why none does."""
+    from safebandits.experiments.claims_coverage import DIGEST_ITEMS
+    from safebandits.experiments.claims_meta import UNEVALUATED
+
+    unevaluated = {item: (status, why) for _, item, _, status, why in UNEVALUATED}
+    by_key = {(r.experiment, r.id, r.scale): r.verdict for r in board.itertuples()}
+    lines = [
+        "",
+        "## Coverage of the digests' section-5 claims",
+        "",
+        "Every numbered claim of section 5 of each digest, the claims that read it and their verdicts "
+        "(paper scale where stored, else quick), or why no experiment reads it.",
+        "",
+        "| digest item | statement | claims and verdicts | not evaluated because |",
+        "|---|---|---|---|",
+    ]
+    for item in DIGEST_ITEMS:
+        cells = []
+        for experiment, claim_id in item.claims:
+            scale = next((s for s in ("paper", "quick") if (experiment, claim_id, s) in by_key), None)
+            verdict = by_key[(experiment, claim_id, scale)].upper() if scale else "NOT RUN"
+            cells.append(f"`{experiment}/{claim_id}` {verdict}" + (f" ({scale})" if scale else ""))
+        status, why = unevaluated.get(item.key, ("", ""))
+        gap = f"{status}: {why}" if status else ""
+        lines.append(f"| {item.key} | {_cell(item.summary)} | {'<br>'.join(cells)} | {_cell(gap)} |")
+    return lines
+
+
 def scoreboard_markdown(
     results_dir: str | os.PathLike[str] | list[str | os.PathLike[str]],
     *,
@@ -210,6 +241,7 @@ def scoreboard_markdown(
                 f"| {r.experiment} | {r.scale} | `{r.id}` | **{r.verdict.upper()}** | {_cell(r.wording)} | "
                 f"{_cell(r.reading)} | {_cell(detail)} |"
             )
+    lines += coverage_markdown(board)
     lines += [
         "",
         "## Section-5 claims no experiment evaluates yet",
