@@ -161,7 +161,7 @@ def solutions_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug
                 continue
             policy = np.asarray(traces[(rows["pk"].iloc[0], "policy")], dtype=float)
             features = str(rows["instance.features"].iloc[0])
-            items.append((f"{title}: {name}", policy, get_scenario(sc)))
+            items.append((f"{title}:\n{name}", policy, get_scenario(sc)))
     if not items:
         return []
     fig = policies_figure(items, DrivingConfig.preset(features), title=f"{spec.title}: solutions")
