@@ -8,8 +8,9 @@ Usage::
 Prints (1) feature-evaluation throughput in policies per second for batches of 1, 100, 10^4 and 10^5
 random policies (vectorised rollout + Table C.1 features, one scenario), and (2) the wall time of
 generating a candidate set with the authors' recipe (random environment, perturbed parameters, CEM
-50 x 50 x 5), without the disk cache, of one constrained CEM with 10 restarts and of one solve of the
-warm-polish constrained reference (acol-robustness' default).
+50 x 50 x 5), without the disk cache, of one constrained CEM with 10 restarts (the authors' solver,
+acol-robustness' reference) and of one solve of the library's warm-polish constrained solver (its
+extra row).
 
 Not collected by pytest; no timing asserts anywhere (style.md).
 """

@@ -1,7 +1,8 @@
 """Experiments as data: frozen specs, their registry, and their expansion into run tasks.
 
 An :class:`ExperimentSpec` names one or more :class:`PanelSpec` (an instance family with one swept
-parameter) and the :class:`AlgorithmSpec` to compare on every point of every panel. Expanding a spec
+parameter) and the :class:`AlgorithmSpec` to compare on every point of every panel (or of the panels
+a method names). Expanding a spec
 at a *scale* ("quick" or "paper") gives one :class:`RunTask` per panel x sweep value x algorithm x
 replicate. A task holds everything a worker needs (names and plain values only, so it pickles), its
 :class:`~safebandits.rng.RunKey`, and the flattened config whose hash is part of the results store's
@@ -83,12 +84,16 @@ class AlgorithmSpec:
     budget : dict of str to int
         Per-scale sample budget of this method, overriding the experiment's (e.g. a larger quick-scale
         budget for round-based methods, whose cost grows with the number of rounds, not samples).
+    panels : tuple of str, default=()
+        Names of the panels this method runs on (empty: every panel), e.g. an extra reference solver
+        that only makes sense on one panel (``acol-robustness``: the library's constrained solver).
     """
 
     label: str
     name: str
     params: dict[str, Any] = field(default_factory=dict)
     budget: dict[str, int] = field(default_factory=dict)
+    panels: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for attr in ("label", "name"):
@@ -101,6 +106,13 @@ class AlgorithmSpec:
             if scale not in SCALES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 expected = f"a dict from {SCALES} to positive integers"
                 raise _fail("budget", f"AlgorithmSpec {self.label!r}", expected, self.budget)
+        is_tuple = isinstance(self.panels, tuple)
+        if not is_tuple or not all(isinstance(p, str) and p.strip() for p in self.panels):
+            raise _fail("panels", f"AlgorithmSpec {self.label!r}", "a tuple of panel names", self.panels)
+
+    def runs_on(self, panel: str) -> bool:
+        """Whether this method runs on the panel named ``panel``."""
+        return not self.panels or panel in self.panels
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -257,6 +269,10 @@ class ExperimentSpec:
                 raise _fail("panels", owner, f"swept at every scale (panel {panel.name!r})", missing)
         if self.figure not in FIGURE_KINDS:
             raise _fail("figure", owner, f"one of {FIGURE_KINDS}", self.figure)
+        for alg in self.algorithms:
+            stray = [p for p in alg.panels if p not in self.panel_names]
+            if stray:
+                raise _fail("algorithms", owner, f"run on its panels {self.panel_names}", stray)
         unknown = set(self.figure_labels) - set(self.labels)
         if unknown:
             raise _fail("figure_labels", owner, f"labels among {self.labels}", sorted(unknown))
@@ -499,7 +515,8 @@ def expand(
     seed: int | None = None,
     budget: int | None = None,
 ) -> list[RunTask]:
-    """Expand ``spec`` at ``scale`` into run tasks (panel x value x algorithm x replicate).
+    """Expand ``spec`` at ``scale`` into run tasks (panel x value x algorithm x replicate; a method
+    restricted to some panels, ``AlgorithmSpec.panels``, only on those).
 
     Parameters
     ----------
@@ -534,6 +551,8 @@ def expand(
             inst_params = _resolve_instance(panel, value, extra)
             point = panel.point(value)
             for alg, alg_params, alg_budget in algs:
+                if not alg.runs_on(panel.name):
+                    continue
                 for rep in range(n_rep):
                     tasks.append(
                         RunTask(
@@ -573,6 +592,12 @@ def select(
     pans = spec.panels
     if panels:
         pans = tuple(p for p in pans if p.name in set(panels))
+    names = {p.name for p in pans}
+    algs = tuple(
+        dataclasses.replace(a, panels=tuple(p for p in a.panels if p in names)) if a.panels else a
+        for a in algs
+        if not a.panels or names & set(a.panels)
+    )
     if not algs or not pans:
         return None
     fig_labels = tuple(lbl for lbl in spec.figure_labels if lbl in {a.label for a in algs})

@@ -7,10 +7,11 @@ Report hooks (``f(spec, runs, traces, out_dir, slug) -> [file names]``, register
   width multiplier, one column per scenario, ACOL's median as a dashed reference and a vertical line at
   the multiplier ``m*`` above which every tuned run is correct (Figures 5 and 7, right).
 - :func:`robustness_figure`: reward and constraint value of the penalised CEM solutions against lambda,
-  the constrained solution's reward dashed (Figure 4).
-- :func:`solutions_figure`: top-down pictures of the constrained and penalised solutions of each
-  scenario side by side, the penalty being the smallest that is feasible in the base scenario
-  (Figure 1).
+  the constrained references' rewards as labelled horizontal lines: the authors' Wen & Topcu CEM dashed
+  (the paper's), the library's warm-polish solver dash-dot (Figure 4).
+- :func:`solutions_figure`: top-down pictures of the constrained (both references) and penalised
+  solutions of each scenario side by side, the penalty being the smallest that is feasible in the base
+  scenario (Figure 1).
 """
 
 from __future__ import annotations
@@ -76,15 +77,28 @@ def tuned_sweep_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, sl
     return [_save(fig, out / f"{slug}-tuned.png")]
 
 
+#: Line style of each constrained reference of Figure 4 (the paper's dashed; the library's dash-dot).
+_REFERENCE_STYLES = {"wen-topcu": "--", "warm-polish": "-."}
+_REFERENCE_NAMES = {
+    "wen-topcu": "constrained optimum (authors' Wen & Topcu CEM)",
+    "warm-polish": "constrained optimum (warm-polish, library)",
+}
+
+
 def robustness_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug: str) -> list[str]:
-    """Figure 4: reward and constraint value of the penalised solutions against lambda."""
+    """Figure 4: reward and constraint value of the penalised solutions against lambda, with the reward
+    of each constrained reference (the authors' solver dashed, the library's dash-dot) as a labelled
+    horizontal line."""
+    from matplotlib.lines import Line2D
+
     from safebandits.experiments.claims_driving import robustness_table
     from safebandits.experiments.driving import SCENARIO_TITLES
 
-    table, ref = robustness_table(runs)
+    table, _ = robustness_table(runs)
     if table.empty:
         return []
-    fig = Figure(figsize=(9.0, 3.6), layout="constrained")
+    refs = {solver: robustness_table(runs, solver)[1] for solver in _REFERENCE_STYLES}
+    fig = Figure(figsize=(9.0, 4.4), layout="constrained")
     ax_r, ax_c = fig.subplots(1, 2)
     for i, (sc, title) in enumerate(SCENARIO_TITLES.items()):
         t = table[table["scenario"] == sc]
@@ -95,17 +109,25 @@ def robustness_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slu
         feas = t[t["feasible"]]
         ax_r.plot(feas["penalty"], feas["reward"], linestyle="none", marker="o", markersize=6, mfc="none",
                   color=colour)  # fmt: skip
-        if sc in ref:
-            ax_r.axhline(ref[sc], color=colour, linestyle="--", linewidth=1)
+        for solver, style in _REFERENCE_STYLES.items():
+            if sc in refs[solver]:
+                ax_r.axhline(refs[solver][sc], color=colour, linestyle=style, linewidth=1.2)
         ax_c.plot(t["penalty"], t["cost"], marker="o", markersize=3, color=colour, label=title)
     ax_c.axhline(1.0, color="black", linestyle=":", linewidth=1, label="threshold tau = 1")
-    ax_r.set_title("reward theta^T f (dashed: constrained solution; ring: feasible)", fontsize=8)
+    ax_r.set_title("reward theta^T f (ring: feasible penalised solution)", fontsize=9)
     ax_c.set_title("constraint value phi^T f", fontsize=9)
     ax_c.set_yscale("symlog", linthresh=1.0)
     for ax in (ax_r, ax_c):
         ax.set_xlabel("penalty lambda")
         ax.grid(True, alpha=0.3)
     ax_c.legend(fontsize=7)
+    handles = [
+        Line2D([], [], color="black", linestyle=style, linewidth=1.2, label=_REFERENCE_NAMES[solver])
+        for solver, style in _REFERENCE_STYLES.items()
+        if refs[solver]
+    ]
+    if handles:
+        fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8, frameon=False)
     fig.suptitle(spec.title)
     return [_save(fig, out / f"{slug}-robustness.png")]
 
@@ -122,16 +144,24 @@ def solutions_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug
     base = table[(table["scenario"] == "base") & table["feasible"]]
     lam = float(base["penalty"].min()) if not base.empty else 1.0
     items = []
+    solver = ok.get("algorithm.constrained_solver", pd.Series("", index=ok.index))
+    kinds = (
+        ("constrained", "wen-topcu", "constrained (authors' CEM)"),
+        ("constrained", "warm-polish", "constrained (warm-polish, library)"),
+        ("penalised", "", f"penalised, lambda={lam:g}"),
+    )
     for sc, title in SCENARIO_TITLES.items():
-        for objective, name in (("constrained", "constrained"), ("penalised", f"penalised, lambda={lam:g}")):
+        for objective, which, name in kinds:
             rows = ok[(ok["instance.scenario"] == sc) & (ok["instance.objective"] == objective)]
             if objective == "penalised":
                 rows = rows[np.isclose(rows["instance.penalty"].astype(float), lam)]
+            else:
+                rows = rows[solver[rows.index] == which]
             if rows.empty or (rows["pk"].iloc[0], "policy") not in traces:
                 continue
             policy = np.asarray(traces[(rows["pk"].iloc[0], "policy")], dtype=float)
             features = str(rows["instance.features"].iloc[0])
-            items.append((f"{title}: {name}", policy, get_scenario(sc)))
+            items.append((f"{title}:\n{name}", policy, get_scenario(sc)))
     if not items:
         return []
     fig = policies_figure(items, DrivingConfig.preset(features), title=f"{spec.title}: solutions")

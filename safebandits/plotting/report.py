@@ -67,9 +67,10 @@ EXTRA_CAPTIONS = {
     "loglog": "Median total pulls against 1/eps on log-log axes, one line per method, over {runs}; the "
     "legend gives each line's fitted slope.",
     "robustness": "Solutions of the penalised objective against the penalty lambda, one line per scenario "
-    "(one solver run per point). Left: reward of the solution (dashed: the constrained solution's reward; a "
-    "ring marks a feasible solution). Right: its constraint value (symmetric-log axis; dotted: the "
-    "threshold).",
+    "(one solver run per point). Left: reward of the solution (a ring marks a feasible solution); horizontal "
+    "lines: the constrained solution's reward, dashed for the authors' Wen & Topcu constrained CEM (the "
+    "paper's reference), dash-dot for the library's warm-polish solver (an extra row). Right: its "
+    "constraint value (symmetric-log axis; dotted: the threshold).",
     "solutions": "Top-down pictures of the solver's driving policies: road, lanes, the other cars (white) "
     "and the agent (orange), fading towards the start.",
     "metrics": "Accuracy, false discovery rate, precision and recall against the number of labels "

@@ -10,10 +10,10 @@ The policy is stored as a trace, so the report can draw it. The engine registers
 (:mod:`safebandits.experiments.solvers`); this module, being a problem, imports nothing above it.
 
 Constrained tasks are solved by ``constrained_solver``
-(:func:`~safebandits.problems.driving.constrained.constrained_optimum`): ``"warm-polish"`` (default:
-Wen & Topcu and penalised CEM seeds, the best feasible ones polished by a feasible-only local search)
-or ``"wen-topcu"`` (the authors' constrained CEM alone). See ``docs/decisions/acol.md``, "Driving:
-constrained reference solver".
+(:func:`~safebandits.problems.driving.constrained.constrained_optimum`): ``"wen-topcu"`` (default: the
+authors' constrained CEM, as the paper prints it) or ``"warm-polish"`` (the library's solver: Wen &
+Topcu and penalised CEM seeds, the best feasible ones polished by a feasible-only local search). See
+``docs/decisions/acol.md``, "Driving: constrained reference solver".
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ class DrivingTask:
 class DrivingCEMConfig:
     """CEM settings of the robustness study (authors' ``driver_solve.json``: 10 restarts).
 
-    ``constrained_solver`` picks the solver of constrained tasks ("warm-polish" or "wen-topcu");
+    ``constrained_solver`` picks the solver of constrained tasks ("wen-topcu", the authors', or
+    "warm-polish", the library's);
     ``warm_restarts``, ``polish_starts``, ``polish_iterations`` and ``polish_samples`` are the
     :class:`~safebandits.problems.driving.constrained.PolishConfig` of "warm-polish" (penalised seeds
     per lambda, polished seeds, local-search iterations and samples per iteration).
@@ -65,7 +66,7 @@ class DrivingCEMConfig:
     n_samples: int = 50
     n_elite: int = 5
     init_std: float = 5.0
-    constrained_solver: str = "warm-polish"
+    constrained_solver: str = "wen-topcu"
     warm_restarts: int = 3
     polish_starts: int = 3
     polish_iterations: int = 300

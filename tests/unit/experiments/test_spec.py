@@ -189,6 +189,30 @@ def test_algorithm_budgets_override_the_experiment_budget(fakes):
         AlgorithmSpec(label="C", name="c", budget={"quick": 0})
 
 
+def test_a_method_restricted_to_some_panels_runs_only_there(fakes):
+    algs = (
+        AlgorithmSpec(label="A", name=fakes.ROUND_ROBIN),
+        AlgorithmSpec(label="B", name=fakes.ROUND_ROBIN, panels=("sphere-n",)),
+    )
+    spec = dataclasses.replace(fakes.SPEC, algorithms=algs)
+    tasks = expand(spec, "quick", replicates=1)
+    assert {t.panel for t in tasks if t.label == "B"} == {"sphere-n"}
+    assert {t.panel for t in tasks if t.label == "A"} == {"fixed-eps", "sphere-n"}
+    assert len(tasks) == 2 * 2 + 2  # A on both panels (2 values each), B on sphere-n only
+    # A keeps the run keys it has without B
+    alone = expand(dataclasses.replace(fakes.SPEC, algorithms=algs[:1]), "quick", replicates=1)
+    assert [t.pk for t in tasks if t.label == "A"] == [t.pk for t in alone]
+    # selecting away B's panel drops B; selecting B keeps its panel only
+    assert select(spec, panels=["fixed-eps"]).labels == ["A"]
+    sub = select(spec, algorithms=["B"])
+    assert {t.panel for t in expand(sub, "quick")} == {"sphere-n"}
+    with pytest.raises(ConfigError, match="panels"):
+        dataclasses.replace(spec, algorithms=(AlgorithmSpec(label="C", name="c", panels=("nope",)),))
+    with pytest.raises(ConfigError, match="panels"):
+        AlgorithmSpec(label="C", name="c", panels="sphere-n")
+    assert AlgorithmSpec(label="C", name="c").runs_on("anything")
+
+
 def test_acol_budgets_follow_the_cost_per_sample():
     # round-based methods: a long budget at quick scale too (cost per round); sequential rules with
     # certified skips: a long paper budget; G-ACOL and Greedy Max Var: the experiment's budgets

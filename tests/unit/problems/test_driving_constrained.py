@@ -64,8 +64,14 @@ def test_solver_config_and_task():
         DrivingCEMConfig(constrained_solver="exact")
     with pytest.raises(ConfigError, match="fraction"):
         PolishConfig(fraction=1.5)
+    assert DrivingCEMConfig().constrained_solver == "wen-topcu"  # the authors' solver by default
     cfg = DrivingCEMConfig(
-        n_restarts=1, n_iterations=5, warm_restarts=1, polish_starts=1, polish_iterations=5
+        n_restarts=1,
+        n_iterations=5,
+        warm_restarts=1,
+        polish_starts=1,
+        polish_iterations=5,
+        constrained_solver="warm-polish",
     )
     task = DrivingTask(scenario="different-environment", objective="constrained", features="code")
     metrics, traces = solve_driving(task, cfg, np.random.default_rng(0))
