@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from safebandits.algorithms import make_learner
 from safebandits.algorithms.regret.ckb import (
@@ -73,6 +75,33 @@ def test_select_matches_numpy():
         joint = selection_state(mf, cov_f, mg, cov_g, phi, truncate=False, joint=True)
         joint.f_hat[:], joint.g_hat[:] = fb, gb
         assert select(joint, 0.0, 0.0, 0.3) == i
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    phi=st.floats(0.0, 5.0),
+    cf=st.floats(-3.0, 3.0),
+    cg=st.floats(-3.0, 3.0),
+    u=st.floats(0.0, 0.999),
+    truncate=st.booleans(),
+)
+def test_select_picks_a_maximiser_of_the_truncated_score(seed, phi, cf, cg, u, truncate):
+    rng = np.random.default_rng(seed)
+    n = 12
+    a = rng.standard_normal((n, n))
+    mf, mg = 2.0 * rng.standard_normal(n), 2.0 * rng.standard_normal(n)
+    state = selection_state(mf, a @ a.T / n, mg, np.diag(rng.uniform(0, 1, n)), phi, truncate=truncate)
+    i = select(state, cf, cg, u)
+    fb = mf + cf * np.sqrt(np.diag(state.f.cov))
+    gb = mg + cg * np.sqrt(np.diag(state.g.cov))
+    if truncate:
+        fb, gb = np.clip(fb, -1.0, 1.0), np.clip(gb, -1.2, 1.2)
+    score = fb - phi * gb
+    assert 0 <= i < n and score[i] >= score.max() - 1e-9 * (1 + abs(score.max()))
+    live = state.live[0]
+    assert live["f_est"] == state.f_hat[i] and live["g_est"] == state.g_hat[i]
+    assert live["f_est"] == pytest.approx(fb[i]) and live["g_est"] == pytest.approx(gb[i])
 
 
 def test_ties_are_broken_uniformly():
