@@ -54,7 +54,7 @@ Deviations from the brief and the paper: ``docs/decisions/acol.md`` ("Design sol
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numba
 import numpy as np
@@ -96,6 +96,37 @@ _SHRINK_GAP = 0.05
 # Stop after this many dual updates in a row without a primal step, a better certificate or a change of
 # q (the regularisation limits the accuracy attainable for some singular optima).
 _MAX_STALLED = 20
+
+
+class LoptIterate(NamedTuple):
+    """A Frank--Wolfe iterate on ``tr(C A(lambda)^{-1})`` (:func:`_lopt_steps`), written in place.
+
+    ``lam`` the design (n,), ``inv`` ``A(lambda)^{-1}`` (r, r), ``h`` (n,) the gradient magnitudes
+    ``h_i = x_i^T A^{-1} C A^{-1} x_i``.
+    """
+
+    lam: np.ndarray
+    inv: np.ndarray
+    h: np.ndarray
+
+
+class WidthIterate(NamedTuple):
+    """A Frank--Wolfe iterate of the authors' rule (:func:`_relative_change_steps`), written in place.
+
+    ``lam`` the design (n,), ``inv`` ``A(lambda)^{-1}`` (r, r), ``widths`` (m,) ``||y||^2_{A^{-1}}`` of the
+    targets.
+    """
+
+    lam: np.ndarray
+    inv: np.ndarray
+    widths: np.ndarray
+
+
+class Targets(NamedTuple):
+    """The covering set: targets ``y`` (m, r) in whitened coordinates and their weights ``w_y`` (m,)."""
+
+    y: np.ndarray
+    weights: np.ndarray
 
 
 def uniform_design(n_arms: int) -> FloatArray:
@@ -478,7 +509,7 @@ def _lopt_solve(
         start = lam.copy()
         work = inv.copy()
         h = _lopt_gradient(xw, inv, cov)
-        _, steps, done = _lopt_steps(xw, cov, lam, work, h, phi, eps, budget, _STEP_MAX)
+        _, steps, done = _lopt_steps(xw, cov, LoptIterate(lam, work, h), phi, eps, budget)
         n_steps += steps
         exact = _inverse(xw, lam)
         phi_new = math.inf if exact is None else float(np.sum(cov * exact))
@@ -493,26 +524,20 @@ def _lopt_solve(
 
 @numba.njit(cache=True)
 def _lopt_steps(
-    xw: FloatArray,
-    cov: FloatArray,
-    lam: FloatArray,
-    inv: FloatArray,
-    h: FloatArray,
-    phi: float,
-    eps: float,
-    max_steps: int,
-    step_max: float,
+    xw: FloatArray, cov: FloatArray, it: LoptIterate, phi: float, eps: float, max_steps: int
 ) -> tuple[float, int, bool]:
     """Up to ``max_steps`` Frank--Wolfe / away steps on ``phi(lam) = tr(C A(lam)^{-1})``, in place.
 
-    ``lam``, ``inv = A^{-1}`` and ``h`` (``h_i = x_i^T A^{-1} C A^{-1} x_i``) are updated by rank-one
-    formulas in ``O(n r + r^2)``. Along ``lam + gamma (e_k - lam)``, with ``t = gamma / (1 - gamma)``,
-    ``s = x_k^T A^{-1} x_k`` and ``h = h_k``, the objective is ``(1 + t) (phi - t h / (1 + t s))``; its
-    stationary point solves ``s t^2 + 2 t = R``, ``R = (h - phi) / (phi s - h)``, i.e.
-    ``t = R / (1 + sqrt(1 + s R))`` (``t > 0``: Frank--Wolfe step; ``t < 0``: away step, at most a drop
-    of the weight). Returns ``(phi, n_steps, converged)``, converged meaning
-    ``max_i h_i - phi <= eps phi``.
+    The iterate ``it`` (``lam``, ``inv = A^{-1}`` and ``h``, ``h_i = x_i^T A^{-1} C A^{-1} x_i``) is updated
+    by rank-one formulas in ``O(n r + r^2)``; steps are at most ``_STEP_MAX``. Along
+    ``lam + gamma (e_k - lam)``, with ``t = gamma / (1 - gamma)``, ``s = x_k^T A^{-1} x_k`` and ``h = h_k``,
+    the objective is ``(1 + t) (phi - t h / (1 + t s))``; its stationary point solves ``s t^2 + 2 t = R``,
+    ``R = (h - phi) / (phi s - h)``, i.e. ``t = R / (1 + sqrt(1 + s R))`` (``t > 0``: Frank--Wolfe step;
+    ``t < 0``: away step, at most a drop of the weight). Returns ``(phi, n_steps, converged)``, converged
+    meaning ``max_i h_i - phi <= eps phi``.
     """
+    lam, inv, h = it.lam, it.inv, it.h
+    step_max = _STEP_MAX
     n, r = xw.shape
     u = np.empty(r)
     v = np.empty(r)
@@ -629,7 +654,9 @@ def _solve_relative_change(
     while k < max_iter and not stopped:
         widths = _widths(yw, inv)
         budget = min(_REFRESH_EVERY, max_iter - k)
-        k, stopped = _relative_change_steps(xw, yw, tw, lam, inv, widths, k, tol, budget)
+        k, stopped = _relative_change_steps(
+            xw, Targets(yw, tw), WidthIterate(lam, inv, widths), k, tol, budget
+        )
         exact = _inverse(xw, lam)
         if exact is None:  # pragma: no cover - steps < 1 keep A positive definite
             lam, exact = _positive_definite_start(xw, lam)
@@ -640,17 +667,12 @@ def _solve_relative_change(
 
 @numba.njit(cache=True)
 def _relative_change_steps(
-    xw: FloatArray,
-    yw: FloatArray,
-    tw: FloatArray,
-    lam: FloatArray,
-    inv: FloatArray,
-    widths: FloatArray,
-    k: int,
-    tol: float,
-    max_steps: int,
+    xw: FloatArray, targets: Targets, it: WidthIterate, k: int, tol: float, max_steps: int
 ) -> tuple[int, bool]:
-    """Up to ``max_steps`` steps of the authors' rule, in place; returns (steps so far, stopped)."""
+    """Up to ``max_steps`` steps of the authors' rule from step ``k``, on the iterate ``it`` in place;
+    returns (steps so far, stopped)."""
+    yw, tw = targets.y, targets.weights
+    lam, inv, widths = it.lam, it.inv, it.widths
     n, r = xw.shape
     m = yw.shape[0]
     u = np.empty(r)

@@ -24,7 +24,7 @@ information-gain proxies of ``beta_t`` (:class:`InformationGain`; digest §2.8, 
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numba
 import numpy as np
@@ -37,7 +37,9 @@ from safebandits.types import FloatArray
 
 __all__ = [
     "GAMMA_MODES",
+    "GP_LIVE",
     "FiniteGP",
+    "GPPosterior",
     "InformationGain",
     "batch_posterior",
     "beta_width",
@@ -177,15 +179,40 @@ def rank_one_update(mean, cov, i, y, noise_var, col):
     return var
 
 
+#: The scalars of a GP posterior that change: observations so far and the realised information gain
+#: ``1/2 sum_s log(1 + sigma^2_{s-1}(x_s) / lambda)``. One record, written in place by :func:`gp_observe`.
+GP_LIVE = np.dtype([("n_obs", np.int64), ("info_gain", np.float64)])
+
+
+class GPPosterior(NamedTuple):
+    """A GP posterior on ``n`` points as the compiled kernels see it (arrays written in place, never rebound).
+
+    ``mean`` ``mu_t`` (n,), ``cov`` ``k_t`` (n, n), ``counts`` / ``sums`` the observations per point and
+    their sums (the sufficient statistics of :func:`batch_posterior`), ``col`` a work vector (n,),
+    ``noise_var`` ``lambda``, ``live`` a one-element array of dtype :data:`GP_LIVE` (the kernels read and
+    write its record ``live[0]``).
+    """
+
+    mean: np.ndarray
+    cov: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    col: np.ndarray
+    noise_var: float
+    live: np.ndarray
+
+
 @numba.njit(cache=True)
-def gp_observe(mean, cov, counts, sums, stats, i, y, noise_var, col):
-    """:func:`rank_one_update` plus the bookkeeping of :class:`FiniteGP` (counts, sums, and
-    ``stats = [n_obs, realised information gain]``) in one compiled call; returns ``sigma^2_{t-1}(x_t)``."""
-    var = rank_one_update(mean, cov, i, y, noise_var, col)
-    counts[i] += 1
-    sums[i] += y
-    stats[0] += 1.0
-    stats[1] += 0.5 * math.log1p(max(var, 0.0) / noise_var)
+def gp_observe(gp, i, y):
+    """Condition the posterior ``gp`` (:class:`GPPosterior`) on observation ``y`` of point ``i``: the
+    rank-one update of Eqs. (3)-(4) (:func:`rank_one_update`) and the bookkeeping (counts, sums,
+    ``n_obs``, realised information gain); returns ``sigma^2_{t-1}(x_t)``."""
+    var = rank_one_update(gp.mean, gp.cov, i, y, gp.noise_var, gp.col)
+    gp.counts[i] += 1
+    gp.sums[i] += y
+    live = gp.live[0]
+    live.n_obs += 1
+    live.info_gain += 0.5 * math.log1p(max(var, 0.0) / gp.noise_var)
     return var
 
 
@@ -249,12 +276,14 @@ class FiniteGP:
     cov : ndarray of shape (n, n)
     counts, sums : ndarray of shape (n,)
         Observations per point and their sums (sufficient statistics of the posterior).
-    stats : ndarray of shape (2,)
-        ``[n_obs, info_gain]`` (see the properties).
+    state : GPPosterior
+        The same arrays as one record, for compiled callers (:func:`gp_observe`).
+    live : numpy record of dtype GP_LIVE
+        ``n_obs`` and ``info_gain`` (a view of ``state.live[0]``; see the properties).
     """
 
-    __slots__ = ("_col", "_update", "counts", "cov", "kernel", "mean", "noise_var", "refresh_every",
-                 "stats", "sums")  # fmt: skip
+    __slots__ = ("_update", "counts", "cov", "kernel", "live", "mean", "noise_var", "refresh_every",
+                 "state", "sums")  # fmt: skip
 
     def __init__(self, kernel: FloatArray, noise_var: float, *, refresh_every: int = 0) -> None:
         self.kernel = np.ascontiguousarray(kernel, dtype=np.float64)
@@ -265,13 +294,12 @@ class FiniteGP:
         self.cov = self.kernel.copy()
         self.counts = np.zeros(n, dtype=np.int64)
         self.sums = np.zeros(n)
-        self.stats = np.zeros(2)
-        self._col = np.zeros(n)
-        self._update = bind_kernel(gp_observe, self.update_args(0, 0.0))
-
-    def update_args(self, i: int, y: float) -> tuple:
-        """Arguments of :func:`gp_observe` for observation ``y`` of point ``i`` (for compiled callers)."""
-        return (self.mean, self.cov, self.counts, self.sums, self.stats, i, y, self.noise_var, self._col)
+        live_block = np.zeros(1, dtype=GP_LIVE)
+        self.live = live_block[0]  # a view: the kernels' writes show here
+        self.state = GPPosterior(
+            self.mean, self.cov, self.counts, self.sums, np.zeros(n), float(self.noise_var), live_block
+        )
+        self._update = bind_kernel(gp_observe, (self.state, 0, 0.0))
 
     @property
     def n_points(self) -> int:
@@ -279,20 +307,24 @@ class FiniteGP:
 
     @property
     def n_obs(self) -> int:
-        return int(self.stats[0])
+        return int(self.live["n_obs"])
 
     @property
     def info_gain(self) -> float:
         """Realised information gain ``1/2 sum_s log(1 + sigma^2_{s-1}(x_s) / lambda)`` of the data."""
-        return float(self.stats[1])
+        return float(self.live["info_gain"])
 
     def update(self, i: int, y: float) -> float:
         """Condition on observation ``y`` of point ``i``; returns ``sigma^2_{t-1}(x_t)``."""
-        var = self._update(self.mean, self.cov, self.counts, self.sums, self.stats, i, y, self.noise_var,
-                           self._col)  # fmt: skip
-        if self.refresh_every and int(self.stats[0]) % self.refresh_every == 0:
-            self.refresh()
+        var = self._update(self.state, i, y)
+        self.refresh_due()
         return var
+
+    def refresh_due(self) -> None:
+        """:meth:`refresh` if the observations so far are a multiple of ``refresh_every`` (after an update
+        made by a compiled caller)."""
+        if self.refresh_every and int(self.live["n_obs"]) % self.refresh_every == 0:
+            self.refresh()
 
     def refresh(self) -> None:
         """Replace the incremental posterior by the exact batch one (same data)."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -40,7 +40,9 @@ from safebandits.types import FloatArray
 
 __all__ = [
     "KINDS",
+    "ConvexBody",
     "DecisionSet",
+    "RadialProblem",
     "SafeLinearInfo",
     "SafeLinearInstance",
     "boundary_grid_step",
@@ -53,6 +55,35 @@ __all__ = [
 
 KINDS = ("arms", "ball", "polytope")
 ARMS, BALL, POLYTOPE = 0, 1, 2
+
+
+class ConvexBody(NamedTuple):
+    """A convex decision set ``D0`` as the compiled kernels see it (:meth:`DecisionSet.kernel_args`).
+
+    ``kind`` the code of :data:`KINDS` (``BALL`` or ``POLYTOPE``); ``center`` (d,) and ``radius`` of a
+    ball; ``g_mat`` (m, d) and ``h_vec`` (m,) of a polytope ``G x <= h`` (unused arrays are empty).
+    """
+
+    kind: int
+    center: np.ndarray
+    radius: float
+    g_mat: np.ndarray
+    h_vec: np.ndarray
+
+
+class RadialProblem(NamedTuple):
+    """What the radial optimistic step (:func:`radial_step`) knows before the rounds start.
+
+    ``body`` ``D0`` (:class:`ConvexBody`); ``dirs`` (n, d) unit directions (``d = 2``: angles
+    ``2 pi k / n`` in order, :func:`directions_grid`) and ``rho0`` (n,) their ``rho_D0``; ``b_mat`` ``B`` and
+    ``c`` of the constraint ``mu^T B x <= c``.
+    """
+
+    body: ConvexBody
+    dirs: np.ndarray
+    rho0: np.ndarray
+    b_mat: np.ndarray
+    c: float
 
 
 @numba.njit(cache=True)
@@ -150,13 +181,14 @@ class DecisionSet:
     def kind_code(self) -> int:
         return KINDS.index(self.kind)
 
-    def kernel_args(self) -> tuple[int, FloatArray, float, FloatArray, FloatArray]:
-        """``(kind, center, radius, G, h)`` for :func:`radial_d0` (unused arrays are empty)."""
+    def kernel_args(self) -> ConvexBody:
+        """``(kind, center, radius, G, h)`` for :func:`radial_d0` and :class:`RadialProblem` (unused arrays
+        are empty)."""
         d = self.dim
         ctr = self.center if self.kind == "ball" else np.zeros(d)
         g = self.g_mat if self.kind == "polytope" else np.zeros((0, d))
         h = self.h_vec if self.kind == "polytope" else np.zeros(0)
-        return (
+        return ConvexBody(
             self.kind_code,
             np.ascontiguousarray(ctr),
             float(self.radius),
@@ -551,14 +583,17 @@ def _radial_value(u, rho0, theta, a_inv, bt_theta, q_mat, beta, c):
 
 
 @numba.njit(cache=True)
-def radial_step(dirs, rho0, kind, center, radius, g_mat, h_vec, theta, a_inv, b_mat, beta, c, refine, out):
-    """Optimistic action on a convex body by the radial reduction (module docstring); writes it into
-    ``out`` and returns its optimistic loss ``f(x)`` (``<= 0``; ``x = 0`` when nothing beats 0).
+def radial_step(prob, theta, a_inv, beta, refine, out):
+    """Optimistic action on a convex body by the radial reduction (module docstring) for the confidence
+    ellipsoid ``(theta, A^{-1}, beta)``: writes it into ``out`` and returns its optimistic loss ``f(x)``
+    (``<= 0``; ``x = 0`` when nothing beats 0).
 
-    ``dirs`` are unit directions (``d = 2``: angles ``2 pi k / n`` in order), ``rho0`` their ``rho_D0``.
+    ``prob`` (:class:`RadialProblem`) holds ``D0``, the unit directions, their ``rho_D0``, ``B`` and ``c``.
     With ``refine`` (``d = 2``), golden-section search on the angle over the two grid cells around the
     best direction. The point is shrunk by ``1 - 1e-12`` so that it lies inside ``D0`` and ``D_t^s``.
     """
+    dirs, rho0, b_mat, c = prob.dirs, prob.rho0, prob.b_mat, prob.c
+    kind, center, radius, g_mat, h_vec = prob.body
     d = theta.shape[0]
     bt_theta = b_mat.T @ theta
     q_mat = b_mat.T @ (a_inv @ b_mat)

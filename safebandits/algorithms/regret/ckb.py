@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numba
 import numpy as np
@@ -49,7 +49,14 @@ from safebandits._validation import (
 )
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.estimators.gp import FiniteGP, InformationGain, beta_width, cholesky_jittered
+from safebandits.estimators.gp import (
+    FiniteGP,
+    GPPosterior,
+    InformationGain,
+    beta_width,
+    cholesky_jittered,
+    gp_observe,
+)
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.kernel import KernelInfo
 from safebandits.records import log_grid
@@ -57,13 +64,16 @@ from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
     "CKB",
+    "CKB_LIVE",
     "CKBConfig",
+    "CKBConstants",
+    "CKBState",
     "RoundDraws",
     "auto_slack",
     "check_kernel_info",
     "resolve_gp_noise",
-    "select_given",
-    "select_point",
+    "select",
+    "update",
 ]
 
 
@@ -133,8 +143,49 @@ class RoundDraws:
 
 
 # --------------------------------------------------------------------------------------------------
-# compiled selection (lines 3-7 of Algorithm 1)
+# compiled round (lines 3-9 of Algorithm 1)
 # --------------------------------------------------------------------------------------------------
+class CKBConstants(NamedTuple):
+    """Fixed settings of one CKB run (read by the compiled kernels)."""
+
+    big_b: float  #: ``B``: truncation bound of ``f`` (line 4)
+    big_g: float  #: ``G``: truncation bound of ``g`` (line 5)
+    truncate: bool  #: lines 4-5 are applied
+    joint: bool  #: the estimates are given joint draws (TS), not ``mean + c sigma`` (UCB, Rand)
+    rho: float  #: upper end of the dual interval
+    cap: float  #: upper projection of the dual step (``rho``; ``inf`` for the virtual queue)
+    step: float  #: ``V``, the inverse dual step
+    slack: float  #: ``eps``
+    dual_estimate: bool  #: the dual step on ``g-_t(x_t)`` (Algorithm 1) rather than on ``c_t``
+
+
+#: The scalars of a CKB run that change: the dual variable ``phi_t`` and its running max, sum and rounds
+#: at ``rho``, and the round's own truncated estimates ``f-_t(x_t)``, ``g-_t(x_t)`` at the chosen point.
+CKB_LIVE = np.dtype(
+    [("phi", np.float64), ("phi_max", np.float64), ("phi_sum", np.float64), ("rounds_at_rho", np.int64),
+     ("f_est", np.float64), ("g_est", np.float64)]
+)  # fmt: skip
+
+
+class CKBState(NamedTuple):
+    """Everything the compiled CKB kernels read and write, by name.
+
+    ``f`` / ``g`` the posteriors of ``f`` and ``g`` (:class:`~safebandits.estimators.gp.GPPosterior`);
+    ``f_hat`` / ``g_hat`` (n,) the round's estimates (the TS draws are written there before
+    :func:`select`, which leaves the truncated ``f-``, ``g-``); ``scores`` (n,) ``f- - phi g-``;
+    ``const`` / ``live`` the fixed and changing scalars (:class:`CKBConstants`, a one-element array of
+    dtype :data:`CKB_LIVE` whose record ``live[0]`` the kernels read and write).
+    """
+
+    f: GPPosterior
+    g: GPPosterior
+    f_hat: np.ndarray
+    g_hat: np.ndarray
+    scores: np.ndarray
+    const: CKBConstants
+    live: np.ndarray
+
+
 @numba.njit(cache=True)
 def _pick(scores, best, u):
     """Index of a maximiser of ``scores`` chosen uniformly among the (near-)ties with the uniform ``u``."""
@@ -152,59 +203,66 @@ def _pick(scores, best, u):
     return 0  # pragma: no cover
 
 
+@numba.njit(cache=True, inline="always")
+def _truncate(value, bound, on):
+    """Lines 4-5: ``clip(value, -bound, bound)`` if ``on``."""
+    return min(max(value, -bound), bound) if on else value
+
+
 @numba.njit(cache=True)
-def select_point(mean_f, cov_f, cf, mean_g, cov_g, cg, big_b, big_g, phi, truncate, u, scores, out):
-    """UCB / Rand round: ``f^ = mean_f + cf sigma_f``, ``g^ = mean_g + cg sigma_g`` (``cf = beta``, ``cg =
-    -beta~`` for UCB; ``cf = Z``, ``cg = Z~`` for Rand), truncation to ``[-B, B]`` / ``[-G, G]`` if
-    ``truncate``, then ``argmax f- - phi g-`` with random tie-breaking. Writes ``(f-, g-)`` at the chosen
-    point into ``out`` and returns its index. ``O(n)``."""
-    n = mean_f.shape[0]
+def select(st, cf, cg, u):
+    """Lines 3-7 of Algorithm 1; returns ``x_t`` and leaves ``f-_t(x_t)``, ``g-_t(x_t)`` in ``st.live``.
+
+    3. ``f^ = mu + cf sigma``, ``g^ = mu~ + cg sigma~`` (UCB: ``cf = beta``, ``cg = -beta~``; Rand:
+       ``cf = Z``, ``cg = Z~``), or the joint draws already in ``st.f_hat``, ``st.g_hat`` (TS);
+    4-5. ``f- = clip(f^, -B, B)``, ``g- = clip(g^, -G, G)`` (written to ``st.f_hat``, ``st.g_hat``);
+    6-7. ``x_t = argmax f- - phi g-``, ties broken uniformly at random with ``u``. ``O(n)``.
+    """
+    c, live = st.const, st.live[0]
+    f_hat, g_hat, scores = st.f_hat, st.g_hat, st.scores
+    phi = live.phi
     best = -np.inf
-    for j in range(n):
-        fh = mean_f[j] + cf * math.sqrt(max(cov_f[j, j], 0.0))
-        gh = mean_g[j] + cg * math.sqrt(max(cov_g[j, j], 0.0))
-        if truncate:
-            fh = min(max(fh, -big_b), big_b)
-            gh = min(max(gh, -big_g), big_g)
+    for j in range(scores.shape[0]):
+        if c.joint:
+            fh, gh = f_hat[j], g_hat[j]
+        else:
+            fh = st.f.mean[j] + cf * math.sqrt(max(st.f.cov[j, j], 0.0))
+            gh = st.g.mean[j] + cg * math.sqrt(max(st.g.cov[j, j], 0.0))
+        fh = _truncate(fh, c.big_b, c.truncate)
+        gh = _truncate(gh, c.big_g, c.truncate)
+        f_hat[j] = fh
+        g_hat[j] = gh
         s = fh - phi * gh
         scores[j] = s
         if s > best:
             best = s
     i = _pick(scores, best, u)
-    fh = mean_f[i] + cf * math.sqrt(max(cov_f[i, i], 0.0))
-    gh = mean_g[i] + cg * math.sqrt(max(cov_g[i, i], 0.0))
-    if truncate:
-        fh = min(max(fh, -big_b), big_b)
-        gh = min(max(gh, -big_g), big_g)
-    out[0] = fh
-    out[1] = gh
+    live.f_est = f_hat[i]
+    live.g_est = g_hat[i]
     return i
 
 
 @numba.njit(cache=True)
-def select_given(f_hat, g_hat, big_b, big_g, phi, truncate, u, scores, out):
-    """TS round: truncate the given draws and return ``argmax f- - phi g-`` (random tie-breaking)."""
-    n = f_hat.shape[0]
-    best = -np.inf
-    for j in range(n):
-        fh = f_hat[j]
-        gh = g_hat[j]
-        if truncate:
-            fh = min(max(fh, -big_b), big_b)
-            gh = min(max(gh, -big_g), big_g)
-        s = fh - phi * gh
-        scores[j] = s
-        if s > best:
-            best = s
-    i = _pick(scores, best, u)
-    fh = f_hat[i]
-    gh = g_hat[i]
-    if truncate:
-        fh = min(max(fh, -big_b), big_b)
-        gh = min(max(gh, -big_g), big_g)
-    out[0] = fh
-    out[1] = gh
-    return i
+def update(st, i, reward, cost):
+    """Lines 8-9 of Algorithm 1 after playing ``x_t`` (index ``i``) and observing ``(r_t, c_t)``.
+
+    8. ``phi_{t+1} = Proj_[0, rho](phi_t + (g-_t(x_t) + eps) / V)`` (``c_t`` in place of ``g-_t(x_t)``
+       with ``dual_input="observation"``; no upper projection for the virtual queue);
+    9. rank-one GP updates of both posteriors (:func:`~safebandits.estimators.gp.gp_observe`).
+    Also the dual-path diagnostics (max, sum, rounds at ``rho``).
+    """
+    c, live = st.const, st.live[0]
+    g_in = live.g_est if c.dual_estimate else cost
+    phi = live.phi + (g_in + c.slack) / c.step
+    phi = min(max(phi, 0.0), c.cap)
+    live.phi = phi
+    gp_observe(st.f, i, reward)
+    gp_observe(st.g, i, cost)
+    live.phi_sum += phi
+    if phi > live.phi_max:
+        live.phi_max = phi
+    if phi >= c.rho:
+        live.rounds_at_rho += 1
 
 
 # --------------------------------------------------------------------------------------------------
@@ -321,12 +379,38 @@ _VARIANTS = {
 }
 
 
+class GPPairLearner(BaseLearner):
+    """What CKB and the safe-seed baselines (StageOpt, SGP-UCB) share: surrogate GPs of ``f`` and ``g``
+    (``self.gp_f``, ``self.gp_g``), their information gains, the horizon ``T`` and ``beta_t``, ``beta~_t``
+    (:meth:`betas`, the one implementation of Theorem 1's widths)."""
+
+    def _init_gps(self, config: GPBanditConfig, info: KernelInfo, lam: float, lam_g: float,
+                  refresh_every: int = 0) -> None:  # fmt: skip
+        self.gp_f = FiniteGP(info.kernel, lam, refresh_every=refresh_every)
+        self.gp_g = FiniteGP(info.constraint_kernel, lam_g, refresh_every=refresh_every)
+        self._gain_f = InformationGain(config.info_gain, info.kernel, lam, self.horizon)
+        self._gain_g = InformationGain(config.info_gain, info.constraint_kernel, lam_g, self.horizon)
+
+    def betas(self, t: int | None = None) -> tuple[float, float]:
+        """``(beta_t, beta~_t)`` of round ``t`` (default: the next round), both positive:
+        ``beta_t = s (B + R sqrt(2 (gamma_{t-1} + 1 + log(2 / delta))))`` and the same with ``G``, ``R~``,
+        ``gamma~_{t-1}`` (:func:`~safebandits.estimators.gp.beta_width`)."""
+        t = self.n_samples + 1 if t is None else t
+        c, info = self.config, self.info
+        gf = self._gain_f(t - 1, self.gp_f)
+        gg = self._gain_g(t - 1, self.gp_g)
+        return (
+            beta_width(float(info.reward_bound), info.noise_bound, gf, c.delta, c.beta_scale),
+            beta_width(float(info.constraint_bound), info.constraint_noise_bound, gg, c.delta, c.beta_scale),
+        )
+
+
 @register_algorithm("ckb-ucb", task="regret", defaults={"exploration": "ucb"}, description=_VARIANTS["ucb"])
 @register_algorithm("ckb-ts", task="regret", defaults={"exploration": "ts"}, description=_VARIANTS["ts"])
 @register_algorithm(
     "ckb-rand", task="regret", defaults={"exploration": "rand"}, description=_VARIANTS["rand"]
 )
-class CKB(BaseLearner):
+class CKB(GPPairLearner):
     """Constrained kernelized bandit (Algorithm 1) on a finite domain.
 
     Parameters
@@ -343,6 +427,8 @@ class CKB(BaseLearner):
     Glossary (paper -> code): ``mu_t, sigma_t, k_t`` -> ``self.gp_f`` (``mu~``... -> ``self.gp_g``);
     ``beta_t, beta~_t`` -> :meth:`betas`; ``phi_t`` -> ``self.phi``; ``rho`` -> ``self.rho``; ``V`` ->
     ``self.step``; ``eps`` -> ``self.slack``; ``f-_t(x_t), g-_t(x_t)`` -> ``self.last_estimates``.
+    The round itself is two compiled kernels on a :class:`CKBState` (``self.state``): :func:`select`
+    (lines 3-7) and :func:`update` (lines 8-9).
 
     Guarantee (Theorem 1): with ``rho >= 4 B / delta_S``, ``V = G sqrt(T) / rho``, the theory ``beta_t`` and
     sub-Gaussian noise, ``R+(T)`` and ``V(T)`` are ``O~(sqrt(T gamma_T))`` with probability at least
@@ -364,64 +450,85 @@ class CKB(BaseLearner):
         lam_g = resolve_gp_noise(
             c.constraint_gp_noise if c.constraint_gp_noise is not None else c.gp_noise, self.horizon
         )
-        self.gp_f = FiniteGP(info.kernel, lam, refresh_every=c.refresh_every)
-        self.gp_g = FiniteGP(info.constraint_kernel, lam_g, refresh_every=c.refresh_every)
-        self._gain_f = InformationGain(c.info_gain, info.kernel, lam, self.horizon)
-        self._gain_g = InformationGain(c.info_gain, info.constraint_kernel, lam_g, self.horizon)
-        self.big_b, self.big_g = float(info.reward_bound), float(info.constraint_bound)
+        self._init_gps(c, info, lam, lam_g, c.refresh_every)
+        big_b, big_g = float(info.reward_bound), float(info.constraint_bound)
         self.slater = float(info.slater)
         if c.slack == "auto":
-            rho0 = c.rho if c.rho is not None else 8.0 * self.big_b / self.slater
+            rho0 = c.rho if c.rho is not None else 8.0 * big_b / self.slater
             gamma_t = (
                 max(self._gain_f(self.horizon), self._gain_g(self.horizon))
                 if c.info_gain != "realised"
                 else math.log1p(self.horizon)
             )
-            self.slack = auto_slack(
-                self.slater, self.horizon, max(self.big_b, self.big_g), self.big_g, gamma_t, c.delta, rho0
-            )
+            slack = auto_slack(self.slater, self.horizon, max(big_b, big_g), big_g, gamma_t, c.delta, rho0)
         else:
-            self.slack = float(c.slack)
-        self.rho = (
-            float(c.rho) if c.rho is not None else (8.0 if self.slack > 0 else 4.0) * self.big_b / self.slater
-        )
-        self.step = float(c.step) if c.step is not None else self.big_g * math.sqrt(self.horizon) / self.rho
-        self._cap = math.inf if c.dual == "virtual_queue" else self.rho
-        self.phi = 0.0
+            slack = float(c.slack)
+        rho = float(c.rho) if c.rho is not None else (8.0 if slack > 0 else 4.0) * big_b / self.slater
+        step = float(c.step) if c.step is not None else big_g * math.sqrt(self.horizon) / rho
+        const = CKBConstants(
+            big_b=big_b, big_g=big_g, truncate=bool(c.truncate), joint=c.exploration == "ts", rho=rho,
+            cap=math.inf if c.dual == "virtual_queue" else rho, step=step, slack=slack,
+            dual_estimate=c.dual_input == "estimate",
+        )  # fmt: skip
+        live_block = np.zeros(1, dtype=CKB_LIVE)
+        live_block[0]["f_est"] = live_block[0]["g_est"] = math.nan
+        #: The changing scalars (the record of ``state.live``, a view: the kernels' writes show here).
+        self.live = live_block[0]
+        self.state = CKBState(self.gp_f.state, self.gp_g.state, np.zeros(n), np.zeros(n), np.zeros(n), const,
+                              live_block)  # fmt: skip
         self._draws = RoundDraws(
             rng, 2 * n if c.exploration == "ts" else (2 if c.exploration == "rand" else 0)
         )
-        self._scores = np.zeros(n)
-        self._out = np.zeros(2)
-        self.last_estimates = (math.nan, math.nan)
-        self._select = bind_kernel(
-            select_point,
-            (self.gp_f.mean, self.gp_f.cov, 1.0, self.gp_g.mean, self.gp_g.cov, -1.0, 1.0, 1.0, 0.0, True,
-             0.5, self._scores, self._out),
-        )  # fmt: skip
-        self._select_given = bind_kernel(
-            select_given, (self._scores, self._scores, 1.0, 1.0, 0.0, True, 0.5, self._scores, self._out)
-        )
+        self._select = bind_kernel(select, (self.state, 1.0, -1.0, 0.5))
+        self._update = bind_kernel(update, (self.state, 0, 0.0, 0.0))
         # dual-path diagnostics
         self._grid = set(log_grid(self.horizon, 60).tolist())
         self.phi_path: list[tuple[int, float]] = []
-        self.phi_max = 0.0
-        self.phi_sum = 0.0
-        self.rounds_at_rho = 0
         self.jitter_used = 0.0
 
-    # -- read-only diagnostics ----------------------------------------------------------------------
-    def betas(self, t: int | None = None) -> tuple[float, float]:
-        """``(beta_t, beta~_t)`` of round ``t`` (default: the next round), both positive."""
-        t = self.n_samples + 1 if t is None else t
-        c = self.config
-        gf = self._gain_f(t - 1, self.gp_f)
-        gg = self._gain_g(t - 1, self.gp_g)
-        return (
-            beta_width(self.big_b, self.info.noise_bound, gf, c.delta, c.beta_scale),
-            beta_width(self.big_g, self.info.constraint_noise_bound, gg, c.delta, c.beta_scale),
-        )
+    # -- named views of the state --------------------------------------------------------------------
+    @property
+    def big_b(self) -> float:
+        return self.state.const.big_b
 
+    @property
+    def big_g(self) -> float:
+        return self.state.const.big_g
+
+    @property
+    def rho(self) -> float:
+        return self.state.const.rho
+
+    @property
+    def step(self) -> float:
+        return self.state.const.step
+
+    @property
+    def slack(self) -> float:
+        return self.state.const.slack
+
+    @property
+    def phi(self) -> float:
+        return float(self.live["phi"])
+
+    @property
+    def phi_max(self) -> float:
+        return float(self.live["phi_max"])
+
+    @property
+    def phi_sum(self) -> float:
+        return float(self.live["phi_sum"])
+
+    @property
+    def rounds_at_rho(self) -> int:
+        return int(self.live["rounds_at_rho"])
+
+    @property
+    def last_estimates(self) -> tuple[float, float]:
+        """``(f-_t(x_t), g-_t(x_t))`` of the last round asked (``nan`` before the first)."""
+        return float(self.live["f_est"]), float(self.live["g_est"])
+
+    # -- read-only diagnostics ----------------------------------------------------------------------
     def confidence_bounds(self) -> dict[str, FloatArray]:
         """Current ``mu -+ beta sigma`` of ``f`` and ``g`` (the bounds of the next round), shape (n,) each."""
         beta, beta_g = self.betas()
@@ -457,26 +564,20 @@ class CKB(BaseLearner):
         beta, beta_g = self.betas()
         u, z = self._draws.next()
         c = self.config
-        gf, gg = self.gp_f, self.gp_g
         if c.exploration == "ts":
+            gf, gg, st = self.gp_f, self.gp_g, self.state
             n = gf.mean.shape[0]
             low_f, eps_f = cholesky_jittered(gf.cov, c.jitter)
             low_g, eps_g = cholesky_jittered(gg.cov, c.jitter)
             self.jitter_used = max(self.jitter_used, eps_f, eps_g)
-            f_hat = gf.mean + beta * (low_f @ z[:n])
-            g_hat = gg.mean + beta_g * (low_g @ z[n:])
-            i = self._select_given(
-                f_hat, g_hat, self.big_b, self.big_g, self.phi, c.truncate, u, self._scores, self._out
-            )
+            st.f_hat[:] = gf.mean + beta * (low_f @ z[:n])
+            st.g_hat[:] = gg.mean + beta_g * (low_g @ z[n:])
+            cf = cg = 0.0
+        elif c.exploration == "ucb":
+            cf, cg = beta, -beta_g
         else:
-            if c.exploration == "ucb":
-                cf, cg = beta, -beta_g
-            else:
-                cf, cg = beta * float(z[0]), beta_g * float(z[1])
-            i = self._select(gf.mean, gf.cov, cf, gg.mean, gg.cov, cg, self.big_b, self.big_g, self.phi,
-                             c.truncate, u, self._scores, self._out)  # fmt: skip
-        self.last_estimates = (float(self._out[0]), float(self._out[1]))
-        return Decision(arm=int(i))
+            cf, cg = beta * float(z[0]), beta_g * float(z[1])
+        return Decision(arm=int(self._select(self.state, cf, cg, u)))
 
     def cancel(self) -> None:
         super().cancel()
@@ -484,23 +585,15 @@ class CKB(BaseLearner):
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         r, cval = reward_and_constraint(observation, "CKB")
-        i = int(decision.arm)
-        g_in = self.last_estimates[1] if self.config.dual_input == "estimate" else cval
-        phi = self.phi + (g_in + self.slack) / self.step  # line 8
-        self.phi = min(max(phi, 0.0), self._cap)
-        self.gp_f.update(i, r)  # line 9
-        self.gp_g.update(i, cval)
+        self._update(self.state, int(decision.arm), r, cval)  # lines 8-9
+        self.gp_f.refresh_due()
+        self.gp_g.refresh_due()
         t = self.n_samples
-        self.phi_sum += self.phi
-        if self.phi > self.phi_max:
-            self.phi_max = self.phi
-        if self.phi >= self.rho:
-            self.rounds_at_rho += 1
         if t in self._grid:
             self.phi_path.append((t, self.phi))
 
 
-class SafeSeedGPLearner(BaseLearner):
+class SafeSeedGPLearner(GPPairLearner):
     """What the safe-seed baselines (StageOpt, SGP-UCB) share: two surrogate GPs with the same
     ``lambda``, their information gains, the horizon, a non-empty safe seed, and ``beta_t`` with the
     instance's bounds ``B`` and ``G``."""
@@ -518,17 +611,4 @@ class SafeSeedGPLearner(BaseLearner):
             )
         self.horizon = int(config.horizon if config.horizon is not None else info.horizon)
         lam = resolve_gp_noise(config.gp_noise, self.horizon)
-        self.gp_f = FiniteGP(info.kernel, lam)
-        self.gp_g = FiniteGP(info.constraint_kernel, lam)
-        self._gain_f = InformationGain(config.info_gain, info.kernel, lam, self.horizon)
-        self._gain_g = InformationGain(config.info_gain, info.constraint_kernel, lam, self.horizon)
-
-    def betas(self) -> tuple[float, float]:
-        """``(beta_t, beta~_t)`` of the next round."""
-        t = self.n_samples + 1
-        c, info = self.config, self.info
-        gf, gg = self._gain_f(t - 1, self.gp_f), self._gain_g(t - 1, self.gp_g)
-        return (
-            beta_width(info.reward_bound, info.noise_bound, gf, c.delta, c.beta_scale),
-            beta_width(info.constraint_bound, info.constraint_noise_bound, gg, c.delta, c.beta_scale),
-        )
+        self._init_gps(config, info, lam, lam)

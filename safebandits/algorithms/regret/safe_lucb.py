@@ -57,7 +57,13 @@ from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import ArmRidge, OnlineRidge, arm_ridge_refresh, arm_ridge_update
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.noise import observe_code
-from safebandits.problems.safe_linear import boundary_grid_step, directions_grid, discrete_step, radial_step
+from safebandits.problems.safe_linear import (
+    RadialProblem,
+    boundary_grid_step,
+    directions_grid,
+    discrete_step,
+    radial_step,
+)
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
@@ -626,6 +632,7 @@ class SafeLUCB(BaseLearner):
         self._geom = self._ds.kernel_args()
         self._dirs = directions_grid(d, c.n_directions)
         self._rho0 = self._ds.radial(self._dirs)
+        self._radial = RadialProblem(self._geom, self._dirs, self._rho0, self._b, self._c)
         if c.convex_solver == "discretise":
             frac = np.arange(1, c.n_radii + 1) / c.n_radii
             pts = (self._rho0[:, None, None] * frac[None, :, None]) * self._dirs[:, None, :]
@@ -761,9 +768,7 @@ class SafeLUCB(BaseLearner):
         theta = np.ascontiguousarray(theta)
         beta, solver = self.beta, self.config.convex_solver
         if solver == "radial":
-            radial_step(
-                self._dirs, self._rho0, *self._geom, theta, a_inv, self._b, beta, self._c, True, self._point
-            )
+            radial_step(self._radial, theta, a_inv, beta, True, self._point)
         elif solver == "discretise":
             discrete_step(self._grid, theta, a_inv, self._b, beta, self._c, self._point)
         else:

@@ -6,17 +6,21 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from safebandits.algorithms import make_learner
 from safebandits.algorithms.regret.ckb import (
     CKB,
+    CKB_LIVE,
     CKBConfig,
+    CKBConstants,
+    CKBState,
     RoundDraws,
     auto_slack,
-    select_given,
-    select_point,
+    select,
 )
-from safebandits.estimators.gp import se_kernel
+from safebandits.estimators.gp import FiniteGP, se_kernel
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.regret_loop import run_regret
 from safebandits.problems import make_instance
@@ -36,29 +40,77 @@ def play(learner, env, rounds):
 # -- selection kernels ---------------------------------------------------------------------------
 
 
-def test_select_point_matches_numpy():
+def selection_state(mean_f, cov_f, mean_g, cov_g, phi, *, truncate=True, joint=False, big_b=1.0, big_g=1.2):
+    """A :class:`CKBState` on posteriors with the given means and covariances and dual variable ``phi``."""
+    n = mean_f.shape[0]
+    gps = []
+    for mean, cov in ((mean_f, cov_f), (mean_g, cov_g)):
+        gp = FiniteGP(np.eye(n), 1.0)
+        gp.mean[:], gp.cov[:] = mean, cov
+        gps.append(gp.state)
+    const = CKBConstants(big_b=big_b, big_g=big_g, truncate=truncate, joint=joint, rho=1.0, cap=1.0,
+                         step=1.0, slack=0.0, dual_estimate=True)  # fmt: skip
+    live = np.zeros(1, dtype=CKB_LIVE)
+    live[0]["phi"] = phi
+    return CKBState(gps[0], gps[1], np.zeros(n), np.zeros(n), np.zeros(n), const, live)
+
+
+def test_select_matches_numpy():
     rng = np.random.default_rng(0)
     n = 40
     a = rng.standard_normal((n, n))
     cov_f, cov_g = a @ a.T / n, np.eye(n) * 0.3
     mf, mg = rng.standard_normal(n), rng.standard_normal(n)
-    out, scores = np.zeros(2), np.zeros(n)
     for phi, cf, cg in [(0.0, 1.5, -1.0), (2.0, 0.7, 0.4), (0.5, -0.3, -2.0)]:
-        i = select_point(mf, cov_f, cf, mg, cov_g, cg, 1.0, 1.2, phi, True, 0.3, scores, out)
+        st = selection_state(mf, cov_f, mg, cov_g, phi)
+        i = select(st, cf, cg, 0.3)
         fb = np.clip(mf + cf * np.sqrt(np.diag(cov_f)), -1.0, 1.0)
         gb = np.clip(mg + cg * np.sqrt(np.diag(cov_g)), -1.2, 1.2)
         score = fb - phi * gb
         assert score[i] >= score.max() - 1e-12  # truncation makes ties (broken at random)
-        assert out[0] == pytest.approx(fb[i]) and out[1] == pytest.approx(gb[i])
-        assert select_given(fb, gb, 1.0, 1.2, phi, False, 0.3, scores, out) == i
+        assert st.live[0]["f_est"] == pytest.approx(fb[i]) and st.live[0]["g_est"] == pytest.approx(gb[i])
+        np.testing.assert_allclose(st.f_hat, fb)
+        np.testing.assert_allclose(st.g_hat, gb)
+        # the same estimates given as draws (the TS path), untruncated: the same point
+        joint = selection_state(mf, cov_f, mg, cov_g, phi, truncate=False, joint=True)
+        joint.f_hat[:], joint.g_hat[:] = fb, gb
+        assert select(joint, 0.0, 0.0, 0.3) == i
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    phi=st.floats(0.0, 5.0),
+    cf=st.floats(-3.0, 3.0),
+    cg=st.floats(-3.0, 3.0),
+    u=st.floats(0.0, 0.999),
+    truncate=st.booleans(),
+)
+def test_select_picks_a_maximiser_of_the_truncated_score(seed, phi, cf, cg, u, truncate):
+    rng = np.random.default_rng(seed)
+    n = 12
+    a = rng.standard_normal((n, n))
+    mf, mg = 2.0 * rng.standard_normal(n), 2.0 * rng.standard_normal(n)
+    state = selection_state(mf, a @ a.T / n, mg, np.diag(rng.uniform(0, 1, n)), phi, truncate=truncate)
+    i = select(state, cf, cg, u)
+    fb = mf + cf * np.sqrt(np.diag(state.f.cov))
+    gb = mg + cg * np.sqrt(np.diag(state.g.cov))
+    if truncate:
+        fb, gb = np.clip(fb, -1.0, 1.0), np.clip(gb, -1.2, 1.2)
+    score = fb - phi * gb
+    assert 0 <= i < n and score[i] >= score.max() - 1e-9 * (1 + abs(score.max()))
+    live = state.live[0]
+    assert live["f_est"] == state.f_hat[i] and live["g_est"] == state.g_hat[i]
+    assert live["f_est"] == pytest.approx(fb[i]) and live["g_est"] == pytest.approx(gb[i])
 
 
 def test_ties_are_broken_uniformly():
     n = 7
-    picks = {
-        select_given(np.ones(n), np.zeros(n), 2.0, 2.0, 0.0, True, u, np.zeros(n), np.zeros(2))
-        for u in np.linspace(0, 0.999, 50)
-    }
+    picks = set()
+    for u in np.linspace(0, 0.999, 50):
+        st = selection_state(np.ones(n), np.eye(n), np.zeros(n), np.eye(n), 0.0, joint=True, big_b=2.0)
+        st.f_hat[:] = 1.0
+        picks.add(select(st, 0.0, 0.0, u))
     assert picks == set(range(n))
     inst = synthetic(T=10)
     first = {

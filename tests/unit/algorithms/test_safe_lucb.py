@@ -19,6 +19,7 @@ from safebandits.problems import make_instance
 from safebandits.problems.noise import make_noise
 from safebandits.problems.safe_linear import (
     DecisionSet,
+    RadialProblem,
     SafeLinearInstance,
     boundary_grid_step,
     directions_grid,
@@ -210,7 +211,7 @@ def test_radial_step_matches_fine_discretisation(kind):
     for _ in range(15):
         theta, a_inv, beta = random_state(rng)
         c = rng.uniform(0.1, 0.6)
-        val = radial_step(dirs, rho0, *ds.kernel_args(), theta, a_inv, B2, beta, c, True, out)
+        val = radial_step(RadialProblem(ds.kernel_args(), dirs, rho0, B2, c), theta, a_inv, beta, True, out)
         assert val == pytest.approx(objective(out, theta, a_inv, beta), abs=1e-9)
         ucb = estimated_safety_ucb(out, B2, theta, np.linalg.inv(a_inv), beta)[0]
         assert ucb <= c + 1e-9 and ds.contains(out, tol=1e-12)[0]
@@ -228,7 +229,7 @@ def test_boundary_grid_socp_agrees_with_radial():
     out = np.zeros(2)
     for _ in range(2):
         theta, a_inv, beta = random_state(rng)
-        val = radial_step(dirs, rho0, *ds.kernel_args(), theta, a_inv, B2, beta, 0.4, True, out)
+        val = radial_step(RadialProblem(ds.kernel_args(), dirs, rho0, B2, 0.4), theta, a_inv, beta, True, out)
         x = boundary_grid_step(ds, theta, a_inv, B2, beta, 0.4, n_v=90)
         assert objective(x, theta, a_inv, beta) >= val - 1e-6
         assert objective(x, theta, a_inv, beta) == pytest.approx(val, abs=2e-2)
