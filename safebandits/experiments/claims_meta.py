@@ -161,12 +161,6 @@ _CKB_COMMON = {
         "CKB clearly below StageOpt and SGP-UCB on the heavy-tailed finance data (digest §5.2).",
         _CKB_ALL,
     ),
-    "ckb-slack": _m(
-        CKB,
-        "Sec. 4: with a slack eps > 0, V(T) stays bounded or becomes zero while the regret remains sublinear "
-        "(digest §5.7, theory claim without an experiment in the paper).",
-        ("CKB-UCB", "CKB-UCB (slack)"),
-    ),
 }
 
 _BESIDE_PAC = _m(
@@ -495,8 +489,18 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
         for k, v in _CKB_COMMON.items()
         if k not in ("ckb-vs-baselines-clear", "ckb-strong-violation-sublinear")
     },
-    "ckb-light": {k: v for k, v in _CKB_COMMON.items() if k not in ("ckb-vs-baselines-clear", "ckb-slack")},
-    "ckb-finance": {k: v for k, v in _CKB_COMMON.items() if k not in ("ckb-vs-baselines", "ckb-slack")},
+    "ckb-light": {k: v for k, v in _CKB_COMMON.items() if k != "ckb-vs-baselines-clear"},
+    "ckb-finance": {k: v for k, v in _CKB_COMMON.items() if k != "ckb-vs-baselines"},
+    "ckb-slack-horizons": {
+        "ckb-slack": _m(
+            CKB,
+            '"one can trade regret to achieve bounded or even zero constraint violation" (Sec. 1, Sec. 4): '
+            "with a slack eps of order K(T)/T, V(T) is bounded or zero while R+ keeps the order of Theorem 1 "
+            "(digest §5.7; a theory claim, no experiment in the paper).",
+            ("CKB-UCB (slack)",),
+            why="quick runs have 3 replicates per horizon",
+        ),
+    },
     "ckb-sgp-start": {
         "ckb-sgp-linear-start": _m(
             CKB,
