@@ -9,6 +9,11 @@
 ``ckb-finance`` (Fig. 2a-c; App. D missing)
     29 DJIA stocks, heavy-tailed rewards (the price on a random day), ``g = -f + B/2``; T = 10,000,
     50 trials (the paper's number of trials is unknown).
+``ckb-slack-horizons`` (Section 4, no paper figure; issue 17)
+    CKB-UCB with and without the slack (``slack="auto"``, ``eps = min(delta/2, K^(T)/T)``) on the synthetic
+    functions at log-spaced horizons, one panel per horizon: T = 10^3, 10^3.5, 10^4, 10^4.5, 10^5 (both
+    scales; 3 replicates quick, 50 paper). Section 4 speaks across horizons (``eps`` and ``V`` depend on
+    ``T``), so the slack claim compares separate runs of different ``T``, not rounds of one run.
 
 The ``quick`` scale runs 3 replicates with T = 2,000 (synthetic), 1,000 (light) and 3,000 (finance).
 The real-data experiments need the data (``requires_data``): set ``SAFEBANDITS_DATA`` (or ``--set
@@ -22,7 +27,7 @@ from __future__ import annotations
 
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
 
-__all__ = ["ALGORITHMS", "FINANCE", "LIGHT", "SGP_START", "SYNTHETIC"]
+__all__ = ["ALGORITHMS", "FINANCE", "LIGHT", "SGP_START", "SLACK_HORIZONS", "SLACK_SWEEP", "SYNTHETIC"]
 
 _BUDGET = {"quick": 10**9, "paper": 10**9}
 _REPLICATES = {"quick": 3, "paper": 50}
@@ -149,6 +154,37 @@ SGP_START = register_experiment(
         claims="ckb-sgp-start",
         algorithm_defaults=_DEFAULTS,
         horizon={"quick": 100, "paper": 500},
+        curves=_CURVES,
+    )
+)
+
+#: Horizons of the slack sweep: half-decades from 10^3 to 10^5 (the paper's T = 10^4 in the middle).
+SLACK_HORIZONS = (1_000, 3_162, 10_000, 31_623, 100_000)
+
+#: Section 4 across horizons: one panel per horizon ``T`` (``T`` fixed in the panel, so ``--set T=...``
+#: and ``--panel T=1000`` work as in every experiment; each panel has its own draws of ``f``, ``g``).
+SLACK_SWEEP = register_experiment(
+    ExperimentSpec(
+        name="ckb-slack-horizons",
+        title="CKB-UCB with the slack of Section 4 across horizons (Zhou & Ji, Sec. 4; no paper figure)",
+        panels=tuple(
+            PanelSpec(
+                name=f"T={t}",
+                instance="ckb/synthetic",
+                fixed={**_SYNTHETIC_FUNCTIONS, "T": t},
+                sweep_param="sigma",
+                values={"quick": (0.1,), "paper": (0.1,)},
+                title=f"100 points of [0, 1], SE l = 0.2, T = {t:,}",
+                xlabel="noise sd",
+            )
+            for t in SLACK_HORIZONS
+        ),
+        algorithms=(AlgorithmSpec(label="CKB-UCB", name="ckb-ucb"), SLACK),
+        replicates=_REPLICATES,
+        budget=_BUDGET,
+        figure="regret-curves",
+        claims="ckb-slack-horizons",
+        algorithm_defaults=_DEFAULTS,
         curves=_CURVES,
     )
 )

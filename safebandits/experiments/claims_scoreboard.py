@@ -178,7 +178,7 @@ def scoreboard_markdown(
     """The scoreboard page of one or more results directories (claims evaluated afresh on their stored
     runs; an (experiment, scale) stored in several directories is read from the first)."""
     from safebandits.experiments.claims import check_claims
-    from safebandits.experiments.claims_meta import LEGEND, UNEVALUATED
+    from safebandits.experiments.claims_meta import LEGEND, UNEVALUATED, UNEVALUATED_STATUS
     from safebandits.experiments.spec import list_experiments
     from safebandits.experiments.store import ResultsStore, latest_runs
 
@@ -245,6 +245,8 @@ def scoreboard_markdown(
     lines += [
         "",
         "## Section-5 claims no experiment evaluates yet",
+        "",
+        "Status: " + "; ".join(f"{k} = {v}" for k, v in UNEVALUATED_STATUS.items()) + ".",
         "",
         "| paper | digest item | wording | status | why |",
         "|---|---|---|---|---|",

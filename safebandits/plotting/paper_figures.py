@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from safebandits.plotting import safe_sets  # noqa: F401  (registers "safelucb-exploration")
 from safebandits.plotting.beside import hard_loglog_figure
+from safebandits.plotting.ckb import slack_horizons_figure
 from safebandits.plotting.driving import robustness_figure, solutions_figure, tuned_sweep_figure
 from safebandits.plotting.fdr import curves_figure
 from safebandits.plotting.report import register_report_figure
@@ -17,6 +18,7 @@ from safebandits.plotting.report import register_report_figure
 __all__: list[str] = []
 
 register_report_figure("beside-hard")(hard_loglog_figure)
+register_report_figure("ckb-slack-horizons")(slack_horizons_figure)
 register_report_figure("acol-driving")(tuned_sweep_figure)
 register_report_figure("acol-robustness")(robustness_figure)
 register_report_figure("acol-robustness")(solutions_figure)

@@ -71,6 +71,9 @@ EXTRA_CAPTIONS = {
     "lines: the constrained solution's reward, dashed for the authors' Wen & Topcu constrained CEM (the "
     "paper's reference), dash-dot for the library's warm-polish solver (an extra row). Right: its "
     "constraint value (symmetric-log axis; dotted: the threshold).",
+    "horizons": "Mean over {runs} of the positive part of the stronger regret R+(T) against the horizon T "
+    "(separate runs per T), log-log, one line per method with its fitted slope; dashed: the bound's order "
+    "sqrt(T) (ln T)^2 through the first point, whose slope is the claim's threshold.",
     "solutions": "Top-down pictures of the solver's driving policies: road, lanes, the other cars (white) "
     "and the agent (orange), fading towards the start.",
     "metrics": "Accuracy, false discovery rate, precision and recall against the number of labels "

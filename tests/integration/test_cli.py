@@ -270,7 +270,8 @@ def test_run_all_skips_experiments_whose_data_is_missing(tmp_path):
     assert sorted(line.split(":")[0] for line in skips) == ["skipping ckb-finance", "skipping ckb-light"]
     assert all("SAFEBANDITS_DATA" in line and "data_dir" in line for line in skips)
     df = frame(out)
-    assert set(df["experiment"]) == {"ckb-synthetic", "ckb-sgp-start"} and (df["status"] == "ok").all()
+    assert set(df["experiment"]) == {"ckb-synthetic", "ckb-sgp-start", "ckb-slack-horizons"}
+    assert (df["status"] == "ok").all()
 
 
 def test_run_of_a_data_experiment_without_data_fails_early(tmp_path):

@@ -8,7 +8,9 @@ import pytest
 
 from safebandits.experiments.claims_ckb import (
     CKB,
+    CKB_CLAIM_SETS,
     PAPER_METHODS,
+    SLACK_LABEL,
     _claim_dual,
     _claim_few_violations,
     _claim_strong_violation,
@@ -16,6 +18,9 @@ from safebandits.experiments.claims_ckb import (
     _claim_v_zero,
     _ok,
     check_ckb_light,
+    check_ckb_slack_horizons,
+    check_ckb_synthetic,
+    horizon_bound_slope,
 )
 
 T = 10_000
@@ -106,3 +111,84 @@ def test_dual_claim_can_fail_when_phi_sits_at_rho():
     df = _table(**{"diag.phi": [0.5, 0.5, 2.0, 0.5, 0.5], "diag.phi_max": [2.0] * 5, "diag.rho": [2.0] * 5})
     claim = _claim_dual(_ok(df))
     assert not claim["passed"] and claim["evidence"]["runs_pinned_at_T"] == 3
+
+
+# -- Section 4 across horizons (ckb-slack-horizons, issue 17) ---------------------------------------
+HORIZONS = (1_000, 3_162, 10_000, 31_623, 100_000)
+
+
+def _sweep(regret_of_t, sum_g_of_t=lambda t: -0.1 * t, runs=4, base=True) -> pd.DataFrame:
+    """Runs of CKB-UCB (slack) (and CKB-UCB) at every horizon; ``regret_of_t(t)`` is the R+ of every run."""
+    rows = []
+    for label in (SLACK_LABEL, "CKB-UCB") if base else (SLACK_LABEL,):
+        for t in HORIZONS:
+            for rep in range(runs):
+                r = float(regret_of_t(t))
+                rows.append(
+                    {"label": label, "status": "ok", "replicate": rep, "panel": f"T={t}", "sweep.value": 0.1,
+                     "instance.T": t, "samples": t, "cost": float(sum_g_of_t(t)) / t, "violations": 3,
+                     "regret": r, "regret_tenth": r / 3, "policy_regret": r, "policy_regret_tenth": r / 3,
+                     "diag.slack": 0.1 if label == SLACK_LABEL else 0.0}
+                )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_horizon_bound_slope_is_the_secant_of_the_bound_order():
+    # Two horizons: the least-squares slope is the secant 0.5 + 2 ln(ln T2 / ln T1) / ln(T2 / T1).
+    want = 0.5 + 2 * np.log(np.log(1e4) / np.log(1e3)) / np.log(10.0)
+    assert horizon_bound_slope([1_000, 10_000]) == pytest.approx(want)
+    assert horizon_bound_slope(HORIZONS) == pytest.approx(0.7211, abs=1e-3)
+    assert horizon_bound_slope(HORIZONS, 0.0) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="two or more"):
+        horizon_bound_slope([1_000, 1_000])
+
+
+@pytest.mark.parametrize(
+    ("regret", "passed"),
+    [
+        (lambda t: 3.0 * np.sqrt(t) * np.log(t), True),  # slope 0.5 + 1/ln T < bound's 0.5 + 2/ln T
+        (lambda t: 0.05 * t, False),  # linear across horizons
+        (lambda t: 0.02 * t**0.8, False),  # polynomial above the bound's order
+        (lambda t: 0.0, True),  # no regret at all
+    ],
+)
+def test_slack_claim_compares_regret_across_horizons(regret, passed):
+    claim = check_ckb_slack_horizons(_sweep(regret))[0]
+    assert claim["id"] == "ckb-slack" and claim["passed"] is passed
+    ev = claim["evidence"]
+    assert ev["horizons"] == list(HORIZONS) and ev["v_zero_ok"] and ev["regret_ok"] is passed
+    assert ev["slope_max"] == pytest.approx(horizon_bound_slope(HORIZONS))
+    assert "slope=" in claim["key_numbers"]
+
+
+def test_slack_claim_needs_zero_violation_at_every_horizon():
+    # Mean sum g > 0 at T = 3,162 only: fails although the regret is flat.
+    claim = check_ckb_slack_horizons(_sweep(lambda t: 10.0, lambda t: 5.0 if t == 3_162 else -1.0))[0]
+    assert not claim["passed"] and claim["evidence"]["regret_ok"] and not claim["evidence"]["v_zero_ok"]
+    assert claim["evidence"]["with_slack"]["3162"]["runs_with_V>0"] == 4
+
+
+def test_slack_claim_reads_the_mean_over_runs_and_needs_two_horizons():
+    df = _sweep(lambda t: np.sqrt(t), base=False)
+    df.loc[df["replicate"] == 0, "cost"] = 0.01  # one run in four ends with V(T) > 0: the mean stays < 0
+    claim = check_ckb_slack_horizons(df)[0]
+    assert claim["passed"] and claim["evidence"]["without_slack"] == {}
+    assert claim["evidence"]["with_slack"]["1000"]["runs_with_V>0"] == 1
+    one = check_ckb_slack_horizons(df[df["instance.T"] == 1_000])[0]
+    assert not one["passed"] and "two or more" in one["evidence"]["note"]
+
+
+def test_synthetic_claim_set_no_longer_reads_the_slack_within_one_horizon():
+    assert "ckb-slack" not in [c["id"] for c in check_ckb_synthetic(_table())]
+    assert CKB_CLAIM_SETS["ckb-slack-horizons"] is check_ckb_slack_horizons
+
+
+def test_slack_sweep_experiment_runs_separate_horizons():
+    from safebandits.experiments.spec import expand, get_experiment
+
+    spec = get_experiment("ckb-slack-horizons")
+    assert spec.labels == ["CKB-UCB", SLACK_LABEL] and spec.claims == "ckb-slack-horizons"
+    tasks = expand(spec, "quick")
+    assert sorted({t.instance_params["T"] for t in tasks}) == list(HORIZONS)
+    assert len(tasks) == len(HORIZONS) * 2 * spec.replicates["quick"]
+    assert {t.algorithm_params.get("slack") for t in tasks if t.label == SLACK_LABEL} == {"auto"}

@@ -212,7 +212,7 @@ def test_scoreboard_page_from_a_results_dir(tmp_path):
     assert "commit `abc1234`" in page and "paper scale decides" in page
     assert "| stagewise-ball | paper | 6 | 0 | 6 | 3 |" in page  # 5 s of timestamps + the first run's 0.5 s
     assert "`e2-vs-safe-lts` | **NOT RUN**" in page and "`e2-safety` | **PASS**" in page
-    assert "Section-5 claims no experiment evaluates yet" in page
+    assert "Section-5 claims no experiment evaluates yet" in page and "benchmark = measured" in page
 
 
 def test_robustness_claims_are_never_passed_vacuously():
@@ -279,3 +279,12 @@ def test_every_returned_claim_has_its_metadata():
             assert c["id"] in CLAIM_META[key] and c["wording"], c["id"]
     for c in check_claims(ball_table(), "stagewise-ball"):
         assert c["id"] in CLAIM_META["stagewise-ball"]
+
+
+def test_unevaluated_rows_have_known_statuses_and_benchmarks_name_their_command():
+    from safebandits.experiments.claims_meta import UNEVALUATED, UNEVALUATED_STATUS
+
+    assert {row[3] for row in UNEVALUATED} <= set(UNEVALUATED_STATUS)
+    bench = [row for row in UNEVALUATED if row[3] == "benchmark"]
+    assert bench and all("benchmarks/bench_" in row[4] for row in bench)
+    assert not any(row[1] == "ckb §5.7" for row in UNEVALUATED)  # the slack claim has its experiment

@@ -1,0 +1,155 @@
+"""Per-round cost of CKB and StageOpt split into its parts, as |X| grows (CKB digest §5.8).
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_ckb_scaling.py                  # |X| in (250, 500, 1000, 2000, 4000)
+    .venv/bin/python benchmarks/bench_ckb_scaling.py --sizes 500 1000 2000 --budget 1.0
+
+The paper (Sec. 5, "practical considerations"; Remark 1): CKB's per-round cost is that of an
+unconstrained GP bandit, one argmax over the finite domain and one projection of the dual, i.e. O(|X|)
+*plus the GP update*; StageOpt's safe-set construction is O(|X|^2). Both methods also update two GP
+posteriors, which with exact rank-one updates of the full covariance is O(|X|^2) for either
+(``bench_ckb.py`` shows the totals). So the parts are timed separately on ``ckb/synthetic`` (SE kernel,
+lengthscale 0.2, ``n_points = |X|``, T = 10,000) through the public ask / tell protocol:
+
+* ``CKB-UCB ask``, ``CKB-Rand ask``: lines 3-7 of Algorithm 1 (exploration estimates from the posterior mean
+  and variances, truncation, the argmax of ``f- - phi g-``): CKB's per-round work apart from the GP update
+  (its tell adds only the O(1) dual step of line 8);
+* ``CKB tell``: line 8 (dual step) and line 9 (two rank-one GP updates);
+* ``StageOpt ask``: stage 1, the expanders ``G_t`` (safe points that could certify an unsafe one) and the
+  argmax of the safety interval's width;
+* ``StageOpt set``: ``StageOpt tell`` minus the GP update, i.e. the intersection of the intervals of ``g``
+  and the Lipschitz expansion of the safe set ``S_t``;
+* ``StageOpt - GP``: StageOpt's per-round work apart from the GP update (ask + set), the paper's O(|X|^2);
+* ``GP update``: two rank-one updates alone (:class:`~safebandits.estimators.gp.FiniteGP`), timed on mirror
+  posteriors told the same data right after each tell (paired, so the subtraction sees the same load).
+
+StageOpt is timed in stage 1 (T_0 = 1,000 rounds; the warm-up and the timed rounds stay inside it), so its
+ask builds the expanders every round. Clock: process CPU time with one BLAS thread (robust on a shared
+machine). Each part's cost per round is the median over the timed rounds, after a warm-up of 50 rounds
+that also excludes numba compilation. ``exponent`` is the least-squares slope of log(cost) on log(|X|)
+over the sizes (``last 2``: over the two largest sizes, where fixed per-call overheads matter least).
+``|S|/|X|`` is StageOpt's safe-set fraction at the end of the timed rounds (its set work is
+O(|S| |X|)).
+
+Not collected by pytest; no timing asserts anywhere (style.md). Results are recorded in
+``docs/decisions/ckb.md`` and in ``UNEVALUATED`` (``claims_meta.py``, status "benchmark").
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one core: set before numpy loads its BLAS
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from safebandits.algorithms import make_learner  # noqa: E402
+from safebandits.estimators.gp import FiniteGP  # noqa: E402
+from safebandits.problems import make_instance  # noqa: E402
+
+PARTS = (
+    "CKB-UCB ask",
+    "CKB-Rand ask",
+    "CKB tell",
+    "StageOpt ask",
+    "StageOpt set",
+    "StageOpt - GP",
+    "GP update",
+)
+#: The paper's exponents: CKB O(|X|) apart from the GP update (its ask; its tell adds an O(1) dual step to
+#: the update), StageOpt O(|X|^2) apart from the GP update; the GP update itself is O(|X|^2) for both
+#: with exact rank-one updates of the full covariance (digest §1.4).
+PAPER = {p: 2 for p in PARTS} | {"CKB-UCB ask": 1, "CKB-Rand ask": 1}
+WARMUP = 50
+clock = time.process_time
+
+
+def _instance(n: int):
+    return make_instance("ckb/synthetic", np.random.default_rng(0), n_points=n, T=10_000)
+
+
+def _protocol(method: str, n: int, rounds: int) -> tuple[dict[str, np.ndarray], object]:
+    """CPU seconds per round of ask, tell and, on mirror posteriors told the same data at the same time,
+    the two rank-one GP updates alone (paired with the tell, so a subtraction sees the same load)."""
+    inst = _instance(n)
+    info = inst.public_info()
+    learner = make_learner(method, info, np.random.default_rng(1))
+    env = inst.environment(np.random.default_rng(2))
+    mirror = (FiniteGP(info.kernel, 1.0), FiniteGP(info.constraint_kernel, 1.0))
+    out = {k: np.empty(rounds) for k in ("ask", "tell", "gp")}
+    for r in range(-WARMUP, rounds):
+        t0 = clock()
+        d = learner.ask()
+        t1 = clock()
+        obs = env.play(d)
+        t2 = clock()
+        learner.tell(d, obs)
+        t3 = clock()
+        mirror[0].update(int(d.arm), float(obs.reward))
+        mirror[1].update(int(d.arm), float(obs.constraints[0]))
+        t4 = clock()
+        if r >= 0:
+            out["ask"][r], out["tell"][r], out["gp"][r] = t1 - t0, t3 - t2, t4 - t3
+    return out, learner
+
+
+def measure(n: int, rounds: int) -> tuple[dict[str, float], float]:
+    """Median µs per round of every part at ``|X| = n``, and StageOpt's safe-set fraction."""
+    ucb, _ = _protocol("ckb-ucb", n, rounds)
+    rand, _ = _protocol("ckb-rand", n, rounds)
+    so, learner = _protocol("stageopt", n, rounds)
+    if getattr(learner, "stage", 1) != 1:
+        raise RuntimeError(f"StageOpt left stage 1 at |X| = {n}; lower --budget.")
+    med = {
+        "CKB-UCB ask": np.median(ucb["ask"]),
+        "CKB-Rand ask": np.median(rand["ask"]),
+        "CKB tell": np.median(ucb["tell"]),
+        "StageOpt ask": np.median(so["ask"]),
+        "StageOpt set": np.median(so["tell"] - so["gp"]),
+        "StageOpt - GP": np.median(so["ask"] + so["tell"] - so["gp"]),
+        "GP update": np.median(np.concatenate([ucb["gp"], so["gp"]])),
+    }
+    return {k: max(float(v), 1e-12) * 1e6 for k, v in med.items()}, float(np.mean(learner.safe_set()))
+
+
+def exponent(sizes: list[int], costs: list[float]) -> float:
+    """Least-squares slope of log(cost) on log(size)."""
+    return float(np.polyfit(np.log(sizes), np.log(costs), 1)[0])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000, 4000])
+    parser.add_argument(
+        "--budget", type=float, default=0.5, help="about this many CPU seconds per method and size"
+    )
+    args = parser.parse_args()
+    sizes = sorted(set(args.sizes))
+    if len(sizes) < 2 or sizes[0] < 10:
+        parser.error("give two or more sizes >= 10")
+    rows: dict[str, list[float]] = {p: [] for p in PARTS}
+    fractions = []
+    for n in sizes:
+        # rounds so that the O(n^2) parts take about --budget seconds (at least 20, and inside stage 1)
+        rounds = int(min(900, max(20, args.budget / (2.5e-9 * n * n))))
+        costs, frac = measure(n, rounds)
+        for p in PARTS:
+            rows[p].append(costs[p])
+        fractions.append(frac)
+    print("Cost per round by part [µs, process CPU time, median over rounds], ckb/synthetic with |X| points")
+    head = f"{'part':<14}" + "".join(f"{f'|X|={n}':>12}" for n in sizes)
+    print(head + f"{'exponent':>10}{'last 2':>8}{'paper':>7}")
+    for p in PARTS:
+        c = rows[p]
+        tail = f"{exponent(sizes, c):>10.2f}{exponent(sizes[-2:], c[-2:]):>8.2f}{PAPER[p]:>7}"
+        print(f"{p:<14}" + "".join(f"{v:>12.1f}" for v in c) + tail)
+    print(f"{'|S|/|X|':<14}" + "".join(f"{v:>12.2f}" for v in fractions))
+
+
+if __name__ == "__main__":
+    main()
