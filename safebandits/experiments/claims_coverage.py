@@ -308,7 +308,7 @@ DIGEST_ITEMS: tuple[DigestItem, ...] = (
         (
             7,
             "Slackness: with eps > 0, V(T) bounded or zero; regret grows by at most a constant factor.",
-            (("ckb-synthetic", "ckb-slack"),),
+            (("ckb-slack-horizons", "ckb-slack"),),
         ),
         (8, "Complexity: CKB O(|X|) per round; StageOpt O(|X|^2).", ()),
         (
