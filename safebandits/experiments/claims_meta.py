@@ -672,8 +672,13 @@ UNEVALUATED: tuple[tuple[str, str, str, str, str], ...] = (
      "not evaluated", "needs ||mu_hat_t - mu||_{A_t} <= beta_t checked every round against the true mu; "
      "the learner never sees mu and a run stores its estimate only at T'+1 and at T, so a per-round flag "
      "means a new trace in the compiled arm loop (shared with the ask/tell speed work)"),
-    (SAFE_LUCB, "issue 17", "GSLUCB on convex action sets.", "not evaluated", "GSLUCB runs on "
-     "finite sets only"),
+    (SAFE_LUCB, "issue 17", "GSLUCB on convex action sets.", "not evaluated",
+     "the paper runs GSLUCB on K arms only and its gap bound Delta_t (App. E) is not in the text; on the "
+     "convex instance of safelucb-exploration T_0 = t_delta = 4,238 < T_Delta = 4,313, and a valid "
+     "Delta_t <= Delta gives T'_t >= T_Delta, so GSLUCB would explore exactly T_0 rounds, as "
+     "Safe-LUCB(T_0): no claim there can fail; a convex Delta_t needs the max of UCB_s over the continuous "
+     "plausibly-optimal set (a grid is not a valid bound), and SafeLUCB.__init__ refuses convex sets for "
+     "GSLUCB"),
     (STAGEWISE, "stagewise §5.3", "Optimism: the selected optimistic value >= the optimal true value.",
      "not evaluated", "a per-round check with known parameters; no trace stored"),
     (STAGEWISE, "stagewise §5.9", "Closed forms, LP support, Alg. 5 stopping-time bounds.", "proof-only",

@@ -8,8 +8,17 @@ rebuilding the run's instance from its config and run key (the same draw as the 
 
 Thresholds that make qualitative claims checkable:
 
-* "GSLUCB close to Safe-LUCB(T_Delta)": its mean final per-step regret is nearer to Safe-LUCB(T_Delta)'s
-  than to Safe-LUCB(T_0)'s;
+* ``safelucb-karm`` reads its main panel (:data:`MAIN_PANEL`, one unconditioned random instance per
+  draw); the conditioned panel's numbers are reported beside, never read;
+* "GSLUCB close to Safe-LUCB(T_Delta)" and the order ``T_Delta <= GSLUCB < T_0``: on the final per-step
+  regret averaged over the draws (the paper's curve averages realisations); the fraction of draws that
+  satisfy them is reported;
+* "in most draws" (``T_Delta <= T_0 / 2``, GSLUCB stopping before ``T_0``): the Wilson 95% interval of the
+  fraction of draws lies above :data:`MOST_DRAWS` (1/2) to pass, below it to fail, else inconclusive;
+* Theorems 2 and 3 (``safelucb-rate-gap`` / ``-zero``, horizon sweeps): the least-squares log-log slope
+  of ``R(T)`` against ``T`` over the last decade of horizons is at most ``rate + log10(ln T / ln(T/10))``
+  (the rate ``sqrt(T) log T``, resp. ``T^(2/3) log T``, over that decade: 0.597, resp. 0.764, at
+  ``T = 10^5``);
 * "regret grows linearly": the log-log slope of the mean regret over the last decade of rounds,
   ``log10(R(T) / R(T/10))``, is at least :data:`LINEAR_SLOPE` (0.9);
 * "per-step regret goes to 0": ``R(T)/T < R(T/10)/(T/10)`` and the per-step regret over rounds

@@ -4,23 +4,21 @@
     Average per-step regret ``R(t) / t`` of Safe-LUCB with ``T' = T_Delta`` (gap known), Safe-LUCB with
     ``T' = T_0`` (gap unknown, Theorem 3's literal ``T_0``) and GSLUCB (Algorithm 2, valid gap LCB) on
     random K-armed instances with a positive gap (``safelucb/karm``: d = 2, K = 20; one realisation per
-    replicate, the paper's "20 problem realizations" at paper scale).
+    replicate). Main panel ``karm-random``: unconditioned draws (``condition="none"``), 200 at paper scale;
+    extra panel ``karm``: "conditioned (margin condition; not the paper's draw)".
 ``safelucb-exploration`` (Figure 1b and the arXiv Figure 2)
     Per-step regret of Safe-LUCB with ``T' = T_Delta`` and without pure exploration (``T' = 0``) on the 2-D
     convex instance ``safelucb/2d-convex``; the report adds the picture of ``D0``, the true safe set,
     ``D^s_{T'+1}``, ``D^s_T`` and ``x*`` (:mod:`safebandits.plotting.safe_sets`).
-
 ``safelucb-rate-gap`` (Theorem 2) and ``safelucb-rate-zero`` (Theorem 3)
     Regret at the horizon ``R(T)`` against ``T`` (one run per horizon, ``T'`` set for that horizon):
     Safe-LUCB with ``T' = T_Delta`` on ``safelucb/2d-convex`` (``Delta = 0.66``) and with ``T' = T_0`` on
     ``safelucb/2d-boundary`` (``Delta = 0``); the claims read the log-log slope over the last decade.
-``safelucb-karm`` has a second, extra panel: the conditioned instance (margin condition; not the paper's
-draw). The claims read the unconditioned panel, over 200 draws at paper scale.
 
 Appendix F (parameters) is not in the paper we have: instances, ``delta = 0.01``, ``lambda = 1``, Gaussian
 noise ``sigma = 0.1`` (``R = 0.1``) and the horizon ``T = 10^5`` (the figure's axis runs to "10" and the arXiv
-caption shows ``D^s_{5e4}``) are ours (``docs/decisions/safe_lucb.md``). Both scales use ``T = 10^5``;
-quick runs 3 replicates, paper 20.
+caption shows ``D^s_{5e4}``) are ours (``docs/decisions/safe_lucb.md``). Figure 1 experiments use
+``T = 10^5`` at both scales; quick runs 3 replicates, paper 20 (200 draws for ``safelucb-karm``).
 """
 
 from __future__ import annotations
