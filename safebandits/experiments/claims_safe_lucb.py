@@ -8,8 +8,17 @@ rebuilding the run's instance from its config and run key (the same draw as the 
 
 Thresholds that make qualitative claims checkable:
 
-* "GSLUCB close to Safe-LUCB(T_Delta)": its mean final per-step regret is nearer to Safe-LUCB(T_Delta)'s
-  than to Safe-LUCB(T_0)'s;
+* ``safelucb-karm`` reads its main panel (:data:`MAIN_PANEL`, one unconditioned random instance per
+  draw); the conditioned panel's numbers are reported beside, never read;
+* "GSLUCB close to Safe-LUCB(T_Delta)" and the order ``T_Delta <= GSLUCB < T_0``: on the final per-step
+  regret averaged over the draws (the paper's curve averages realisations); the fraction of draws that
+  satisfy them is reported;
+* "in most draws" (``T_Delta <= T_0 / 2``, GSLUCB stopping before ``T_0``): the Wilson 95% interval of the
+  fraction of draws lies above :data:`MOST_DRAWS` (1/2) to pass, below it to fail, else inconclusive;
+* Theorems 2 and 3 (``safelucb-rate-gap`` / ``-zero``, horizon sweeps): the least-squares log-log slope
+  of ``R(T)`` against ``T`` over the last decade of horizons is at most ``rate + log10(ln T / ln(T/10))``
+  (the rate ``sqrt(T) log T``, resp. ``T^(2/3) log T``, over that decade: 0.597, resp. 0.764, at
+  ``T = 10^5``);
 * "regret grows linearly": the log-log slope of the mean regret over the last decade of rounds,
   ``log10(R(T) / R(T/10))``, is at least :data:`LINEAR_SLOPE` (0.9);
 * "per-step regret goes to 0": ``R(T)/T < R(T/10)/(T/10)`` and the per-step regret over rounds
@@ -34,11 +43,24 @@ __all__ = [
     "SAFE_LUCB_CLAIM_SETS",
     "check_exploration",
     "check_karm",
+    "check_rate_gap",
+    "check_rate_zero",
+    "horizon_slope",
+    "wilson_interval",
     "x_star_membership",
 ]
 
 LINEAR_SLOPE = 0.9
 LATE_PER_STEP = 0.01
+#: "In most draws": the fraction of random draws that must be exceeded (with 95% confidence).
+MOST_DRAWS = 0.5
+#: Panels of ``safelucb-karm``: the paper's unconditioned draw and the conditioned extra panel.
+MAIN_PANEL, CONDITIONED_PANEL = "karm-random", "karm"
+CONDITIONED_KEY = "conditioned (margin condition; not the paper's draw)"
+#: Power of ``log T`` in the rates the slope claims read: Theorem 2's bound (14) is ``sqrt(T) log T``
+#: (``beta_T ~ sqrt(log T)`` times the ``sqrt(log T)`` of the elliptical potential); Theorem 3 states
+#: ``O(T^(2/3) log T)``.
+THM2_LOG_POWER, THM3_LOG_POWER = 1.0, 1.0
 T_DELTA, T_ZERO, GSLUCB = "Safe-LUCB (T'=T_Delta)", "Safe-LUCB (T'=T_0)", "GSLUCB"
 NO_EXPLORATION = "Safe-LUCB (no exploration)"
 
@@ -122,58 +144,138 @@ def _membership(ok: pd.DataFrame, label: str, column: str) -> list[bool | None]:
     return [x_star_membership(row, column) for _, row in ok[ok["label"] == label].iterrows()]
 
 
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a binomial fraction (``(nan, nan)`` when ``n = 0``)."""
+    if n <= 0:
+        return math.nan, math.nan
+    p = successes / n
+    den = 1.0 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (0.0 if successes == 0 else min(p, max(0.0, mid - half)),
+            1.0 if successes == n else max(p, min(1.0, mid + half)))  # fmt: skip
+
+
+def _most_draws(cid: str, text: str, flags: pd.Series, extra: dict[str, Any]) -> Claim:
+    """ "In most draws": the Wilson 95% interval of the fraction of draws with ``flags`` lies above
+    :data:`MOST_DRAWS` (pass), below it (fail), or straddles it (inconclusive: too few draws)."""
+    n, k = len(flags), int(flags.sum()) if len(flags) else 0
+    lo, hi = wilson_interval(k, n)
+    evidence = {"draws": n, "draws_satisfying": k, "fraction": k / n if n else None,
+                "wilson95": [lo, hi], "threshold": MOST_DRAWS, **extra}  # fmt: skip
+    if n and lo <= MOST_DRAWS <= hi:
+        return _claim(cid, text, False, evidence, censored_only=True,
+                      reason=f"{k}/{n} draws: the 95% interval [{lo:.2f}, {hi:.2f}] contains {MOST_DRAWS}; "
+                      "more draws decide it")  # fmt: skip
+    return _claim(cid, text, bool(n) and lo > MOST_DRAWS, evidence)
+
+
+def _per_draw(ok: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``column`` of every method, one row per draw (replicate) of the panel."""
+    return ok.pivot_table(index="replicate", columns="label", values=column, aggfunc="first")
+
+
+def _se(x: pd.Series) -> float | None:
+    return float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else None
+
+
+def _conditioned_summary(ok: pd.DataFrame) -> dict[str, Any]:
+    """Numbers of the extra, conditioned panel (margin condition; not the paper's draw): reported beside
+    every Figure 1a claim, never part of a verdict."""
+    cond = ok[ok["panel"] == CONDITIONED_PANEL]
+    if cond.empty:
+        return {}
+    g = cond[cond["label"] == GSLUCB]
+    out: dict[str, Any] = {"mean_final_per_step_regret": _mean_per_step(cond), "draws": int(g.shape[0])}
+    if len(g):
+        out["gslucb_stopped_before_T0"] = int((g["diag.t_prime"] < g["diag.T0"]).sum())
+    return out
+
+
 def check_karm(df: pd.DataFrame) -> list[Claim]:
-    """Figure 1a: safety; ordering T_Delta <= GSLUCB < T_0; GSLUCB close to T_Delta; T_Delta << T_0;
-    GSLUCB stops before T_0; Lemmas 1 and 2; per-step regret decreasing."""
+    """Figure 1a: safety; ordering T_Delta <= GSLUCB < T_0 and GSLUCB close to T_Delta (means over the
+    random draws, with the fraction of draws that satisfy them); T_Delta << T_0 and GSLUCB stopping before
+    T_0 in most draws; Lemmas 1 and 2; per-step regret decreasing.
+
+    The Figure 1a claims read the main panel (:data:`MAIN_PANEL`, one unconditioned random instance per
+    draw, as the paper's "problem realizations"); the conditioned panel's numbers are reported in the
+    evidence under ``"conditioned (margin condition; not the paper's draw)"``. Runs without a ``panel``
+    column are all read as the main panel."""
     ok = _ok(df)
     n_failed = int((df["status"] != "ok").sum())
-    means = _mean_per_step(ok)
     claims = [_safety(ok, "karm-safety", n_failed)]
+    panels = ok["panel"] if "panel" in ok else pd.Series(MAIN_PANEL, index=ok.index)
+    main = ok[panels != CONDITIONED_PANEL]
+    cond_ev = {CONDITIONED_KEY: _conditioned_summary(ok)} if "panel" in ok else {}
+    means = _mean_per_step(main)
     have = all(lbl in means for lbl in (T_DELTA, T_ZERO, GSLUCB))
     rd, rg, r0 = (means.get(lbl, math.nan) for lbl in (T_DELTA, GSLUCB, T_ZERO))
-    ev = {"mean_final_per_step_regret": means}
+    wide = _per_draw(main, "per_step") if have else pd.DataFrame()
+    if have:
+        wide = wide.dropna(subset=[T_DELTA, GSLUCB, T_ZERO])
+        ordered = (wide[T_DELTA] <= wide[GSLUCB]) & (wide[GSLUCB] < wide[T_ZERO])
+        closer = (wide[GSLUCB] - wide[T_DELTA]).abs() < (wide[T_ZERO] - wide[GSLUCB]).abs()
+        frac_order, frac_close = float(ordered.mean()), float(closer.mean())
+        se = {"se_gslucb_minus_tdelta": _se(wide[GSLUCB] - wide[T_DELTA]),
+              "se_t0_minus_gslucb": _se(wide[T_ZERO] - wide[GSLUCB])}  # fmt: skip
+    else:
+        frac_order = frac_close = math.nan
+        se = {}
+    ev = {"mean_final_per_step_regret": means, "draws": len(wide)}
     claims.append(
         _claim(
             "karm-order",
-            "Final mean per-step regret: Safe-LUCB(T_Delta) <= GSLUCB < Safe-LUCB(T_0).",
+            "Final per-step regret averaged over the random draws (as the paper's curve averages "
+            "realisations): Safe-LUCB(T_Delta) <= GSLUCB < Safe-LUCB(T_0); the fraction of draws in which "
+            "the order holds is reported.",
             have and rd <= rg < r0,
-            ev,
+            {**ev, "fraction_of_draws_ordered": frac_order, **se, **cond_ev},
         )
     )
     claims.append(
         _claim(
             "karm-gslucb-close",
-            "GSLUCB's final per-step regret is closer to Safe-LUCB(T_Delta)'s than to Safe-LUCB(T_0)'s.",
-            have and (rg - rd) < (r0 - rg),
-            {**ev, "gslucb_minus_tdelta": rg - rd, "t0_minus_gslucb": r0 - rg},
-        )
-    )
-    sub = ok[ok["label"] == T_DELTA]
-    ratio = (sub["diag.T_Delta"] / sub["diag.T0"]).astype(float) if not sub.empty else pd.Series(dtype=float)
-    claims.append(
-        _claim(
-            "karm-tdelta-below-t0",
-            "Instances: T_Delta <= T_0 / 2 in every realisation (gap positive, T_Delta clearly below T_0).",
-            bool(len(ratio)) and bool((ratio <= 0.5).all()),
+            "GSLUCB's final per-step regret averaged over the draws is closer to Safe-LUCB(T_Delta)'s than "
+            "to Safe-LUCB(T_0)'s; the fraction of draws in which it is closer is reported.",
+            have and abs(rg - rd) < abs(r0 - rg),
             {
-                "max_T_Delta_over_T0": float(ratio.max()) if len(ratio) else None,
-                "runs": len(ratio),
-                "mean_T_Delta": float(sub["diag.T_Delta"].mean()) if len(sub) else None,
-                "mean_T0": float(sub["diag.T0"].mean()) if len(sub) else None,
+                **ev,
+                "gslucb_minus_tdelta": rg - rd,
+                "t0_minus_gslucb": r0 - rg,
+                "fraction_of_draws_closer_to_tdelta": frac_close,
+                **se,
+                **cond_ev,
             },
         )
     )
-    g = ok[ok["label"] == GSLUCB]
+    sub = main[main["label"] == T_DELTA]
+    ratio = (sub["diag.T_Delta"] / sub["diag.T0"]).astype(float) if not sub.empty else pd.Series(dtype=float)
+    claims.append(
+        _most_draws(
+            "karm-tdelta-below-t0",
+            f"Instances: T_Delta <= T_0 / 2 in most draws (the 95% interval of the fraction of draws lies "
+            f"above {MOST_DRAWS}).",
+            ratio <= 0.5,
+            {
+                "max_T_Delta_over_T0": float(ratio.max()) if len(ratio) else None,
+                "draws_T_Delta_above_T0": int((ratio > 1).sum()),
+                "median_T_Delta": float(sub["diag.T_Delta"].median()) if len(sub) else None,
+                "median_T0": float(sub["diag.T0"].median()) if len(sub) else None,
+            },
+        )
+    )
+    g = main[main["label"] == GSLUCB]
     stopped = (g["diag.t_prime"] < g["diag.T0"]) if not g.empty else pd.Series(dtype=bool)
     claims.append(
-        _claim(
+        _most_draws(
             "karm-gslucb-stops-early",
-            "GSLUCB ends its exploration before T_0 in every run.",
-            bool(len(stopped)) and bool(stopped.all()),
+            f"GSLUCB ends its exploration before T_0 in most draws (the 95% interval of the fraction of "
+            f"draws lies above {MOST_DRAWS}).",
+            stopped,
             {
-                "runs": len(stopped),
-                "stopped_early": int(stopped.sum()),
                 "mean_t_prime": float(g["diag.t_prime"].mean()) if len(g) else None,
+                "median_t_prime": float(g["diag.t_prime"].median()) if len(g) else None,
+                **cond_ev,
             },
         )
     )
@@ -185,16 +287,16 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
         _claim(
             "karm-lemma2",
             "Lemma 2: with T' = T_Delta, x* is in the estimated safe set D^s_{T'+1} in at least a 1 - delta "
-            "fraction of the runs.",
+            "fraction of the runs (both panels; runs with T' = T have no phase 2 and are not counted).",
             bool(mem) and frac >= 1 - delta,
             {"runs": len(mem), "fraction_in": frac},
         )
     )
-    dec = {str(k): bool(p["per_step"].mean() < p["per_step_tenth"].mean()) for k, p in ok.groupby("label")}
+    dec = {str(k): bool(p["per_step"].mean() < p["per_step_tenth"].mean()) for k, p in main.groupby("label")}
     claims.append(
         _claim(
             "karm-per-step-decreasing",
-            "Every method's mean per-step regret at T is below its value at T/10.",
+            "Every method's per-step regret averaged over the draws is lower at T than at T/10.",
             bool(dec) and all(dec.values()),
             dec,
         )
@@ -258,5 +360,90 @@ def check_exploration(df: pd.DataFrame) -> list[Claim]:
     return claims
 
 
+def horizon_slope(ok: pd.DataFrame, label: str) -> dict[str, Any]:
+    """Least-squares log-log slope of the mean regret at the horizon ``R(T)`` against ``T`` over the sweep
+    points of the last decade ``[T_max / 10, T_max]`` (a horizon sweep: one run per ``T``, ``T'`` set for
+    that ``T``), with the points read."""
+    sub = ok[ok["label"] == label].copy()
+    sub["T"] = pd.to_numeric(sub["samples"], errors="coerce")
+    means = sub.groupby("T")["regret"].mean().sort_index()
+    if means.empty:
+        return {"slope": math.nan, "T_max": math.nan, "points": {}}
+    t_max = float(means.index.max())
+    last = means[(means.index >= t_max / 10.0 * (1 - 1e-9)) & (means > 0)]
+    slope = (
+        float(np.polyfit(np.log10(last.index.to_numpy(float)), np.log10(last.to_numpy(float)), 1)[0])
+        if len(last) >= 2 and last.index.min() < t_max
+        else math.nan
+    )
+    return {"slope": slope, "T_max": t_max, "points": {f"{int(t)}": float(v) for t, v in means.items()},
+            "points_in_fit": len(last)}  # fmt: skip
+
+
+def _rate(ok: pd.DataFrame, label: str, cid: str, rate: float, log_power: float, text: str) -> Claim:
+    from safebandits.experiments.claims_stagewise import bound_slope
+
+    fit = horizon_slope(ok, label)
+    limit = rate - 0.5 + bound_slope(fit["T_max"], log_power) if math.isfinite(fit["T_max"]) else math.nan
+    t_prime = (
+        ok[ok["label"] == label].groupby("samples")["diag.t_prime"].mean() if "diag.t_prime" in ok else {}
+    )
+    return _claim(
+        cid,
+        text,
+        bool(np.isfinite(fit["slope"])) and fit["slope"] <= limit,
+        {
+            **fit,
+            "slope_max": limit,
+            "rate": rate,
+            "log_power": log_power,
+            "mean_t_prime_by_T": {f"{int(t)}": float(v) for t, v in dict(t_prime).items()},
+        },
+    )
+
+
+def check_rate_gap(df: pd.DataFrame) -> list[Claim]:
+    """Theorem 2 (Delta > 0, T' = T_Delta): safety; log-log slope of R(T) over the last decade of horizons
+    at most that of ``sqrt(T) log T``."""
+    ok = _ok(df)
+    return [
+        _safety(ok, "rate-gap-safety", int((df["status"] != "ok").sum())),
+        _rate(
+            ok,
+            T_DELTA,
+            "rate-gap-slope",
+            0.5,
+            THM2_LOG_POWER,
+            "Theorem 2: with Delta > 0 and T' = T_Delta, the log-log slope of the mean regret R(T) against "
+            "the horizon T over the last decade of horizons is at most that of the bound's shape "
+            "sqrt(T) log T over that decade (0.5 + log10(ln T / ln(T/10))).",
+        ),
+    ]
+
+
+def check_rate_zero(df: pd.DataFrame) -> list[Claim]:
+    """Theorem 3 (Delta = 0, T' = T_0): safety; log-log slope of R(T) over the last decade of horizons at
+    most that of ``T^(2/3) log T``."""
+    ok = _ok(df)
+    return [
+        _safety(ok, "rate-zero-safety", int((df["status"] != "ok").sum())),
+        _rate(
+            ok,
+            T_ZERO,
+            "rate-zero-slope",
+            2.0 / 3.0,
+            THM3_LOG_POWER,
+            "Theorem 3: on a Delta = 0 instance with T' = T_0, the log-log slope of the mean regret R(T) "
+            "against the horizon T over the last decade of horizons is at most that of the stated rate "
+            "T^(2/3) log T over that decade (2/3 + log10(ln T / ln(T/10))).",
+        ),
+    ]
+
+
 #: Claim sets by experiment key (hooked into ``check_claims`` by the lead).
-SAFE_LUCB_CLAIM_SETS = {"safelucb-karm": check_karm, "safelucb-exploration": check_exploration}
+SAFE_LUCB_CLAIM_SETS = {
+    "safelucb-karm": check_karm,
+    "safelucb-exploration": check_exploration,
+    "safelucb-rate-gap": check_rate_gap,
+    "safelucb-rate-zero": check_rate_zero,
+}

@@ -4,28 +4,35 @@
     Average per-step regret ``R(t) / t`` of Safe-LUCB with ``T' = T_Delta`` (gap known), Safe-LUCB with
     ``T' = T_0`` (gap unknown, Theorem 3's literal ``T_0``) and GSLUCB (Algorithm 2, valid gap LCB) on
     random K-armed instances with a positive gap (``safelucb/karm``: d = 2, K = 20; one realisation per
-    replicate, the paper's "20 problem realizations" at paper scale).
+    replicate). Main panel ``karm-random``: unconditioned draws (``condition="none"``), 200 at paper scale;
+    extra panel ``karm``: "conditioned (margin condition; not the paper's draw)".
 ``safelucb-exploration`` (Figure 1b and the arXiv Figure 2)
     Per-step regret of Safe-LUCB with ``T' = T_Delta`` and without pure exploration (``T' = 0``) on the 2-D
     convex instance ``safelucb/2d-convex``; the report adds the picture of ``D0``, the true safe set,
     ``D^s_{T'+1}``, ``D^s_T`` and ``x*`` (:mod:`safebandits.plotting.safe_sets`).
+``safelucb-rate-gap`` (Theorem 2) and ``safelucb-rate-zero`` (Theorem 3)
+    Regret at the horizon ``R(T)`` against ``T`` (one run per horizon, ``T'`` set for that horizon):
+    Safe-LUCB with ``T' = T_Delta`` on ``safelucb/2d-convex`` (``Delta = 0.66``) and with ``T' = T_0`` on
+    ``safelucb/2d-boundary`` (``Delta = 0``); the claims read the log-log slope over the last decade.
 
 Appendix F (parameters) is not in the paper we have: instances, ``delta = 0.01``, ``lambda = 1``, Gaussian
 noise ``sigma = 0.1`` (``R = 0.1``) and the horizon ``T = 10^5`` (the figure's axis runs to "10" and the arXiv
-caption shows ``D^s_{5e4}``) are ours (``docs/decisions/safe_lucb.md``). Both scales use ``T = 10^5``;
-quick runs 3 replicates, paper 20.
+caption shows ``D^s_{5e4}``) are ours (``docs/decisions/safe_lucb.md``). Figure 1 experiments use
+``T = 10^5`` at both scales; quick runs 3 replicates, paper 20 (200 draws for ``safelucb-karm``).
 """
 
 from __future__ import annotations
 
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
 
-__all__ = ["EXPLORATION", "HORIZON", "KARM"]
+__all__ = ["EXPLORATION", "HORIZON", "KARM", "RATE_GAP", "RATE_HORIZONS", "RATE_ZERO"]
 
 #: Horizon at both scales (instance parameter ``T``).
 HORIZON = 100_000
 _BUDGET = {"quick": 10**9, "paper": 10**9}
 _REPLICATES = {"quick": 3, "paper": 20}
+#: Random draws of the K-armed instance (one instance per draw; the claims read fractions of draws).
+_KARM_REPLICATES = {"quick": 3, "paper": 200}
 _DEFAULTS = {"delta": 0.01, "reg": 1.0}
 
 T_DELTA = AlgorithmSpec(label="Safe-LUCB (T'=T_Delta)", name="safe-lucb", params={"t_prime": "t_delta"})
@@ -41,17 +48,26 @@ KARM = register_experiment(
         title="Safe-LUCB and GSLUCB, K arms (Fig. 1a)",
         panels=(
             PanelSpec(
+                name="karm-random",
+                instance="safelucb/karm",
+                fixed={"d": 2, "sigma": 0.1, "c": 0.8, "condition": "none"},
+                sweep_param="K",
+                values={"quick": (20,), "paper": (20,)},
+                title="K = 20 arms, d = 2, one random instance per draw (the paper's realisations)",
+                xlabel="K",
+            ),
+            PanelSpec(
                 name="karm",
                 instance="safelucb/karm",
                 fixed={"d": 2, "sigma": 0.1, "c": 0.8},
                 sweep_param="K",
                 values={"quick": (20,), "paper": (20,)},
-                title="K = 20 arms, d = 2, random instance per replicate",
+                title="conditioned (margin condition; not the paper's draw), K = 20, d = 2",
                 xlabel="K",
             ),
         ),
         algorithms=(T_DELTA, GSLUCB, T_ZERO),
-        replicates=_REPLICATES,
+        replicates=_KARM_REPLICATES,
         budget=_BUDGET,
         figure="regret-curves",
         claims="safelucb-karm",
@@ -84,5 +100,58 @@ EXPLORATION = register_experiment(
         algorithm_defaults=_DEFAULTS,
         horizon={"quick": HORIZON, "paper": HORIZON},
         curves=("per_step_regret", "regret"),
+    )
+)
+
+#: Horizons of the rate experiments: half-decades up to ``10^5`` (the slope reads the last decade).
+RATE_HORIZONS = {"quick": (1_000, 10_000), "paper": (1_000, 3_162, 10_000, 31_623, 100_000)}
+
+RATE_GAP = register_experiment(
+    ExperimentSpec(
+        name="safelucb-rate-gap",
+        title="Safe-LUCB(T_Delta) regret against the horizon, Delta > 0 (Thm. 2)",
+        panels=(
+            PanelSpec(
+                name="2d-convex-horizon",
+                instance="safelucb/2d-convex",
+                fixed={},
+                sweep_param="T",
+                values=RATE_HORIZONS,
+                title="Unit disc, mu = (0.6, 0.8), B = diag(-0.5, 1), c = 0.2 (Delta = 0.66); one run per T",
+                xlabel="T",
+            ),
+        ),
+        algorithms=(T_DELTA,),
+        replicates=_REPLICATES,
+        budget=_BUDGET,
+        figure="regret-curves",
+        claims="safelucb-rate-gap",
+        algorithm_defaults=_DEFAULTS,
+        curves=("regret",),
+    )
+)
+
+RATE_ZERO = register_experiment(
+    ExperimentSpec(
+        name="safelucb-rate-zero",
+        title="Safe-LUCB(T_0) regret against the horizon, Delta = 0 (Thm. 3)",
+        panels=(
+            PanelSpec(
+                name="2d-boundary-horizon",
+                instance="safelucb/2d-boundary",
+                fixed={},
+                sweep_param="T",
+                values=RATE_HORIZONS,
+                title="Unit disc, mu = (0.6, 0.8), B = diag(-1, -0.5), c = 0.6 (Delta = 0); one run per T",
+                xlabel="T",
+            ),
+        ),
+        algorithms=(T_ZERO,),
+        replicates=_REPLICATES,
+        budget=_BUDGET,
+        figure="regret-curves",
+        claims="safelucb-rate-zero",
+        algorithm_defaults=_DEFAULTS,
+        curves=("regret",),
     )
 )

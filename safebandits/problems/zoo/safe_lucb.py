@@ -10,19 +10,23 @@ own constructions, documented in ``docs/decisions/safe_lucb.md``:
 ``safelucb/2d-convex`` (fixed; Figure 1b and the arXiv version's Figure 2)
     The unit disc with ``mu = (0.6, 0.8)``, ``B = diag(-0.5, 1)``, ``c = 0.2``: without pure exploration
     Safe-LUCB settles on a suboptimal point and never certifies ``x*`` (see :func:`convex_2d`).
+``safelucb/2d-boundary`` (fixed; Theorem 3)
+    The unit disc with the constraint active at ``x*`` (safety gap ``Delta = 0``), see :func:`boundary_2d`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from safebandits._validation import check_int, check_interval, check_positive
+from safebandits._validation import check_choice, check_int, check_interval, check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.problems.noise import make_noise
 from safebandits.problems.registry import register_instance
 from safebandits.problems.safe_linear import DecisionSet, SafeLinearInstance
 
-__all__ = ["convex_2d", "k_armed"]
+__all__ = ["boundary_2d", "convex_2d", "k_armed"]
 
 
 def _orthogonal(rng: np.random.Generator, d: int) -> np.ndarray:
@@ -78,6 +82,7 @@ def k_armed(
     gap_min: float = 0.5,
     gap_max: float = 1.2,
     margin: float = 0.3,
+    condition: str = "margin",
     T: int = 100_000,
 ) -> SafeLinearInstance:
     """K-armed safe linear bandit with a positive safety gap (ours; Figure 1a, Appendix C analogue).
@@ -91,14 +96,21 @@ def k_armed(
     each unsafe by at least ``margin``, worse than ``x*`` by at least ``margin``, or with a larger gap
     (otherwise no *valid* lower bound on the gap can exceed the gap of a near-optimal rival early, and
     GSLUCB explores up to ``T_0``). Gaussian loss noise of standard deviation ``sigma`` (``R = sigma``).
+
+    ``condition="margin"`` (default) is that conditioned draw. ``condition="none"`` is the unconditioned
+    draw of issue 17: the same ``B``, ``mu`` and inner arms, and ``K - K // 2`` outer arms with uniform
+    directions and norms ``U(0.5, 1)``, nothing rejected (``gap_min``, ``gap_max`` and ``margin`` are
+    unused). Its gap is positive almost surely (every inner arm is safe with gap at least ``0.05 c``), as
+    the paper's "strictly positive safety gap", but may be small, so ``T_Delta`` may exceed ``T_0``.
     """
     k = check_int(K, "K", low=4)
     d = check_int(d, "d", low=2)
     c = check_positive(c, "c")
     check_interval(gap_min, "gap_min", low=0.0, high=c)
     check_interval(gap_max, "gap_max", low=gap_min, high=np.inf)
+    check_choice(condition, "condition", ("margin", "none"))
     k_in, k_out = k // 2, k - k // 2
-    for _ in range(10_000):
+    for _ in range(1 if condition == "none" else 10_000):
         b = _orthogonal(rng, d) @ np.diag(rng.uniform(0.6, 1.4, d)) @ _orthogonal(rng, d).T
         if d == 2:
             ang = rng.uniform(0, 2 * np.pi) + 2 * np.pi * np.arange(k_in) / k_in
@@ -107,6 +119,9 @@ def k_armed(
             z = _unit(rng, k_in, d)
         inner = 0.95 * c * z @ np.linalg.inv(b).T
         mu = _unit(rng, 1, d)[0]
+        if condition == "none":
+            arms = np.vstack([inner, _unit(rng, k_out, d) * rng.uniform(0.5, 1.0, (k_out, 1))])
+            break
         arms = _outer_arms(rng, inner, mu, b.T @ mu, c, k_out, gap_min, gap_max, margin)
         if arms is not None:
             break
@@ -165,3 +180,35 @@ def convex_2d(
         param_norm_bound=float(np.linalg.norm(mu)),
         name="safelucb/2d-convex",
     )
+
+
+@register_instance("safelucb/2d-boundary")
+def boundary_2d(
+    *,
+    mu1: float = 0.6,
+    mu2: float = 0.8,
+    b1: float = -1.0,
+    b2: float = -0.5,
+    c: float = 0.6,
+    sigma: float = 0.1,
+    T: int = 100_000,
+) -> SafeLinearInstance:
+    """2-D convex instance with safety gap ``Delta = 0`` (ours; Theorem 3's worst case).
+
+    ``D0`` the unit disc, ``mu = (mu1, mu2)``, ``B = diag(b1, b2)``, threshold ``c``. By eq. (12),
+    ``Delta = c - mu^T B x* = 0`` exactly when the constraint is active at ``x*``; on a disc that holds when
+    the unconstrained minimiser ``-mu / ||mu||`` is unsafe, ``-mu^T B mu / ||mu|| > c``. Defaults:
+    ``-mu^T B mu / ||mu|| = 0.68 > c = 0.6``, so ``x*`` is where the line ``mu^T B x = c`` meets the circle,
+    ``x* = (-0.385, -0.923)`` with loss ``-0.969``. ``c / S = 0.6`` keeps ``D^w`` large (``lambda_- = 0.09``,
+    ``t_delta = 440``), so the literal ``T_0 = (||B|| L beta_T T)^{2/3}`` exceeds ``t_delta`` for
+    ``T >= 10^4`` and grows as ``T^{2/3}``. Gaussian loss noise of standard deviation ``sigma``;
+    ``S = ||mu||``, ``L = 1``. Parameters that make the gap positive are refused.
+    """
+    inst = convex_2d(mu1=mu1, mu2=mu2, b1=b1, b2=b2, c=c, sigma=sigma, T=T)
+    if inst.safety_gap > 1e-12:
+        raise ConfigError(
+            f"safelucb/2d-boundary needs a zero safety gap (constraint active at x*): with mu = ({mu1:g}, "
+            f"{mu2:g}), B = diag({b1:g}, {b2:g}) the unconstrained minimiser -mu/||mu|| is safe for "
+            f"c = {c:g} (gap {inst.safety_gap:.3g}); lower c below -mu^T B mu / ||mu||."
+        )
+    return dataclasses.replace(inst, name="safelucb/2d-boundary")
