@@ -233,7 +233,12 @@ DIGEST_ITEMS: tuple[DigestItem, ...] = (
         (
             1,
             "Safety: zero violations in phase 1; phase 2 in at most a delta fraction of runs.",
-            ((_KARM, "karm-safety"), (_EXPL, "expl-safety")),
+            (
+                (_KARM, "karm-safety"),
+                (_EXPL, "expl-safety"),
+                ("safelucb-rate-gap", "rate-gap-safety"),
+                ("safelucb-rate-zero", "rate-zero-safety"),
+            ),
         ),
         (
             2,
@@ -247,8 +252,16 @@ DIGEST_ITEMS: tuple[DigestItem, ...] = (
             "Lemma 2: x* in D^s_t after T' >= T_Delta in >= 1 - delta of runs.",
             ((_KARM, "karm-lemma2"), (_EXPL, "expl-certification")),
         ),
-        (6, "Theorem 2: regret O~(sqrt T) with Delta > 0, T' = T_Delta.", ()),
-        (7, "Theorem 3: regret O~(T^(2/3)) with T' = T_0 (Delta = 0 instance).", ()),
+        (
+            6,
+            "Theorem 2: regret O~(sqrt T) with Delta > 0, T' = T_Delta.",
+            (("safelucb-rate-gap", "rate-gap-slope"),),
+        ),
+        (
+            7,
+            "Theorem 3: regret O~(T^(2/3)) with T' = T_0 (Delta = 0 instance).",
+            (("safelucb-rate-zero", "rate-zero-slope"),),
+        ),
         (
             8,
             "Figure 1a: Safe-LUCB(T_Delta) <~ GSLUCB < Safe-LUCB(T_0); GSLUCB close to T_Delta, stops early.",
