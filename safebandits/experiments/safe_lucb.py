@@ -59,7 +59,7 @@ KARM = register_experiment(
             PanelSpec(
                 name="karm",
                 instance="safelucb/karm",
-                fixed={"d": 2, "sigma": 0.1, "c": 0.8},
+                fixed={"d": 2, "sigma": 0.1, "c": 0.8, "condition": "margin"},
                 sweep_param="K",
                 values={"quick": (20,), "paper": (20,)},
                 title="conditioned (margin condition; not the paper's draw), K = 20, d = 2",

@@ -82,7 +82,7 @@ def k_armed(
     gap_min: float = 0.5,
     gap_max: float = 1.2,
     margin: float = 0.3,
-    condition: str = "margin",
+    condition: str = "none",
     T: int = 100_000,
 ) -> SafeLinearInstance:
     """K-armed safe linear bandit with a positive safety gap (ours; Figure 1a, Appendix C analogue).
@@ -97,8 +97,8 @@ def k_armed(
     (otherwise no *valid* lower bound on the gap can exceed the gap of a near-optimal rival early, and
     GSLUCB explores up to ``T_0``). Gaussian loss noise of standard deviation ``sigma`` (``R = sigma``).
 
-    ``condition="margin"`` (default) is that conditioned draw. ``condition="none"`` is the unconditioned
-    draw of issue 17: the same ``B``, ``mu`` and inner arms, and ``K - K // 2`` outer arms with uniform
+    ``condition="margin"`` is that conditioned draw (kept as a labelled extra panel of ``safelucb-karm``).
+    ``condition="none"`` (default: no chosen instances) is the unconditioned draw of issue 17: the same ``B``, ``mu`` and inner arms, and ``K - K // 2`` outer arms with uniform
     directions and norms ``U(0.5, 1)``, nothing rejected (``gap_min``, ``gap_max`` and ``margin`` are
     unused). Its gap is positive almost surely (every inner arm is safe with gap at least ``0.05 c``), as
     the paper's "strictly positive safety gap", but may be small, so ``T_Delta`` may exceed ``T_0``.

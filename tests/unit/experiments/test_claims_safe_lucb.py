@@ -202,7 +202,10 @@ def test_unconditioned_karm_draw_is_random_with_a_positive_gap():
         assert inst.arms.shape == (20, 2) and inst.safety_gap > 0
         gaps.append(inst.safety_gap)
     assert min(gaps) < 0.5  # the margin condition would keep every gap in [0.5, 1.2]
-    margin = make_instance("safelucb/karm", np.random.default_rng(3))
+    default = make_instance("safelucb/karm", np.random.default_rng(3))
+    plain = make_instance("safelucb/karm", np.random.default_rng(3), condition="none")
+    assert np.array_equal(default.arms, plain.arms)  # the default draws without conditioning
+    margin = make_instance("safelucb/karm", np.random.default_rng(3), condition="margin")
     same = make_instance("safelucb/karm", np.random.default_rng(3), condition="margin")
     assert np.array_equal(margin.arms, same.arms) and 0.5 <= margin.safety_gap <= 1.2
     with pytest.raises(ConfigError, match="condition"):

@@ -111,7 +111,7 @@ def test_shell_radius_is_the_largest_inside(ds):
 
 def test_karm_zoo_instance_properties():
     for seed in range(5):
-        inst = make_instance("safelucb/karm", np.random.default_rng(seed))
+        inst = make_instance("safelucb/karm", np.random.default_rng(seed), condition="margin")
         arms, k = inst.arms, inst.arms.shape[0]
         loss, safety = arms @ inst.mu, inst.safety_values(arms)
         assert 0.5 <= inst.safety_gap <= 1.2
