@@ -226,12 +226,20 @@ def list_cmd(what: str, verbose: bool) -> None:
             click.echo(f"  {name}: {spec.title}")
             for scale in spec.scales:
                 n_points = sum(len(p.values[scale]) for p in spec.panels)
-                n_runs = n_points * len(spec.algorithms) * spec.replicates[scale]
+                n_runs = spec.replicates[scale] * sum(
+                    a.runs_at(scale, p.name, v)
+                    for p in spec.panels
+                    for v in p.values[scale]
+                    for a in spec.algorithms
+                )
                 own = sorted({a.budget[scale] for a in spec.algorithms if scale in a.budget})
+                restricted = any(a.points.get(scale) for a in spec.algorithms)
+                fewer = " (some methods at fewer points)" if restricted else ""
                 extra = f" (some methods: {', '.join(f'{b:,}' for b in own)})" if own else ""
                 click.echo(
                     f"    {scale}: {n_points} points x {len(spec.algorithms)} methods x "
-                    f"{spec.replicates[scale]} replicates = {n_runs} runs, "
+                    f"{spec.replicates[scale]} replicates = {n_runs} runs"
+                    f"{fewer}, "
                     f"budget {spec.budget[scale]:,}{extra}"
                 )
             click.echo(f"    panels: {', '.join(spec.panel_names)}")

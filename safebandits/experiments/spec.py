@@ -83,12 +83,17 @@ class AlgorithmSpec:
     budget : dict of str to int
         Per-scale sample budget of this method, overriding the experiment's (e.g. a larger quick-scale
         budget for round-based methods, whose cost grows with the number of rounds, not samples).
+    points : dict of str to dict of str to tuple
+        Per scale, per panel name: the only sweep values this method runs at (e.g. an expensive method
+        restricted to the points it can afford). A scale or panel not named: every value; an empty
+        tuple: none. The values must be among the panel's values at that scale.
     """
 
     label: str
     name: str
     params: dict[str, Any] = field(default_factory=dict)
     budget: dict[str, int] = field(default_factory=dict)
+    points: dict[str, dict[str, tuple[Any, ...]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for attr in ("label", "name"):
@@ -101,6 +106,19 @@ class AlgorithmSpec:
             if scale not in SCALES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 expected = f"a dict from {SCALES} to positive integers"
                 raise _fail("budget", f"AlgorithmSpec {self.label!r}", expected, self.budget)
+        for scale, per_panel in self.points.items():
+            if (
+                scale not in SCALES
+                or not isinstance(per_panel, Mapping)
+                or not all(isinstance(k, str) and isinstance(v, tuple) for k, v in per_panel.items())
+            ):
+                expected = f"a dict from {SCALES} to dicts from panel names to tuples of sweep values"
+                raise _fail("points", f"AlgorithmSpec {self.label!r}", expected, self.points)
+
+    def runs_at(self, scale: str, panel: str, value: Any) -> bool:
+        """Whether this method runs at ``value`` of ``panel`` at ``scale`` (:attr:`points`)."""
+        allowed = self.points.get(scale, {}).get(panel)
+        return allowed is None or any(repr(value) == repr(v) for v in allowed)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -255,6 +273,13 @@ class ExperimentSpec:
             missing = set(self.replicates) - set(panel.values)
             if missing:
                 raise _fail("panels", owner, f"swept at every scale (panel {panel.name!r})", missing)
+            for alg in self.algorithms:
+                for scale, per_panel in alg.points.items():
+                    known = {repr(v) for v in panel.values.get(scale, ())}
+                    extra = [v for v in per_panel.get(panel.name, ()) if repr(v) not in known]
+                    if extra:
+                        expected = f"values of panel {panel.name!r} at scale {scale!r} (method {alg.label!r})"
+                        raise _fail("points", owner, expected, extra)
         if self.figure not in FIGURE_KINDS:
             raise _fail("figure", owner, f"one of {FIGURE_KINDS}", self.figure)
         unknown = set(self.figure_labels) - set(self.labels)
@@ -512,7 +537,8 @@ def expand(
     Returns
     -------
     list of RunTask
-        In panel, value, algorithm, replicate order.
+        In panel, value, algorithm, replicate order; a method restricted by ``AlgorithmSpec.points``
+        has no task at the other values.
     """
     if scale not in spec.scales:
         raise ConfigError(f"Experiment {spec.name!r} has no scale {scale!r}; scales: {spec.scales}.")
@@ -534,6 +560,8 @@ def expand(
             inst_params = _resolve_instance(panel, value, extra)
             point = panel.point(value)
             for alg, alg_params, alg_budget in algs:
+                if not alg.runs_at(scale, panel.name, value):
+                    continue
                 for rep in range(n_rep):
                     tasks.append(
                         RunTask(
