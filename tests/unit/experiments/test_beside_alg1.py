@@ -74,9 +74,7 @@ def test_points_must_be_values_of_the_panel(fakes):
 @pytest.mark.parametrize("scale", ["quick", "paper"])
 def test_existing_beside_runs_are_unchanged_except_the_added_rows(name, scale):
     spec = get_experiment(name)
-    library = dataclasses.replace(
-        spec, algorithms=tuple(a for a in spec.algorithms if a.label != ALG1), figure_labels=spec.figure_labels
-    )
+    library = dataclasses.replace(spec, algorithms=tuple(a for a in spec.algorithms if a.label != ALG1))
     tasks = expand(spec, scale)
     assert [t.pk for t in tasks if t.label != ALG1] == [t.pk for t in expand(library, scale)]
     added = [t for t in tasks if t.label == ALG1]
@@ -176,7 +174,8 @@ def test_example1_is_read_on_beside_as_printed_too(k2, k3, e2, e3):
     c = by_id(check_example1(pd.DataFrame(rows)))
     assert c["example1-no-delta-e2-alg1"]["passed"] is e2
     assert c["example1-no-dsafe-e3-alg1"]["passed"] is e3
-    assert c["example1-no-delta-e2"]["passed"] and c["example1-no-dsafe-e3"]["passed"]  # library rows: slope 0
+    # the library rows have slope 0
+    assert c["example1-no-delta-e2"]["passed"] and c["example1-no-dsafe-e3"]["passed"]
     assert c["pac"]["passed"] and c["pac-alg1"]["passed"]
 
 
