@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.beside import ALG1, ALG1_POINTS
@@ -46,6 +48,25 @@ def test_points_restrict_one_method_to_some_values(fakes):
     none = dataclasses.replace(restricted, points={"quick": {"fixed-eps": ()}})
     spec = dataclasses.replace(fakes.SPEC, algorithms=(*fakes.SPEC.algorithms, none))
     assert {t.panel for t in expand(spec, "quick") if t.label == "Few"} == {"sphere-n"}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    eps=st.lists(st.sampled_from((0.1, 0.2, 0.4)), unique=True, max_size=3),
+    n=st.lists(st.sampled_from((4, 6, 8)), unique=True, max_size=3),
+    scale=st.sampled_from(("quick", "paper")),
+)
+def test_points_property_restricted_method_runs_exactly_where_allowed(fakes, eps, n, scale):
+    points = {"paper": {"fixed-eps": tuple(eps), "sphere-n": tuple(n)}}
+    restricted = AlgorithmSpec(label="Few", name=fakes.ROUND_ROBIN, points=points)
+    spec = dataclasses.replace(fakes.SPEC, algorithms=(*fakes.SPEC.algorithms, restricted))
+    tasks = expand(spec, scale)
+    few = {(t.panel, t.sweep_value) for t in tasks if t.label == "Few"}
+    everywhere = {(p.name, v) for p in spec.panels for v in p.values[scale]}
+    allowed = {("fixed-eps", v) for v in eps} | {("sphere-n", v) for v in n}
+    assert few == (allowed if scale == "paper" else everywhere)
+    assert [t.pk for t in tasks if t.label != "Few"] == [t.pk for t in expand(fakes.SPEC, scale)]
+    assert len({t.pk for t in tasks}) == len(tasks)
 
 
 @pytest.mark.parametrize(
