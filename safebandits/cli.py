@@ -227,14 +227,20 @@ def list_cmd(what: str, verbose: bool) -> None:
             for scale in spec.scales:
                 n_points = sum(len(p.values[scale]) for p in spec.panels)
                 n_runs = spec.replicates[scale] * sum(
-                    len(p.values[scale]) for p in spec.panels for a in spec.algorithms if a.runs_on(p.name)
+                    a.runs_at(scale, p.name, v)
+                    for p in spec.panels
+                    for v in p.values[scale]
+                    for a in spec.algorithms
                 )
                 own = sorted({a.budget[scale] for a in spec.algorithms if scale in a.budget})
+                restricted = any(a.points.get(scale) for a in spec.algorithms)
+                fewer = " (some methods at fewer points)" if restricted else ""
                 extra = f" (some methods: {', '.join(f'{b:,}' for b in own)})" if own else ""
                 some = " (some methods on some panels only)" if any(a.panels for a in spec.algorithms) else ""
                 click.echo(
                     f"    {scale}: {n_points} points x {len(spec.algorithms)} methods x "
-                    f"{spec.replicates[scale]} replicates{some} = {n_runs} runs, "
+                    f"{spec.replicates[scale]} replicates = {n_runs} runs"
+                    f"{fewer}{some}, "
                     f"budget {spec.budget[scale]:,}{extra}"
                 )
             click.echo(f"    panels: {', '.join(spec.panel_names)}")

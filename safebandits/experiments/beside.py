@@ -17,11 +17,19 @@
     Corollary 1: BESIDE against RAGE on ``beside/vacuous`` (``mu = 0``, ``gamma = 1``, ``eps`` half the
     smallest gap) as the angle ``omega`` (the second-best gap ``1 - cos omega``) shrinks.
 
-"BESIDE" is the practical elimination version (as in the paper's experiments); BESIDE as printed
-(``"beside"``) needs ``10^4 L rho`` pulls per round and is exercised by the tests only. The ``quick``
-scale (3 points, 3 replicates) runs the three experiments in well under a minute on 2 cores; ``paper``
-uses the grids below and 20 replicates. Unspecified settings (d, eps and the grids of Figure 3, the
-eps grid of Figure 4, the MAB numbers): ``docs/decisions/beside.md``.
+``beside-worst-case``
+    Corollary 2 (``X = Z``): practical BESIDE on ``beside/worst-case`` (|X| = |Z| = 20, d = 5,
+    eps = 0.1; safety undecidable above precision eps) as the number of constraints m grows.
+
+"BESIDE" is the practical elimination version (as in the paper's experiments), the library row.
+"BESIDE (Alg. 1, RIPS)" is BESIDE as printed (``"beside"``: Algorithm 1's structure and constants, RIPS);
+it needs ``10^4 L rho`` pulls per round, so it runs where that is affordable: every point of
+``beside-example1`` and the four largest eps of ``beside-hard`` at the paper scale (eps = 0.02 at the
+quick scale) (:data:`ALG1_POINTS`); not ``beside-worst-case`` (15-29 million pulls and 6-24 s per run
+already at m = 1-2, with a RIPS cost growing with m; ``docs/decisions/beside.md``). The
+``quick`` scale (2-3 points, 2-3 replicates) is a smoke test; ``paper`` uses the grids below and 10-20
+replicates. Unspecified settings (d, eps and the grids of Figure 3, the eps grid of Figure 4, the MAB
+numbers): ``docs/decisions/beside.md``.
 """
 
 from __future__ import annotations
@@ -30,7 +38,18 @@ import numpy as np
 
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
 
-__all__ = ["EXAMPLE1", "HARD", "LINEAR", "MAB", "METHODS", "VACUOUS", "loglog_slope"]
+__all__ = [
+    "ALG1",
+    "ALG1_POINTS",
+    "EXAMPLE1",
+    "HARD",
+    "LINEAR",
+    "MAB",
+    "METHODS",
+    "VACUOUS",
+    "WORST_CASE",
+    "loglog_slope",
+]
 
 #: Compared methods: label -> registered name.
 METHODS = {
@@ -41,6 +60,19 @@ METHODS = {
     "Passive": "passive",
 }
 _ALL = tuple(AlgorithmSpec(label=label, name=name) for label, name in METHODS.items())
+#: Label of BESIDE as printed (Algorithm 1, RIPS estimator), run beside the library's practical BESIDE.
+ALG1 = "BESIDE (Alg. 1, RIPS)"
+#: Where BESIDE as printed runs, by experiment (``AlgorithmSpec.points``; measured costs and the reason
+#: in ``docs/decisions/beside.md``, "Issue 17: BESIDE as printed beside the library rows").
+ALG1_POINTS: dict[str, dict[str, dict[str, tuple[float, ...]]]] = {
+    "beside-hard": {"quick": {"hard-i1": (0.02,)}, "paper": {"hard-i1": (0.04, 0.028, 0.02, 0.014)}},
+}
+
+
+def _alg1(experiment: str) -> AlgorithmSpec:
+    return AlgorithmSpec(label=ALG1, name="beside", points=ALG1_POINTS.get(experiment, {}))
+
+
 _DEFAULTS = {"delta": 0.1}
 _BUDGET = {"quick": 200_000_000, "paper": 1_000_000_000}
 
@@ -112,7 +144,10 @@ HARD = register_experiment(
                 xlabel="eps",
             ),
         ),
-        algorithms=tuple(a for a in _ALL if a.label in ("BESIDE", "XY_diff-only", "BASELINE")),
+        algorithms=(
+            *(a for a in _ALL if a.label in ("BESIDE", "XY_diff-only", "BASELINE")),
+            _alg1("beside-hard"),
+        ),
         replicates={"quick": 3, "paper": 20},
         budget=_BUDGET,
         figure="samples-vs-sweep",
@@ -146,7 +181,7 @@ EXAMPLE1 = register_experiment(
                 xlabel="Delta_safe(e_3)",
             ),
         ),
-        algorithms=tuple(a for a in _ALL if a.label in ("BESIDE", "XY_diff-only")),
+        algorithms=(*(a for a in _ALL if a.label in ("BESIDE", "XY_diff-only")), _alg1("beside-example1")),
         replicates={"quick": 2, "paper": 10},
         budget=_BUDGET,
         figure="samples-vs-sweep",
@@ -177,6 +212,31 @@ VACUOUS = register_experiment(
         figure="samples-vs-sweep",
         figure_labels=("BESIDE", "RAGE"),
         claims="beside-vacuous",
+        algorithm_defaults=_DEFAULTS,
+    )
+)
+
+WORST_CASE = register_experiment(
+    ExperimentSpec(
+        name="beside-worst-case",
+        title="BESIDE as the number of constraints grows, X = Z (Camilleri et al. 2022, Corollary 2)",
+        panels=(
+            PanelSpec(
+                name="worst-case",
+                instance="beside/worst-case",
+                fixed={"n_arms": 20, "d": 5, "epsilon": 0.1, "safety_scale": 0.005},
+                sweep_param="n_constraints",
+                values={"quick": (1, 4, 16), "paper": (1, 2, 4, 8, 16)},
+                title="Random X = Z (|X| = 20, d = 5, eps = 0.1, safety gaps in [0, 0.01])",
+                xlabel="number of constraints m",
+            ),
+        ),
+        algorithms=tuple(a for a in _ALL if a.label == "BESIDE"),
+        replicates={"quick": 3, "paper": 20},
+        budget=_BUDGET,
+        figure="samples-vs-sweep",
+        figure_labels=("BESIDE",),
+        claims="beside-worst-case",
         algorithm_defaults=_DEFAULTS,
     )
 )

@@ -16,7 +16,16 @@ Thresholds that make the qualitative claims checkable (``docs/decisions/beside.m
   other than ``z*`` is at most ``delta + 3`` binomial standard errors, and at every ``omega`` the ratio
   of median pulls BESIDE / RAGE is at most ``log(|Z| / delta)``, the log factor of Corollary 1's bound;
 * "(eps, delta)-PAC": for every method, the fraction of stopped runs whose answer is not in ``Z_eps`` is at
-  most ``delta + 3 sqrt(delta (1 - delta) / n)`` (binomial margin); runs that hit the budget are reported.
+  most ``delta + 3 sqrt(delta (1 - delta) / n)`` (binomial margin); runs that hit the budget are reported;
+* Corollary 2 (``X = Z``), "independent of m beyond the log": the ratio of median pulls at the largest and
+  the smallest number of constraints m is at most :data:`WORST_CASE_TOL` (1.5) times the ratio of the
+  bound's log factors ``L(m) = log(m |X|) + log(1 / delta)`` (fixed before any run; a learner paying
+  ``sqrt(m)`` or ``m`` fails it).
+
+Issue 17: the claims whose subject is BESIDE (Example 1, the slope on I1, correctness, Corollary 2) are
+read twice: on the library's practical BESIDE (label "BESIDE", the existing ids) and on BESIDE as printed
+(label :data:`~safebandits.experiments.beside.ALG1`, ids ending in ``-alg1``), each only at the points
+that method ran.
 """
 
 from __future__ import annotations
@@ -34,16 +43,23 @@ __all__ = [
     "MAB_RATIO_MIN",
     "PAYS_SLOPE",
     "SLOPE_TOL",
+    "WORST_CASE_TOL",
     "check_example1",
     "check_hard",
     "check_linear",
     "check_mab",
     "check_vacuous",
+    "check_worst_case",
+    "worst_case_log_factor",
 ]
 
 MAB_RATIO_MIN = 1.5
 SLOPE_TOL = 0.5
 PAYS_SLOPE = 1.0
+WORST_CASE_TOL = 1.5
+#: Label of BESIDE as printed (``experiments.beside.ALG1``; repeated here so this module imports no
+#: experiment definitions at import time).
+ALG1 = "BESIDE (Alg. 1, RIPS)"
 
 
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
@@ -66,8 +82,13 @@ def _rows(wide: pd.DataFrame) -> list[dict[str, Any]]:
     return [{"point": float(v), **row.to_dict()} for v, row in wide.iterrows()]
 
 
-def claim_pac(ok: pd.DataFrame, n_failed: int) -> Claim:
-    """(eps, delta)-PAC: error rate of stopped runs <= delta + 3 binomial standard errors, every method."""
+def claim_pac(
+    ok: pd.DataFrame, n_failed: int, *, labels: tuple[str, ...] | None = None, cid: str = "pac", who: str = ""
+) -> Claim:
+    """(eps, delta)-PAC: error rate of stopped runs <= delta + 3 binomial standard errors, every method
+    (or every method among ``labels``)."""
+    if labels is not None:
+        ok = ok[ok["label"].isin(labels)]
     delta = float(pd.to_numeric(ok.get("algorithm.delta", pd.Series([0.1]))).iloc[0]) if len(ok) else 0.1
     per: dict[str, Any] = {}
     passed = not ok.empty
@@ -88,8 +109,8 @@ def claim_pac(ok: pd.DataFrame, n_failed: int) -> Claim:
             "bound": bound,
         }
     return _claim(
-        "pac",
-        "(eps, delta)-PAC: for every method the fraction of answers outside Z_eps is at most "
+        cid,
+        f"(eps, delta)-PAC: for every method{who} the fraction of answers outside Z_eps is at most "
         "delta + 3 sqrt(delta (1 - delta) / n).",
         passed,
         {"delta": delta, "failed_runs": n_failed, "per_method": per},
@@ -144,6 +165,7 @@ def check_hard(df: pd.DataFrame) -> list[Claim]:
     from safebandits.experiments.beside import loglog_slope
 
     ok = _ok(df)
+    n_failed = int((df["status"] != "ok").sum())
     wide = _medians(ok, ["BESIDE", "XY_diff-only"])
     slopes = {
         lbl: loglog_slope(wide.index.to_numpy(), wide[lbl].to_numpy()) if len(wide) else math.nan
@@ -169,27 +191,60 @@ def check_hard(df: pd.DataFrame) -> list[Claim]:
             bool(len(wide) and wide["BESIDE"].iloc[0] < wide["XY_diff-only"].iloc[0]),
             {"smallest_eps": float(wide.index[0]) if len(wide) else None},
         ),
-        claim_pac(ok, int((df["status"] != "ok").sum())),
+        claim_pac(ok, n_failed, labels=_library(ok), who=_LIBRARY_WHO),
+        *_hard_alg1(ok, n_failed),
     ]
 
 
-def _panel_slopes(ok: pd.DataFrame, panel: str) -> tuple[dict[str, float], list[dict[str, Any]]]:
+_LIBRARY_WHO = " except BESIDE as printed (the library rows)"
+
+
+def _library(ok: pd.DataFrame) -> tuple[str, ...]:
+    return tuple(str(lbl) for lbl in ok["label"].unique() if lbl != ALG1)
+
+
+def _pac_alg1(ok: pd.DataFrame, n_failed: int) -> Claim:
+    return claim_pac(ok, n_failed, labels=(ALG1,), cid="pac-alg1", who=" (here: BESIDE as printed)")
+
+
+def _hard_alg1(ok: pd.DataFrame, n_failed: int) -> list[Claim]:
+    """I1 read on BESIDE as printed, at the eps it ran (``ALG1_POINTS``): slope about 2; PAC."""
+    from safebandits.experiments.beside import loglog_slope
+
+    wide = _medians(ok, [ALG1])
+    slope = loglog_slope(wide.index.to_numpy(), wide[ALG1].to_numpy()) if len(wide) >= 2 else math.nan
+    enough = len(wide) >= 2
+    return [
+        _claim(
+            "hard-slope-alg1",
+            "Instance I1, BESIDE as printed (Algorithm 1, RIPS): the log-log slope of median pulls vs 1/eps "
+            f"rounds to 2 (in [{2 - SLOPE_TOL:g}, {2 + SLOPE_TOL:g})), over the eps it can afford.",
+            bool(enough and 2.0 - SLOPE_TOL <= slope < 2.0 + SLOPE_TOL),
+            {"slope": slope, "points": _rows(wide)},
+            censored_only=not enough,
+            reason="" if enough else "BESIDE as printed ran at fewer than 2 eps values",
+        ),
+        _pac_alg1(ok, n_failed),
+    ]
+
+
+def _panel_slopes(
+    ok: pd.DataFrame, panel: str, labels: tuple[str, ...] = ("BESIDE", "XY_diff-only")
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
     from safebandits.experiments.beside import loglog_slope
 
     part = ok[ok["panel"] == panel] if "panel" in ok else ok.iloc[0:0]
-    wide = _medians(part, ["BESIDE", "XY_diff-only"])
+    wide = _medians(part, list(labels))
     gaps = wide.index.to_numpy(dtype=float)
-    slopes = {
-        lbl: loglog_slope(abs(gaps), wide[lbl].to_numpy()) if len(wide) else math.nan
-        for lbl in ("BESIDE", "XY_diff-only")
-    }
+    slopes = {lbl: loglog_slope(abs(gaps), wide[lbl].to_numpy()) if len(wide) else math.nan for lbl in labels}
     return slopes, _rows(wide)
 
 
 def check_example1(df: pd.DataFrame) -> list[Claim]:
     """Example 1: BESIDE's pulls do not grow like Delta(e_2)^-2 nor like Delta_safe(e_3)^-2; PAC."""
     ok = _ok(df)
-    out = []
+    n_failed = int((df["status"] != "ok").sum())
+    out, alg1 = [], []
     for cid, panel, gap in (
         ("example1-no-delta-e2", "e2-gap", "Delta(e_2)"),
         ("example1-no-dsafe-e3", "e3-safety", "Delta_safe(e_3)"),
@@ -209,7 +264,22 @@ def check_example1(df: pd.DataFrame) -> list[Claim]:
                 },
             )
         )
-    return [*out, claim_pac(ok, int((df["status"] != "ok").sum()))]
+        slopes1, points1 = _panel_slopes(ok, panel, (ALG1,))
+        alg1.append(
+            _claim(
+                f"{cid}-alg1",
+                f"Example 1, BESIDE as printed (Algorithm 1, RIPS): the log-log slope of its median pulls "
+                f"against 1/|{gap}| is below {PAYS_SLOPE:g} (0: never pays 1/{gap}^2; 2: pays it).",
+                bool(len(points1) >= 2 and slopes1[ALG1] < PAYS_SLOPE),
+                {"slope": slopes1[ALG1], "points": points1},
+            )
+        )
+    return [
+        *out,
+        claim_pac(ok, n_failed, labels=_library(ok), who=_LIBRARY_WHO),
+        *alg1,
+        _pac_alg1(ok, n_failed),
+    ]
 
 
 def check_vacuous(df: pd.DataFrame) -> list[Claim]:
@@ -251,6 +321,59 @@ def check_vacuous(df: pd.DataFrame) -> list[Claim]:
     ]
 
 
+def worst_case_log_factor(m: float, n_arms: int, delta: float) -> float:
+    """``L(m) = log(m |X|) + log(1 / delta)``, the log factor of Corollary 2's bound."""
+    return math.log(m * n_arms) + math.log(1.0 / delta)
+
+
+def check_worst_case(df: pd.DataFrame) -> list[Claim]:
+    """Corollary 2: pulls grow with m no faster than the bound's log factor (times WORST_CASE_TOL); PAC.
+
+    Read for practical BESIDE between the smallest and the largest m present (BESIDE as printed is not
+    run here: ``experiments.beside``).
+    """
+    ok = _ok(df)
+    n_failed = int((df["status"] != "ok").sum())
+    delta = float(pd.to_numeric(ok.get("algorithm.delta", pd.Series([0.1]))).iloc[0]) if len(ok) else 0.1
+    n_arms = int(pd.to_numeric(ok["instance.n_arms"]).iloc[0]) if len(ok) and "instance.n_arms" in ok else 20
+    out = []
+    for cid, label, who in (("worst-case-log-m", "BESIDE", "BESIDE (practical)"),):
+        wide = _medians(ok, [label])
+        passed, evidence = False, {"points": _rows(wide)}
+        if len(wide) >= 2:
+            m_lo, m_hi = float(wide.index[0]), float(wide.index[-1])
+            growth = float(wide[label].iloc[-1] / wide[label].iloc[0])
+            log_ratio = worst_case_log_factor(m_hi, n_arms, delta) / worst_case_log_factor(
+                m_lo, n_arms, delta
+            )
+            passed = growth <= WORST_CASE_TOL * log_ratio
+            evidence.update(
+                {
+                    "m_smallest": m_lo,
+                    "m_largest": m_hi,
+                    "growth": growth,
+                    "log_factor_ratio": log_ratio,
+                    "limit": WORST_CASE_TOL * log_ratio,
+                    "pulls_per_log_factor": {
+                        float(m): float(v / worst_case_log_factor(float(m), n_arms, delta))
+                        for m, v in wide[label].items()
+                    },
+                }
+            )
+        out.append(
+            _claim(
+                cid,
+                f"Corollary 2 (X = Z), {who}: median pulls at the largest m / at the smallest m is at most "
+                f"{WORST_CASE_TOL:g} x L(m_max) / L(m_min), L(m) = log(m |X|) + log(1/delta).",
+                passed,
+                evidence,
+                censored_only=len(wide) < 2,
+                reason="" if len(wide) >= 2 else f"{label} ran at fewer than 2 values of m",
+            )
+        )
+    return [*out, claim_pac(ok, n_failed)]
+
+
 #: Claim sets by ``ExperimentSpec.claims`` key.
 BESIDE_CLAIM_SETS = {
     "beside-mab": check_mab,
@@ -258,4 +381,5 @@ BESIDE_CLAIM_SETS = {
     "beside-hard": check_hard,
     "beside-example1": check_example1,
     "beside-vacuous": check_vacuous,
+    "beside-worst-case": check_worst_case,
 }

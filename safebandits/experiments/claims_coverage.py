@@ -56,6 +56,14 @@ def _items(paper: str, *rows: tuple[int, str, tuple[tuple[str, str], ...]]) -> t
 
 _SYN, _REG, _DRV, _ROB = "acol-synthetic", "acol-regret-comparison", "acol-driving", "acol-robustness"
 _KARM, _EXPL = "safelucb-karm", "safelucb-exploration"
+_BESIDE_EXPERIMENTS = (
+    "beside-mab",
+    "beside-linear",
+    "beside-hard",
+    "beside-example1",
+    "beside-vacuous",
+    "beside-worst-case",
+)
 _CKB_DATA = ("ckb-synthetic", "ckb-light", "ckb-finance")
 
 #: Section-5 items of every digest, in digest order.
@@ -125,9 +133,10 @@ DIGEST_ITEMS: tuple[DigestItem, ...] = (
         (
             1,
             "(eps, delta)-PAC: the rate of answers outside Z_eps is <= delta.",
-            tuple(
-                (e, "pac")
-                for e in ("beside-mab", "beside-linear", "beside-hard", "beside-example1", "beside-vacuous")
+            (
+                *((e, "pac") for e in _BESIDE_EXPERIMENTS),
+                ("beside-hard", "pac-alg1"),
+                ("beside-example1", "pac-alg1"),
             ),
         ),
         (
@@ -143,7 +152,11 @@ DIGEST_ITEMS: tuple[DigestItem, ...] = (
         (
             4,
             "Hard instance I1: slopes about -2 (BESIDE) vs -3 (XY_diff-only); the gap widens as eps -> 0.",
-            (("beside-hard", "hard-slopes"), ("beside-hard", "hard-beside-better-small-eps")),
+            (
+                ("beside-hard", "hard-slopes"),
+                ("beside-hard", "hard-beside-better-small-eps"),
+                ("beside-hard", "hard-slope-alg1"),
+            ),
         ),
         (5, "Instance I2: XY_safe-only needs eps^-3/2, BESIDE eps^-1.", ()),
         (
@@ -151,11 +164,20 @@ DIGEST_ITEMS: tuple[DigestItem, ...] = (
             "Vacuous constraint: BESIDE returns z* at RAGE's rate up to logs (Corollary 1).",
             (("beside-vacuous", "vacuous-returns-best"), ("beside-vacuous", "vacuous-rage-rate")),
         ),
-        (7, "Worst case X = Z: pulls independent of m beyond the log (Corollary 2).", ()),
+        (
+            7,
+            "Worst case X = Z: pulls independent of m beyond the log (Corollary 2).",
+            (("beside-worst-case", "worst-case-log-m"),),
+        ),
         (
             8,
             "Example 1: BESIDE never pays 1/Delta(e2)^2 nor 1/Delta_safe(e3)^2.",
-            (("beside-example1", "example1-no-delta-e2"), ("beside-example1", "example1-no-dsafe-e3")),
+            (
+                ("beside-example1", "example1-no-delta-e2"),
+                ("beside-example1", "example1-no-dsafe-e3"),
+                ("beside-example1", "example1-no-delta-e2-alg1"),
+                ("beside-example1", "example1-no-dsafe-e3-alg1"),
+            ),
         ),
         (
             9,

@@ -87,6 +87,10 @@ class AlgorithmSpec:
     panels : tuple of str, default=()
         Names of the panels this method runs on (empty: every panel), e.g. an extra reference solver
         that only makes sense on one panel (``acol-robustness``: the library's constrained solver).
+    points : dict of str to dict of str to tuple
+        Per scale, per panel name: the only sweep values this method runs at (e.g. an expensive method
+        restricted to the points it can afford). A scale or panel not named: every value; an empty
+        tuple: none. The values must be among the panel's values at that scale.
     """
 
     label: str
@@ -94,6 +98,7 @@ class AlgorithmSpec:
     params: dict[str, Any] = field(default_factory=dict)
     budget: dict[str, int] = field(default_factory=dict)
     panels: tuple[str, ...] = ()
+    points: dict[str, dict[str, tuple[Any, ...]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for attr in ("label", "name"):
@@ -113,6 +118,21 @@ class AlgorithmSpec:
     def runs_on(self, panel: str) -> bool:
         """Whether this method runs on the panel named ``panel``."""
         return not self.panels or panel in self.panels
+        for scale, per_panel in self.points.items():
+            if (
+                scale not in SCALES
+                or not isinstance(per_panel, Mapping)
+                or not all(isinstance(k, str) and isinstance(v, tuple) for k, v in per_panel.items())
+            ):
+                expected = f"a dict from {SCALES} to dicts from panel names to tuples of sweep values"
+                raise _fail("points", f"AlgorithmSpec {self.label!r}", expected, self.points)
+
+    def runs_at(self, scale: str, panel: str, value: Any) -> bool:
+        """Whether this method runs at ``value`` of ``panel`` at ``scale`` (``panels``, ``points``)."""
+        allowed = self.points.get(scale, {}).get(panel)
+        if not self.runs_on(panel):
+            return False
+        return allowed is None or any(repr(value) == repr(v) for v in allowed)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -267,6 +287,13 @@ class ExperimentSpec:
             missing = set(self.replicates) - set(panel.values)
             if missing:
                 raise _fail("panels", owner, f"swept at every scale (panel {panel.name!r})", missing)
+            for alg in self.algorithms:
+                for scale, per_panel in alg.points.items():
+                    known = {repr(v) for v in panel.values.get(scale, ())}
+                    extra = [v for v in per_panel.get(panel.name, ()) if repr(v) not in known]
+                    if extra:
+                        expected = f"values of panel {panel.name!r} at scale {scale!r} (method {alg.label!r})"
+                        raise _fail("points", owner, expected, extra)
         if self.figure not in FIGURE_KINDS:
             raise _fail("figure", owner, f"one of {FIGURE_KINDS}", self.figure)
         for alg in self.algorithms:
@@ -529,7 +556,8 @@ def expand(
     Returns
     -------
     list of RunTask
-        In panel, value, algorithm, replicate order.
+        In panel, value, algorithm, replicate order; a method restricted by ``AlgorithmSpec.points``
+        has no task at the other values.
     """
     if scale not in spec.scales:
         raise ConfigError(f"Experiment {spec.name!r} has no scale {scale!r}; scales: {spec.scales}.")
@@ -551,7 +579,7 @@ def expand(
             inst_params = _resolve_instance(panel, value, extra)
             point = panel.point(value)
             for alg, alg_params, alg_budget in algs:
-                if not alg.runs_on(panel.name):
+                if not alg.runs_at(scale, panel.name, value):
                     continue
                 for rep in range(n_rep):
                     tasks.append(

@@ -14,7 +14,7 @@ from safebandits.problems.noise import make_noise
 from safebandits.problems.registry import register_instance
 from safebandits.problems.transductive import TransductiveInstance
 
-__all__ = ["example1", "hard_i1", "linear_random", "mab_safe", "vacuous"]
+__all__ = ["example1", "hard_i1", "linear_random", "mab_safe", "vacuous", "worst_case"]
 
 
 @register_instance("beside/mab")
@@ -203,4 +203,54 @@ def vacuous(
         epsilon=eps,
         noise=make_noise("gaussian", sigma),
         name="beside/vacuous",
+    )
+
+
+@register_instance("beside/worst-case", random=True)
+def worst_case(
+    *,
+    rng: np.random.Generator,
+    n_constraints: int = 1,
+    n_arms: int = 20,
+    d: int = 5,
+    epsilon: float = 0.1,
+    safety_scale: float = 0.005,
+    sigma: float = 1.0,
+) -> TransductiveInstance:
+    """Corollary 2 (``X = Z``): random instances whose safety is undecidable above precision ``eps``.
+
+    ``X = Z`` holds ``n_arms`` unit vectors of i.i.d. N(0, 1) directions in ``R^d`` (rank ``d``); ``theta``
+    is a unit N(0, 1) direction; the ``m = n_constraints`` rows are ``mu_i = s u_i`` with unit N(0, 1)
+    directions ``u_i`` and ``gamma = s`` (``s = safety_scale``), so every decision is safe with safety gaps
+    ``s (1 - u_i^T z)`` in ``[0, 2 s]``. With ``2 s`` well below ``eps`` (defaults ``eps = 0.1``,
+    ``s = 0.005``) no decision can be shown safe or unsafe before a precision of order ``eps``: the safety
+    term of Theorem 1 is at its worst case (denominator about ``eps``) for every decision not eliminated
+    by value, and the gaps barely move with ``m`` (the smallest of ``m`` gaps stays in ``[0, 2 s]``). The
+    number of constraints is then the only thing the sweep changes (Corollary 2: pulls
+    ``O~(d eps^-2 (log(m |X|) + log 1/delta))``). Drawn afresh for every replicate.
+    """
+    m = check_int(n_constraints, "n_constraints", low=1)
+    n = check_int(n_arms, "n_arms", low=2)
+    d = check_int(d, "d", low=1, high=n)
+    eps = check_positive(epsilon, "epsilon")
+    s = check_interval(safety_scale, "safety_scale", low=0.0, high=1.0, closed="both")
+
+    def unit(a: np.ndarray) -> np.ndarray:
+        return a / np.linalg.norm(a, axis=-1, keepdims=True)
+
+    while True:
+        x = unit(rng.standard_normal((n, d)))
+        if np.linalg.matrix_rank(x) == d:
+            break
+    theta = unit(rng.standard_normal(d))
+    mu = s * unit(rng.standard_normal((m, d)))
+    return TransductiveInstance(
+        arms=x,
+        decisions=x.copy(),
+        reward_param=theta,
+        constraint_params=mu,
+        threshold=s,
+        epsilon=eps,
+        noise=make_noise("gaussian", sigma),
+        name="beside/worst-case",
     )

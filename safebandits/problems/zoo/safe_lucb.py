@@ -98,7 +98,8 @@ def k_armed(
     GSLUCB explores up to ``T_0``). Gaussian loss noise of standard deviation ``sigma`` (``R = sigma``).
 
     ``condition="margin"`` is that conditioned draw (kept as a labelled extra panel of ``safelucb-karm``).
-    ``condition="none"`` (default: no chosen instances) is the unconditioned draw of issue 17: the same ``B``, ``mu`` and inner arms, and ``K - K // 2`` outer arms with uniform
+    ``condition="none"`` (default: no chosen instances) is the unconditioned draw of issue 17: the same
+    ``B``, ``mu`` and inner arms, and ``K - K // 2`` outer arms with uniform
     directions and norms ``U(0.5, 1)``, nothing rejected (``gap_min``, ``gap_max`` and ``margin`` are
     unused). Its gap is positive almost surely (every inner arm is safe with gap at least ``0.05 c``), as
     the paper's "strictly positive safety gap", but may be small, so ``T_Delta`` may exceed ``T_0``.
