@@ -114,10 +114,6 @@ class AlgorithmSpec:
         is_tuple = isinstance(self.panels, tuple)
         if not is_tuple or not all(isinstance(p, str) and p.strip() for p in self.panels):
             raise _fail("panels", f"AlgorithmSpec {self.label!r}", "a tuple of panel names", self.panels)
-
-    def runs_on(self, panel: str) -> bool:
-        """Whether this method runs on the panel named ``panel``."""
-        return not self.panels or panel in self.panels
         for scale, per_panel in self.points.items():
             if (
                 scale not in SCALES
@@ -126,6 +122,10 @@ class AlgorithmSpec:
             ):
                 expected = f"a dict from {SCALES} to dicts from panel names to tuples of sweep values"
                 raise _fail("points", f"AlgorithmSpec {self.label!r}", expected, self.points)
+
+    def runs_on(self, panel: str) -> bool:
+        """Whether this method runs on the panel named ``panel``."""
+        return not self.panels or panel in self.panels
 
     def runs_at(self, scale: str, panel: str, value: Any) -> bool:
         """Whether this method runs at ``value`` of ``panel`` at ``scale`` (``panels``, ``points``)."""
