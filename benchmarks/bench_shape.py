@@ -93,7 +93,7 @@ def ask_tell_us(label: str, steps: int, repeats: int = 3) -> tuple[float, float]
     The loop ``ask -> env.play -> tell`` is timed whole; the plays are then timed again alone on a fresh
     environment with the same decisions, and subtracted.
     """
-    inst, learner, task = make(label, steps)
+    inst, learner, _ = make(label, steps)
     best, best_env = np.inf, np.inf
     clock = time.process_time
     for r in range(repeats + 1):  # (the first is a warm-up)
