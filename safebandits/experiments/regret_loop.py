@@ -23,6 +23,7 @@ headline ``regret`` metric uses the matching benchmark, and both are stored.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,14 @@ __all__ = ["PlayedBlock", "RegretOutcome", "RegretTracker", "log_grid", "run_reg
 
 #: Rounds per block of the loop (memory of a block: ``BLOCK x d`` floats).
 BLOCK = 4096
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_grid(horizon: int, n_points: int) -> np.ndarray:
+    """:func:`log_grid`, computed once per ``(horizon, n_points)`` (read-only: trackers share it)."""
+    grid = log_grid(horizon, n_points)
+    grid.setflags(write=False)
+    return grid
 
 
 @dataclass
@@ -64,7 +73,7 @@ class RegretTracker:
 
     def __post_init__(self) -> None:
         inst = self.instance
-        self.grid = log_grid(self.horizon, self.n_points)
+        self.grid = _shared_grid(self.horizon, self.n_points)
         self._next = 0
         self._theta = np.asarray(inst.reward_param, dtype=np.float64)
         self._mu = np.atleast_2d(np.asarray(inst.cost_params, dtype=np.float64))
