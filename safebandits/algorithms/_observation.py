@@ -35,6 +35,7 @@ from safebandits.types import BatchObservation, Decision, Observation
 __all__ = [
     "ObservationSpec",
     "Values",
+    "admissible_single",
     "check_observation",
     "noise_values",
     "register_observation_spec",
@@ -360,6 +361,48 @@ def _check_batch(obs: BatchObservation, decision: Decision, spec: ObservationSpe
     _finite(c, "constraint sums", owner)
     if spec is not None:
         _check_sum_values(c, asked, spec, "constraint sum", owner)
+
+
+_F64 = np.dtype(np.float64)
+
+
+def admissible_single(observation: Any, spec: ObservationSpec | None) -> bool:
+    """``True`` if one pull's ``observation`` certainly passes :func:`check_observation` under ``spec``.
+
+    The cheap test of the ask / tell hot path (issue 19): an exact :class:`Observation` holding a Python
+    float reward (or ``None`` when no reward is observed) and, when ``m > 0``, a float64 vector of shape
+    ``(m,)``, every value finite and possible under real, binary or Bernoulli feedback. ``False`` means
+    "not sure": the caller then runs the full check, which accepts or refuses with its message; so this
+    accepts only what the full check accepts, and refuses nothing itself.
+    """
+    if spec is None or type(observation) is not Observation:
+        return False
+    reward, cons = observation
+    values = spec.values
+    if spec.reward:
+        if type(reward) is not float or reward - reward != 0.0:
+            return False
+        if values != "real" and not (
+            (values == "binary" and (reward == 1.0 or reward == -1.0))
+            or (values == "bernoulli" and (reward == 0.0 or reward == 1.0))
+        ):
+            return False
+    elif reward is not None:
+        return False
+    m = spec.n_constraints
+    if not m:  # (none, or an empty float vector as the environments give)
+        return cons is None or (type(cons) is np.ndarray and cons.dtype is _F64 and cons.size == 0)
+    if type(cons) is not np.ndarray or cons.dtype is not _F64 or cons.shape != (m,):
+        return False
+    for v in cons.tolist() if m <= 8 else ():
+        if v - v != 0.0:
+            return False
+        if values != "real" and not (
+            (values == "binary" and (v == 1.0 or v == -1.0))
+            or (values == "bernoulli" and (v == 0.0 or v == 1.0))
+        ):
+            return False
+    return m <= 8
 
 
 def check_observation(

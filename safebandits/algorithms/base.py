@@ -12,7 +12,12 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from safebandits.algorithms._observation import ObservationSpec, check_observation, spec_for_info
+from safebandits.algorithms._observation import (
+    ObservationSpec,
+    admissible_single,
+    check_observation,
+    spec_for_info,
+)
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
@@ -115,6 +120,7 @@ class BaseLearner:
         self._pending: Decision | None = None
         self._failure: str | None = None
         self._info_spec = spec_for_info(info)  # (the default observation_spec, computed once)
+        self._has_done = hasattr(type(self), "done")  # (pure-exploration learners stop)
 
     # -- protocol --------------------------------------------------------------------------------
     def _check_usable(self, what: str) -> None:
@@ -125,10 +131,11 @@ class BaseLearner:
             )
 
     def ask(self, context: Any = None) -> Decision:
-        self._check_usable("ask")
+        if self._failure is not None:
+            self._check_usable("ask")
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.ask called twice without tell.")
-        if getattr(self, "done", False):
+        if self.done if self._has_done else self.__dict__.get("done", False):
             raise ProtocolError(f"{type(self).__name__}.ask called after the learner stopped (done).")
         decision = self._ask(context)
         self._pending = decision
@@ -157,16 +164,20 @@ class BaseLearner:
             A missing value, a wrong shape, NaN or infinity, batch counts other than asked, or a value
             impossible under the learner's feedback model.
         """
+        pending = self._pending
+        if self._failure is None and pending is not None and decision is pending:  # (the hot path)
+            spec = self.observation_spec()
+            if decision.counts is None and admissible_single(observation, spec):
+                return
+            check_observation(decision, observation, spec, type(self).__name__)
+            return
         name = type(self).__name__
         self._check_usable("tell")
-        if self._pending is None:
+        if pending is None:
             raise ProtocolError(f"{name}.tell called without a pending ask.")
-        if decision is not self._pending:
-            raise ProtocolError(
-                f"{name}.tell got a decision that was not the pending one (pass the Decision that ask "
-                "returned)."
-            )
-        check_observation(decision, observation, self.observation_spec(), name)
+        raise ProtocolError(
+            f"{name}.tell got a decision that was not the pending one (pass the Decision that ask returned)."
+        )
 
     def tell(self, decision: Decision, observation: Observation | BatchObservation) -> None:
         self.check_observation(decision, observation)

@@ -23,6 +23,7 @@ headline ``regret`` metric uses the matching benchmark, and both are stored.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,14 @@ __all__ = ["PlayedBlock", "RegretOutcome", "RegretTracker", "log_grid", "run_reg
 
 #: Rounds per block of the loop (memory of a block: ``BLOCK x d`` floats).
 BLOCK = 4096
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_grid(horizon: int, n_points: int) -> np.ndarray:
+    """:func:`log_grid`, computed once per ``(horizon, n_points)`` (read-only: trackers share it)."""
+    grid = log_grid(horizon, n_points)
+    grid.setflags(write=False)
+    return grid
 
 
 @dataclass
@@ -64,7 +73,7 @@ class RegretTracker:
 
     def __post_init__(self) -> None:
         inst = self.instance
-        self.grid = log_grid(self.horizon, self.n_points)
+        self.grid = _shared_grid(self.horizon, self.n_points)
         self._next = 0
         self._theta = np.asarray(inst.reward_param, dtype=np.float64)
         self._mu = np.atleast_2d(np.asarray(inst.cost_params, dtype=np.float64))
@@ -148,24 +157,34 @@ class RegretTracker:
         ccost = np.cumsum(c, axis=0)
         cpcost = np.cumsum(cp, axis=0)
         w = self._window
-        while self._next < self.grid.size and self.grid[self._next] <= t0 + k:
-            g = int(self.grid[self._next])
+        # grid points inside this block: rounds t0+1 .. t0+k (all at once; same arithmetic as one by one)
+        stop = int(np.searchsorted(self.grid, t0 + k, side="right"))
+        if stop > self._next:
+            g = self.grid[self._next : stop]
             j = g - t0 - 1
-            n_win = w["n"] + j + 1
-            self.curves["t"].append(g)
-            self.curves["regret"].append(tt["regret"] + float(reg[j]))
-            self.curves["policy_regret"].append(tt["policy_regret"] + float(preg[j]))
-            self.curves["reward"].append((tt["reward"] + float(rew[j])) / g)
-            self.curves["cost"].append(((w["cost"] + ccost[j]) / n_win).tolist())
-            self.curves["policy_cost"].append(((w["policy_cost"] + cpcost[j]) / n_win).tolist())
-            self.curves["policy_cost_now"].append(cp[j].tolist())
-            self.curves["positive_cost"].append((tt["positive_cost"] + cpos[j]).tolist())
-            self.curves["violations"].append(prior_violations + int(violating[j]))
-            # Restart the window after this grid point.
-            w["cost"] = -ccost[j].copy()
-            w["policy_cost"] = -cpcost[j].copy()
-            w["n"] = -(j + 1)
-            self._next += 1
+            # window of each grid point: since the previous grid point (or the carried window for the first)
+            prev_cost = np.empty((j.size, ccost.shape[1]))
+            prev_pcost = np.empty_like(prev_cost)
+            prev_cost[0], prev_pcost[0] = w["cost"], w["policy_cost"]
+            prev_cost[1:], prev_pcost[1:] = -ccost[j[:-1]], -cpcost[j[:-1]]
+            n_win = np.empty(j.size, dtype=np.int64)
+            n_win[0] = w["n"] + j[0] + 1
+            n_win[1:] = np.diff(j)
+            curves = self.curves
+            curves["t"].extend(g.tolist())
+            curves["regret"].extend((tt["regret"] + reg[j]).tolist())
+            curves["policy_regret"].extend((tt["policy_regret"] + preg[j]).tolist())
+            curves["reward"].extend(((tt["reward"] + rew[j]) / g).tolist())
+            curves["cost"].extend(((prev_cost + ccost[j]) / n_win[:, None]).tolist())
+            curves["policy_cost"].extend(((prev_pcost + cpcost[j]) / n_win[:, None]).tolist())
+            curves["policy_cost_now"].extend(cp[j].tolist())
+            curves["positive_cost"].extend((tt["positive_cost"] + cpos[j]).tolist())
+            curves["violations"].extend((prior_violations + violating[j]).tolist())
+            # restart the window after the last of them
+            w["cost"] = -ccost[j[-1]].copy()
+            w["policy_cost"] = -cpcost[j[-1]].copy()
+            w["n"] = -(int(j[-1]) + 1)
+            self._next = stop
         w["cost"] = w["cost"] + ccost[-1]
         w["policy_cost"] = w["policy_cost"] + cpcost[-1]
         w["n"] += k

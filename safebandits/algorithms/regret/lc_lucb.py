@@ -85,6 +85,7 @@ __all__ = [
 
 #: Learner random numbers (Thompson normals, policy uniforms) drawn per refill.
 RNG_BLOCK = 1024
+_F64 = np.dtype(np.float64)
 #: Positions in the learner's buffers of Thompson normals and policy uniforms (one numpy record, written in
 #: place by the compiled loops and by ask / cancel).
 RNG_POSITIONS = np.dtype([("normals", np.int64), ("uniforms", np.int64)])
@@ -477,7 +478,13 @@ class StagewiseLinearLearner(BaseLearner):
         return RoundChoice(self._star, safe_row, self._safe_value, self.use_ts, self._ts_scale)
 
     def _select_args(self, tbl: VertexTable, safe_row: int) -> tuple[Any, ...]:
-        return (self.estimator.state, tbl, self._choice(safe_row), self._theta_ts, self._point)
+        # (kept between rounds while its inputs are the same: built once instead of every ask)
+        key = (safe_row, self._r0, self._ts_scale)
+        cached = getattr(self, "_args_cache", None)
+        if cached is None or cached[0] is not tbl or cached[1] != key:
+            args = (self.estimator.state, tbl, self._choice(safe_row), self._theta_ts, self._point)
+            self._args_cache = cached = (tbl, key, args)
+        return cached[2]
 
     def _context_arms(self, context: Any) -> tuple[FloatArray, VertexTable, int]:
         """The round's vertices, their table (the live one for ``None``, else computed exactly) and
@@ -530,9 +537,18 @@ class StagewiseLinearLearner(BaseLearner):
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
             raise ProtocolError(f"{type(self).__name__} must be told an Observation with reward and costs.")
-        costs = np.ascontiguousarray(np.atleast_1d(observation.constraints), dtype=np.float64)
-        if decision.point is not None:
-            x = np.ascontiguousarray(decision.point, dtype=np.float64)
+        costs = observation.constraints
+        if (
+            type(costs) is not np.ndarray
+            or costs.dtype is not _F64
+            or costs.ndim != 1
+            or not costs.flags.c_contiguous
+        ):
+            costs = np.ascontiguousarray(np.atleast_1d(costs), dtype=np.float64)
+        x = decision.point
+        if x is not None:
+            if type(x) is not np.ndarray or x.dtype is not _F64 or not x.flags.c_contiguous:
+                x = np.ascontiguousarray(x, dtype=np.float64)
         else:
             x = (self._arms if self.in_warm_start else self._round_arms)[decision.arm]
         self._observe(x, float(observation.reward), costs)

@@ -71,6 +71,7 @@ __all__ = [
     "OPBConfig",
     "OPBConstants",
     "OPBState",
+    "add_observation",
     "choose_arm",
     "lp_closed_form",
     "opb_indices",
@@ -334,6 +335,16 @@ def choose_arm(st):
 
 
 @numba.njit(cache=True)
+def add_observation(st, arm, reward, costs):
+    """Count one pull of ``arm`` and add its reward and costs to the sums (the ``tell`` of ask / tell,
+    one compiled call instead of three numpy updates; the same additions)."""
+    st.counts[arm] += 1
+    st.reward_sums[arm] += reward
+    for i in range(costs.shape[0]):
+        st.cost_sums[arm, i] += costs[i]
+
+
+@numba.njit(cache=True)
 def run_loop(st, env, variates, start, stop, out_arms, out_probs):
     """Rounds on variate rows ``start, start+1, ...`` until ``stop`` or the uniform buffer runs dry.
 
@@ -515,6 +526,7 @@ class OPB(BaseLearner):
         self._counts, self._reward_sums, self._cost_sums = st.counts, st.reward_sums, st.cost_sums
         self._ask_kernel = bind_kernel(choose_arm, (self.state,))
         self._index_kernel = bind_kernel(opb_indices, (self.state,))
+        self._add_kernel = bind_kernel(add_observation, (self.state, 0, 0.0, np.zeros(m)))
         self._drew_uniform = False
 
     # -- radii ------------------------------------------------------------------------------------
@@ -624,14 +636,14 @@ class OPB(BaseLearner):
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
             raise ProtocolError("OPB must be told an Observation with a reward and the costs.")
-        costs = np.asarray(observation.constraints, dtype=np.float64).reshape(-1)
+        costs = observation.constraints
+        if type(costs) is not np.ndarray or costs.dtype != np.float64 or not costs.flags.c_contiguous:
+            costs = np.ascontiguousarray(np.asarray(costs, dtype=np.float64))
+        costs = costs.reshape(-1)
         if costs.shape[0] != self._m:
             raise ProtocolError(f"OPB expects {self._m} cost values; got {costs.shape[0]}.")
-        a = int(decision.arm)
         reward = float(observation.reward)
-        self.state.counts[a] += 1
-        self.state.reward_sums[a] += reward
-        self.state.cost_sums[a] += costs
+        self._add_kernel(self.state, int(decision.arm), reward, costs)
         self._drew_uniform = False
         if self.in_warm_start:
             self.warm_start.tell(reward, costs)

@@ -223,3 +223,61 @@ def test_refused_batch_is_not_counted_twice():
         learner.tell(d, obs._replace(counts=obs.counts + 1))
     learner.tell(d, obs)
     assert learner.n_samples == int(d.counts.sum())
+
+
+# -- the fast path of tell (issue 19) ---------------------------------------------------------------
+_VALUES = st.sampled_from([0.0, 1.0, -1.0, 0.5, np.nan, np.inf, -np.inf, 2.0])
+_SPECS = st.builds(
+    ObservationSpec, st.booleans(), st.integers(0, 3), st.sampled_from(["real", "binary", "bernoulli"])
+)
+_CONSTRAINTS = st.one_of(
+    st.none(),
+    st.lists(_VALUES, max_size=4).map(lambda v: np.array(v, dtype=np.float64)),
+    st.lists(_VALUES, max_size=4).map(lambda v: np.array(v, dtype=np.float32)),
+    st.lists(_VALUES, min_size=2, max_size=8).map(lambda v: np.array(v)[::2]),  # not contiguous
+    st.lists(_VALUES, max_size=3),
+)
+
+
+@FAST
+@given(_SPECS, st.one_of(st.none(), _VALUES, st.just(True), st.just("0.5")), _CONSTRAINTS)
+def test_fast_check_accepts_only_what_the_full_check_accepts(spec, reward, constraints):
+    from safebandits.algorithms._observation import admissible_single
+
+    obs = Observation(reward, constraints)
+    if admissible_single(obs, spec):
+        check_observation(ONE, obs, spec)  # must not raise
+
+
+def test_fast_check_covers_the_environments_observations():
+    from safebandits.algorithms._observation import admissible_single
+
+    assert admissible_single(Observation(0.3, np.array([0.1, -2.0])), ObservationSpec(True, 2))
+    assert admissible_single(Observation(0.3, np.zeros(0)), ObservationSpec(True, 0))
+    assert admissible_single(Observation(None, np.array([1.0])), ObservationSpec(False, 1, "binary"))
+    assert not admissible_single(Observation(0.3, np.array([np.nan])), ObservationSpec(True, 1))
+    assert not admissible_single(Observation(0.5, np.array([1.0])), ObservationSpec(True, 1, "bernoulli"))
+    assert not admissible_single(Observation(0.3, np.array([0.1])), None)
+
+
+def test_bound_kernels_are_reused_for_arguments_of_the_same_types():
+    import numba
+
+    from safebandits._numba import bind_kernel, type_key
+
+    @numba.njit
+    def total(a, b):
+        return a.sum() + b
+
+    x = np.arange(4.0)
+    k1 = bind_kernel(total, (x, 1.0))
+    assert bind_kernel(total, (np.zeros(4), 2.0)) is k1
+    assert k1(x, 1.0) == 7.0
+    # another layout, dtype, writability or scalar type is another signature
+    ro = np.zeros(4)
+    ro.setflags(write=False)
+    for args in ((x[::2], 1.0), (x.astype(np.float32), 1.0), (ro, 1.0), (x, 1)):
+        assert type_key(args) != type_key((x, 1.0))
+        assert bind_kernel(total, args) is not k1
+    assert bind_kernel(total, (x[::2], 1.0))(x[::2], 1.0) == 2.0 + 1.0
+    assert type_key((object(),)) is None

@@ -1,0 +1,227 @@
+"""Per-step, per-run and compile costs of four families beside the targets of issue 19.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_shape.py                 # the table of the issue
+    .venv/bin/python benchmarks/bench_shape.py --no-compile    # skip the two subprocess columns
+    .venv/bin/python benchmarks/bench_shape.py --family OPB --breakdown
+
+Families and their (K, d) = (10, 10) cases: G-ACOL on ``acol/unit-sphere`` (10 arms, d = 10); LC-LUCB on
+``stagewise/cyclic`` (d = 10: 10 rays); Safe-LUCB on ``safelucb/karm`` (K = 10, d = 10, ``t_prime=100``,
+so that most steps are optimistic-pessimistic rounds); OPB on ``stagewise/random-mab`` (K = 10). Columns:
+
+* ``ask/tell``: CPU microseconds of ``learner.ask()`` + ``learner.tell(...)`` per step (the environment's
+  ``play`` is timed apart and left out); target <= 5 us;
+* ``compiled``: microseconds per sample of the compiled path (``run`` / ``run_regret`` with
+  ``compiled=True``, scoring included); target: no slower than before (the baseline numbers are in
+  ``docs/decisions/engine.md``);
+* ``fixed``: the fixed cost of one simulated run, in ms: the median wall time of building the learner
+  and the environment and playing a 100-sample run through the compiled path (``run_regret`` /
+  ``run``), minus 100 x the compiled per-sample cost. The instance is built once (a tuning loop
+  reuses it); seeding, spec building and the results store are outside. Target <= 0.2 ms;
+* ``cold``: CPU seconds of the first compile in a fresh process with an empty ``NUMBA_CACHE_DIR`` (from
+  after the imports and the instance to the end of one short compiled run and one short ask / tell run
+  of 200 samples, learners built included); target <= 10 s;
+* ``warm``: the same in a second process with the cache that the first one wrote; target <= 1 s.
+
+``--breakdown`` prints where the fixed cost goes (learner construction, environment, run). Every time is
+process CPU time (``time.process_time``; wall time on a shared, loaded machine measures the other jobs
+too): the minimum (per-step columns) or median (fixed cost) of repeats. The load average is printed
+beside them. Not collected by pytest; no timing asserts anywhere (style.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: label -> (algorithm, task, instance name, instance params, learner config)
+FAMILIES = {
+    "G-ACOL": ("g-acol", "pure", "acol/unit-sphere", {"n_arms": 10, "d": 10}, {}),
+    "LC-LUCB": ("lc-lucb", "regret", "stagewise/cyclic", {"d": 10, "tau": 0.5}, {}),
+    "Safe-LUCB": ("safe-lucb", "regret", "safelucb/karm", {"K": 10, "d": 10}, {"t_prime": 100}),
+    "OPB": ("opb", "regret", "stagewise/random-mab", {"K": 10, "tau": 0.5}, {}),
+}
+TARGET_ASK_TELL_US = 5.0
+TARGET_FIXED_MS = 0.2
+TARGET_COLD_S = 10.0
+TARGET_WARM_S = 1.0
+FIXED_SAMPLES = 100
+
+
+def make(label: str, horizon: int):
+    """The instance of a family at ``horizon`` rounds (regret) and its learner factory."""
+    from safebandits.algorithms import make_learner
+    from safebandits.problems import list_instances, make_instance
+
+    alg, task, name, params, config = FAMILIES[label]
+    kw = dict(params)
+    if task == "regret":
+        kw["T"] = horizon
+    rng = np.random.default_rng(0) if list_instances()[name].random else None
+    inst = make_instance(name, rng, **kw)
+
+    def learner(seed: int = 1):
+        return make_learner(alg, inst.public_info(), np.random.default_rng(seed), config)
+
+    return inst, learner, task
+
+
+def _play(task, learner, env, inst, n, compiled):
+    if task == "regret":
+        from safebandits.experiments.regret_loop import run_regret
+
+        return run_regret(learner, env, inst, horizon=n, compiled=compiled).rounds
+    from safebandits.experiments.simulate import run
+
+    return run(learner, env, inst, budget=n, compiled=compiled).samples
+
+
+def ask_tell_us(label: str, steps: int, repeats: int = 3) -> tuple[float, float]:
+    """(ask + tell, env.play) CPU microseconds per step, the minimum over ``repeats`` fresh learners.
+
+    The loop ``ask -> env.play -> tell`` is timed whole; the plays are then timed again alone on a fresh
+    environment with the same decisions, and subtracted.
+    """
+    inst, learner, _ = make(label, steps)
+    best, best_env = np.inf, np.inf
+    clock = time.process_time
+    for r in range(repeats + 1):  # (the first is a warm-up)
+        lrn, env = learner(1), inst.environment(np.random.default_rng(2))
+        decisions = []
+        t0 = clock()
+        while len(decisions) < steps and not getattr(lrn, "done", False):
+            d = lrn.ask()
+            lrn.tell(d, env.play(d))
+            decisions.append(d)
+        total = clock() - t0
+        env = inst.environment(np.random.default_rng(2))
+        t0 = clock()
+        for d in decisions:
+            env.play(d)
+        t_env = clock() - t0
+        if r:
+            n = len(decisions)
+            best = min(best, (total - t_env) / n * 1e6)
+            best_env = min(best_env, t_env / n * 1e6)
+    return best, best_env
+
+
+def compiled_us(label: str, samples: int, repeats: int = 3) -> float:
+    """Microseconds per sample of the compiled path (minimum over ``repeats``)."""
+    inst, learner, task = make(label, samples)
+    _play(task, learner(1), inst.environment(np.random.default_rng(2)), inst, min(samples, 2000), True)
+    best = np.inf
+    for _ in range(repeats):
+        lrn, env = learner(1), inst.environment(np.random.default_rng(2))
+        t0 = time.process_time()
+        n = _play(task, lrn, env, inst, samples, True)
+        best = min(best, (time.process_time() - t0) / n * 1e6)
+    return best
+
+
+def fixed_ms(label: str, per_sample_us: float, repeats: int = 300) -> tuple[float, dict[str, float]]:
+    """Median wall time (ms) of one 100-sample simulated run minus its per-sample work; and its parts."""
+    inst, learner, task = make(label, FIXED_SAMPLES)
+    pc = time.process_time
+    parts: dict[str, list[float]] = {"learner": [], "environment": [], "run": []}
+    totals = []
+    for r in range(repeats + 5):
+        t0 = pc()
+        lrn = learner(1 + r)
+        t1 = pc()
+        env = inst.environment(np.random.default_rng(2 + r))
+        t2 = pc()
+        n = _play(task, lrn, env, inst, FIXED_SAMPLES, True)
+        t3 = pc()
+        if r >= 5:
+            totals.append((t3 - t0) * 1e3 - n * per_sample_us / 1e3)
+            parts["learner"].append((t1 - t0) * 1e3)
+            parts["environment"].append((t2 - t1) * 1e3)
+            parts["run"].append((t3 - t2) * 1e3 - n * per_sample_us / 1e3)
+    return statistics.median(totals), {k: statistics.median(v) for k, v in parts.items()}
+
+
+_CHILD = """
+import json, sys, time
+sys.path.insert(0, {bench!r})
+import numpy as np
+import bench_shape as b
+import safebandits.experiments.regret_loop, safebandits.experiments.simulate  # (imports outside the clock)
+inst, learner, task = b.make({label!r}, 200)  # (the instance is not numba's: outside the clock)
+t0 = time.process_time()
+b._play(task, learner(1), inst.environment(np.random.default_rng(2)), inst, 200, True)
+b._play(task, learner(1), inst.environment(np.random.default_rng(2)), inst, 200, False)
+print(json.dumps(time.process_time() - t0))
+"""
+
+
+def compile_times(label: str) -> tuple[float, float]:
+    """(cold, warm) seconds: a fresh process with an empty numba cache, then one with that cache."""
+    code = _CHILD.format(bench=str(Path(__file__).resolve().parent), label=label)
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        out = []
+        for _ in range(2):
+            proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+            if proc.returncode:
+                raise RuntimeError(proc.stderr)
+            out.append(float(json.loads(proc.stdout.strip().splitlines()[-1])))
+    return out[0], out[1]
+
+
+def _met(value: float, target: float) -> str:
+    return "met" if value <= target else "NOT MET"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--family", action="append", choices=list(FAMILIES), help="only these families")
+    parser.add_argument("--steps", type=int, default=5000, help="ask / tell steps per repeat")
+    parser.add_argument("--samples", type=int, default=100_000, help="samples of the compiled runs")
+    parser.add_argument("--no-compile", action="store_true", help="skip the cold / warm compile columns")
+    parser.add_argument("--breakdown", action="store_true", help="print the parts of the fixed cost")
+    args = parser.parse_args()
+    labels = args.family or list(FAMILIES)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"Issue 19 shape targets at (K, d) = (10, 10) (load average {load:.2f}, {os.cpu_count()} cores)")
+    head = (
+        f"{'family':<11}{'ask/tell us':>12}{'<=5':>8}{'env us':>8}{'compiled us':>13}"
+        f"{'fixed ms':>10}{'<=0.2':>8}{'cold s':>8}{'<=10':>8}{'warm s':>8}{'<=1':>8}"
+    )
+    print(head)
+    rows = []
+    for label in labels:
+        at, env_us = ask_tell_us(label, args.steps)
+        comp = compiled_us(label, args.samples)
+        fixed, parts = fixed_ms(label, comp)
+        cold = warm = float("nan")
+        if not args.no_compile:
+            cold, warm = compile_times(label)
+        cells = [
+            f"{label:<11}{at:>12.2f}{_met(at, TARGET_ASK_TELL_US):>8}{env_us:>8.2f}{comp:>13.3f}",
+            f"{fixed:>10.3f}{_met(fixed, TARGET_FIXED_MS):>8}",
+            f"{cold:>8.1f}{'' if np.isnan(cold) else _met(cold, TARGET_COLD_S):>8}",
+            f"{warm:>8.2f}{'' if np.isnan(warm) else _met(warm, TARGET_WARM_S):>8}",
+        ]
+        print("".join(cells), flush=True)
+        rows.append((label, parts))
+    if args.breakdown:
+        print("\nFixed cost of one 100-sample run, median parts [ms] (run: minus the per-sample work)")
+        for label, parts in rows:
+            print(f"{label:<11}" + "".join(f"{k} {v:7.3f}   " for k, v in parts.items()))
+
+
+if __name__ == "__main__":
+    main()
