@@ -17,6 +17,7 @@ from safebandits.algorithms._observation import (
 )
 from safebandits.algorithms.registry import get_algorithm
 from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.problems.noise import BernoulliNoise
 from safebandits.types import BatchObservation, Decision, Observation
 
 ONE = Decision(arm=0)
@@ -169,7 +170,7 @@ def test_spec_validation_and_lookup():
     with pytest.raises(ConfigError, match=">= 0"):
         ObservationSpec(True, -1)
     assert noise_values("gaussian(sigma=1)") == "real" and noise_values("binary") == "binary"
-    assert noise_values(sb.problems.noise.BernoulliNoise()) == "bernoulli"
+    assert noise_values(BernoulliNoise()) == "bernoulli"
     assert spec_for_info(object()) is None
 
     class MyInfo:
