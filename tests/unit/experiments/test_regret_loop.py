@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import safebandits as sb
 from safebandits.experiments.regret_loop import PlayedBlock, RegretTracker, log_grid, run_regret
@@ -178,3 +180,27 @@ def test_optimism_of_stagewise_learners_compiled_equals_ask_tell(name, alpha_r, 
     assert (fast.optimism["failures"] > 0) is fails
     if fails:
         assert fast.optimism["min_margin"] < 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    margins=st.lists(
+        st.one_of(st.floats(-1.0, 1.0, allow_nan=False), st.just(float("nan"))), min_size=1, max_size=60
+    ),
+    cuts=st.lists(st.integers(0, 60), max_size=4),
+)
+def test_optimism_count_is_brute_force_under_any_split(margins, cuts):
+    inst = sb.make_instance("stagewise/cyclic", d=3, tau=0.5, T=60)
+    values = inst.optimal_value + np.array(margins)
+    n = values.size
+    pts = np.zeros((n, 3))
+    tr = RegretTracker(inst, n)
+    for p, v in zip(
+        np.array_split(pts, sorted(c % n for c in cuts)), np.array_split(values, sorted(c % n for c in cuts))
+    ):
+        tr.update(PlayedBlock(p, values=v))
+    m = np.array(margins)
+    bad = np.flatnonzero(np.nan_to_num(m, nan=1.0) < -1e-9)
+    assert tr.totals["optimism_failures"] == bad.size
+    assert tr.totals["optimism_rounds"] == int(np.isfinite(m).sum())
+    assert tr.totals["optimism_last_failure"] == (int(bad[-1]) + 1 if bad.size else 0)
