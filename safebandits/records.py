@@ -30,11 +30,17 @@ class PlayedBlock(NamedTuple):
         ``None`` for deterministic learners.
     means : ndarray of shape (k, d) or None
         The policies' mean actions ``x_pi`` directly (takes precedence over ``probs``).
+    values : ndarray of shape (k,) or None
+        The optimistic value the learner gave its choice each round (``V~r(X_t)`` or ``V~r(pi_t)``; NaN
+        in rounds without one, e.g. a warm start); ``None`` for learners that do not expose it. The
+        engine compares it with the optimal true value (optimism check, Lemmas 18 / 29 of Pacchiano et
+        al.).
     """
 
     points: FloatArray
     probs: FloatArray | None = None
     means: FloatArray | None = None
+    values: FloatArray | None = None
 
 
 def log_grid(horizon: int, n_points: int = 200) -> np.ndarray:

@@ -212,7 +212,18 @@ DIGEST_ITEMS: tuple[DigestItem, ...] = (
                 ("opnlb-finite", "opnlb-safety"),
             ),
         ),
-        (3, "Optimism: the selected optimistic value >= the optimal true value on the good event.", ()),
+        (
+            3,
+            "Optimism: the selected optimistic value >= the optimal true value on the good event.",
+            (
+                ("stagewise-cyclic", "e1-optimism"),
+                ("stagewise-ball", "e2-optimism"),
+                ("oplb-random", "oplb-optimism"),
+                ("opnlb-finite", "opnlb-optimism"),
+                ("stagewise-optimism", "opt-theory"),
+                ("stagewise-optimism", "opt-ablation-fails"),
+            ),
+        ),
         (
             4,
             "Regret O~(sqrt T): log-log slope <= about 0.5 at large T.",

@@ -195,6 +195,17 @@ def _pac_of(*labels: str) -> ClaimMeta:
     )
 
 
+_STAGEWISE_OPTIMISM = (
+    "On the good event, the selected optimistic value is at least the optimal true value, "
+    "V~r_t(X_t) >= <x*_t, theta*>, in every round (Lemmas 18 / 29 / 37; digest §5.3); the good event has "
+    "probability >= 1 - delta."
+)
+
+
+def _optimism_meta(method: str) -> ClaimMeta:
+    return _m(STAGEWISE, f"{method}: {_STAGEWISE_OPTIMISM}", (method,), scale="any")
+
+
 #: Claim metadata by claim-set key, then claim id.
 CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
     "acol-synthetic": {
@@ -459,6 +470,7 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
             "(digest §5.4).",
             ("LC-LUCB",),
         ),
+        "e1-optimism": _optimism_meta("LC-LUCB"),
     },
     "stagewise-ball": {
         "e2-safety": _m(STAGEWISE, "No round plays an action whose cost exceeds tau.", scale="any"),
@@ -467,6 +479,7 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
             "LC-LUCB's final regret <= Safe-LTS's on average in E2 (digest §5.6).",
             ("LC-LUCB", "Safe-LTS"),
         ),
+        "e2-optimism": _optimism_meta("LC-LUCB"),
     },
     "opb-random": {
         "e3-safety": _m(STAGEWISE, "OPB's policy has E_pi[c] <= tau every round (digest §5.2).", scale="any"),
@@ -502,6 +515,7 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
             ("OPLB",),
             why="quick runs stop at T = 2,000",
         ),
+        "oplb-optimism": _optimism_meta("OPLB"),
     },
     "opnlb-finite": {
         "opnlb-safety": _m(
@@ -516,6 +530,17 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
             "experiment).",
             ("OPNLB",),
             why="quick runs stop at T = 2,000",
+        ),
+        "opnlb-optimism": _optimism_meta("OPNLB"),
+    },
+    "stagewise-optimism": {
+        "opt-theory": _optimism_meta("LC-LUCB"),
+        "opt-ablation-fails": _m(
+            STAGEWISE,
+            'Ablation (a labelled extra, not the main verdict): optimism "fails if alpha_r is too small '
+            "relative to (1-r0)/(tau-c0)\" (digest §5.3); run with alpha_r = 1, below Lemma 18's condition.",
+            ("LC-LUCB (alpha_r = 1)",),
+            scale="any",
         ),
     },
     "safelucb-karm": {
@@ -785,8 +810,6 @@ UNEVALUATED: tuple[tuple[str, str, str, str, str], ...] = (
      "Safe-LUCB(T_0): no claim there can fail; a convex Delta_t needs the max of UCB_s over the continuous "
      "plausibly-optimal set (a grid is not a valid bound), and SafeLUCB.__init__ refuses convex sets for "
      "GSLUCB"),
-    (STAGEWISE, "stagewise §5.3", "Optimism: the selected optimistic value >= the optimal true value.",
-     "not evaluated", "a per-round check with known parameters; no trace stored"),
     (STAGEWISE, "stagewise §5.9", "Closed forms, LP support, Alg. 5 stopping-time bounds.", "proof-only",
      "unit-testable algebra, covered by the unit tests"),
 )  # fmt: skip

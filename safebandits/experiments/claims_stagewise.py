@@ -14,7 +14,11 @@ as :mod:`safebandits.experiments.claims` does. Thresholds that make a qualitativ
 * "cost converges to about 0.561": the mean played cost over the last 10% of rounds is within
   :data:`COST_TOL` (0.03) of the optimal action's cost 0.5614 (d = 10, tau = 0.8);
 * "reward converges to the optimum": mean reward over the last 10% of rounds within
-  :data:`REWARD_TOL` (0.02) of the optimal policy's value.
+  :data:`REWARD_TOL` (0.02) of the optimal policy's value;
+* "optimism holds on the good event" (Lemmas 18 / 29 / 37): the runs whose ``optimism_failures`` is 0
+  (every round's optimistic value at least the optimal true value) are at least a ``1 - delta``
+  fraction of the method's runs, ``delta`` the runs' confidence level. Its ablation (``alpha_r = 1``)
+  reads the opposite: more than a ``delta`` fraction of the runs fail at every point.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ __all__ = [
     "check_lower_bound",
     "check_opb_four_arm",
     "check_opb_random",
+    "check_optimism",
     "check_stagewise_ball",
     "check_stagewise_cyclic",
 ]
@@ -47,7 +52,10 @@ CYCLIC_D10_COST = 0.5614
 
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
     out = df[df["status"] == "ok"].copy()
-    for col in ("regret", "regret_tenth", "violations", "policy_violations", "tail_cost", "tail_reward"):
+    for col in (
+        "regret", "regret_tenth", "violations", "policy_violations", "tail_cost", "tail_reward",
+        "optimism_failures",
+    ):  # fmt: skip
         if col in out:
             out[col] = pd.to_numeric(out[col], errors="coerce")
     out["tau"] = pd.to_numeric(out.get("instance.tau", np.nan), errors="coerce")
@@ -77,6 +85,59 @@ def _ordered_by_tau(ok: pd.DataFrame, label: str, group: str, cid: str, text: st
             "ordered": ok_here,
         }
     return _claim(cid, text, passed, evidence)
+
+
+def _optimism_runs(ok: pd.DataFrame, label: str) -> tuple[pd.DataFrame, float]:
+    """The method's runs that carry an optimism count, and their confidence level ``delta``."""
+    sub = ok[ok["label"] == label]
+    if "optimism_failures" not in sub:
+        return sub.iloc[0:0], math.nan
+    sub = sub[sub["optimism_failures"].notna()]
+    delta = pd.to_numeric(sub.get("algorithm.delta", pd.Series(dtype=float)), errors="coerce")
+    return sub, float(delta.max()) if delta.notna().any() else 0.05
+
+
+def _optimism_evidence(sub: pd.DataFrame, delta: float) -> dict[str, Any]:
+    failing = sub["optimism_failures"] > 0
+    points: dict[str, Any] = {}
+    for (panel, value), part in sub.groupby(["panel", "sweep.value"]):
+        bad = part["optimism_failures"] > 0
+        points[f"{panel}:{value}"] = {
+            "runs": len(part),
+            "runs_failing": int(bad.sum()),
+            "failing_rounds_max": int(part["optimism_failures"].max()),
+        }
+    return {
+        "runs": len(sub),
+        "runs_failing": int(failing.sum()),
+        "fraction_clean": float(1.0 - failing.mean()) if len(sub) else None,
+        "delta": delta,
+        "failing_rounds_total": int(sub["optimism_failures"].sum()),
+        "points": points,
+    }
+
+
+def _no_record(cid: str, text: str, why: str) -> Claim:
+    rec = _claim(cid, text, False, {})
+    rec.update(verdict="not run", reason=why)
+    return rec
+
+
+def check_optimism(ok: pd.DataFrame, label: str, cid: str, text: str) -> Claim:
+    """At least ``1 - delta`` of ``label``'s runs have no round whose optimistic value is below the optimal
+    true value (``optimism_failures == 0``); "not run" when no run of ``label`` carries the count."""
+    sub, delta = _optimism_runs(ok, label)
+    if sub.empty:
+        return _no_record(cid, text, f"no {label} run with an optimism_failures count")
+    ev = _optimism_evidence(sub, delta)
+    return _claim(cid, text, bool(ev["fraction_clean"] >= 1.0 - delta), ev)
+
+
+def _optimism_text(method: str, lemma: str) -> str:
+    return (
+        f"{method}'s optimistic value of its choice is at least the optimal true value in every round "
+        f"({lemma}) in at least a 1 - delta fraction of the runs."
+    )
 
 
 def bound_slope(t: float, log_power: float) -> float:
@@ -204,6 +265,7 @@ def check_stagewise_cyclic(df: pd.DataFrame) -> list[Claim]:
             _slope_text("LC-LUCB"),
         )
     )
+    claims.append(check_optimism(ok, "LC-LUCB", "e1-optimism", _optimism_text("LC-LUCB", "Lemma 18")))
     return claims
 
 
@@ -226,6 +288,7 @@ def check_stagewise_ball(df: pd.DataFrame) -> list[Claim]:
             "e2-vs-safe-lts",
             "LC-LUCB's mean final regret is below Safe-LTS's at every d.",
         ),
+        check_optimism(ok, "LC-LUCB", "e2-optimism", _optimism_text("LC-LUCB", "Lemma 18")),
     ]
 
 
@@ -279,7 +342,7 @@ def check_opb_four_arm(df: pd.DataFrame) -> list[Claim]:
     ]
 
 
-def _check_safe_and_shape(method: str, prefix: str) -> Any:
+def _check_safe_and_shape(method: str, prefix: str, lemma: str) -> Any:
     def check(df: pd.DataFrame) -> list[Claim]:
         ok = _ok(df)
         n_failed = int((df["status"] != "ok").sum())
@@ -292,14 +355,41 @@ def _check_safe_and_shape(method: str, prefix: str) -> Any:
                 n_failed,
             ),
             _slopes(ok, method, f"{prefix}-slope", _slope_text(method)),
+            check_optimism(ok, method, f"{prefix}-optimism", _optimism_text(method, lemma)),
         ]
 
-    check.__doc__ = f"{method} (no paper experiment): safety in expectation every round, sqrt(T) slope."
+    check.__doc__ = (
+        f"{method} (no paper experiment): safety in expectation every round, sqrt(T) slope, optimism."
+    )
     return check
 
 
-check_oplb_random = _check_safe_and_shape("OPLB", "oplb")
-check_opnlb_finite = _check_safe_and_shape("OPNLB", "opnlb")
+check_oplb_random = _check_safe_and_shape("OPLB", "oplb", "Lemma 29")
+check_opnlb_finite = _check_safe_and_shape("OPNLB", "opnlb", "Lemma 37")
+
+
+def check_stagewise_optimism(df: pd.DataFrame) -> list[Claim]:
+    """Lemma 18 on the cyclic instance: optimism with the theory ``alpha_r``; the ablation ``alpha_r = 1``
+    (a labelled extra) must break it in more than a ``delta`` fraction of the runs at every tau."""
+    from safebandits.experiments.stagewise import ALPHA_ABLATION
+
+    ok = _ok(df)
+    claims = [check_optimism(ok, "LC-LUCB", "opt-theory", _optimism_text("LC-LUCB", "Lemma 18"))]
+    label = f"LC-LUCB (alpha_r = {ALPHA_ABLATION:g})"
+    cid = "opt-ablation-fails"
+    text = (
+        f"Ablation: with alpha_r = {ALPHA_ABLATION:g}, below Lemma 18's condition (1 + alpha_c)(1 - r0) <= "
+        "(tau - c0)(alpha_r - 1), optimism fails in some round in more than a delta fraction of the runs "
+        "at every tau."
+    )
+    sub, delta = _optimism_runs(ok, label)
+    if sub.empty:
+        claims.append(_no_record(cid, text, f"no {label} run with an optimism_failures count"))
+        return claims
+    ev = _optimism_evidence(sub, delta)
+    fails_everywhere = all(p["runs_failing"] > delta * p["runs"] for p in ev["points"].values())
+    claims.append(_claim(cid, text, fails_everywhere, ev))
+    return claims
 
 
 def check_lower_bound(df: pd.DataFrame) -> list[Claim]:
@@ -342,4 +432,5 @@ STAGEWISE_CLAIM_SETS = {
     "stagewise-ball": check_stagewise_ball,
     "opb-random": check_opb_random,
     "opb-four-arm": check_opb_four_arm,
+    "stagewise-optimism": check_stagewise_optimism,
 }

@@ -177,6 +177,7 @@ REGRET_METRICS = (
     "tail_reward",
     "positive_cost",
     "positive_cost_tenth",
+    "optimism_failures",
 )
 
 
@@ -188,7 +189,9 @@ def _run_regret_task(
     ``samples`` holds the rounds played, ``stopped`` whether the horizon was reached; ``correct``,
     ``feasible`` and ``recommended`` are left empty. ``cost``, ``max_policy_cost``, ``tail_cost`` and
     ``positive_cost`` (``sum_t [c_t - tau]_+``) are those of the first constraint (all constraints are in
-    the ``curve`` and ``totals`` traces).
+    the ``curve`` and ``totals`` traces). ``optimism_failures`` counts the rounds whose optimistic value
+    is below the optimal true value (``None`` for learners that report none; details in the ``optimism``
+    trace).
     """
     from safebandits.experiments.regret_loop import run_regret
 
@@ -217,7 +220,10 @@ def _run_regret_task(
         tail_reward=out.tail_reward,
         positive_cost=out.positive_cost[0],
         positive_cost_tenth=out.positive_cost_tenth[0],
+        optimism_failures=out.optimism.get("failures"),
     )
+    if out.optimism:
+        traces["optimism"] = _json_safe(out.optimism)
     traces["curve"] = _json_safe(out.curves)
     traces["totals"] = _json_safe(
         {

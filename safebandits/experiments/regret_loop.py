@@ -15,7 +15,12 @@ deterministic learners):
 * ``violations``: rounds with ``<X_t, mu*_i> > tau_i`` for some ``i`` (the played action's true cost);
 * ``policy_violations``: rounds with ``<x_pi_t, mu*_i> > tau_i`` for some ``i`` (the policy's expected cost);
 * ``positive_cost``: the stronger cumulative violation ``sum_t [<X_t, mu*_i> - tau_i]_+`` per constraint
-  (no cancellation across rounds; soft-constraint problems such as CKB's).
+  (no cancellation across rounds; soft-constraint problems such as CKB's);
+* ``optimism_failures`` (learners that report the optimistic value of their choice, ``PlayedBlock.values``:
+  LC-LUCB, OPLB, OPNLB): rounds whose optimistic value is below the optimal true value -- ``V~r(X_t) <
+  <x*, theta*>`` in the per-round setting (Lemma 18 of Pacchiano et al.), ``V~r(pi_t) < V(pi*)`` in
+  expectation (Lemma 29) -- by more than ``TOL``; rounds without a value (NaN: warm start) are not
+  counted. The truth is the simulation's; the learner never sees it.
 
 A learner states its setting with the class attribute ``setting = "round" | "expectation"``; the run's
 headline ``regret`` metric uses the matching benchmark, and both are stored.
@@ -61,11 +66,14 @@ class RegretTracker:
     horizon : int
     n_points : int
         Points of the log-spaced grid of the curves.
+    setting : {"round", "expectation"}
+        Benchmark of the optimism check: the best feasible action's value or the best policy's.
     """
 
     instance: Any
     horizon: int
     n_points: int = 200
+    setting: str = "round"
     t: int = 0
     grid: np.ndarray = field(init=False)
     totals: dict[str, Any] = field(init=False)
@@ -106,7 +114,12 @@ class RegretTracker:
             tail_reward=0.0,
             tail_policy_reward=0.0,
             positive_cost_tenth=np.full(m, np.nan),
+            optimism_rounds=0,
+            optimism_failures=0,
+            optimism_last_failure=0,
+            optimism_min_margin=np.inf,
         )
+        self._opt_bench = self._opt_pi if self.setting == "expectation" else self._opt
         self.curves = {
             k: []
             for k in (
@@ -114,6 +127,20 @@ class RegretTracker:
                 "positive_cost", "violations",
             )
         }  # fmt: skip
+
+    def _optimism(self, values: np.ndarray) -> None:
+        """Count the rounds of a block whose optimistic value is below the optimal true value."""
+        tt = self.totals
+        known = np.isfinite(values)
+        if not known.any():
+            return
+        margin = values[known] - self._opt_bench
+        failing = np.flatnonzero(known)[margin < -TOL]
+        tt["optimism_rounds"] += int(known.sum())
+        tt["optimism_failures"] += int(failing.size)
+        if failing.size:
+            tt["optimism_last_failure"] = self.t + int(failing[-1]) + 1
+        tt["optimism_min_margin"] = min(tt["optimism_min_margin"], float(margin.min()))
 
     def update(self, block: PlayedBlock) -> None:
         """Score a block of consecutive rounds."""
@@ -136,6 +163,8 @@ class RegretTracker:
         preg = np.cumsum(self._opt_pi - rp)
         rew = np.cumsum(r)
         tt = self.totals
+        if block.values is not None:
+            self._optimism(np.asarray(block.values, dtype=np.float64))
         violating = np.cumsum(np.any(c > self._tau + TOL, axis=1))
         prior_violations = tt["violations"]
         tt["violations"] += int(violating[-1])
@@ -229,6 +258,10 @@ class RegretOutcome:
         the in-expectation setting).
     positive_cost, positive_cost_tenth : list of float
         ``sum_t [<X_t, mu*_i> - tau_i]_+`` per constraint over all rounds and over the first ``T // 10``.
+    optimism : dict
+        Optimism check (module docstring): ``rounds`` with an optimistic value, ``failures`` (rounds below
+        the optimal true value), ``last_failure`` (round, 0: none), ``min_margin`` (smallest value minus
+        the optimal true value); empty when the learner reports no values.
     curves : dict
         Log-grid curves: ``t``, ``regret``, ``policy_regret``, running mean ``reward``, window-mean
         ``cost`` and ``policy_cost`` (lists per constraint), ``policy_cost_now``, cumulative
@@ -254,6 +287,7 @@ class RegretOutcome:
     tail_reward: float = float("nan")
     positive_cost: list[float] = field(default_factory=list)
     positive_cost_tenth: list[float] = field(default_factory=list)
+    optimism: dict[str, Any] = field(default_factory=dict)
     curves: dict[str, list[Any]] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
 
@@ -261,16 +295,20 @@ class RegretOutcome:
 def _python_block(learner: Any, env: Any, instance: Any, k: int) -> PlayedBlock:
     points = np.empty((k, env.arms.shape[1]))
     means = np.empty_like(points)
+    has_value = hasattr(learner, "last_value")
+    values = np.full(k, np.nan) if has_value else None
     arms, x0, safe_arm = instance.arms, instance.safe_action, instance.safe_arm
     for i in range(k):
         decision = learner.ask()
+        if values is not None:
+            values[i] = learner.last_value
         points[i] = env.point_of(decision)
         if decision.probs is not None:
             means[i] = policy_mean_points(np.asarray(decision.probs), arms, x0, safe_arm)[0]
         else:
             means[i] = points[i]
         learner.tell(decision, env.play(decision))
-    return PlayedBlock(points, None, means)
+    return PlayedBlock(points, None, means, values)
 
 
 def run_regret(
@@ -312,7 +350,8 @@ def run_regret(
     horizon = check_int(horizon if horizon is not None else instance.horizon, "horizon", low=1)
     limit = horizon if budget is None else min(horizon, check_int(budget, "budget", low=1))
     check_int(n_points, "n_points", low=2, high=1_000_000, owner="run_regret")
-    tracker = RegretTracker(instance, limit, n_points)
+    setting = getattr(learner, "setting", "round")
+    tracker = RegretTracker(instance, limit, n_points, setting)
     fast = getattr(learner, "simulate", None) if compiled else None
     t0 = time.perf_counter()
     played = 0
@@ -323,7 +362,6 @@ def run_regret(
         played += k
     wall = time.perf_counter() - t0
     tt = tracker.totals
-    setting = getattr(learner, "setting", "round")
     expect = setting == "expectation"
     diag = getattr(learner, "diagnostics", None)
     n_tail = max(1, played - tracker.tail_start)
@@ -345,6 +383,16 @@ def run_regret(
         tail_reward=(tt["tail_policy_reward"] if expect else tt["tail_reward"]) / n_tail,
         positive_cost=tt["positive_cost"].tolist(),
         positive_cost_tenth=tt["positive_cost_tenth"].tolist(),
+        optimism=(
+            {
+                "rounds": tt["optimism_rounds"],
+                "failures": tt["optimism_failures"],
+                "last_failure": tt["optimism_last_failure"],
+                "min_margin": tt["optimism_min_margin"],
+            }
+            if tt["optimism_rounds"]
+            else {}
+        ),
         curves=tracker.curves,
         info=diag() if callable(diag) else {},
     )

@@ -214,7 +214,9 @@ def select_action(est, tbl, choice, theta_ts, out_point):
     Candidates: ``x0`` (value ``safe_value`` unless NaN, else ``V~r(x0)`` / ``<x0, theta_ts>``) and, per
     vertex ``i != safe_row``, the scaled vertex ``x0 + a_i (x_i - x0)`` (``star``) or the vertex itself if
     pessimistically feasible (points). Ties keep the earlier candidate (``x0`` first). Writes the action
-    into ``out_point`` and returns the vertex index (-1 for ``x0``).
+    into ``out_point`` and returns ``(vertex index (-1 for x0), the chosen candidate's value)``: its
+    optimistic reward ``V~r(X_t)`` (eq. 9; ``safe_value`` for ``x0`` when given) or, for Safe-LTS, its
+    Thompson index.
     """
     star, safe_row, safe_value, use_ts = choice.star, choice.safe_row, choice.safe_value, choice.use_ts
     c0, tau = est.c0, est.tau
@@ -265,13 +267,14 @@ def select_action(est, tbl, choice, theta_ts, out_point):
     else:
         for k in range(d):
             out_point[k] = vx[0, k] + best_a * (vx[best, k] - vx[0, k])
-    return best - 1
+    return best - 1, best_val
 
 
 @numba.njit(cache=True)
-def run_rounds(est, tbl, choice, work, env, variates, points, rows):
+def run_rounds(est, tbl, choice, work, env, variates, played, rows):
     """Select -> observe -> update for variate rows ``rows = (start, stop)``, ``start .. stop-1``
-    (LC-LUCB and Safe-LTS).
+    (LC-LUCB and Safe-LTS). Writes the played points and the chosen candidates' values (see
+    :func:`select_action`) into ``played = (points, values)``.
 
     The observation of the played point ``x`` with standard variates ``z`` is
     ``observe_code(env.noise_code, env.sigma, (x @ env.params)[k], z[k])`` (column 0 reward, then the
@@ -280,6 +283,7 @@ def run_rounds(est, tbl, choice, work, env, variates, points, rows):
     they run out. Returns the first unused row.
     """
     theta_ts, normals, pos, costs = work.theta_ts, work.normals, work.positions[0], work.costs
+    points, values = played
     m = costs.shape[0]
     j, stop = rows
     while j < stop:
@@ -288,7 +292,7 @@ def run_rounds(est, tbl, choice, work, env, variates, points, rows):
                 break
             ts_sample(est, normals[pos.normals], choice.ts_scale, work.low, theta_ts)
             pos.normals += 1
-        select_action(est, tbl, choice, theta_ts, points[j])  # Algorithm 1, lines 4-5
+        _, values[j] = select_action(est, tbl, choice, theta_ts, points[j])  # Algorithm 1, lines 4-5
         means = np.dot(points[j], env.params)
         reward = observe_code(env.noise_code, env.sigma, means[0], variates[j, 0])
         for k in range(m):
@@ -382,6 +386,7 @@ class StagewiseLinearLearner(BaseLearner):
         self._normals_at, self._uniforms_at = block["normals"], block["uniforms"]
         self._drawn_normals = self._drawn_uniforms = 0  # taken by the pending ask (given back by cancel)
         self._ts_scale = 0.0
+        self._last_value = math.nan
         self._round_arms: FloatArray = arms
         self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, safe_row))
         self._update_kernel = bind_kernel(
@@ -455,6 +460,13 @@ class StagewiseLinearLearner(BaseLearner):
             self._r0 = est.r0_hat
 
     @property
+    def last_value(self) -> float:
+        """Optimistic value of the last decision asked: ``V~r(X_t)`` (eq. 9) of LC-LUCB's action or
+        ``V~r(pi_t)`` (eq. 31) of OPLB's policy; NaN in warm-start rounds and for Safe-LTS (whose index
+        is a Thompson sample, not an optimistic value)."""
+        return self._last_value
+
+    @property
     def in_warm_start(self) -> bool:
         return self._x0_only or (self.warm_start is not None and not self.warm_start.done)
 
@@ -517,6 +529,7 @@ class StagewiseLinearLearner(BaseLearner):
 
     def _ask(self, context: Any) -> Decision:
         self._drawn_normals = self._drawn_uniforms = 0
+        self._last_value = math.nan
         if self.in_warm_start:
             return self._x0_decision()
         arms, tbl, safe_row = self._context_arms(context)
@@ -527,7 +540,10 @@ class StagewiseLinearLearner(BaseLearner):
             self._ts_kernel(self.estimator.state, eta, self._ts_scale, self._low, self._theta_ts)
             self._normals_at[0] += 1
             self._drawn_normals = 1
-        best = int(self._select_kernel(*self._select_args(tbl, safe_row)))
+        best, value = self._select_kernel(*self._select_args(tbl, safe_row))
+        best = int(best)
+        if not self.use_ts:
+            self._last_value = float(value)
         if self._star:
             if best < 0 and self._safe_row >= 0:
                 return Decision(arm=self._safe_row)
@@ -593,16 +609,21 @@ class StagewiseLinearLearner(BaseLearner):
         feedback = self._env_model(env)
         variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
         points = np.empty((n, self._arms.shape[1]))
+        values = np.full(n, math.nan)
         j = self._warm_rounds(env, variates, points, 0, n)
         self._round_arms = self._arms
         work = RoundWork(self._theta_ts, self._normals, self._position_block, self._low, self._costs)
         choice = self._choice(self._safe_row)
         while j < n:
             self._refill()
-            j = run_rounds(self.estimator.state, self._tbl, choice, work, feedback, variates, points, (j, n))
+            j = run_rounds(
+                self.estimator.state, self._tbl, choice, work, feedback, variates, (points, values), (j, n)
+            )
         self.n_samples += n
         env.n_samples += n
-        return PlayedBlock(points)
+        if n > 0 and not self.use_ts:
+            self._last_value = float(values[-1])
+        return PlayedBlock(points, values=None if self.use_ts else values)
 
 
 @register_algorithm("lc-lucb", task="regret", description="LC-LUCB: optimistic reward over the pessimistic "

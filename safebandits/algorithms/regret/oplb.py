@@ -355,9 +355,9 @@ def sample_policy(probs, u, safe_row):
 def oplb_rounds(est, tbl, search, work, env, variates, played, rows):
     """Policy -> sample -> observe -> update for variate rows ``rows = (start, stop)``, ``start ..
     stop-1`` (one learner uniform per round, ``work.positions[0].uniforms``; stops early when they run out).
-    Writes the played points and policies into ``played = (points, probs)``. Returns the first unused
-    row."""
-    points, probs = played
+    Writes the played points, policies and the policies' optimistic values ``V~r(pi_t)`` into ``played =
+    (points, probs, values)``. Returns the first unused row."""
+    points, probs, values = played
     uniforms, pos, costs = work.uniforms, work.positions[0], work.costs
     vx = tbl.vx
     m = costs.shape[0]
@@ -365,7 +365,7 @@ def oplb_rounds(est, tbl, search, work, env, variates, played, rows):
     while j < stop:
         if pos.uniforms >= uniforms.shape[0]:
             break
-        oplb_policy(est, tbl, search, work, probs[j])  # Algorithm 2, line 4: the policy pi_t of (34)
+        values[j] = oplb_policy(est, tbl, search, work, probs[j])  # Algorithm 2, line 4: pi_t of (34)
         idx = sample_policy(probs[j], uniforms[pos.uniforms], search.safe_row)  # line 5: X_t ~ pi_t
         pos.uniforms += 1
         for a in range(vx.shape[1]):
@@ -413,7 +413,6 @@ class OPLB(StagewiseLinearLearner):
         m, dp = self._tau.shape[0], self.estimator.state.z.shape[0]
         self._lin_y, self._wv, self._wp = np.zeros(m), np.zeros(self._arms.shape[1]), np.zeros(dp)
         self._alloc(self._arms.shape[0])
-        self._last_value = math.nan
         self._policy_kernel = bind_kernel(oplb_policy, self._policy_args(self._tbl, self._safe_row))
 
     def _alloc(self, n: int) -> None:
@@ -441,13 +440,9 @@ class OPLB(StagewiseLinearLearner):
         """The last policy asked (probabilities over the rows of the round's arms)."""
         return self._probs.copy()
 
-    @property
-    def last_value(self) -> float:
-        """Optimistic value ``V~r(pi_t)`` of the last policy asked."""
-        return self._last_value
-
     def _ask(self, context: Any) -> Decision:
         self._drawn_normals = self._drawn_uniforms = 0
+        self._last_value = math.nan
         if self.in_warm_start:
             return self._x0_decision()
         arms, tbl, safe_row = self._context_arms(context)
@@ -475,6 +470,7 @@ class OPLB(StagewiseLinearLearner):
         variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
         points = np.empty((n, self._arms.shape[1]))
         probs = np.zeros((n, self._arms.shape[0]))
+        values = np.full(n, math.nan)
         j0 = self._warm_rounds(env, variates, points, 0, n)
         if self._safe_row >= 0:
             probs[:j0, self._safe_row] = 1.0
@@ -484,10 +480,18 @@ class OPLB(StagewiseLinearLearner):
         while j < n:
             self._refill()
             j = oplb_rounds(
-                self.estimator.state, self._tbl, search, work, feedback, variates, (points, probs), (j, n)
+                self.estimator.state,
+                self._tbl,
+                search,
+                work,
+                feedback,
+                variates,
+                (points, probs, values),
+                (j, n),
             )
         if n > j0:
             self._probs[:] = probs[n - 1]
+            self._last_value = float(values[n - 1])
         self.n_samples += n
         env.n_samples += n
-        return PlayedBlock(points, probs)
+        return PlayedBlock(points, probs, values=values)

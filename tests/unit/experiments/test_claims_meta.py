@@ -45,6 +45,7 @@ def ball_table(
                         "stopped": True,
                         "instance.T": 1000,
                         "instance.tau": 0.5,
+                        "optimism_failures": 0 if label == "LC-LUCB" else None,
                     }
                 )
     return pd.DataFrame(rows)
@@ -149,7 +150,7 @@ def test_scoreboard_rows_and_files(tmp_path):
         for c in check_claims(ball_table(), "stagewise-ball")
     ]
     frame = scoreboard_frame(claims)
-    assert list(frame["id"]) == ["e2-safety", "e2-vs-safe-lts"]
+    assert list(frame["id"]) == ["e2-safety", "e2-vs-safe-lts", "e2-optimism"]
     assert (frame["verdict"] == "pass").all() and frame["wording"].str.len().min() > 10
     assert "total=0" in frame.loc[0, "key_numbers"]
     write_scoreboard_data(claims, tmp_path)

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import safebandits as sb
 from safebandits.experiments.regret_loop import PlayedBlock, RegretTracker, log_grid, run_regret
@@ -122,3 +124,83 @@ def test_policy_regret_tenth_is_the_stronger_regret_at_a_tenth():
     assert out.policy_regret_tenth - out.regret_tenth == pytest.approx(20 * 0.25)
     assert out.policy_regret - out.regret == pytest.approx(200 * 0.25)
     assert "policy_regret_tenth" in REGRET_METRICS
+
+
+@pytest.mark.parametrize("setting", ["round", "expectation"])
+def test_optimism_counts_rounds_below_the_optimal_true_value(setting):
+    """A round fails the optimism check when its value is below the setting's optimum; NaN rounds (warm
+    start) are not counted, in blocks split anywhere."""
+    inst = sb.make_instance("stagewise/four-arm", tau=0.3, T=100)
+    opt = inst.optimal_policy_value if setting == "expectation" else inst.optimal_value
+    pts = np.tile(inst.arms[0], (100, 1))
+    values = np.full(100, opt + 0.5)
+    values[:4] = np.nan  # warm start
+    values[[10, 57, 58]] = opt - 1e-3
+    values[20] = opt - 1e-12  # within TOL: not a failure
+    one = RegretTracker(inst, 100, setting=setting)
+    one.update(PlayedBlock(pts, values=values))
+    many = RegretTracker(inst, 100, setting=setting)
+    for p, v in zip(np.array_split(pts, [3, 11, 58]), np.array_split(values, [3, 11, 58])):
+        many.update(PlayedBlock(p, values=v))
+    for tr in (one, many):
+        assert tr.totals["optimism_rounds"] == 96
+        assert tr.totals["optimism_failures"] == 3
+        assert tr.totals["optimism_last_failure"] == 59
+        assert tr.totals["optimism_min_margin"] == pytest.approx(-1e-3)
+    none = RegretTracker(inst, 100, setting=setting)
+    none.update(PlayedBlock(pts))
+    assert none.totals["optimism_rounds"] == 0
+
+
+def test_learners_without_values_report_no_optimism():
+    inst = sb.make_instance("stagewise/four-arm", tau=0.3, T=50)
+    out = run_regret(
+        RandomPolicyLearner(4, np.random.default_rng(1)), inst.environment(np.random.default_rng(2)), inst
+    )
+    assert out.optimism == {}
+
+
+@pytest.mark.parametrize(("name", "alpha_r", "fails"), [("lc-lucb", None, False), ("lc-lucb", 1.0, True),
+                                                        ("oplb", None, False)])  # fmt: skip
+def test_optimism_of_stagewise_learners_compiled_equals_ask_tell(name, alpha_r, fails):
+    """LC-LUCB / OPLB report V~r of their choice; the compiled loop and ask / tell give the same counts.
+    On the cyclic instance (x0 = 0, tau = 0.2) the first round's best value is about tau * alpha_r, below
+    the optimum 0.306 when alpha_r = 1 (the ablation) and above it with the theory alpha_r = 1 + 2 / tau."""
+    from safebandits.algorithms import make_learner
+
+    inst = sb.make_instance("stagewise/cyclic", d=10, tau=0.2, T=300, sigma=0.1)
+    outs = []
+    for compiled in (True, False):
+        params = {} if alpha_r is None else {"alpha_r": alpha_r}
+        learner = make_learner(name, inst.public_info(), np.random.default_rng(3), params)
+        outs.append(run_regret(learner, inst.environment(np.random.default_rng(5)), inst, compiled=compiled))
+    fast, slow = outs
+    assert fast.optimism["rounds"] == 300
+    assert fast.optimism == pytest.approx(slow.optimism)
+    assert (fast.optimism["failures"] > 0) is fails
+    if fails:
+        assert fast.optimism["min_margin"] < 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    margins=st.lists(
+        st.one_of(st.floats(-1.0, 1.0, allow_nan=False), st.just(float("nan"))), min_size=1, max_size=60
+    ),
+    cuts=st.lists(st.integers(0, 60), max_size=4),
+)
+def test_optimism_count_is_brute_force_under_any_split(margins, cuts):
+    inst = sb.make_instance("stagewise/cyclic", d=3, tau=0.5, T=60)
+    values = inst.optimal_value + np.array(margins)
+    n = values.size
+    pts = np.zeros((n, 3))
+    tr = RegretTracker(inst, n)
+    for p, v in zip(
+        np.array_split(pts, sorted(c % n for c in cuts)), np.array_split(values, sorted(c % n for c in cuts))
+    ):
+        tr.update(PlayedBlock(p, values=v))
+    m = np.array(margins)
+    bad = np.flatnonzero(np.nan_to_num(m, nan=1.0) < -1e-9)
+    assert tr.totals["optimism_failures"] == bad.size
+    assert tr.totals["optimism_rounds"] == int(np.isfinite(m).sum())
+    assert tr.totals["optimism_last_failure"] == (int(bad[-1]) + 1 if bad.size else 0)
