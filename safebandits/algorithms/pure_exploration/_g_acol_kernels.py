@@ -117,18 +117,24 @@ def is_candidate(i, select_from, in_uncertain, in_feasible):
 
 
 @numba.njit(cache=True, inline="always")
-def effective_rule(const, sets):
+def effective_rule(const, f_empty):
     """``(selection, select_from)`` in force: Max Rew-F's fallback is a uniform arm of ``X`` while ``F``
-    is empty."""
-    if const.select_from == FROM_FEASIBLE and sets.live[0].best_arm < 0:
+    is empty (``f_empty``).
+
+    The inlined helpers of the per-sample path take arrays and scalars, not the state's records, and
+    each branch reads only the arrays it uses: numba keeps a reference count per array taken from the
+    state, and where it cannot prune them (a record passed to an inlined helper, arrays bound to locals
+    across early returns) they cost more than the whole selection on small instances (measured: 0.06 us
+    -> 0.48 us per selection on 11 arms, back to 0.10 us with this layout).
+    """
+    if const.select_from == FROM_FEASIBLE and f_empty:
         return UNIFORM, FROM_ALL
     return const.selection, const.select_from
 
 
 @numba.njit(cache=True, inline="always")
-def best_candidate(scores, select_from, sets):
+def best_candidate(scores, select_from, in_uncertain, in_feasible):
     """Candidate with the highest score, the lowest index on ties; -1 if there is none."""
-    in_uncertain, in_feasible = sets.in_uncertain, sets.in_feasible
     best = -1
     best_val = -np.inf
     for i in range(scores.shape[0]):
@@ -139,51 +145,47 @@ def best_candidate(scores, select_from, sets):
 
 
 @numba.njit(cache=True, inline="always")
-def select_arm(st):
-    """Arm to pull next (Algorithm 2, line 4, and the rules of Table D.2); ``O(n d + d^2)`` with primal
-    numerics (look-ahead from ``A^{-1}``), ``O(n)`` with Gram numerics (a row of ``G``).
+def _uniform_candidate(st, select_from):
+    """A uniform random candidate, by one learner uniform (advancing ``live.upos``); -1 if none."""
+    in_uncertain, in_feasible = st.sets.in_uncertain, st.sets.in_feasible
+    n = in_uncertain.shape[0]
+    m = 0
+    for i in range(n):
+        if is_candidate(i, select_from, in_uncertain, in_feasible):
+            m += 1
+    live = st.live[0]
+    u = st.uniforms[live.upos]
+    live.upos += 1
+    k = int(u * m)
+    if k >= m:
+        k = m - 1
+    for i in range(n):
+        if is_candidate(i, select_from, in_uncertain, in_feasible):
+            if k == 0:
+                return i
+            k -= 1
+    return -1
 
-    Consumes one learner uniform (advancing ``live.upos``) exactly when the pick is uniform random.
-    Ties go to the lowest index.
+
+@numba.njit(cache=True, inline="always")
+def _lookahead(st, best):
+    """``argmin_a ||y||^2_{(A + a a^T)^{-1}}`` over all arms for the target ``y = x_best``, the lowest
+    index on ties.
+
+    ``||y||^2_{(A + a a^T)^{-1}} = ||y||^2 - (y^T A^{-1} a)^2 / (1 + ||a||^2)`` with ``g_k = y^T A^{-1}
+    x_k``: a row of ``G = X A^{-1} X^T`` (Gram numerics), or ``X (A^{-1} y)``.
     """
-    r, sets, const, live = st.ridge, st.sets, st.const, st.live[0]
+    r, numerics = st.ridge, st.const.numerics
     arms, arms_t, sq_widths = r.arms, r.arms_t, r.sq_widths
     work_v, work_g = st.work_v, st.work_g
     n, d = arms.shape
-    selection, select_from = effective_rule(const, sets)
-    if selection == UNIFORM:  # a uniform random candidate, by one learner uniform
-        in_uncertain, in_feasible = sets.in_uncertain, sets.in_feasible
-        m = 0
-        for i in range(n):
-            if is_candidate(i, select_from, in_uncertain, in_feasible):
-                m += 1
-        u = st.uniforms[live.upos]
-        live.upos += 1
-        k = int(u * m)
-        if k >= m:
-            k = m - 1
-        for i in range(n):
-            if is_candidate(i, select_from, in_uncertain, in_feasible):
-                if k == 0:
-                    return i
-                k -= 1
-        return -1
-    # y = argmax_{x in candidates} of the reward (Max Rew) or of ||x||^2_{A^{-1}} (line 4)
-    scores = sets.rewards if selection == MAX_REWARD else sq_widths
-    best = best_candidate(scores, select_from, sets)
-    if selection != LOOKAHEAD or select_from == FROM_ALL:
-        # Over all of X the look-ahead picks the target itself: (y^T A^{-1} a)^2 / (1 + ||a||^2) <=
-        # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
-        # ||a|| <= ||y|| (norms in A^{-1}), with equality at a = y; so it is not computed.
-        return best
-    # one-step look-ahead: argmin_a ||y||^2_{(A + a a^T)^{-1}} = ||y||^2 - (y^T A^{-1} a)^2 / (1 + ||a||^2)
-    # with g_k = y^T A^{-1} x_k: a row of G = X A^{-1} X^T, or X (A^{-1} y)
-    if const.numerics == GRAM:
+    if numerics == GRAM:
+        gram = r.gram
         for k in range(n):
-            work_g[k] = r.gram[best, k]
+            work_g[k] = gram[best, k]
     else:
         a_inv = r.a_inv
-        if const.numerics == DIAGONAL:  # a_inv holds [diag(A); b]
+        if numerics == DIAGONAL:  # a_inv holds [diag(A); b]
             for i in range(d):
                 work_v[i] = arms[best, i] / a_inv[0, i]
         else:
@@ -210,6 +212,28 @@ def select_arm(st):
     return pick
 
 
+@numba.njit(cache=True, inline="always")
+def select_arm(st):
+    """Arm to pull next (Algorithm 2, line 4, and the rules of Table D.2); ``O(n d + d^2)`` with primal
+    numerics (look-ahead from ``A^{-1}``), ``O(n)`` with Gram numerics (a row of ``G``).
+
+    Consumes one learner uniform (advancing ``live.upos``) exactly when the pick is uniform random.
+    Ties go to the lowest index. Each branch reads only the arrays it needs (see :func:`effective_rule`).
+    """
+    selection, select_from = effective_rule(st.const, st.sets.live[0].best_arm < 0)
+    if selection == UNIFORM:
+        return _uniform_candidate(st, select_from)
+    # y = argmax over the candidates of the reward (Max Rew) or of ||x||^2_{A^{-1}} (line 4)
+    scores = st.sets.rewards if selection == MAX_REWARD else st.ridge.sq_widths
+    best = best_candidate(scores, select_from, st.sets.in_uncertain, st.sets.in_feasible)
+    if selection != LOOKAHEAD or select_from == FROM_ALL:
+        # Over all of X the look-ahead picks the target itself: (y^T A^{-1} a)^2 / (1 + ||a||^2) <=
+        # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
+        # ||a|| <= ||y|| (norms in A^{-1}), with equality at a = y; so it is not computed.
+        return best
+    return _lookahead(st, best)  # the one-step look-ahead of G-ACOL
+
+
 @numba.njit(cache=True)
 def current_width(const, t, dim):
     """``beta_t``: Proposition 3 with ``t`` samples, or the tuned constant."""
@@ -226,16 +250,16 @@ def certify(st, t):
     """Bounds ``l_t, u_t = x^T phi_hat -+ beta_t ||x||_{A^{-1}}`` of every arm of ``U`` after sample
     ``t`` (line 7), then the update of ``F``, ``r``, ``U`` (line 8,
     :func:`~safebandits.algorithms.pure_exploration._cbai.cbai_update`)."""
-    r, sets, lower, upper = st.ridge, st.sets, st.lower, st.upper
-    sq_widths, preds, in_uncertain = r.sq_widths, r.preds, sets.in_uncertain
-    beta = current_width(st.const, t, r.arms.shape[1])
+    lower, upper, in_uncertain = st.lower, st.upper, st.sets.in_uncertain
+    sq_widths, preds = st.ridge.sq_widths, st.ridge.preds
+    beta = current_width(st.const, t, st.ridge.arms.shape[1])
     for i in range(sq_widths.shape[0]):
         if in_uncertain[i]:
             s = sq_widths[i]
             h = beta * math.sqrt(s) if s > 0.0 else 0.0
             lower[i] = preds[i] - h
             upper[i] = preds[i] + h
-    cbai_update(sets, lower, upper)
+    cbai_update(st.sets, lower, upper)
 
 
 @numba.njit(cache=True, inline="always")

@@ -184,15 +184,16 @@ def _block_rule(st, cand):
     one learner uniform per sample); ``m == 0`` -- always ``arm``; ``arm < 0`` -- no candidate.
     """
     sets = st.sets
-    selection, select_from = effective_rule(st.const, sets)
+    rewards, in_uncertain, in_feasible = sets.rewards, sets.in_uncertain, sets.in_feasible
+    selection, select_from = effective_rule(st.const, sets.live[0].best_arm < 0)
     if selection == UNIFORM:
         m = 0
-        for i in range(sets.rewards.shape[0]):
-            if is_candidate(i, select_from, sets.in_uncertain, sets.in_feasible):
+        for i in range(rewards.shape[0]):
+            if is_candidate(i, select_from, in_uncertain, in_feasible):
                 cand[m] = i
                 m += 1
         return m, 0 if m > 0 else -1
-    return 0, best_candidate(sets.rewards, select_from, sets)
+    return 0, best_candidate(rewards, select_from, in_uncertain, in_feasible)
 
 
 @numba.njit(cache=True, inline="always")
