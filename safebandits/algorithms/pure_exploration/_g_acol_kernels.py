@@ -175,16 +175,14 @@ def _lookahead(st, best):
     ``||y||^2_{(A + a a^T)^{-1}} = ||y||^2 - (y^T A^{-1} a)^2 / (1 + ||a||^2)`` with ``g_k = y^T A^{-1}
     x_k``: a row of ``G = X A^{-1} X^T`` (Gram numerics), or ``X (A^{-1} y)``.
     """
-    r, numerics = st.ridge, st.const.numerics
-    arms, arms_t, sq_widths = r.arms, r.arms_t, r.sq_widths
-    work_v, work_g = st.work_v, st.work_g
-    n, d = arms.shape
+    numerics, sq_widths, work_g = st.const.numerics, st.ridge.sq_widths, st.work_g
+    n, d = st.ridge.arms.shape
     if numerics == GRAM:
-        gram = r.gram
+        gram = st.ridge.gram
         for k in range(n):
             work_g[k] = gram[best, k]
     else:
-        a_inv = r.a_inv
+        arms, arms_t, a_inv, work_v = st.ridge.arms, st.ridge.arms_t, st.ridge.a_inv, st.work_v
         if numerics == DIAGONAL:  # a_inv holds [diag(A); b]
             for i in range(d):
                 work_v[i] = arms[best, i] / a_inv[0, i]

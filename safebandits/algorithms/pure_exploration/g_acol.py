@@ -184,11 +184,13 @@ def run_loop(st, env, variates, start, stop, sk):
     fixed_rule = const.selection == UNIFORM or const.selection == MAX_REWARD
     can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest)
     uses_uniforms = needs_uniform(const)
+    n_uniforms = st.uniforms.shape[0]
+    means, noise_code, sigma = env.means, env.noise_code, env.sigma
     j = start
     while j < stop:
         if sets.n_uncertain == 0:  # line 3: stop when U is empty
             break
-        if uses_uniforms and live.upos >= st.uniforms.shape[0]:
+        if uses_uniforms and live.upos >= n_uniforms:
             break
         if can_skip and live.t % period == 0 and stop - j >= period:
             taken = try_skip(st, sk, env, variates, j, stop - j)
@@ -196,7 +198,7 @@ def run_loop(st, env, variates, start, stop, sk):
                 j += taken
                 continue
         arm = select_arm(st)  # line 4
-        y = observe_code(env.noise_code, env.sigma, env.means[arm], variates[j, 0])  # line 5
+        y = observe_code(noise_code, sigma, means[arm], variates[j, 0])  # line 5
         tell_sample(st, arm, y)  # lines 6-8
         j += 1
     return j
