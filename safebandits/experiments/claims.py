@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.acol import ADAPTIVE, adaptive_labels
 from safebandits.experiments.claim_base import Claim, claim
 from safebandits.experiments.results import ok_runs
+from safebandits.papers.acol.experiments import ADAPTIVE, adaptive_labels
 
 __all__ = ["CLAIM_SETS", "check_acol_regret_comparison", "check_acol_synthetic", "check_claims"]
 
@@ -438,12 +438,12 @@ CLAIM_SETS: dict[str, Callable[[pd.DataFrame], list[Claim]]] = {
 
 def _all_claim_sets() -> dict[str, Callable[[pd.DataFrame], list[Claim]]]:
     """Every family's claim sets by ``ExperimentSpec.claims`` key (each family module holds its own)."""
-    from safebandits.experiments.claims_beside import BESIDE_CLAIM_SETS
-    from safebandits.experiments.claims_ckb import CKB_CLAIM_SETS
-    from safebandits.experiments.claims_driving import DRIVING_CLAIM_SETS
-    from safebandits.experiments.claims_fdr import FDR_CLAIM_SETS
-    from safebandits.experiments.claims_safe_lucb import SAFE_LUCB_CLAIM_SETS
-    from safebandits.experiments.claims_stagewise import STAGEWISE_CLAIM_SETS
+    from safebandits.papers.acol.claims_driving import DRIVING_CLAIM_SETS
+    from safebandits.papers.beside.claims import BESIDE_CLAIM_SETS
+    from safebandits.papers.beside.claims_fdr import FDR_CLAIM_SETS
+    from safebandits.papers.ckb.claims import CKB_CLAIM_SETS
+    from safebandits.papers.safe_lucb.claims import SAFE_LUCB_CLAIM_SETS
+    from safebandits.papers.stagewise.claims import STAGEWISE_CLAIM_SETS
 
     sets = (
         CLAIM_SETS,

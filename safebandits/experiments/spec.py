@@ -394,13 +394,13 @@ def register_experiment(spec: ExperimentSpec, *, replace: bool = False) -> Exper
 
 def _load() -> None:
     # (the modules register their experiments on import)
-    import safebandits.experiments.acol
-    import safebandits.experiments.beside
-    import safebandits.experiments.ckb
-    import safebandits.experiments.driving
-    import safebandits.experiments.fdr
-    import safebandits.experiments.safe_lucb
-    import safebandits.experiments.stagewise  # noqa: F401
+    import safebandits.papers.acol.driving
+    import safebandits.papers.acol.experiments
+    import safebandits.papers.beside.experiments
+    import safebandits.papers.beside.fdr
+    import safebandits.papers.ckb.experiments
+    import safebandits.papers.safe_lucb.experiments
+    import safebandits.papers.stagewise.experiments  # noqa: F401
 
 
 def list_experiments() -> dict[str, ExperimentSpec]:

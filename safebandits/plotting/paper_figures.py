@@ -3,16 +3,16 @@
 Plotting sits above the engine: the experiments name their figures only through their spec (``name``,
 ``figure``), and this module attaches the figure functions to those names (importing the experiments'
 helpers downwards). The package ``safebandits.plotting`` imports it, so the registrations exist whenever
-the report does. Safe-LUCB's set picture registers itself in :mod:`safebandits.plotting.safe_sets`.
+the report does. Safe-LUCB's set picture registers itself in :mod:`safebandits.papers.safe_lucb.figures`.
 """
 
 from __future__ import annotations
 
-from safebandits.plotting import safe_sets  # noqa: F401  (registers "safelucb-exploration")
-from safebandits.plotting.beside import hard_loglog_figure
-from safebandits.plotting.ckb import slack_horizons_figure
-from safebandits.plotting.driving import robustness_figure, solutions_figure, tuned_sweep_figure
-from safebandits.plotting.fdr import curves_figure
+import safebandits.papers.safe_lucb.figures  # noqa: F401  (registers "safelucb-exploration")
+from safebandits.papers.acol.figures import robustness_figure, solutions_figure, tuned_sweep_figure
+from safebandits.papers.beside.figures import hard_loglog_figure
+from safebandits.papers.beside.figures_fdr import curves_figure
+from safebandits.papers.ckb.figures import slack_horizons_figure
 from safebandits.plotting.report import register_report_figure
 
 __all__: list[str] = []

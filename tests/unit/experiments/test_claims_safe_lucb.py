@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.claims import check_claims
 from safebandits.experiments.claims_meta import CLAIM_META, UNEVALUATED
-from safebandits.experiments.claims_safe_lucb import (
+from safebandits.papers.safe_lucb.claims import (
     CONDITIONED_KEY,
     CONDITIONED_PANEL,
     MAIN_PANEL,
@@ -173,7 +173,7 @@ def test_theorem3_slope(power, verdict):
 
 def test_horizon_slope_reads_only_the_last_decade():
     df = rate_table("safelucb-rate-zero", T0, lambda t: 1000.0 if t < 10000 else t**0.5)
-    from safebandits.experiments.claims_safe_lucb import _ok
+    from safebandits.papers.safe_lucb.claims import _ok
 
     fit = horizon_slope(_ok(df), T0)
     assert fit["points_in_fit"] == 3 and fit["slope"] == pytest.approx(0.5)

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.acol import ADAPTIVE
 from safebandits.experiments.claim_base import claim as _claim
-from safebandits.experiments.driving import GUARANTEE_LABELS, MULTIPLIERS, tuned_label
 from safebandits.experiments.results import ok_runs as _ok
+from safebandits.papers.acol.driving import GUARANTEE_LABELS, MULTIPLIERS, tuned_label
+from safebandits.papers.acol.experiments import ADAPTIVE
 
 __all__ = [
     "DRIVING_CLAIM_SETS",

@@ -24,7 +24,7 @@ Thresholds that make the qualitative claims checkable (``docs/decisions/beside.m
 
 Issue 17: the claims whose subject is BESIDE (Example 1, the slope on I1, correctness, Corollary 2) are
 read twice: on the library's practical BESIDE (label "BESIDE", the existing ids) and on BESIDE as printed
-(label :data:`~safebandits.experiments.beside.ALG1`, ids ending in ``-alg1``), each only at the points
+(label :data:`~safebandits.papers.beside.experiments.ALG1`, ids ending in ``-alg1``), each only at the points
 that method ran.
 """
 
@@ -162,7 +162,7 @@ def check_linear(df: pd.DataFrame) -> list[Claim]:
 
 def check_hard(df: pd.DataFrame) -> list[Claim]:
     """Figure 4 / Proposition 2: log-log slopes about 2 (BESIDE) and 3 (XY_diff-only); PAC."""
-    from safebandits.experiments.beside import loglog_slope
+    from safebandits.papers.beside.experiments import loglog_slope
 
     ok = _ok(df)
     n_failed = int((df["status"] != "ok").sum())
@@ -209,7 +209,7 @@ def _pac_alg1(ok: pd.DataFrame, n_failed: int) -> Claim:
 
 def _hard_alg1(ok: pd.DataFrame, n_failed: int) -> list[Claim]:
     """I1 read on BESIDE as printed, at the eps it ran (``ALG1_POINTS``): slope about 2; PAC."""
-    from safebandits.experiments.beside import loglog_slope
+    from safebandits.papers.beside.experiments import loglog_slope
 
     wide = _medians(ok, [ALG1])
     slope = loglog_slope(wide.index.to_numpy(), wide[ALG1].to_numpy()) if len(wide) >= 2 else math.nan
@@ -231,7 +231,7 @@ def _hard_alg1(ok: pd.DataFrame, n_failed: int) -> list[Claim]:
 def _panel_slopes(
     ok: pd.DataFrame, panel: str, labels: tuple[str, ...] = ("BESIDE", "XY_diff-only")
 ) -> tuple[dict[str, float], list[dict[str, Any]]]:
-    from safebandits.experiments.beside import loglog_slope
+    from safebandits.papers.beside.experiments import loglog_slope
 
     part = ok[ok["panel"] == panel] if "panel" in ok else ok.iloc[0:0]
     wide = _medians(part, list(labels))
@@ -284,7 +284,7 @@ def check_example1(df: pd.DataFrame) -> list[Claim]:
 
 def check_vacuous(df: pd.DataFrame) -> list[Claim]:
     """Corollary 1: BESIDE returns z* and needs at most log(|Z|/delta) times RAGE's pulls at every omega."""
-    from safebandits.experiments.beside import loglog_slope
+    from safebandits.papers.beside.experiments import loglog_slope
 
     ok = _ok(df)
     delta = float(pd.to_numeric(ok.get("algorithm.delta", pd.Series([0.1]))).iloc[0]) if len(ok) else 0.1

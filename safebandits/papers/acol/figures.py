@@ -35,9 +35,9 @@ def _save(fig: Figure, path: Path) -> str:
 
 def tuned_sweep_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug: str) -> list[str]:
     """Samples and fraction correct against the width multiplier (one column per scenario)."""
-    from safebandits.experiments.acol import ADAPTIVE
-    from safebandits.experiments.claims_driving import correct_threshold, tuned_table
     from safebandits.experiments.results import ok_runs
+    from safebandits.papers.acol.claims_driving import correct_threshold, tuned_table
+    from safebandits.papers.acol.experiments import ADAPTIVE
 
     ok = ok_runs(runs)
     table = tuned_table(ok)
@@ -91,8 +91,8 @@ def robustness_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slu
     horizontal line."""
     from matplotlib.lines import Line2D
 
-    from safebandits.experiments.claims_driving import robustness_table
-    from safebandits.experiments.driving import SCENARIO_TITLES
+    from safebandits.papers.acol.claims_driving import robustness_table
+    from safebandits.papers.acol.driving import SCENARIO_TITLES
 
     table, _ = robustness_table(runs)
     if table.empty:
@@ -134,8 +134,8 @@ def robustness_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slu
 
 def solutions_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug: str) -> list[str]:
     """Figure 1: constrained and penalised (lambda tuned on the base scenario) solutions side by side."""
-    from safebandits.experiments.claims_driving import robustness_table
-    from safebandits.experiments.driving import SCENARIO_TITLES
+    from safebandits.papers.acol.claims_driving import robustness_table
+    from safebandits.papers.acol.driving import SCENARIO_TITLES
     from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
     from safebandits.problems.driving.render import policies_figure
 

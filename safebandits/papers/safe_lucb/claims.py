@@ -381,7 +381,7 @@ def horizon_slope(ok: pd.DataFrame, label: str) -> dict[str, Any]:
 
 
 def _rate(ok: pd.DataFrame, label: str, cid: str, rate: float, log_power: float, text: str) -> Claim:
-    from safebandits.experiments.claims_stagewise import bound_slope
+    from safebandits.papers.stagewise.claims import bound_slope
 
     fit = horizon_slope(ok, label)
     limit = rate - 0.5 + bound_slope(fit["T_max"], log_power) if math.isfinite(fit["T_max"]) else math.nan

@@ -3,7 +3,7 @@
 Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
 :mod:`safebandits.plotting.paper_figures` for ``fdr-adult``, ``fdr-german`` and ``fdr-halfcircle``):
 :func:`curves_figure`, accuracy, FDR, precision and recall against labels
-(:func:`~safebandits.experiments.fdr.mean_curves`) and the paper's trade-off view.
+(:func:`~safebandits.papers.beside.fdr.mean_curves`) and the paper's trade-off view.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.fdr import TICKS, mean_curves
+from safebandits.papers.beside.fdr import TICKS, mean_curves
 
 __all__ = ["curves_figure"]
 

@@ -2,7 +2,7 @@
 
 Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
 :mod:`safebandits.plotting.paper_figures`): :func:`hard_loglog_figure`, median pulls against ``1 / eps``
-on instance I1, log-log, with the fitted slopes (:func:`~safebandits.experiments.beside.loglog_slope`).
+on instance I1, log-log, with the fitted slopes (:func:`~safebandits.papers.beside.experiments.loglog_slope`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from safebandits.experiments.beside import loglog_slope
+from safebandits.papers.beside.experiments import loglog_slope
 
 __all__ = ["hard_loglog_figure"]
 

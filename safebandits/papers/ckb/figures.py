@@ -4,7 +4,7 @@ Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registere
 :mod:`safebandits.plotting.paper_figures`): :func:`slack_horizons_figure`, the mean over runs of
 ``[R+(T)]_+`` against the horizon ``T`` on log-log axes, one line per method with its fitted slope, and the
 bound's order ``sqrt(T) (ln T)^2`` (scaled to the slack line's first point) with its slope, which is the
-claim's threshold (:func:`~safebandits.experiments.claims_ckb.horizon_bound_slope`).
+claim's threshold (:func:`~safebandits.papers.ckb.claims.horizon_bound_slope`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claims_ckb import SLACK_LOG_POWER, horizon_bound_slope
+from safebandits.papers.ckb.claims import SLACK_LOG_POWER, horizon_bound_slope
 
 __all__ = ["slack_horizons_figure"]
 

@@ -1,7 +1,7 @@
 """Claims of Camilleri et al. (NeurIPS 2022) on FDR-constrained classification (digest section 5, 9-11).
 
 Read from the ``curve`` column (per-batch pool metrics) through
-:func:`~safebandits.experiments.fdr.mean_curves`;
+:func:`~safebandits.papers.beside.fdr.mean_curves`;
 means over trials at each label count. Thresholds (``docs/decisions/beside.md``, "Active classification under
 an FDR constraint"):
 
@@ -23,7 +23,7 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
-from safebandits.experiments.fdr import TICKS, mean_curves
+from safebandits.papers.beside.fdr import TICKS, mean_curves
 
 __all__ = ["FDR_CLAIM_SETS", "HALF_FACTOR", "labels_to_reach"]
 

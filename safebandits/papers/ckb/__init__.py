@@ -1,0 +1,1 @@
+"""Zhou & Ji 2022 (CKB): experiments, claims and report figures."""

@@ -1,0 +1,1 @@
+"""Pacchiano et al. (stage-wise constraints): experiments, claims and report figures."""
