@@ -393,14 +393,10 @@ def register_experiment(spec: ExperimentSpec, *, replace: bool = False) -> Exper
 
 
 def _load() -> None:
-    # (the modules register their experiments on import)
-    import safebandits.papers.acol.driving
-    import safebandits.papers.acol.experiments
-    import safebandits.papers.beside.experiments
-    import safebandits.papers.beside.fdr
-    import safebandits.papers.ckb.experiments
-    import safebandits.papers.safe_lucb.experiments
-    import safebandits.papers.stagewise.experiments  # noqa: F401
+    # The paper packages of the ``safebandits.papers`` entry points register their experiments on import.
+    from safebandits.experiments.papers import load_papers
+
+    load_papers()
 
 
 def list_experiments() -> dict[str, ExperimentSpec]:

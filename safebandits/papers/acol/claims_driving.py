@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from safebandits.experiments.claim_base import claim as _claim
+from safebandits.experiments.papers import register_claims
 from safebandits.experiments.results import ok_runs as _ok
 from safebandits.papers.acol.driving import GUARANTEE_LABELS, MULTIPLIERS, tuned_label
 from safebandits.papers.acol.experiments import ADAPTIVE
@@ -296,3 +297,6 @@ def check_acol_robustness(df: pd.DataFrame) -> list[Claim]:
 
 
 DRIVING_CLAIM_SETS = {"acol-driving": check_acol_driving, "acol-robustness": check_acol_robustness}
+
+for _key, _fn in DRIVING_CLAIM_SETS.items():
+    register_claims(_key, _fn)

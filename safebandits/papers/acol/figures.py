@@ -24,6 +24,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from safebandits.plotting.figures import method_style
+from safebandits.plotting.report import register_report_figure
 
 __all__ = ["robustness_figure", "solutions_figure", "tuned_sweep_figure"]
 
@@ -166,3 +167,33 @@ def solutions_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug
         return []
     fig = policies_figure(items, DrivingConfig.preset(features), title=f"{spec.title}: solutions")
     return [_save(fig, out / f"{slug}-solutions.png")]
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS_TUNED = {
+    "tuned": "The five tuned methods against their width multiplier, one column per driving scenario, over "
+    "{runs}. Top: median samples to stop (log axis; dashed red: ACOL's median). Bottom: fraction correct "
+    "(runs that hit the budget count as not correct here). Dotted vertical line: the smallest multiplier "
+    "from which every tuned run is correct.",
+}
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS_ROBUSTNESS = {
+    "robustness": "Solutions of the penalised objective against the penalty lambda, one line per scenario "
+    "(one solver run per point). Left: reward of the solution (a ring marks a feasible solution); horizontal "
+    "lines: the constrained solution's reward, dashed for the authors' Wen & Topcu constrained CEM (the "
+    "paper's reference), dash-dot for the library's warm-polish solver (an extra row). Right: its "
+    "constraint value (symmetric-log axis; dotted: the threshold).",
+}
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS_SOLUTIONS = {
+    "solutions": "Top-down pictures of the solver's driving policies: road, lanes, the other cars (white) "
+    "and the agent (orange), fading towards the start.",
+}
+
+register_report_figure("acol-driving", captions=_CAPTIONS_TUNED)(tuned_sweep_figure)
+register_report_figure("acol-robustness", captions=_CAPTIONS_ROBUSTNESS)(robustness_figure)
+register_report_figure("acol-robustness", captions=_CAPTIONS_SOLUTIONS)(solutions_figure)

@@ -37,6 +37,7 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
+from safebandits.experiments.papers import register_claims
 
 __all__ = [
     "BESIDE_CLAIM_SETS",
@@ -383,3 +384,6 @@ BESIDE_CLAIM_SETS = {
     "beside-vacuous": check_vacuous,
     "beside-worst-case": check_worst_case,
 }
+
+for _key, _fn in BESIDE_CLAIM_SETS.items():
+    register_claims(_key, _fn)

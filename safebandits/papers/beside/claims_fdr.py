@@ -23,6 +23,7 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
+from safebandits.experiments.papers import register_claims
 from safebandits.papers.beside.fdr import TICKS, mean_curves
 
 __all__ = ["FDR_CLAIM_SETS", "HALF_FACTOR", "labels_to_reach"]
@@ -167,3 +168,6 @@ def check_halfcircle(df: pd.DataFrame) -> list[Claim]:
 
 
 FDR_CLAIM_SETS = {"fdr-adult": check_adult, "fdr-german": check_german, "fdr-halfcircle": check_halfcircle}
+
+for _key, _fn in FDR_CLAIM_SETS.items():
+    register_claims(_key, _fn)

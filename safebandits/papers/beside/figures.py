@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from safebandits.papers.beside.experiments import loglog_slope
+from safebandits.plotting.report import register_report_figure
 
 __all__ = ["hard_loglog_figure"]
 
@@ -41,3 +42,12 @@ def hard_loglog_figure(spec: Any, runs: pd.DataFrame, traces: Any, out_dir: Path
     name = f"{slug}-loglog.png"
     fig.savefig(Path(out_dir) / name, dpi=110)
     return [name]
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS = {
+    "loglog": "Median total pulls against 1/eps on log-log axes, one line per method, over {runs}; the "
+    "legend gives each line's fitted slope.",
+}
+
+register_report_figure("beside-hard", captions=_CAPTIONS)(hard_loglog_figure)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from safebandits.papers.beside.fdr import TICKS, mean_curves
+from safebandits.plotting.report import register_report_figure
 
 __all__ = ["curves_figure"]
 
@@ -69,3 +70,15 @@ def curves_figure(spec: Any, runs: pd.DataFrame, traces: Any, out_dir: Path, slu
     plt.close(fig)
     files.append(name)
     return files
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS = {
+    "metrics": "Accuracy, false discovery rate, precision and recall against the number of labels "
+    "queried, mean over {runs}; band: one standard error; dotted line: the FDR target.",
+    "tradeoff": "The trade-off of the two metrics as labels accumulate, mean over {runs}; numbers mark "
+    "the label counts.",
+}
+
+for _name in ("fdr-adult", "fdr-german", "fdr-halfcircle"):
+    register_report_figure(_name, captions=_CAPTIONS)(curves_figure)

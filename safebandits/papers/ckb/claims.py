@@ -47,6 +47,7 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
+from safebandits.experiments.papers import register_claims
 
 __all__ = [
     "CKB_CLAIM_SETS",
@@ -475,3 +476,6 @@ CKB_CLAIM_SETS = {
     "ckb-finance": check_ckb_finance,
     "ckb-slack-horizons": check_ckb_slack_horizons,
 }
+
+for _key, _fn in CKB_CLAIM_SETS.items():
+    register_claims(_key, _fn)

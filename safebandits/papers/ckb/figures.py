@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from safebandits.papers.ckb.claims import SLACK_LOG_POWER, horizon_bound_slope
+from safebandits.plotting.report import register_report_figure
 
 __all__ = ["slack_horizons_figure"]
 
@@ -56,3 +57,13 @@ def slack_horizons_figure(spec: Any, runs: pd.DataFrame, traces: Any, out_dir: P
     name = f"{slug}-horizons.png"
     fig.savefig(Path(out_dir) / name, dpi=110)
     return [name]
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS = {
+    "horizons": "Mean over {runs} of the positive part of the stronger regret R+(T) against the horizon T "
+    "(separate runs per T), log-log, one line per method with its fitted slope; dashed: the bound's order "
+    "sqrt(T) (ln T)^2 through the first point, whose slope is the claim's threshold.",
+}
+
+register_report_figure("ckb-slack-horizons", captions=_CAPTIONS)(slack_horizons_figure)

@@ -36,6 +36,7 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
+from safebandits.experiments.papers import register_claims
 
 __all__ = [
     "LATE_PER_STEP",
@@ -447,3 +448,6 @@ SAFE_LUCB_CLAIM_SETS = {
     "safelucb-rate-gap": check_rate_gap,
     "safelucb-rate-zero": check_rate_zero,
 }
+
+for _key, _fn in SAFE_LUCB_CLAIM_SETS.items():
+    register_claims(_key, _fn)

@@ -27,6 +27,7 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
+from safebandits.experiments.papers import register_claims
 
 __all__ = [
     "STAGEWISE_CLAIM_SETS",
@@ -343,3 +344,6 @@ STAGEWISE_CLAIM_SETS = {
     "opb-random": check_opb_random,
     "opb-four-arm": check_opb_four_arm,
 }
+
+for _key, _fn in STAGEWISE_CLAIM_SETS.items():
+    register_claims(_key, _fn)
