@@ -12,10 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from safebandits.experiments.claims import _all_claim_sets, check_claims
-from safebandits.experiments.claims_meta import CLAIM_META, LEGEND, VERDICTS
+from safebandits.experiments.claims_meta import LEGEND, VERDICTS, claim_metadata
 from safebandits.experiments.claims_scoreboard import scoreboard_frame, write_scoreboard_data
 from safebandits.papers.beside.claims import check_hard
 from safebandits.papers.stagewise.claims import bound_slope, check_opb_four_arm
+
+CLAIM_META = claim_metadata()  # (loads the paper packages' claims modules)
 
 
 def ball_table(

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.claims import check_claims
-from safebandits.experiments.claims_meta import CLAIM_META, UNEVALUATED
+from safebandits.experiments.claims_meta import UNEVALUATED, claim_metadata
 from safebandits.papers.safe_lucb.claims import (
     CONDITIONED_KEY,
     CONDITIONED_PANEL,
@@ -22,6 +22,8 @@ from safebandits.papers.safe_lucb.claims import (
     wilson_interval,
 )
 from safebandits.problems.registry import make_instance
+
+CLAIM_META = claim_metadata()  # (loads the paper packages' claims modules)
 
 TD, T0, GS = "Safe-LUCB (T'=T_Delta)", "Safe-LUCB (T'=T_0)", "GSLUCB"
 

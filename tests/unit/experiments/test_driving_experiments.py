@@ -194,7 +194,7 @@ def test_robustness_claims_never_pass_vacuously():
 
 
 def test_robustness_verdicts_and_figure(tmp_path):
-    from safebandits.experiments.claims_meta import CLAIM_META, finalise_claims
+    from safebandits.experiments.claims_meta import claim_metadata, finalise_claims
     from safebandits.experiments.spec import get_experiment
     from safebandits.papers.acol.figures import robustness_figure, solutions_figure
 
@@ -202,7 +202,7 @@ def test_robustness_verdicts_and_figure(tmp_path):
                        {"base": -0.2, "different-reward": -0.1})  # fmt: skip
     df["scale"] = "paper"
     out = {c["id"]: c for c in finalise_claims(check_acol_robustness(df), df, "acol-robustness")}
-    assert set(out) == set(CLAIM_META["acol-robustness"])
+    assert set(out) == set(claim_metadata()["acol-robustness"])
     assert all(c["verdict"] == "pass" for c in out.values()), out
     assert "library" in out["9a-polished"]["wording"] and "Wen & Topcu" in out["9a-polished"]["wording"]
     # without the library's row its claims are not run (a compared method is absent)
