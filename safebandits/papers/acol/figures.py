@@ -1,7 +1,7 @@
 """Figures of the driving experiments (Lindner et al. 2022, Figures 1, 4, 5 and 7).
 
-Report hooks (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
-:mod:`safebandits.plotting.paper_figures`):
+Report hooks (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered at the end
+of this module with ``register_report_figure``):
 
 - :func:`tuned_sweep_figure`: samples (median) and fraction correct of the tuned methods against the
   width multiplier, one column per scenario, ACOL's median as a dashed reference and a vertical line at

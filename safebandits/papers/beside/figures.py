@@ -1,8 +1,8 @@
 """The report figure of the BESIDE experiments (Camilleri et al. 2022, Figure 4).
 
-Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
-:mod:`safebandits.plotting.paper_figures`): :func:`hard_loglog_figure`, median pulls against ``1 / eps``
-on instance I1, log-log, with the fitted slopes (:func:`~safebandits.papers.beside.experiments.loglog_slope`).
+Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered below with
+``register_report_figure``): :func:`hard_loglog_figure`, median pulls against ``1 / eps`` on instance I1,
+log-log, with the fitted slopes (:func:`~safebandits.papers.beside.experiments.loglog_slope`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The report figures of the FDR-constrained classification experiments (Camilleri et al. 2022, Figs. 5-12).
 
-Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
-:mod:`safebandits.plotting.paper_figures` for ``fdr-adult``, ``fdr-german`` and ``fdr-halfcircle``):
-:func:`curves_figure`, accuracy, FDR, precision and recall against labels
-(:func:`~safebandits.papers.beside.fdr.mean_curves`) and the paper's trade-off view.
+Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered below for
+``fdr-adult``, ``fdr-german`` and ``fdr-halfcircle``): :func:`curves_figure`, accuracy, FDR, precision and
+recall against labels (:func:`~safebandits.papers.beside.fdr.mean_curves`) and the paper's trade-off view.
 """
 
 from __future__ import annotations

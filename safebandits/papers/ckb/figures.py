@@ -1,7 +1,7 @@
 """The report figure of ``ckb-slack-horizons`` (Zhou & Ji 2022, Section 4; no paper figure).
 
-Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
-:mod:`safebandits.plotting.paper_figures`): :func:`slack_horizons_figure`, the mean over runs of
+Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered below with
+``register_report_figure``): :func:`slack_horizons_figure`, the mean over runs of
 ``[R+(T)]_+`` against the horizon ``T`` on log-log axes, one line per method with its fitted slope, and the
 bound's order ``sqrt(T) (ln T)^2`` (scaled to the slack line's first point) with its slope, which is the
 claim's threshold (:func:`~safebandits.papers.ckb.claims.horizon_bound_slope`).

@@ -2,7 +2,7 @@
 
 Each check reads the runs table of one experiment (columns ``label``, ``regret``, ``regret_tenth``,
 ``samples`` (= rounds), ``violations``, ``diag.*``, ``config_json``) and returns claim records built with
-:func:`safebandits.experiments.claims._claim`. Whether ``x*`` lies in an estimated safe set is decided by
+:func:`safebandits.experiments.claim_base.claim`. Whether ``x*`` lies in an estimated safe set is decided by
 rebuilding the run's instance from its config and run key (the same draw as the runner's) and testing
 ``x*`` against the estimate the learner stored (``diag.estimate_tprime`` / ``diag.estimate_final``).
 
