@@ -208,7 +208,8 @@ class ExperimentSpec:
     figure_labels : tuple of str, default=()
         Methods shown in the main figure (empty: all); the report adds a figure with all methods.
     claims : str, default=""
-        Key of the claim checks in :mod:`safebandits.experiments.claims` (empty: none).
+        Key of a claim set registered with :func:`~safebandits.experiments.papers.register_claims`
+        (run by :func:`~safebandits.experiments.claims.check_claims`; empty: none).
     algorithm_defaults : dict, default={}
         Config values given to every algorithm whose config has that field (e.g. ``delta``).
     plugins : tuple of str, default=()
