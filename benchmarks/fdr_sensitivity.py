@@ -28,8 +28,8 @@ import pandas as pd
 
 from safebandits.algorithms import make_learner
 from safebandits.classification.problem import run_classification
-from safebandits.experiments.claims_fdr import HALF_FACTOR, labels_to_reach
-from safebandits.experiments.fdr import TICKS
+from safebandits.papers.beside.claims_fdr import HALF_FACTOR, labels_to_reach
+from safebandits.papers.beside.fdr import TICKS
 from safebandits.problems.zoo.fdr import adult, german, half_circle
 
 DEFAULTS = {

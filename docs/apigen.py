@@ -29,6 +29,7 @@ REFERENCE_MODULES = [
     ("safebandits.problems.declare", "Problems of one's own, declared from their public parts."),
     ("safebandits.experiments", "Experiments as data, the results store and claims."),
     ("safebandits.experiments.user", "Experiment files (TOML) of one's own."),
+    ("safebandits.experiments.papers", "Paper packages: discovery by entry point, claims registration."),
     ("safebandits.study", "Persistent ask / tell studies."),
     ("safebandits.estimators", "Estimators and confidence widths."),
     ("safebandits.design", "Optimal designs and rounding."),

@@ -1,8 +1,8 @@
 """The claim record every claim set returns, below the claim sets and their merger.
 
-:mod:`safebandits.experiments.claims` merges the families' claim sets (``claims_beside``,
-``claims_ckb``, ...) and holds ACOL's; the families build their records with :func:`claim` from this
-module, so that no family imports the module that imports it.
+:mod:`safebandits.experiments.claims` dispatches to the claim sets the paper packages register
+(``safebandits.papers.<paper>.claims``); the papers build their records with :func:`claim` from this
+module, so that no paper imports the dispatcher.
 """
 
 from __future__ import annotations

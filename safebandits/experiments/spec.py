@@ -208,7 +208,8 @@ class ExperimentSpec:
     figure_labels : tuple of str, default=()
         Methods shown in the main figure (empty: all); the report adds a figure with all methods.
     claims : str, default=""
-        Key of the claim checks in :mod:`safebandits.experiments.claims` (empty: none).
+        Key of a claim set registered with :func:`~safebandits.experiments.papers.register_claims`
+        (run by :func:`~safebandits.experiments.claims.check_claims`; empty: none).
     algorithm_defaults : dict, default={}
         Config values given to every algorithm whose config has that field (e.g. ``delta``).
     plugins : tuple of str, default=()
@@ -393,14 +394,10 @@ def register_experiment(spec: ExperimentSpec, *, replace: bool = False) -> Exper
 
 
 def _load() -> None:
-    # (the modules register their experiments on import)
-    import safebandits.experiments.acol
-    import safebandits.experiments.beside
-    import safebandits.experiments.ckb
-    import safebandits.experiments.driving
-    import safebandits.experiments.fdr
-    import safebandits.experiments.safe_lucb
-    import safebandits.experiments.stagewise  # noqa: F401
+    # The paper packages of the ``safebandits.papers`` entry points register their experiments on import.
+    from safebandits.experiments.papers import load_papers
+
+    load_papers()
 
 
 def list_experiments() -> dict[str, ExperimentSpec]:

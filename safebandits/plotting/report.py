@@ -12,6 +12,7 @@ figure and ``DIR/report/claims.json`` (the list of claim dicts). It never runs e
 from __future__ import annotations
 
 import html
+import importlib
 import json
 import os
 import re
@@ -21,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from safebandits.exceptions import ConfigError
 from safebandits.experiments.claims import check_claims
 from safebandits.experiments.spec import ExperimentSpec, list_experiments
 from safebandits.experiments.store import ResultsStore, latest_runs, summary_table
@@ -30,6 +32,7 @@ from safebandits.plotting.figures import bar_figure, natural_key, outcome_figure
 __all__ = [
     "EXTRA_CAPTIONS",
     "EXTRA_FIGURES",
+    "load_paper_figures",
     "register_report_figure",
     "section_slug",
     "verdict_table",
@@ -42,14 +45,38 @@ __all__ = [
 EXTRA_FIGURES: dict[str, list[Any]] = {}
 
 
-def register_report_figure(experiment: str) -> Any:
-    """Decorator: add a figure function to the report section of ``experiment``."""
+def register_report_figure(experiment: str, *, captions: dict[str, str] | None = None) -> Any:
+    """Decorator: add a figure function to the report section of ``experiment``.
+
+    ``captions`` maps the suffix of the file names the function writes (after ``{slug}-``) to its caption
+    (``{runs}`` is replaced by the runs it was drawn from). The papers' figure modules register this way
+    (``safebandits.papers.<paper>.figures``); the report imports them (:func:`load_paper_figures`).
+    """
+    for suffix, text in (captions or {}).items():
+        if EXTRA_CAPTIONS.get(suffix, text) != text:
+            raise ConfigError(f"The report caption of figure suffix {suffix!r} is registered twice.")
+        EXTRA_CAPTIONS[suffix] = text
 
     def deco(fn: Any) -> Any:
-        EXTRA_FIGURES.setdefault(experiment, []).append(fn)
+        figures = EXTRA_FIGURES.setdefault(experiment, [])
+        if fn not in figures:
+            figures.append(fn)
         return fn
 
     return deco
+
+
+def load_paper_figures() -> None:
+    """Import the report-figure modules the paper packages declare (each registers its figures)."""
+    from safebandits.experiments.papers import figure_modules
+
+    for module in figure_modules():
+        try:
+            importlib.import_module(module)
+        except Exception as exc:
+            raise ConfigError(
+                f"The figures module {module!r} failed to import: {type(exc).__name__}: {exc}"
+            ) from exc
 
 
 #: A bar figure of all methods is drawn only up to this many methods (else the main figure's subset).
@@ -58,32 +85,9 @@ MAX_BARS = 40
 #: Canonical order of verdict categories in the summary (any other verdict string follows, sorted).
 VERDICT_ORDER = ("pass", "fail", "inconclusive", "not run")
 
-#: Captions of the figures that experiments register (by file-name suffix); ``{runs}`` is filled in.
-EXTRA_CAPTIONS = {
-    "tuned": "The five tuned methods against their width multiplier, one column per driving scenario, over "
-    "{runs}. Top: median samples to stop (log axis; dashed red: ACOL's median). Bottom: fraction correct "
-    "(runs that hit the budget count as not correct here). Dotted vertical line: the smallest multiplier "
-    "from which every tuned run is correct.",
-    "loglog": "Median total pulls against 1/eps on log-log axes, one line per method, over {runs}; the "
-    "legend gives each line's fitted slope.",
-    "robustness": "Solutions of the penalised objective against the penalty lambda, one line per scenario "
-    "(one solver run per point). Left: reward of the solution (a ring marks a feasible solution); horizontal "
-    "lines: the constrained solution's reward, dashed for the authors' Wen & Topcu constrained CEM (the "
-    "paper's reference), dash-dot for the library's warm-polish solver (an extra row). Right: its "
-    "constraint value (symmetric-log axis; dotted: the threshold).",
-    "horizons": "Mean over {runs} of the positive part of the stronger regret R+(T) against the horizon T "
-    "(separate runs per T), log-log, one line per method with its fitted slope; dashed: the bound's order "
-    "sqrt(T) (ln T)^2 through the first point, whose slope is the claim's threshold.",
-    "solutions": "Top-down pictures of the solver's driving policies: road, lanes, the other cars (white) "
-    "and the agent (orange), fading towards the start.",
-    "metrics": "Accuracy, false discovery rate, precision and recall against the number of labels "
-    "queried, mean over {runs}; band: one standard error; dotted line: the FDR target.",
-    "tradeoff": "The trade-off of the two metrics as labels accumulate, mean over {runs}; numbers mark "
-    "the label counts.",
-    "safe-sets": "The safe set estimated by Safe-LUCB after its exploration phase and at the end of one "
-    "run (dashed), against the true safe set (blue, shaded) inside the decision set D0; the star is the "
-    "optimal safe action.",
-}
+#: Captions of the figures that experiments register, by file-name suffix (``{runs}`` is filled in);
+#: registered with the figure (:func:`register_report_figure`, ``captions``).
+EXTRA_CAPTIONS: dict[str, str] = {}
 
 _CURVE_CAPTIONS = {
     "regret": "cumulative regret",
@@ -392,6 +396,7 @@ def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str
     out.mkdir(parents=True, exist_ok=True)
     from safebandits.experiments.user import stored_specs
 
+    load_paper_figures()
     specs = {**list_experiments(), **stored_specs(results_dir)}
     all_claims: list[dict[str, Any]] = []
     sections = []

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from safebandits.cli import cli
-from safebandits.experiments import claims as claims_module
 from safebandits.experiments import claims_meta
+from safebandits.experiments import papers as papers_module
 from safebandits.experiments import spec as exp_registry
 
 VERDICTS = ["pass", "fail", "inconclusive", "not run"]
@@ -39,7 +39,7 @@ def results_dir(tmp_path_factory):
     from tests.unit.experiments import fakes
 
     mp = pytest.MonkeyPatch()
-    mp.setitem(claims_module.CLAIM_SETS, "_fake-claims", _fake_claims)
+    mp.setitem(papers_module._CLAIM_SETS, "_fake-claims", _fake_claims)
     # Decided at any scale on "RR" (whose runs stop; "RR long" hits the budget): the verdicts above
     # reach the report unchanged.
     meta = {f"c-{v}": claims_meta.ClaimMeta("test", f"verdict {v}", ("RR",), "any") for v in VERDICTS}

@@ -64,6 +64,30 @@ def test_contract_holds_on_the_package(tree: Path) -> None:
             "import safebandits.plotting.report",
             "safebandits.experiments is not allowed to import safebandits.plotting",
         ),
+        # the engine naming a paper (papers are discovered by entry point, never imported by the engine)
+        (
+            "experiments/claims.py",
+            "import safebandits.papers.acol.claims",
+            "safebandits.experiments is not allowed to import safebandits.papers",
+        ),
+        # the report importing a paper's figures (it loads them through the entry points)
+        (
+            "plotting/report.py",
+            "from safebandits.papers.ckb.figures import slack_horizons_figure",
+            "safebandits.plotting is not allowed to import safebandits.papers",
+        ),
+        # a paper's claims drawing (only its figures modules may)
+        (
+            "papers/beside/claims.py",
+            "import safebandits.plotting.figures",
+            "safebandits.papers.beside.claims is not allowed to import safebandits.plotting",
+        ),
+        # one paper importing another's content
+        (
+            "papers/ckb/experiments.py",
+            "from safebandits.papers.acol.experiments import ADAPTIVE",
+            "safebandits.papers.ckb is not allowed to import safebandits.papers.acol",
+        ),
         # a problem drawing with matplotlib
         (
             "problems/linear.py",

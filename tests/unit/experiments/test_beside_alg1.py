@@ -13,17 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from safebandits.exceptions import ConfigError
-from safebandits.experiments.beside import ALG1, ALG1_POINTS
 from safebandits.experiments.claims import check_claims
-from safebandits.experiments.claims_beside import (
+from safebandits.experiments.execute import execute_task
+from safebandits.experiments.spec import AlgorithmSpec, expand, get_experiment
+from safebandits.papers.beside.claims import (
     WORST_CASE_TOL,
     check_example1,
     check_hard,
     check_worst_case,
     worst_case_log_factor,
 )
-from safebandits.experiments.execute import execute_task
-from safebandits.experiments.spec import AlgorithmSpec, expand, get_experiment
+from safebandits.papers.beside.experiments import ALG1, ALG1_POINTS
 from safebandits.problems.registry import make_instance
 
 

@@ -7,7 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from safebandits.experiments.claims import check_acol_regret_comparison, check_acol_synthetic, check_claims
+from safebandits.experiments.claims import check_claims
+from safebandits.papers.acol.claims import check_acol_regret_comparison, check_acol_synthetic
 
 PANELS = {
     "irrelevant-epsilon": ("acol/irrelevant-dimensions", "epsilon", (0.02, 0.05, 0.1)),

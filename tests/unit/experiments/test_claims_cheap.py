@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from safebandits.experiments.claims_beside import PAYS_SLOPE, check_example1, check_vacuous
+from safebandits.papers.beside.claims import PAYS_SLOPE, check_example1, check_vacuous
 
 
 def by_id(claims):
@@ -77,7 +77,7 @@ def test_vacuous_reads_rage_ratio_and_returned_arm(ratio, wrong, rate_ok, best_o
     ],
 )
 def test_oplb_opnlb_safety_and_slope(check, label, violations, decade, safe, shape):
-    from safebandits.experiments.claims_stagewise import check_oplb_random, check_opnlb_finite
+    from safebandits.papers.stagewise.claims import check_oplb_random, check_opnlb_finite
 
     rows = [
         {"status": "ok", "panel": "p", "sweep.value": 1, "label": label, "replicate": rep,
@@ -93,7 +93,7 @@ def test_oplb_opnlb_safety_and_slope(check, label, violations, decade, safe, sha
 
 @pytest.mark.parametrize(("decade", "passed"), [(10.0, True), (10**0.95, True), (10**0.8, False)])
 def test_sgp_linear_start_needs_a_slope_above_the_sublinear_limit(decade, passed):
-    from safebandits.experiments.claims_ckb import check_ckb_sgp_start
+    from safebandits.papers.ckb.claims import check_ckb_sgp_start
 
     rows = [
         {"status": "ok", "label": "SGP-UCB", "regret": 20.0 * decade, "regret_tenth": 20.0, "cost": -0.1,
@@ -119,7 +119,7 @@ def test_lower_bound_instances_follow_the_construction():
     ("regret", "big_t", "passed"), [(3.0, 10_000, True), (2.0, 10_000, False), (3.0, 1_000, False)]
 )
 def test_lower_bound_reading(regret, big_t, passed):
-    from safebandits.experiments.claims_stagewise import check_lower_bound
+    from safebandits.papers.stagewise.claims import check_lower_bound
 
     rows = [
         {"status": "ok", "panel": panel, "sweep.value": 0.1, "label": "OPB", "replicate": 0,

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from safebandits.experiments.claims_ckb import (
+from safebandits.papers.ckb.claims import (
     CKB,
     CKB_CLAIM_SETS,
     PAPER_METHODS,

@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 
 from safebandits.experiments.claims_coverage import DIGEST_ITEMS, DIGESTS, digest_of
-from safebandits.experiments.claims_meta import CLAIM_META, UNEVALUATED
+from safebandits.experiments.claims_meta import UNEVALUATED, claim_metadata
 from safebandits.experiments.claims_scoreboard import coverage_markdown
+
+CLAIM_META = claim_metadata()  # (loads the paper packages' claims modules)
 
 SPEC_DIR = Path(__file__).resolve().parents[4] / "shared" / "spec"
 

@@ -12,10 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from safebandits.experiments.claims import _all_claim_sets, check_claims
-from safebandits.experiments.claims_beside import check_hard
-from safebandits.experiments.claims_meta import CLAIM_META, LEGEND, VERDICTS
+from safebandits.experiments.claims_meta import LEGEND, VERDICTS, claim_metadata
 from safebandits.experiments.claims_scoreboard import scoreboard_frame, write_scoreboard_data
-from safebandits.experiments.claims_stagewise import bound_slope, check_opb_four_arm
+from safebandits.papers.beside.claims import check_hard
+from safebandits.papers.stagewise.claims import bound_slope, check_opb_four_arm
+
+CLAIM_META = claim_metadata()  # (loads the paper packages' claims modules)
 
 
 def ball_table(
@@ -217,7 +219,7 @@ def test_scoreboard_page_from_a_results_dir(tmp_path):
 
 
 def test_robustness_claims_are_never_passed_vacuously():
-    from safebandits.experiments.claims_driving import check_acol_robustness
+    from safebandits.papers.acol.claims_driving import check_acol_robustness
 
     def runs(base_costs):
         rows = [
@@ -247,7 +249,7 @@ def test_robustness_claims_are_never_passed_vacuously():
 
 
 def test_cost_approaches_tau_from_below_at_d10():
-    from safebandits.experiments.claims_stagewise import check_stagewise_cyclic
+    from safebandits.papers.stagewise.claims import check_stagewise_cyclic
 
     def cyclic(costs):
         rows = [

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.claims import check_claims
-from safebandits.experiments.claims_meta import CLAIM_META, UNEVALUATED
-from safebandits.experiments.claims_safe_lucb import (
+from safebandits.experiments.claims_meta import UNEVALUATED, claim_metadata
+from safebandits.papers.safe_lucb.claims import (
     CONDITIONED_KEY,
     CONDITIONED_PANEL,
     MAIN_PANEL,
@@ -22,6 +22,8 @@ from safebandits.experiments.claims_safe_lucb import (
     wilson_interval,
 )
 from safebandits.problems.registry import make_instance
+
+CLAIM_META = claim_metadata()  # (loads the paper packages' claims modules)
 
 TD, T0, GS = "Safe-LUCB (T'=T_Delta)", "Safe-LUCB (T'=T_0)", "GSLUCB"
 
@@ -173,7 +175,7 @@ def test_theorem3_slope(power, verdict):
 
 def test_horizon_slope_reads_only_the_last_decade():
     df = rate_table("safelucb-rate-zero", T0, lambda t: 1000.0 if t < 10000 else t**0.5)
-    from safebandits.experiments.claims_safe_lucb import _ok
+    from safebandits.papers.safe_lucb.claims import _ok
 
     fit = horizon_slope(_ok(df), T0)
     assert fit["points_in_fit"] == 3 and fit["slope"] == pytest.approx(0.5)

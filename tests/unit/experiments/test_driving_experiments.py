@@ -8,21 +8,21 @@ import pytest
 from click.testing import CliRunner
 
 from safebandits.cli import cli
-from safebandits.experiments.claims_driving import (
+from safebandits.experiments.runner import execute_task
+from safebandits.experiments.spec import expand, get_experiment
+from safebandits.experiments.store import ResultsStore
+from safebandits.papers.acol.claims_driving import (
     check_acol_driving,
     check_acol_robustness,
     correct_threshold,
 )
-from safebandits.experiments.driving import (
+from safebandits.papers.acol.driving import (
     GUARANTEE_LABELS,
     MULTIPLIERS,
     PAPER_REFERENCE_LABEL,
     POLISHED_LABEL,
     tuned_label,
 )
-from safebandits.experiments.runner import execute_task
-from safebandits.experiments.spec import expand, get_experiment
-from safebandits.experiments.store import ResultsStore
 from safebandits.problems.zoo.driving import candidate_features, candidate_policies
 
 
@@ -194,15 +194,15 @@ def test_robustness_claims_never_pass_vacuously():
 
 
 def test_robustness_verdicts_and_figure(tmp_path):
-    from safebandits.experiments.claims_meta import CLAIM_META, finalise_claims
+    from safebandits.experiments.claims_meta import claim_metadata, finalise_claims
     from safebandits.experiments.spec import get_experiment
-    from safebandits.plotting.driving import robustness_figure, solutions_figure
+    from safebandits.papers.acol.figures import robustness_figure, solutions_figure
 
     df = _robust_frame(_REWARDS, _COSTS, {"base": -0.3, "different-reward": -0.3},
                        {"base": -0.2, "different-reward": -0.1})  # fmt: skip
     df["scale"] = "paper"
     out = {c["id"]: c for c in finalise_claims(check_acol_robustness(df), df, "acol-robustness")}
-    assert set(out) == set(CLAIM_META["acol-robustness"])
+    assert set(out) == set(claim_metadata()["acol-robustness"])
     assert all(c["verdict"] == "pass" for c in out.values()), out
     assert "library" in out["9a-polished"]["wording"] and "Wen & Topcu" in out["9a-polished"]["wording"]
     # without the library's row its claims are not run (a compared method is absent)

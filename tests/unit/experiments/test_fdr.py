@@ -7,9 +7,9 @@ from click.testing import CliRunner
 
 from safebandits.cli import cli
 from safebandits.experiments.claims import check_claims
-from safebandits.experiments.fdr import mean_curves
 from safebandits.experiments.spec import ExperimentSpec, get_experiment
 from safebandits.experiments.store import ResultsStore
+from safebandits.papers.beside.fdr import mean_curves
 
 
 def test_specs():

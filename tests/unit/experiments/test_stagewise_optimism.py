@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from safebandits.experiments.claims import check_claims
 from safebandits.experiments.claims_meta import CLAIM_META, UNEVALUATED
-from safebandits.experiments.claims_stagewise import check_oplb_random, check_stagewise_optimism
+from safebandits.papers.stagewise.claims import check_oplb_random, check_stagewise_optimism
 
 ABLATION = "LC-LUCB (alpha_r = 1)"
 

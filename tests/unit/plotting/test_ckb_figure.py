@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from safebandits.plotting.ckb import slack_horizons_figure
+from safebandits.papers.ckb.figures import slack_horizons_figure
 from safebandits.plotting.report import EXTRA_CAPTIONS, EXTRA_FIGURES
 
 

@@ -9,7 +9,7 @@
 ``safelucb-exploration`` (Figure 1b and the arXiv Figure 2)
     Per-step regret of Safe-LUCB with ``T' = T_Delta`` and without pure exploration (``T' = 0``) on the 2-D
     convex instance ``safelucb/2d-convex``; the report adds the picture of ``D0``, the true safe set,
-    ``D^s_{T'+1}``, ``D^s_T`` and ``x*`` (:mod:`safebandits.plotting.safe_sets`).
+    ``D^s_{T'+1}``, ``D^s_T`` and ``x*`` (:mod:`safebandits.papers.safe_lucb.figures`).
 ``safelucb-rate-gap`` (Theorem 2) and ``safelucb-rate-zero`` (Theorem 3)
     Regret at the horizon ``R(T)`` against ``T`` (one run per horizon, ``T'`` set for that horizon):
     Safe-LUCB with ``T' = T_Delta`` on ``safelucb/2d-convex`` (``Delta = 0.66``) and with ``T' = T_0`` on

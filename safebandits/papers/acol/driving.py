@@ -25,8 +25,8 @@
 
 from __future__ import annotations
 
-from safebandits.experiments.acol import ADAPTIVE, STATIC, adaptive_labels
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
+from safebandits.papers.acol.experiments import ADAPTIVE, STATIC, adaptive_labels
 
 __all__ = [
     "DRIVING",

@@ -1,7 +1,7 @@
 """Claims of Camilleri et al. (NeurIPS 2022) on FDR-constrained classification (digest section 5, 9-11).
 
 Read from the ``curve`` column (per-batch pool metrics) through
-:func:`~safebandits.experiments.fdr.mean_curves`;
+:func:`~safebandits.papers.beside.fdr.mean_curves`;
 means over trials at each label count. Thresholds (``docs/decisions/beside.md``, "Active classification under
 an FDR constraint"):
 
@@ -23,7 +23,10 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
-from safebandits.experiments.fdr import TICKS, mean_curves
+from safebandits.experiments.claims_meta import BESIDE, ClaimMeta
+from safebandits.experiments.claims_meta import claim_meta as _m
+from safebandits.experiments.papers import register_claims
+from safebandits.papers.beside.fdr import TICKS, mean_curves
 
 __all__ = ["FDR_CLAIM_SETS", "HALF_FACTOR", "labels_to_reach"]
 
@@ -167,3 +170,48 @@ def check_halfcircle(df: pd.DataFrame) -> list[Claim]:
 
 
 FDR_CLAIM_SETS = {"fdr-adult": check_adult, "fdr-german": check_german, "fdr-halfcircle": check_halfcircle}
+
+
+# -- claim metadata: the paper, its wording, the methods compared, the scale that decides (issue 17) --
+
+
+#: Claim metadata by claim-set key, then claim id.
+CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
+    "fdr-adult": {
+        "adult-ticks": _m(
+            BESIDE,
+            "Adult: at 500, 750 and 2000 labels, active beats passive in both accuracy and FDR.",
+            ("Active", "Passive"),
+        ),
+        "adult-half": _m(
+            BESIDE,
+            "Adult: active reaches a given FDR with about half the labels of passive.",
+            ("Active", "Passive"),
+        ),
+    },
+    "fdr-german": {
+        "german-ticks": _m(
+            BESIDE,
+            "German: at 170, 270, 330, 450 and 600 labels, active has higher precision and recall.",
+            ("Active", "Passive"),
+        ),
+        "german-half": _m(
+            BESIDE, "German: about half the labels for a given precision.", ("Active", "Passive")
+        ),
+    },
+    "fdr-halfcircle": {
+        "halfcircle-recall": _m(
+            BESIDE,
+            "Half circle: active reaches a target recall with far fewer labels.",
+            ("Active", "Passive"),
+        ),
+        "halfcircle-precision": _m(
+            BESIDE,
+            "Half circle: active reaches a target precision with far fewer labels.",
+            ("Active", "Passive"),
+        ),
+    },
+}
+
+for _key, _fn in FDR_CLAIM_SETS.items():
+    register_claims(_key, _fn, CLAIM_META[_key])

@@ -24,7 +24,7 @@ Thresholds that make the qualitative claims checkable (``docs/decisions/beside.m
 
 Issue 17: the claims whose subject is BESIDE (Example 1, the slope on I1, correctness, Corollary 2) are
 read twice: on the library's practical BESIDE (label "BESIDE", the existing ids) and on BESIDE as printed
-(label :data:`~safebandits.experiments.beside.ALG1`, ids ending in ``-alg1``), each only at the points
+(label :data:`~safebandits.papers.beside.experiments.ALG1`, ids ending in ``-alg1``), each only at the points
 that method ran.
 """
 
@@ -37,6 +37,9 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
+from safebandits.experiments.claims_meta import BESIDE, ClaimMeta
+from safebandits.experiments.claims_meta import claim_meta as _m
+from safebandits.experiments.papers import register_claims
 
 __all__ = [
     "BESIDE_CLAIM_SETS",
@@ -57,7 +60,7 @@ MAB_RATIO_MIN = 1.5
 SLOPE_TOL = 0.5
 PAYS_SLOPE = 1.0
 WORST_CASE_TOL = 1.5
-#: Label of BESIDE as printed (``experiments.beside.ALG1``; repeated here so this module imports no
+#: Label of BESIDE as printed (``papers.beside.experiments.ALG1``; repeated here so this module imports no
 #: experiment definitions at import time).
 ALG1 = "BESIDE (Alg. 1, RIPS)"
 
@@ -162,7 +165,7 @@ def check_linear(df: pd.DataFrame) -> list[Claim]:
 
 def check_hard(df: pd.DataFrame) -> list[Claim]:
     """Figure 4 / Proposition 2: log-log slopes about 2 (BESIDE) and 3 (XY_diff-only); PAC."""
-    from safebandits.experiments.beside import loglog_slope
+    from safebandits.papers.beside.experiments import loglog_slope
 
     ok = _ok(df)
     n_failed = int((df["status"] != "ok").sum())
@@ -209,7 +212,7 @@ def _pac_alg1(ok: pd.DataFrame, n_failed: int) -> Claim:
 
 def _hard_alg1(ok: pd.DataFrame, n_failed: int) -> list[Claim]:
     """I1 read on BESIDE as printed, at the eps it ran (``ALG1_POINTS``): slope about 2; PAC."""
-    from safebandits.experiments.beside import loglog_slope
+    from safebandits.papers.beside.experiments import loglog_slope
 
     wide = _medians(ok, [ALG1])
     slope = loglog_slope(wide.index.to_numpy(), wide[ALG1].to_numpy()) if len(wide) >= 2 else math.nan
@@ -231,7 +234,7 @@ def _hard_alg1(ok: pd.DataFrame, n_failed: int) -> list[Claim]:
 def _panel_slopes(
     ok: pd.DataFrame, panel: str, labels: tuple[str, ...] = ("BESIDE", "XY_diff-only")
 ) -> tuple[dict[str, float], list[dict[str, Any]]]:
-    from safebandits.experiments.beside import loglog_slope
+    from safebandits.papers.beside.experiments import loglog_slope
 
     part = ok[ok["panel"] == panel] if "panel" in ok else ok.iloc[0:0]
     wide = _medians(part, list(labels))
@@ -284,7 +287,7 @@ def check_example1(df: pd.DataFrame) -> list[Claim]:
 
 def check_vacuous(df: pd.DataFrame) -> list[Claim]:
     """Corollary 1: BESIDE returns z* and needs at most log(|Z|/delta) times RAGE's pulls at every omega."""
-    from safebandits.experiments.beside import loglog_slope
+    from safebandits.papers.beside.experiments import loglog_slope
 
     ok = _ok(df)
     delta = float(pd.to_numeric(ok.get("algorithm.delta", pd.Series([0.1]))).iloc[0]) if len(ok) else 0.1
@@ -330,7 +333,7 @@ def check_worst_case(df: pd.DataFrame) -> list[Claim]:
     """Corollary 2: pulls grow with m no faster than the bound's log factor (times WORST_CASE_TOL); PAC.
 
     Read for practical BESIDE between the smallest and the largest m present (BESIDE as printed is not
-    run here: ``experiments.beside``).
+    run here: ``papers.beside.experiments``).
     """
     ok = _ok(df)
     n_failed = int((df["status"] != "ok").sum())
@@ -383,3 +386,140 @@ BESIDE_CLAIM_SETS = {
     "beside-vacuous": check_vacuous,
     "beside-worst-case": check_worst_case,
 }
+
+
+# -- claim metadata: the paper, its wording, the methods compared, the scale that decides (issue 17) --
+
+_BESIDE_PAC = _m(
+    BESIDE,
+    "(eps, delta)-PAC: the empirical rate of answers outside Z_eps is <= delta (digest §5.1).",
+    scale="any",
+)
+#: Issue 17: BESIDE as printed (Algorithm 1, RIPS) beside the library's practical BESIDE ("BESIDE").
+_ALG1 = "BESIDE (Alg. 1, RIPS)"
+_ON_PRACTICAL = " [evaluated on the practical BESIDE, the library row]"
+_ON_ALG1 = " [evaluated on BESIDE as printed: Algorithm 1, RIPS]"
+_BESIDE_PAC_ALG1 = _m(
+    BESIDE,
+    "(eps, delta)-PAC: the empirical rate of answers outside Z_eps is <= delta (digest §5.1)." + _ON_ALG1,
+    (_ALG1,),
+    scale="any",
+)
+
+
+def _pac_of(*labels: str) -> ClaimMeta:
+    return _m(
+        BESIDE,
+        "(eps, delta)-PAC: the empirical rate of answers outside Z_eps is <= delta (digest §5.1)."
+        " [evaluated on the library rows]",
+        labels,
+        scale="any",
+    )
+
+
+#: Claim metadata by claim-set key, then claim id.
+CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
+    "beside-mab": {
+        "mab-never-worse": _m(
+            BESIDE, "MAB: BESIDE <= BASELINE for every K (digest §5.2, Figure 2).", ("BESIDE", "BASELINE")
+        ),
+        "mab-2x": _m(
+            BESIDE,
+            "MAB: pulls(BASELINE)/pulls(BESIDE) grows with K and reaches about 2 at K = 100 (Figure 2).",
+            ("BESIDE", "BASELINE"),
+            why="quick runs stop at K = 100 with 3 replicates",
+        ),
+        "pac": _BESIDE_PAC,
+    },
+    "beside-linear": {
+        "linear-beats-baseline": _m(
+            BESIDE,
+            '"In Figure 3, we see again that BESIDE significantly outperforms the baseline."',
+            ("BESIDE", "BASELINE"),
+        ),
+        "pac": _BESIDE_PAC,
+    },
+    "beside-hard": {
+        "hard-slopes": _m(
+            BESIDE,
+            "Instance I1: BESIDE pulls scale as eps^-2, any XY_diff-only strategy as eps^-3 (Proposition 2, "
+            "Figure 4)." + _ON_PRACTICAL,
+            ("BESIDE", "XY_diff-only"),
+            why="3 eps values x 3 replicates sit on the staircase of quadrupling rounds",
+        ),
+        "hard-beside-better-small-eps": _m(
+            BESIDE,
+            "Instance I1: the gap between BESIDE and XY_diff-only widens as eps -> 0 (Figure 4)."
+            + _ON_PRACTICAL,
+            ("BESIDE", "XY_diff-only"),
+        ),
+        "pac": _pac_of("BESIDE", "XY_diff-only", "BASELINE"),
+        "hard-slope-alg1": _m(
+            BESIDE,
+            "Instance I1: BESIDE needs O~(eps^-2 log 1/delta) pulls (Proposition 2, Figure 4)." + _ON_ALG1,
+            (_ALG1,),
+            why="BESIDE as printed runs at one eps (0.02) at the quick scale",
+        ),
+        "pac-alg1": _BESIDE_PAC_ALG1,
+    },
+    "beside-example1": {
+        "example1-no-delta-e2": _m(
+            BESIDE,
+            "Example 1: BESIDE never pays 1/Delta(e_2)^2 (e_2 is near-optimal but very unsafe) (digest "
+            "§5.8)." + _ON_PRACTICAL,
+            ("BESIDE",),
+            why="quick runs have 2 gap values x 2 replicates",
+        ),
+        "example1-no-dsafe-e3": _m(
+            BESIDE,
+            "Example 1: BESIDE never pays 1/Delta_safe(e_3)^2 (e_3 is barely unsafe but clearly suboptimal) "
+            "(digest §5.8)." + _ON_PRACTICAL,
+            ("BESIDE",),
+            why="quick runs have 2 gap values x 2 replicates",
+        ),
+        "pac": _pac_of("BESIDE", "XY_diff-only"),
+        "example1-no-delta-e2-alg1": _m(
+            BESIDE,
+            "Example 1: BESIDE never pays 1/Delta(e_2)^2 (e_2 is near-optimal but very unsafe) (digest "
+            "§5.8)." + _ON_ALG1,
+            (_ALG1,),
+            why="quick runs have 2 gap values x 2 replicates",
+        ),
+        "example1-no-dsafe-e3-alg1": _m(
+            BESIDE,
+            "Example 1: BESIDE never pays 1/Delta_safe(e_3)^2 (e_3 is barely unsafe but clearly suboptimal) "
+            "(digest §5.8)." + _ON_ALG1,
+            (_ALG1,),
+            why="quick runs have 2 gap values x 2 replicates",
+        ),
+        "pac-alg1": _BESIDE_PAC_ALG1,
+    },
+    "beside-worst-case": {
+        "worst-case-log-m": _m(
+            BESIDE,
+            "Corollary 2 (X = Z): O~(d eps^-2 (log(m|X|) + log 1/delta)) pulls suffice; safe BAI is in the "
+            '"worst case, no harder than standard BAI, regardless of the number of constraints" (digest '
+            "§5.7)." + _ON_PRACTICAL,
+            ("BESIDE",),
+            why="quick runs have 3 values of m x 3 random instances",
+        ),
+        "pac": _BESIDE_PAC,
+    },
+    "beside-vacuous": {
+        "vacuous-returns-best": _m(
+            BESIDE,
+            "Corollary 1 (m = 1, mu = 0, gamma = 1): BESIDE returns z* w.p. >= 1 - delta (digest §5.6).",
+            ("BESIDE",),
+            scale="any",
+        ),
+        "vacuous-rage-rate": _m(
+            BESIDE,
+            "Corollary 1: BESIDE's sample complexity matches the BAI rate of RAGE up to logs (digest §5.6).",
+            ("BESIDE", "RAGE"),
+        ),
+        "pac": _BESIDE_PAC,
+    },
+}
+
+for _key, _fn in BESIDE_CLAIM_SETS.items():
+    register_claims(_key, _fn, CLAIM_META[_key])

@@ -31,6 +31,9 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
+from safebandits.experiments.claims_meta import STAGEWISE, ClaimMeta
+from safebandits.experiments.claims_meta import claim_meta as _m
+from safebandits.experiments.papers import register_claims
 
 __all__ = [
     "STAGEWISE_CLAIM_SETS",
@@ -371,7 +374,7 @@ check_opnlb_finite = _check_safe_and_shape("OPNLB", "opnlb", "Lemma 37")
 def check_stagewise_optimism(df: pd.DataFrame) -> list[Claim]:
     """Lemma 18 on the cyclic instance: optimism with the theory ``alpha_r``; the ablation ``alpha_r = 1``
     (a labelled extra) must break it in more than a ``delta`` fraction of the runs at every tau."""
-    from safebandits.experiments.stagewise import ALPHA_ABLATION
+    from safebandits.papers.stagewise.experiments import ALPHA_ABLATION
 
     ok = _ok(df)
     claims = [check_optimism(ok, "LC-LUCB", "opt-theory", _optimism_text("LC-LUCB", "Lemma 18"))]
@@ -434,3 +437,131 @@ STAGEWISE_CLAIM_SETS = {
     "opb-four-arm": check_opb_four_arm,
     "stagewise-optimism": check_stagewise_optimism,
 }
+
+
+# -- claim metadata: the paper, its wording, the methods compared, the scale that decides (issue 17) --
+
+
+_STAGEWISE_OPTIMISM = (
+    "On the good event, the selected optimistic value is at least the optimal true value, "
+    "V~r_t(X_t) >= <x*_t, theta*>, in every round (Lemmas 18 / 29 / 37; digest §5.3); the good event has "
+    "probability >= 1 - delta."
+)
+
+
+def _optimism_meta(method: str) -> ClaimMeta:
+    return _m(STAGEWISE, f"{method}: {_STAGEWISE_OPTIMISM}", (method,), scale="any")
+
+
+#: Claim metadata by claim-set key, then claim id.
+CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
+    "stagewise-cyclic": {
+        "e1-safety": _m(
+            STAGEWISE, "LC-LUCB never plays an action whose cost exceeds tau (high probability).", scale="any"
+        ),
+        "e1-tau-order": _m(
+            STAGEWISE,
+            '"the smaller the value of (1 - r0)/(tau - c0), the harder learning becomes": R(0.2) > R(0.5) > '
+            "R(0.8) (digest §5.5).",
+            ("LC-LUCB",),
+        ),
+        "e1-vs-safe-lts": _m(
+            STAGEWISE,
+            "LC-LUCB's final regret <= Safe-LTS's for every (d, tau) in E1 (digest §5.6).",
+            ("LC-LUCB", "Safe-LTS"),
+        ),
+        "e1-cost-0561": _m(
+            STAGEWISE,
+            '"There exist optimal unconstrained solutions with cost less than 0.561 ... This is why the '
+            'lower right cost evolution plot shows convergence to a level below the 0.8 threshold." (E1)',
+            ("LC-LUCB",),
+        ),
+        "e1-cost-tau": _m(
+            STAGEWISE,
+            "For E1 (d = 10) with tau <= 0.5, the played cost approaches tau from below (digest "
+            "§5.7, second half).",
+            ("LC-LUCB",),
+        ),
+        "e1-slope": _m(
+            STAGEWISE,
+            "Regret bounds are O~(sqrt(T)): the log-log slope of R(T) approaches <= 0.5 for large T "
+            "(digest §5.4).",
+            ("LC-LUCB",),
+        ),
+        "e1-optimism": _optimism_meta("LC-LUCB"),
+    },
+    "stagewise-ball": {
+        "e2-safety": _m(STAGEWISE, "No round plays an action whose cost exceeds tau.", scale="any"),
+        "e2-vs-safe-lts": _m(
+            STAGEWISE,
+            "LC-LUCB's final regret <= Safe-LTS's on average in E2 (digest §5.6).",
+            ("LC-LUCB", "Safe-LTS"),
+        ),
+        "e2-optimism": _optimism_meta("LC-LUCB"),
+    },
+    "opb-random": {
+        "e3-safety": _m(STAGEWISE, "OPB's policy has E_pi[c] <= tau every round (digest §5.2).", scale="any"),
+        "e3-tau-order": _m(STAGEWISE, "R(0.2) > R(0.5) > R(0.8) (digest §5.5, E3).", ("OPB",)),
+        "e3-slope": _m(STAGEWISE, "O~(sqrt(T)) regret: log-log slope <= about 0.5 (digest §5.4).", ("OPB",)),
+    },
+    "opb-four-arm": {
+        "e4-safety": _m(STAGEWISE, "OPB's policy has E_pi[c] <= tau every round (digest §5.2).", scale="any"),
+        "e4-tau-order": _m(STAGEWISE, "R(0.2) > R(0.5) > R(0.8) (digest §5.5, E4).", ("OPB",)),
+        "e4-reward": _m(STAGEWISE, "E4: OPB's reward converges to the optimal policy's value.", ("OPB",)),
+        "e4-slope": _m(STAGEWISE, "O~(sqrt(T)) regret: log-log slope <= about 0.5 (digest §5.4).", ("OPB",)),
+    },
+    "stagewise-lower-bound": {
+        "lb-regret": _m(
+            STAGEWISE,
+            "Lower-bound instance (Sec. 7): any algorithm's regret >~ (1 - r0) / (21 (tau - c0)^2) on the "
+            "two-instance construction; a sanity check only (digest §5.8).",
+            ("OPB",),
+            why="quick runs stop at T = 5,000 and gap 0.1",
+        ),
+    },
+    "oplb-random": {
+        "oplb-safety": _m(
+            STAGEWISE,
+            "OPLB: the policy's true expected cost satisfies E_pi[c] <= tau every round (digest §5.2; no "
+            "paper experiment).",
+            scale="any",
+        ),
+        "oplb-slope": _m(
+            STAGEWISE,
+            "OPLB: O~(sqrt(T)) regret (Thm. 27), log-log slope <= about 0.5 (digest §5.4; no paper "
+            "experiment).",
+            ("OPLB",),
+            why="quick runs stop at T = 2,000",
+        ),
+        "oplb-optimism": _optimism_meta("OPLB"),
+    },
+    "opnlb-finite": {
+        "opnlb-safety": _m(
+            STAGEWISE,
+            "OPNLB: the policy's true expected cost satisfies E_pi[c] <= tau every round (digest §5.2; no "
+            "paper experiment).",
+            scale="any",
+        ),
+        "opnlb-slope": _m(
+            STAGEWISE,
+            "OPNLB: O~(sqrt(T)) regret (Thm. 38), log-log slope <= about 0.5 (digest §5.4; no paper "
+            "experiment).",
+            ("OPNLB",),
+            why="quick runs stop at T = 2,000",
+        ),
+        "opnlb-optimism": _optimism_meta("OPNLB"),
+    },
+    "stagewise-optimism": {
+        "opt-theory": _optimism_meta("LC-LUCB"),
+        "opt-ablation-fails": _m(
+            STAGEWISE,
+            'Ablation (a labelled extra, not the main verdict): optimism "fails if alpha_r is too small '
+            "relative to (1-r0)/(tau-c0)\" (digest §5.3); run with alpha_r = 1, below Lemma 18's condition.",
+            ("LC-LUCB (alpha_r = 1)",),
+            scale="any",
+        ),
+    },
+}
+
+for _key, _fn in STAGEWISE_CLAIM_SETS.items():
+    register_claims(_key, _fn, CLAIM_META[_key])

@@ -115,7 +115,15 @@ def safe_sets_figure(
     return fig
 
 
-@register_report_figure("safelucb-exploration")
+#: Report caption of the figure below, by file-name suffix.
+_CAPTIONS = {
+    "safe-sets": "The safe set estimated by Safe-LUCB after its exploration phase and at the end of one "
+    "run (dashed), against the true safe set (blue, shaded) inside the decision set D0; the star is the "
+    "optimal safe action.",
+}
+
+
+@register_report_figure("safelucb-exploration", captions=_CAPTIONS)
 def report_safe_sets(
     spec: Any, runs: Any, traces: dict[tuple[str, str], Any], out_dir: Any, slug: str
 ) -> list[str]:

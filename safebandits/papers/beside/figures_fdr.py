@@ -1,9 +1,8 @@
 """The report figures of the FDR-constrained classification experiments (Camilleri et al. 2022, Figs. 5-12).
 
-Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
-:mod:`safebandits.plotting.paper_figures` for ``fdr-adult``, ``fdr-german`` and ``fdr-halfcircle``):
-:func:`curves_figure`, accuracy, FDR, precision and recall against labels
-(:func:`~safebandits.experiments.fdr.mean_curves`) and the paper's trade-off view.
+Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered below for
+``fdr-adult``, ``fdr-german`` and ``fdr-halfcircle``): :func:`curves_figure`, accuracy, FDR, precision and
+recall against labels (:func:`~safebandits.papers.beside.fdr.mean_curves`) and the paper's trade-off view.
 """
 
 from __future__ import annotations
@@ -14,7 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.fdr import TICKS, mean_curves
+from safebandits.papers.beside.fdr import TICKS, mean_curves
+from safebandits.plotting.report import register_report_figure
 
 __all__ = ["curves_figure"]
 
@@ -69,3 +69,15 @@ def curves_figure(spec: Any, runs: pd.DataFrame, traces: Any, out_dir: Path, slu
     plt.close(fig)
     files.append(name)
     return files
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS = {
+    "metrics": "Accuracy, false discovery rate, precision and recall against the number of labels "
+    "queried, mean over {runs}; band: one standard error; dotted line: the FDR target.",
+    "tradeoff": "The trade-off of the two metrics as labels accumulate, mean over {runs}; numbers mark "
+    "the label counts.",
+}
+
+for _name in ("fdr-adult", "fdr-german", "fdr-halfcircle"):
+    register_report_figure(_name, captions=_CAPTIONS)(curves_figure)

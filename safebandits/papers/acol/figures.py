@@ -1,7 +1,7 @@
 """Figures of the driving experiments (Lindner et al. 2022, Figures 1, 4, 5 and 7).
 
-Report hooks (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
-:mod:`safebandits.plotting.paper_figures`):
+Report hooks (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered at the end
+of this module with ``register_report_figure``):
 
 - :func:`tuned_sweep_figure`: samples (median) and fraction correct of the tuned methods against the
   width multiplier, one column per scenario, ACOL's median as a dashed reference and a vertical line at
@@ -24,6 +24,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from safebandits.plotting.figures import method_style
+from safebandits.plotting.report import register_report_figure
 
 __all__ = ["robustness_figure", "solutions_figure", "tuned_sweep_figure"]
 
@@ -35,9 +36,9 @@ def _save(fig: Figure, path: Path) -> str:
 
 def tuned_sweep_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug: str) -> list[str]:
     """Samples and fraction correct against the width multiplier (one column per scenario)."""
-    from safebandits.experiments.acol import ADAPTIVE
-    from safebandits.experiments.claims_driving import correct_threshold, tuned_table
     from safebandits.experiments.results import ok_runs
+    from safebandits.papers.acol.claims_driving import correct_threshold, tuned_table
+    from safebandits.papers.acol.experiments import ADAPTIVE
 
     ok = ok_runs(runs)
     table = tuned_table(ok)
@@ -91,8 +92,8 @@ def robustness_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slu
     horizontal line."""
     from matplotlib.lines import Line2D
 
-    from safebandits.experiments.claims_driving import robustness_table
-    from safebandits.experiments.driving import SCENARIO_TITLES
+    from safebandits.papers.acol.claims_driving import robustness_table
+    from safebandits.papers.acol.driving import SCENARIO_TITLES
 
     table, _ = robustness_table(runs)
     if table.empty:
@@ -134,8 +135,8 @@ def robustness_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slu
 
 def solutions_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug: str) -> list[str]:
     """Figure 1: constrained and penalised (lambda tuned on the base scenario) solutions side by side."""
-    from safebandits.experiments.claims_driving import robustness_table
-    from safebandits.experiments.driving import SCENARIO_TITLES
+    from safebandits.papers.acol.claims_driving import robustness_table
+    from safebandits.papers.acol.driving import SCENARIO_TITLES
     from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
     from safebandits.problems.driving.render import policies_figure
 
@@ -166,3 +167,33 @@ def solutions_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug
         return []
     fig = policies_figure(items, DrivingConfig.preset(features), title=f"{spec.title}: solutions")
     return [_save(fig, out / f"{slug}-solutions.png")]
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS_TUNED = {
+    "tuned": "The five tuned methods against their width multiplier, one column per driving scenario, over "
+    "{runs}. Top: median samples to stop (log axis; dashed red: ACOL's median). Bottom: fraction correct "
+    "(runs that hit the budget count as not correct here). Dotted vertical line: the smallest multiplier "
+    "from which every tuned run is correct.",
+}
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS_ROBUSTNESS = {
+    "robustness": "Solutions of the penalised objective against the penalty lambda, one line per scenario "
+    "(one solver run per point). Left: reward of the solution (a ring marks a feasible solution); horizontal "
+    "lines: the constrained solution's reward, dashed for the authors' Wen & Topcu constrained CEM (the "
+    "paper's reference), dash-dot for the library's warm-polish solver (an extra row). Right: its "
+    "constraint value (symmetric-log axis; dotted: the threshold).",
+}
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS_SOLUTIONS = {
+    "solutions": "Top-down pictures of the solver's driving policies: road, lanes, the other cars (white) "
+    "and the agent (orange), fading towards the start.",
+}
+
+register_report_figure("acol-driving", captions=_CAPTIONS_TUNED)(tuned_sweep_figure)
+register_report_figure("acol-robustness", captions=_CAPTIONS_ROBUSTNESS)(robustness_figure)
+register_report_figure("acol-robustness", captions=_CAPTIONS_SOLUTIONS)(solutions_figure)

@@ -1,8 +1,8 @@
 """The report figure of the BESIDE experiments (Camilleri et al. 2022, Figure 4).
 
-Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
-:mod:`safebandits.plotting.paper_figures`): :func:`hard_loglog_figure`, median pulls against ``1 / eps``
-on instance I1, log-log, with the fitted slopes (:func:`~safebandits.experiments.beside.loglog_slope`).
+Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered below with
+``register_report_figure``): :func:`hard_loglog_figure`, median pulls against ``1 / eps`` on instance I1,
+log-log, with the fitted slopes (:func:`~safebandits.papers.beside.experiments.loglog_slope`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import Any
 
 import pandas as pd
 
-from safebandits.experiments.beside import loglog_slope
+from safebandits.papers.beside.experiments import loglog_slope
+from safebandits.plotting.report import register_report_figure
 
 __all__ = ["hard_loglog_figure"]
 
@@ -41,3 +42,12 @@ def hard_loglog_figure(spec: Any, runs: pd.DataFrame, traces: Any, out_dir: Path
     name = f"{slug}-loglog.png"
     fig.savefig(Path(out_dir) / name, dpi=110)
     return [name]
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS = {
+    "loglog": "Median total pulls against 1/eps on log-log axes, one line per method, over {runs}; the "
+    "legend gives each line's fitted slope.",
+}
+
+register_report_figure("beside-hard", captions=_CAPTIONS)(hard_loglog_figure)

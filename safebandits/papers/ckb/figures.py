@@ -1,10 +1,10 @@
 """The report figure of ``ckb-slack-horizons`` (Zhou & Ji 2022, Section 4; no paper figure).
 
-Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered in
-:mod:`safebandits.plotting.paper_figures`): :func:`slack_horizons_figure`, the mean over runs of
+Report hook (``f(spec, runs, traces, out_dir, slug) -> [file names]``, registered below with
+``register_report_figure``): :func:`slack_horizons_figure`, the mean over runs of
 ``[R+(T)]_+`` against the horizon ``T`` on log-log axes, one line per method with its fitted slope, and the
 bound's order ``sqrt(T) (ln T)^2`` (scaled to the slack line's first point) with its slope, which is the
-claim's threshold (:func:`~safebandits.experiments.claims_ckb.horizon_bound_slope`).
+claim's threshold (:func:`~safebandits.papers.ckb.claims.horizon_bound_slope`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claims_ckb import SLACK_LOG_POWER, horizon_bound_slope
+from safebandits.papers.ckb.claims import SLACK_LOG_POWER, horizon_bound_slope
+from safebandits.plotting.report import register_report_figure
 
 __all__ = ["slack_horizons_figure"]
 
@@ -56,3 +57,13 @@ def slack_horizons_figure(spec: Any, runs: pd.DataFrame, traces: Any, out_dir: P
     name = f"{slug}-horizons.png"
     fig.savefig(Path(out_dir) / name, dpi=110)
     return [name]
+
+
+#: Report captions of the figures above, by file-name suffix.
+_CAPTIONS = {
+    "horizons": "Mean over {runs} of the positive part of the stronger regret R+(T) against the horizon T "
+    "(separate runs per T), log-log, one line per method with its fitted slope; dashed: the bound's order "
+    "sqrt(T) (ln T)^2 through the first point, whose slope is the claim's threshold.",
+}
+
+register_report_figure("ckb-slack-horizons", captions=_CAPTIONS)(slack_horizons_figure)

@@ -1,0 +1,163 @@
+"""Paper packages: discovered by entry point, registering their experiments, claims and figures (issue 19).
+
+The engine holds no list of papers. A paper package (``safebandits.papers.acol`` and its siblings, or any
+third-party package) is named in the entry-point group :data:`ENTRY_POINT_GROUP` of its distribution::
+
+    [project.entry-points."safebandits.papers"]
+    mypaper = "mypackage.mypaper"
+
+Importing the package registers its experiments (:func:`~safebandits.experiments.spec.register_experiment`)
+and declares, with :func:`register_paper`, the modules that hold its claims and its report figures. Those are
+imported only when needed: claims when a claim set or its metadata is read (:func:`load_claims`), figures
+when the report draws (``safebandits.plotting.report``). A claims module registers each claim set with
+:func:`register_claims` (the check function and its :class:`~safebandits.experiments.claims_meta.ClaimMeta`
+by claim id); a figures module registers with ``safebandits.plotting.report.register_report_figure``.
+
+The engine never imports a paper by name: with no paper installed it still runs experiments registered
+otherwise (``register_experiment``, ``SAFEBANDITS_PLUGINS``). A paper whose entry point or declared module
+fails to import is a :class:`~safebandits.exceptions.ConfigError` naming it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any
+
+from safebandits.exceptions import ConfigError
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PaperInfo",
+    "claim_sets",
+    "figure_modules",
+    "list_papers",
+    "load_claims",
+    "load_papers",
+    "register_claims",
+    "register_paper",
+]
+
+#: The entry-point group the engine reads paper packages from.
+ENTRY_POINT_GROUP = "safebandits.papers"
+
+
+@dataclass(frozen=True)
+class PaperInfo:
+    """One registered paper package.
+
+    Parameters
+    ----------
+    name : str
+        The paper's short name (``"acol"``).
+    module : str
+        The package that registered it.
+    claims : tuple of str
+        Modules that register its claim sets on import.
+    figures : tuple of str
+        Modules that register its report figures on import (they may import matplotlib).
+    """
+
+    name: str
+    module: str
+    claims: tuple[str, ...] = ()
+    figures: tuple[str, ...] = ()
+
+
+_PAPERS: dict[str, PaperInfo] = {}
+_CLAIM_SETS: dict[str, Callable[..., list[dict[str, Any]]]] = {}
+_LOADED = False
+_CLAIMS_LOADED: set[str] = set()
+
+
+def register_paper(
+    name: str, module: str, *, claims: Iterable[str] = (), figures: Iterable[str] = ()
+) -> PaperInfo:
+    """Declare paper ``name`` (called by its package on import): where its claims and figures live."""
+    if not isinstance(name, str) or not name:
+        raise ConfigError(
+            f"The 'name' parameter of register_paper must be a non-empty str. Got {name!r} instead."
+        )
+    info = PaperInfo(name, module, tuple(claims), tuple(figures))
+    old = _PAPERS.get(name)
+    if old is not None and old != info:
+        raise ConfigError(f"Paper {name!r} is registered twice ({old.module} and {module}).")
+    _PAPERS[name] = info
+    return info
+
+
+def _import(module: str, what: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except Exception as exc:  # (any failure of third-party code: reported with its origin)
+        raise ConfigError(f"{what} failed to import: {type(exc).__name__}: {exc}") from exc
+
+
+def load_papers() -> dict[str, PaperInfo]:
+    """Import every paper package of the entry-point group once; the registered papers by name."""
+    global _LOADED
+    if not _LOADED:
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            try:
+                ep.load()
+            except Exception as exc:
+                raise ConfigError(
+                    f"The paper package {ep.name!r} (entry point {ep.value!r} of group "
+                    f"{ENTRY_POINT_GROUP!r}) failed to import: {type(exc).__name__}: {exc}"
+                ) from exc
+        _LOADED = True
+    return dict(_PAPERS)
+
+
+def list_papers() -> dict[str, PaperInfo]:
+    """The registered paper packages by name (loading the entry points)."""
+    return dict(sorted(load_papers().items()))
+
+
+def load_claims() -> None:
+    """Import the claims modules of every paper (each registers its claim sets and their metadata)."""
+    for info in load_papers().values():
+        for module in info.claims:
+            if module not in _CLAIMS_LOADED:
+                _import(module, f"The claims module {module!r} of paper {info.name!r}")
+                _CLAIMS_LOADED.add(module)
+
+
+def figure_modules() -> tuple[str, ...]:
+    """The modules holding the papers' report figures (imported by the report, never by the engine)."""
+    return tuple(m for info in load_papers().values() for m in info.figures)
+
+
+def register_claims(
+    key: str,
+    fn: Callable[..., list[dict[str, Any]]],
+    meta: Mapping[str, Any] | None = None,
+    *,
+    replace: bool = False,
+) -> Callable[..., list[dict[str, Any]]]:
+    """Register the claim set ``key`` (an ``ExperimentSpec.claims`` value): its check and claim metadata.
+
+    ``fn(df)`` returns the claim records of one experiment's runs; ``meta`` maps claim ids to
+    :class:`~safebandits.experiments.claims_meta.ClaimMeta` (stored in ``claims_meta.CLAIM_META``).
+    """
+    from safebandits.experiments.claims_meta import CLAIM_META, ClaimMeta
+
+    if not callable(fn):
+        raise ConfigError(f"The 'fn' parameter of register_claims must be callable. Got {fn!r} instead.")
+    if key in _CLAIM_SETS and _CLAIM_SETS[key] is not fn and not replace:
+        raise ConfigError(f"Claim set {key!r} is already registered.")
+    bad = [cid for cid, m in (meta or {}).items() if not isinstance(m, ClaimMeta)]
+    if bad:
+        raise ConfigError(f"The metadata of claim(s) {bad} of claim set {key!r} must be ClaimMeta objects.")
+    _CLAIM_SETS[key] = fn
+    if meta is not None:
+        CLAIM_META[key] = dict(meta)
+    return fn
+
+
+def claim_sets() -> dict[str, Callable[..., list[dict[str, Any]]]]:
+    """Every registered claim set by key (the papers' claims modules loaded first)."""
+    load_claims()
+    return dict(_CLAIM_SETS)

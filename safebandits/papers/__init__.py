@@ -1,0 +1,1 @@
+"""The papers' content: one package per paper (its experiments, claims and report figures)."""

@@ -1,0 +1,18 @@
+"""Lindner et al. 2022 (ACOL) and the driving simulator: experiments, claims and report figures.
+
+Discovered by the engine through the ``safebandits.papers`` entry point (pyproject.toml). Importing the
+package registers its experiments; its claims and figures modules are imported when needed.
+"""
+
+from safebandits.experiments.papers import register_paper
+from safebandits.papers.acol import driving, experiments  # noqa: F401  (registers the experiments)
+
+register_paper(
+    "acol",
+    __name__,
+    claims=(
+        "safebandits.papers.acol.claims",
+        "safebandits.papers.acol.claims_driving",
+    ),
+    figures=("safebandits.papers.acol.figures",),
+)

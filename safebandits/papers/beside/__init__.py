@@ -1,0 +1,21 @@
+"""Camilleri et al. 2022 (BESIDE) and FDR-constrained classification: experiments, claims, figures.
+
+Discovered by the engine through the ``safebandits.papers`` entry point (pyproject.toml). Importing the
+package registers its experiments; its claims and figures modules are imported when needed.
+"""
+
+from safebandits.experiments.papers import register_paper
+from safebandits.papers.beside import experiments, fdr  # noqa: F401  (registers the experiments)
+
+register_paper(
+    "beside",
+    __name__,
+    claims=(
+        "safebandits.papers.beside.claims",
+        "safebandits.papers.beside.claims_fdr",
+    ),
+    figures=(
+        "safebandits.papers.beside.figures",
+        "safebandits.papers.beside.figures_fdr",
+    ),
+)

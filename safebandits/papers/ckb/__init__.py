@@ -1,0 +1,12 @@
+"""Zhou & Ji 2022 (CKB): experiments, claims and report figures.
+
+Discovered by the engine through the ``safebandits.papers`` entry point (pyproject.toml). Importing the
+package registers its experiments; its claims and figures modules are imported when needed.
+"""
+
+from safebandits.experiments.papers import register_paper
+from safebandits.papers.ckb import experiments  # noqa: F401  (registers the experiments)
+
+register_paper(
+    "ckb", __name__, claims=("safebandits.papers.ckb.claims",), figures=("safebandits.papers.ckb.figures",)
+)

@@ -1,0 +1,15 @@
+"""Amani et al. 2019 (Safe-LUCB): experiments, claims and report figures.
+
+Discovered by the engine through the ``safebandits.papers`` entry point (pyproject.toml). Importing the
+package registers its experiments; its claims and figures modules are imported when needed.
+"""
+
+from safebandits.experiments.papers import register_paper
+from safebandits.papers.safe_lucb import experiments  # noqa: F401  (registers the experiments)
+
+register_paper(
+    "safe_lucb",
+    __name__,
+    claims=("safebandits.papers.safe_lucb.claims",),
+    figures=("safebandits.papers.safe_lucb.figures",),
+)

@@ -1,0 +1,10 @@
+"""Pacchiano et al. (stage-wise constraints): experiments and claims.
+
+Discovered by the engine through the ``safebandits.papers`` entry point (pyproject.toml). Importing the
+package registers its experiments; its claims and figures modules are imported when needed.
+"""
+
+from safebandits.experiments.papers import register_paper
+from safebandits.papers.stagewise import experiments  # noqa: F401  (registers the experiments)
+
+register_paper("stagewise", __name__, claims=("safebandits.papers.stagewise.claims",), figures=())
