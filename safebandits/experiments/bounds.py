@@ -37,6 +37,11 @@ _REGRET_FAMILIES: dict[str, tuple[str, ...]] = {
     "KernelInstance": ("ckb-ucb",),
 }
 
+#: A learner's settings tried, in order, when its default refuses an instance: Safe-LUCB's default
+#: exploration length T_Delta needs a positive safety gap; on a zero-gap instance (Theorem 3) the bounds
+#: are those of T' = T_0.
+_FALLBACK_CONFIGS: dict[str, tuple[dict[str, Any], ...]] = {"safe-lucb": ({"t_prime": "t0"},)}
+
 #: One line naming the kinds of problem that have bounds.
 BOUND_KINDS = (
     "bounds exist for constrained best-arm identification (acol/*), transductive designs (beside/*), "
@@ -82,13 +87,19 @@ def regret_bounds(name: str, instance: Any, *, delta: float | None = None) -> di
         fields = {f.name for f in dataclasses.fields(entry.cls.config_cls)}
         config = {"delta": delta} if delta is not None and "delta" in fields else {}
         info = instance.privileged_info() if entry.privileged else instance.public_info()
-        try:
-            learner = make_learner(alg, info, np.random.default_rng(0), config)
-        except ConfigError as exc:  # (e.g. OPB needs a K-armed problem; OPLB a linear one)
-            refusals.append(f"{alg}: {exc}")
+        learner = None
+        for extra in ({}, *_FALLBACK_CONFIGS.get(alg, ())):
+            try:
+                learner = make_learner(alg, info, np.random.default_rng(0), {**config, **extra})
+                break
+            except ConfigError as exc:  # (e.g. OPB needs a K-armed problem; OPLB a linear one)
+                if not extra:
+                    refusals.append(f"{alg}: {exc}")
+        if learner is None:
             continue
         values = dict(learner.diagnostics()) if hasattr(learner, "diagnostics") else {}
-        out[alg] = {"delta": getattr(learner.config, "delta", None), **_scalars(values)}
+        settings = {"settings": extra} if extra else {}  # the fallback that was accepted
+        out[alg] = {"delta": getattr(learner.config, "delta", None), **settings, **_scalars(values)}
     if not any(alg in out for alg in _REGRET_FAMILIES[kind]):
         raise ConfigError(f"No learner of {name!r}'s paper accepts it: {'; '.join(refusals)}")
     return out
