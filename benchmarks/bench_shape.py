@@ -50,7 +50,13 @@ ROOT = Path(__file__).resolve().parents[1]
 FAMILIES = {
     "G-ACOL": ("g-acol", "pure", "acol/unit-sphere", {"n_arms": 10, "d": 10}, {}),
     "LC-LUCB": ("lc-lucb", "regret", "stagewise/cyclic", {"d": 10, "tau": 0.5}, {}),
-    "Safe-LUCB": ("safe-lucb", "regret", "safelucb/karm", {"K": 10, "d": 10}, {"t_prime": 100}),
+    "Safe-LUCB": (
+        "safe-lucb",
+        "regret",
+        "safelucb/karm",
+        {"K": 10, "d": 10, "condition": "margin"},
+        {"t_prime": 100},
+    ),
     "OPB": ("opb", "regret", "stagewise/random-mab", {"K": 10, "tau": 0.5}, {}),
 }
 TARGET_ASK_TELL_US = 5.0

@@ -45,7 +45,7 @@ def convex(kind="ball", d=2, horizon=2000, c=0.3, seed=0):
 
 
 def karm(seed=0, horizon=3000):
-    return make_instance("safelucb/karm", np.random.default_rng(seed), T=horizon)
+    return make_instance("safelucb/karm", np.random.default_rng(seed), T=horizon, condition="margin")
 
 
 def learner(inst, name="safe-lucb", seed=0, **cfg):
