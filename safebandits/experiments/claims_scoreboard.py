@@ -18,10 +18,14 @@ from typing import Any
 
 import pandas as pd
 
+from safebandits.exceptions import SafeBanditsError
+
 __all__ = [
     "SCOREBOARD_COLUMNS",
     "coverage_markdown",
+    "expected_runs",
     "key_numbers",
+    "mark_incomplete",
     "scoreboard_frame",
     "scoreboard_markdown",
     "wall_times",
@@ -121,6 +125,33 @@ def wall_times(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def expected_runs(spec: Any, scale: str) -> int | None:
+    """How many runs the experiment ``spec`` has at ``scale`` (``None`` if it cannot be expanded here)."""
+    from safebandits.experiments.spec import expand
+
+    try:
+        return len(expand(spec, scale))
+    except SafeBanditsError:
+        return None
+
+
+def mark_incomplete(claim: dict[str, Any], stored: int, expected: int, scale: str) -> dict[str, Any]:
+    """A claim read on fewer runs than its scale has cannot decide: a pass or fail becomes inconclusive
+    (what the runs present read is kept in ``raw_verdict``); "not run" stays."""
+    if claim.get("verdict") not in ("pass", "fail"):
+        return claim
+    why = (
+        f"incomplete: {stored} of the {expected} runs of the {scale} scale are stored "
+        f"(reads {claim['verdict']})"
+    )
+    reason = "; ".join(x for x in (why, claim.get("reason", "")) if x)
+    return {**claim, "verdict": "inconclusive", "passed": False, "reason": reason}
+
+
+def _of(expected: Any) -> str:
+    return f" of {int(expected)}" if expected is not None and pd.notna(expected) else ""
+
+
 def _commit() -> str:
     try:
         here = Path(__file__).resolve().parent
@@ -194,15 +225,20 @@ def scoreboard_markdown(
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     specs = list_experiments()
     claims: list[dict[str, Any]] = []
+    expected: dict[tuple[str, str], int | None] = {}
     for (experiment, scale), group in df.groupby(["experiment", "scale"], sort=True):
         spec = specs.get(experiment)
         if spec is None or not spec.claims:
             continue
-        claims.extend(
-            {"experiment": experiment, "scale": scale, **c} for c in check_claims(group, spec.claims)
-        )
+        n_expected = expected[(experiment, scale)] = expected_runs(spec, str(scale))
+        records = check_claims(group, spec.claims)
+        if n_expected is not None and len(group) < n_expected:
+            records = [mark_incomplete(c, len(group), n_expected, str(scale)) for c in records]
+        claims.extend({"experiment": experiment, "scale": scale, **c} for c in records)
     board = scoreboard_frame(claims)
     times = wall_times(df) if not df.empty else pd.DataFrame()
+    if not times.empty:
+        times["expected"] = [expected.get((e, s)) for e, s in zip(times["experiment"], times["scale"])]
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     counts = Counter(zip(board["scale"], board["verdict"]))
     lines = [
@@ -220,11 +256,12 @@ def scoreboard_markdown(
         "",
         "## Wall time per experiment",
         "",
-        "| experiment | scale | runs | failed | wall s (timestamps) | sum of run wall s |",
+        "| experiment | scale | runs (of the scale's) | failed | wall s (timestamps) | sum of run wall s |",
         "|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r.experiment} | {r.scale} | {r.runs} | {r.failed} | {r.wall_s:.0f} | {r.sum_run_wall_s:.0f} |"
+        f"| {r.experiment} | {r.scale} | {r.runs}{_of(getattr(r, 'expected', None))} | {r.failed} | "
+        f"{r.wall_s:.0f} | {r.sum_run_wall_s:.0f} |"
         for r in times.itertuples()
     ]
     for paper, part in board.groupby("paper", sort=True):

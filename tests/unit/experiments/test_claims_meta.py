@@ -199,7 +199,8 @@ def test_beside_slope_bands_do_not_overlap(beside, xy, passed):
     assert c["passed"] is passed
 
 
-def test_scoreboard_page_from_a_results_dir(tmp_path):
+def test_scoreboard_page_from_a_results_dir(tmp_path, monkeypatch):
+    from safebandits.experiments import claims_scoreboard
     from safebandits.experiments.claims_scoreboard import scoreboard_markdown
     from safebandits.experiments.store import ResultsStore
 
@@ -211,11 +212,20 @@ def test_scoreboard_page_from_a_results_dir(tmp_path):
             store.write(
                 {"pk": f"{key}#h", "run_key": key, "config_hash": "h", "wall_s": 0.5, "timestamp": ts, **row}
             )
+    from safebandits.experiments.spec import expand, get_experiment
+
+    n_paper = len(expand(get_experiment("stagewise-ball"), "paper"))
     page = scoreboard_markdown(tmp_path, commit="abc1234")
     assert "commit `abc1234`" in page and "paper scale decides" in page
-    assert "| stagewise-ball | paper | 6 | 0 | 6 | 3 |" in page  # 5 s of timestamps + the first run's 0.5 s
-    assert "`e2-vs-safe-lts` | **NOT RUN**" in page and "`e2-safety` | **PASS**" in page
+    # 5 s of timestamps + the first run's 0.5 s; 6 of the scale's runs stored
+    assert f"| stagewise-ball | paper | 6 of {n_paper} | 0 | 6 | 3 |" in page
+    assert "`e2-vs-safe-lts` | **NOT RUN**" in page
+    # a claim read on an incomplete paper-scale store cannot decide
+    assert "`e2-safety` | **INCONCLUSIVE**" in page and f"incomplete: 6 of the {n_paper} runs" in page
     assert "Section-5 claims no experiment evaluates yet" in page and "benchmark = measured" in page
+    monkeypatch.setattr(claims_scoreboard, "expected_runs", lambda spec, scale: 6)
+    complete = scoreboard_markdown(tmp_path, commit="abc1234")
+    assert "`e2-safety` | **PASS**" in complete and "| 6 of 6 |" in complete
 
 
 def test_robustness_claims_are_never_passed_vacuously():
