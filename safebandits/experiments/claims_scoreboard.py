@@ -125,31 +125,36 @@ def wall_times(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def expected_runs(spec: Any, scale: str) -> int | None:
-    """How many runs the experiment ``spec`` has at ``scale`` (``None`` if it cannot be expanded here)."""
+def expected_runs(spec: Any, scale: str) -> set[str] | None:
+    """The store keys of the runs the experiment ``spec`` has at ``scale`` with today's defaults (a run
+    stored under another configuration, e.g. with ``--set`` or an older default, is not one of them);
+    ``None`` if the experiment cannot be expanded here."""
     from safebandits.experiments.spec import expand
 
     try:
-        return len(expand(spec, scale))
+        return {task.pk for task in expand(spec, scale)}
     except SafeBanditsError:
         return None
 
 
 def mark_incomplete(claim: dict[str, Any], stored: int, expected: int, scale: str) -> dict[str, Any]:
-    """A claim read on fewer runs than its scale has cannot decide: a pass or fail becomes inconclusive
-    (what the runs present read is kept in ``raw_verdict``); "not run" stays."""
+    """A claim read without every run of its scale (with today's defaults) cannot decide: a pass or fail
+    becomes inconclusive (what the runs present read is kept in ``raw_verdict``); "not run" stays."""
     if claim.get("verdict") not in ("pass", "fail"):
         return claim
     why = (
-        f"incomplete: {stored} of the {expected} runs of the {scale} scale are stored "
+        f"incomplete: {stored} of the {expected} runs of the {scale} scale (today's defaults) are stored "
         f"(reads {claim['verdict']})"
     )
     reason = "; ".join(x for x in (why, claim.get("reason", "")) if x)
     return {**claim, "verdict": "inconclusive", "passed": False, "reason": reason}
 
 
-def _of(expected: Any) -> str:
-    return f" of {int(expected)}" if expected is not None and pd.notna(expected) else ""
+def _of(counts: Any) -> str:
+    """`` (n of N)``: how many of the scale's runs (today's defaults) the stored runs include."""
+    if not isinstance(counts, tuple):
+        return ""
+    return f" ({counts[0]} of {counts[1]})"
 
 
 def _commit() -> str:
@@ -230,10 +235,13 @@ def scoreboard_markdown(
         spec = specs.get(experiment)
         if spec is None or not spec.claims:
             continue
-        n_expected = expected[(experiment, scale)] = expected_runs(spec, str(scale))
+        keys = expected_runs(spec, str(scale))
         records = check_claims(group, spec.claims)
-        if n_expected is not None and len(group) < n_expected:
-            records = [mark_incomplete(c, len(group), n_expected, str(scale)) for c in records]
+        if keys is not None:
+            n_stored = int(group["pk"].isin(keys).sum())
+            expected[(experiment, scale)] = (n_stored, len(keys))
+            if n_stored < len(keys):
+                records = [mark_incomplete(c, n_stored, len(keys), str(scale)) for c in records]
         claims.extend({"experiment": experiment, "scale": scale, **c} for c in records)
     board = scoreboard_frame(claims)
     times = wall_times(df) if not df.empty else pd.DataFrame()
@@ -256,7 +264,8 @@ def scoreboard_markdown(
         "",
         "## Wall time per experiment",
         "",
-        "| experiment | scale | runs (of the scale's) | failed | wall s (timestamps) | sum of run wall s |",
+        "| experiment | scale | runs stored (of the scale's runs) | failed | wall s (timestamps) | "
+        "sum of run wall s |",
         "|---|---|---|---|---|---|",
     ]
     lines += [

@@ -217,15 +217,16 @@ def test_scoreboard_page_from_a_results_dir(tmp_path, monkeypatch):
     n_paper = len(expand(get_experiment("stagewise-ball"), "paper"))
     page = scoreboard_markdown(tmp_path, commit="abc1234")
     assert "commit `abc1234`" in page and "paper scale decides" in page
-    # 5 s of timestamps + the first run's 0.5 s; 6 of the scale's runs stored
-    assert f"| stagewise-ball | paper | 6 of {n_paper} | 0 | 6 | 3 |" in page
+    # 5 s of timestamps + the first run's 0.5 s; none of the 6 stored runs is one of the scale's runs
+    assert f"| stagewise-ball | paper | 6 (0 of {n_paper}) | 0 | 6 | 3 |" in page
     assert "`e2-vs-safe-lts` | **NOT RUN**" in page
     # a claim read on an incomplete paper-scale store cannot decide
-    assert "`e2-safety` | **INCONCLUSIVE**" in page and f"incomplete: 6 of the {n_paper} runs" in page
+    assert "`e2-safety` | **INCONCLUSIVE**" in page and f"incomplete: 0 of the {n_paper} runs" in page
     assert "Section-5 claims no experiment evaluates yet" in page and "benchmark = measured" in page
-    monkeypatch.setattr(claims_scoreboard, "expected_runs", lambda spec, scale: 6)
+    stored = {f"0/{r['sweep.value']}/{r['label']}/{r['replicate']}#h" for r in df.to_dict(orient="records")}
+    monkeypatch.setattr(claims_scoreboard, "expected_runs", lambda spec, scale: stored)
     complete = scoreboard_markdown(tmp_path, commit="abc1234")
-    assert "`e2-safety` | **PASS**" in complete and "| 6 of 6 |" in complete
+    assert "`e2-safety` | **PASS**" in complete and "| 6 (6 of 6) |" in complete
 
 
 def test_robustness_claims_are_never_passed_vacuously():
