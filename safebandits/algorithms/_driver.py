@@ -1,0 +1,97 @@
+"""The one compiled simulation driver: ask -> observe -> tell with a learner's kernels and the noise model.
+
+Every compiled simulation (``simulate`` of :class:`~safebandits.algorithms.base.BaseLearner`) is the same
+loop over the rows of the environment's standard variates::
+
+    j = start
+    while j < stop:
+        if not select(st, j):          # the learner's choice for round j (False: stop here, e.g. a buffer
+            break                      #   of learner random numbers ran out; the caller refills, resumes)
+        mu = means(st, env, j)         # true means of the played action's outputs (reward, then costs)
+        y[k] = observe_code(env.noise_code, env.sigma, mu[k], variates[j, k])   # the one noise model
+        update(st, j, y)               # the learner's update with the observation
+        j += 1
+    return j
+
+``st`` is the learner's typed run state (a NamedTuple of its numerical state and the output buffers of the
+block), ``env`` a typed environment record with ``noise_code`` and ``sigma`` (and what ``means`` reads).
+:func:`make_driver` builds this loop, compiled, for one learner's three kernels: a specialisation per
+learner, so that numba inlines the kernels (no call through a function pointer, no slower than a
+hand-written loop) and caches it on disk like any other kernel (a loop taking the kernels as first-class
+arguments, or a closure over them, is recompiled in every process).
+
+The cached specialisation is keyed by the learner's module file (its numba cache follows that file) and
+by a checksum of the loop's source below, so a change of either invalidates it.
+"""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+
+from safebandits.problems.noise import observe_code
+
+__all__ = ["make_driver"]
+
+_LOOP = '''
+def {name}(st, env, variates, rows):
+    j, stop = rows
+    y = np.empty(variates.shape[1])
+    while j < stop:
+        if not _select(st, j):
+            break
+        mu = _means(st, env, j)
+        for k in range(y.shape[0]):
+            y[k] = observe_code(env.noise_code, env.sigma, mu[k], variates[j, k])
+        _update(st, j, y)
+        j += 1
+    return j
+'''
+
+_CHECKSUM = f"{zlib.crc32(_LOOP.encode()):08x}"
+
+
+def make_driver(name: str, select: Any, means: Any, update: Any, module: str) -> Callable[..., int]:
+    """The compiled driver over one learner's kernels: ``driver(st, env, variates, (start, stop)) -> j``.
+
+    Parameters
+    ----------
+    name : str
+        Name of the driver in ``module`` (unique there).
+    select : compiled ``(st, j) -> bool``
+        The learner's choice for round ``j``, written into ``st`` (and its output buffers); ``False``
+        stops the loop before round ``j`` (nothing consumed).
+    means : compiled ``(st, env, j) -> 1-D array``
+        True means of the outputs of the action chosen for round ``j`` (one per variate column).
+    update : compiled ``(st, j, y)``
+        The learner's update with the observation ``y`` of round ``j``.
+    module : str
+        ``__name__`` of the learner's module: the driver's numba cache lives with that file.
+
+    Returns
+    -------
+    The compiled loop; it returns the first variate row not played.
+    """
+    namespace: dict[str, Any] = {
+        "_select": select,
+        "_means": means,
+        "_update": update,
+        "observe_code": observe_code,
+        "np": np,
+        "__name__": module,
+    }
+    source_file = sys.modules[module].__file__
+    exec(compile(_LOOP.format(name=name), source_file or "<driver>", "exec"), namespace)
+    fn = namespace[name]
+    fn.__module__ = module
+    fn.__qualname__ = f"{name}_{_CHECKSUM}"  # (the cache index: a new one when the loop changes)
+    fn.__doc__ = (
+        f"Compiled driver (:func:`safebandits.algorithms._driver.make_driver`) over "
+        f"{select.__name__} / {means.__name__} / {update.__name__}."
+    )
+    return numba.njit(cache=True)(fn)
