@@ -1,0 +1,203 @@
+"""Uniform exploration: play the vertices of a stage-wise problem in turn, ignoring the constraints.
+
+The unsafe reference of the stage-wise family (no guarantee): round ``t`` (from 0) plays vertex
+``(first_arm + t) mod n`` of ``info.arms``, whatever its cost, and keeps the per-vertex counts and sums of
+the observations (``diagnostics()``: the empirical means). Its regret is linear and it violates every
+constraint that a vertex violates; it is the floor a safe learner's exploration is measured against.
+
+It is also the worked example of ``docs/user_guide/writing_a_learner.md``: one module with the config, a
+typed state (:class:`UniformState`), the per-round kernels in the shape of the shared compiled driver
+(:func:`uniform_select`, :func:`~safebandits.algorithms.regret.lc_lucb.point_means`,
+:func:`uniform_update`) and the learner class, a thin ask / tell adapter over the same kernels; its
+``simulate`` is the shared driver over them (:func:`~safebandits.algorithms._driver.make_driver`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+
+from safebandits._numba import bind_kernel
+from safebandits._validation import check_array, check_int
+from safebandits.algorithms._driver import make_driver
+from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret.lc_lucb import point_means
+from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.records import PlayedBlock
+from safebandits.types import Decision, Observation
+
+__all__ = [
+    "UniformExploration",
+    "UniformExplorationConfig",
+    "UniformRun",
+    "UniformState",
+    "uniform_rounds",
+    "uniform_select",
+    "uniform_update",
+]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class UniformExplorationConfig(LearnerConfig):
+    """Configuration of :class:`UniformExploration`.
+
+    Parameters
+    ----------
+    first_arm : int >= 0, default 0
+        Vertex of the first round (taken modulo the number of vertices).
+    """
+
+    first_arm: int = 0
+
+    def __post_init__(self) -> None:
+        check_int(self.first_arm, "first_arm", low=0, owner=type(self).__name__)
+
+
+class UniformState(NamedTuple):
+    """The learner's numerical state: the vertices ``arms`` (n, d), the rounds played ``t`` (one int64),
+    the per-vertex ``counts`` (n,), ``reward_sums`` (n,) and ``cost_sums`` (n, m)."""
+
+    arms: np.ndarray
+    t: np.ndarray
+    counts: np.ndarray
+    reward_sums: np.ndarray
+    cost_sums: np.ndarray
+
+
+class UniformRun(NamedTuple):
+    """A block of rounds: the state, the vertex of each round (``played``) and its point (``points``)."""
+
+    st: UniformState
+    played: np.ndarray
+    points: np.ndarray
+
+
+@numba.njit(cache=True)
+def uniform_select(run, j):
+    """Round ``j``'s vertex, ``t mod n``, into ``run.played[j]`` and ``run.points[j]``; never stops."""
+    st = run.st
+    arm = st.t[0] % st.arms.shape[0]
+    st.t[0] += 1
+    run.played[j] = arm
+    for k in range(st.arms.shape[1]):
+        run.points[j, k] = st.arms[arm, k]
+    return True
+
+
+@numba.njit(cache=True)
+def uniform_update(run, j, y):
+    """Counts and sums of round ``j``'s vertex with its observation ``y`` (reward, then the costs)."""
+    st = run.st
+    arm = run.played[j]
+    st.counts[arm] += 1
+    st.reward_sums[arm] += y[0]
+    for i in range(st.cost_sums.shape[1]):
+        st.cost_sums[arm, i] += y[1 + i]
+
+
+#: The shared driver over the three kernels: ``uniform_rounds(run, env, variates, (start, stop)) -> stop``.
+uniform_rounds = make_driver("uniform_rounds", uniform_select, point_means, uniform_update, __name__)
+
+
+class _Feedback(NamedTuple):
+    params: np.ndarray
+    noise_code: int
+    sigma: float
+
+
+@register_algorithm(
+    "uniform-exploration",
+    task="regret",
+    info=("stagewise", "k-armed"),
+    guarantee="none",
+    description="Uniform exploration: the vertices in turn, constraints ignored (the unsafe reference; "
+    "the worked example of the learner guide).",
+)
+class UniformExploration(BaseLearner):
+    """Play the vertices of a stage-wise problem in turn (module docstring); no safety guarantee.
+
+    Parameters
+    ----------
+    config : UniformExplorationConfig
+    info : StagewiseInfo
+        ``arms`` (the vertices) and ``threshold`` (the number of constraints) are read.
+    rng : numpy.random.Generator
+        Unused (the learner is deterministic).
+    """
+
+    config_cls = UniformExplorationConfig
+    setting = "round"
+
+    def __init__(self, config: UniformExplorationConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        owner = type(self).__name__
+        arms = check_array(getattr(info, "arms", None), "info.arms", ndim=2, min_rows=1, owner=owner)
+        m = int(np.atleast_1d(getattr(info, "threshold", np.zeros(1))).shape[0])
+        n = arms.shape[0]
+        #: The typed state the kernels act on in place (never rebound).
+        self.state = UniformState(
+            arms=np.ascontiguousarray(arms, dtype=np.float64),
+            t=np.array([config.first_arm % n], dtype=np.int64),
+            counts=np.zeros(n, dtype=np.int64),
+            reward_sums=np.zeros(n),
+            cost_sums=np.zeros((n, m)),
+        )
+        # the ask / tell adapter: a one-round run over the same kernels
+        self._one = UniformRun(self.state, np.zeros(1, dtype=np.int64), np.zeros((1, arms.shape[1])))
+        self._y = np.zeros(1 + m)
+        self._select = bind_kernel(uniform_select, (self._one, 0))
+        self._update = bind_kernel(uniform_update, (self._one, 0, self._y))
+
+    def _ask(self, context: Any) -> Decision:
+        if context is not None:
+            raise ConfigError(f"{type(self).__name__} plays the vertices of its problem; pass no context.")
+        self._select(self._one, 0)
+        return Decision(arm=int(self._one.played[0]))
+
+    def cancel(self) -> None:
+        """Withdraw the pending decision; the next ``ask`` returns the same vertex."""
+        super().cancel()
+        self.state.t[0] -= 1
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        if not isinstance(observation, Observation) or observation.reward is None:
+            raise ProtocolError(f"{type(self).__name__} must be told an Observation with reward and costs.")
+        y = self._y
+        y[0] = observation.reward
+        if y.shape[0] > 1:
+            y[1:] = np.asarray(observation.constraints, dtype=np.float64).reshape(-1)
+        self._update(self._one, 0, y)
+
+    def simulate(self, env: Any, n: int) -> PlayedBlock:
+        """``n`` rounds in the shared compiled driver (same trajectory as ask / ``env.play`` / tell)."""
+        if self._pending is not None:
+            raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
+        n = check_int(n, "n", low=0)
+        params = np.ascontiguousarray(env.params, dtype=np.float64)
+        code = int(getattr(env.noise, "code", -1))
+        if params.shape != (self.state.arms.shape[1], self._y.shape[0]) or code not in (0, 1, 2):
+            raise ConfigError(
+                f"{type(self).__name__}.simulate needs a LinearFeedbackEnvironment of its problem."
+            )
+        feedback = _Feedback(params, code, float(getattr(env.noise, "sigma", 0.0)))
+        variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
+        run = UniformRun(self.state, np.zeros(n, dtype=np.int64), np.empty((n, self.state.arms.shape[1])))
+        uniform_rounds(run, feedback, variates, (0, n))
+        self.n_samples += n
+        env.n_samples += n
+        return PlayedBlock(run.points)
+
+    def diagnostics(self) -> dict[str, Any]:
+        """Empirical mean reward and costs of each vertex (NaN: never played)."""
+        st = self.state
+        with np.errstate(invalid="ignore", divide="ignore"):
+            counts = st.counts.astype(np.float64)
+            return {
+                "counts": st.counts.tolist(),
+                "mean_reward": (st.reward_sums / counts).tolist(),
+                "mean_costs": (st.cost_sums / counts[:, None]).tolist(),
+            }
