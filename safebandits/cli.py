@@ -560,6 +560,24 @@ def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str) ->
 
 
 @cli.command()
+@click.argument("destination", type=click.Path(file_okay=False))
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+def merge(destination: str, sources: tuple[str, ...]) -> None:
+    """Copy the runs stored in SOURCES into the results directory DESTINATION (created if needed).
+
+    Runs match by run key: an "ok" run already in DESTINATION is kept; a failed or missing one is taken
+    from the sources. Use it to combine stores written on several machines or by separate runs; re-running
+    an experiment into DESTINATION afterwards resumes from the merged runs.
+    """
+    from safebandits.experiments.store import ResultsStore
+
+    with ResultsStore(destination, mode="w") as store:
+        for source in sources:
+            copied, kept = store.merge(source)
+            click.echo(f"{source}: {copied} runs copied, {kept} kept -> {destination}")
+
+
+@cli.command()
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every stored run to FILE.")
 def results(directory: str, csv_path: str | None) -> None:

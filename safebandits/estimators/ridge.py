@@ -8,8 +8,9 @@ Two estimators share the same numerics:
 * :class:`ArmRidge` -- ridge over a *fixed* arm matrix that also keeps, for every arm ``x_i``, the
   squared width ``||x_i||^2_{A^{-1}}`` and the prediction ``x_i^T theta_hat``, all updated by
   rank-one formulas in ``O(n d + d^2)`` per sample. Its per-sample kernel :func:`arm_ridge_update`
-  is a module-level ``numba.njit`` function acting in place on arrays, so a learner's ask / tell path
-  and its compiled simulation loop call the very same code. With ``numerics="gram"`` it keeps the
+  is a module-level ``numba.njit`` function acting in place on the estimator's arrays, held by name in
+  one :class:`ArmRidgeArrays` record, so a learner's ask / tell path and its compiled simulation loop
+  call the very same code. With ``numerics="gram"`` it keeps the
   ``n x n`` matrix ``G = X A^{-1} X^T`` instead of ``A^{-1}`` (:func:`arm_gram_update`, ``O(n^2)``
   per sample; cheaper when ``n`` is not much larger than ``d``, see :func:`choose_numerics`);
   :func:`arm_state_update` and :func:`arm_state_refresh` dispatch on the numerics.
@@ -23,6 +24,7 @@ and sums (Cholesky of ``A``) and the derived quantities from it.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -34,6 +36,7 @@ from safebandits.types import ArmSetMixin, FloatArray
 __all__ = [
     "NUMERICS",
     "ArmRidge",
+    "ArmRidgeArrays",
     "OnlineRidge",
     "arm_axis",
     "arm_gram_refresh",
@@ -51,6 +54,30 @@ __all__ = [
 #: Numerics of :class:`ArmRidge`; the index is the code the compiled kernels take.
 NUMERICS = ("primal", "gram", "diagonal")
 PRIMAL, GRAM, DIAGONAL = 0, 1, 2
+
+
+class ArmRidgeArrays(NamedTuple):
+    """The arrays of an :class:`ArmRidge` that its compiled kernels update in place (never rebound).
+
+    ``arms`` ``X`` (n, d) and ``arms_t`` its transpose stored C-contiguously; ``a_inv`` ``A^{-1}``
+    (primal numerics; ``[diag(A); b]`` of shape (2, d) in diagonal numerics; empty in Gram numerics);
+    ``theta`` ``theta_hat`` (empty in Gram numerics); ``gram`` ``G = X A^{-1} X^T`` (Gram numerics only,
+    else empty); ``sq_widths`` ``||x_i||^2_{A^{-1}}`` and ``preds`` ``x_i^T theta_hat`` of every arm;
+    ``counts``, ``sums`` the per-arm sufficient statistics; ``work_u`` (d,) and ``work_w`` (n,) work
+    vectors of the rank-one updates.
+    """
+
+    arms: np.ndarray
+    arms_t: np.ndarray
+    a_inv: np.ndarray
+    theta: np.ndarray
+    gram: np.ndarray
+    sq_widths: np.ndarray
+    preds: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    work_u: np.ndarray
+    work_w: np.ndarray
 
 
 def is_axis_aligned(arms: FloatArray) -> bool:
@@ -131,23 +158,15 @@ def _inverse_from_counts(
 
 
 @numba.njit(cache=True)
-def arm_ridge_refresh(
-    arms: FloatArray,
-    a_inv: FloatArray,
-    theta: FloatArray,
-    sq_widths: FloatArray,
-    preds: FloatArray,
-    counts: FloatArray,
-    sums: FloatArray,
-    reg: float,
-) -> None:
+def arm_ridge_refresh(r: ArmRidgeArrays, reg: float) -> None:
     """Exact recompute from per-arm counts and sums (primal numerics).
 
     ``A = reg I + sum_i n_i x_i x_i^T``, ``b = sum_i s_i x_i``; ``A^{-1}`` by Cholesky, then
     ``theta_hat = A^{-1} b``, every ``||x_i||^2_{A^{-1}}`` and every ``x_i^T theta_hat``. ``O(n d^2 + d^3)``.
     """
+    arms, a_inv, theta, sq_widths, preds = r.arms, r.a_inv, r.theta, r.sq_widths, r.preds
     n, d = arms.shape
-    _inverse_from_counts(arms, counts, sums, reg, a_inv, theta)
+    _inverse_from_counts(arms, r.counts, r.sums, reg, a_inv, theta)
     for k in range(n):
         p = 0.0
         w = 0.0
@@ -162,25 +181,18 @@ def arm_ridge_refresh(
 
 
 @numba.njit(cache=True)
-def arm_gram_refresh(
-    arms: FloatArray,
-    gram: FloatArray,
-    sq_widths: FloatArray,
-    preds: FloatArray,
-    counts: FloatArray,
-    sums: FloatArray,
-    reg: float,
-) -> None:
+def arm_gram_refresh(r: ArmRidgeArrays, reg: float) -> None:
     """Exact recompute of the Gram numerics from per-arm counts and sums.
 
     With ``A = L L^T`` (Cholesky), ``Z = L^{-1} X^T`` and ``z_b = L^{-1} b`` (forward substitution):
     ``G = X A^{-1} X^T = Z^T Z`` (exactly symmetric), ``x_i^T theta_hat = (Z^T z_b)_i`` and
     ``||x_i||^2_{A^{-1}} = G_ii``. ``O(n d^2 + n^2 d + d^3)``.
     """
+    arms, gram, sq_widths, preds = r.arms, r.gram, r.sq_widths, r.preds
     n, d = arms.shape
     a = np.empty((d, d))
     b = np.empty(d)
-    normal_equations(arms, counts, sums, reg, a, b)
+    normal_equations(arms, r.counts, r.sums, reg, a, b)
     low = np.linalg.cholesky(a)
     z = np.empty((d, n))
     zb = np.empty(d)
@@ -237,20 +249,7 @@ def sherman_morrison_update(inv: FloatArray, x: FloatArray, u: FloatArray) -> fl
 
 
 @numba.njit(cache=True)
-def arm_ridge_update(
-    arms: FloatArray,
-    arms_t: FloatArray,
-    a_inv: FloatArray,
-    theta: FloatArray,
-    sq_widths: FloatArray,
-    preds: FloatArray,
-    counts: FloatArray,
-    sums: FloatArray,
-    work_u: FloatArray,
-    work_w: FloatArray,
-    arm: int,
-    y: float,
-) -> None:
+def arm_ridge_update(r: ArmRidgeArrays, arm: int, y: float) -> None:
     """Add one observation ``y`` of arm ``arm`` in place (Sherman--Morrison), ``O(n d + d^2)``.
 
     With ``x = arms[arm]``, ``u = A^{-1} x``, ``c = 1 + x^T u`` and ``w_i = x_i^T u``:
@@ -265,6 +264,8 @@ def arm_ridge_update(
     (no floating-point reductions), so they vectorise without reassociation and give the same bits
     whichever caller (Python or a compiled loop) runs them.
     """
+    arms, arms_t, a_inv, theta, sq_widths, preds = r.arms, r.arms_t, r.a_inv, r.theta, r.sq_widths, r.preds
+    counts, sums, work_u, work_w = r.counts, r.sums, r.work_u, r.work_w
     n, d = arms.shape
     c = sherman_morrison_update(a_inv, arms[arm], work_u)
     coef = (y - preds[arm]) / c
@@ -286,16 +287,7 @@ def arm_ridge_update(
 
 
 @numba.njit(cache=True)
-def arm_gram_update(
-    gram: FloatArray,
-    sq_widths: FloatArray,
-    preds: FloatArray,
-    counts: FloatArray,
-    sums: FloatArray,
-    work_w: FloatArray,
-    arm: int,
-    y: float,
-) -> None:
+def arm_gram_update(r: ArmRidgeArrays, arm: int, y: float) -> None:
     """Add one observation ``y`` of arm ``arm`` to the Gram numerics in place, ``O(n^2)``.
 
     The kernel (dual) form of :func:`arm_ridge_update`: with ``G = X A^{-1} X^T``, the vector
@@ -307,6 +299,7 @@ def arm_gram_update(
 
     ``A^{-1}`` and ``theta_hat`` are not maintained (recompute them from counts and sums).
     """
+    gram, sq_widths, preds, counts, sums, work_w = r.gram, r.sq_widths, r.preds, r.counts, r.sums, r.work_w
     n = gram.shape[0]
     for k in range(n):
         work_w[k] = gram[arm, k]
@@ -361,8 +354,9 @@ def arm_axis(arms, k):
 
 
 @numba.njit(cache=True, inline="always")
-def _diag_coordinate_state(arms, state, theta, sq_widths, preds, j):
+def _diag_coordinate_state(r, j):
     """``theta_j = b_j / A_jj``, then the width and prediction of every arm along coordinate ``j``."""
+    arms, state, theta, sq_widths, preds = r.arms, r.a_inv, r.theta, r.sq_widths, r.preds
     inv = 1.0 / state[0, j]
     th = state[1, j] * inv
     theta[j] = th
@@ -374,27 +368,29 @@ def _diag_coordinate_state(arms, state, theta, sq_widths, preds, j):
 
 
 @numba.njit(cache=True, inline="always")
-def arm_diag_update(arms, state, theta, sq_widths, preds, counts, sums, arm, y):
+def arm_diag_update(r, arm, y):
     """Add one observation ``y`` of arm ``arm`` when every arm has at most one non-zero coordinate.
 
     ``A`` is then diagonal: ``state = [diag(A); b]``, and a pull of ``x = v e_j`` changes only
     ``A_jj += v^2``, ``b_j += v y``, ``theta_j`` and the arms along ``e_j``; ``O(n + d)`` and free of
-    rounding drift.
+    rounding drift. ``r.a_inv`` holds ``[diag(A); b]``.
     """
-    counts[arm] += 1.0
-    sums[arm] += y
+    arms, state = r.arms, r.a_inv
+    r.counts[arm] += 1.0
+    r.sums[arm] += y
     j = arm_axis(arms, arm)
     if j < 0:
         return
     v = arms[arm, j]
     state[0, j] += v * v
     state[1, j] += v * y
-    _diag_coordinate_state(arms, state, theta, sq_widths, preds, j)
+    _diag_coordinate_state(r, j)
 
 
 @numba.njit(cache=True)
-def arm_diag_refresh(arms, state, theta, sq_widths, preds, counts, sums, reg):
+def arm_diag_refresh(r, reg):
     """Exact recompute of the diagonal numerics from per-arm counts and sums, ``O(n d)``."""
+    arms, state, counts, sums = r.arms, r.a_inv, r.counts, r.sums
     n, d = arms.shape
     for j in range(d):
         state[0, j] = reg
@@ -406,32 +402,32 @@ def arm_diag_refresh(arms, state, theta, sq_widths, preds, counts, sums, reg):
             state[0, j] += counts[k] * v * v
             state[1, j] += sums[k] * v
     for j in range(d):
-        _diag_coordinate_state(arms, state, theta, sq_widths, preds, j)
+        _diag_coordinate_state(r, j)
 
 
 @numba.njit(cache=True, inline="always")
-def arm_state_update(
-    numerics, arms, arms_t, a_inv, theta, gram, sq_widths, preds, counts, sums, work_u, work_w, arm, y
-):  # fmt: skip
-    """One observation with the numerics of code ``numerics`` (:data:`NUMERICS`): the single entry point
-    of :class:`ArmRidge` and of the learners' compiled kernels. Unused state arrays may be empty."""
+def arm_state_update(numerics, r, arm, y):
+    """One observation ``y`` of ``arm`` with the numerics of code ``numerics`` (:data:`NUMERICS`) on the
+    arrays ``r`` (:class:`ArmRidgeArrays`): the single entry point of :class:`ArmRidge` and of the
+    learners' compiled kernels. State arrays the numerics does not use may be empty."""
     if numerics == GRAM:
-        arm_gram_update(gram, sq_widths, preds, counts, sums, work_w, arm, y)
+        arm_gram_update(r, arm, y)
     elif numerics == DIAGONAL:
-        arm_diag_update(arms, a_inv, theta, sq_widths, preds, counts, sums, arm, y)
+        arm_diag_update(r, arm, y)
     else:
-        arm_ridge_update(arms, arms_t, a_inv, theta, sq_widths, preds, counts, sums, work_u, work_w, arm, y)
+        arm_ridge_update(r, arm, y)
 
 
 @numba.njit(cache=True)
-def arm_state_refresh(numerics, arms, a_inv, theta, gram, sq_widths, preds, counts, sums, reg):
-    """Exact recompute from counts and sums with the numerics of code ``numerics`` (:data:`NUMERICS`)."""
+def arm_state_refresh(numerics, r, reg):
+    """Exact recompute of ``r`` (:class:`ArmRidgeArrays`) from its counts and sums with the numerics of
+    code ``numerics`` (:data:`NUMERICS`) and ridge ``reg``."""
     if numerics == GRAM:
-        arm_gram_refresh(arms, gram, sq_widths, preds, counts, sums, reg)
+        arm_gram_refresh(r, reg)
     elif numerics == DIAGONAL:
-        arm_diag_refresh(arms, a_inv, theta, sq_widths, preds, counts, sums, reg)
+        arm_diag_refresh(r, reg)
     else:
-        arm_ridge_refresh(arms, a_inv, theta, sq_widths, preds, counts, sums, reg)
+        arm_ridge_refresh(r, reg)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -523,6 +519,11 @@ class ArmRidge(ArmSetMixin):
         self.work_u = np.zeros(0 if gram else d)
         self.work_w = np.zeros(n)
         self.n_updates = 0
+        #: The arrays the compiled kernels update, by name (:class:`ArmRidgeArrays`; never rebound).
+        self.arrays = ArmRidgeArrays(
+            self.arms, self.arms_t, self.a_inv_state, self.theta_state, self.gram, self.sq_widths,
+            self.preds, self.counts, self.sums, self.work_u, self.work_w,
+        )  # fmt: skip
         if gram:
             # G_0 = X X^T / reg with the diagonal of the primal widths, bit for bit (initial widths are
             # often tied, e.g. on the unit sphere: both numerics must break the tie alike)
@@ -571,20 +572,14 @@ class ArmRidge(ArmSetMixin):
 
     def update(self, arm: int, y: float) -> None:
         """Add one observation ``y`` of arm ``arm`` (``O(n d + d^2)`` primal, ``O(n^2)`` Gram)."""
-        arm_state_update(
-            self.numerics_code, self.arms, self.arms_t, self.a_inv_state, self.theta_state, self.gram,
-            self.sq_widths, self.preds, self.counts, self.sums, self.work_u, self.work_w, int(arm), float(y),
-        )  # fmt: skip
+        arm_state_update(self.numerics_code, self.arrays, int(arm), float(y))
         self.n_updates += 1
         if self.refresh_every and self.n_updates % self.refresh_every == 0:
             self.refresh()
 
     def refresh(self) -> None:
         """Recompute the state (``A^{-1}``, ``theta_hat`` or ``G``), widths and predictions exactly."""
-        arm_state_refresh(
-            self.numerics_code, self.arms, self.a_inv_state, self.theta_state, self.gram, self.sq_widths,
-            self.preds, self.counts, self.sums, self.reg,
-        )  # fmt: skip
+        arm_state_refresh(self.numerics_code, self.arrays, self.reg)
 
     def set_counts(self, counts: np.ndarray, sums: np.ndarray) -> None:
         """Replace all data by per-arm counts and sums and recompute exactly.

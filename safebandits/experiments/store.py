@@ -367,6 +367,41 @@ class ResultsStore:
             raise
         self._columns.extend(new_columns)
 
+    def merge(self, source: str | os.PathLike[str]) -> tuple[int, int]:
+        """Copy the runs (and traces) stored in the results directory ``source`` into this store.
+
+        Runs are matched by primary key (a pure function of the run key), so stores written on several
+        machines, or by runs of different experiments, combine into one. A run already stored here with
+        status ``"ok"`` is kept; any other stored run is replaced by the source's when the source's is
+        ``"ok"`` or this store lacks the run. Each run is copied in one transaction (:meth:`write`), so an
+        interruption loses at most the run in flight. Returns ``(copied, kept)``.
+        """
+        if self.mode != "w":
+            raise ConfigError("This ResultsStore was opened read-only (mode='r').")
+        with ResultsStore(source, mode="r") as src:
+            if src.path.resolve() == self.path.resolve():
+                raise ConfigError(f"Cannot merge the results store {str(self.path)!r} into itself.")
+            with src._errors():
+                conn = src._conn
+                names = [r[1] for r in conn.execute("PRAGMA table_info(runs)").fetchall()]
+                rows = conn.execute("SELECT * FROM runs ORDER BY pk").fetchall()
+                trace_rows = conn.execute("SELECT pk, name, json FROM traces").fetchall()
+        traces: dict[str, dict[str, Any]] = {}
+        for pk, name, text in trace_rows:
+            traces.setdefault(pk, {})[name] = json.loads(text)
+        with self._errors():
+            mine = dict(self._conn.execute("SELECT pk, status FROM runs").fetchall())
+        copied = kept = 0
+        for row in rows:
+            record = {n: v for n, v in zip(names, row) if v is not None}
+            pk = record["pk"]
+            if mine.get(pk) == "ok" or (pk in mine and record.get("status") != "ok"):
+                kept += 1
+                continue
+            self.write(record, traces.get(pk))
+            copied += 1
+        return copied, kept
+
     # -- reading -------------------------------------------------------------------------------
     def keys(self, status: str | None = None) -> set[str]:
         """Primary keys of stored runs, optionally only those with ``status``."""

@@ -18,8 +18,9 @@ authors' code keeps the lowest upper bound ever seen; see ``docs/decisions/acol.
 ``tau`` is known (margins ``phi^T x - tau``); an unknown threshold is handled
 by the instance's constant feature (``with_learned_threshold``).
 
-:func:`cbai_update` is the one implementation of these rules; it is compiled so that the per-sample
-learners run it inside their loops, and :class:`CBAISets` wraps it for Python callers. This module also
+:func:`cbai_update` is the one implementation of these rules, acting on the named record
+:class:`CBAIState`; it is compiled so that the per-sample learners run it inside their loops, and
+:class:`CBAISets` wraps it for Python callers. This module also
 holds :class:`RoundBasedCBAI`, the per-round estimation and stopping shared by ACOL (Algorithm 1) and the
 static allocations (Algorithm 3).
 
@@ -31,7 +32,7 @@ and ``l >= tau``. The two differ only on exact ties.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -43,50 +44,71 @@ from safebandits.estimators.ridge import ArmRidge
 from safebandits.exceptions import ConfigError
 from safebandits.types import BatchObservation, BoolArray, Decision, FloatArray, IntArray, Recommendation
 
-__all__ = ["MAX_ROUND_SAMPLES", "CBAISets", "RoundBasedCBAI", "cbai_update", "check_cbai_info"]
+__all__ = [
+    "CBAI_LIVE",
+    "MAX_ROUND_SAMPLES",
+    "CBAISets",
+    "CBAIState",
+    "RoundBasedCBAI",
+    "cbai_update",
+    "check_cbai_info",
+]
 
 #: Cap on the length of one round (a round this long exceeds any budget; it avoids int64 overflow).
 MAX_ROUND_SAMPLES = 2**50
 
-# fstate slots
-_BEST_REWARD, _LOWEST_UCB = 0, 1
-# istate slots
-_BEST_ARM, _LOWEST_UCB_ARM, _N_UNCERTAIN = 0, 1, 2
+#: The scalars of the sets that change: ``r`` (the best certified-feasible reward, ``-inf`` while ``F``
+#: is empty) and its arm (-1 while ``F`` is empty), the lowest upper bound in ``U`` at the last update
+#: while ``F`` was empty and its arm (-1 before any update), and ``|U|``. One numpy record, written in
+#: place by :func:`cbai_update`.
+CBAI_LIVE = np.dtype(
+    [("best_reward", np.float64), ("lowest_ucb", np.float64), ("best_arm", np.int64),
+     ("lowest_ucb_arm", np.int64), ("n_uncertain", np.int64)]
+)  # fmt: skip
+
+
+class CBAIState(NamedTuple):
+    """``U``, ``F`` and ``r`` by name, as the compiled kernels read and write them (never rebound).
+
+    ``rewards`` the known rewards ``theta^T x`` (n_arms,); ``threshold`` ``tau`` (``x`` is feasible iff
+    ``phi^T x <= tau``); ``in_uncertain`` / ``in_feasible`` the membership in ``U`` / ``F`` (bool,
+    n_arms); ``live`` a one-element array of dtype :data:`CBAI_LIVE` whose record ``live[0]`` holds the
+    changing scalars.
+    """
+
+    rewards: FloatArray
+    threshold: float
+    in_uncertain: BoolArray
+    in_feasible: BoolArray
+    live: np.ndarray
+
+
+def new_cbai_state(rewards: FloatArray, threshold: float) -> CBAIState:
+    """The sets before any data: ``U = X``, ``F = {}``, ``r = -inf``."""
+    n = rewards.shape[0]
+    live = np.zeros(1, dtype=CBAI_LIVE)
+    live[0] = (-np.inf, np.inf, -1, -1, n)
+    return CBAIState(rewards, float(threshold), np.ones(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_), live)
 
 
 @numba.njit(cache=True, inline="always")
-def cbai_update(
-    lower: FloatArray,
-    upper: FloatArray,
-    rewards: FloatArray,
-    threshold: float,
-    in_uncertain: BoolArray,
-    in_feasible: BoolArray,
-    fstate: FloatArray,
-    istate: IntArray,
-) -> None:
+def cbai_update(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> None:
     """Update ``U``, ``F`` and ``r`` in place from bounds ``lower <= phi^T x <= upper`` (Sec. 3, Alg. 1-3).
 
     Only arms still in ``U`` are examined.
 
     Parameters
     ----------
+    sets : CBAIState
+        The sets (updated in place).
     lower, upper : ndarray of shape (n_arms,)
         Confidence bounds on the constraint values ``phi^T x`` (not on the margins).
-    rewards : ndarray of shape (n_arms,)
-        Known rewards ``theta^T x``.
-    threshold : float
-        ``tau``; ``x`` is feasible iff ``phi^T x <= tau``.
-    in_uncertain, in_feasible : ndarray of bool, shape (n_arms,)
-        Membership in ``U`` and ``F`` (updated).
-    fstate : ndarray of shape (2,)
-        ``[r, lowest upper bound in U at the last update while F was empty]`` (updated).
-    istate : ndarray of int64, shape (3,)
-        ``[best certified arm or -1, arm of that lowest upper bound or -1, |U|]`` (updated).
     """
+    rewards, threshold = sets.rewards, sets.threshold
+    in_uncertain, in_feasible, live = sets.in_uncertain, sets.in_feasible, sets.live[0]
     n = rewards.shape[0]
-    best = fstate[0]
-    best_arm = istate[0]
+    best = live.best_reward
+    best_arm = live.best_arm
     # While F is empty the anytime answer is the arm of U with the lowest current upper bound.
     track_lowest = best_arm < 0
     lowest = np.inf
@@ -112,12 +134,12 @@ def cbai_update(
                 in_uncertain[i] = False
             else:
                 count += 1
-    fstate[0] = best
-    istate[0] = best_arm
-    istate[2] = count
+    live.best_reward = best
+    live.best_arm = best_arm
+    live.n_uncertain = count
     if lowest_arm >= 0:
-        fstate[1] = lowest
-        istate[1] = lowest_arm
+        live.lowest_ucb = lowest
+        live.lowest_ucb_arm = lowest_arm
 
 
 class CBAISets:
@@ -141,11 +163,14 @@ class CBAISets:
     def __init__(self, rewards: FloatArray, threshold: float) -> None:
         self.rewards = check_array(rewards, "rewards", ndim=1, min_rows=1, owner="CBAISets")
         self.threshold = check_interval(threshold, "threshold", owner="CBAISets")
-        n = self.rewards.shape[0]
-        self.in_uncertain = np.ones(n, dtype=np.bool_)
-        self.in_feasible = np.zeros(n, dtype=np.bool_)
-        self.fstate = np.array([-np.inf, np.inf])
-        self.istate = np.array([-1, -1, n], dtype=np.int64)
+        #: The compiled kernels' view (:class:`CBAIState`); its arrays are updated in place.
+        self.state = new_cbai_state(self.rewards, self.threshold)
+        self.in_uncertain = self.state.in_uncertain
+        self.in_feasible = self.state.in_feasible
+        live = self.state.live
+        # one-element views of the record's fields (plain int / float arrays: cheap reads from Python)
+        self._n_uncertain, self._best_arm = live["n_uncertain"], live["best_arm"]
+        self._best_reward, self._lowest_ucb_arm = live["best_reward"], live["lowest_ucb_arm"]
 
     @property
     def n_arms(self) -> int:
@@ -161,16 +186,7 @@ class CBAISets:
                 f"CBAISets.update needs 'lower' and 'upper' of shape ({n},). "
                 f"Got shapes {lo.shape} and {hi.shape} instead."
             )
-        cbai_update(
-            lo,
-            hi,
-            self.rewards,
-            self.threshold,
-            self.in_uncertain,
-            self.in_feasible,
-            self.fstate,
-            self.istate,
-        )
+        cbai_update(self.state, lo, hi)
 
     @property
     def uncertain(self) -> IntArray:
@@ -184,28 +200,28 @@ class CBAISets:
 
     @property
     def n_uncertain(self) -> int:
-        return int(self.istate[_N_UNCERTAIN])
+        return int(self._n_uncertain[0])
 
     @property
     def done(self) -> bool:
         """``U`` is empty: the stopping rule of Algorithms 1-3."""
-        return bool(self.istate[_N_UNCERTAIN] == 0)
+        return bool(self._n_uncertain[0] == 0)
 
     @property
     def best_reward(self) -> float:
         """``r``, the best certified-feasible reward (``-inf`` if ``F`` is empty)."""
-        return float(self.fstate[_BEST_REWARD])
+        return float(self._best_reward[0])
 
     @property
     def best_arm(self) -> int | None:
         """Best certified-feasible arm (lowest index among reward ties certified together)."""
-        k = int(self.istate[_BEST_ARM])
+        k = int(self._best_arm[0])
         return None if k < 0 else k
 
     @property
     def lowest_ucb_arm(self) -> int | None:
         """Arm of ``U`` with the lowest upper bound seen so far (``None`` before any update)."""
-        k = int(self.istate[_LOWEST_UCB_ARM])
+        k = int(self._lowest_ucb_arm[0])
         return None if k < 0 else k
 
     def recommend_arm(self) -> int | None:

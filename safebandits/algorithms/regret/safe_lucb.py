@@ -55,7 +55,13 @@ from safebandits.algorithms._driver import make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
-from safebandits.estimators.ridge import ArmRidge, OnlineRidge, arm_ridge_refresh, arm_ridge_update
+from safebandits.estimators.ridge import (
+    ArmRidge,
+    ArmRidgeArrays,
+    OnlineRidge,
+    arm_ridge_refresh,
+    arm_ridge_update,
+)
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.safe_linear import (
     RadialProblem,
@@ -120,21 +126,6 @@ SAFE_LUCB_LIVE = np.dtype(
      ("t_used", np.int64), ("fallback", np.int64), ("logdet", np.float64), ("gap", np.float64),
      ("lmin", np.float64), ("beta_snap", np.float64)]
 )  # fmt: skip
-
-
-class ArmRidgeArrays(NamedTuple):
-    """The arrays of a primal :class:`~safebandits.estimators.ridge.ArmRidge` that its kernels update."""
-
-    arms: np.ndarray
-    arms_t: np.ndarray
-    a_inv: np.ndarray
-    theta: np.ndarray
-    sq_widths: np.ndarray
-    preds: np.ndarray
-    counts: np.ndarray
-    sums: np.ndarray
-    work_u: np.ndarray
-    work_w: np.ndarray
 
 
 class SafeLUCBState(NamedTuple):
@@ -400,14 +391,11 @@ def tell_arm(st, arm, loss):
     r, const, live = st.ridge, st.const, st.live[0]
     if const.logdet_width:
         live.logdet += math.log(1.0 + max(r.sq_widths[arm], 0.0))
-    arm_ridge_update(
-        r.arms, r.arms_t, r.a_inv, r.theta, r.sq_widths, r.preds, r.counts, r.sums, r.work_u, r.work_w, arm,
-        loss,
-    )  # fmt: skip
+    arm_ridge_update(r, arm, loss)
     live.t += 1
     t = live.t
     if const.refresh_every > 0 and t % const.refresh_every == 0:
-        arm_ridge_refresh(r.arms, r.a_inv, r.theta, r.sq_widths, r.preds, r.counts, r.sums, const.reg)
+        arm_ridge_refresh(r, const.reg)
     if const.adaptive and live.exploring:
         beta = current_beta(t, r.theta.shape[0], const, live.logdet)
         gap = gap_lcb(r.preds, r.sq_widths, const.n_arms, beta, const.c, const.gap_mode)
@@ -633,11 +621,7 @@ class SafeLUCB(BaseLearner):
         self._ridge = ArmRidge(np.vstack([arms, arms @ self._b.T]), self.config.reg, refresh_every=0,
                                numerics="primal")  # fmt: skip
         self._explore_buf = np.zeros(EXPLORE_BLOCK, dtype=np.int64)
-        r = self._ridge
-        ridge = ArmRidgeArrays(
-            r.arms, r.arms_t, r.a_inv_state, r.theta_state, r.sq_widths, r.preds, r.counts, r.sums, r.work_u,
-            r.work_w,
-        )  # fmt: skip
+        ridge = self._ridge.arrays
         #: The typed state the compiled kernels act on in place (finite decision sets; never rebound).
         self.state = SafeLUCBState(
             ridge, self._dw, self._explore_buf, self._snap_theta, self._snap_ainv, self._const,

@@ -10,7 +10,8 @@ import pytest
 
 from safebandits.algorithms import get_algorithm, make_learner
 from safebandits.algorithms.pure_exploration import g_acol
-from safebandits.algorithms.pure_exploration._cbai import CBAISets
+from safebandits.algorithms.pure_exploration._cbai import CBAI_LIVE, CBAISets, CBAIState
+from safebandits.algorithms.pure_exploration._g_acol_kernels import GACOL_LIVE, GACOLConstants, GACOLState
 from safebandits.algorithms.pure_exploration.acol import ACOL, ACOLConfig
 from safebandits.algorithms.pure_exploration.g_acol import (
     _SELECT_FROM,
@@ -24,7 +25,7 @@ from safebandits.algorithms.pure_exploration.static_allocation import (
     StaticAllocationConfig,
     oracle_targets,
 )
-from safebandits.estimators.ridge import NUMERICS
+from safebandits.estimators.ridge import NUMERICS, ArmRidgeArrays
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.experiments.simulate import run
 from safebandits.problems import make_instance
@@ -158,18 +159,30 @@ def select(
     rewards = np.zeros(n) if rewards is None else np.asarray(rewards, dtype=np.float64)
     in_f = np.zeros(n, dtype=np.bool_) if in_f is None else np.asarray(in_f, dtype=np.bool_)
     in_u = np.asarray(in_u, dtype=np.bool_)
-    istate = np.array([best_arm, -1, in_u.sum()], dtype=np.int64)
+    sets_live = np.zeros(1, dtype=CBAI_LIVE)
+    sets_live[0] = (-np.inf, np.inf, best_arm, -1, in_u.sum())
+    sets = CBAIState(rewards, 0.0, in_u, in_f, sets_live)
     gram = arms @ a_inv @ arms.T
     gram = 0.5 * (gram + gram.T)
+    zeros_n = np.zeros(n)
+    ridge = ArmRidgeArrays(
+        arms, np.ascontiguousarray(arms.T), np.ascontiguousarray(a_inv), np.zeros(d), gram, sq, zeros_n,
+        zeros_n, zeros_n, np.zeros(d), np.zeros(n),
+    )  # fmt: skip
     picks = []
     for numerics in DENSE:  # the same pick from A^{-1} (primal) and from G = X A^{-1} X^T (Gram)
-        counters = np.array([0, 0], dtype=np.int64)
-        arm = select_arm(
-            arms, np.ascontiguousarray(arms.T), rewards, np.ascontiguousarray(a_inv), gram, sq, in_u, in_f,
-            istate, np.asarray(uniforms, dtype=np.float64), counters, _SELECTIONS.index(selection),
-            _SELECT_FROM.index(select_from), NUMERICS.index(numerics), np.zeros(d), np.zeros(n),
+        const = GACOLConstants(
+            delta=0.05, reg=1.0, noise_bound=1.0, arm_norm_bound=1.0, param_norm_bound=1.0, tuned=False,
+            tuned_width=0.5, refresh_every=0, selection=_SELECTIONS.index(selection),
+            select_from=_SELECT_FROM.index(select_from), numerics=NUMERICS.index(numerics),
         )  # fmt: skip
-        picks.append((int(arm), int(counters[1])))
+        live = np.zeros(1, dtype=GACOL_LIVE)
+        st = GACOLState(
+            ridge, sets, np.zeros(n), np.zeros(n), np.asarray(uniforms, dtype=np.float64), np.zeros(d),
+            np.zeros(n), const, live,
+        )  # fmt: skip
+        arm = select_arm(st)
+        picks.append((int(arm), int(live["upos"][0])))
     assert picks[0] == picks[1]
     return picks[0]
 
@@ -284,7 +297,7 @@ def assert_same_state(a, b):
     # sample); giving that pending choice back makes the uniform counters comparable.
     for learner in (a, b):
         learner._drop_prefetch()
-    np.testing.assert_array_equal(a._counters, b._counters)
+    np.testing.assert_array_equal(a.state.live, b.state.live)
 
 
 @pytest.mark.parametrize("name", SEQUENTIAL)
