@@ -38,7 +38,7 @@ from safebandits.problems.noise import observe_code
 
 __all__ = ["make_driver"]
 
-_LOOP = '''
+_LOOP = """
 def {name}(st, env, variates, rows):
     j, stop = rows
     y = np.empty(variates.shape[1])
@@ -51,7 +51,7 @@ def {name}(st, env, variates, rows):
         _update(st, j, y)
         j += 1
     return j
-'''
+"""
 
 _CHECKSUM = f"{zlib.crc32(_LOOP.encode()):08x}"
 

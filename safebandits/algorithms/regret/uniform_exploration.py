@@ -1,9 +1,11 @@
-"""Uniform exploration: play the vertices of a stage-wise problem in turn, ignoring the constraints.
+"""Uniform exploration: play a vertex of a stage-wise problem drawn uniformly, ignoring the constraints.
 
-The unsafe reference of the stage-wise family (no guarantee): round ``t`` (from 0) plays vertex
-``(first_arm + t) mod n`` of ``info.arms``, whatever its cost, and keeps the per-vertex counts and sums of
-the observations (``diagnostics()``: the empirical means). Its regret is linear and it violates every
-constraint that a vertex violates; it is the floor a safe learner's exploration is measured against.
+The unsafe reference of the stage-wise family (no guarantee): each round plays the vertex
+``candidates[floor(u * n)]`` of ``info.arms`` for a learner uniform ``u`` (the candidates: every vertex, or
+every vertex but the safe arm with ``exclude_safe``), whatever its cost, and keeps the per-vertex counts
+and sums of the observations (``diagnostics()``: the empirical means). Its regret is linear and it
+violates every constraint that a vertex violates; it is the floor a safe learner's exploration is
+measured against. The uniforms come from the learner's ``rng`` in blocks of :data:`UNIFORM_BLOCK`.
 
 It is also the worked example of ``docs/user_guide/writing_a_learner.md``: one module with the config, a
 typed state (:class:`UniformState`), the per-round kernels in the shape of the shared compiled driver
@@ -31,6 +33,7 @@ from safebandits.records import PlayedBlock
 from safebandits.types import Decision, Observation
 
 __all__ = [
+    "UNIFORM_BLOCK",
     "UniformExploration",
     "UniformExplorationConfig",
     "UniformRun",
@@ -41,28 +44,39 @@ __all__ = [
 ]
 
 
+#: Learner uniforms drawn per refill of the buffer shared by ``ask`` and :func:`uniform_rounds`.
+UNIFORM_BLOCK = 1024
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class UniformExplorationConfig(LearnerConfig):
     """Configuration of :class:`UniformExploration`.
 
     Parameters
     ----------
-    first_arm : int >= 0, default 0
-        Vertex of the first round (taken modulo the number of vertices).
+    exclude_safe : bool, default False
+        Leave the safe arm (``info.safe_arm``, when it is a vertex) out of the draw.
     """
 
-    first_arm: int = 0
+    exclude_safe: bool = False
 
     def __post_init__(self) -> None:
-        check_int(self.first_arm, "first_arm", low=0, owner=type(self).__name__)
+        if not isinstance(self.exclude_safe, (bool, np.bool_)):
+            raise ConfigError(
+                f"The 'exclude_safe' parameter of {type(self).__name__} must be a bool. "
+                f"Got {self.exclude_safe!r} instead."
+            )
 
 
 class UniformState(NamedTuple):
-    """The learner's numerical state: the vertices ``arms`` (n, d), the rounds played ``t`` (one int64),
-    the per-vertex ``counts`` (n,), ``reward_sums`` (n,) and ``cost_sums`` (n, m)."""
+    """The learner's numerical state: the vertices ``arms`` (n, d), the rows that may be drawn
+    ``candidates``, the learner's ``uniforms`` and the position ``upos`` (one int64) of the next one, the
+    per-vertex ``counts`` (n,), ``reward_sums`` (n,) and ``cost_sums`` (n, m)."""
 
     arms: np.ndarray
-    t: np.ndarray
+    candidates: np.ndarray
+    uniforms: np.ndarray
+    upos: np.ndarray
     counts: np.ndarray
     reward_sums: np.ndarray
     cost_sums: np.ndarray
@@ -78,10 +92,14 @@ class UniformRun(NamedTuple):
 
 @numba.njit(cache=True)
 def uniform_select(run, j):
-    """Round ``j``'s vertex, ``t mod n``, into ``run.played[j]`` and ``run.points[j]``; never stops."""
+    """Round ``j``'s vertex, ``candidates[floor(u * n)]`` for the next learner uniform ``u``, into
+    ``run.played[j]`` and ``run.points[j]``; ``False`` (nothing drawn) when the uniforms ran out."""
     st = run.st
-    arm = st.t[0] % st.arms.shape[0]
-    st.t[0] += 1
+    if st.upos[0] >= st.uniforms.shape[0]:
+        return False
+    cand = st.candidates
+    arm = cand[min(int(st.uniforms[st.upos[0]] * cand.shape[0]), cand.shape[0] - 1)]
+    st.upos[0] += 1
     run.played[j] = arm
     for k in range(st.arms.shape[1]):
         run.points[j, k] = st.arms[arm, k]
@@ -99,7 +117,8 @@ def uniform_update(run, j, y):
         st.cost_sums[arm, i] += y[1 + i]
 
 
-#: The shared driver over the three kernels: ``uniform_rounds(run, env, variates, (start, stop)) -> stop``.
+#: The shared driver over the three kernels: ``uniform_rounds(run, env, variates, (start, stop)) -> j``,
+#: the first row not played (``stop``, or earlier when the uniforms ran out: refill and call again).
 uniform_rounds = make_driver("uniform_rounds", uniform_select, point_means, uniform_update, __name__)
 
 
@@ -114,8 +133,8 @@ class _Feedback(NamedTuple):
     task="regret",
     info=("stagewise", "k-armed"),
     guarantee="none",
-    description="Uniform exploration: the vertices in turn, constraints ignored (the unsafe reference; "
-    "the worked example of the learner guide).",
+    description="Uniform exploration: a vertex drawn uniformly each round, constraints ignored "
+    "(the unsafe reference; the worked example of the learner guide).",
 )
 class UniformExploration(BaseLearner):
     """Play the vertices of a stage-wise problem in turn (module docstring); no safety guarantee.
@@ -126,7 +145,7 @@ class UniformExploration(BaseLearner):
     info : StagewiseInfo
         ``arms`` (the vertices) and ``threshold`` (the number of constraints) are read.
     rng : numpy.random.Generator
-        Unused (the learner is deterministic).
+        The draws (one uniform per round, in blocks of :data:`UNIFORM_BLOCK`).
     """
 
     config_cls = UniformExplorationConfig
@@ -138,10 +157,16 @@ class UniformExploration(BaseLearner):
         arms = check_array(getattr(info, "arms", None), "info.arms", ndim=2, min_rows=1, owner=owner)
         m = int(np.atleast_1d(getattr(info, "threshold", np.zeros(1))).shape[0])
         n = arms.shape[0]
+        safe = getattr(info, "safe_arm", None)
+        candidates = [i for i in range(n) if not (config.exclude_safe and i == safe)]
+        if not candidates:
+            raise ConfigError(f"{owner} with exclude_safe=True needs a vertex other than the safe arm.")
         #: The typed state the kernels act on in place (never rebound).
         self.state = UniformState(
             arms=np.ascontiguousarray(arms, dtype=np.float64),
-            t=np.array([config.first_arm % n], dtype=np.int64),
+            candidates=np.array(candidates, dtype=np.int64),
+            uniforms=np.zeros(UNIFORM_BLOCK),
+            upos=np.array([UNIFORM_BLOCK], dtype=np.int64),  # (empty: the first ask draws a block)
             counts=np.zeros(n, dtype=np.int64),
             reward_sums=np.zeros(n),
             cost_sums=np.zeros((n, m)),
@@ -155,13 +180,21 @@ class UniformExploration(BaseLearner):
     def _ask(self, context: Any) -> Decision:
         if context is not None:
             raise ConfigError(f"{type(self).__name__} plays the vertices of its problem; pass no context.")
+        self._refill()
         self._select(self._one, 0)
         return Decision(arm=int(self._one.played[0]))
 
+    def _refill(self) -> None:
+        st = self.state
+        if st.upos[0] >= st.uniforms.shape[0]:
+            st.uniforms[:] = self.rng.random(st.uniforms.shape[0])
+            st.upos[0] = 0
+
     def cancel(self) -> None:
-        """Withdraw the pending decision; the next ``ask`` returns the same vertex."""
+        """Withdraw the pending decision; its uniform is given back, so the next ``ask`` returns the
+        same vertex."""
         super().cancel()
-        self.state.t[0] -= 1
+        self.state.upos[0] -= 1
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
@@ -186,7 +219,10 @@ class UniformExploration(BaseLearner):
         feedback = _Feedback(params, code, float(getattr(env.noise, "sigma", 0.0)))
         variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
         run = UniformRun(self.state, np.zeros(n, dtype=np.int64), np.empty((n, self.state.arms.shape[1])))
-        uniform_rounds(run, feedback, variates, (0, n))
+        j = 0
+        while j < n:
+            self._refill()
+            j = uniform_rounds(run, feedback, variates, (j, n))
         self.n_samples += n
         env.n_samples += n
         return PlayedBlock(run.points)
