@@ -5,6 +5,10 @@ loop over the rows of the environment's standard variates::
 
     j = start
     while j < stop:
+        taken = skip(st, env, variates, j, stop)   # optional: certified skips (G-ACOL) play rows
+        if taken > 0:                              #   j .. j + taken - 1 at once
+            j += taken
+            continue
         if not select(st, j):          # the learner's choice for round j (False: stop here, e.g. a buffer
             break                      #   of learner random numbers ran out; the caller refills, resumes)
         mu = means(st, env, j)         # true means of the played action's outputs (reward, then costs)
@@ -42,7 +46,7 @@ _LOOP = """
 def {name}(st, env, variates, rows):
     j, stop = rows
     y = np.empty(variates.shape[1])
-    while j < stop:
+    while j < stop:{skip}
         if not _select(st, j):
             break
         mu = _means(st, env, j)
@@ -53,10 +57,19 @@ def {name}(st, env, variates, rows):
     return j
 """
 
-_CHECKSUM = f"{zlib.crc32(_LOOP.encode()):08x}"
+#: The skip hook's lines of the loop (only in drivers made with a ``skip`` kernel).
+_SKIP = """
+        taken = _skip(st, env, variates, j, stop)
+        if taken > 0:
+            j += taken
+            continue"""
+
+_CHECKSUM = f"{zlib.crc32((_LOOP + _SKIP).encode()):08x}"
 
 
-def make_driver(name: str, select: Any, means: Any, update: Any, module: str) -> Callable[..., int]:
+def make_driver(
+    name: str, select: Any, means: Any, update: Any, module: str, skip: Any = None
+) -> Callable[..., int]:
     """The compiled driver over one learner's kernels: ``driver(st, env, variates, (start, stop)) -> j``.
 
     Parameters
@@ -72,6 +85,9 @@ def make_driver(name: str, select: Any, means: Any, update: Any, module: str) ->
         The learner's update with the observation ``y`` of round ``j``.
     module : str
         ``__name__`` of the learner's module: the driver's numba cache lives with that file.
+    skip : compiled ``(st, env, variates, j, stop) -> int``, optional
+        Called before each round: the number of rows ``j, j+1, ...`` it played itself (certified skips,
+        which draw their observations with the same noise formula), 0 for none.
 
     Returns
     -------
@@ -81,17 +97,19 @@ def make_driver(name: str, select: Any, means: Any, update: Any, module: str) ->
         "_select": select,
         "_means": means,
         "_update": update,
+        "_skip": skip,
         "observe_code": observe_code,
         "np": np,
         "__name__": module,
     }
     source_file = sys.modules[module].__file__
-    exec(compile(_LOOP.format(name=name), source_file or "<driver>", "exec"), namespace)
+    source = _LOOP.format(name=name, skip=_SKIP if skip is not None else "")
+    exec(compile(source, source_file or "<driver>", "exec"), namespace)
     fn = namespace[name]
     fn.__module__ = module
     fn.__qualname__ = f"{name}_{_CHECKSUM}"  # (the cache index: a new one when the loop changes)
+    kernels = [k.__name__ for k in (skip, select, means, update) if k is not None]
     fn.__doc__ = (
-        f"Compiled driver (:func:`safebandits.algorithms._driver.make_driver`) over "
-        f"{select.__name__} / {means.__name__} / {update.__name__}."
+        f"Compiled driver (:func:`safebandits.algorithms._driver.make_driver`) over {' / '.join(kernels)}."
     )
     return numba.njit(cache=True)(fn)
