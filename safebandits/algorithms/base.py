@@ -282,7 +282,7 @@ def play_ask_tell(
     a :class:`~safebandits.records.PlayedBlock`: the played ``points``; ``means`` -- the policy's mean
     point ``x_pi`` when the decision carries ``probs`` (:func:`~safebandits.problems.stagewise.
     policy_mean_points` with ``safe_action`` / ``safe_arm``), else the point; ``values`` -- the
-    learner's ``last_value`` after each ask, if its class has one (else ``None``).
+    learner's ``last_value`` after each ask, if it has one (else ``None``).
     """
     if hasattr(learner, "done"):
         while not learner.done and learner.n_samples < n:
@@ -294,7 +294,7 @@ def play_ask_tell(
         return None
     points = np.empty((n, env.arms.shape[1]))
     means = np.empty_like(points)
-    values = np.full(n, np.nan) if hasattr(type(learner), "last_value") else None
+    values = np.full(n, np.nan) if hasattr(learner, "last_value") else None
     arms = env.arms
     mean_points = None
     for i in range(n):
