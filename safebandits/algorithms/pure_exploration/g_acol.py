@@ -178,7 +178,7 @@ class GACOLRun(NamedTuple):
     arm: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def gacol_skip(run, env, variates, j, stop):
     """Certified skip at a refresh point (:func:`~safebandits.algorithms.pure_exploration._skips.try_skip`):
     the samples it took (0: none; always 0 when the learner stops before row ``j``)."""
@@ -198,7 +198,7 @@ def gacol_skip(run, env, variates, j, stop):
     return try_skip(st, sk, env, variates, j, stop - j)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def gacol_select(run, j):
     """The arm of pull ``j`` (:func:`select_arm`, Algorithm 2 line 4) into ``run.arm``; ``False`` when
     ``U`` is empty (line 3: stop) or the learner's uniform buffer ran dry."""
@@ -211,14 +211,14 @@ def gacol_select(run, j):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def constraint_mean(run, env, j):
     """True constraint value of the pulled arm (one output): ``env.means[arm]``."""
     arm = run.arm[0]
     return env.means[arm : arm + 1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def gacol_update(run, j, y):
     """:func:`tell_sample` with the observation of pull ``j`` (Algorithm 2, lines 6-8)."""
     tell_sample(run.st, run.arm[0], y[0])

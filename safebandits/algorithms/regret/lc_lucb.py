@@ -283,7 +283,7 @@ class RoundRun(NamedTuple):
     values: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def round_select(run, j):
     """Round ``j``'s action into ``run.points[j]`` and its value into ``run.values[j]``
     (:func:`select_action`; Safe-LTS first draws its Thompson sample from one row of ``work.normals``,
@@ -300,14 +300,14 @@ def round_select(run, j):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def point_means(run, env, j):
     """True means of the played point ``x = run.points[j]``: ``x @ env.params`` (column 0 the reward,
     then the costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes them."""
     return np.dot(run.points[j], env.params)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def stagewise_observe(run, j, y):
     """The estimators' update with the observation ``y`` (reward, then costs) of the point of round ``j``
     (:func:`~safebandits.estimators.stagewise.stagewise_update_table`; Algorithm 1, line 7)."""

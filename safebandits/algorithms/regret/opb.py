@@ -352,7 +352,7 @@ class OPBRun(NamedTuple):
     probs: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def opb_select(run, j):
     """Round ``j``'s arm (:func:`choose_arm`) and policy into the block's outputs; ``False`` (nothing
     drawn) when the uniform buffer ran dry."""
@@ -366,13 +366,13 @@ def opb_select(run, j):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def arm_means(run, env, j):
     """True means of round ``j``'s arm: ``env.means[arm]`` (column 0 the reward, then the costs)."""
     return env.means[run.arms[j]]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def opb_update(run, j, y):
     """Count and sums update with the observation ``y`` (reward, then costs) of round ``j``'s arm."""
     st = run.st

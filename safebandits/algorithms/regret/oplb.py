@@ -368,7 +368,7 @@ class OPLBRun(NamedTuple):
     values: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def oplb_select(run, j):
     """Round ``j``'s policy ``pi_t`` of (34) and its optimistic value ``V~r(pi_t)`` (Algorithm 2, line 4),
     then ``X_t ~ pi_t`` with one learner uniform (line 5; ``work.positions[0].uniforms``) into

@@ -414,7 +414,7 @@ class SafeLUCBRun(NamedTuple):
     played: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def safe_lucb_select(run, j):
     """Round ``j``'s arm (:func:`select_arm`) into ``run.played``; ``False`` when the exploration buffer
     must be refilled."""
@@ -425,14 +425,14 @@ def safe_lucb_select(run, j):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def loss_mean(run, env, j):
     """Mean of round ``j``'s observation: ``env.means[arm]`` (one output, the loss side)."""
     arm = run.played[j]
     return env.means[arm : arm + 1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def safe_lucb_update(run, j, y):
     """:func:`tell_arm` with the negated observation (the loss) of round ``j``'s arm."""
     tell_arm(run.st, run.played[j], -y[0])

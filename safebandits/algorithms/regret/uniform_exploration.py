@@ -90,7 +90,7 @@ class UniformRun(NamedTuple):
     points: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def uniform_select(run, j):
     """Round ``j``'s vertex, ``candidates[floor(u * n)]`` for the next learner uniform ``u``, into
     ``run.played[j]`` and ``run.points[j]``; ``False`` (nothing drawn) when the uniforms ran out."""
@@ -106,7 +106,7 @@ def uniform_select(run, j):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def uniform_update(run, j, y):
     """Counts and sums of round ``j``'s vertex with its observation ``y`` (reward, then the costs)."""
     st = run.st
