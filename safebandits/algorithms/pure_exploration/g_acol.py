@@ -32,7 +32,7 @@ live in :mod:`~safebandits.algorithms.pure_exploration._skips`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import numba
 import numpy as np
@@ -46,7 +46,6 @@ from safebandits._validation import (
     check_positive,
     literal_choices,
 )
-from safebandits.algorithms._driver import make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import CBAILearner, CBAISets, check_cbai_info
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
@@ -68,6 +67,7 @@ from safebandits.algorithms.pure_exploration._skips import SKIP_LIVE, SkipWork, 
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.ridge import DIAGONAL, ArmRidge, choose_numerics, is_axis_aligned
 from safebandits.exceptions import ProtocolError
+from safebandits.problems.noise import observe_code
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -75,7 +75,6 @@ __all__ = [
     "ConstraintFeedback",
     "GACOLConfig",
     "GACOLConstants",
-    "GACOLRun",
     "GACOLState",
     "run_loop",
     "select_arm",
@@ -168,69 +167,41 @@ assert _SELECTIONS.index("max_reward") == MAX_REWARD and _SELECT_FROM.index("fea
 # --------------------------------------------------------------------------------------------------
 # compiled simulation loop
 # --------------------------------------------------------------------------------------------------
-class GACOLRun(NamedTuple):
-    """A compiled G-ACOL block: the learner's state, the work arrays of the certified skips ``sk``
-    (:class:`~safebandits.algorithms.pure_exploration._skips.SkipWork`; all empty: every sample is taken
-    one by one) and the arm of the current pull (``arm``, one int64)."""
+@numba.njit(cache=True)
+def run_loop(st, env, variates, start, stop, sk):
+    """Ask -> pull -> tell for variate rows ``start, start+1, ...`` until ``U`` is empty, row ``stop``
+    is reached, or the learner's uniform buffer runs dry (the caller refills it and calls again).
 
-    st: GACOLState
-    sk: SkipWork
-    arm: np.ndarray
-
-
-@numba.njit(cache=True, inline="always")
-def gacol_skip(run, env, variates, j, stop):
-    """Certified skip at a refresh point (:func:`~safebandits.algorithms.pure_exploration._skips.try_skip`):
-    the samples it took (0: none; always 0 when the learner stops before row ``j``)."""
-    st, sk = run.st, run.sk
-    const = st.const
+    ``st`` the learner's :class:`GACOLState`, ``env`` a :class:`ConstraintFeedback`: the observation of
+    a pull of ``arm`` with standard variate ``z`` is ``observe_code(env.noise_code, env.sigma,
+    env.means[arm], z)`` (Gaussian or binary, as :mod:`safebandits.problems.noise`). ``sk`` the work
+    arrays of the certified skips (:class:`~safebandits.algorithms.pure_exploration._skips.SkipWork`;
+    all empty: every sample is taken one by one). Returns the index of the first unused variate row.
+    """
+    const, sets, live = st.const, st.sets.live[0], st.live[0]
     period = const.refresh_every
-    if sk.cand.shape[0] == 0 or period <= 0 or st.live[0].t % period != 0 or stop - j < period:
-        return 0
-    if st.sets.live[0].n_uncertain == 0:
-        return 0
-    if needs_uniform(const) and st.live[0].upos >= st.uniforms.shape[0]:
-        return 0
-    fixed_rule = const.selection == UNIFORM or const.selection == MAX_REWARD
     widest = const.select_from == FROM_ALL and const.numerics == DIAGONAL  # Greedy Max Var, diagonal
-    if not (fixed_rule or widest):
-        return 0
-    return try_skip(st, sk, env, variates, j, stop - j)
-
-
-@numba.njit(cache=True, inline="always")
-def gacol_select(run, j):
-    """The arm of pull ``j`` (:func:`select_arm`, Algorithm 2 line 4) into ``run.arm``; ``False`` when
-    ``U`` is empty (line 3: stop) or the learner's uniform buffer ran dry."""
-    st = run.st
-    if st.sets.live[0].n_uncertain == 0:
-        return False
-    if needs_uniform(st.const) and st.live[0].upos >= st.uniforms.shape[0]:
-        return False
-    run.arm[0] = select_arm(st)
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def constraint_mean(run, env, j):
-    """True constraint value of the pulled arm (one output): ``env.means[arm]``."""
-    arm = run.arm[0]
-    return env.means[arm : arm + 1]
-
-
-@numba.njit(cache=True, inline="always")
-def gacol_update(run, j, y):
-    """:func:`tell_sample` with the observation of pull ``j`` (Algorithm 2, lines 6-8)."""
-    tell_sample(run.st, run.arm[0], y[0])
-
-
-#: Ask -> pull -> tell for variate rows ``start, start+1, ...`` until ``U`` is empty, row ``stop`` is
-#: reached, or the learner's uniform buffer runs dry (the caller refills it and calls again), on a
-#: :class:`GACOLRun`: the shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over
-#: :func:`gacol_skip`, :func:`gacol_select`, :func:`constraint_mean` and :func:`gacol_update`. The
-#: observation of a pull of ``arm`` with standard variate ``z`` is ``observe_code(env.noise_code,
-#: env.sigma, env.means[arm], z)`` (Gaussian or binary). Returns the index of the first unused row.
-run_loop = make_driver("run_loop", gacol_select, constraint_mean, gacol_update, __name__, skip=gacol_skip)
+    fixed_rule = const.selection == UNIFORM or const.selection == MAX_REWARD
+    can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest)
+    uses_uniforms = needs_uniform(const)
+    n_uniforms = st.uniforms.shape[0]
+    means, noise_code, sigma = env.means, env.noise_code, env.sigma
+    j = start
+    while j < stop:
+        if sets.n_uncertain == 0:  # line 3: stop when U is empty
+            break
+        if uses_uniforms and live.upos >= n_uniforms:
+            break
+        if can_skip and live.t % period == 0 and stop - j >= period:
+            taken = try_skip(st, sk, env, variates, j, stop - j)
+            if taken > 0:
+                j += taken
+                continue
+        arm = select_arm(st)  # line 4
+        y = observe_code(noise_code, sigma, means[arm], variates[j, 0])  # line 5
+        tell_sample(st, arm, y)  # lines 6-8
+        j += 1
+    return j
 
 
 # --------------------------------------------------------------------------------------------------
@@ -423,7 +394,7 @@ class GACOL(CBAILearner):
             return
         sigma = float(env.noise.sigma) if code == 0 else 0.0
         feedback = ConstraintFeedback(np.ascontiguousarray(means[:, 0], dtype=np.float64), int(code), sigma)
-        run = GACOLRun(self.state, self._skip_work(), np.zeros(1, dtype=np.int64))
+        skip = self._skip_work()
         period = self.config.refresh_every
         while not self.done and self.n_samples < budget:
             k = min(VARIATE_BLOCK, budget - self.n_samples)
@@ -433,7 +404,7 @@ class GACOL(CBAILearner):
             j = 0
             while j < k and not self.done:
                 self._refill_uniforms()
-                j_next = run_loop(run, feedback, variates, (j, k))
+                j_next = run_loop(self.state, feedback, variates, j, k, skip)
                 self.n_samples += j_next - j
                 env.n_samples += j_next - j
                 j = j_next

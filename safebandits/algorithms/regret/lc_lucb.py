@@ -50,7 +50,6 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
@@ -67,6 +66,7 @@ from safebandits.estimators.stagewise import (
     stagewise_update_table,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.problems.noise import observe_code
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
@@ -76,7 +76,6 @@ __all__ = [
     "LCLUCBConfig",
     "LinearFeedback",
     "RoundChoice",
-    "RoundRun",
     "RoundWork",
     "StagewiseLinearLearner",
     "run_rounds",
@@ -271,58 +270,36 @@ def select_action(est, tbl, choice, theta_ts, out_point):
     return best - 1, best_val
 
 
-class RoundRun(NamedTuple):
-    """A compiled block of LC-LUCB / Safe-LTS rounds: the estimator state, the vertex table, the choice
-    settings, the work buffers and the block's outputs (played ``points``, chosen candidates' ``values``)."""
+@numba.njit(cache=True)
+def run_rounds(est, tbl, choice, work, env, variates, played, rows):
+    """Select -> observe -> update for variate rows ``rows = (start, stop)``, ``start .. stop-1``
+    (LC-LUCB and Safe-LTS). Writes the played points and the chosen candidates' values (see
+    :func:`select_action`) into ``played = (points, values)``.
 
-    est: Any
-    tbl: VertexTable
-    choice: RoundChoice
-    work: RoundWork
-    points: np.ndarray
-    values: np.ndarray
-
-
-@numba.njit(cache=True, inline="always")
-def round_select(run, j):
-    """Round ``j``'s action into ``run.points[j]`` and its value into ``run.values[j]``
-    (:func:`select_action`; Safe-LTS first draws its Thompson sample from one row of ``work.normals``,
-    read at ``work.positions[0].normals``). ``False`` when those normals ran out."""
-    work = run.work
-    if run.choice.use_ts:
-        pos = work.positions[0]
-        if pos.normals >= work.normals.shape[0]:
-            return False
-        ts_sample(run.est, work.normals[pos.normals], run.choice.ts_scale, work.low, work.theta_ts)
-        pos.normals += 1
-    _, value = select_action(run.est, run.tbl, run.choice, work.theta_ts, run.points[j])  # Alg. 1, lines 4-5
-    run.values[j] = value
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def point_means(run, env, j):
-    """True means of the played point ``x = run.points[j]``: ``x @ env.params`` (column 0 the reward,
-    then the costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes them."""
-    return np.dot(run.points[j], env.params)
-
-
-@numba.njit(cache=True, inline="always")
-def stagewise_observe(run, j, y):
-    """The estimators' update with the observation ``y`` (reward, then costs) of the point of round ``j``
-    (:func:`~safebandits.estimators.stagewise.stagewise_update_table`; Algorithm 1, line 7)."""
-    costs = run.work.costs
-    for k in range(costs.shape[0]):
-        costs[k] = y[1 + k]
-    stagewise_update_table(run.est, run.tbl, run.points[j], y[0], costs)
-
-
-#: Select -> observe -> update for variate rows ``rows = (start, stop)`` on a :class:`RoundRun` (LC-LUCB and
-#: Safe-LTS): the shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over
-#: :func:`round_select`, :func:`point_means` and :func:`stagewise_observe`. The observation of the played
-#: point ``x`` with standard variates ``z`` is ``observe_code(env.noise_code, env.sigma, (x @
-#: env.params)[k], z[k])``. Stops early when Safe-LTS's normals run out; returns the first unused row.
-run_rounds = make_driver("run_rounds", round_select, point_means, stagewise_observe, __name__)
+    The observation of the played point ``x`` with standard variates ``z`` is
+    ``observe_code(env.noise_code, env.sigma, (x @ env.params)[k], z[k])`` (column 0 reward, then the
+    costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes it. Safe-LTS
+    reads one row of ``work.normals`` per round (``work.positions[0].normals``); the loop stops early when
+    they run out. Returns the first unused row.
+    """
+    theta_ts, normals, pos, costs = work.theta_ts, work.normals, work.positions[0], work.costs
+    points, values = played
+    m = costs.shape[0]
+    j, stop = rows
+    while j < stop:
+        if choice.use_ts:
+            if pos.normals >= normals.shape[0]:
+                break
+            ts_sample(est, normals[pos.normals], choice.ts_scale, work.low, theta_ts)
+            pos.normals += 1
+        _, values[j] = select_action(est, tbl, choice, theta_ts, points[j])  # Algorithm 1, lines 4-5
+        means = np.dot(points[j], env.params)
+        reward = observe_code(env.noise_code, env.sigma, means[0], variates[j, 0])
+        for k in range(m):
+            costs[k] = observe_code(env.noise_code, env.sigma, means[1 + k], variates[j, 1 + k])
+        stagewise_update_table(est, tbl, points[j], reward, costs)  # Algorithm 1, line 7
+        j += 1
+    return j
 
 
 # --------------------------------------------------------------------------------------------------
@@ -636,10 +613,12 @@ class StagewiseLinearLearner(BaseLearner):
         j = self._warm_rounds(env, variates, points, 0, n)
         self._round_arms = self._arms
         work = RoundWork(self._theta_ts, self._normals, self._position_block, self._low, self._costs)
-        run = RoundRun(self.estimator.state, self._tbl, self._choice(self._safe_row), work, points, values)
+        choice = self._choice(self._safe_row)
         while j < n:
             self._refill()
-            j = run_rounds(run, feedback, variates, (j, n))
+            j = run_rounds(
+                self.estimator.state, self._tbl, choice, work, feedback, variates, (points, values), (j, n)
+            )
         self.n_samples += n
         env.n_samples += n
         if n > 0 and not self.use_ts:

@@ -57,11 +57,11 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.problems.noise import observe_code
 from safebandits.problems.stagewise import solve_policy_lp
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
@@ -344,49 +344,33 @@ def add_observation(st, arm, reward, costs):
         st.cost_sums[arm, i] += costs[i]
 
 
-class OPBRun(NamedTuple):
-    """A compiled OPB block: the learner's state and the block's outputs (arm and policy of each round)."""
+@numba.njit(cache=True)
+def run_loop(st, env, variates, start, stop, out_arms, out_probs):
+    """Rounds on variate rows ``start, start+1, ...`` until ``stop`` or the uniform buffer runs dry.
 
-    st: OPBState
-    arms: np.ndarray
-    probs: np.ndarray
-
-
-@numba.njit(cache=True, inline="always")
-def opb_select(run, j):
-    """Round ``j``'s arm (:func:`choose_arm`) and policy into the block's outputs; ``False`` (nothing
-    drawn) when the uniform buffer ran dry."""
-    st = run.st
-    if st.live[0].upos >= st.uniforms.shape[0]:
-        return False
-    arm = choose_arm(st)
-    run.arms[j] = arm
-    for a in range(st.probs.shape[0]):
-        run.probs[j, a] = st.probs[a]
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def arm_means(run, env, j):
-    """True means of round ``j``'s arm: ``env.means[arm]`` (column 0 the reward, then the costs)."""
-    return env.means[run.arms[j]]
-
-
-@numba.njit(cache=True, inline="always")
-def opb_update(run, j, y):
-    """Count and sums update with the observation ``y`` (reward, then costs) of round ``j``'s arm."""
-    st = run.st
-    arm = run.arms[j]
-    st.counts[arm] += 1
-    st.reward_sums[arm] += y[0]
-    for i in range(st.cost_sums.shape[1]):
-        st.cost_sums[arm, i] += y[1 + i]
-
-
-#: Rounds on variate rows ``start, start+1, ...`` until ``stop`` or the uniform buffer runs dry, on an
-#: :class:`OPBRun`: the shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over
-#: :func:`opb_select`, :func:`arm_means` and :func:`opb_update`. Returns the first unused row.
-run_loop = make_driver("run_loop", opb_select, arm_means, opb_update, __name__)
+    Per round: :func:`choose_arm`, then the observation of every signal ``j`` of the pulled arm,
+    ``observe_code(env.noise_code, env.sigma, env.means[arm, j], variates[row, j])`` (column 0 the
+    reward, then the costs), then the count and sums update. Writes the arm and policy of each round into
+    ``out_arms`` and ``out_probs``; returns the first unused row.
+    """
+    m = st.cost_sums.shape[1]
+    live = st.live[0]
+    j = start
+    while j < stop:
+        if live.upos >= st.uniforms.shape[0]:
+            break
+        arm = choose_arm(st)
+        out_arms[j] = arm
+        for a in range(st.probs.shape[0]):
+            out_probs[j, a] = st.probs[a]
+        st.counts[arm] += 1
+        st.reward_sums[arm] += observe_code(env.noise_code, env.sigma, env.means[arm, 0], variates[j, 0])
+        for i in range(m):
+            st.cost_sums[arm, i] += observe_code(
+                env.noise_code, env.sigma, env.means[arm, 1 + i], variates[j, 1 + i]
+            )
+        j += 1
+    return j
 
 
 def solve_index_lp(
@@ -707,11 +691,11 @@ class OPB(BaseLearner):
             n = n_rounds - j
             variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
             out_arms = np.zeros(n, dtype=np.int64)
-            run = OPBRun(self.state, out_arms, probs[j:])
+            out_probs = probs[j:]
             i = 0
             while i < n:
                 self._refill_uniforms()
-                i = run_loop(run, feedback, variates, (i, n))
+                i = run_loop(self.state, feedback, variates, i, n, out_arms, out_probs)
             points[j:] = arms[out_arms]
             self.n_samples += n
             env.n_samples += n

@@ -59,14 +59,8 @@ import numpy as np
 
 from safebandits._numba import bind_kernel
 from safebandits._validation import check_int
-from safebandits.algorithms._driver import make_driver
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.algorithms.regret.lc_lucb import (
-    StagewiseLinearConfig,
-    StagewiseLinearLearner,
-    point_means,
-    stagewise_observe,
-)
+from safebandits.algorithms.regret.lc_lucb import StagewiseLinearConfig, StagewiseLinearLearner
 from safebandits.estimators.stagewise import (
     T_LIN,
     T_QC,
@@ -76,8 +70,10 @@ from safebandits.estimators.stagewise import (
     VertexTable,
     confidence_radii,
     ray_scale,
+    stagewise_update_table,
 )
 from safebandits.exceptions import ProtocolError
+from safebandits.problems.noise import observe_code
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision
 
@@ -355,43 +351,32 @@ def sample_policy(probs, u, safe_row):
     return last if safe_row >= 0 else -1
 
 
-class OPLBRun(NamedTuple):
-    """A compiled block of OPLB rounds: the estimator state, the vertex table, the policy search settings,
-    the work buffers and the block's outputs (played ``points``, policies ``probs``, their ``values``)."""
-
-    est: Any
-    tbl: Any
-    search: PolicySearch
-    work: OPLBWork
-    points: np.ndarray
-    probs: np.ndarray
-    values: np.ndarray
-
-
-@numba.njit(cache=True, inline="always")
-def oplb_select(run, j):
-    """Round ``j``'s policy ``pi_t`` of (34) and its optimistic value ``V~r(pi_t)`` (Algorithm 2, line 4),
-    then ``X_t ~ pi_t`` with one learner uniform (line 5; ``work.positions[0].uniforms``) into
-    ``run.points[j]``. ``False`` when the uniforms ran out."""
-    work = run.work
-    pos = work.positions[0]
-    if pos.uniforms >= work.uniforms.shape[0]:
-        return False
-    run.values[j] = oplb_policy(run.est, run.tbl, run.search, work, run.probs[j])
-    idx = sample_policy(run.probs[j], work.uniforms[pos.uniforms], run.search.safe_row)
-    pos.uniforms += 1
-    vx = run.tbl.vx
-    for a in range(vx.shape[1]):
-        run.points[j, a] = vx[idx + 1, a]
-    return True
-
-
-#: Policy -> sample -> observe -> update for variate rows ``rows = (start, stop)`` on an :class:`OPLBRun`:
-#: the shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over :func:`oplb_select`,
-#: :func:`~safebandits.algorithms.regret.lc_lucb.point_means` and
-#: :func:`~safebandits.algorithms.regret.lc_lucb.stagewise_observe` (line 7). Stops early when the
-#: learner's uniforms run out; returns the first unused row.
-oplb_rounds = make_driver("oplb_rounds", oplb_select, point_means, stagewise_observe, __name__)
+@numba.njit(cache=True)
+def oplb_rounds(est, tbl, search, work, env, variates, played, rows):
+    """Policy -> sample -> observe -> update for variate rows ``rows = (start, stop)``, ``start ..
+    stop-1`` (one learner uniform per round, ``work.positions[0].uniforms``; stops early when they run out).
+    Writes the played points, policies and the policies' optimistic values ``V~r(pi_t)`` into ``played =
+    (points, probs, values)``. Returns the first unused row."""
+    points, probs, values = played
+    uniforms, pos, costs = work.uniforms, work.positions[0], work.costs
+    vx = tbl.vx
+    m = costs.shape[0]
+    j, stop = rows
+    while j < stop:
+        if pos.uniforms >= uniforms.shape[0]:
+            break
+        values[j] = oplb_policy(est, tbl, search, work, probs[j])  # Algorithm 2, line 4: pi_t of (34)
+        idx = sample_policy(probs[j], uniforms[pos.uniforms], search.safe_row)  # line 5: X_t ~ pi_t
+        pos.uniforms += 1
+        for a in range(vx.shape[1]):
+            points[j, a] = vx[idx + 1, a]
+        means = np.dot(points[j], env.params)
+        reward = observe_code(env.noise_code, env.sigma, means[0], variates[j, 0])
+        for k in range(m):
+            costs[k] = observe_code(env.noise_code, env.sigma, means[1 + k], variates[j, 1 + k])
+        stagewise_update_table(est, tbl, points[j], reward, costs)  # line 7
+        j += 1
+    return j
 
 
 # --------------------------------------------------------------------------------------------------
@@ -491,12 +476,19 @@ class OPLB(StagewiseLinearLearner):
             probs[:j0, self._safe_row] = 1.0
         j = j0
         self._round_arms = self._arms
-        run = OPLBRun(
-            self.estimator.state, self._tbl, self._search(self._safe_row), self._work(), points, probs, values
-        )
+        search, work = self._search(self._safe_row), self._work()
         while j < n:
             self._refill()
-            j = oplb_rounds(run, feedback, variates, (j, n))
+            j = oplb_rounds(
+                self.estimator.state,
+                self._tbl,
+                search,
+                work,
+                feedback,
+                variates,
+                (points, probs, values),
+                (j, n),
+            )
         if n > j0:
             self._probs[:] = probs[n - 1]
             self._last_value = float(values[n - 1])

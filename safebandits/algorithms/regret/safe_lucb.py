@@ -51,7 +51,6 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
@@ -63,6 +62,7 @@ from safebandits.estimators.ridge import (
     arm_ridge_update,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.problems.noise import observe_code
 from safebandits.problems.safe_linear import (
     RadialProblem,
     boundary_grid_step,
@@ -407,43 +407,22 @@ def tell_arm(st, arm, loss):
             live.t_prime = const.t_cap
 
 
-class SafeLUCBRun(NamedTuple):
-    """A compiled Safe-LUCB block on a finite decision set: the learner's state and the arm of each round."""
-
-    st: SafeLUCBState
-    played: np.ndarray
-
-
-@numba.njit(cache=True, inline="always")
-def safe_lucb_select(run, j):
-    """Round ``j``'s arm (:func:`select_arm`) into ``run.played``; ``False`` when the exploration buffer
-    must be refilled."""
-    arm = select_arm(run.st)
-    if arm < 0:
-        return False
-    run.played[j] = arm
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def loss_mean(run, env, j):
-    """Mean of round ``j``'s observation: ``env.means[arm]`` (one output, the loss side)."""
-    arm = run.played[j]
-    return env.means[arm : arm + 1]
-
-
-@numba.njit(cache=True, inline="always")
-def safe_lucb_update(run, j, y):
-    """:func:`tell_arm` with the negated observation (the loss) of round ``j``'s arm."""
-    tell_arm(run.st, run.played[j], -y[0])
-
-
-#: Select -> observe -> tell for variate rows ``rows = (start, stop)`` on a :class:`SafeLUCBRun`: the shared
-#: driver (:func:`~safebandits.algorithms._driver.make_driver`) over :func:`safe_lucb_select`,
-#: :func:`loss_mean` and :func:`safe_lucb_update`; stops early when the exploration buffer must be refilled.
-#: The observation is ``observe_code(env.noise_code, env.sigma, env.means[arm], z)``, as
-#: :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` gives it. Returns the first unused row.
-run_arm_loop = make_driver("run_arm_loop", safe_lucb_select, loss_mean, safe_lucb_update, __name__)
+@numba.njit(cache=True)
+def run_arm_loop(st, env, variates, played, rows):
+    """Select -> observe -> tell for variate rows ``rows = (start, stop)``, ``start..stop-1``; stops early
+    when the exploration buffer must be refilled. The observation is ``observe_code(env.noise_code,
+    env.sigma, env.means[arm], z)`` (the negated loss, as
+    :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment`). Returns the first unused row."""
+    j, stop = rows
+    while j < stop:
+        arm = select_arm(st)
+        if arm < 0:
+            break
+        y = observe_code(env.noise_code, env.sigma, env.means[arm], variates[j, 0])
+        tell_arm(st, arm, -y)
+        played[j] = arm
+        j += 1
+    return j
 
 
 # --------------------------------------------------------------------------------------------------
@@ -810,10 +789,9 @@ class SafeLUCB(BaseLearner):
             arms = self._ds.arms
             means = np.array([float((arms[k] @ params)[0]) for k in range(arms.shape[0])])
             feedback = LossFeedback(means, code, sigma)
-            run = SafeLUCBRun(self.state, played)
             j = 0
             while j < n:
-                j = run_arm_loop(run, feedback, variates, (j, n))
+                j = run_arm_loop(self.state, feedback, variates, played, (j, n))
                 if j < n:
                     self._refill()
             points = arms[played]

@@ -9,7 +9,7 @@ measured against. The uniforms come from the learner's ``rng`` in blocks of :dat
 
 It is also the worked example of ``docs/user_guide/writing_a_learner.md``: one module with the config, a
 typed state (:class:`UniformState`), the per-round kernels in the shape of the shared compiled driver
-(:func:`uniform_select`, :func:`~safebandits.algorithms.regret.lc_lucb.point_means`,
+(:func:`uniform_select`, :func:`~safebandits.algorithms._driver.point_means`,
 :func:`uniform_update`) and the learner class, a thin ask / tell adapter over the same kernels; its
 ``simulate`` is the shared driver over them (:func:`~safebandits.algorithms._driver.make_driver`).
 """
@@ -24,10 +24,9 @@ import numpy as np
 
 from safebandits._numba import bind_kernel
 from safebandits._validation import check_array, check_int
-from safebandits.algorithms._driver import make_driver
+from safebandits.algorithms._driver import make_driver, point_means
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.algorithms.regret.lc_lucb import point_means
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, Observation
