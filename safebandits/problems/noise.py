@@ -67,6 +67,8 @@ def _observe_array(code: int, sigma: float, means: FloatArray, variates: FloatAr
     """:func:`observe_code` elementwise over broadcast ``means`` and ``variates`` (a new float array)."""
     m = np.asarray(means, dtype=np.float64)
     v = np.asarray(variates, dtype=np.float64)
+    if code == 0:  # (Gaussian: the formula is arithmetic only, so numpy evaluates it on whole arrays)
+        return np.asarray(_observe(0, sigma, m, v), dtype=np.float64)
     if m.shape != v.shape:
         m, v = np.broadcast_arrays(m, v)
     if m.size <= _SMALL:
