@@ -3,6 +3,13 @@
 Regret learners implement ``ask(context=None) -> Decision`` and ``tell(decision, observation)``.
 Pure-exploration learners add the ``done`` property and ``recommend()``. A round-based learner may
 ask for a batch (``Decision.counts``) and is told a :class:`~safebandits.types.BatchObservation`.
+
+The fast path of a simulation has one name, ``simulate(env, n)`` (:meth:`BaseLearner.simulate`, declared
+by :class:`Simulating`): it plays on a simulated environment exactly what ask -> ``env.play`` -> tell
+would play (same noise rows, same learner random numbers, same state after it), only faster. The base
+class's default *is* that ask / tell loop; a learner with compiled kernels overrides it. The engine
+(:func:`~safebandits.experiments.simulate.run`, :func:`~safebandits.experiments.regret_loop.run_regret`)
+calls it on every :class:`BaseLearner` and nothing else (no attribute guessing).
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from safebandits._validation import check_int
 from safebandits.algorithms._observation import (
     ObservationSpec,
     admissible_single,
@@ -19,6 +27,7 @@ from safebandits.algorithms._observation import (
     spec_for_info,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.records import PlayedBlock
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
 __all__ = [
@@ -26,8 +35,10 @@ __all__ = [
     "Learner",
     "LearnerConfig",
     "PureExplorationLearner",
+    "Simulating",
     "config_from_dict",
     "config_to_dict",
+    "play_ask_tell",
 ]
 
 
@@ -52,6 +63,23 @@ class PureExplorationLearner(Learner, Protocol):
     def done(self) -> bool: ...
 
     def recommend(self, anytime: bool = False) -> Recommendation: ...
+
+
+@runtime_checkable
+class Simulating(Protocol):
+    """The declared fast path of a simulation (every :class:`BaseLearner` has it).
+
+    ``simulate(env, n)`` plays on a simulated environment what the ask / tell loop would play:
+
+    * regret learners: exactly ``n`` rounds (``n >= 0``) of ask -> ``env.play`` -> tell; returns a
+      :class:`~safebandits.records.PlayedBlock` of those rounds (points, and the policies, mean points or
+      optimistic values the learner reports);
+    * pure-exploration learners: rounds until ``done`` or until ``n`` samples in total are used (a batch
+      that would exceed ``n`` is not played); returns ``None`` (the outcome is the learner's own state:
+      ``n_samples``, ``done``, ``recommend``).
+    """
+
+    def simulate(self, env: Any, n: int) -> PlayedBlock | None: ...
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -208,6 +236,28 @@ class BaseLearner:
             )
         return self._recommend(final=done)
 
+    # -- the declared fast path ------------------------------------------------------------------
+    def simulate(self, env: Any, n: int) -> PlayedBlock | None:
+        """Play on the simulated ``env`` what ask -> ``env.play`` -> tell would (:class:`Simulating`).
+
+        Regret learners: ``n`` rounds, returned as a :class:`~safebandits.records.PlayedBlock`;
+        pure-exploration learners: until ``done`` or ``n`` samples in total, returns ``None``. This
+        default is the plain loop :func:`play_ask_tell` (policy means from the view's ``safe_action`` /
+        ``safe_arm``); learners with compiled kernels override it with a loop that gives the same
+        trajectory (a parity test per learner).
+        """
+        n = check_int(n, "n", low=0)
+        if self._pending is not None:
+            raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
+        info = self.info
+        return play_ask_tell(
+            self,
+            env,
+            n,
+            safe_action=getattr(info, "safe_action", None),
+            safe_arm=getattr(info, "safe_arm", None),
+        )
+
     # -- to implement ---------------------------------------------------------------------
     def _ask(self, context: Any) -> Decision:
         raise NotImplementedError
@@ -217,3 +267,46 @@ class BaseLearner:
 
     def _recommend(self, final: bool) -> Recommendation:
         raise NotImplementedError
+
+
+def play_ask_tell(
+    learner: Any, env: Any, n: int, *, safe_action: Any = None, safe_arm: int | None = None
+) -> PlayedBlock | None:
+    """The plain ask -> ``env.play`` -> tell loop: the semantics of :meth:`BaseLearner.simulate` for any
+    learner of the protocol (:class:`Learner`, :class:`PureExplorationLearner`).
+
+    Pure-exploration learners (a ``done`` attribute): rounds until ``done`` or ``n`` samples in total
+    (``learner.n_samples``); a batch that would exceed them is cancelled, not played. Returns ``None``.
+
+    Regret learners: ``n`` rounds on a stage-wise environment (``env.point_of``, ``env.arms``). Returns
+    a :class:`~safebandits.records.PlayedBlock`: the played ``points``; ``means`` -- the policy's mean
+    point ``x_pi`` when the decision carries ``probs`` (:func:`~safebandits.problems.stagewise.
+    policy_mean_points` with ``safe_action`` / ``safe_arm``), else the point; ``values`` -- the
+    learner's ``last_value`` after each ask, if it has one (else ``None``).
+    """
+    if hasattr(learner, "done"):
+        while not learner.done and learner.n_samples < n:
+            decision = learner.ask()
+            if decision.n_samples > n - learner.n_samples:
+                learner.cancel()  # the batch is abandoned, not played
+                break
+            learner.tell(decision, env.play(decision))
+        return None
+    points = np.empty((n, env.arms.shape[1]))
+    means = np.empty_like(points)
+    values = np.full(n, np.nan) if hasattr(learner, "last_value") else None
+    arms = env.arms
+    mean_points = None
+    for i in range(n):
+        decision = learner.ask()
+        if values is not None:
+            values[i] = learner.last_value
+        points[i] = env.point_of(decision)
+        if decision.probs is not None:
+            if mean_points is None:
+                from safebandits.problems.stagewise import policy_mean_points as mean_points
+            means[i] = mean_points(np.asarray(decision.probs), arms, safe_action, safe_arm)[0]
+        else:
+            means[i] = points[i]
+        learner.tell(decision, env.play(decision))
+    return PlayedBlock(points, None, means, values)

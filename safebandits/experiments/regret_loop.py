@@ -1,11 +1,12 @@
 """Drive a regret-minimisation learner for a horizon and score every round with the instance's oracle.
 
-The loop runs in blocks of rounds. A learner that offers a compiled simulation,
-``simulate(env, n_rounds) -> PlayedBlock``, plays a whole block in one call (consuming the
-environment's variates exactly as ``ask`` / ``env.play`` / ``tell`` would); otherwise the block is played
-through ask / tell. Either way the block's played actions (and the policies they were drawn from)
-go to a :class:`RegretTracker`, which holds the ground truth and keeps, in memory independent of the
-horizon, the run's totals and its curves on a log-spaced grid of rounds.
+The loop runs in blocks of rounds, each played by the learner's declared fast path
+``simulate(env, n_rounds) -> PlayedBlock`` (:meth:`~safebandits.algorithms.base.BaseLearner.simulate`:
+the plain ask / ``env.play`` / tell loop by default, one compiled loop for the learners that have
+kernels, consuming the environment's variates exactly as ask / tell would). Either way the block's
+played actions (and the policies they were drawn from) go to a :class:`RegretTracker`, which holds the
+ground truth and keeps, in memory independent of the horizon, the run's totals and its curves on a
+log-spaced grid of rounds.
 
 Per round ``t`` with played action ``X_t`` and policy mean action ``x_pi_t`` (equal to ``X_t`` for
 deterministic learners):
@@ -36,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from safebandits._validation import check_int
+from safebandits.algorithms.base import Simulating, play_ask_tell
 from safebandits.exceptions import ConfigError
 from safebandits.problems.stagewise import TOL, policy_mean_points
 from safebandits.records import PlayedBlock, log_grid  # (defined in the core; re-exported here)
@@ -292,25 +294,6 @@ class RegretOutcome:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def _python_block(learner: Any, env: Any, instance: Any, k: int) -> PlayedBlock:
-    points = np.empty((k, env.arms.shape[1]))
-    means = np.empty_like(points)
-    has_value = hasattr(learner, "last_value")
-    values = np.full(k, np.nan) if has_value else None
-    arms, x0, safe_arm = instance.arms, instance.safe_action, instance.safe_arm
-    for i in range(k):
-        decision = learner.ask()
-        if values is not None:
-            values[i] = learner.last_value
-        points[i] = env.point_of(decision)
-        if decision.probs is not None:
-            means[i] = policy_mean_points(np.asarray(decision.probs), arms, x0, safe_arm)[0]
-        else:
-            means[i] = points[i]
-        learner.tell(decision, env.play(decision))
-    return PlayedBlock(points, None, means, values)
-
-
 def run_regret(
     learner: Any,
     env: Any,
@@ -325,12 +308,15 @@ def run_regret(
 
     Parameters
     ----------
-    learner : regret learner (ask / tell; optionally ``simulate(env, n_rounds)``)
+    learner : regret learner (ask / tell; its declared ``simulate`` when it has one, e.g. every
+        :class:`~safebandits.algorithms.base.BaseLearner`)
     env : LinearFeedbackEnvironment
     instance : StagewiseInstance
     horizon, budget : int, optional
     compiled : bool
-        Use the learner's ``simulate`` when it has one (same trajectory, faster).
+        Play through the learner's ``simulate`` (its compiled loop, if it has one: same trajectory,
+        faster); ``False`` (or a learner without ``simulate``): the plain loop
+        :func:`~safebandits.algorithms.base.play_ask_tell`.
     n_points : int
         Points of the log-spaced curves.
     """
@@ -352,12 +338,17 @@ def run_regret(
     check_int(n_points, "n_points", low=2, high=1_000_000, owner="run_regret")
     setting = getattr(learner, "setting", "round")
     tracker = RegretTracker(instance, limit, n_points, setting)
-    fast = getattr(learner, "simulate", None) if compiled else None
+    if compiled and isinstance(learner, Simulating):
+        play = learner.simulate  # (its compiled loop, or BaseLearner's default: the plain loop below)
+    else:
+        play = functools.partial(
+            play_ask_tell, learner, safe_action=instance.safe_action, safe_arm=instance.safe_arm
+        )
     t0 = time.perf_counter()
     played = 0
     while played < limit:
         k = min(BLOCK, limit - played)
-        block = fast(env, k) if fast is not None else _python_block(learner, env, instance, k)
+        block = play(env, k)
         tracker.update(block)
         played += k
     wall = time.perf_counter() - t0

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from safebandits._validation import check_int
-from safebandits.algorithms.base import BaseLearner
+from safebandits.algorithms.base import BaseLearner, Simulating, play_ask_tell
 from safebandits.exceptions import ConfigError
 from safebandits.problems.environment import ArmEnvironment
 
@@ -54,9 +54,10 @@ def run(
     """Run a pure-exploration learner until ``done`` or until ``budget`` samples are used.
 
     A batch decision that would exceed the budget is not played: the run ends there.
-    If the learner offers a compiled loop (``run_compiled(env, budget)``) and ``compiled`` is
-    true, that loop is used; it consumes the same noise stream and gives the same result as the
-    ask / tell path (tested), only faster.
+    The run is the learner's declared fast path ``simulate(env, budget)``
+    (:meth:`~safebandits.algorithms.base.BaseLearner.simulate`): its compiled loop if it has one (the
+    same noise stream and the same result as the ask / tell path, tested, only faster), else the plain
+    ask / tell loop :func:`~safebandits.algorithms.base.play_ask_tell`.
 
     Parameters
     ----------
@@ -66,7 +67,8 @@ def run(
     budget : int
         Maximum number of samples.
     compiled : bool
-        Use the learner's compiled loop when it has one.
+        Play through the learner's ``simulate``; ``False`` (or a learner without ``simulate``): the
+        plain ask / tell loop.
     """
     budget = check_int(budget, "budget", low=1)
     if not hasattr(learner, "done") or not hasattr(learner, "recommend"):
@@ -81,16 +83,10 @@ def run(
                 "none. Pass an identification instance (e.g. SimulatedProblem.instance('cbai'))."
             )
     t0 = time.perf_counter()
-    fast = getattr(learner, "run_compiled", None) if compiled else None
-    if fast is not None:
-        fast(env, budget)
+    if compiled and isinstance(learner, Simulating):
+        learner.simulate(env, budget)
     else:
-        while not learner.done and learner.n_samples < budget:
-            decision = learner.ask()
-            if decision.n_samples > budget - learner.n_samples:
-                learner.cancel()  # the batch is abandoned, not played
-                break
-            learner.tell(decision, env.play(decision))
+        play_ask_tell(learner, env, budget)
     rec = learner.recommend(anytime=True)
     wall = time.perf_counter() - t0
     return RunOutcome(

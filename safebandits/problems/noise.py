@@ -2,6 +2,12 @@
 
 Each model turns a *standard variate* (drawn by the environment, one per observation) into an
 observation, so that a compiled simulation loop and the ask / tell path consume the same stream.
+
+The formula is written once, in :func:`observe_code` (by noise code): compiled loops call it (inlined),
+and the models' :meth:`~GaussianNoise.observe` / :meth:`~GaussianNoise.observe_scalar` call the same
+function (its Python original for one value or a row, its compiled loop :func:`observe_into` for large
+arrays), so the ask / tell path and every compiled loop compute each observation with the same
+operations (bit-identical).
 """
 
 from __future__ import annotations
@@ -24,7 +30,55 @@ __all__ = [
     "NoiseModel",
     "make_noise",
     "observe_code",
+    "observe_into",
 ]
+
+
+@numba.njit(cache=True, inline="always")
+def observe_code(code: int, sigma: float, mean: float, variate: float) -> float:
+    """Observation of ``mean`` from one standard variate, by noise code (compiled loops).
+
+    ``0`` Gaussian ``mean + sigma z``; ``1`` binary ``+-1`` with ``P(+1) = (1 + mean) / 2``;
+    ``2`` Bernoulli ``{0, 1}`` with ``P(1) = mean``. The one implementation of the noise formula:
+    compiled loops inline it, and the models' ``observe`` / ``observe_scalar`` call it (module docstring).
+    """
+    if code == 0:
+        return mean + sigma * variate
+    if code == 1:
+        return 1.0 if variate < 0.5 * (1.0 + mean) else -1.0
+    return 1.0 if variate < mean else 0.0
+
+
+#: The Python original of :func:`observe_code` (the same formula, without a compiled call's overhead).
+_observe = observe_code.py_func
+
+#: Arrays up to this size are observed by a Python loop over :data:`_observe` (no compile, no dispatch).
+_SMALL = 32
+
+
+@numba.njit(cache=True)
+def observe_into(code, sigma, means, variates, out):
+    """``out[i] = observe_code(code, sigma, means[i], variates[i])`` for 1-D arrays (large arrays)."""
+    for i in range(out.shape[0]):
+        out[i] = observe_code(code, sigma, means[i], variates[i])
+
+
+def _observe_array(code: int, sigma: float, means: FloatArray, variates: FloatArray) -> FloatArray:
+    """:func:`observe_code` elementwise over broadcast ``means`` and ``variates`` (a new float array)."""
+    m = np.asarray(means, dtype=np.float64)
+    v = np.asarray(variates, dtype=np.float64)
+    if code == 0:  # (Gaussian: the formula is arithmetic only, so numpy evaluates it on whole arrays)
+        return np.asarray(_observe(0, sigma, m, v), dtype=np.float64)
+    if m.shape != v.shape:
+        m, v = np.broadcast_arrays(m, v)
+    if m.size <= _SMALL:
+        flat = [_observe(code, sigma, a, b) for a, b in zip(m.ravel().tolist(), v.ravel().tolist())]
+        return np.array(flat, dtype=np.float64).reshape(m.shape)
+    out = np.empty(m.shape)
+    observe_into(
+        code, sigma, np.ascontiguousarray(m).ravel(), np.ascontiguousarray(v).ravel(), out.reshape(-1)
+    )
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +100,12 @@ class GaussianNoise:
         return None
 
     def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
-        return means + self.sigma * variates
+        """Observations of ``means`` from standard variates (elementwise :func:`observe_code`)."""
+        return _observe_array(self.code, self.sigma, means, variates)
 
     def observe_scalar(self, mean: float, variate: float) -> float:
         """:meth:`observe` for one value, without array temporaries (hot path)."""
-        return mean + self.sigma * variate
+        return _observe(self.code, self.sigma, mean, variate)
 
     def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
         """Sum of ``counts[i]`` independent observations around ``means[i]`` (exact in law)."""
@@ -78,11 +133,12 @@ class BinaryNoise:
             )
 
     def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
-        return np.where(variates < 0.5 * (1.0 + means), 1.0, -1.0)
+        """Observations of ``means`` from standard uniforms (elementwise :func:`observe_code`)."""
+        return _observe_array(self.code, 0.0, means, variates)
 
     def observe_scalar(self, mean: float, variate: float) -> float:
         """:meth:`observe` for one value, without array temporaries (hot path)."""
-        return 1.0 if variate < 0.5 * (1.0 + mean) else -1.0
+        return _observe(self.code, 0.0, mean, variate)
 
     def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
         c = np.asarray(counts, dtype=np.int64).reshape(np.shape(means)[:1] + (1,) * (np.ndim(means) - 1))
@@ -110,11 +166,12 @@ class BernoulliNoise:
             )
 
     def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
-        return np.where(variates < means, 1.0, 0.0)
+        """Observations of ``means`` from standard uniforms (elementwise :func:`observe_code`)."""
+        return _observe_array(self.code, 0.0, means, variates)
 
     def observe_scalar(self, mean: float, variate: float) -> float:
         """:meth:`observe` for one value, without array temporaries (hot path)."""
-        return 1.0 if variate < mean else 0.0
+        return _observe(self.code, 0.0, mean, variate)
 
     def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
         c = np.asarray(counts, dtype=np.int64).reshape(np.shape(means)[:1] + (1,) * (np.ndim(means) - 1))
@@ -139,17 +196,3 @@ def make_noise(kind: str = "gaussian", sigma: float = 1.0) -> NoiseModel:
     raise ConfigError(
         f"The 'noise' parameter must be one of 'gaussian', 'binary', 'bernoulli'. Got {kind!r} instead."
     )
-
-
-@numba.njit(cache=True, inline="always")
-def observe_code(code: int, sigma: float, mean: float, variate: float) -> float:
-    """Observation of ``mean`` from one standard variate, by noise code (compiled loops).
-
-    ``0`` Gaussian ``mean + sigma z``; ``1`` binary ``+-1`` with ``P(+1) = (1 + mean) / 2``;
-    ``2`` Bernoulli ``{0, 1}`` with ``P(1) = mean`` -- as :meth:`observe_scalar` of each model.
-    """
-    if code == 0:
-        return mean + sigma * variate
-    if code == 1:
-        return 1.0 if variate < 0.5 * (1.0 + mean) else -1.0
-    return 1.0 if variate < mean else 0.0

@@ -24,7 +24,7 @@ The per-sample work is done by two compiled kernels acting in place on the learn
 :func:`tell_sample` (module ``_g_acol_kernels``), in ``O(n d + d^2)`` (primal numerics: ``A^{-1}``) or
 ``O(n^2)`` (Gram numerics: ``G = X A^{-1} X^T``, chosen when ``n`` is not much larger than ``d``;
 see ``numerics`` of :class:`GACOLConfig`); the ask / tell path calls them once
-per sample and :meth:`GACOL.run_compiled` runs the whole ask -> pull -> tell cycle in one compiled loop
+per sample and :meth:`GACOL.simulate` runs the whole ask -> pull -> tell cycle in one compiled loop
 (:func:`run_loop`) on the environment's noise stream, giving the same trajectory; its certified skips
 live in :mod:`~safebandits.algorithms.pure_exploration._skips`.
 """
@@ -125,7 +125,7 @@ class GACOLConfig(LearnerConfig):
         (:func:`~safebandits.estimators.ridge.choose_numerics`). All are exact and agree up to
         rounding, so only (near-)ties can be decided differently.
     certified_skip : bool, default True
-        In :meth:`GACOL.run_compiled` (simulation), let the uniform and max-reward rules, and Greedy
+        In :meth:`GACOL.simulate` (simulation), let the uniform and max-reward rules, and Greedy
         Max Var on a diagonal design, take a whole stretch of samples at once when a bound proves that
         no arm can leave ``U`` meanwhile (:mod:`~safebandits.algorithms.pure_exploration._skips`); the
         trajectory is the one of the sample-by-sample loop, so this only changes speed. Needs
@@ -260,7 +260,7 @@ class GACOL(CBAILearner):
 
     Deviations: see ``docs/decisions/acol.md`` (G-ACOL selection rule, tuned width, set comparisons).
 
-    The whole run can be compiled: :meth:`run_compiled` gives the same trajectory as ask / tell.
+    The whole run can be compiled: :meth:`simulate` gives the same trajectory as ask / tell.
     """
 
     config_cls = GACOLConfig
@@ -315,7 +315,7 @@ class GACOL(CBAILearner):
 
     @property
     def skipped_samples(self) -> int:
-        """Samples taken by certified skips of :meth:`run_compiled` (diagnostic; see ``certified_skip``)."""
+        """Samples taken by certified skips of :meth:`simulate` (diagnostic; see ``certified_skip``)."""
         return int(self._skip_live["skipped"][0])
 
     @property
@@ -367,8 +367,9 @@ class GACOL(CBAILearner):
         return {"beta": self.beta}
 
     # -- compiled simulation ----------------------------------------------------------------------
-    def run_compiled(self, env: Any, budget: int) -> None:
-        """Run ask -> pull -> tell in one compiled loop until ``done`` or ``budget`` total samples.
+    def simulate(self, env: Any, n: int) -> None:
+        """The declared fast path (:meth:`~safebandits.algorithms.base.BaseLearner.simulate`): run
+        ask -> pull -> tell in one compiled loop until ``done`` or ``n`` total samples.
 
         Consumes the environment's standard variates through ``env.take_variates`` in blocks (the
         k-th pull meets the k-th variate, exactly as ``env.pull``) and the learner's uniforms from the
@@ -379,13 +380,13 @@ class GACOL(CBAILearner):
         Parameters
         ----------
         env : ArmEnvironment
-        budget : int
-            Maximum total number of samples (including samples already taken).
+        n : int
+            Maximum total number of samples (including samples already taken): the budget.
         """
         if self._pending is not None:
-            raise ProtocolError("GACOL.run_compiled called with a pending ask; tell it first.")
+            raise ProtocolError("GACOL.simulate called with a pending ask; tell it first.")
         self._drop_prefetch()
-        budget = check_int(budget, "budget", low=0)
+        budget = check_int(n, "n", low=0)
         code = getattr(env.noise, "code", None)
         means = np.asarray(env.means)
         if means.shape != (self.n_arms, 1) or code not in (0, 1):

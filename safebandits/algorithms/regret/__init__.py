@@ -11,5 +11,6 @@ from safebandits.algorithms.regret import (  # noqa: F401
     safe_lucb,
     sgp_ucb,
     stageopt,
+    uniform_exploration,
     warm_start,
 )

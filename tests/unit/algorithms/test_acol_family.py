@@ -497,12 +497,12 @@ def test_diagonal_numerics_compiled_equals_ask_tell(name, sigma):
     assert (out_a.samples, out_a.recommended) == (out_b.samples, out_b.recommended)
 
 
-def test_run_compiled_refuses_pending_ask():
+def test_simulate_refuses_pending_ask():
     inst = make_instance("acol/one-dimensional")
     learner = make_learner("g-acol", inst.public_info(), np.random.default_rng(0))
     learner.ask()
     with pytest.raises(ProtocolError):
-        learner.run_compiled(inst.environment(np.random.default_rng(0)), 10)
+        learner.simulate(inst.environment(np.random.default_rng(0)), 10)
 
 
 @pytest.mark.parametrize("numerics", DENSE)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import safebandits as sb
-from safebandits.algorithms.base import config_from_dict
+from safebandits.algorithms.base import config_from_dict, play_ask_tell
 from safebandits.algorithms.registry import get_algorithm, make_learner
 from safebandits.algorithms.regret.lc_lucb import LCLUCBConfig, StagewiseLinearLearner, ts_sample
 from safebandits.algorithms.regret.oplb import OPLBConfig
@@ -14,7 +14,7 @@ from safebandits.algorithms.regret.safe_lts import SafeLTSConfig
 from safebandits.estimators.confidence import adaptive_width
 from safebandits.estimators.stagewise import StagewiseEstimator, orthonormal_complement
 from safebandits.exceptions import ConfigError
-from safebandits.experiments.regret_loop import _python_block, run_regret
+from safebandits.experiments.regret_loop import run_regret
 from safebandits.problems.noise import make_noise
 from safebandits.problems.stagewise import StagewiseInstance, policy_mean_points
 
@@ -209,7 +209,7 @@ def test_simulate_equals_ask_tell_bit_for_bit(name, instance, params):
                                                                      inst.safe_arm) for b in blocks]
             )  # fmt: skip
         else:
-            block = _python_block(learner, env, inst, 1500)
+            block = play_ask_tell(learner, env, 1500, safe_action=inst.safe_action, safe_arm=inst.safe_arm)
             points, means = block.points, block.means
         runs.append((points, means, learner.n_samples, env.n_samples))
     (p1, m1, n1, e1), (p2, m2, n2, e2) = runs
@@ -388,7 +388,13 @@ def test_points_that_cannot_start(name, known, monkeypatch):
     # the refusal is exact: without it the learner plays x0 in every round
     monkeypatch.setattr(StagewiseLinearLearner, "_check_points_can_start", lambda self, owner: None)
     learner = make_learner(name, inst.public_info(), np.random.default_rng(0))
-    block = _python_block(learner, inst.environment(np.random.default_rng(1)), inst, 2000)
+    block = play_ask_tell(
+        learner,
+        inst.environment(np.random.default_rng(1)),
+        2000,
+        safe_action=inst.safe_action,
+        safe_arm=inst.safe_arm,
+    )
     assert np.all(block.points == 0.0)
 
 
@@ -406,6 +412,12 @@ def test_origin_problem_learns_on_star_and_on_points_that_can_start():
     # a short first vertex is pessimistically feasible from the start: the learner starts and moves on
     points = _origin_problem("points", scale=0.1)
     learner = make_learner("lc-lucb", points.public_info(), np.random.default_rng(0))
-    block = _python_block(learner, points.environment(np.random.default_rng(1)), points, 2000)
+    block = play_ask_tell(
+        learner,
+        points.environment(np.random.default_rng(1)),
+        2000,
+        safe_action=points.safe_action,
+        safe_arm=points.safe_arm,
+    )
     assert np.any(block.points != 0.0)
     assert make_learner("oplb", _origin_problem("points").public_info(), np.random.default_rng(0))
