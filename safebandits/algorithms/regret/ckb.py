@@ -405,10 +405,29 @@ class GPPairLearner(BaseLearner):
         )
 
 
-@register_algorithm("ckb-ucb", task="regret", defaults={"exploration": "ucb"}, description=_VARIANTS["ucb"])
-@register_algorithm("ckb-ts", task="regret", defaults={"exploration": "ts"}, description=_VARIANTS["ts"])
 @register_algorithm(
-    "ckb-rand", task="regret", defaults={"exploration": "rand"}, description=_VARIANTS["rand"]
+    "ckb-ucb",
+    task="regret",
+    defaults={"exploration": "ucb"},
+    description=_VARIANTS["ucb"],
+    info="kernel",
+    guarantee="soft",
+)
+@register_algorithm(
+    "ckb-ts",
+    task="regret",
+    defaults={"exploration": "ts"},
+    description=_VARIANTS["ts"],
+    info="kernel",
+    guarantee="soft",
+)
+@register_algorithm(
+    "ckb-rand",
+    task="regret",
+    defaults={"exploration": "rand"},
+    description=_VARIANTS["rand"],
+    info="kernel",
+    guarantee="soft",
 )
 class CKB(GPPairLearner):
     """Constrained kernelized bandit (Algorithm 1) on a finite domain.

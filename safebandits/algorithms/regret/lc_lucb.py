@@ -627,7 +627,8 @@ class StagewiseLinearLearner(BaseLearner):
 
 
 @register_algorithm("lc-lucb", task="regret", description="LC-LUCB: optimistic reward over the pessimistic "
-                    "feasible set (Pacchiano et al., Algorithm 1).")  # fmt: skip
+                    "feasible set (Pacchiano et al., Algorithm 1).",
+                    info="stagewise", guarantee="round")  # fmt: skip
 class LCLUCB(StagewiseLinearLearner):
     """LC-LUCB: Linear Constraint Linear UCB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 1).
 

@@ -444,6 +444,8 @@ def _check_info(info: Any) -> tuple[int, int, int]:
     task="regret",
     description="OPB: optimistic reward, pessimistic cost indices and an LP over K arms "
     "(Pacchiano et al., Algorithm 3; in-expectation stage-wise constraints).",
+    info="k-armed",
+    guarantee="expectation",
 )
 class OPB(BaseLearner):
     """Optimism-pessimism bandit for K arms with in-expectation stage-wise constraints (Algorithm 3).

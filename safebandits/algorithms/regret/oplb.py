@@ -383,7 +383,8 @@ def oplb_rounds(est, tbl, search, work, env, variates, played, rows):
 # learner
 # --------------------------------------------------------------------------------------------------
 @register_algorithm("oplb", task="regret", description="OPLB: optimistic-pessimistic policies for "
-                    "in-expectation stage-wise constraints (Pacchiano et al., Algorithm 2).")  # fmt: skip
+                    "in-expectation stage-wise constraints (Pacchiano et al., Algorithm 2).",
+                    info=("stagewise", "k-armed"), guarantee="expectation")  # fmt: skip
 class OPLB(StagewiseLinearLearner):
     """OPLB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 2) with the 3-support solver of the module doc.
 

@@ -533,6 +533,8 @@ class _ClassLS:
     "opnlb",
     task="regret",
     description="OPNLB: optimistic-pessimistic least squares over finite function classes (Alg. 4).",
+    info="function-class",
+    guarantee="expectation",
 )
 class OPNLB(BaseLearner):
     """OPNLB, Optimistic-Pessimistic Nonlinear Bandit (Pacchiano et al., Algorithm 4; Theorem 38).

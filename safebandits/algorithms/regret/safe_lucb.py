@@ -440,7 +440,13 @@ _DESCRIPTION = (
 )
 
 
-@register_algorithm("safe-lucb", task="regret", description=_DESCRIPTION)
+@register_algorithm(
+    "safe-lucb",
+    task="regret",
+    description=_DESCRIPTION,
+    info=("safe-linear", "safe-linear-arms"),
+    guarantee="round",
+)
 class SafeLUCB(BaseLearner):
     """Safe-LUCB (Amani, Alizadeh & Thrampoulidis 2019, Algorithm 1): linear bandit with loss ``mu^T x``
     and the safety constraint ``mu^T B x <= c`` held every round with probability ``>= 1 - delta``.
