@@ -46,6 +46,7 @@ import numpy as np
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.problems.noise import BernoulliNoise, BinaryNoise, GaussianNoise, NoiseModel
+from safebandits.problems.stagewise import check_safe_cost
 from safebandits.types import FloatArray
 
 __all__ = [
@@ -323,8 +324,7 @@ class LinearProblem(Problem):
             c0 = check_array(
                 np.atleast_1d(np.asarray(self.safe_cost, dtype=object)), "safe_cost", shape=(m,), owner=owner
             )
-            if np.any(c0 >= tau):
-                raise _owner_fail(owner, "safe_cost", f"below every threshold {tau.tolist()}", c0.tolist())
+            check_safe_cost(c0, tau, owner=owner)
             object.__setattr__(self, "safe_cost", c0)
         if (self.safe_reward is not None or self.safe_cost is not None) and self.safe_arm is None:
             raise ConfigError(
@@ -597,11 +597,9 @@ class LinearProblem(Problem):
         if self.safe_arm is not None:
             x0 = self.arms[self.safe_arm]
             c0 = mu @ x0
-            if np.any(c0 >= self.threshold):
-                raise ConfigError(
-                    f"{owner}: the declared safe arm {self.safe_arm} is not safe under this truth "
-                    f"(cost {c0.tolist()} >= threshold {self.threshold.tolist()})."
-                )
+            check_safe_cost(
+                c0, self.threshold, owner=f"{owner} (the declared safe arm {self.safe_arm}, true cost)"
+            )
             if self.safe_cost is not None and not np.allclose(c0, self.safe_cost, atol=1e-9):
                 raise ConfigError(
                     f"{owner}: the declared safe_cost {self.safe_cost.tolist()} differs from the "
@@ -1090,7 +1088,8 @@ class FunctionClassProblemSpec(Problem):
         tau = check_interval(self.threshold, "threshold", low=0.0, closed="neither", owner=owner)
         object.__setattr__(self, "threshold", tau)
         object.__setattr__(self, "safe_reward", check_interval(self.safe_reward, "safe_reward", owner=owner))
-        c0 = check_interval(self.safe_cost, "safe_cost", high=tau, owner=owner)
+        c0 = check_interval(self.safe_cost, "safe_cost", owner=owner)
+        check_safe_cost(c0, tau, owner=owner)
         object.__setattr__(self, "safe_cost", c0)
         allowed = {"bernoulli": "Bernoulli", "gaussian": "Gaussian"}
         object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner, allowed))

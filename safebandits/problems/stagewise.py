@@ -51,6 +51,27 @@ ACTION_SETS = ("star", "points", "simplex")
 TOL = 1e-9
 
 
+def check_safe_cost(
+    safe_cost: Any, threshold: Any, *, owner: str, error: type[ConfigError] = ConfigError
+) -> None:
+    """Assumption 5 of the stage-wise paper, the one check of it: the safe action's cost ``c0 < tau``.
+
+    Every stage-wise learner (LC-LUCB, Safe-LTS, OPLB, OPB, OPNLB) relies on it through the information
+    it is given (:class:`StagewiseInfo`, :class:`~safebandits.problems.function_class.FunctionClassInfo`
+    check it when built), and the instances and declarations check it on their truth; ``alpha_r =
+    (1 - r0) / (tau - c0)`` and the exploration scale need the gap ``tau - c0 > 0``.
+    """
+    c0 = np.atleast_1d(np.asarray(safe_cost, dtype=np.float64))
+    tau = np.atleast_1d(np.asarray(threshold, dtype=np.float64))
+    if np.any(c0 >= tau):
+        raise error(
+            f"{owner}: the safe action's cost must be below every threshold, c0 < tau (Assumption 5 of the "
+            f"stage-wise paper; the gap tau - c0 sets the learners' exploration scale). Got c0 = "
+            f"{c0.tolist()}, tau = {tau.tolist()}. Change the safe action (safe_arm / safe_action) to one "
+            "whose cost is strictly below the thresholds, or the thresholds."
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class StagewiseInfo(ArmSetMixin):
     """What a stage-wise constrained learner is told about the problem (never the truth).
@@ -68,7 +89,8 @@ class StagewiseInfo(ArmSetMixin):
     safe_reward : float or None
         ``r0 = <x0, theta*>``; ``None`` if unknown (estimate it with the warm start, Alg. 5).
     safe_cost : ndarray of shape (m,) or None
-        ``c0_i = <x0, mu*_i>``; ``None`` if unknown.
+        ``c0_i = <x0, mu*_i>``, below ``tau_i`` (Assumption 5, checked here: :func:`check_safe_cost`);
+        ``None`` if unknown.
     action_set : {"star", "points", "simplex"}
     horizon : int
         Number of rounds ``T`` (some confidence levels use it).
@@ -97,6 +119,10 @@ class StagewiseInfo(ArmSetMixin):
     arm_norm_bound: float = 1.0
     safe_arm: int | None = None
     noise_kind: str = "gaussian"
+
+    def __post_init__(self) -> None:
+        if self.safe_cost is not None:
+            check_safe_cost(self.safe_cost, self.threshold, owner="StagewiseInfo")
 
     @property
     def n_constraints(self) -> int:
@@ -226,12 +252,7 @@ class StagewiseInstance(ArmSetMixin):
             object.__setattr__(self, attr, val)
         object.__setattr__(self, "cost_params", mu)
         object.__setattr__(self, "threshold", tau)
-        c0 = mu @ x0
-        if np.any(c0 >= tau):
-            raise InfeasibleInstanceError(
-                f"The safe action must have cost below every threshold (Assumption 5): c0 = {c0.tolist()}, "
-                f"tau = {tau.tolist()}."
-            )
+        check_safe_cost(mu @ x0, tau, owner=owner, error=InfeasibleInstanceError)
         for attr in ("noise_bound", "param_norm_bound", "arm_norm_bound"):
             val = getattr(self, attr)
             if val is not None:

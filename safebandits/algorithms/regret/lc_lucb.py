@@ -316,15 +316,8 @@ def check_stagewise_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray,
     )
     safe_arm = getattr(info, "safe_arm", None)
     safe_row = -1 if safe_arm is None else check_int(safe_arm, "info.safe_arm", low=0, high=arms.shape[0] - 1)
-    if info.safe_cost is not None:
-        c0 = check_array(np.atleast_1d(info.safe_cost), "info.safe_cost", shape=tau.shape, owner=owner)
-        if np.any(c0 >= tau):
-            raise ConfigError(
-                f"{owner} cannot start: the safe action's cost must be below every threshold, c0 < tau "
-                f"(Assumption 5; its gap tau - c0 sets the exploration scale). Got c0 = {c0.tolist()}, "
-                f"tau = {tau.tolist()}. Change the safe action to one strictly inside the constraints (e.g. "
-                "x0 = 0 when the costs are linear) or the thresholds."
-            )
+    if info.safe_cost is not None:  # c0 < tau (Assumption 5) is checked by StagewiseInfo itself
+        check_array(np.atleast_1d(info.safe_cost), "info.safe_cost", shape=tau.shape, owner=owner)
     if safe_row >= 0:
         x0 = arms[safe_row].copy()  # the row the environment plays for x0
     return arms, x0, tau, safe_row
