@@ -23,13 +23,14 @@ programme over the vertices, in-expectation setting), their values and costs. Th
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 from scipy.optimize import linprog
 
-from safebandits._validation import check_array, check_choice, check_int, check_positive
+from safebandits._validation import check_array, check_int, check_literal_fields, check_positive
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.environment import VariateStream
 from safebandits.problems.noise import NoiseModel
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 ActionSet = Literal["star", "points", "simplex"]
-ACTION_SETS = ("star", "points", "simplex")
+ACTION_SETS: tuple[str, ...] = typing.get_args(ActionSet)
 
 #: Tolerance of the oracles' feasibility tests (true costs above ``tau + TOL`` count as violations).
 TOL = 1e-9
@@ -112,7 +113,7 @@ class StagewiseInfo(ArmSetMixin):
     threshold: FloatArray
     safe_reward: float | None
     safe_cost: FloatArray | None
-    action_set: str = "star"
+    action_set: ActionSet = "star"
     horizon: int = 10_000
     noise_bound: float = 1.0
     param_norm_bound: float = 1.0
@@ -229,7 +230,7 @@ class StagewiseInstance(ArmSetMixin):
     cost_params: FloatArray
     threshold: FloatArray
     noise: NoiseModel
-    action_set: str = "star"
+    action_set: ActionSet = "star"
     horizon: int = 10_000
     noise_bound: float | None = None
     param_norm_bound: float | None = None
@@ -246,7 +247,7 @@ class StagewiseInstance(ArmSetMixin):
         theta = check_array(self.reward_param, "reward_param", shape=(d,), owner=owner)
         mu = check_array(np.atleast_2d(self.cost_params), "cost_params", shape=(None, d), owner=owner)
         tau = check_array(np.atleast_1d(self.threshold), "threshold", shape=(mu.shape[0],), owner=owner)
-        check_choice(self.action_set, "action_set", ACTION_SETS, owner=owner)
+        check_literal_fields(self, owner=owner)
         check_int(self.horizon, "horizon", low=1, owner=owner)
         for attr, val in (("arms", arms), ("safe_action", x0), ("reward_param", theta)):
             object.__setattr__(self, attr, val)

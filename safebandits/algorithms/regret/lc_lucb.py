@@ -67,6 +67,7 @@ from safebandits.estimators.stagewise import (
 )
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.noise import observe_code
+from safebandits.problems.stagewise import ActionSet
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
@@ -311,9 +312,7 @@ def check_stagewise_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray,
     d = arms.shape[1]
     x0 = check_array(getattr(info, "safe_action", None), "info.safe_action", shape=(d,), owner=owner)
     tau = check_array(np.atleast_1d(getattr(info, "threshold", None)), "info.threshold", ndim=1, owner=owner)
-    check_choice(
-        getattr(info, "action_set", None), "info.action_set", ("star", "points", "simplex"), owner=owner
-    )
+    check_choice(getattr(info, "action_set", None), "info.action_set", ActionSet, owner=owner)
     safe_arm = getattr(info, "safe_arm", None)
     safe_row = -1 if safe_arm is None else check_int(safe_arm, "info.safe_arm", low=0, high=arms.shape[0] - 1)
     if info.safe_cost is not None:  # c0 < tau (Assumption 5) is checked by StagewiseInfo itself

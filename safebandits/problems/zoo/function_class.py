@@ -5,6 +5,8 @@ The paper has no OPNLB experiment; this family is ours (recorded in ``docs/decis
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
@@ -22,7 +24,7 @@ def finite_class(
     n_functions: int = 20,
     tau: float = 0.5,
     T: int = 10_000,
-    noise: str = "bernoulli",
+    noise: Literal["bernoulli", "gaussian"] = "bernoulli",
     sigma: float = 0.1,
 ) -> FunctionClassInstance:
     """Finite reward and cost classes of ``n_functions`` random functions on ``n_actions`` actions.

@@ -80,7 +80,7 @@ def test_declared_safe_arm_above_threshold_is_one_clear_error():
     with pytest.raises(ConfigError, match=r"LinearProblem: the safe action's cost must be below every") as err:
         sb.LinearProblem(arms=np.eye(3), threshold=0.5, safe_arm=0, safe_cost=0.5, safe_reward=0.0)
     assert "\n" not in str(err.value)
-    with pytest.raises(ConfigError, match=r"declared safe arm 0, true cost.*c0 < tau"):
+    with pytest.raises(ConfigError, match=r"declared safe arm 0 is not safe under this truth.*c0 < tau"):
         sb.LinearProblem(arms=np.eye(3), threshold=0.5, safe_arm=0).simulate(
             reward_param=np.ones(3) * 0.1, cost_params=[[0.7, 0.1, 0.1]]
         )
