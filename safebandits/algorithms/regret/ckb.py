@@ -52,6 +52,7 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.gp import (
     FiniteGP,
     GPPosterior,
+    InfoGainMode,
     InformationGain,
     beta_width,
     cholesky_jittered,
@@ -291,7 +292,7 @@ class GPBanditConfig(LearnerConfig):
 
     delta: float = 0.05
     gp_noise: float | str = 1.0
-    info_gain: Literal["heuristic", "greedy", "realised"] = "heuristic"
+    info_gain: InfoGainMode = "heuristic"
     beta_scale: float = 1.0
     horizon: int | None = None
 
