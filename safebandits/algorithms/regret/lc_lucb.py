@@ -342,7 +342,7 @@ class StagewiseLinearLearner(BaseLearner):
                 "per-round constraints pulling x0 reveals nothing about the other arms (Remark 7), so the "
                 "learner would play x0 forever. Use OPB or OPLB (in-expectation constraints)."
             )
-        self._arms, self._x0, self._tau, self._safe_row = arms, x0, tau, safe_row
+        self._arms, self._x0, self._safe_row = arms, x0, safe_row  # tau: self.estimator.tau
         self._star = info.action_set == "star"
         d = arms.shape[1]
         m = tau.shape[0]
@@ -409,7 +409,7 @@ class StagewiseLinearLearner(BaseLearner):
         pts = self._arms[rows]
         # V~c with the alpha_c used after a warm start too (the estimator holds 1 until then)
         width = (alpha_c * est.betas[1] - est.radii[1]) * est.perp_norm(pts)[:, None]
-        excess = (est.pessimistic_cost(pts) + width - self._tau[None, :]).max(axis=1)
+        excess = (est.pessimistic_cost(pts) + width - est.tau[None, :]).max(axis=1)
         if np.any(excess <= 0.0):
             return
         zero = "x0 = 0" if np.all(self._x0 == 0.0) else "c0 is known"
@@ -573,7 +573,7 @@ class StagewiseLinearLearner(BaseLearner):
     def _env_model(self, env: Any) -> LinearFeedback:
         params = np.ascontiguousarray(env.params, dtype=np.float64)
         code = int(getattr(env.noise, "code", -1))
-        if code not in (0, 1, 2) or params.shape != (self._arms.shape[1], 1 + self._tau.shape[0]):
+        if code not in (0, 1, 2) or params.shape != (self._arms.shape[1], 1 + self.estimator.tau.shape[0]):
             raise ConfigError(
                 f"{type(self).__name__}.simulate needs a LinearFeedbackEnvironment of this problem."
             )
