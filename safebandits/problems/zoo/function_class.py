@@ -16,6 +16,9 @@ from safebandits.problems.registry import register_instance
 __all__ = ["finite_class"]
 
 
+ClassNoise = Literal["bernoulli", "gaussian"]
+
+
 @register_instance("stagewise/finite-class", random=True)
 def finite_class(
     *,
@@ -24,7 +27,7 @@ def finite_class(
     n_functions: int = 20,
     tau: float = 0.5,
     T: int = 10_000,
-    noise: Literal["bernoulli", "gaussian"] = "bernoulli",
+    noise: ClassNoise = "bernoulli",
     sigma: float = 0.1,
 ) -> FunctionClassInstance:
     """Finite reward and cost classes of ``n_functions`` random functions on ``n_actions`` actions.
@@ -37,7 +40,7 @@ def finite_class(
     n = check_int(n_actions, "n_actions", low=2)
     k = check_int(n_functions, "n_functions", low=1)
     tau = check_interval(tau, "tau", low=0.0, high=1.0, closed="right")
-    check_choice(noise, "noise", ("bernoulli", "gaussian"))
+    check_choice(noise, "noise", ClassNoise)
     check_positive(sigma, "sigma")
     r0 = rng.uniform(0.0, 0.3)
     c0 = rng.uniform(0.0, 0.5 * tau)
