@@ -95,9 +95,15 @@ def _int_range(low: int | None, high: int | None) -> str:
     return f" in [{low}, {high}]"
 
 
-def check_choice(value: Any, name: str, choices: Iterable[Any], *, owner: str = "") -> Any:
-    """Check that ``value`` is one of ``choices``."""
-    options = tuple(choices)
+def check_choice(value: Any, name: str, choices: Iterable[Any] | Any, *, owner: str = "") -> Any:
+    """Check that ``value`` is one of ``choices``: an iterable, or a ``Literal[...]`` alias.
+
+    Passing the alias that annotates the parameter (``check_choice(x, "rule", Rule)`` for
+    ``rule: Rule``) keeps its annotation the single source of the allowed values.
+    """
+    options = _literal_args(choices)
+    if options is None:
+        options = tuple(choices)
     if value not in options:
         raise _fail(name, owner, f"one of {', '.join(map(repr, options))}", value)
     return value

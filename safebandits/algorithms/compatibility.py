@@ -2,8 +2,8 @@
 
 Every registered learner reads one or more *info kinds* (:data:`~safebandits.problems.declare.INFO_KINDS`)
 and offers one guarantee (:data:`GUARANTEES`). A plugin states both when it registers
-(``register_algorithm("mine", task="regret", info="stagewise", guarantee="round")``); the built-in
-learners' are in :data:`BUILTIN`.
+(``register_algorithm("mine", task="regret", info="stagewise", guarantee="round")``), and so does
+every built-in learner: its registration line is the one place its kinds and guarantee are written.
 
 :func:`compatible_learners` lists the learners that fit a problem declaration, a simulated problem or
 a problem-information object; :func:`view_for` hands a learner the view of a declaration it needs;
@@ -21,7 +21,6 @@ from safebandits.exceptions import ConfigError
 from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem, info_kind
 
 __all__ = [
-    "BUILTIN",
     "GUARANTEES",
     "Compatible",
     "check_info",
@@ -40,47 +39,6 @@ GUARANTEES: dict[str, str] = {
     "pac": "(eps, delta)-PAC identification",
     "fdr": "FDR <= q w.p. 1-delta",
     "none": "no guarantee (baseline)",
-}
-
-_PAC_CBAI = ("cbai",), "pac"
-_PAC_TRANS = ("transductive",), "pac"
-
-#: Built-in learners: name -> (info kinds, best first; guarantee key).
-BUILTIN: dict[str, tuple[tuple[str, ...], str]] = {
-    **dict.fromkeys(
-        (
-            "acol",
-            "g-acol",
-            "adaptive-uniform",
-            "g-acol-uniform",
-            "g-allocation",
-            "greedy-maxvar",
-            "maxrew-f",
-            "maxrew-u",
-            "oracle",
-            "uniform",
-        ),
-        _PAC_CBAI,
-    ),
-    **dict.fromkeys(
-        ("beside", "beside-baseline", "beside-practical", "passive", "xy-diff-only", "xy-safe-only"),
-        _PAC_TRANS,
-    ),
-    "rage": (("transductive",), "none"),
-    "safe-lucb": (("safe-linear", "safe-linear-arms"), "round"),
-    "gslucb": (("safe-linear-arms",), "round"),
-    "lc-lucb": (("stagewise",), "round"),
-    "safe-lts": (("stagewise",), "round"),
-    "oplb": (("stagewise", "k-armed"), "expectation"),
-    "opb": (("k-armed",), "expectation"),
-    "opnlb": (("function-class",), "expectation"),
-    "ckb-ucb": (("kernel",), "soft"),
-    "ckb-ts": (("kernel",), "soft"),
-    "ckb-rand": (("kernel",), "soft"),
-    "stageopt": (("kernel",), "round"),
-    "sgp-ucb": (("kernel",), "round"),
-    "fdr-active": (("pool",), "fdr"),
-    "fdr-passive": (("pool",), "fdr"),
 }
 
 
@@ -110,15 +68,12 @@ class Compatible:
 
 def kinds_of(entry: Any) -> tuple[str, ...]:
     """Info kinds a registry entry reads (empty: unknown, never checked)."""
-    own = getattr(entry, "info", ())
-    if own:
-        return tuple(own)
-    return BUILTIN.get(entry.name, ((), ""))[0]
+    return tuple(getattr(entry, "info", ()))
 
 
 def guarantee_of(entry: Any) -> str:
     """The guarantee wording of a registry entry ("" if unknown)."""
-    key = getattr(entry, "guarantee", "") or BUILTIN.get(entry.name, ((), ""))[1]
+    key = getattr(entry, "guarantee", "")
     return GUARANTEES.get(key, key)
 
 

@@ -70,6 +70,8 @@ from safebandits.types import FloatArray
 __all__ = ["Design", "frank_wolfe_design", "uniform_design"]
 
 _OWNER = "frank_wolfe_design"
+#: Stopping rule of :func:`frank_wolfe_design` (the annotation is the one list of the accepted values).
+StopRule = Literal["gap", "relative-change"]
 _RANK_RTOL = 1e-10  # singular values of the arms below this fraction of the largest are zero
 _SPAN_RTOL = 1e-8  # a target (arm) is outside a span if its residual exceeds this fraction of its norm
 _EIG_RTOL = 1e-12  # eigenvalues of A below this fraction of the largest are zero (sparse designs)
@@ -148,7 +150,7 @@ def frank_wolfe_design(
     *,
     tol: float = 1e-3,
     max_iter: int = 10_000,
-    stop: Literal["gap", "relative-change"] = "gap",
+    stop: StopRule = "gap",
     init: ArrayLike | None = None,
 ) -> Design:
     """Solve ``min_lambda max_y w_y ||y||^2_{A(lambda)^{-1}}`` over designs on the rows of ``arms``.
@@ -222,7 +224,7 @@ def frank_wolfe_design(
             )
     tol = check_interval(tol, "tol", low=0.0, high=1.0, owner=_OWNER)
     max_iter = check_int(max_iter, "max_iter", low=1, owner=_OWNER)
-    stop = check_choice(stop, "stop", ("gap", "relative-change"), owner=_OWNER)
+    stop = check_choice(stop, "stop", StopRule, owner=_OWNER)
     lam0 = np.full(n, 1.0 / n) if init is None else _check_weights(init, "init", n)
     if stop == "gap" and n > 1 and is_diagonal(x):
         # A(lambda) is diagonal: separable widths, solved without forming A (design/diagonal.py).

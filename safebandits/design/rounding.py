@@ -33,13 +33,15 @@ from safebandits.types import IntArray
 __all__ = ["round_design"]
 
 _OWNER = "round_design"
+#: Rounding rule of :func:`round_design` (the annotation is the one list of the accepted values).
+RoundingRule = Literal["pukelsheim", "acol-code"]
 
 
 def round_design(
     weights: ArrayLike,
     n_samples: int,
     *,
-    rule: Literal["pukelsheim", "acol-code"] = "pukelsheim",
+    rule: RoundingRule = "pukelsheim",
 ) -> IntArray:
     """Round a design to ``n_samples`` integer counts by efficient rounding.
 
@@ -78,7 +80,7 @@ def round_design(
             f"Got minimum {w.min()!r} and sum {w.sum()!r} instead."
         )
     n_total = check_int(n_samples, "n_samples", low=1, owner=_OWNER)
-    rule = check_choice(rule, "rule", ("pukelsheim", "acol-code"), owner=_OWNER)
+    rule = check_choice(rule, "rule", RoundingRule, owner=_OWNER)
 
     support = np.flatnonzero(w > 0.0)
     ws = w[support] / w[support].sum()

@@ -24,7 +24,7 @@ information-gain proxies of ``beta_t`` (:class:`InformationGain`; digest §2.8, 
 from __future__ import annotations
 
 import math
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
@@ -54,7 +54,8 @@ __all__ = [
     "se_kernel",
 ]
 
-GAMMA_MODES = ("heuristic", "greedy", "realised")
+InfoGainMode = Literal["heuristic", "greedy", "realised"]
+GAMMA_MODES: tuple[str, ...] = get_args(InfoGainMode)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -442,12 +443,12 @@ class InformationGain:
 
     def __init__(
         self,
-        mode: Literal["heuristic", "greedy", "realised"],
+        mode: InfoGainMode,
         kernel: FloatArray,
         noise_var: float,
         horizon: int,
     ) -> None:
-        self.mode = check_choice(mode, "info_gain", GAMMA_MODES)
+        self.mode = check_choice(mode, "info_gain", InfoGainMode)
         self.kernel = kernel
         self.noise_var = noise_var
         self._table = greedy_information_gain(kernel, noise_var, horizon) if mode == "greedy" else None

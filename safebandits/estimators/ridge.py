@@ -24,7 +24,7 @@ and sums (Cholesky of ``A``) and the derived quantities from it.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
@@ -52,7 +52,8 @@ __all__ = [
 ]
 
 #: Numerics of :class:`ArmRidge`; the index is the code the compiled kernels take.
-NUMERICS = ("primal", "gram", "diagonal")
+Numerics = Literal["primal", "gram", "diagonal"]
+NUMERICS: tuple[str, ...] = get_args(Numerics)
 PRIMAL, GRAM, DIAGONAL = 0, 1, 2
 
 
@@ -487,12 +488,16 @@ class ArmRidge(ArmSetMixin):
     """
 
     def __init__(
-        self, arms: FloatArray, reg: float, refresh_every: int = 1000, numerics: str = "primal"
+        self,
+        arms: FloatArray,
+        reg: float,
+        refresh_every: int = 1000,
+        numerics: Literal["auto"] | Numerics = "primal",
     ) -> None:
         self.arms = check_array(arms, "arms", ndim=2, min_rows=1, owner="ArmRidge")
         self.reg = check_positive(reg, "reg", owner="ArmRidge")
         self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="ArmRidge")
-        check_choice(numerics, "numerics", ("auto", *NUMERICS), owner="ArmRidge")
+        check_choice(numerics, "numerics", Literal["auto"] | Numerics, owner="ArmRidge")
         n, d = self.arms.shape
         axis = is_axis_aligned(self.arms)
         if numerics == "auto":

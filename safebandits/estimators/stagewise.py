@@ -39,7 +39,7 @@ sets is built at level ``delta / (1 + m)`` so that the joint event of eq. (12) h
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
@@ -68,7 +68,8 @@ __all__ = [
 ]
 
 #: Confidence radii: ``"theory"`` (Thm. 10 with alpha's) or ``"code"`` (the authors' code, spec 2.8).
-RADII = ("theory", "code")
+Radii = Literal["theory", "code"]
+RADII: tuple[str, ...] = get_args(Radii)
 #: Noise constant hard-coded in the authors' code radius.
 CODE_NOISE = 2.0
 # columns of the vertex table (see :func:`vertex_table`)
@@ -552,7 +553,7 @@ class StagewiseEstimator:
         noise_bound: float = 1.0,
         param_norm_bound: float = 1.0,
         arm_norm_bound: float = 1.0,
-        radii: str = "theory",
+        radii: Radii = "theory",
         alpha_r: float = 1.0,
         alpha_c: float = 1.0,
         reward_scale: float = 1.0,
@@ -562,7 +563,7 @@ class StagewiseEstimator:
         x0 = check_array(safe_action, "safe_action", ndim=1, owner=owner)
         tau = check_array(np.atleast_1d(threshold), "threshold", ndim=1, owner=owner)
         m, d = tau.shape[0], x0.shape[0]
-        check_choice(radii, "radii", RADII, owner=owner)
+        check_choice(radii, "radii", Radii, owner=owner)
         delta = check_interval(delta, "delta", low=0.0, high=1.0, owner=owner)
         for k, v in (("reg", reg), ("noise_bound", noise_bound), ("arm_norm_bound", arm_norm_bound),
                      ("alpha_r", alpha_r), ("alpha_c", alpha_c), ("reward_scale", reward_scale)):  # fmt: skip

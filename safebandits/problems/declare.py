@@ -39,13 +39,21 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
-from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    check_array,
+    check_choice,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+)
 from safebandits.exceptions import ConfigError
 from safebandits.problems.noise import BernoulliNoise, BinaryNoise, GaussianNoise, NoiseModel
+from safebandits.problems.stagewise import check_safe_cost
 from safebandits.types import FloatArray
 
 __all__ = [
@@ -77,7 +85,8 @@ INFO_KINDS: dict[str, str] = {
 }
 
 #: Feedback models a declaration may name.
-FEEDBACK_KINDS = ("gaussian", "subgaussian", "bernoulli", "binary")
+FeedbackKind = Literal["gaussian", "subgaussian", "bernoulli", "binary"]
+FEEDBACK_KINDS: tuple[str, ...] = get_args(FeedbackKind)
 
 
 def info_kind(info: Any) -> str | None:
@@ -119,11 +128,11 @@ class Feedback:
         Standard deviation (Gaussian) or sub-Gaussian constant ``R``; ignored for Bernoulli / binary.
     """
 
-    kind: str = "gaussian"
+    kind: FeedbackKind = "gaussian"
     sigma: float = 1.0
 
     def __post_init__(self) -> None:
-        check_choice(self.kind, "kind", FEEDBACK_KINDS, owner="Feedback")
+        check_literal_fields(self, owner="Feedback")
         object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma", owner="Feedback"))
 
     @classmethod
@@ -286,7 +295,7 @@ class LinearProblem(Problem):
     cost_matrix: Any = None
     decisions: Any = None
     epsilon: float = 0.1
-    action_set: str = "points"
+    action_set: Literal["points", "star"] = "points"
     feedback: Any = "gaussian"
     param_norm_bound: float = 1.0
     arm_norm_bound: float | None = None
@@ -323,8 +332,7 @@ class LinearProblem(Problem):
             c0 = check_array(
                 np.atleast_1d(np.asarray(self.safe_cost, dtype=object)), "safe_cost", shape=(m,), owner=owner
             )
-            if np.any(c0 >= tau):
-                raise _owner_fail(owner, "safe_cost", f"below every threshold {tau.tolist()}", c0.tolist())
+            check_safe_cost(c0, tau, owner=owner)
             object.__setattr__(self, "safe_cost", c0)
         if (self.safe_reward is not None or self.safe_cost is not None) and self.safe_arm is None:
             raise ConfigError(
@@ -343,7 +351,7 @@ class LinearProblem(Problem):
             z = check_array(self.decisions, "decisions", shape=(None, d), min_rows=1, owner=owner)
             object.__setattr__(self, "decisions", z)
         object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon", owner=owner))
-        check_choice(self.action_set, "action_set", ("points", "star"), owner=owner)
+        check_literal_fields(self, owner=owner)
         if self.action_set == "star" and self.safe_arm is None:
             raise ConfigError("LinearProblem: action_set='star' (segments [x0, x_i]) needs safe_arm.")
         object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner))
@@ -597,11 +605,8 @@ class LinearProblem(Problem):
         if self.safe_arm is not None:
             x0 = self.arms[self.safe_arm]
             c0 = mu @ x0
-            if np.any(c0 >= self.threshold):
-                raise ConfigError(
-                    f"{owner}: the declared safe arm {self.safe_arm} is not safe under this truth "
-                    f"(cost {c0.tolist()} >= threshold {self.threshold.tolist()})."
-                )
+            where = f"{owner}: the declared safe arm {self.safe_arm} is not safe under this truth"
+            check_safe_cost(c0, self.threshold, owner=where)
             if self.safe_cost is not None and not np.allclose(c0, self.safe_cost, atol=1e-9):
                 raise ConfigError(
                     f"{owner}: the declared safe_cost {self.safe_cost.tolist()} differs from the "
@@ -878,7 +883,7 @@ class SafeLinearProblem(Problem):
 # ------------------------------------------------------------------------------------------------
 # finite domain with kernels
 # ------------------------------------------------------------------------------------------------
-_KERNELS = ("se", "matern", "linear")
+KernelName = Literal["se", "matern", "linear"]
 
 
 def _gram(spec: Any, points: FloatArray | None, n: int | None, name: str, owner: str) -> FloatArray:
@@ -887,7 +892,7 @@ def _gram(spec: Any, points: FloatArray | None, n: int | None, name: str, owner:
     if isinstance(spec, Mapping):
         spec = dict(spec)
         kind = spec.pop("name", None)
-        check_choice(kind, f"{name}.name", _KERNELS, owner=owner)
+        check_choice(kind, f"{name}.name", KernelName, owner=owner)
         if points is None:
             raise ConfigError(f"{owner}: a named kernel ({kind!r}) needs the domain's points.")
         allowed = {
@@ -1090,7 +1095,8 @@ class FunctionClassProblemSpec(Problem):
         tau = check_interval(self.threshold, "threshold", low=0.0, closed="neither", owner=owner)
         object.__setattr__(self, "threshold", tau)
         object.__setattr__(self, "safe_reward", check_interval(self.safe_reward, "safe_reward", owner=owner))
-        c0 = check_interval(self.safe_cost, "safe_cost", high=tau, owner=owner)
+        c0 = check_interval(self.safe_cost, "safe_cost", owner=owner)
+        check_safe_cost(c0, tau, owner=owner)
         object.__setattr__(self, "safe_cost", c0)
         allowed = {"bernoulli": "Bernoulli", "gaussian": "Gaussian"}
         object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner, allowed))

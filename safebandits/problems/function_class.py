@@ -28,7 +28,7 @@ import numpy as np
 from safebandits._validation import check_array, check_int, check_interval, check_positive
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.noise import NoiseModel, make_noise
-from safebandits.problems.stagewise import StagewiseInstance
+from safebandits.problems.stagewise import StagewiseInstance, check_safe_cost
 from safebandits.types import FloatArray
 
 __all__ = ["FunctionClassInfo", "FunctionClassInstance", "FunctionClassProblem"]
@@ -86,6 +86,9 @@ class FunctionClassInfo:
     horizon: int = 10_000
     noise_bound: float = 0.5
     noise_kind: str = "gaussian"
+
+    def __post_init__(self) -> None:
+        check_safe_cost(self.safe_cost, self.threshold, owner="FunctionClassInfo")
 
     @property
     def n_actions(self) -> int:
@@ -239,12 +242,9 @@ class FunctionClassProblem:
                     f"NoiseModel. Got {self.noise!r} instead."
                 )
             check_positive(self.sigma, "sigma", owner=owner)
-        c0 = g_c[self.true_cost, self.safe_arm]
-        if c0 >= self.threshold:
-            raise InfeasibleInstanceError(
-                f"The safe action must have cost below the threshold (Assumption 5): "
-                f"c0 = {c0:.4g}, tau = {self.threshold:.4g}."
-            )
+        check_safe_cost(
+            g_c[self.true_cost, self.safe_arm], self.threshold, owner=owner, error=InfeasibleInstanceError
+        )
 
     @property
     def n_actions(self) -> int:

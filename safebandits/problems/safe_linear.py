@@ -26,13 +26,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
 from scipy.optimize import linprog
 
-from safebandits._validation import check_array, check_choice, check_int, check_positive
+from safebandits._validation import check_array, check_int, check_literal_fields, check_positive
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.noise import NoiseModel
 from safebandits.problems.stagewise import TOL, LinearFeedbackEnvironment
@@ -53,7 +53,8 @@ __all__ = [
     "radial_step",
 ]
 
-KINDS = ("arms", "ball", "polytope")
+DecisionKind = Literal["arms", "ball", "polytope"]
+KINDS: tuple[str, ...] = get_args(DecisionKind)  # the index is the code the kernels take
 ARMS, BALL, POLYTOPE = 0, 1, 2
 
 
@@ -132,7 +133,7 @@ class DecisionSet:
     h_vec : ndarray of shape (m,), optional
     """
 
-    kind: str
+    kind: DecisionKind
     arms: FloatArray | None = None
     center: FloatArray | None = None
     radius: float = 0.0
@@ -141,7 +142,7 @@ class DecisionSet:
 
     def __post_init__(self) -> None:
         owner = "DecisionSet"
-        check_choice(self.kind, "kind", KINDS, owner=owner)
+        check_literal_fields(self, owner=owner)
         if self.kind == "arms":
             object.__setattr__(self, "arms", check_array(self.arms, "arms", ndim=2, min_rows=1, owner=owner))
         elif self.kind == "ball":

@@ -23,13 +23,14 @@ programme over the vertices, in-expectation setting), their values and costs. Th
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 from scipy.optimize import linprog
 
-from safebandits._validation import check_array, check_choice, check_int, check_positive
+from safebandits._validation import check_array, check_int, check_literal_fields, check_positive
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.environment import VariateStream
 from safebandits.problems.noise import NoiseModel
@@ -45,10 +46,31 @@ __all__ = [
 ]
 
 ActionSet = Literal["star", "points", "simplex"]
-ACTION_SETS = ("star", "points", "simplex")
+ACTION_SETS: tuple[str, ...] = typing.get_args(ActionSet)
 
 #: Tolerance of the oracles' feasibility tests (true costs above ``tau + TOL`` count as violations).
 TOL = 1e-9
+
+
+def check_safe_cost(
+    safe_cost: Any, threshold: Any, *, owner: str, error: type[ConfigError] = ConfigError
+) -> None:
+    """Assumption 5 of the stage-wise paper, the one check of it: the safe action's cost ``c0 < tau``.
+
+    Every stage-wise learner (LC-LUCB, Safe-LTS, OPLB, OPB, OPNLB) relies on it through the information
+    it is given (:class:`StagewiseInfo`, :class:`~safebandits.problems.function_class.FunctionClassInfo`
+    check it when built), and the instances and declarations check it on their truth; ``alpha_r =
+    (1 - r0) / (tau - c0)`` and the exploration scale need the gap ``tau - c0 > 0``.
+    """
+    c0 = np.atleast_1d(np.asarray(safe_cost, dtype=np.float64))
+    tau = np.atleast_1d(np.asarray(threshold, dtype=np.float64))
+    if np.any(c0 >= tau):
+        raise error(
+            f"{owner}: the safe action's cost must be below every threshold, c0 < tau (Assumption 5 of the "
+            f"stage-wise paper; the gap tau - c0 sets the learners' exploration scale). Got c0 = "
+            f"{c0.tolist()}, tau = {tau.tolist()}. Change the safe action (safe_arm / safe_action) to one "
+            "whose cost is strictly below the thresholds, or the thresholds."
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +90,8 @@ class StagewiseInfo(ArmSetMixin):
     safe_reward : float or None
         ``r0 = <x0, theta*>``; ``None`` if unknown (estimate it with the warm start, Alg. 5).
     safe_cost : ndarray of shape (m,) or None
-        ``c0_i = <x0, mu*_i>``; ``None`` if unknown.
+        ``c0_i = <x0, mu*_i>``, below ``tau_i`` (Assumption 5, checked here: :func:`check_safe_cost`);
+        ``None`` if unknown.
     action_set : {"star", "points", "simplex"}
     horizon : int
         Number of rounds ``T`` (some confidence levels use it).
@@ -90,13 +113,17 @@ class StagewiseInfo(ArmSetMixin):
     threshold: FloatArray
     safe_reward: float | None
     safe_cost: FloatArray | None
-    action_set: str = "star"
+    action_set: ActionSet = "star"
     horizon: int = 10_000
     noise_bound: float = 1.0
     param_norm_bound: float = 1.0
     arm_norm_bound: float = 1.0
     safe_arm: int | None = None
     noise_kind: str = "gaussian"
+
+    def __post_init__(self) -> None:
+        if self.safe_cost is not None:
+            check_safe_cost(self.safe_cost, self.threshold, owner="StagewiseInfo")
 
     @property
     def n_constraints(self) -> int:
@@ -203,7 +230,7 @@ class StagewiseInstance(ArmSetMixin):
     cost_params: FloatArray
     threshold: FloatArray
     noise: NoiseModel
-    action_set: str = "star"
+    action_set: ActionSet = "star"
     horizon: int = 10_000
     noise_bound: float | None = None
     param_norm_bound: float | None = None
@@ -220,18 +247,13 @@ class StagewiseInstance(ArmSetMixin):
         theta = check_array(self.reward_param, "reward_param", shape=(d,), owner=owner)
         mu = check_array(np.atleast_2d(self.cost_params), "cost_params", shape=(None, d), owner=owner)
         tau = check_array(np.atleast_1d(self.threshold), "threshold", shape=(mu.shape[0],), owner=owner)
-        check_choice(self.action_set, "action_set", ACTION_SETS, owner=owner)
+        check_literal_fields(self, owner=owner)
         check_int(self.horizon, "horizon", low=1, owner=owner)
         for attr, val in (("arms", arms), ("safe_action", x0), ("reward_param", theta)):
             object.__setattr__(self, attr, val)
         object.__setattr__(self, "cost_params", mu)
         object.__setattr__(self, "threshold", tau)
-        c0 = mu @ x0
-        if np.any(c0 >= tau):
-            raise InfeasibleInstanceError(
-                f"The safe action must have cost below every threshold (Assumption 5): c0 = {c0.tolist()}, "
-                f"tau = {tau.tolist()}."
-            )
+        check_safe_cost(mu @ x0, tau, owner=owner, error=InfeasibleInstanceError)
         for attr in ("noise_bound", "param_norm_bound", "arm_norm_bound"):
             val = getattr(self, attr)
             if val is not None:

@@ -130,3 +130,37 @@ def test_gacol_codes_follow_the_annotation():
 
     assert g_acol._SELECTIONS == ("lookahead", "most_uncertain", "uniform", "max_reward")
     assert g_acol._SELECT_FROM == ("uncertain", "all", "feasible")
+
+
+_Rule = Literal["p", "q"]
+
+
+@given(st.text(max_size=3) | st.sampled_from(["p", "q"]))
+@settings(max_examples=60, deadline=None)
+def test_check_choice_reads_a_literal_alias(value):
+    from safebandits._validation import check_choice
+
+    if value in ("p", "q"):
+        assert check_choice(value, "rule", _Rule) == value
+    else:
+        with pytest.raises(ConfigError, match=r"^The 'rule' parameter of f must be one of 'p', 'q'\. Got"):
+            check_choice(value, "rule", _Rule, owner="f")
+    assert check_choice("auto", "n", Literal["auto"] | _Rule) == "auto"  # unions of literals too
+
+
+def test_no_choice_check_restates_a_tuple():
+    """Every ``check_choice`` of the package names its annotation's alias, never a tuple of its own."""
+    import re
+    from pathlib import Path
+
+    import safebandits
+
+    root = Path(safebandits.__file__).parent
+    calls = re.compile(r"check_choice\(\s*[^()]*?,\s*[^,]+,\s*\([^)]*\)", re.S)
+    found = [
+        f"{p.relative_to(root)}: {m.group(0)!r}"
+        for p in root.rglob("*.py")
+        for m in calls.finditer(p.read_text())
+    ]
+    # the bool switches (True, False) and Matérn's nu (floats cannot be Literal values) remain
+    assert all("(True, False)" in f or "(0.5, 1.5, 2.5)" in f for f in found), found

@@ -170,7 +170,11 @@ class _PoolLearner(BaseLearner):
 
 
 @register_algorithm(
-    "fdr-passive", task="classification", description="Passive sampling + FDR-constrained ERM"
+    "fdr-passive",
+    task="classification",
+    description="Passive sampling + FDR-constrained ERM",
+    info="pool",
+    guarantee="fdr",
 )
 class PassiveFDR(_PoolLearner):
     """Passive baseline: uniform batches among unlabelled points, the same CERM and schedule."""
@@ -179,7 +183,13 @@ class PassiveFDR(_PoolLearner):
     name = "fdr-passive"
 
 
-@register_algorithm("fdr-active", task="classification", description="Algorithm 2 of Camilleri et al. 2022")
+@register_algorithm(
+    "fdr-active",
+    task="classification",
+    description="Algorithm 2 of Camilleri et al. 2022",
+    info="pool",
+    guarantee="fdr",
+)
 class ActiveFDR(_PoolLearner):
     """Algorithm 2: randomised exploration with safe and difference designs on the diagonal design matrix."""
 

@@ -67,7 +67,11 @@ class ACOLConfig(LearnerConfig):
 
 
 @register_algorithm(
-    "acol", task="pure_exploration", description="ACOL: adaptive G-design covering U_t (Alg. 1)."
+    "acol",
+    task="pure_exploration",
+    description="ACOL: adaptive G-design covering U_t (Alg. 1).",
+    info="cbai",
+    guarantee="pac",
 )
 class ACOL(RoundBasedCBAI):
     """ACOL, Adaptive Constraint Learning (Lindner et al. 2022, Algorithm 1; guarantee: Theorem 2).

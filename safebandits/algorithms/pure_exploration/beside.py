@@ -127,7 +127,13 @@ class BESIDEConfig(EliminationConfig):
         check_interval(self.rage_accuracy, "rage_accuracy", low=0.0, high=1.0, closed="right", owner=owner)
 
 
-@register_algorithm("beside", task="pure_exploration", description="BESIDE as printed (Algorithm 1), RIPS.")
+@register_algorithm(
+    "beside",
+    task="pure_exploration",
+    description="BESIDE as printed (Algorithm 1), RIPS.",
+    info="transductive",
+    guarantee="pac",
+)
 class BESIDE(ProgramLearner):
     """BESIDE (Camilleri et al. 2022, Algorithm 1; guarantee: Theorem 1), as printed.
 

@@ -43,6 +43,8 @@ class BaselineConfig(EliminationConfig):
     "beside-baseline",
     task="pure_exploration",
     description="BASELINE: find the safe arms (XY_safe rounds), then RAGE on them.",
+    info="transductive",
+    guarantee="pac",
 )
 class Baseline(EliminationLearner):
     """BASELINE of Figures 2-3: safe-set identification, then RAGE on the safe arms.
@@ -112,6 +114,11 @@ for _name, _design, _text in (
     ("xy-safe-only", "safe", "XY_safe-only strategy (Prop. 2): G-type design on the active arms."),
     ("passive", "uniform", "Passive uniform sampling over X with BESIDE's elimination."),
 ):
-    register_algorithm(_name, task="pure_exploration", defaults={"design": _design}, description=_text)(
-        SingleDesign
-    )
+    register_algorithm(
+        _name,
+        task="pure_exploration",
+        defaults={"design": _design},
+        description=_text,
+        info="transductive",
+        guarantee="pac",
+    )(SingleDesign)

@@ -94,6 +94,8 @@ class BESIDEPracticalConfig(EliminationConfig):
     "beside-practical",
     task="pure_exploration",
     description="BESIDE by elimination (digest 2.5): XY_safe and XY_diff (vs certified-safe arms) designs.",
+    info="transductive",
+    guarantee="pac",
 )
 class BESIDEPractical(EliminationLearner):
     """Practical BESIDE: safety and difference designs each round, with elimination (digest 2.5).

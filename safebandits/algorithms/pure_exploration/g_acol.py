@@ -222,7 +222,14 @@ _VARIANTS = {
 
 def _register(cls: type[BaseLearner]) -> type[BaseLearner]:
     for name, (defaults, description) in _VARIANTS.items():
-        register_algorithm(name, task="pure_exploration", defaults=defaults, description=description)(cls)
+        register_algorithm(
+            name,
+            task="pure_exploration",
+            defaults=defaults,
+            description=description,
+            info="cbai",
+            guarantee="pac",
+        )(cls)
     return cls
 
 

@@ -43,6 +43,8 @@ class RAGEConfig(EliminationConfig):
     "rage",
     task="pure_exploration",
     description="RAGE (Fiez et al. 2019): XY_diff elimination, ignores constraints.",
+    info="transductive",
+    guarantee="none",
 )
 class RAGE(EliminationLearner):
     """RAGE (Fiez et al. 2019, Algorithm 1) on the decision set Z, measuring on X.

@@ -136,18 +136,24 @@ def _register(cls: type) -> type:
         task="pure_exploration",
         defaults={"allocation": "oracle"},
         privileged=True,
+        info="cbai",
+        guarantee="pac",
         description="Oracle: static design optimal for the true phi (Alg. 3, App. B.1).",
     )(cls)
     register_algorithm(
         "g-allocation",
         task="pure_exploration",
         defaults={"allocation": "g-optimal"},
+        info="cbai",
+        guarantee="pac",
         description="G-Allocation: static G-optimal design over X (Alg. 3, App. B.2).",
     )(cls)
     register_algorithm(
         "uniform",
         task="pure_exploration",
         defaults={"allocation": "uniform"},
+        info="cbai",
+        guarantee="pac",
         description="Uniform: static uniform allocation over X (Alg. 3).",
     )(cls)
     return cls

@@ -52,6 +52,7 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.gp import (
     FiniteGP,
     GPPosterior,
+    InfoGainMode,
     InformationGain,
     beta_width,
     cholesky_jittered,
@@ -291,7 +292,7 @@ class GPBanditConfig(LearnerConfig):
 
     delta: float = 0.05
     gp_noise: float | str = 1.0
-    info_gain: Literal["heuristic", "greedy", "realised"] = "heuristic"
+    info_gain: InfoGainMode = "heuristic"
     beta_scale: float = 1.0
     horizon: int | None = None
 
@@ -405,10 +406,29 @@ class GPPairLearner(BaseLearner):
         )
 
 
-@register_algorithm("ckb-ucb", task="regret", defaults={"exploration": "ucb"}, description=_VARIANTS["ucb"])
-@register_algorithm("ckb-ts", task="regret", defaults={"exploration": "ts"}, description=_VARIANTS["ts"])
 @register_algorithm(
-    "ckb-rand", task="regret", defaults={"exploration": "rand"}, description=_VARIANTS["rand"]
+    "ckb-ucb",
+    task="regret",
+    defaults={"exploration": "ucb"},
+    description=_VARIANTS["ucb"],
+    info="kernel",
+    guarantee="soft",
+)
+@register_algorithm(
+    "ckb-ts",
+    task="regret",
+    defaults={"exploration": "ts"},
+    description=_VARIANTS["ts"],
+    info="kernel",
+    guarantee="soft",
+)
+@register_algorithm(
+    "ckb-rand",
+    task="regret",
+    defaults={"exploration": "rand"},
+    description=_VARIANTS["rand"],
+    info="kernel",
+    guarantee="soft",
 )
 class CKB(GPPairLearner):
     """Constrained kernelized bandit (Algorithm 1) on a finite domain.

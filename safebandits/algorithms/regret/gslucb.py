@@ -58,7 +58,9 @@ _DESCRIPTION = (
 )
 
 
-@register_algorithm("gslucb", task="regret", description=_DESCRIPTION)
+@register_algorithm(
+    "gslucb", task="regret", description=_DESCRIPTION, info="safe-linear-arms", guarantee="round"
+)
 class GSLUCB(SafeLUCB):
     """GSLUCB (Algorithm 2): adaptive pure-exploration length from a gap LCB, capped at ``T_0``.
 

@@ -67,6 +67,7 @@ from safebandits.estimators.stagewise import (
 )
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.noise import observe_code
+from safebandits.problems.stagewise import ActionSet
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
@@ -311,20 +312,11 @@ def check_stagewise_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray,
     d = arms.shape[1]
     x0 = check_array(getattr(info, "safe_action", None), "info.safe_action", shape=(d,), owner=owner)
     tau = check_array(np.atleast_1d(getattr(info, "threshold", None)), "info.threshold", ndim=1, owner=owner)
-    check_choice(
-        getattr(info, "action_set", None), "info.action_set", ("star", "points", "simplex"), owner=owner
-    )
+    check_choice(getattr(info, "action_set", None), "info.action_set", ActionSet, owner=owner)
     safe_arm = getattr(info, "safe_arm", None)
     safe_row = -1 if safe_arm is None else check_int(safe_arm, "info.safe_arm", low=0, high=arms.shape[0] - 1)
-    if info.safe_cost is not None:
-        c0 = check_array(np.atleast_1d(info.safe_cost), "info.safe_cost", shape=tau.shape, owner=owner)
-        if np.any(c0 >= tau):
-            raise ConfigError(
-                f"{owner} cannot start: the safe action's cost must be below every threshold, c0 < tau "
-                f"(Assumption 5; its gap tau - c0 sets the exploration scale). Got c0 = {c0.tolist()}, "
-                f"tau = {tau.tolist()}. Change the safe action to one strictly inside the constraints (e.g. "
-                "x0 = 0 when the costs are linear) or the thresholds."
-            )
+    if info.safe_cost is not None:  # c0 < tau (Assumption 5) is checked by StagewiseInfo itself
+        check_array(np.atleast_1d(info.safe_cost), "info.safe_cost", shape=tau.shape, owner=owner)
     if safe_row >= 0:
         x0 = arms[safe_row].copy()  # the row the environment plays for x0
     return arms, x0, tau, safe_row
@@ -350,7 +342,7 @@ class StagewiseLinearLearner(BaseLearner):
                 "per-round constraints pulling x0 reveals nothing about the other arms (Remark 7), so the "
                 "learner would play x0 forever. Use OPB or OPLB (in-expectation constraints)."
             )
-        self._arms, self._x0, self._tau, self._safe_row = arms, x0, tau, safe_row
+        self._arms, self._x0, self._safe_row = arms, x0, safe_row  # tau: self.estimator.tau
         self._star = info.action_set == "star"
         d = arms.shape[1]
         m = tau.shape[0]
@@ -417,7 +409,7 @@ class StagewiseLinearLearner(BaseLearner):
         pts = self._arms[rows]
         # V~c with the alpha_c used after a warm start too (the estimator holds 1 until then)
         width = (alpha_c * est.betas[1] - est.radii[1]) * est.perp_norm(pts)[:, None]
-        excess = (est.pessimistic_cost(pts) + width - self._tau[None, :]).max(axis=1)
+        excess = (est.pessimistic_cost(pts) + width - est.tau[None, :]).max(axis=1)
         if np.any(excess <= 0.0):
             return
         zero = "x0 = 0" if np.all(self._x0 == 0.0) else "c0 is known"
@@ -581,7 +573,7 @@ class StagewiseLinearLearner(BaseLearner):
     def _env_model(self, env: Any) -> LinearFeedback:
         params = np.ascontiguousarray(env.params, dtype=np.float64)
         code = int(getattr(env.noise, "code", -1))
-        if code not in (0, 1, 2) or params.shape != (self._arms.shape[1], 1 + self._tau.shape[0]):
+        if code not in (0, 1, 2) or params.shape != (self._arms.shape[1], 1 + self.estimator.tau.shape[0]):
             raise ConfigError(
                 f"{type(self).__name__}.simulate needs a LinearFeedbackEnvironment of this problem."
             )
@@ -627,7 +619,8 @@ class StagewiseLinearLearner(BaseLearner):
 
 
 @register_algorithm("lc-lucb", task="regret", description="LC-LUCB: optimistic reward over the pessimistic "
-                    "feasible set (Pacchiano et al., Algorithm 1).")  # fmt: skip
+                    "feasible set (Pacchiano et al., Algorithm 1).",
+                    info="stagewise", guarantee="round")  # fmt: skip
 class LCLUCB(StagewiseLinearLearner):
     """LC-LUCB: Linear Constraint Linear UCB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 1).
 

@@ -430,12 +430,7 @@ def _check_info(info: Any) -> tuple[int, int, int]:
     tau = np.atleast_1d(np.asarray(info.threshold, dtype=np.float64))
     if tau.ndim != 1 or tau.size == 0 or not np.all(np.isfinite(tau)):
         raise ConfigError(f"OPB needs finite thresholds of shape (m,). Got {info.threshold!r}.")
-    if info.safe_cost is not None and np.any(np.asarray(info.safe_cost) >= tau):
-        raise ConfigError(
-            f"OPB cannot start: the safe arm's cost must be below every threshold (Assumption 43): c_1 = "
-            f"{np.asarray(info.safe_cost).tolist()}, tau = {tau.tolist()}. Change the safe arm (safe_arm) to "
-            "one whose cost is strictly below the thresholds, or the thresholds."
-        )
+    # c_1 < tau (Assumption 43, the K-armed Assumption 5) is checked by StagewiseInfo itself
     return k, tau.shape[0], int(safe)
 
 
@@ -444,6 +439,8 @@ def _check_info(info: Any) -> tuple[int, int, int]:
     task="regret",
     description="OPB: optimistic reward, pessimistic cost indices and an LP over K arms "
     "(Pacchiano et al., Algorithm 3; in-expectation stage-wise constraints).",
+    info="k-armed",
+    guarantee="expectation",
 )
 class OPB(BaseLearner):
     """Optimism-pessimism bandit for K arms with in-expectation stage-wise constraints (Algorithm 3).

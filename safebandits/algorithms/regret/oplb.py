@@ -383,7 +383,8 @@ def oplb_rounds(est, tbl, search, work, env, variates, played, rows):
 # learner
 # --------------------------------------------------------------------------------------------------
 @register_algorithm("oplb", task="regret", description="OPLB: optimistic-pessimistic policies for "
-                    "in-expectation stage-wise constraints (Pacchiano et al., Algorithm 2).")  # fmt: skip
+                    "in-expectation stage-wise constraints (Pacchiano et al., Algorithm 2).",
+                    info=("stagewise", "k-armed"), guarantee="expectation")  # fmt: skip
 class OPLB(StagewiseLinearLearner):
     """OPLB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 2) with the 3-support solver of the module doc.
 
@@ -410,7 +411,7 @@ class OPLB(StagewiseLinearLearner):
 
     def __init__(self, config: OPLBConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
-        m, dp = self._tau.shape[0], self.estimator.state.z.shape[0]
+        m, dp = self.estimator.tau.shape[0], self.estimator.state.z.shape[0]
         self._lin_y, self._wv, self._wp = np.zeros(m), np.zeros(self._arms.shape[1]), np.zeros(dp)
         self._alloc(self._arms.shape[0])
         self._policy_kernel = bind_kernel(oplb_policy, self._policy_args(self._tbl, self._safe_row))

@@ -533,6 +533,8 @@ class _ClassLS:
     "opnlb",
     task="regret",
     description="OPNLB: optimistic-pessimistic least squares over finite function classes (Alg. 4).",
+    info="function-class",
+    guarantee="expectation",
 )
 class OPNLB(BaseLearner):
     """OPNLB, Optimistic-Pessimistic Nonlinear Bandit (Pacchiano et al., Algorithm 4; Theorem 38).
@@ -606,12 +608,7 @@ class OPNLB(BaseLearner):
         self.tau = float(info.threshold)
         if not 0 <= self.safe_arm < n:
             raise ConfigError(f"safe_arm must be in [0, {n}); got {self.safe_arm}.")
-        if not self.c0 < self.tau:
-            raise ConfigError(
-                f"OPNLB cannot start: the safe action's cost must be below the threshold, c0 < tau "
-                f"(Assumption 5; alpha_r = (1 - r0) / (tau - c0)). Got c0 = {self.c0}, tau = {self.tau}. "
-                "Change safe_arm to an action whose cost is strictly below tau, or the threshold."
-            )
+        # c0 < tau (Assumption 5; alpha_r = (1 - r0) / (tau - c0)) is checked by FunctionClassInfo itself
         cfg = config
         self.alpha_r = (1.0 - self.r0) / (self.tau - self.c0) if cfg.alpha_r is None else float(cfg.alpha_r)
         self._ls_r = _ClassLS(g_r)

@@ -47,7 +47,8 @@ class SafeLTSConfig(StagewiseLinearConfig):
 
 
 @register_algorithm("safe-lts", task="regret", description="Safe-LTS: Thompson sampling over LC-LUCB's "
-                    "pessimistic safe set (baseline of Pacchiano et al., Sec. 4.5).")  # fmt: skip
+                    "pessimistic safe set (baseline of Pacchiano et al., Sec. 4.5).",
+                    info="stagewise", guarantee="round")  # fmt: skip
 class SafeLTS(StagewiseLinearLearner):
     """Safe linear Thompson sampling over the pessimistic safe set (baseline of Sec. 4.5).
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
@@ -92,7 +92,9 @@ __all__ = [
 
 #: Exploration draws per refill of the learner's buffer.
 EXPLORE_BLOCK = 1024
-T_RULES = ("t_delta", "t0", "t0-numerical", "none")
+#: The named rules for ``T'`` (``SafeLUCBConfig.t_prime`` also takes an integer).
+TRule = Literal["t_delta", "t0", "t0-numerical", "none"]
+T_RULES: tuple[str, ...] = get_args(TRule)
 #: ``gap_lcb`` modes (GSLUCB's ``gap_lcb`` option).
 GAP_VALID, GAP_PLUGIN = 0, 1
 
@@ -225,12 +227,12 @@ class SafeLUCBConfig(SafeLUCBBaseConfig):
         Exact recompute of ``A^{-1}`` every this many rounds (0: never).
     """
 
-    t_prime: str | int = "t_delta"
+    t_prime: TRule | int = "t_delta"
 
     def __post_init__(self) -> None:
         self._check_common()
         if isinstance(self.t_prime, str):
-            check_choice(self.t_prime, "t_prime", T_RULES, owner=type(self).__name__)
+            check_choice(self.t_prime, "t_prime", TRule, owner=type(self).__name__)
         else:
             check_int(self.t_prime, "t_prime", low=0, owner=type(self).__name__)
 
@@ -440,7 +442,13 @@ _DESCRIPTION = (
 )
 
 
-@register_algorithm("safe-lucb", task="regret", description=_DESCRIPTION)
+@register_algorithm(
+    "safe-lucb",
+    task="regret",
+    description=_DESCRIPTION,
+    info=("safe-linear", "safe-linear-arms"),
+    guarantee="round",
+)
 class SafeLUCB(BaseLearner):
     """Safe-LUCB (Amani, Alizadeh & Thrampoulidis 2019, Algorithm 1): linear bandit with loss ``mu^T x``
     and the safety constraint ``mu^T B x <= c`` held every round with probability ``>= 1 - delta``.

@@ -71,6 +71,8 @@ class SGPUCBConfig(GPBanditConfig):
     task="regret",
     description="SGP-UCB: random safe-seed exploration, then GP-UCB in the pessimistic safe set "
     "(Amani et al. 2020; baseline of Zhou & Ji, Sec. 5).",
+    info="kernel",
+    guarantee="round",
 )
 class SGPUCB(SafeSeedGPLearner):
     """SGP-UCB on a finite domain with a known safe seed (a hard-constraint baseline).

@@ -94,6 +94,8 @@ class StageOptConfig(GPBanditConfig):
     task="regret",
     description="StageOpt: Lipschitz safe expansion from a safe seed, then GP-UCB in the safe set "
     "(Sui et al. 2018; baseline of Zhou & Ji, Sec. 5).",
+    info="kernel",
+    guarantee="round",
 )
 class StageOpt(SafeSeedGPLearner):
     """StageOpt on a finite domain with a known safe seed (a hard-constraint baseline).

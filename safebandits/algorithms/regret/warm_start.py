@@ -264,10 +264,14 @@ class SafeValueWarmStart:
         return 16.0 * self._log_term * max(1.0 / gap_c**2, 1.0 / gap_r**2)
 
 
+#: How :func:`alpha_from_estimates` turns the estimated gaps into ``(alpha_r, alpha_c)``.
+AlphaMode = Literal["valid", "ratio"]
+
+
 def alpha_from_estimates(
     delta_r_hat: float,
     delta_c_hat: float | FloatArray,
-    mode: Literal["valid", "ratio"] = "valid",
+    mode: AlphaMode = "valid",
 ) -> tuple[float, float]:
     """Radius scalings ``(alpha_r, alpha_c)`` from warm-start gap estimates (App. F.1).
 
@@ -288,7 +292,7 @@ def alpha_from_estimates(
     -------
     (alpha_r, alpha_c) : tuple of float
     """
-    check_choice(mode, "mode", ("valid", "ratio"), owner="alpha_from_estimates")
+    check_choice(mode, "mode", AlphaMode, owner="alpha_from_estimates")
     dr = check_positive(float(delta_r_hat), "delta_r_hat", owner="alpha_from_estimates")
     dc_arr = np.atleast_1d(np.asarray(delta_c_hat, dtype=np.float64))
     dc = check_positive(float(dc_arr.min()), "delta_c_hat", owner="alpha_from_estimates")

@@ -21,6 +21,8 @@ See ``docs/decisions/acol.md``, "Driving: normalisation".
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 
 from safebandits._validation import check_choice
@@ -33,7 +35,8 @@ from safebandits.types import FloatArray
 
 __all__ = ["NORMALISATIONS", "driving_instance", "normalise_arms"]
 
-NORMALISATIONS = ("constraint", "in-place", "none")
+Normalisation = Literal["constraint", "in-place", "none"]
+NORMALISATIONS: tuple[str, ...] = get_args(Normalisation)
 EPS = 1e-6
 
 
@@ -66,7 +69,7 @@ def driving_instance(
     scenario: Scenario,
     *,
     env: DrivingConfig | None = None,
-    normalise: str = "constraint",
+    normalise: Normalisation = "constraint",
     noise: NoiseModel | str = "binary",
     sigma: float = 0.05,
     name: str = "acol/driving",
@@ -93,7 +96,7 @@ def driving_instance(
     LinearCBAIInstance
         ``d = 9``, threshold 0, ``constraint_param = (phi, -tau)``.
     """
-    check_choice(normalise, "normalise", NORMALISATIONS, owner="driving_instance")
+    check_choice(normalise, "normalise", Normalisation, owner="driving_instance")
     feats = policy_features(policies, scenario, env) if features is None else np.asarray(features)
     theta = np.append(scenario.reward, 0.0)
     phi = np.append(scenario.constraint, -scenario.threshold)

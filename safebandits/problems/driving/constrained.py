@@ -20,7 +20,7 @@ feasible-only (1 + lambda) search moves along the constraint boundary in small s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -39,7 +39,8 @@ __all__ = [
     "polish_feasible",
 ]
 
-CONSTRAINED_SOLVERS = ("warm-polish", "wen-topcu")
+ConstrainedSolver = Literal["warm-polish", "wen-topcu"]
+CONSTRAINED_SOLVERS: tuple[str, ...] = get_args(ConstrainedSolver)
 #: Penalties of the penalised CEM seeds of "warm-polish" (0, 0.1, ..., 3).
 WARM_PENALTIES = tuple(round(0.1 * k, 1) for k in range(31))
 
@@ -172,7 +173,7 @@ def constrained_optimum(
     scenario: Scenario,
     rng: np.random.Generator,
     *,
-    solver: str = "warm-polish",
+    solver: ConstrainedSolver = "warm-polish",
     config: CEMConfig | None = None,
     env: DrivingConfig | None = None,
     n_restarts: int = 10,
@@ -212,7 +213,7 @@ def constrained_optimum(
     >>> res.policies.shape, sorted(info)[0]
     ((1, 20, 2), 'best_seed_reward')
     """
-    check_choice(solver, "solver", CONSTRAINED_SOLVERS, owner="constrained_optimum")
+    check_choice(solver, "solver", ConstrainedSolver, owner="constrained_optimum")
     n_restarts = check_int(n_restarts, "n_restarts", low=1, owner="constrained_optimum")
     base = CEMConfig() if config is None else config
     cem_cfg = CEMConfig(

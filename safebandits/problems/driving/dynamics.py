@@ -20,7 +20,7 @@ default) uses ``dt = 0.2``; see ``docs/decisions/acol.md`` ("Driving: time step"
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -89,12 +89,12 @@ class DrivingConfig:
         check_literal_fields(self, owner=owner)
 
     @classmethod
-    def preset(cls, name: str) -> DrivingConfig:
+    def preset(cls, name: FeatureConstants) -> DrivingConfig:
         """``"paper"`` (c1 = 4, absolute lane distance) or ``"code"`` (c1 = 10, squared distance).
 
         Both use ``dt = 0.2`` (see ``docs/decisions/acol.md``); pass ``dt`` explicitly for other steps.
         """
-        check_choice(name, "features", ("paper", "code"), owner="DrivingConfig.preset")
+        check_choice(name, "features", FeatureConstants, owner="DrivingConfig.preset")
         if name == "code":
             return cls(c1=10.0, lane_distance="squared")
         return cls()
@@ -175,12 +175,15 @@ def _scenario(name: str, title: str, trajectory: str, reward: FloatArray, horizo
 
 #: The three scenarios of Section 4.3: base (target velocity, a car changing lanes), different
 #: reward (target location: the right lane) and different environment (three cars block the road).
-SCENARIOS = ("base", "different-reward", "different-environment")
+ScenarioName = Literal["base", "different-reward", "different-environment"]
+SCENARIOS: tuple[str, ...] = get_args(ScenarioName)
+#: The constants of the paper (c1 = 4, absolute lane distance) or of the authors' code (``preset``).
+FeatureConstants = Literal["paper", "code"]
 
 
-def get_scenario(name: str, horizon: int = 20) -> Scenario:
+def get_scenario(name: ScenarioName, horizon: int = 20) -> Scenario:
     """The scenario ``name`` (one of :data:`SCENARIOS`) for episodes of ``horizon`` steps."""
-    check_choice(name, "scenario", SCENARIOS, owner="get_scenario")
+    check_choice(name, "scenario", ScenarioName, owner="get_scenario")
     if name == "base":
         return _scenario(name, "Base", "changing_lane", TARGET_VELOCITY, horizon)
     if name == "different-reward":

@@ -19,14 +19,14 @@ Topcu and penalised CEM seeds, the best feasible ones polished by a feasible-onl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._validation import check_choice, check_int, check_positive
+from safebandits._validation import check_int, check_literal_fields, check_positive
 from safebandits.problems.driving.cem import CEMConfig, cem
-from safebandits.problems.driving.constrained import CONSTRAINED_SOLVERS, PolishConfig, constrained_optimum
-from safebandits.problems.driving.dynamics import SCENARIOS, DrivingConfig, get_scenario
+from safebandits.problems.driving.constrained import ConstrainedSolver, PolishConfig, constrained_optimum
+from safebandits.problems.driving.dynamics import DrivingConfig, FeatureConstants, ScenarioName, get_scenario
 
 __all__ = ["DrivingCEMConfig", "DrivingTask", "solve_driving"]
 
@@ -35,16 +35,14 @@ __all__ = ["DrivingCEMConfig", "DrivingTask", "solve_driving"]
 class DrivingTask:
     """A driving optimisation problem (see module docstring)."""
 
-    scenario: str = "base"
-    objective: str = "penalised"
+    scenario: ScenarioName = "base"
+    objective: Literal["penalised", "constrained"] = "penalised"
     penalty: float = 0.0
-    features: str = "paper"
+    features: FeatureConstants = "paper"
 
     def __post_init__(self) -> None:
-        check_choice(self.scenario, "scenario", SCENARIOS, owner="DrivingTask")
-        check_choice(self.objective, "objective", ("penalised", "constrained"), owner="DrivingTask")
+        check_literal_fields(self, owner="DrivingTask")
         check_positive(self.penalty, "penalty", owner="DrivingTask", allow_zero=True)
-        check_choice(self.features, "features", ("paper", "code"), owner="DrivingTask")
 
     def describe(self) -> dict[str, Any]:
         return {"scenario": self.scenario, "objective": self.objective, "penalty": self.penalty}
@@ -66,7 +64,7 @@ class DrivingCEMConfig:
     n_samples: int = 50
     n_elite: int = 5
     init_std: float = 5.0
-    constrained_solver: str = "wen-topcu"
+    constrained_solver: ConstrainedSolver = "wen-topcu"
     warm_restarts: int = 3
     polish_starts: int = 3
     polish_iterations: int = 300
@@ -75,7 +73,7 @@ class DrivingCEMConfig:
     def __post_init__(self) -> None:
         owner = "DrivingCEMConfig"
         check_int(self.n_restarts, "n_restarts", low=1, owner=owner)
-        check_choice(self.constrained_solver, "constrained_solver", CONSTRAINED_SOLVERS, owner=owner)
+        check_literal_fields(self, owner=owner)
         CEMConfig(
             n_iterations=self.n_iterations,
             n_samples=self.n_samples,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
@@ -12,8 +14,12 @@ from safebandits.problems.registry import register_instance
 __all__ = ["irrelevant_dimensions", "one_dimensional", "unit_sphere"]
 
 
-def _finish(inst: LinearCBAIInstance, threshold_mode: str) -> LinearCBAIInstance:
-    check_choice(threshold_mode, "threshold_mode", ("known", "learned"))
+#: Whether the learner is told the threshold ("known") or learns it as a coordinate ("learned").
+ThresholdMode = Literal["known", "learned"]
+
+
+def _finish(inst: LinearCBAIInstance, threshold_mode: ThresholdMode) -> LinearCBAIInstance:
+    check_choice(threshold_mode, "threshold_mode", ThresholdMode)
     return inst.with_learned_threshold() if threshold_mode == "learned" else inst
 
 
@@ -24,7 +30,7 @@ def irrelevant_dimensions(
     epsilon: float = 0.05,
     noise: str = "gaussian",
     sigma: float = 0.05,
-    threshold_mode: str = "known",
+    threshold_mode: ThresholdMode = "known",
 ) -> LinearCBAIInstance:
     """Irrelevant dimensions: x_i = e_i (i < d), (1-eps) e_d, (1+eps) e_d; theta = phi = e_d, tau = 1.
 
@@ -57,7 +63,7 @@ def unit_sphere(
     d: int = 30,
     noise: str = "gaussian",
     sigma: float = 0.05,
-    threshold_mode: str = "known",
+    threshold_mode: ThresholdMode = "known",
 ) -> LinearCBAIInstance:
     """Unit sphere: n arms and theta uniform on S^{d-1}; phi = x_j - x_i for the closest pair, tau = 0.
 
@@ -92,7 +98,7 @@ def one_dimensional(
     threshold: float = 0.25,
     noise: str = "gaussian",
     sigma: float = 0.05,
-    threshold_mode: str = "known",
+    threshold_mode: ThresholdMode = "known",
 ) -> LinearCBAIInstance:
     """1-D instance: arms 0.1, 0.2, ..., 1.0; theta = phi = 1, tau = 0.25 (Sec. 4.2, "toy_5").
 

@@ -19,6 +19,8 @@ recorded in ``docs/decisions/ckb.md``; the digest ``ckb.md`` §4 and §7 is the 
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
@@ -34,6 +36,10 @@ from safebandits.problems.kernel import (
 from safebandits.problems.registry import register_instance
 
 __all__ = ["empirical_kernel", "finance", "light", "rkhs_function", "synthetic"]
+
+SyntheticKernel = Literal["se", "matern12", "matern32", "matern52"]
+#: Noise of the data instances: Gaussian around the mean, or a resampled recorded reading.
+DataNoise = Literal["gaussian", "resample"]
 
 
 def rkhs_function(kernel: np.ndarray, rng: np.random.Generator, n_centres: int) -> tuple[np.ndarray, float]:
@@ -53,11 +59,11 @@ def synthetic(
     rng: np.random.Generator,
     n_points: int = 100,
     lengthscale: float = 0.2,
-    kernel: str = "se",
+    kernel: SyntheticKernel = "se",
     n_centres: int = 100,
     sigma: float = 0.1,
     normalize: bool = True,
-    bound: str = "rkhs",
+    bound: Literal["sup", "rkhs"] = "rkhs",
     min_slater: float = 0.1,
     n_seed: int = 1,
     redraw: bool = True,
@@ -75,8 +81,8 @@ def synthetic(
     """
     n = check_int(n_points, "n_points", low=2)
     check_positive(lengthscale, "lengthscale")
-    check_choice(kernel, "kernel", ("se", "matern12", "matern32", "matern52"))
-    check_choice(bound, "bound", ("sup", "rkhs"))
+    check_choice(kernel, "kernel", SyntheticKernel)
+    check_choice(bound, "bound", Literal["sup", "rkhs"])
     check_interval(min_slater, "min_slater", low=0.0, high=1.0, closed="left")
     check_choice(redraw, "redraw", (True, False))
     if not redraw:
@@ -127,7 +133,7 @@ def _data_instance(
     k: np.ndarray,
     samples_raw: np.ndarray,
     *,
-    noise: str,
+    noise: DataNoise,
     sigma: float,
     h: float,
     normalize: bool,
@@ -137,7 +143,7 @@ def _data_instance(
     points: np.ndarray | None,
     name: str,
 ) -> KernelInstance:
-    check_choice(noise, "noise", ("gaussian", "resample"))
+    check_choice(noise, "noise", DataNoise)
     check_interval(h, "h", low=0.0, high=1.0, closed="neither")
     scale = float(np.max(f_raw)) if normalize else 1.0
     f = f_raw / scale
@@ -172,7 +178,7 @@ def _data_instance(
 def light(
     *,
     data_dir: str | None = None,
-    noise: str = "gaussian",
+    noise: DataNoise = "gaussian",
     sigma: float = 0.1,
     h: float = 0.5,
     normalize: bool = True,
@@ -203,7 +209,7 @@ def light(
 def finance(
     *,
     data_dir: str | None = None,
-    noise: str = "resample",
+    noise: DataNoise = "resample",
     sigma: float = 0.1,
     h: float = 0.5,
     normalize: bool = True,

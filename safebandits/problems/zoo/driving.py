@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+from typing import Literal, get_args
 
 import numpy as np
 
 from safebandits._validation import check_choice, check_int
-from safebandits.problems.driving.bandit import NORMALISATIONS, driving_instance
+from safebandits.problems.driving.bandit import Normalisation, driving_instance
 from safebandits.problems.driving.candidates import candidate_set, load_released_candidates
-from safebandits.problems.driving.dynamics import SCENARIOS, DrivingConfig, get_scenario
+from safebandits.problems.driving.dynamics import DrivingConfig, FeatureConstants, ScenarioName, get_scenario
 from safebandits.problems.driving.features import policy_features
 from safebandits.problems.driving.solve import DrivingTask
 from safebandits.problems.linear import LinearCBAIInstance
@@ -17,7 +18,8 @@ from safebandits.problems.registry import register_instance
 
 __all__ = ["CANDIDATE_SOURCES", "candidate_features", "candidate_policies", "driving", "driving_task"]
 
-CANDIDATE_SOURCES = ("generated", "released", "released-distinct")
+CandidateSource = Literal["generated", "released", "released-distinct"]
+CANDIDATE_SOURCES: tuple[str, ...] = get_args(CandidateSource)
 
 
 @functools.lru_cache(maxsize=8)
@@ -53,12 +55,12 @@ def candidate_features(
 @register_instance("acol/driving")
 def driving(
     *,
-    scenario: str = "base",
-    candidates: str = "generated",
+    scenario: ScenarioName = "base",
+    candidates: CandidateSource = "generated",
     n_candidates: int = 100,
     candidate_seed: int = 0,
-    features: str = "paper",
-    normalise: str = "in-place",
+    features: FeatureConstants = "paper",
+    normalise: Normalisation = "in-place",
     noise: str = "binary",
     sigma: float = 0.05,
     data_dir: str | None = None,
@@ -73,10 +75,10 @@ def driving(
     authors' code rescales them in place, rewards included), "constraint" (the constraint features only,
     rewards of the raw features: ours) or "none".
     """
-    check_choice(scenario, "scenario", SCENARIOS, owner="acol/driving")
-    check_choice(candidates, "candidates", CANDIDATE_SOURCES, owner="acol/driving")
-    check_choice(features, "features", ("paper", "code"), owner="acol/driving")
-    check_choice(normalise, "normalise", NORMALISATIONS, owner="acol/driving")
+    check_choice(scenario, "scenario", ScenarioName, owner="acol/driving")
+    check_choice(candidates, "candidates", CandidateSource, owner="acol/driving")
+    check_choice(features, "features", FeatureConstants, owner="acol/driving")
+    check_choice(normalise, "normalise", Normalisation, owner="acol/driving")
     n = check_int(n_candidates, "n_candidates", low=1, owner="acol/driving")
     seed = check_int(candidate_seed, "candidate_seed", low=0, owner="acol/driving")
     key = (candidates, n, seed, features, None if data_dir is None else str(data_dir))

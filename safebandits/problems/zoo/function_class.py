@@ -5,6 +5,8 @@ The paper has no OPNLB experiment; this family is ours (recorded in ``docs/decis
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
@@ -12,6 +14,9 @@ from safebandits.problems.function_class import FunctionClassInstance, FunctionC
 from safebandits.problems.registry import register_instance
 
 __all__ = ["finite_class"]
+
+
+ClassNoise = Literal["bernoulli", "gaussian"]
 
 
 @register_instance("stagewise/finite-class", random=True)
@@ -22,7 +27,7 @@ def finite_class(
     n_functions: int = 20,
     tau: float = 0.5,
     T: int = 10_000,
-    noise: str = "bernoulli",
+    noise: ClassNoise = "bernoulli",
     sigma: float = 0.1,
 ) -> FunctionClassInstance:
     """Finite reward and cost classes of ``n_functions`` random functions on ``n_actions`` actions.
@@ -35,7 +40,7 @@ def finite_class(
     n = check_int(n_actions, "n_actions", low=2)
     k = check_int(n_functions, "n_functions", low=1)
     tau = check_interval(tau, "tau", low=0.0, high=1.0, closed="right")
-    check_choice(noise, "noise", ("bernoulli", "gaussian"))
+    check_choice(noise, "noise", ClassNoise)
     check_positive(sigma, "sigma")
     r0 = rng.uniform(0.0, 0.3)
     c0 = rng.uniform(0.0, 0.5 * tau)

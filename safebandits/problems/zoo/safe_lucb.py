@@ -17,6 +17,7 @@ own constructions, documented in ``docs/decisions/safe_lucb.md``:
 from __future__ import annotations
 
 import dataclasses
+from typing import Literal
 
 import numpy as np
 
@@ -27,6 +28,8 @@ from safebandits.problems.registry import register_instance
 from safebandits.problems.safe_linear import DecisionSet, SafeLinearInstance
 
 __all__ = ["boundary_2d", "convex_2d", "k_armed"]
+
+KArmCondition = Literal["margin", "none"]
 
 
 def _orthogonal(rng: np.random.Generator, d: int) -> np.ndarray:
@@ -82,7 +85,7 @@ def k_armed(
     gap_min: float = 0.5,
     gap_max: float = 1.2,
     margin: float = 0.3,
-    condition: str = "none",
+    condition: KArmCondition = "none",
     T: int = 100_000,
 ) -> SafeLinearInstance:
     """K-armed safe linear bandit with a positive safety gap (ours; Figure 1a, Appendix C analogue).
@@ -109,7 +112,7 @@ def k_armed(
     c = check_positive(c, "c")
     check_interval(gap_min, "gap_min", low=0.0, high=c)
     check_interval(gap_max, "gap_max", low=gap_min, high=np.inf)
-    check_choice(condition, "condition", ("margin", "none"))
+    check_choice(condition, "condition", KArmCondition)
     k_in, k_out = k // 2, k - k // 2
     for _ in range(1 if condition == "none" else 10_000):
         b = _orthogonal(rng, d) @ np.diag(rng.uniform(0.6, 1.4, d)) @ _orthogonal(rng, d).T

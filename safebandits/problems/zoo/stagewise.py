@@ -6,6 +6,8 @@ or ``L``; our defaults are recorded in ``docs/decisions/stagewise.md`` (Stage-wi
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_interval, check_positive
@@ -15,6 +17,10 @@ from safebandits.problems.registry import register_instance
 from safebandits.problems.stagewise import StagewiseInstance
 
 __all__ = ["ball", "cyclic", "four_arm", "lower_bound", "random_mab"]
+
+CyclicVariant = Literal["flipped", "literal"]
+LowerBoundVariant = Literal["nu", "nu-prime"]
+RandomLinearActionSet = Literal["star", "points"]
 
 
 def _unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
@@ -29,7 +35,7 @@ def cyclic(
     tau: float = 0.5,
     T: int = 10_000,
     sigma: float = 0.1,
-    variant: str = "flipped",
+    variant: CyclicVariant = "flipped",
     known_safe_values: bool = True,
 ) -> StagewiseInstance:
     """E1: star-convex set of the d cyclic shifts of the flipped vector; x0 = 0, theta = v/|v|, mu = flip.
@@ -40,7 +46,7 @@ def cyclic(
     """
     d = check_int(d, "d", low=2)
     tau = check_interval(tau, "tau", low=0.0, high=np.inf, closed="neither")
-    check_choice(variant, "variant", ("flipped", "literal"))
+    check_choice(variant, "variant", CyclicVariant)
     v = np.arange(d, dtype=np.float64)
     norm = np.linalg.norm(v)
     i = np.arange(d)[:, None]
@@ -154,7 +160,7 @@ def lower_bound(
     tau: float = 0.5,
     safe_reward: float = 0.5,
     K: int = 4,
-    variant: str = "nu",
+    variant: LowerBoundVariant = "nu",
     T: int = 10_000,
     known_safe_values: bool = True,
 ) -> StagewiseInstance:
@@ -170,7 +176,7 @@ def lower_bound(
     tau = check_interval(tau, "tau", low=0.0, high=1.0, closed="neither")
     r0 = check_interval(safe_reward, "safe_reward", low=0.125, high=1.0, closed="left")
     k = check_int(K, "K", low=4)
-    variant = check_choice(variant, "variant", ("nu", "nu-prime"))
+    variant = check_choice(variant, "variant", LowerBoundVariant)
     if c >= tau:
         raise ConfigError(
             f"The 'gap' parameter must be below tau = {tau} (c0 = tau - gap > 0). Got {c} instead."
@@ -203,7 +209,7 @@ def random_linear(
     d: int = 5,
     n_arms: int = 20,
     n_constraints: int = 2,
-    action_set: str = "points",
+    action_set: RandomLinearActionSet = "points",
     T: int = 10_000,
     sigma: float = 0.1,
     known_safe_values: bool = True,
@@ -230,7 +236,7 @@ def random_linear(
         cost_params=mu,
         threshold=tau,
         noise=make_noise("gaussian", sigma),
-        action_set=check_choice(action_set, "action_set", ("star", "points")),
+        action_set=check_choice(action_set, "action_set", RandomLinearActionSet),
         horizon=check_int(T, "T", low=1),
         known_safe_values=bool(known_safe_values),
         name="stagewise/random-linear",

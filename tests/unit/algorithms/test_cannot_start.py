@@ -60,17 +60,30 @@ def test_safe_lucb_t_delta_without_gap():
 
 
 def test_safe_action_above_threshold():
+    # Assumption 5 (c0 < tau) is checked once, by the information every stage-wise learner is given
+    match = r"safe action's cost must be below every threshold, c0 < tau.*Change the safe action"
     four = sb.make_instance("stagewise/four-arm", tau=0.5, T=50).public_info()
-    with pytest.raises(ConfigError, match=r"OPB cannot start.*Change the safe arm"):
-        _build("opb", dataclasses.replace(four, safe_cost=np.array([0.6])))
+    with pytest.raises(ConfigError, match=match):
+        dataclasses.replace(four, safe_cost=np.array([0.6]))
     cyclic = sb.make_instance("stagewise/cyclic", d=3, tau=0.5, T=50).public_info()
-    bad = dataclasses.replace(cyclic, safe_cost=np.array([0.7]), safe_reward=0.0)
-    for name in ("lc-lucb", "safe-lts", "oplb"):
-        with pytest.raises(ConfigError, match=r"cannot start.*c0 < tau.*Change the safe action"):
-            _build(name, bad)
+    with pytest.raises(ConfigError, match=match):
+        dataclasses.replace(cyclic, safe_cost=np.array([0.7]), safe_reward=0.0)
     fc = sb.make_instance("stagewise/finite-class", np.random.default_rng(0)).public_info()
-    with pytest.raises(ConfigError, match=r"OPNLB cannot start.*Change safe_arm"):
-        _build("opnlb", dataclasses.replace(fc, safe_cost=fc.threshold + 0.1))
+    with pytest.raises(ConfigError, match=match):
+        dataclasses.replace(fc, safe_cost=fc.threshold + 0.1)
+    for name in ("opb", "lc-lucb", "safe-lts", "oplb", "opnlb"):  # the valid views still build
+        _build(name, fc if name == "opnlb" else four if name == "opb" else cyclic)
+
+
+def test_declared_safe_arm_above_threshold_is_one_clear_error():
+    # a learner built from a declared problem: the declaration refuses it, in one line
+    with pytest.raises(ConfigError, match=r"LinearProblem: the safe action.s cost must be below") as err:
+        sb.LinearProblem(arms=np.eye(3), threshold=0.5, safe_arm=0, safe_cost=0.5, safe_reward=0.0)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ConfigError, match=r"declared safe arm 0 is not safe under this truth.*c0 < tau"):
+        sb.LinearProblem(arms=np.eye(3), threshold=0.5, safe_arm=0).simulate(
+            reward_param=np.ones(3) * 0.1, cost_params=[[0.7, 0.1, 0.1]]
+        )
 
 
 @pytest.mark.parametrize("name", ["stageopt", "sgp-ucb"])

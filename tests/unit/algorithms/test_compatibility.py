@@ -40,11 +40,8 @@ def problem():
 
 def test_every_registered_learner_declares_its_kind_and_guarantee():
     for name, entry in sb.list_algorithms().items():
-        assert kinds_of(entry), name
-        assert (
-            entry.guarantee
-            or name in __import__("safebandits.algorithms.compatibility").algorithms.compatibility.BUILTIN
-        )
+        assert kinds_of(entry) == entry.info and entry.info, name
+        assert entry.guarantee in GUARANTEES, name
 
 
 def test_compatible_learners_of_a_k_armed_linear_problem(problem):

@@ -167,7 +167,7 @@ def test_examples_load_validate_and_run_at_tiny_size(path):
 
 
 def test_comparison_example_has_six_learners_from_three_papers():
-    from safebandits.algorithms.compatibility import BUILTIN
+    import safebandits as sb
 
     spec = load_experiment_file(next(p for p in EXAMPLES if p.stem == "compare_linear_arms"))
     names = {a.name for a in spec.algorithms}
@@ -178,4 +178,4 @@ def test_comparison_example_has_six_learners_from_three_papers():
         "camilleri": {"beside", "beside-practical", "xy-safe-only"},
     }
     assert len(names) >= 6 and sum(bool(names & v) for v in papers.values()) >= 3
-    assert names <= set(BUILTIN)
+    assert names <= set(sb.list_algorithms())
