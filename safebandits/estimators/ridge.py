@@ -39,6 +39,7 @@ __all__ = [
     "ArmRidgeArrays",
     "OnlineRidge",
     "arm_axis",
+    "arm_gram_arrays_step",
     "arm_gram_refresh",
     "arm_gram_update",
     "arm_ridge_refresh",
@@ -251,6 +252,12 @@ def sherman_morrison_update(inv: FloatArray, x: FloatArray, u: FloatArray) -> fl
 
 @numba.njit(cache=True)
 def arm_ridge_update(r: ArmRidgeArrays, arm: int, y: float) -> None:
+    """Add one observation ``y`` of arm ``arm`` in place (:func:`arm_ridge_step`, compiled apart)."""
+    arm_ridge_step(r, arm, y)
+
+
+@numba.njit(cache=True, inline="always")
+def arm_ridge_step(r: ArmRidgeArrays, arm: int, y: float) -> None:
     """Add one observation ``y`` of arm ``arm`` in place (Sherman--Morrison), ``O(n d + d^2)``.
 
     With ``x = arms[arm]``, ``u = A^{-1} x``, ``c = 1 + x^T u`` and ``w_i = x_i^T u``:
@@ -289,6 +296,12 @@ def arm_ridge_update(r: ArmRidgeArrays, arm: int, y: float) -> None:
 
 @numba.njit(cache=True)
 def arm_gram_update(r: ArmRidgeArrays, arm: int, y: float) -> None:
+    """Add one observation ``y`` of arm ``arm`` to the Gram numerics (:func:`arm_gram_step`)."""
+    arm_gram_step(r, arm, y)
+
+
+@numba.njit(cache=True, inline="always")
+def arm_gram_step(r: ArmRidgeArrays, arm: int, y: float) -> None:
     """Add one observation ``y`` of arm ``arm`` to the Gram numerics in place, ``O(n^2)``.
 
     The kernel (dual) form of :func:`arm_ridge_update`: with ``G = X A^{-1} X^T``, the vector
@@ -300,7 +313,12 @@ def arm_gram_update(r: ArmRidgeArrays, arm: int, y: float) -> None:
 
     ``A^{-1}`` and ``theta_hat`` are not maintained (recompute them from counts and sums).
     """
-    gram, sq_widths, preds, counts, sums, work_w = r.gram, r.sq_widths, r.preds, r.counts, r.sums, r.work_w
+    arm_gram_arrays_step(r.gram, r.sq_widths, r.preds, r.counts, r.sums, r.work_w, arm, y)
+
+
+@numba.njit(cache=True, inline="always")
+def arm_gram_arrays_step(gram, sq_widths, preds, counts, sums, work_w, arm, y):
+    """:func:`arm_gram_step` on the arrays of an :class:`ArmRidgeArrays` (compiled per-sample loops)."""
     n = gram.shape[0]
     for k in range(n):
         work_w[k] = gram[arm, k]
@@ -412,11 +430,11 @@ def arm_state_update(numerics, r, arm, y):
     arrays ``r`` (:class:`ArmRidgeArrays`): the single entry point of :class:`ArmRidge` and of the
     learners' compiled kernels. State arrays the numerics does not use may be empty."""
     if numerics == GRAM:
-        arm_gram_update(r, arm, y)
+        arm_gram_step(r, arm, y)
     elif numerics == DIAGONAL:
         arm_diag_update(r, arm, y)
     else:
-        arm_ridge_update(r, arm, y)
+        arm_ridge_step(r, arm, y)
 
 
 @numba.njit(cache=True)

@@ -51,6 +51,7 @@ __all__ = [
     "CBAIState",
     "RoundBasedCBAI",
     "cbai_update",
+    "cbai_update_arrays",
     "check_cbai_info",
 ]
 
@@ -104,8 +105,17 @@ def cbai_update(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> None:
     lower, upper : ndarray of shape (n_arms,)
         Confidence bounds on the constraint values ``phi^T x`` (not on the margins).
     """
-    rewards, threshold = sets.rewards, sets.threshold
-    in_uncertain, in_feasible, live = sets.in_uncertain, sets.in_feasible, sets.live[0]
+    cbai_update_arrays(
+        sets.rewards, sets.threshold, sets.in_uncertain, sets.in_feasible, sets.live, lower, upper
+    )  # fmt: skip
+
+
+@numba.njit(cache=True, inline="always")
+def cbai_update_arrays(rewards, threshold, in_uncertain, in_feasible, live_arr, lower, upper):
+    """:func:`cbai_update` on the fields of a :class:`CBAIState` (``live_arr`` its ``live``), for the
+    compiled per-sample loops: an inlined helper taking the record would hold a reference to each of
+    its arrays (see :func:`~safebandits.algorithms.pure_exploration._g_acol_kernels.effective_rule`)."""
+    live = live_arr[0]
     n = rewards.shape[0]
     best = live.best_reward
     best_arm = live.best_arm

@@ -25,9 +25,16 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from safebandits.algorithms.pure_exploration._cbai import CBAIState, cbai_update
+from safebandits.algorithms.pure_exploration._cbai import CBAIState, cbai_update_arrays
 from safebandits.estimators.confidence import adaptive_width_scalar
-from safebandits.estimators.ridge import DIAGONAL, GRAM, ArmRidgeArrays, arm_state_refresh, arm_state_update
+from safebandits.estimators.ridge import (
+    DIAGONAL,
+    GRAM,
+    ArmRidgeArrays,
+    arm_gram_arrays_step,
+    arm_state_refresh,
+    arm_state_update,
+)
 from safebandits.types import FloatArray
 
 __all__ = [
@@ -199,11 +206,17 @@ def _lookahead(st, best):
             vj = work_v[j]
             for k in range(n):
                 work_g[k] += arms_t[j, k] * vj
+    return _lookahead_pick(work_g, sq_widths, best)
+
+
+@numba.njit(cache=True, inline="always")
+def _lookahead_pick(g, sq_widths, best):
+    """``argmin_k ||y||^2 - g_k^2 / (1 + ||x_k||^2)`` for ``y = x_best``, the lowest index on ties."""
     target = sq_widths[best]
     pick = 0
     pick_val = np.inf
-    for k in range(n):
-        val = target - work_g[k] * work_g[k] / (1.0 + sq_widths[k])
+    for k in range(sq_widths.shape[0]):
+        val = target - g[k] * g[k] / (1.0 + sq_widths[k])
         if val < pick_val:
             pick = k
             pick_val = val
@@ -229,7 +242,9 @@ def select_arm(st):
         # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
         # ||a|| <= ||y|| (norms in A^{-1}), with equality at a = y; so it is not computed.
         return best
-    return _lookahead(st, best)  # the one-step look-ahead of G-ACOL
+    if st.const.numerics == GRAM:  # the one-step look-ahead of G-ACOL: a row of G
+        return _lookahead_pick(st.ridge.gram[best], st.ridge.sq_widths, best)
+    return _lookahead(st, best)
 
 
 @numba.njit(cache=True)
@@ -248,23 +263,37 @@ def certify(st, t):
     """Bounds ``l_t, u_t = x^T phi_hat -+ beta_t ||x||_{A^{-1}}`` of every arm of ``U`` after sample
     ``t`` (line 7), then the update of ``F``, ``r``, ``U`` (line 8,
     :func:`~safebandits.algorithms.pure_exploration._cbai.cbai_update`)."""
-    lower, upper, in_uncertain = st.lower, st.upper, st.sets.in_uncertain
-    sq_widths, preds = st.ridge.sq_widths, st.ridge.preds
     beta = current_width(st.const, t, st.ridge.arms.shape[1])
+    lower, upper, in_uncertain = st.lower, st.upper, st.sets.in_uncertain
+    bounds(beta, st.ridge.sq_widths, st.ridge.preds, in_uncertain, lower, upper)
+    sets = st.sets
+    cbai_update_arrays(sets.rewards, sets.threshold, in_uncertain, sets.in_feasible, sets.live, lower, upper)
+
+
+@numba.njit(cache=True, inline="always")
+def bounds(beta, sq_widths, preds, in_uncertain, lower, upper):
+    """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7)."""
     for i in range(sq_widths.shape[0]):
         if in_uncertain[i]:
             s = sq_widths[i]
             h = beta * math.sqrt(s) if s > 0.0 else 0.0
             lower[i] = preds[i] - h
             upper[i] = preds[i] + h
-    cbai_update(st.sets, lower, upper)
 
 
 @numba.njit(cache=True, inline="always")
 def tell_sample(st, arm, y):
     """Add observation ``y`` of ``arm`` (Algorithm 2, lines 5-8)."""
     const, live = st.const, st.live[0]
-    arm_state_update(const.numerics, st.ridge, arm, y)  # line 6: A <- A + x x^T, phi_hat
+    # line 6: A <- A + x x^T, phi_hat; the Gram case (the hot one) on arrays (see effective_rule)
+    if const.numerics == GRAM:
+        ridge_arrays = st.ridge  # (one binding: the step below takes arrays)
+        arm_gram_arrays_step(
+            ridge_arrays.gram, ridge_arrays.sq_widths, ridge_arrays.preds, ridge_arrays.counts,
+            ridge_arrays.sums, ridge_arrays.work_w, arm, y,
+        )  # fmt: skip
+    else:
+        arm_state_update(const.numerics, st.ridge, arm, y)
     live.t += 1  # line 6: t <- t + 1
     t = live.t
     if const.refresh_every > 0 and t % const.refresh_every == 0:  # exact recompute against rounding
