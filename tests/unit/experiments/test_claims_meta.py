@@ -302,3 +302,17 @@ def test_unevaluated_rows_have_known_statuses_and_benchmarks_name_their_command(
     bench = [row for row in UNEVALUATED if row[3] == "benchmark"]
     assert bench and all("benchmarks/bench_" in row[4] for row in bench)
     assert not any(row[1] == "ckb §5.7" for row in UNEVALUATED)  # the slack claim has its experiment
+
+
+def test_incomplete_store_keeps_a_counter_example():
+    from safebandits.experiments.claims_scoreboard import mark_incomplete
+
+    base = {"id": "x", "reason": ""}
+    assert mark_incomplete({**base, "verdict": "pass", "scale_decides": "any"}, 1, 2, "paper")["verdict"] == (
+        "inconclusive"
+    )
+    refuted = mark_incomplete({**base, "verdict": "fail", "scale_decides": "any"}, 1, 2, "paper")
+    assert refuted["verdict"] == "fail"
+    unread = mark_incomplete({**base, "verdict": "fail", "scale_decides": "paper"}, 1, 2, "paper")
+    assert unread["verdict"] == "inconclusive" and "incomplete: 1 of the 2 runs" in unread["reason"]
+    assert mark_incomplete({**base, "verdict": "not run"}, 1, 2, "paper")["verdict"] == "not run"
