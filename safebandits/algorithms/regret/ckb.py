@@ -406,30 +406,6 @@ class GPPairLearner(BaseLearner):
         )
 
 
-@register_algorithm(
-    "ckb-ucb",
-    task="regret",
-    defaults={"exploration": "ucb"},
-    description=_VARIANTS["ucb"],
-    info="kernel",
-    guarantee="soft",
-)
-@register_algorithm(
-    "ckb-ts",
-    task="regret",
-    defaults={"exploration": "ts"},
-    description=_VARIANTS["ts"],
-    info="kernel",
-    guarantee="soft",
-)
-@register_algorithm(
-    "ckb-rand",
-    task="regret",
-    defaults={"exploration": "rand"},
-    description=_VARIANTS["rand"],
-    info="kernel",
-    guarantee="soft",
-)
 class CKB(GPPairLearner):
     """Constrained kernelized bandit (Algorithm 1) on a finite domain.
 
@@ -611,6 +587,18 @@ class CKB(GPPairLearner):
         t = self.n_samples
         if t in self._grid:
             self.phi_path.append((t, self.phi))
+
+
+# The three variants of Algorithm 1 are one learner with its exploration set on registration.
+for _variant, _text in _VARIANTS.items():
+    register_algorithm(
+        f"ckb-{_variant}",
+        task="regret",
+        defaults={"exploration": _variant},
+        description=_text,
+        info="kernel",
+        guarantee="soft",
+    )(CKB)
 
 
 class SafeSeedGPLearner(GPPairLearner):
