@@ -279,7 +279,11 @@ DIGEST_ITEMS: tuple[DigestItem, ...] = (
             ((_KARM, "karm-lemma1"),),
         ),
         (3, "Remark 1: Sigma and lambda_- of the sampler (algebra).", ()),
-        (4, "Theorem 1: mu in C_t for all t in >= 1 - delta of runs.", ()),
+        (
+            4,
+            "Theorem 1: mu in C_t for all t in >= 1 - delta of runs.",
+            (("safelucb-confidence", "confidence-theorem1"),),
+        ),
         (
             5,
             "Lemma 2: x* in D^s_t after T' >= T_Delta in >= 1 - delta of runs.",

@@ -224,10 +224,6 @@ UNEVALUATED: tuple[tuple[str, str, str, str, str], ...] = (
      "a proof step"),
     (SAFE_LUCB, "safe_lucb §5.3", "Remark 1: Sigma = (eps^2/d)(B^T B)^-1 and lambda_- = eps^2/(d ||B||^2).",
      "proof-only", "algebra, checked by unit tests of the sampler"),
-    (SAFE_LUCB, "safe_lucb §5.4", "Theorem 1: mu in C_t for all t in at least a 1 - delta fraction of runs.",
-     "not evaluated", "needs ||mu_hat_t - mu||_{A_t} <= beta_t checked every round against the true mu; "
-     "the learner never sees mu and a run stores its estimate only at T'+1 and at T, so a per-round flag "
-     "means a new trace in the compiled arm loop (shared with the ask/tell speed work)"),
     (SAFE_LUCB, "issue 17", "GSLUCB on convex action sets.", "not evaluated",
      "the paper runs GSLUCB on K arms only and its gap bound Delta_t (App. E) is not in the text; on the "
      "convex instance of safelucb-exploration T_0 = t_delta = 4,238 < T_Delta = 4,313, and a valid "

@@ -61,7 +61,11 @@ def register_solver(name: str, config_cls: type, *, description: str = "") -> Ca
 
 
 def _load() -> None:
-    # The built-in solvers (problem modules do not import the engine: it registers them).
+    # The solvers of the paper packages (registered on import; a worker process may not have loaded
+    # them yet) and the built-in ones (problem modules do not import the engine: it registers them).
+    from safebandits.experiments.papers import load_papers
+
+    load_papers()
     if "driving-cem" not in _REGISTRY:
         from safebandits.problems.driving.solve import DrivingCEMConfig, solve_driving
 

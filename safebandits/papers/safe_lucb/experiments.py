@@ -10,6 +10,10 @@
     Per-step regret of Safe-LUCB with ``T' = T_Delta`` and without pure exploration (``T' = 0``) on the 2-D
     convex instance ``safelucb/2d-convex``; the report adds the picture of ``D0``, the true safe set,
     ``D^s_{T'+1}``, ``D^s_T`` and ``x*`` (:mod:`safebandits.papers.safe_lucb.figures`).
+``safelucb-confidence`` (Theorem 1)
+    Whether the true ``mu`` lies in Safe-LUCB's confidence ellipsoid ``C_t`` at every round ``t <= T``: an
+    audit run (:mod:`safebandits.papers.safe_lucb.audit`) of Safe-LUCB with ``T' = T_Delta`` on the random
+    K-armed draws of ``safelucb-karm`` (100 draws at paper scale) and on ``safelucb/2d-convex``.
 ``safelucb-rate-gap`` (Theorem 2) and ``safelucb-rate-zero`` (Theorem 3)
     Regret at the horizon ``R(T)`` against ``T`` (one run per horizon, ``T'`` set for that horizon):
     Safe-LUCB with ``T' = T_Delta`` on ``safelucb/2d-convex`` (``Delta = 0.66``) and with ``T' = T_0`` on
@@ -24,8 +28,9 @@ caption shows ``D^s_{5e4}``) are ours (``docs/decisions/safe_lucb.md``). Figure 
 from __future__ import annotations
 
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
+from safebandits.papers.safe_lucb.audit import CONFIDENCE_AUDIT
 
-__all__ = ["EXPLORATION", "HORIZON", "KARM", "RATE_GAP", "RATE_HORIZONS", "RATE_ZERO"]
+__all__ = ["CONFIDENCE", "EXPLORATION", "HORIZON", "KARM", "RATE_GAP", "RATE_HORIZONS", "RATE_ZERO"]
 
 #: Horizon at both scales (instance parameter ``T``).
 HORIZON = 100_000
@@ -153,5 +158,46 @@ RATE_ZERO = register_experiment(
         claims="safelucb-rate-zero",
         algorithm_defaults=_DEFAULTS,
         curves=("regret",),
+    )
+)
+
+#: Draws of the Theorem 1 audit (one random K-armed instance per draw; 2d-convex: one noise path each).
+_AUDIT_REPLICATES = {"quick": 3, "paper": 100}
+
+CONFIDENCE = register_experiment(
+    ExperimentSpec(
+        name="safelucb-confidence",
+        title="Safe-LUCB: mu in the confidence ellipsoid C_t at every round (Thm. 1)",
+        panels=(
+            PanelSpec(
+                name="karm-random",
+                instance="safelucb/karm",
+                fixed={"d": 2, "sigma": 0.1, "c": 0.8, "condition": "none"},
+                sweep_param="K",
+                values={"quick": (20,), "paper": (20,)},
+                title="K = 20 arms, d = 2, one random instance per draw (Figure 1a's draws)",
+                xlabel="K",
+            ),
+            PanelSpec(
+                name="2d-convex",
+                instance="safelucb/2d-convex",
+                fixed={},
+                sweep_param="sigma",
+                values={"quick": (0.1,), "paper": (0.1,)},
+                title="Unit disc, mu = (0.6, 0.8), B = diag(-0.5, 1), c = 0.2",
+                xlabel="sigma",
+            ),
+        ),
+        algorithms=(
+            AlgorithmSpec(
+                label="Safe-LUCB (T'=T_Delta), audited", name=CONFIDENCE_AUDIT, params={"t_prime": "t_delta"}
+            ),
+        ),
+        replicates=_AUDIT_REPLICATES,
+        budget=_BUDGET,
+        figure="extra-only",
+        claims="safelucb-confidence",
+        algorithm_defaults=_DEFAULTS,
+        horizon={"quick": 10_000, "paper": HORIZON},
     )
 )

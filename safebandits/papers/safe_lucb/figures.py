@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from safebandits.plotting._text import wrapped_suptitle
 from safebandits.plotting.report import register_report_figure
 
-__all__ = ["report_safe_sets", "safe_sets_figure"]
+__all__ = ["report_confidence_slack", "report_safe_sets", "safe_sets_figure"]
 
 Estimate = dict[str, Any]
 
@@ -148,5 +148,41 @@ def report_safe_sets(
         return []
     fig = safe_sets_figure(description, panels, late_label=late, title="Estimated safe sets (arXiv Figure 2)")
     name = f"{slug}-safe-sets.png"
+    fig.savefig(Path(out_dir) / name, dpi=110)
+    return [name]
+
+
+_SLACK_CAPTIONS = {
+    "confidence-slack": "Theorem 1 audit: for each run, the least relative slack "
+    "1 - ||mu_hat_t - mu||_{{A_t}} / beta_t over all rounds t <= T (histogram over the runs: {runs}; "
+    "one panel per instance). The true mu lies in every confidence ellipsoid C_t of a run exactly when "
+    "its slack stays at or above 0 (red line).",
+}
+
+
+@register_report_figure("safelucb-confidence", captions=_SLACK_CAPTIONS)
+def report_confidence_slack(
+    spec: Any, runs: Any, traces: dict[tuple[str, str], Any], out_dir: Any, slug: str
+) -> list[str]:
+    """Histogram over runs of the least confidence slack, one panel per instance."""
+    ok = runs[runs["status"] == "ok"]
+    if ok.empty or "confidence_min_slack" not in ok:
+        return []
+    panels = list(dict.fromkeys(ok["panel"]))
+    fig = Figure(figsize=(4.2 * len(panels), 3.4))
+    axes = fig.subplots(1, len(panels), squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        part = ok[ok["panel"] == panel]
+        slack = part["confidence_min_slack"].astype(float).to_numpy()
+        failing = int((part["confidence_failures"].astype(float) > 0).sum())
+        ax.hist(slack, bins=min(30, max(5, len(slack) // 3)), color="tab:blue", alpha=0.8)
+        ax.axvline(0.0, color="tab:red", linewidth=1.5)
+        ax.set_xlim(min(-0.05, float(slack.min()) - 0.05), 1.0)
+        ax.set_xlabel("least slack over rounds: 1 - ||mu_hat - mu||_A / beta", fontsize=8)
+        ax.set_ylabel("runs")
+        ax.set_title(f"{panel}: {len(part)} runs, {failing} with mu outside some C_t", fontsize=9)
+    wrapped_suptitle(fig, "Safe-LUCB: is mu in the confidence ellipsoid at every round? (Theorem 1)")
+    fig.tight_layout()
+    name = f"{slug}-confidence-slack.png"
     fig.savefig(Path(out_dir) / name, dpi=110)
     return [name]

@@ -191,7 +191,7 @@ def test_meta_and_unevaluated_list():
         assert key in CLAIM_META
     items = {item[1] for item in UNEVALUATED if item[0].startswith("Amani")}
     assert "safe_lucb §5.6" not in items and "safe_lucb §5.7" not in items
-    assert "safe_lucb §5.4" in items
+    assert "safe_lucb §5.4" not in items  # Theorem 1: the safelucb-confidence audit reads it
 
 
 # -- instances ------------------------------------------------------------------------------------
@@ -268,3 +268,77 @@ def test_karm_experiment_runs_both_panels_at_a_tiny_scale(tmp_path):
     assert c["karm-safety"]["verdict"] == "pass"
     assert c["karm-order"]["evidence"]["draws"] == 2
     assert CONDITIONED_KEY in c["karm-order"]["evidence"]
+
+
+# -- Theorem 1: the confidence audit ------------------------------------------------------------------
+AUDITED = "Safe-LUCB (T'=T_Delta), audited"
+
+
+def confidence_table(failures, scale="paper", failed_runs=0):
+    """safelucb-confidence runs: one per entry of ``failures`` (rounds with mu outside C_t)."""
+    rows = [
+        {"experiment": "safelucb-confidence", "scale": scale, "status": "ok", "stopped": True,
+         "panel": "karm-random" if i % 2 else "2d-convex", "replicate": i, "label": AUDITED,
+         "algorithm.delta": 0.01, "confidence_failures": f, "confidence_rounds": 1000,
+         "confidence_min_slack": -0.1 if f else 0.2, "samples": 1000}
+        for i, f in enumerate(failures)
+    ]  # fmt: skip
+    rows += [{**rows[0], "status": "failed", "replicate": 10_000 + i} for i in range(failed_runs)]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("failures", "failed_runs", "verdict"),
+    [
+        ([0] * 200, 0, "pass"),
+        ([0] * 198 + [3, 1], 0, "pass"),  # 2 of 200 = delta: still >= 1 - delta
+        ([0] * 197 + [3, 1, 7], 0, "fail"),  # 3 of 200 > delta
+        ([0] * 198, 2, "inconclusive"),  # the engine never lets failed runs pass silently
+        ([0] * 198, 3, "inconclusive"),
+    ],
+)
+def test_theorem1_reading(failures, failed_runs, verdict):
+    c = by_id(check_claims(confidence_table(failures, failed_runs=failed_runs), "safelucb-confidence"))
+    assert c["confidence-theorem1"]["verdict"] == verdict
+    assert c["confidence-theorem1"]["evidence"]["runs"] == len(failures) + failed_runs
+
+
+def test_theorem1_quick_scale_is_inconclusive():
+    df = confidence_table([0] * 6, scale="quick")
+    assert by_id(check_claims(df, "safelucb-confidence"))["confidence-theorem1"]["verdict"] == "inconclusive"
+
+
+def _audit_instance():
+    return make_instance("safelucb/karm", np.random.default_rng(5), d=2, K=20, T=400, condition="none")
+
+
+def test_audit_counts_no_failure_on_a_faithful_learner_and_is_a_pure_function_of_its_rng():
+    from safebandits.papers.safe_lucb.audit import ConfidenceAuditConfig, audit_confidence
+
+    inst = _audit_instance()
+    m1, _ = audit_confidence(inst, ConfidenceAuditConfig(), np.random.default_rng(11))
+    m2, _ = audit_confidence(inst, ConfidenceAuditConfig(), np.random.default_rng(11))
+    assert m1 == m2
+    assert m1["confidence_rounds"] == 400 and m1["confidence_failures"] == 0
+    assert m1["confidence_first_failure"] is None and 0.0 < m1["confidence_min_slack"] < 1.0
+    assert m1["violations"] == 0 and np.isfinite(m1["regret"])
+
+
+def test_audit_catches_a_radius_that_is_too_small(monkeypatch):
+    """The check can fail: a learner whose beta_t is 100 times too small leaves mu outside C_t."""
+    from safebandits.algorithms.regret.safe_lucb import SafeLUCB
+    from safebandits.papers.safe_lucb.audit import ConfidenceAuditConfig, audit_confidence
+
+    true_beta = SafeLUCB.beta
+    monkeypatch.setattr(SafeLUCB, "beta", property(lambda self: true_beta.fget(self) / 100.0))
+    m, _ = audit_confidence(_audit_instance(), ConfidenceAuditConfig(), np.random.default_rng(11))
+    assert m["confidence_failures"] > 0 and m["confidence_first_failure"] >= 1
+    assert m["confidence_min_slack"] < 0.0
+
+
+def test_confidence_experiment_runs_at_a_tiny_scale(tmp_path):
+    df = _tiny("safelucb-confidence", (300,), tmp_path, replicates=2)
+    assert set(df["panel"]) == {"karm-random", "2d-convex"} and len(df) == 4
+    assert (df["confidence_rounds"].astype(int) == 300).all()
+    c = by_id(check_claims(df, "safelucb-confidence"))["confidence-theorem1"]
+    assert c["evidence"]["runs_holding"] == 4
