@@ -17,6 +17,10 @@ four verdicts:
 The record also carries ``"wording"`` (the paper's sentence or the digest's section-5 item it reads),
 ``"paper"``, ``"scale_decides"`` (``"any"`` or ``"paper"``) and ``"raw_verdict"`` (what the reading gave
 on the runs present, before the scale and run-status rules), so the scoreboard shows both.
+
+The papers' content (each claim set's :class:`ClaimMeta`, the citations, the section-5 claims no
+experiment evaluates) lives in the paper packages, which register it
+(:mod:`safebandits.experiments.papers`); this module holds the verdict machinery.
 """
 
 from __future__ import annotations
@@ -27,11 +31,11 @@ from typing import Any
 import pandas as pd
 
 from safebandits.exceptions import ConfigError
+from safebandits.experiments.claims_coverage import UNEVALUATED_STATUS, unevaluated_items
 
 __all__ = [
     "CLAIM_META",
     "LEGEND",
-    "UNEVALUATED",
     "UNEVALUATED_STATUS",
     "VERDICTS",
     "ClaimMeta",
@@ -48,12 +52,6 @@ LEGEND = (
     "(reason given); NOT RUN = a compared method is absent. The quick scale is a smoke test; the paper "
     "scale decides."
 )
-
-ACOL = "Lindner et al. 2022 (ACOL)"
-BESIDE = "Camilleri et al. 2022 (BESIDE)"
-STAGEWISE = "Pacchiano et al. (stage-wise constraints)"
-SAFE_LUCB = "Amani et al. 2019 (Safe-LUCB)"
-CKB = "Zhou & Ji 2022 (CKB)"
 
 QUICK_WHY = "quick runs have fewer replicates, shorter horizons or a coarser grid"
 
@@ -196,41 +194,9 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
     return out
 
 
-#: What the ``status`` of an :data:`UNEVALUATED` row means (printed under the scoreboard's table).
-UNEVALUATED_STATUS = {
-    "proof-only": "a statement about the analysis, checked by unit tests or not checkable by an experiment",
-    "not evaluated": "an experiment is possible but missing",
-    "benchmark": "measured by the benchmark named in the row (timings depend on the machine, so no verdict)",
-}
-
-#: Section-5 claims of the digests that no experiment evaluates yet: (paper, digest item, wording, status,
-#: why), ``status`` a key of :data:`UNEVALUATED_STATUS`.
-UNEVALUATED: tuple[tuple[str, str, str, str, str], ...] = (
-    (ACOL, "acol §5.10", "H_CLB <= d / (C+_min)^2; for irrelevant dimensions H_CLB = 1/eps^2 [derived].",
-     "proof-only", "a bound computation (safebandits bounds), not an experimental claim"),
-    (BESIDE, "beside §5.5", "Instance I2: XY_safe-only needs Omega(eps^-3/2 log 1/delta), BESIDE O~(eps^-1).",
-     "not evaluated", "I2 is not specified in the available text: Proposition 2 only says I1 and I2 "
-     "exist (d = |X| = |Z| = 2, m = 1) and the text describes I1 alone ('We remark briefly on the "
-     "instance I1'); I2 would come from the proof, which the checklist places in the appendix ('Refer to "
-     "Appendix') and the paper text (main text, references, checklist) does not contain; no instance is "
-     "invented"),
-    (CKB, "ckb §5.8", "Per-round cost: CKB O(|X|) plus the GP update; StageOpt O(|X|^2).", "benchmark",
-     "python benchmarks/bench_ckb_scaling.py (|X| = 250..4000, CPU time; two runs on the loaded 2-core "
-     "machine, 2026-11-26): CKB's ask (all its work but the O(1) dual step and the GP update) grows as "
-     "|X|^1.32-1.42 over all sizes, |X|^0.8-1.15 over the two largest (the covariance leaves the cache "
-     "between 500 and 1000); StageOpt's work apart from the GP update as |X|^1.74-1.82 (|X|^1.79-1.87); "
-     "the two rank-one GP updates both share as |X|^2.43-2.49. Machine-dependent timings: no verdict"),
-    (CKB, "ckb §5.9", "The empirical R+(T) + phi sum g(x_t) inequality of the proof sketch.", "proof-only",
-     "a proof step"),
-    (SAFE_LUCB, "safe_lucb §5.3", "Remark 1: Sigma = (eps^2/d)(B^T B)^-1 and lambda_- = eps^2/(d ||B||^2).",
-     "proof-only", "algebra, checked by unit tests of the sampler"),
-    (SAFE_LUCB, "issue 17", "GSLUCB on convex action sets.", "not evaluated",
-     "the paper runs GSLUCB on K arms only and its gap bound Delta_t (App. E) is not in the text; on the "
-     "convex instance of safelucb-exploration T_0 = t_delta = 4,238 < T_Delta = 4,313, and a valid "
-     "Delta_t <= Delta gives T'_t >= T_Delta, so GSLUCB would explore exactly T_0 rounds, as "
-     "Safe-LUCB(T_0): no claim there can fail; a convex Delta_t needs the max of UCB_s over the continuous "
-     "plausibly-optimal set (a grid is not a valid bound), and SafeLUCB.__init__ refuses convex sets for "
-     "GSLUCB"),
-    (STAGEWISE, "stagewise §5.9", "Closed forms, LP support, Alg. 5 stopping-time bounds.", "proof-only",
-     "unit-testable algebra, covered by the unit tests"),
-)  # fmt: skip
+def __getattr__(name: str) -> Any:
+    # ``UNEVALUATED``, the module-level table of before issue 19, kept importable: the section-5 claims
+    # no experiment evaluates, as the paper packages register them (``claims_coverage.unevaluated_items``).
+    if name == "UNEVALUATED":
+        return unevaluated_items()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -180,10 +180,9 @@ def _cell(text: Any) -> str:
 def coverage_markdown(board: pd.DataFrame) -> list[str]:
     """The coverage section of the scoreboard: every section-5 item of each digest, the claims that read it
     and their verdicts (the paper scale's where stored, else the quick scale's), or why none does."""
-    from safebandits.experiments.claims_coverage import DIGEST_ITEMS
-    from safebandits.experiments.claims_meta import UNEVALUATED
+    from safebandits.experiments.claims_coverage import digest_items, unevaluated_items
 
-    unevaluated = {item: (status, why) for _, item, _, status, why in UNEVALUATED}
+    unevaluated = {row.item: (row.status, row.why) for row in unevaluated_items()}
     by_key = {(r.experiment, r.id, r.scale): r.verdict for r in board.itertuples()}
     lines = [
         "",
@@ -195,7 +194,7 @@ def coverage_markdown(board: pd.DataFrame) -> list[str]:
         "| digest item | statement | claims and verdicts | not evaluated because |",
         "|---|---|---|---|",
     ]
-    for item in DIGEST_ITEMS:
+    for item in digest_items():
         cells = []
         for experiment, claim_id in item.claims:
             scale = next((s for s in ("paper", "quick") if (experiment, claim_id, s) in by_key), None)
@@ -216,7 +215,8 @@ def scoreboard_markdown(
     """The scoreboard page of one or more results directories (claims evaluated afresh on their stored
     runs; an (experiment, scale) stored in several directories is read from the first)."""
     from safebandits.experiments.claims import check_claims
-    from safebandits.experiments.claims_meta import LEGEND, UNEVALUATED, UNEVALUATED_STATUS
+    from safebandits.experiments.claims_coverage import UNEVALUATED_STATUS, unevaluated_items
+    from safebandits.experiments.claims_meta import LEGEND
     from safebandits.experiments.spec import list_experiments
     from safebandits.experiments.store import ResultsStore, latest_runs
 
@@ -300,6 +300,7 @@ def scoreboard_markdown(
         "|---|---|---|---|---|",
     ]
     lines += [
-        f"| {p} | {item} | {_cell(w)} | {status} | {_cell(why)} |" for p, item, w, status, why in UNEVALUATED
+        f"| {p} | {item} | {_cell(w)} | {status} | {_cell(why)} |"
+        for p, item, w, status, why in unevaluated_items()
     ]
     return "\n".join(lines) + "\n"

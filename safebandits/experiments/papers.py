@@ -11,7 +11,11 @@ and declares, with :func:`register_paper`, the modules that hold its claims and 
 imported only when needed: claims when a claim set or its metadata is read (:func:`load_claims`), figures
 when the report draws (``safebandits.plotting.report``). A claims module registers each claim set with
 :func:`register_claims` (the check function and its :class:`~safebandits.experiments.claims_meta.ClaimMeta`
-by claim id); a figures module registers with ``safebandits.plotting.report.register_report_figure``.
+by claim id); a figures module registers with ``safebandits.plotting.report.register_report_figure`` (and
+its methods' colours with ``safebandits.plotting.figures.register_method_style``). The paper's citation and
+its digest's section-5 items (which claims read each, which no experiment reads and why) are declared with
+the paper (``register_paper(..., citation=, digest=, coverage=, unevaluated=)``); the scoreboard assembles
+them (:mod:`safebandits.experiments.claims_coverage`).
 
 The engine never imports a paper by name: with no paper installed it still runs experiments registered
 otherwise (``register_experiment``, ``SAFEBANDITS_PLUGINS``). A paper whose entry point or declared module
@@ -58,12 +62,29 @@ class PaperInfo:
         Modules that register its claim sets on import.
     figures : tuple of str
         Modules that register its report figures on import (they may import matplotlib).
+    citation : str
+        How its claims cite it (``"Lindner et al. 2022 (ACOL)"``); empty if it declares no digest.
+    digest : str
+        The file stem of its digest (``"acol"``); empty if none.
+    order : int or None
+        Position of the paper in the scoreboard's coverage table (papers without one follow, by name).
+    coverage : tuple of DigestItem
+        Its digest's section-5 items and the claims that read each
+        (:class:`~safebandits.experiments.claims_coverage.DigestItem`).
+    unevaluated : tuple of Unevaluated
+        The section-5 claims no experiment reads, with the reason
+        (:class:`~safebandits.experiments.claims_coverage.Unevaluated`).
     """
 
     name: str
     module: str
     claims: tuple[str, ...] = ()
     figures: tuple[str, ...] = ()
+    citation: str = ""
+    digest: str = ""
+    order: int | None = None
+    coverage: tuple[Any, ...] = ()
+    unevaluated: tuple[Any, ...] = ()
 
 
 _PAPERS: dict[str, PaperInfo] = {}
@@ -73,14 +94,74 @@ _CLAIMS_LOADED: set[str] = set()
 
 
 def register_paper(
-    name: str, module: str, *, claims: Iterable[str] = (), figures: Iterable[str] = ()
+    name: str,
+    module: str,
+    *,
+    claims: Iterable[str] = (),
+    figures: Iterable[str] = (),
+    citation: str = "",
+    digest: str = "",
+    order: int | None = None,
+    coverage: Iterable[tuple[int, str, Iterable[tuple[str, str]]]] = (),
+    unevaluated: Iterable[tuple[str, str, str, str]] = (),
 ) -> PaperInfo:
-    """Declare paper ``name`` (called by its package on import): where its claims and figures live."""
+    """Declare paper ``name`` (called by its package on import): where its claims and figures live, and
+    its digest's section 5.
+
+    Parameters
+    ----------
+    name, module : str
+        The paper's short name and the package registering it.
+    claims, figures : iterable of str
+        Modules registering its claim sets, and its report figures, on import.
+    citation : str
+        How its claims cite the paper (the ``paper`` of their :class:`ClaimMeta`).
+    digest : str
+        The file stem of its digest; with ``citation``, needed by ``coverage`` and ``unevaluated``.
+    order : int, optional
+        Position of the paper in the scoreboard's coverage table.
+    coverage : iterable of (number, summary, ((experiment, claim id), ...))
+        Every numbered item of the digest's section 5, numbered 1, 2, ... in order, and the claims that
+        read it (none: the item must be in ``unevaluated``).
+    unevaluated : iterable of (item, wording, status, why)
+        Section-5 claims no experiment reads: the item (``"<digest> §5.<n>"``, or where else the claim
+        comes from), the paper's wording, a status of
+        :data:`~safebandits.experiments.claims_coverage.UNEVALUATED_STATUS` and the reason.
+    """
+    from safebandits.experiments.claims_coverage import UNEVALUATED_STATUS, DigestItem, Unevaluated
+
     if not isinstance(name, str) or not name:
         raise ConfigError(
             f"The 'name' parameter of register_paper must be a non-empty str. Got {name!r} instead."
         )
-    info = PaperInfo(name, module, tuple(claims), tuple(figures))
+    try:
+        items = tuple(
+            DigestItem(citation, n, summary, tuple((str(e), str(c)) for e, c in pairs), digest)
+            for n, summary, pairs in coverage
+        )
+        rows = tuple(Unevaluated(citation, *row) for row in unevaluated)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"Paper {name!r}: 'coverage' rows are (number, summary, ((experiment, claim id), ...)) and "
+            f"'unevaluated' rows (item, wording, status, why) ({exc})."
+        ) from exc
+    if (items or rows) and not (
+        isinstance(citation, str) and citation and isinstance(digest, str) and digest
+    ):
+        raise ConfigError(
+            f"Paper {name!r} declares section-5 items but no 'citation' and 'digest' (non-empty str)."
+        )
+    if [i.number for i in items] != list(range(1, len(items) + 1)):
+        raise ConfigError(f"The section-5 items of paper {name!r} must be numbered 1, 2, ... in order.")
+    bad = [row.item for row in rows if row.status not in UNEVALUATED_STATUS]
+    if bad:
+        raise ConfigError(
+            f"The unevaluated item(s) {bad} of paper {name!r} need a status among "
+            f"{sorted(UNEVALUATED_STATUS)}."
+        )
+    if order is not None and (isinstance(order, bool) or not isinstance(order, int)):
+        raise ConfigError(f"The 'order' parameter of register_paper must be an int. Got {order!r} instead.")
+    info = PaperInfo(name, module, tuple(claims), tuple(figures), citation, digest, order, items, rows)
     old = _PAPERS.get(name)
     if old is not None and old != info:
         raise ConfigError(f"Paper {name!r} is registered twice ({old.module} and {module}).")

@@ -62,14 +62,10 @@ def register_solver(name: str, config_cls: type, *, description: str = "") -> Ca
 
 def _load() -> None:
     # The solvers of the paper packages (registered on import; a worker process may not have loaded
-    # them yet) and the built-in ones (problem modules do not import the engine: it registers them).
+    # them yet). The engine registers none itself (ACOL's ``driving-cem`` is registered by its package).
     from safebandits.experiments.papers import load_papers
 
     load_papers()
-    if "driving-cem" not in _REGISTRY:
-        from safebandits.problems.driving.solve import DrivingCEMConfig, solve_driving
-
-        register_solver("driving-cem", DrivingCEMConfig)(solve_driving)
 
 
 def list_solvers() -> dict[str, SolverEntry]:

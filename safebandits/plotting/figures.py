@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from safebandits.exceptions import ConfigError
 from safebandits.plotting._text import legend_below, wrapped, wrapped_suptitle
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "outcome_table",
     "plot_bars",
     "plot_sweep",
+    "register_method_style",
     "sweep_figure",
 ]
 
@@ -54,24 +56,56 @@ def natural_key(value: Any) -> tuple[Any, ...]:
     return tuple((0, float(p), "") if i % 2 else (1, 0.0, p) for i, p in enumerate(parts) if p)
 
 
-_BASE_COLOURS = {
-    "Uniform": "#7f7f7f",
-    "G-Allocation": "#8c564b",
-    "ACOL": "#d62728",
-    "Oracle": "#000000",
-    "Greedy Max Var": "#1f77b4",
-    "Adaptive Uniform": "#ff7f0e",
-    "G-ACOL": "#2ca02c",
-    "G-ACOL Uniform": "#9467bd",
-    "Max Rew-U": "#e377c2",
-    "Max Rew-F": "#17becf",
-}
+#: Colour of a method by its base label (the label before `` (``), and line style of a label variant (the
+#: text in its trailing parentheses): registered by the paper packages' figures modules
+#: (:func:`register_method_style`); any other method gets a fallback colour by its legend position.
+_COLOURS: dict[str, str] = {}
+_VARIANT_LINESTYLES: dict[str, str] = {}
 _FALLBACK = ("#bcbd22", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5")
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h")
 
 
+def register_method_style(
+    label: str = "", *, color: str | None = None, variant: str = "", linestyle: str | None = None
+) -> None:
+    """Give a method its colour, or a label variant its line style, in every figure.
+
+    Parameters
+    ----------
+    label : str
+        Base label of the method (``"G-ACOL"`` colours ``"G-ACOL"``, ``"G-ACOL (theory)"``, ...).
+    color : str, optional
+        Its matplotlib colour (with ``label``).
+    variant : str
+        A label variant, the text in a label's trailing parentheses (``"theory"`` for
+        ``"G-ACOL (theory)"``).
+    linestyle : str, optional
+        Its matplotlib line style (with ``variant``).
+
+    Raises
+    ------
+    ConfigError
+        If neither pair is given, or a method or variant is given another style than it has.
+    """
+    pairs = [(_COLOURS, label, color, "colour"), (_VARIANT_LINESTYLES, variant, linestyle, "line style")]
+    given = [(table, key, value, what) for table, key, value, what in pairs if key or value is not None]
+    if not given or any(not isinstance(key, str) or not key or not value for _, key, value, _ in given):
+        raise ConfigError(
+            "register_method_style takes a label and its color, or a variant and its linestyle. Got "
+            f"label={label!r}, color={color!r}, variant={variant!r}, linestyle={linestyle!r} instead."
+        )
+    for table, key, value, what in given:
+        if table.get(key, value) != value:
+            raise ConfigError(f"The {what} of {key!r} is registered twice ({table[key]!r} and {value!r}).")
+    for table, key, value, _ in given:
+        table[key] = str(value)
+
+
 def method_style(label: str, index: int = 0) -> dict[str, Any]:
-    """Line style of a method: colour by method, dashed for "(theory)", dotted for "(tuned)" variants.
+    """Line style of a method: its registered colour (else a fallback) and its variant's line style.
+
+    The paper packages register their methods' styles with their report figures, which are loaded first
+    (:func:`register_method_style`; ACOL: dashed for ``"(theory)"`` variants).
 
     Parameters
     ----------
@@ -80,9 +114,12 @@ def method_style(label: str, index: int = 0) -> dict[str, Any]:
     index : int
         Position of the label in the legend (picks a fallback colour and the marker).
     """
+    from safebandits.plotting.report import load_paper_figures
+
+    load_paper_figures()
     base, _, variant = label.partition(" (")
-    colour = _BASE_COLOURS.get(base, _FALLBACK[index % len(_FALLBACK)])
-    linestyle = {"theory)": "--", "tuned)": "-"}.get(variant, "-")
+    colour = _COLOURS.get(base, _FALLBACK[index % len(_FALLBACK)])
+    linestyle = _VARIANT_LINESTYLES.get(variant[:-1] if variant.endswith(")") else variant, "-")
     return {"color": colour, "linestyle": linestyle, "marker": _MARKERS[index % len(_MARKERS)]}
 
 

@@ -5,7 +5,7 @@ package registers its experiments; its claims and figures modules are imported w
 """
 
 from safebandits.experiments.papers import register_paper
-from safebandits.papers.acol import driving, experiments  # noqa: F401  (registers the experiments)
+from safebandits.papers.acol import digest, driving, experiments  # noqa: F401  (registers the experiments)
 
 register_paper(
     "acol",
@@ -15,4 +15,9 @@ register_paper(
         "safebandits.papers.acol.claims_driving",
     ),
     figures=("safebandits.papers.acol.figures",),
+    citation=digest.PAPER,
+    digest=digest.DIGEST,
+    order=digest.ORDER,
+    coverage=digest.COVERAGE,
+    unevaluated=digest.UNEVALUATED,
 )

@@ -24,10 +24,11 @@ import numpy as np
 import pandas as pd
 
 from safebandits.experiments.claim_base import Claim, claim
-from safebandits.experiments.claims_meta import ACOL, ClaimMeta
+from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
 from safebandits.experiments.results import ok_runs
+from safebandits.papers.acol.digest import PAPER as ACOL
 from safebandits.papers.acol.experiments import ADAPTIVE, adaptive_labels
 
 __all__ = ["check_acol_regret_comparison", "check_acol_synthetic"]

@@ -12,6 +12,9 @@ of this module with ``register_report_figure``):
 - :func:`solutions_figure`: top-down pictures of the constrained (both references) and penalised
   solutions of each scenario side by side, the penalty being the smallest that is feasible in the base
   scenario (Figure 1).
+
+It also gives ACOL's methods their colours in every figure of the report (Figures 2 and 3 of the paper),
+the theory-width variants dashed (:func:`~safebandits.plotting.figures.register_method_style`).
 """
 
 from __future__ import annotations
@@ -23,10 +26,27 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from safebandits.plotting.figures import method_style
+from safebandits.plotting.figures import method_style, register_method_style
 from safebandits.plotting.report import register_report_figure
 
-__all__ = ["robustness_figure", "solutions_figure", "tuned_sweep_figure"]
+__all__ = ["METHOD_COLOURS", "robustness_figure", "solutions_figure", "tuned_sweep_figure"]
+
+#: Colour of each of ACOL's methods by base label (its variants, ``"(theory)"``, ``"(tuned x2)"``, share it).
+METHOD_COLOURS = {
+    "Uniform": "#7f7f7f",
+    "G-Allocation": "#8c564b",
+    "ACOL": "#d62728",
+    "Oracle": "#000000",
+    "Greedy Max Var": "#1f77b4",
+    "Adaptive Uniform": "#ff7f0e",
+    "G-ACOL": "#2ca02c",
+    "G-ACOL Uniform": "#9467bd",
+    "Max Rew-U": "#e377c2",
+    "Max Rew-F": "#17becf",
+}
+for _label, _colour in METHOD_COLOURS.items():
+    register_method_style(_label, color=_colour)
+register_method_style(variant="theory", linestyle="--")  # the theoretical confidence widths: dashed
 
 
 def _save(fig: Figure, path: Path) -> str:

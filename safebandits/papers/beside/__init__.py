@@ -5,7 +5,7 @@ package registers its experiments; its claims and figures modules are imported w
 """
 
 from safebandits.experiments.papers import register_paper
-from safebandits.papers.beside import experiments, fdr  # noqa: F401  (registers the experiments)
+from safebandits.papers.beside import digest, experiments, fdr  # noqa: F401  (registers the experiments)
 
 register_paper(
     "beside",
@@ -18,4 +18,9 @@ register_paper(
         "safebandits.papers.beside.figures",
         "safebandits.papers.beside.figures_fdr",
     ),
+    citation=digest.PAPER,
+    digest=digest.DIGEST,
+    order=digest.ORDER,
+    coverage=digest.COVERAGE,
+    unevaluated=digest.UNEVALUATED,
 )

@@ -37,9 +37,10 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
-from safebandits.experiments.claims_meta import BESIDE, ClaimMeta
+from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
+from safebandits.papers.beside.digest import PAPER as BESIDE
 
 __all__ = [
     "BESIDE_CLAIM_SETS",

@@ -23,9 +23,10 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
-from safebandits.experiments.claims_meta import BESIDE, ClaimMeta
+from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
+from safebandits.papers.beside.digest import PAPER as BESIDE
 from safebandits.papers.beside.fdr import TICKS, mean_curves
 
 __all__ = ["FDR_CLAIM_SETS", "HALF_FACTOR", "labels_to_reach"]

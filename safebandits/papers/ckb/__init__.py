@@ -5,8 +5,19 @@ package registers its experiments; its claims and figures modules are imported w
 """
 
 from safebandits.experiments.papers import register_paper
-from safebandits.papers.ckb import experiments  # noqa: F401  (registers the experiments)
+from safebandits.papers.ckb import (
+    digest,
+    experiments,  # noqa: F401  (registers the experiments)
+)
 
 register_paper(
-    "ckb", __name__, claims=("safebandits.papers.ckb.claims",), figures=("safebandits.papers.ckb.figures",)
+    "ckb",
+    __name__,
+    claims=("safebandits.papers.ckb.claims",),
+    figures=("safebandits.papers.ckb.figures",),
+    citation=digest.PAPER,
+    digest=digest.DIGEST,
+    order=digest.ORDER,
+    coverage=digest.COVERAGE,
+    unevaluated=digest.UNEVALUATED,
 )

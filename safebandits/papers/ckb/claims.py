@@ -47,10 +47,10 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
-from safebandits.experiments.claims_meta import CKB as PAPER
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
+from safebandits.papers.ckb.digest import PAPER
 
 __all__ = [
     "CKB_CLAIM_SETS",

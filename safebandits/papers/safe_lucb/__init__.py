@@ -5,11 +5,19 @@ package registers its experiments; its claims and figures modules are imported w
 """
 
 from safebandits.experiments.papers import register_paper
-from safebandits.papers.safe_lucb import experiments  # noqa: F401  (registers the experiments)
+from safebandits.papers.safe_lucb import (
+    digest,
+    experiments,  # noqa: F401  (registers the experiments)
+)
 
 register_paper(
     "safe_lucb",
     __name__,
     claims=("safebandits.papers.safe_lucb.claims",),
     figures=("safebandits.papers.safe_lucb.figures",),
+    citation=digest.PAPER,
+    digest=digest.DIGEST,
+    order=digest.ORDER,
+    coverage=digest.COVERAGE,
+    unevaluated=digest.UNEVALUATED,
 )

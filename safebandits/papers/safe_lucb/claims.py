@@ -36,9 +36,10 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
-from safebandits.experiments.claims_meta import SAFE_LUCB, ClaimMeta
+from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
+from safebandits.papers.safe_lucb.digest import PAPER as SAFE_LUCB
 
 __all__ = [
     "LATE_PER_STEP",

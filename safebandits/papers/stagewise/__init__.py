@@ -5,6 +5,19 @@ package registers its experiments; its claims and figures modules are imported w
 """
 
 from safebandits.experiments.papers import register_paper
-from safebandits.papers.stagewise import experiments  # noqa: F401  (registers the experiments)
+from safebandits.papers.stagewise import (
+    digest,
+    experiments,  # noqa: F401  (registers the experiments)
+)
 
-register_paper("stagewise", __name__, claims=("safebandits.papers.stagewise.claims",), figures=())
+register_paper(
+    "stagewise",
+    __name__,
+    claims=("safebandits.papers.stagewise.claims",),
+    figures=(),
+    citation=digest.PAPER,
+    digest=digest.DIGEST,
+    order=digest.ORDER,
+    coverage=digest.COVERAGE,
+    unevaluated=digest.UNEVALUATED,
+)

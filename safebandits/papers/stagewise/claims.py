@@ -31,9 +31,10 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
-from safebandits.experiments.claims_meta import STAGEWISE, ClaimMeta
+from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
+from safebandits.papers.stagewise.digest import PAPER as STAGEWISE
 
 __all__ = [
     "STAGEWISE_CLAIM_SETS",

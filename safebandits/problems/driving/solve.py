@@ -6,8 +6,9 @@ phi^T f`` -- or ``"constrained"`` -- maximise ``theta^T f`` s.t. ``phi^T f <= ta
 constants. The solver ``driving-cem`` runs CEM with ``n_restarts`` restarts (the authors' script: 10)
 and reports the reward ``theta^T f`` of the best solution (not the penalised value; the digest notes
 the authors' script may plot the latter), its constraint value ``phi^T f`` and whether it is feasible.
-The policy is stored as a trace, so the report can draw it. The engine registers the solver
-(:mod:`safebandits.experiments.solvers`); this module, being a problem, imports nothing above it.
+The policy is stored as a trace, so the report can draw it. The ACOL paper package registers the
+solver (:mod:`safebandits.papers.acol.driving`, with :mod:`safebandits.experiments.solvers`); this module,
+being a problem, imports nothing above it.
 
 Constrained tasks are solved by ``constrained_solver``
 (:func:`~safebandits.problems.driving.constrained.constrained_optimum`): ``"wen-topcu"`` (default: the

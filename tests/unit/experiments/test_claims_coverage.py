@@ -9,11 +9,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from safebandits.experiments.claims_coverage import DIGEST_ITEMS, DIGESTS, digest_of
-from safebandits.experiments.claims_meta import UNEVALUATED, claim_metadata
+from safebandits.experiments import claims_coverage, claims_meta
+from safebandits.experiments.claims_coverage import digest_items, digest_of, digests, unevaluated_items
+from safebandits.experiments.claims_meta import claim_metadata
 from safebandits.experiments.claims_scoreboard import coverage_markdown
 
 CLAIM_META = claim_metadata()  # (loads the paper packages' claims modules)
+DIGEST_ITEMS = digest_items()  # (registered by the paper packages)
+DIGESTS = digests()
+UNEVALUATED = unevaluated_items()
 
 SPEC_DIR = Path(__file__).resolve().parents[4] / "shared" / "spec"
 
@@ -68,3 +72,18 @@ def test_coverage_section_reports_verdicts_and_gaps() -> None:
     assert others  # items whose claims were not stored say so
     gap = next(i for i in DIGEST_ITEMS if not i.claims)
     assert any(line.startswith(f"| {gap.key} |") and ": " in line.split("|")[4] for line in text.splitlines())
+
+
+def test_the_five_digests_are_registered_in_the_scoreboards_order() -> None:
+    assert list(DIGESTS.values()) == ["acol", "beside", "stagewise", "safe_lucb", "ckb"]
+    assert DIGEST_ITEMS[0].key == "acol §5.1" and DIGEST_ITEMS[-1].key == "ckb §5.9"
+    # the unevaluated rows: papers by name, each paper's rows in its order
+    assert [row.item for row in UNEVALUATED][:3] == ["acol §5.10", "beside §5.5", "ckb §5.8"]
+    assert all(row.paper in DIGESTS for row in UNEVALUATED)
+
+
+def test_the_old_module_tables_are_computed_from_the_registry() -> None:
+    assert claims_coverage.DIGEST_ITEMS == DIGEST_ITEMS and claims_coverage.DIGESTS == DIGESTS
+    assert claims_meta.UNEVALUATED == UNEVALUATED
+    with pytest.raises(AttributeError):
+        claims_coverage.NOT_A_TABLE  # noqa: B018

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.claims import check_claims
-from safebandits.experiments.claims_meta import UNEVALUATED, claim_metadata
+from safebandits.experiments.claims_coverage import unevaluated_items
+from safebandits.experiments.claims_meta import claim_metadata
 from safebandits.papers.safe_lucb.claims import (
     CONDITIONED_KEY,
     CONDITIONED_PANEL,
@@ -189,7 +190,7 @@ def test_rate_claims_quick_scale_is_inconclusive():
 def test_meta_and_unevaluated_list():
     for key in ("safelucb-rate-gap", "safelucb-rate-zero", "safelucb-karm"):
         assert key in CLAIM_META
-    items = {item[1] for item in UNEVALUATED if item[0].startswith("Amani")}
+    items = {row.item for row in unevaluated_items() if row.paper.startswith("Amani")}
     assert "safe_lucb §5.6" not in items and "safe_lucb §5.7" not in items
     assert "safe_lucb §5.4" not in items  # Theorem 1: the safelucb-confidence audit reads it
 

@@ -88,3 +88,34 @@ def test_a_third_party_paper_registers_like_the_bundled_ones(no_papers):
         papers.register_paper("mine", "elsewhere")
     with pytest.raises(ConfigError, match="non-empty str"):
         papers.register_paper("", __name__)
+
+
+def test_a_paper_declares_its_digest_section_5(no_papers):
+    from safebandits.experiments.claims_coverage import digest_items, digests, unevaluated_items
+
+    coverage = ((1, "It holds.", (("mine-exp", "c1"),)), (2, "A proof step.", ()))
+    unevaluated = (("mine §5.2", "The proof step.", "proof-only", "a proof step"),)
+    papers.register_paper("zz", __name__, citation="Z 2026", digest="zz", coverage=coverage)
+    mine = {"citation": "Mine 2026", "digest": "mine", "coverage": coverage, "unevaluated": unevaluated}
+    papers.register_paper("mine", __name__, order=1, **mine)
+    assert digests() == {"Mine 2026": "mine", "Z 2026": "zz"}  # by order, then the papers without one
+    assert [i.key for i in digest_items()] == ["mine §5.1", "mine §5.2", "zz §5.1", "zz §5.2"]
+    assert digest_items()[0].claims == (("mine-exp", "c1"),) and digest_items()[0].paper == "Mine 2026"
+    [row] = unevaluated_items()
+    assert row.paper == "Mine 2026" and row.item == "mine §5.2" and row.status == "proof-only"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"coverage": ((1, "x", ()),)}, "no 'citation' and 'digest'"),
+        ({"citation": "C", "digest": "d", "coverage": ((2, "x", ()),)}, "numbered 1, 2, ... in order"),
+        ({"citation": "C", "digest": "d", "unevaluated": (("d §5.1", "w", "maybe", "y"),)}, "need a status"),
+        ({"citation": "C", "digest": "d", "unevaluated": (("d §5.1", "w"),)}, "'unevaluated' rows"),
+        ({"citation": "C", "digest": "d", "coverage": ((1, "x"),)}, "'coverage' rows"),
+        ({"order": "first"}, "'order' parameter of register_paper must be an int"),
+    ],
+)
+def test_a_malformed_digest_is_a_config_error(no_papers, kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        papers.register_paper("bad", __name__, **kwargs)

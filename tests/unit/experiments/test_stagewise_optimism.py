@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from safebandits.experiments.claims import check_claims
-from safebandits.experiments.claims_meta import CLAIM_META, UNEVALUATED
+from safebandits.experiments.claims_coverage import unevaluated_items
+from safebandits.experiments.claims_meta import CLAIM_META
 from safebandits.papers.stagewise.claims import check_oplb_random, check_stagewise_optimism
 
 ABLATION = "LC-LUCB (alpha_r = 1)"
@@ -75,7 +76,7 @@ def test_oplb_optimism_claim_and_metadata():
                      ("oplb-random", "oplb-optimism"), ("opnlb-finite", "opnlb-optimism"),
                      ("stagewise-optimism", "opt-theory")):  # fmt: skip
         assert CLAIM_META[key][cid].scale == "any"
-    assert not [u for u in UNEVALUATED if u[1] == "stagewise §5.3"]
+    assert not [u for u in unevaluated_items() if u.item == "stagewise §5.3"]
 
 
 def test_tiny_optimism_experiment_stores_the_column_and_trace(tmp_path):

@@ -32,3 +32,26 @@ def test_a_caption_registered_twice_differently_is_refused(monkeypatch):
     assert report.EXTRA_FIGURES["e"] == [len]
     with pytest.raises(ConfigError, match="suffix 'x' is registered twice"):
         report.register_report_figure("e", captions={"x": "two"})
+
+
+def test_method_styles_come_from_the_papers(monkeypatch):
+    from safebandits.plotting import figures
+
+    # ACOL's figures module gives its methods their colours; "(theory)" variants are dashed
+    style = figures.method_style("G-ACOL (tuned x2)", 5)
+    assert style == {"color": "#2ca02c", "linestyle": "-", "marker": "P"}
+    assert figures.method_style("Oracle (theory)")["linestyle"] == "--"
+    fallback = {"color": "#aec7e8", "linestyle": "-", "marker": "s"}
+    assert figures.method_style("Mine", 1) == fallback
+    monkeypatch.setattr(figures, "_COLOURS", dict(figures._COLOURS))
+    monkeypatch.setattr(figures, "_VARIANT_LINESTYLES", dict(figures._VARIANT_LINESTYLES))
+    figures.register_method_style("Mine", color="#123456")
+    figures.register_method_style("Mine", color="#123456")  # the same again: fine
+    figures.register_method_style(variant="slow", linestyle=":")
+    assert figures.method_style("Mine (slow)", 1) == {"color": "#123456", "linestyle": ":", "marker": "s"}
+    with pytest.raises(ConfigError, match="colour of 'ACOL' is registered twice"):
+        figures.register_method_style("ACOL", color="#000000")
+    with pytest.raises(ConfigError, match="takes a label and its color"):
+        figures.register_method_style("Other")
+    with pytest.raises(ConfigError, match="takes a label and its color"):
+        figures.register_method_style()
