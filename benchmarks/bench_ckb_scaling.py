@@ -33,7 +33,8 @@ over the sizes (``last 2``: over the two largest sizes, where fixed per-call ove
 O(|S| |X|)).
 
 Not collected by pytest; no timing asserts anywhere (style.md). Results are recorded in
-``docs/decisions/ckb.md`` and in ``UNEVALUATED`` (``claims_meta.py``, status "benchmark").
+``docs/decisions/ckb.md`` and in CKB's unevaluated items (``safebandits/papers/ckb/digest.py``, status
+"benchmark").
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Amani et al. 2019 (Safe-LUCB): experiments, claims and report figures.
 
 Discovered by the engine through the ``safebandits.papers`` entry point (pyproject.toml). Importing the
-package registers its experiments; its claims and figures modules are imported when needed.
+package registers its experiments and its digest's section 5 (``digest.py``: its citation, the claims
+reading each item, the items no experiment reads); its claims and figures modules are imported when
+needed.
 """
 
 from safebandits.experiments.papers import register_paper

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from safebandits.exceptions import ConfigError
 from safebandits.plotting import report
@@ -55,3 +57,29 @@ def test_method_styles_come_from_the_papers(monkeypatch):
         figures.register_method_style("Other")
     with pytest.raises(ConfigError, match="takes a label and its color"):
         figures.register_method_style()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.text(st.characters(codec="ascii", exclude_characters="()"), min_size=1, max_size=12),
+    variant=st.text(st.characters(codec="ascii", exclude_characters="()"), min_size=1, max_size=8),
+    index=st.integers(0, 50),
+)
+def test_a_registered_style_reaches_every_variant_of_the_label(base, variant, index):
+    from safebandits.plotting import figures
+
+    colours, variants = dict(figures._COLOURS), dict(figures._VARIANT_LINESTYLES)
+    try:
+        figures._COLOURS.pop(base, None)
+        figures._VARIANT_LINESTYLES.pop(variant, None)
+        figures.register_method_style(base, color="#abcdef")
+        figures.register_method_style(variant=variant, linestyle=":")
+        plain = figures.method_style(base, index)
+        assert plain["color"] == "#abcdef" and plain["linestyle"] == "-"
+        styled = figures.method_style(f"{base} ({variant})", index)  # (no "(" in base: it is the base)
+        assert styled == {**plain, "linestyle": ":"}
+    finally:
+        figures._COLOURS.clear()
+        figures._COLOURS.update(colours)
+        figures._VARIANT_LINESTYLES.clear()
+        figures._VARIANT_LINESTYLES.update(variants)
