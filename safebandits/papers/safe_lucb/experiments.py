@@ -47,20 +47,33 @@ NO_EXPLORATION = AlgorithmSpec(
     label="Safe-LUCB (no exploration)", name="safe-lucb", params={"t_prime": "none"}
 )
 
+#: The unconditioned K-armed draw of Figure 1a (main panel of ``safelucb-karm``; also audited for Theorem 1).
+KARM_RANDOM_PANEL = PanelSpec(
+    name="karm-random",
+    instance="safelucb/karm",
+    fixed={"d": 2, "sigma": 0.1, "c": 0.8, "condition": "none"},
+    sweep_param="K",
+    values={"quick": (20,), "paper": (20,)},
+    title="K = 20 arms, d = 2, one random instance per draw (the paper's realisations)",
+    xlabel="K",
+)
+#: The 2-D convex instance of Figure 1b (``safelucb-exploration``; also audited for Theorem 1).
+CONVEX_PANEL = PanelSpec(
+    name="2d-convex",
+    instance="safelucb/2d-convex",
+    fixed={},
+    sweep_param="sigma",
+    values={"quick": (0.1,), "paper": (0.1,)},
+    title="Unit disc, mu = (0.6, 0.8), B = diag(-0.5, 1), c = 0.2",
+    xlabel="sigma",
+)
+
 KARM = register_experiment(
     ExperimentSpec(
         name="safelucb-karm",
         title="Safe-LUCB and GSLUCB, K arms (Fig. 1a)",
         panels=(
-            PanelSpec(
-                name="karm-random",
-                instance="safelucb/karm",
-                fixed={"d": 2, "sigma": 0.1, "c": 0.8, "condition": "none"},
-                sweep_param="K",
-                values={"quick": (20,), "paper": (20,)},
-                title="K = 20 arms, d = 2, one random instance per draw (the paper's realisations)",
-                xlabel="K",
-            ),
+            KARM_RANDOM_PANEL,
             PanelSpec(
                 name="karm",
                 instance="safelucb/karm",
@@ -86,17 +99,7 @@ EXPLORATION = register_experiment(
     ExperimentSpec(
         name="safelucb-exploration",
         title="Safe-LUCB with/without exploration (Fig. 1b)",
-        panels=(
-            PanelSpec(
-                name="2d-convex",
-                instance="safelucb/2d-convex",
-                fixed={},
-                sweep_param="sigma",
-                values={"quick": (0.1,), "paper": (0.1,)},
-                title="Unit disc, mu = (0.6, 0.8), B = diag(-0.5, 1), c = 0.2",
-                xlabel="sigma",
-            ),
-        ),
+        panels=(CONVEX_PANEL,),
         algorithms=(T_DELTA, NO_EXPLORATION),
         replicates=_REPLICATES,
         budget=_BUDGET,
@@ -168,26 +171,7 @@ CONFIDENCE = register_experiment(
     ExperimentSpec(
         name="safelucb-confidence",
         title="Safe-LUCB: mu in the confidence ellipsoid C_t at every round (Thm. 1)",
-        panels=(
-            PanelSpec(
-                name="karm-random",
-                instance="safelucb/karm",
-                fixed={"d": 2, "sigma": 0.1, "c": 0.8, "condition": "none"},
-                sweep_param="K",
-                values={"quick": (20,), "paper": (20,)},
-                title="K = 20 arms, d = 2, one random instance per draw (Figure 1a's draws)",
-                xlabel="K",
-            ),
-            PanelSpec(
-                name="2d-convex",
-                instance="safelucb/2d-convex",
-                fixed={},
-                sweep_param="sigma",
-                values={"quick": (0.1,), "paper": (0.1,)},
-                title="Unit disc, mu = (0.6, 0.8), B = diag(-0.5, 1), c = 0.2",
-                xlabel="sigma",
-            ),
-        ),
+        panels=(KARM_RANDOM_PANEL, CONVEX_PANEL),
         algorithms=(
             AlgorithmSpec(
                 label="Safe-LUCB (T'=T_Delta), audited", name=CONFIDENCE_AUDIT, params={"t_prime": "t_delta"}
