@@ -59,11 +59,14 @@ from safebandits.estimators.stagewise import (
     T_RX,
     T_S0X,
     T_SXX,
+    StagewiseConstants,
     StagewiseEstimator,
     VertexTable,
     confidence_radii,
     ray_scale,
     stagewise_update_table,
+    state_views,
+    table_views,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.noise import observe_code
@@ -76,11 +79,13 @@ __all__ = [
     "RNG_POSITIONS",
     "LCLUCBConfig",
     "LinearFeedback",
+    "PackedRound",
     "RoundChoice",
     "RoundWork",
     "StagewiseLinearLearner",
     "run_rounds",
     "select_action",
+    "tell_then_select",
     "ts_sample",
 ]
 
@@ -162,6 +167,21 @@ class RoundWork(NamedTuple):
     positions: np.ndarray
     low: np.ndarray
     costs: np.ndarray
+
+
+class PackedRound(NamedTuple):
+    """The ask / tell path's view of a learner in few arrays (:func:`tell_then_select`): the estimator's
+    buffer (``state``, see :func:`~safebandits.estimators.stagewise.state_views`), the live vertex
+    table's buffer (``table``, see :func:`~safebandits.estimators.stagewise.table_views`), the
+    estimator's constants and live record, and the outputs of :func:`select_action` (``point``; the
+    Thompson sample ``theta_ts``, unused by LC-LUCB)."""
+
+    state: np.ndarray
+    table: np.ndarray
+    const: StagewiseConstants
+    live: np.ndarray
+    point: np.ndarray
+    theta_ts: np.ndarray
 
 
 class LinearFeedback(NamedTuple):
@@ -272,9 +292,10 @@ def select_action(est, tbl, choice, theta_ts, out_point):
 
 
 @numba.njit(cache=True)
-def run_rounds(est, tbl, choice, work, env, variates, played, rows):
+def run_rounds(packed, choice, work, env, variates, played, rows):
     """Select -> observe -> update for variate rows ``rows = (start, stop)``, ``start .. stop-1``
-    (LC-LUCB and Safe-LTS). Writes the played points and the chosen candidates' values (see
+    (LC-LUCB and Safe-LTS), on the state and table of ``packed`` (:class:`PackedRound`; its ``point``
+    and ``theta_ts`` are not used). Writes the played points and the chosen candidates' values (see
     :func:`select_action`) into ``played = (points, values)``.
 
     The observation of the played point ``x`` with standard variates ``z`` is
@@ -283,6 +304,9 @@ def run_rounds(est, tbl, choice, work, env, variates, played, rows):
     reads one row of ``work.normals`` per round (``work.positions[0].normals``); the loop stops early when
     they run out. Returns the first unused row.
     """
+    const = packed.const
+    est = state_views(packed.state, const, packed.live)
+    tbl = table_views(packed.table, const)
     theta_ts, normals, pos, costs = work.theta_ts, work.normals, work.positions[0], work.costs
     points, values = played
     m = costs.shape[0]
@@ -301,6 +325,21 @@ def run_rounds(est, tbl, choice, work, env, variates, played, rows):
         stagewise_update_table(est, tbl, points[j], reward, costs)  # Algorithm 1, line 7
         j += 1
     return j
+
+
+@numba.njit(cache=True)
+def tell_then_select(packed, choice, x, reward, costs):
+    """Add the round ``(x, reward, costs)`` (:func:`stagewise_update_table`: Algorithm 1, line 7) and
+    choose the next round's action (:func:`select_action`, lines 4-5) in one call: the ask / tell path's
+    one compiled call per round (LC-LUCB). Returns :func:`select_action`'s ``(vertex index, value)``;
+    the action is in ``packed.point``. Reads the state and the table out of their buffers, so that a call
+    from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
+    :func:`run_rounds`, so both paths run the same compiled code."""
+    const = packed.const
+    est = state_views(packed.state, const, packed.live)
+    tbl = table_views(packed.table, const)
+    stagewise_update_table(est, tbl, x, reward, costs)
+    return select_action(est, tbl, choice, packed.theta_ts, packed.point)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -365,7 +404,9 @@ class StagewiseLinearLearner(BaseLearner):
                 info, c.delta, int(info.horizon), noise_bound=info.noise_bound
             )
         est = self.estimator
-        self._tbl = est.make_table(arms)  # vertex table of the fixed arms, kept current by every update
+        # vertex table of the fixed arms, kept current by every update (views of one buffer)
+        self._tbl_buffer = est.table_buffer(arms)
+        self._tbl = table_views(self._tbl_buffer, est.state.const)
         self._point = np.zeros(d)
         self._theta_ts = np.zeros(d)
         self._low = np.zeros((d, d))
@@ -385,6 +426,15 @@ class StagewiseLinearLearner(BaseLearner):
             stagewise_update_table, (est.state, self._tbl, self._point, 0.0, self._costs)
         )
         self._ts_kernel = bind_kernel(ts_sample, (est.state, self._theta_ts, 0.0, self._low, self._theta_ts))
+        # The ask / tell path of LC-LUCB: tell updates and selects the next action in one compiled call
+        # (tell_then_select) and the next ask returns that prepared decision (see _ask).
+        self._fuse = self.setting == "round" and not self.use_ts
+        self._prepared: tuple[int, float] | None = None
+        self._prepared_stamp = -1
+        self._packed = PackedRound(est.buffer, self._tbl_buffer, est.state.const, est.state.live, self._point,
+                                   self._theta_ts)  # fmt: skip
+        self._fused_kernel: Any = None  # bound on first use
+        self._fused_choice: RoundChoice | None = None  # (the live table's choice; reset with r0)
         if self.setting == "round" and not self._star:
             self._check_points_can_start(owner)
 
@@ -450,6 +500,7 @@ class StagewiseLinearLearner(BaseLearner):
             self._set_alphas(0.0, 1.0, 0.0)
         if math.isnan(self._r0):
             self._r0 = est.r0_hat
+        self._fused_choice = None
 
     @property
     def last_value(self) -> float:
@@ -521,6 +572,13 @@ class StagewiseLinearLearner(BaseLearner):
 
     def _ask(self, context: Any) -> Decision:
         self._drawn_normals = self._drawn_uniforms = 0
+        prepared = self._prepared
+        if prepared is not None:  # selected by the last tell for this round (LC-LUCB, no context)
+            self._prepared = None
+            if context is None and self._prepared_stamp == self.estimator.changes:
+                self._round_arms = self._arms
+                best, self._last_value = prepared
+                return self._decision(best)
         self._last_value = math.nan
         if self.in_warm_start:
             return self._x0_decision()
@@ -533,9 +591,12 @@ class StagewiseLinearLearner(BaseLearner):
             self._normals_at[0] += 1
             self._drawn_normals = 1
         best, value = self._select_kernel(*self._select_args(tbl, safe_row))
-        best = int(best)
         if not self.use_ts:
-            self._last_value = float(value)
+            self._last_value = value
+        return self._decision(best)
+
+    def _decision(self, best: int) -> Decision:
+        """The decision of :func:`select_action`'s vertex index ``best`` (point in ``self._point``)."""
         if self._star:
             if best < 0 and self._safe_row >= 0:
                 return Decision(arm=self._safe_row)
@@ -567,6 +628,19 @@ class StagewiseLinearLearner(BaseLearner):
             ws.tell(reward, costs)
             if ws.done:
                 self._end_warm_start()
+        elif self._fuse and not self._x0_only:
+            # update, then select the next round's action now: the next ask returns it
+            choice = self._fused_choice
+            if choice is None:
+                self._fused_choice = choice = self._choice(self._safe_row)
+            kernel = self._fused_kernel
+            if kernel is None:
+                self._fused_kernel = kernel = bind_kernel(
+                    tell_then_select, (self._packed, choice, x, reward, costs)
+                )
+            self._prepared = kernel(self._packed, choice, x, reward, costs)
+            self._prepared_stamp = self.estimator.changes
+            return
         self._update_kernel(self.estimator.state, self._tbl, x, reward, costs)
 
     # -- compiled simulation -----------------------------------------------------------------------
@@ -598,6 +672,7 @@ class StagewiseLinearLearner(BaseLearner):
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
         n = check_int(n_rounds, "n_rounds", low=0)
+        self._prepared = None
         feedback = self._env_model(env)
         variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
         points = np.empty((n, self._arms.shape[1]))
@@ -608,9 +683,7 @@ class StagewiseLinearLearner(BaseLearner):
         choice = self._choice(self._safe_row)
         while j < n:
             self._refill()
-            j = run_rounds(
-                self.estimator.state, self._tbl, choice, work, feedback, variates, (points, values), (j, n)
-            )
+            j = run_rounds(self._packed, choice, work, feedback, variates, (points, values), (j, n))
         self.n_samples += n
         env.n_samples += n
         if n > 0 and not self.use_ts:
