@@ -434,7 +434,8 @@ class StagewiseLinearLearner(BaseLearner):
         self._packed = PackedRound(est.buffer, self._tbl_buffer, est.state.const, est.state.live, self._point,
                                    self._theta_ts)  # fmt: skip
         self._fused_kernel: Any = None  # bound on first use
-        self._fused_choice: RoundChoice | None = None  # (the live table's choice; reset with r0)
+        #: The live table's choice while tell selects the next action (see _next_choice), else None.
+        self._fused_choice: RoundChoice | None = self._next_choice()
         if self.setting == "round" and not self._star:
             self._check_points_can_start(owner)
 
@@ -500,7 +501,6 @@ class StagewiseLinearLearner(BaseLearner):
             self._set_alphas(0.0, 1.0, 0.0)
         if math.isnan(self._r0):
             self._r0 = est.r0_hat
-        self._fused_choice = None
 
     @property
     def last_value(self) -> float:
@@ -571,14 +571,16 @@ class StagewiseLinearLearner(BaseLearner):
         return Decision(point=self._x0.copy())
 
     def _ask(self, context: Any) -> Decision:
-        self._drawn_normals = self._drawn_uniforms = 0
         prepared = self._prepared
-        if prepared is not None:  # selected by the last tell for this round (LC-LUCB, no context)
+        if prepared is not None:  # selected by the last tell for this round (LC-LUCB: no random numbers)
             self._prepared = None
             if context is None and self._prepared_stamp == self.estimator.changes:
                 self._round_arms = self._arms
                 best, self._last_value = prepared
+                if self._star and (best >= 0 or self._safe_row < 0):
+                    return Decision(None, None, None, self._point.copy())
                 return self._decision(best)
+        self._drawn_normals = self._drawn_uniforms = 0
         self._last_value = math.nan
         if self.in_warm_start:
             return self._x0_decision()
@@ -600,8 +602,8 @@ class StagewiseLinearLearner(BaseLearner):
         if self._star:
             if best < 0 and self._safe_row >= 0:
                 return Decision(arm=self._safe_row)
-            return Decision(point=self._point.copy())
-        return Decision(arm=best) if best >= 0 else self._x0_decision()
+            return Decision(None, None, None, self._point.copy())
+        return Decision(best) if best >= 0 else self._x0_decision()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
@@ -614,25 +616,14 @@ class StagewiseLinearLearner(BaseLearner):
             or not costs.flags.c_contiguous
         ):
             costs = np.ascontiguousarray(np.atleast_1d(costs), dtype=np.float64)
-        x = decision.point
-        if x is not None:
-            if type(x) is not np.ndarray or x.dtype is not _F64 or not x.flags.c_contiguous:
-                x = np.ascontiguousarray(x, dtype=np.float64)
-        else:
+        x = decision.point  # (the pending decision, this learner's own: a float64 C-contiguous copy)
+        if x is None:
             x = (self._arms if self.in_warm_start else self._round_arms)[decision.arm]
         self._observe(x, float(observation.reward), costs)
 
     def _observe(self, x: FloatArray, reward: float, costs: FloatArray) -> None:
-        ws = self.warm_start
-        if ws is not None and not ws.done:
-            ws.tell(reward, costs)
-            if ws.done:
-                self._end_warm_start()
-        elif self._fuse and not self._x0_only:
-            # update, then select the next round's action now: the next ask returns it
-            choice = self._fused_choice
-            if choice is None:
-                self._fused_choice = choice = self._choice(self._safe_row)
+        choice = self._fused_choice
+        if choice is not None:  # update, then select the next round's action now: the next ask returns it
             kernel = self._fused_kernel
             if kernel is None:
                 self._fused_kernel = kernel = bind_kernel(
@@ -641,7 +632,20 @@ class StagewiseLinearLearner(BaseLearner):
             self._prepared = kernel(self._packed, choice, x, reward, costs)
             self._prepared_stamp = self.estimator.changes
             return
+        ws = self.warm_start
+        if ws is not None and not ws.done:
+            ws.tell(reward, costs)
+            if ws.done:
+                self._end_warm_start()
         self._update_kernel(self.estimator.state, self._tbl, x, reward, costs)
+        self._fused_choice = self._next_choice()
+
+    def _next_choice(self) -> RoundChoice | None:
+        """The choice :func:`tell_then_select` selects with at ``tell``, or ``None`` where the next
+        ``ask`` selects itself (Safe-LTS, OPLB, warm-start rounds, ``x0`` for ever)."""
+        if not self._fuse or self.in_warm_start:
+            return None
+        return self._choice(self._safe_row)
 
     # -- compiled simulation -----------------------------------------------------------------------
     def _env_model(self, env: Any) -> LinearFeedback:
