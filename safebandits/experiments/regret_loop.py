@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from safebandits._validation import check_int
-from safebandits.algorithms.base import Simulating, play_ask_tell
+from safebandits.algorithms.base import is_simulating, play_ask_tell
 from safebandits.exceptions import ConfigError
 from safebandits.problems.stagewise import TOL, policy_mean_points
 from safebandits.records import PlayedBlock, log_grid  # (defined in the core; re-exported here)
@@ -157,20 +157,22 @@ class RegretTracker:
             means = points
         else:
             means = policy_mean_points(block.probs, inst.arms, inst.safe_action, inst.safe_arm)
+        same = means is points  # (per-round learners: the policy is the played point, so is every value)
         r = points @ self._theta
-        rp = means @ self._theta
+        rp = r if same else means @ self._theta
         c = points @ self._mu.T
-        cp = means @ self._mu.T
+        cp = c if same else means @ self._mu.T
         reg = np.cumsum(self._opt - r)
         preg = np.cumsum(self._opt_pi - rp)
         rew = np.cumsum(r)
         tt = self.totals
         if block.values is not None:
             self._optimism(np.asarray(block.values, dtype=np.float64))
-        violating = np.cumsum(np.any(c > self._tau + TOL, axis=1))
+        violates = np.any(c > self._tau + TOL, axis=1)
+        violating = np.cumsum(violates)
         prior_violations = tt["violations"]
         tt["violations"] += int(violating[-1])
-        tt["policy_violations"] += int(np.any(cp > self._tau + TOL, axis=1).sum())
+        tt["policy_violations"] += int(violating[-1] if same else np.any(cp > self._tau + TOL, axis=1).sum())
         tt["max_policy_cost"] = np.maximum(tt["max_policy_cost"], cp.max(axis=0))
         cpos = np.cumsum(np.maximum(c - self._tau[None, :], 0.0), axis=0)
         # Grid points inside this block: rounds t+1 .. t+k.
@@ -186,7 +188,7 @@ class RegretTracker:
             tt["tail_reward"] += float(r[j0:].sum())
             tt["tail_policy_reward"] += float(rp[j0:].sum())
         ccost = np.cumsum(c, axis=0)
-        cpcost = np.cumsum(cp, axis=0)
+        cpcost = ccost if same else np.cumsum(cp, axis=0)
         w = self._window
         # grid points inside this block: rounds t0+1 .. t0+k (all at once; same arithmetic as one by one)
         stop = int(np.searchsorted(self.grid, t0 + k, side="right"))
@@ -338,7 +340,7 @@ def run_regret(
     check_int(n_points, "n_points", low=2, high=1_000_000, owner="run_regret")
     setting = getattr(learner, "setting", "round")
     tracker = RegretTracker(instance, limit, n_points, setting)
-    if compiled and isinstance(learner, Simulating):
+    if compiled and is_simulating(learner):
         play = learner.simulate  # (its compiled loop, or BaseLearner's default: the plain loop below)
     else:
         play = functools.partial(

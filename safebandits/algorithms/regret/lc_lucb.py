@@ -421,11 +421,10 @@ class StagewiseLinearLearner(BaseLearner):
         self._ts_scale = 0.0
         self._last_value = math.nan
         self._round_arms: FloatArray = arms
-        self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, safe_row))
-        self._update_kernel = bind_kernel(
-            stagewise_update_table, (est.state, self._tbl, self._point, 0.0, self._costs)
-        )
-        self._ts_kernel = bind_kernel(ts_sample, (est.state, self._theta_ts, 0.0, self._low, self._theta_ts))
+        # the ask / tell path's kernels, bound on first use (simulate runs its own compiled loop)
+        self._select_kernel: Any = None
+        self._update_kernel: Any = None
+        self._ts_kernel: Any = None
         # The ask / tell path of LC-LUCB: tell updates and selects the next action in one compiled call
         # (tell_then_select) and the next ask returns that prepared decision (see _ask).
         self._fuse = self.setting == "round" and not self.use_ts
@@ -541,6 +540,14 @@ class StagewiseLinearLearner(BaseLearner):
             self._args_cache = cached = (tbl, key, args)
         return cached[2]
 
+    def _bind_kernels(self) -> None:
+        st = self.estimator.state
+        self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, self._safe_row))
+        self._update_kernel = bind_kernel(
+            stagewise_update_table, (st, self._tbl, self._point, 0.0, self._costs)
+        )
+        self._ts_kernel = bind_kernel(ts_sample, (st, self._theta_ts, 0.0, self._low, self._theta_ts))
+
     def _context_arms(self, context: Any) -> tuple[FloatArray, VertexTable, int]:
         """The round's vertices, their table (the live one for ``None``, else computed exactly) and
         the row of ``x0`` among them (-1: none)."""
@@ -587,6 +594,8 @@ class StagewiseLinearLearner(BaseLearner):
         arms, tbl, safe_row = self._context_arms(context)
         self._round_arms = arms
         self._refill()
+        if self._select_kernel is None:
+            self._bind_kernels()
         if self.use_ts:
             eta = self._normals[self._normals_at[0]]
             self._ts_kernel(self.estimator.state, eta, self._ts_scale, self._low, self._theta_ts)
@@ -637,6 +646,8 @@ class StagewiseLinearLearner(BaseLearner):
             ws.tell(reward, costs)
             if ws.done:
                 self._end_warm_start()
+        if self._update_kernel is None:
+            self._bind_kernels()
         self._update_kernel(self.estimator.state, self._tbl, x, reward, costs)
         self._fused_choice = self._next_choice()
 

@@ -218,7 +218,6 @@ def test_simulate_equals_ask_tell_bit_for_bit(name, instance, params):
     assert n1 == n2 == e1 == e2 == 1500
 
 
-
 def _same_decision(a, b):
     return a.arm == b.arm and (
         (a.point is None and b.point is None) or (a.point is not None and np.array_equal(a.point, b.point))
@@ -263,7 +262,9 @@ def test_decisions_prepared_at_tell_equal_the_selection_at_ask(instance, params)
             a = again
         b = plain.ask()
         assert _same_decision(a, b), t
-        assert fused.last_value == plain.last_value or (np.isnan(fused.last_value) and np.isnan(plain.last_value))
+        assert fused.last_value == plain.last_value or (
+            np.isnan(fused.last_value) and np.isnan(plain.last_value)
+        )
         obs = env.play(a)
         fused.tell(a, obs)
         plain.tell(b, obs)
