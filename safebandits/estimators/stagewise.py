@@ -232,7 +232,7 @@ def _state_layout(buf, const, live):  # type: ignore[no-untyped-def]  # (compile
     )  # fmt: skip
 
 
-@overload(state_views, inline="always")
+@overload(state_views)
 def _state_views_overload(buf, const, live):  # type: ignore[no-untyped-def]  # (numba: no hints)
     return _state_layout
 
@@ -269,7 +269,7 @@ def _table_layout(buf, const):  # type: ignore[no-untyped-def]  # (compiled by n
     return VertexTable(vx, vxt, vz, vzt, tab, w, w2)
 
 
-@overload(table_views, inline="always")
+@overload(table_views)
 def _table_views_overload(buf, const):  # type: ignore[no-untyped-def]
     return _table_layout
 
@@ -308,25 +308,13 @@ def _rls_step(est_vec, u, c, x, y):
 
 
 @numba.njit(cache=True)
-def _logdet(a):
-    if a.shape[0] == 0:
-        return 0.0
-    low = np.linalg.cholesky(a)
-    s = 0.0
-    for i in range(a.shape[0]):
-        s += 2.0 * math.log(low[i, i])
-    return s
-
-
-@numba.njit(cache=True)
 def stagewise_refresh(est):
     """Exact recompute of ``Sigma^{-1}``, ``M^{-1}`` (Cholesky), the estimates and the log-determinants."""
     sinv, sig, br, theta = est.sigma_inv, est.sigma, est.b_r, est.theta
     minv, mgram, bc, nu = est.m_inv, est.m_gram, est.b_c, est.nu
     const, live = est.const, est.live[0]
     d = const.d
-    cholesky_inverse(sig, sinv)
-    live.logdet_sigma = _logdet(sig)
+    live.logdet_sigma = cholesky_inverse(sig, sinv)  # (and log det Sigma from the same factor)
     for i in range(d):
         s = 0.0
         for j in range(d):
@@ -334,8 +322,7 @@ def stagewise_refresh(est):
         theta[i] = s
     inv = sinv
     if not const.shared and const.dp > 0:
-        cholesky_inverse(mgram, minv)
-        live.logdet_m = _logdet(mgram)
+        live.logdet_m = cholesky_inverse(mgram, minv)
         inv = minv
     dp = bc.shape[1]
     for k in range(bc.shape[0]):
@@ -347,7 +334,7 @@ def stagewise_refresh(est):
     live.since_refresh = 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _update_core(est, x, reward, costs):
     """Rank-one part of :func:`stagewise_update`; leaves ``u = Sigma^{-1} x`` in ``est.u``,
     ``M^{-1} z`` in ``est.mz``, ``c``, ``c_M``, ``coef_r`` in ``est.live`` and the cost coefficients in
@@ -491,7 +478,7 @@ def table_update(est, tbl):
             tab[r, T_LIN + k] += wm[k] * w2[r]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def stagewise_update_table(est, tbl, x, reward, costs):
     """:func:`stagewise_update` that also keeps the vertex table ``tbl`` current (rank-one, or exact
     :func:`vertex_table` after each exact refresh)."""
@@ -502,7 +489,7 @@ def stagewise_update_table(est, tbl, x, reward, costs):
         table_update(est, tbl)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def confidence_radii(est):
     """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``live.t`` = rounds so far).
 

@@ -81,8 +81,8 @@ __all__ = [
     "LinearFeedback",
     "PackedRound",
     "RoundChoice",
-    "RoundWork",
     "StagewiseLinearLearner",
+    "ThompsonWork",
     "run_rounds",
     "select_action",
     "tell_then_select",
@@ -157,24 +157,22 @@ class RoundChoice(NamedTuple):
     ts_scale: float  #: ``sqrt(inflation)`` of the Thompson sample (Safe-LTS)
 
 
-class RoundWork(NamedTuple):
-    """Buffers of the compiled loop: the Thompson sample ``theta_ts`` and its normals (``normals``, read
-    at ``positions[0].normals``; ``positions`` one element of dtype :data:`RNG_POSITIONS`), the Cholesky
-    work matrix ``low``, the observed ``costs``."""
+class ThompsonWork(NamedTuple):
+    """Safe-LTS's buffers in the compiled loop: its normals (``normals``, read at
+    ``positions[0].normals``; ``positions`` one element of dtype :data:`RNG_POSITIONS`) and the Cholesky
+    work matrix ``low`` (the sample goes to :attr:`PackedRound.theta_ts`)."""
 
-    theta_ts: np.ndarray
     normals: np.ndarray
     positions: np.ndarray
     low: np.ndarray
-    costs: np.ndarray
 
 
 class PackedRound(NamedTuple):
     """The ask / tell path's view of a learner in few arrays (:func:`tell_then_select`): the estimator's
     buffer (``state``, see :func:`~safebandits.estimators.stagewise.state_views`), the live vertex
     table's buffer (``table``, see :func:`~safebandits.estimators.stagewise.table_views`), the
-    estimator's constants and live record, and the outputs of :func:`select_action` (``point``; the
-    Thompson sample ``theta_ts``, unused by LC-LUCB)."""
+    estimator's constants and live record, the output of :func:`select_action` (``point``), the Thompson
+    sample ``theta_ts`` (unused by LC-LUCB) and the observed ``costs`` of :func:`run_rounds`."""
 
     state: np.ndarray
     table: np.ndarray
@@ -182,6 +180,7 @@ class PackedRound(NamedTuple):
     live: np.ndarray
     point: np.ndarray
     theta_ts: np.ndarray
+    costs: np.ndarray
 
 
 class LinearFeedback(NamedTuple):
@@ -292,30 +291,33 @@ def select_action(est, tbl, choice, theta_ts, out_point):
 
 
 @numba.njit(cache=True)
-def run_rounds(packed, choice, work, env, variates, played, rows):
+def run_rounds(packed, choice, thompson, env, variates, played, rows):
     """Select -> observe -> update for variate rows ``rows = (start, stop)``, ``start .. stop-1``
-    (LC-LUCB and Safe-LTS), on the state and table of ``packed`` (:class:`PackedRound`; its ``point``
-    and ``theta_ts`` are not used). Writes the played points and the chosen candidates' values (see
-    :func:`select_action`) into ``played = (points, values)``.
+    (LC-LUCB and Safe-LTS), on the state and table of ``packed`` (:class:`PackedRound`; its ``point`` is
+    not used). Writes the played points and the chosen candidates' values (see :func:`select_action`)
+    into ``played = (points, values)``.
 
     The observation of the played point ``x`` with standard variates ``z`` is
     ``observe_code(env.noise_code, env.sigma, (x @ env.params)[k], z[k])`` (column 0 reward, then the
     costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes it. Safe-LTS
-    reads one row of ``work.normals`` per round (``work.positions[0].normals``); the loop stops early when
-    they run out. Returns the first unused row.
+    (``thompson``: :class:`ThompsonWork`) reads one row of ``thompson.normals`` per round
+    (``thompson.positions[0].normals``); the loop stops early when they run out. LC-LUCB passes
+    ``thompson=None``, for which numba compiles the loop without the Thompson step. Returns the first
+    unused row.
     """
     const = packed.const
     est = state_views(packed.state, const, packed.live)
     tbl = table_views(packed.table, const)
-    theta_ts, normals, pos, costs = work.theta_ts, work.normals, work.positions[0], work.costs
+    theta_ts, costs = packed.theta_ts, packed.costs
     points, values = played
     m = costs.shape[0]
     j, stop = rows
     while j < stop:
-        if choice.use_ts:
-            if pos.normals >= normals.shape[0]:
+        if thompson is not None:
+            pos = thompson.positions[0]
+            if pos.normals >= thompson.normals.shape[0]:
                 break
-            ts_sample(est, normals[pos.normals], choice.ts_scale, work.low, theta_ts)
+            ts_sample(est, thompson.normals[pos.normals], choice.ts_scale, thompson.low, theta_ts)
             pos.normals += 1
         _, values[j] = select_action(est, tbl, choice, theta_ts, points[j])  # Algorithm 1, lines 4-5
         means = np.dot(points[j], env.params)
@@ -431,7 +433,7 @@ class StagewiseLinearLearner(BaseLearner):
         self._prepared: tuple[int, float] | None = None
         self._prepared_stamp = -1
         self._packed = PackedRound(est.buffer, self._tbl_buffer, est.state.const, est.state.live, self._point,
-                                   self._theta_ts)  # fmt: skip
+                                   self._theta_ts, self._costs)  # fmt: skip
         self._fused_kernel: Any = None  # bound on first use
         #: The live table's choice while tell selects the next action (see _next_choice), else None.
         self._fused_choice: RoundChoice | None = self._next_choice()
@@ -540,13 +542,11 @@ class StagewiseLinearLearner(BaseLearner):
             self._args_cache = cached = (tbl, key, args)
         return cached[2]
 
-    def _bind_kernels(self) -> None:
+    def _bind_select(self) -> None:
         st = self.estimator.state
         self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, self._safe_row))
-        self._update_kernel = bind_kernel(
-            stagewise_update_table, (st, self._tbl, self._point, 0.0, self._costs)
-        )
-        self._ts_kernel = bind_kernel(ts_sample, (st, self._theta_ts, 0.0, self._low, self._theta_ts))
+        if self.use_ts:
+            self._ts_kernel = bind_kernel(ts_sample, (st, self._theta_ts, 0.0, self._low, self._theta_ts))
 
     def _context_arms(self, context: Any) -> tuple[FloatArray, VertexTable, int]:
         """The round's vertices, their table (the live one for ``None``, else computed exactly) and
@@ -595,7 +595,7 @@ class StagewiseLinearLearner(BaseLearner):
         self._round_arms = arms
         self._refill()
         if self._select_kernel is None:
-            self._bind_kernels()
+            self._bind_select()
         if self.use_ts:
             eta = self._normals[self._normals_at[0]]
             self._ts_kernel(self.estimator.state, eta, self._ts_scale, self._low, self._theta_ts)
@@ -647,7 +647,8 @@ class StagewiseLinearLearner(BaseLearner):
             if ws.done:
                 self._end_warm_start()
         if self._update_kernel is None:
-            self._bind_kernels()
+            args = (self.estimator.state, self._tbl, self._point, 0.0, self._costs)
+            self._update_kernel = bind_kernel(stagewise_update_table, args)
         self._update_kernel(self.estimator.state, self._tbl, x, reward, costs)
         self._fused_choice = self._next_choice()
 
@@ -694,11 +695,11 @@ class StagewiseLinearLearner(BaseLearner):
         values = np.full(n, math.nan)
         j = self._warm_rounds(env, variates, points, 0, n)
         self._round_arms = self._arms
-        work = RoundWork(self._theta_ts, self._normals, self._position_block, self._low, self._costs)
+        thompson = ThompsonWork(self._normals, self._position_block, self._low) if self.use_ts else None
         choice = self._choice(self._safe_row)
         while j < n:
             self._refill()
-            j = run_rounds(self._packed, choice, work, feedback, variates, (points, values), (j, n))
+            j = run_rounds(self._packed, choice, thompson, feedback, variates, (points, values), (j, n))
         self.n_samples += n
         env.n_samples += n
         if n > 0 and not self.use_ts:
