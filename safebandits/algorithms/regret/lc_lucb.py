@@ -363,6 +363,11 @@ def check_stagewise_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray,
     return arms, x0, tau, safe_row
 
 
+#: ``tuple.__new__``: builds a :class:`~safebandits.types.Decision` from its four fields without the
+#: NamedTuple's Python-level ``__new__`` (the ask / tell hot path).
+_new_decision = tuple.__new__
+
+
 class StagewiseLinearLearner(BaseLearner):
     """Base of LC-LUCB, Safe-LTS and OPLB: estimators, radii, warm start, ask / tell plumbing.
 
@@ -585,7 +590,7 @@ class StagewiseLinearLearner(BaseLearner):
                 self._round_arms = self._arms
                 best, self._last_value = prepared
                 if self._star and (best >= 0 or self._safe_row < 0):
-                    return Decision(None, None, None, self._point.copy())
+                    return _new_decision(Decision, (None, None, None, self._point.copy()))
                 return self._decision(best)
         self._drawn_normals = self._drawn_uniforms = 0
         self._last_value = math.nan
@@ -628,19 +633,20 @@ class StagewiseLinearLearner(BaseLearner):
         x = decision.point  # (the pending decision, this learner's own: a float64 C-contiguous copy)
         if x is None:
             x = (self._arms if self.in_warm_start else self._round_arms)[decision.arm]
-        self._observe(x, float(observation.reward), costs)
+        choice = self._fused_choice
+        if choice is None:
+            self._observe(x, float(observation.reward), costs)
+            return
+        # update, then select the next round's action now: the next ask returns it
+        kernel = self._fused_kernel
+        if kernel is None:
+            args = (self._packed, choice, x, 0.0, costs)
+            self._fused_kernel = kernel = bind_kernel(tell_then_select, args)
+        self._prepared = kernel(self._packed, choice, x, float(observation.reward), costs)
+        self._prepared_stamp = self.estimator.changes
 
     def _observe(self, x: FloatArray, reward: float, costs: FloatArray) -> None:
-        choice = self._fused_choice
-        if choice is not None:  # update, then select the next round's action now: the next ask returns it
-            kernel = self._fused_kernel
-            if kernel is None:
-                self._fused_kernel = kernel = bind_kernel(
-                    tell_then_select, (self._packed, choice, x, reward, costs)
-                )
-            self._prepared = kernel(self._packed, choice, x, reward, costs)
-            self._prepared_stamp = self.estimator.changes
-            return
+        """Add a round through the two-kernel path (warm start, Safe-LTS, OPLB; see :meth:`_tell`)."""
         ws = self.warm_start
         if ws is not None and not ws.done:
             ws.tell(reward, costs)
