@@ -94,9 +94,9 @@ def matrix_at(buf: np.ndarray, offset: int, rows: int, cols: int) -> np.ndarray:
     In Python, a numpy view. In compiled code (with :func:`vector_at`), a view that holds **no
     reference** to ``buf`` (like numba's constant arrays): taking it costs no reference count, and
     neither does any use of it in the kernels it is passed to (numba counts the references of every
-    array it takes out of a record or passes on, an atomic operation each time; for the stage-wise state
-    about a hundred per round, most of the cost of a round at d = 10). Such a view is valid while
-    ``buf`` is, so it must not leave the compiled call that made it (never returned to Python nor stored
+    array it takes out of a record or passes on, an atomic operation each time: for the stage-wise state
+    about a hundred per round, 0.9 of LC-LUCB's 2.3 us per ask / tell round at d = 10). Such a view is
+    valid while ``buf`` is, so it must not leave the compiled call that made it (never returned to Python nor stored
     in a longer-lived object). The caller checks that the buffer is long enough.
     """
     return buf[offset : offset + rows * cols].reshape(rows, cols)

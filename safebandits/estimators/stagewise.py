@@ -708,7 +708,7 @@ class StagewiseEstimator:
         st.m_inv[:] = np.eye(mdim) / reg
         st.m_gram[:] = reg * np.eye(mdim)
         st.basis[:], st.e0[:], st.kappa[:], st.c0[:], st.tau[:] = basis, e0, kappa, c0, tau
-        self.basis, self.e0, self.c0, self.tau = basis, e0, c0, tau  # (copies of the state's)
+        self.basis, self.e0, self.c0, self.tau = basis, e0, c0, tau  # (the state holds copies)
         #: The changing scalars (the record of ``state.live``, a view: writes go through).
         self.live = live
         #: Count of the changes made through this object's methods (:meth:`update`, :meth:`refresh`,

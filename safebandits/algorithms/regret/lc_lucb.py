@@ -28,8 +28,11 @@ warm start's estimated gaps, even where ``c0`` is known); ``x0`` stays a candida
 pessimistically feasible.
 
 The per-round work is two compiled kernels (:func:`select_action`,
-:func:`~safebandits.estimators.stagewise.stagewise_update`); :meth:`StagewiseLinearLearner.simulate`
-runs them in one compiled loop (:func:`run_rounds`) with the same trajectory as ask / tell.
+:func:`~safebandits.estimators.stagewise.stagewise_update_table`); :meth:`StagewiseLinearLearner.simulate`
+runs them in one compiled loop (:func:`run_rounds`) with the same trajectory as ask / tell. On LC-LUCB's
+ask / tell path ``tell`` runs both in one compiled call (:func:`tell_then_select`: the update, then the
+next round's selection) and the next ``ask`` returns that prepared decision; an ``ask`` with a context,
+after ``cancel``, or after a change through the estimator's methods selects afresh, as before.
 """
 
 from __future__ import annotations
