@@ -96,8 +96,8 @@ def matrix_at(buf: np.ndarray, offset: int, rows: int, cols: int) -> np.ndarray:
     neither does any use of it in the kernels it is passed to (numba counts the references of every
     array it takes out of a record or passes on, an atomic operation each time: for the stage-wise state
     about a hundred per round, 0.9 of LC-LUCB's 2.3 us per ask / tell round at d = 10). Such a view is
-    valid while ``buf`` is, so it must not leave the compiled call that made it (never returned to Python nor stored
-    in a longer-lived object). The caller checks that the buffer is long enough.
+    valid while ``buf`` is, so it must not leave the compiled call that made it (never returned to
+    Python nor stored in a longer-lived object). The caller checks that the buffer is long enough.
     """
     return buf[offset : offset + rows * cols].reshape(rows, cols)
 
