@@ -521,7 +521,10 @@ class OPB(BaseLearner):
         # the statistics under their own names too (the same arrays)
         st = self.state
         self._counts, self._reward_sums, self._cost_sums = st.counts, st.reward_sums, st.cost_sums
-        self._kernels: tuple[Any, Any, Any] | None = None  # (ask, indices, add), bound on first use
+        # the ask / tell path's kernels, bound on first use (simulate runs its own compiled loop)
+        self._ask_kernel: Any = None
+        self._index_kernel: Any = None
+        self._add_kernel: Any = None
         self._drew_uniform = False
 
     # -- radii ------------------------------------------------------------------------------------
@@ -567,20 +570,17 @@ class OPB(BaseLearner):
         """Pulls of every arm (warm-start pulls of the safe arm included)."""
         return self.state.counts.copy()
 
-    def _bound(self) -> tuple[Any, Any, Any]:
-        """The ask / tell path's kernels ``(choose_arm, opb_indices, add_observation)``, bound once."""
-        if self._kernels is None:
-            st = self.state
-            self._kernels = (
-                bind_kernel(choose_arm, (st,)),
-                bind_kernel(opb_indices, (st,)),
-                bind_kernel(add_observation, (st, 0, 0.0, np.zeros(self._m))),
-            )
-        return self._kernels
+    def _bind(self) -> None:
+        st = self.state
+        self._ask_kernel = bind_kernel(choose_arm, (st,))
+        self._index_kernel = bind_kernel(opb_indices, (st,))
+        self._add_kernel = bind_kernel(add_observation, (st, 0, 0.0, np.zeros(self._m)))
 
     def indices(self) -> tuple[FloatArray, FloatArray]:
         """Current indices ``(u^r, u^c)``, shapes (K,) and (K, m) (clipped if ``clip``)."""
-        self._bound()[1](self.state)
+        if self._index_kernel is None:
+            self._bind()
+        self._index_kernel(self.state)
         return self.state.ur.copy(), self.state.uc.copy()
 
     def policy(self) -> FloatArray:
@@ -588,7 +588,9 @@ class OPB(BaseLearner):
         st = self.state
         if self.live["safe_only"] or self.in_warm_start:
             return self._safe_probs.copy()
-        self._bound()[1](st)
+        if self._index_kernel is None:
+            self._bind()
+        self._index_kernel(st)
         res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         return self._safe_probs.copy() if res is None else res[1]
 
@@ -619,11 +621,12 @@ class OPB(BaseLearner):
         self._refill_uniforms()
         self._drew_uniform = True
         st = self.state
-        kernels = self._kernels or self._bound()
+        if self._ask_kernel is None:
+            self._bind()
         if self._m == 1 or self.live["safe_only"]:
-            arm = int(kernels[0](st))
+            arm = int(self._ask_kernel(st))
             return Decision(arm=arm, probs=st.probs.copy())
-        kernels[1](st)
+        self._index_kernel(st)
         res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         if res is None:
             probs = self._safe_probs.copy()
@@ -650,7 +653,9 @@ class OPB(BaseLearner):
         if costs.shape[0] != self._m:
             raise ProtocolError(f"OPB expects {self._m} cost values; got {costs.shape[0]}.")
         reward = float(observation.reward)
-        (self._kernels or self._bound())[2](self.state, int(decision.arm), reward, costs)
+        if self._add_kernel is None:
+            self._bind()
+        self._add_kernel(self.state, int(decision.arm), reward, costs)
         self._drew_uniform = False
         if self.in_warm_start:
             self.warm_start.tell(reward, costs)
