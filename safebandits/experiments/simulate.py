@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from safebandits._validation import check_int
-from safebandits.algorithms.base import BaseLearner, Simulating, play_ask_tell
+from safebandits.algorithms.base import BaseLearner, is_simulating, play_ask_tell
 from safebandits.exceptions import ConfigError
 from safebandits.problems.environment import ArmEnvironment
 
@@ -83,7 +83,7 @@ def run(
                 "none. Pass an identification instance (e.g. SimulatedProblem.instance('cbai'))."
             )
     t0 = time.perf_counter()
-    if compiled and isinstance(learner, Simulating):
+    if compiled and is_simulating(learner):
         learner.simulate(env, budget)
     else:
         play_ask_tell(learner, env, budget)

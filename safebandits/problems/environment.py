@@ -17,6 +17,9 @@ from safebandits.types import BatchObservation, Decision, FloatArray, Observatio
 __all__ = ["ArmEnvironment", "VariateStream"]
 
 BLOCK = 4096
+#: Rows of the first block drawn at once; the rest of that block is drawn when needed (see
+#: :class:`VariateStream`).
+FIRST_PART = 256
 
 
 class VariateStream:
@@ -24,6 +27,12 @@ class VariateStream:
 
     The k-th observation meets the k-th row whatever path consumes it (one ``next_row`` at a time on
     the ask / tell path, ``take_variates`` blocks in compiled loops).
+
+    The first block is drawn in two parts, :data:`FIRST_PART` rows and, once they are used, the rest
+    (a short run draws only what it uses). numpy's generators fill an array row after row from their
+    stream, so the rows are those of one draw of :data:`BLOCK` rows; anything else that draws from
+    ``rng`` (:meth:`ArmEnvironment.pull_counts`) first calls :meth:`_settle`, which draws the rest of
+    the block, so ``rng`` is read in the same order as with whole blocks.
     """
 
     noise: NoiseModel
@@ -33,13 +42,30 @@ class VariateStream:
     def _init_stream(self) -> None:
         self._buffer = np.empty((0, self._width))
         self._pos = 0
+        self._owed = -1  # rows of the current block not drawn yet (-1: no block drawn yet)
+
+    def _draw(self, rows: int) -> FloatArray:
+        if self.noise.variate == "normal":
+            return self.rng.standard_normal((rows, self._width))
+        return self.rng.random((rows, self._width))
 
     def _refill(self) -> None:
-        if self.noise.variate == "normal":
-            self._buffer = self.rng.standard_normal((BLOCK, self._width))
+        if self._owed > 0:  # the rest of the first block
+            rows, self._owed = self._owed, 0
+        elif self._owed < 0:  # the first block: its first part
+            rows, self._owed = FIRST_PART, BLOCK - FIRST_PART
         else:
-            self._buffer = self.rng.random((BLOCK, self._width))
+            rows = BLOCK
+        self._buffer = self._draw(rows)
         self._pos = 0
+
+    def _settle(self) -> None:
+        """Draw the rest of the current block now (before anything else reads ``rng``)."""
+        if self._owed > 0:
+            rest = self._draw(self._owed)
+            self._owed = 0
+            self._buffer = np.concatenate([self._buffer[self._pos :], rest])
+            self._pos = 0
 
     def next_row(self) -> FloatArray:
         """The next row of standard variates (a view; advances the stream by one)."""
@@ -126,6 +152,7 @@ class ArmEnvironment(VariateStream):
                 f"The 'counts' must be non-negative integers of shape ({self.n_arms},). "
                 f"Got shape {counts.shape} instead."
             )
+        self._settle()  # (the variates' rows come first in rng, as with whole blocks)
         sums = self.noise.sample_sums(self.means, counts, self.rng)
         self.n_samples += int(counts.sum())
         if self._has_reward:

@@ -139,6 +139,8 @@ class DecisionSet:
     radius: float = 0.0
     g_mat: FloatArray | None = None
     h_vec: FloatArray | None = None
+    #: Quantities learners derive from the set alone, computed once (the set is immutable).
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         owner = "DecisionSet"

@@ -267,9 +267,12 @@ class StagewiseInstance(ArmSetMixin):
 
     @property
     def safe_arm(self) -> int | None:
-        """Row of ``arms`` equal to ``x0``, if any."""
-        hits = np.flatnonzero(np.all(np.isclose(self.arms, self.safe_action[None, :]), axis=1))
-        return int(hits[0]) if hits.size else None
+        """Row of ``arms`` equal to ``x0``, if any (computed once per instance)."""
+        cache = self._cache
+        if "safe_arm" not in cache:
+            hits = np.flatnonzero(np.all(np.isclose(self.arms, self.safe_action[None, :]), axis=1))
+            cache["safe_arm"] = int(hits[0]) if hits.size else None
+        return cache["safe_arm"]
 
     @property
     def safe_reward(self) -> float:
@@ -289,6 +292,11 @@ class StagewiseInstance(ArmSetMixin):
         return self.arms @ self.cost_params.T
 
     def _told_bounds(self) -> tuple[float, float, float]:
+        if "told" not in self._cache:
+            self._cache["told"] = self._compute_told_bounds()
+        return self._cache["told"]
+
+    def _compute_told_bounds(self) -> tuple[float, float, float]:
         sigma = getattr(self.noise, "sigma", 0.5)
         r = self.noise_bound if self.noise_bound is not None else float(sigma)
         s_true = max(

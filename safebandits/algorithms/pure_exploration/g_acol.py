@@ -300,8 +300,8 @@ class GACOL(CBAILearner):
             upper=np.full(n, np.inf), uniforms=uniforms, work_v=np.zeros(d), work_g=np.zeros(n),
             const=const, live=self._live,
         )  # fmt: skip
-        self._select_kernel = bind_kernel(select_arm, (self.state,))
-        self._tell_kernel = bind_kernel(tell_then_select, (self.state, 0, 0.0))
+        self._select_kernel: Any = None  # bound on first use (simulate runs its own compiled loop)
+        self._tell_kernel: Any = None
         self._prefetched = -1  # next arm, selected at the end of the last tell
         self._skip_live = np.zeros(1, dtype=SKIP_LIVE)
         self._skip_live[0] = (float(VARIATE_BLOCK), 0.0, 0)  # length cap, last F, samples skipped
@@ -349,7 +349,10 @@ class GACOL(CBAILearner):
             return Decision(arm=arm)
         if self._needs_uniform:
             self._refill_uniforms()
-        return Decision(arm=int(self._select_kernel(self.state)))
+        kernel = self._select_kernel
+        if kernel is None:
+            kernel = self._select_kernel = bind_kernel(select_arm, (self.state,))
+        return Decision(arm=int(kernel(self.state)))
 
     def _drop_prefetch(self) -> None:
         """Forget the arm selected at the end of the last tell, giving back the uniform it drew."""
@@ -368,7 +371,10 @@ class GACOL(CBAILearner):
         self._update(int(decision.arm), float(observation.constraints[0]))
 
     def _update(self, arm: int, y: float) -> None:
-        self._prefetched = int(self._tell_kernel(self.state, arm, y))
+        kernel = self._tell_kernel
+        if kernel is None:
+            kernel = self._tell_kernel = bind_kernel(tell_then_select, (self.state, 0, 0.0))
+        self._prefetched = int(kernel(self.state, arm, y))
 
     def _recommend_info(self) -> dict[str, Any]:
         return {"beta": self.beta}

@@ -28,8 +28,11 @@ warm start's estimated gaps, even where ``c0`` is known); ``x0`` stays a candida
 pessimistically feasible.
 
 The per-round work is two compiled kernels (:func:`select_action`,
-:func:`~safebandits.estimators.stagewise.stagewise_update`); :meth:`StagewiseLinearLearner.simulate`
-runs them in one compiled loop (:func:`run_rounds`) with the same trajectory as ask / tell.
+:func:`~safebandits.estimators.stagewise.stagewise_update_table`); :meth:`StagewiseLinearLearner.simulate`
+runs them in one compiled loop (:func:`run_rounds`) with the same trajectory as ask / tell. On LC-LUCB's
+ask / tell path ``tell`` runs both in one compiled call (:func:`tell_then_select`: the update, then the
+next round's selection) and the next ``ask`` returns that prepared decision; an ``ask`` with a context,
+after ``cancel``, or after a change through the estimator's methods selects afresh, as before.
 """
 
 from __future__ import annotations
@@ -59,11 +62,14 @@ from safebandits.estimators.stagewise import (
     T_RX,
     T_S0X,
     T_SXX,
+    StagewiseConstants,
     StagewiseEstimator,
     VertexTable,
     confidence_radii,
     ray_scale,
     stagewise_update_table,
+    state_views,
+    table_views,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.noise import observe_code
@@ -76,11 +82,13 @@ __all__ = [
     "RNG_POSITIONS",
     "LCLUCBConfig",
     "LinearFeedback",
+    "PackedRound",
     "RoundChoice",
-    "RoundWork",
     "StagewiseLinearLearner",
+    "ThompsonWork",
     "run_rounds",
     "select_action",
+    "tell_then_select",
     "ts_sample",
 ]
 
@@ -152,15 +160,29 @@ class RoundChoice(NamedTuple):
     ts_scale: float  #: ``sqrt(inflation)`` of the Thompson sample (Safe-LTS)
 
 
-class RoundWork(NamedTuple):
-    """Buffers of the compiled loop: the Thompson sample ``theta_ts`` and its normals (``normals``, read
-    at ``positions[0].normals``; ``positions`` one element of dtype :data:`RNG_POSITIONS`), the Cholesky
-    work matrix ``low``, the observed ``costs``."""
+class ThompsonWork(NamedTuple):
+    """Safe-LTS's buffers in the compiled loop: its normals (``normals``, read at
+    ``positions[0].normals``; ``positions`` one element of dtype :data:`RNG_POSITIONS`) and the Cholesky
+    work matrix ``low`` (the sample goes to :attr:`PackedRound.theta_ts`)."""
 
-    theta_ts: np.ndarray
     normals: np.ndarray
     positions: np.ndarray
     low: np.ndarray
+
+
+class PackedRound(NamedTuple):
+    """The ask / tell path's view of a learner in few arrays (:func:`tell_then_select`): the estimator's
+    buffer (``state``, see :func:`~safebandits.estimators.stagewise.state_views`), the live vertex
+    table's buffer (``table``, see :func:`~safebandits.estimators.stagewise.table_views`), the
+    estimator's constants and live record, the output of :func:`select_action` (``point``), the Thompson
+    sample ``theta_ts`` (unused by LC-LUCB) and the observed ``costs`` of :func:`run_rounds`."""
+
+    state: np.ndarray
+    table: np.ndarray
+    const: StagewiseConstants
+    live: np.ndarray
+    point: np.ndarray
+    theta_ts: np.ndarray
     costs: np.ndarray
 
 
@@ -272,26 +294,33 @@ def select_action(est, tbl, choice, theta_ts, out_point):
 
 
 @numba.njit(cache=True)
-def run_rounds(est, tbl, choice, work, env, variates, played, rows):
+def run_rounds(packed, choice, thompson, env, variates, played, rows):
     """Select -> observe -> update for variate rows ``rows = (start, stop)``, ``start .. stop-1``
-    (LC-LUCB and Safe-LTS). Writes the played points and the chosen candidates' values (see
-    :func:`select_action`) into ``played = (points, values)``.
+    (LC-LUCB and Safe-LTS), on the state and table of ``packed`` (:class:`PackedRound`; its ``point`` is
+    not used). Writes the played points and the chosen candidates' values (see :func:`select_action`)
+    into ``played = (points, values)``.
 
     The observation of the played point ``x`` with standard variates ``z`` is
     ``observe_code(env.noise_code, env.sigma, (x @ env.params)[k], z[k])`` (column 0 reward, then the
     costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes it. Safe-LTS
-    reads one row of ``work.normals`` per round (``work.positions[0].normals``); the loop stops early when
-    they run out. Returns the first unused row.
+    (``thompson``: :class:`ThompsonWork`) reads one row of ``thompson.normals`` per round
+    (``thompson.positions[0].normals``); the loop stops early when they run out. LC-LUCB passes
+    ``thompson=None``, for which numba compiles the loop without the Thompson step. Returns the first
+    unused row.
     """
-    theta_ts, normals, pos, costs = work.theta_ts, work.normals, work.positions[0], work.costs
+    const = packed.const
+    est = state_views(packed.state, const, packed.live)
+    tbl = table_views(packed.table, const)
+    theta_ts, costs = packed.theta_ts, packed.costs
     points, values = played
     m = costs.shape[0]
     j, stop = rows
     while j < stop:
-        if choice.use_ts:
-            if pos.normals >= normals.shape[0]:
+        if thompson is not None:
+            pos = thompson.positions[0]
+            if pos.normals >= thompson.normals.shape[0]:
                 break
-            ts_sample(est, normals[pos.normals], choice.ts_scale, work.low, theta_ts)
+            ts_sample(est, thompson.normals[pos.normals], choice.ts_scale, thompson.low, theta_ts)
             pos.normals += 1
         _, values[j] = select_action(est, tbl, choice, theta_ts, points[j])  # Algorithm 1, lines 4-5
         means = np.dot(points[j], env.params)
@@ -301,6 +330,21 @@ def run_rounds(est, tbl, choice, work, env, variates, played, rows):
         stagewise_update_table(est, tbl, points[j], reward, costs)  # Algorithm 1, line 7
         j += 1
     return j
+
+
+@numba.njit(cache=True)
+def tell_then_select(packed, choice, x, reward, costs):
+    """Add the round ``(x, reward, costs)`` (:func:`stagewise_update_table`: Algorithm 1, line 7) and
+    choose the next round's action (:func:`select_action`, lines 4-5) in one call: the ask / tell path's
+    one compiled call per round (LC-LUCB). Returns :func:`select_action`'s ``(vertex index, value)``;
+    the action is in ``packed.point``. Reads the state and the table out of their buffers, so that a call
+    from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
+    :func:`run_rounds`, so both paths run the same compiled code."""
+    const = packed.const
+    est = state_views(packed.state, const, packed.live)
+    tbl = table_views(packed.table, const)
+    stagewise_update_table(est, tbl, x, reward, costs)
+    return select_action(est, tbl, choice, packed.theta_ts, packed.point)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -320,6 +364,11 @@ def check_stagewise_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray,
     if safe_row >= 0:
         x0 = arms[safe_row].copy()  # the row the environment plays for x0
     return arms, x0, tau, safe_row
+
+
+#: ``tuple.__new__``: builds a :class:`~safebandits.types.Decision` from its four fields without the
+#: NamedTuple's Python-level ``__new__`` (the ask / tell hot path).
+_new_decision = tuple.__new__
 
 
 class StagewiseLinearLearner(BaseLearner):
@@ -365,7 +414,9 @@ class StagewiseLinearLearner(BaseLearner):
                 info, c.delta, int(info.horizon), noise_bound=info.noise_bound
             )
         est = self.estimator
-        self._tbl = est.make_table(arms)  # vertex table of the fixed arms, kept current by every update
+        # vertex table of the fixed arms, kept current by every update (views of one buffer)
+        self._tbl_buffer = est.table_buffer(arms)
+        self._tbl = table_views(self._tbl_buffer, est.state.const)
         self._point = np.zeros(d)
         self._theta_ts = np.zeros(d)
         self._low = np.zeros((d, d))
@@ -380,11 +431,20 @@ class StagewiseLinearLearner(BaseLearner):
         self._ts_scale = 0.0
         self._last_value = math.nan
         self._round_arms: FloatArray = arms
-        self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, safe_row))
-        self._update_kernel = bind_kernel(
-            stagewise_update_table, (est.state, self._tbl, self._point, 0.0, self._costs)
-        )
-        self._ts_kernel = bind_kernel(ts_sample, (est.state, self._theta_ts, 0.0, self._low, self._theta_ts))
+        # the ask / tell path's kernels, bound on first use (simulate runs its own compiled loop)
+        self._select_kernel: Any = None
+        self._update_kernel: Any = None
+        self._ts_kernel: Any = None
+        # The ask / tell path of LC-LUCB: tell updates and selects the next action in one compiled call
+        # (tell_then_select) and the next ask returns that prepared decision (see _ask).
+        self._fuse = self.setting == "round" and not self.use_ts
+        self._prepared: tuple[int, float] | None = None
+        self._prepared_stamp = -1
+        self._packed = PackedRound(est.buffer, self._tbl_buffer, est.state.const, est.state.live, self._point,
+                                   self._theta_ts, self._costs)  # fmt: skip
+        self._fused_kernel: Any = None  # bound on first use
+        #: The live table's choice while tell selects the next action (see _next_choice), else None.
+        self._fused_choice: RoundChoice | None = self._next_choice()
         if self.setting == "round" and not self._star:
             self._check_points_can_start(owner)
 
@@ -490,6 +550,12 @@ class StagewiseLinearLearner(BaseLearner):
             self._args_cache = cached = (tbl, key, args)
         return cached[2]
 
+    def _bind_select(self) -> None:
+        st = self.estimator.state
+        self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, self._safe_row))
+        if self.use_ts:
+            self._ts_kernel = bind_kernel(ts_sample, (st, self._theta_ts, 0.0, self._low, self._theta_ts))
+
     def _context_arms(self, context: Any) -> tuple[FloatArray, VertexTable, int]:
         """The round's vertices, their table (the live one for ``None``, else computed exactly) and
         the row of ``x0`` among them (-1: none)."""
@@ -520,6 +586,15 @@ class StagewiseLinearLearner(BaseLearner):
         return Decision(point=self._x0.copy())
 
     def _ask(self, context: Any) -> Decision:
+        prepared = self._prepared
+        if prepared is not None:  # selected by the last tell for this round (LC-LUCB: no random numbers)
+            self._prepared = None
+            if context is None and self._prepared_stamp == self.estimator.changes:
+                self._round_arms = self._arms
+                best, self._last_value = prepared
+                if self._star and (best >= 0 or self._safe_row < 0):
+                    return _new_decision(Decision, (None, None, None, self._point.copy()))
+                return self._decision(best)
         self._drawn_normals = self._drawn_uniforms = 0
         self._last_value = math.nan
         if self.in_warm_start:
@@ -527,20 +602,25 @@ class StagewiseLinearLearner(BaseLearner):
         arms, tbl, safe_row = self._context_arms(context)
         self._round_arms = arms
         self._refill()
+        if self._select_kernel is None:
+            self._bind_select()
         if self.use_ts:
             eta = self._normals[self._normals_at[0]]
             self._ts_kernel(self.estimator.state, eta, self._ts_scale, self._low, self._theta_ts)
             self._normals_at[0] += 1
             self._drawn_normals = 1
         best, value = self._select_kernel(*self._select_args(tbl, safe_row))
-        best = int(best)
         if not self.use_ts:
-            self._last_value = float(value)
+            self._last_value = value
+        return self._decision(best)
+
+    def _decision(self, best: int) -> Decision:
+        """The decision of :func:`select_action`'s vertex index ``best`` (point in ``self._point``)."""
         if self._star:
             if best < 0 and self._safe_row >= 0:
                 return Decision(arm=self._safe_row)
-            return Decision(point=self._point.copy())
-        return Decision(arm=best) if best >= 0 else self._x0_decision()
+            return Decision(None, None, None, self._point.copy())
+        return Decision(best) if best >= 0 else self._x0_decision()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
@@ -553,21 +633,40 @@ class StagewiseLinearLearner(BaseLearner):
             or not costs.flags.c_contiguous
         ):
             costs = np.ascontiguousarray(np.atleast_1d(costs), dtype=np.float64)
-        x = decision.point
-        if x is not None:
-            if type(x) is not np.ndarray or x.dtype is not _F64 or not x.flags.c_contiguous:
-                x = np.ascontiguousarray(x, dtype=np.float64)
-        else:
+        x = decision.point  # (the pending decision, this learner's own: a float64 C-contiguous copy)
+        if x is None:
             x = (self._arms if self.in_warm_start else self._round_arms)[decision.arm]
-        self._observe(x, float(observation.reward), costs)
+        choice = self._fused_choice
+        if choice is None:
+            self._observe(x, float(observation.reward), costs)
+            return
+        # update, then select the next round's action now: the next ask returns it
+        kernel = self._fused_kernel
+        if kernel is None:
+            args = (self._packed, choice, x, 0.0, costs)
+            self._fused_kernel = kernel = bind_kernel(tell_then_select, args)
+        self._prepared = kernel(self._packed, choice, x, float(observation.reward), costs)
+        self._prepared_stamp = self.estimator.changes
 
     def _observe(self, x: FloatArray, reward: float, costs: FloatArray) -> None:
+        """Add a round through the two-kernel path (warm start, Safe-LTS, OPLB; see :meth:`_tell`)."""
         ws = self.warm_start
         if ws is not None and not ws.done:
             ws.tell(reward, costs)
             if ws.done:
                 self._end_warm_start()
+        if self._update_kernel is None:
+            args = (self.estimator.state, self._tbl, self._point, 0.0, self._costs)
+            self._update_kernel = bind_kernel(stagewise_update_table, args)
         self._update_kernel(self.estimator.state, self._tbl, x, reward, costs)
+        self._fused_choice = self._next_choice()
+
+    def _next_choice(self) -> RoundChoice | None:
+        """The choice :func:`tell_then_select` selects with at ``tell``, or ``None`` where the next
+        ``ask`` selects itself (Safe-LTS, OPLB, warm-start rounds, ``x0`` for ever)."""
+        if not self._fuse or self.in_warm_start:
+            return None
+        return self._choice(self._safe_row)
 
     # -- compiled simulation -----------------------------------------------------------------------
     def _env_model(self, env: Any) -> LinearFeedback:
@@ -598,19 +697,18 @@ class StagewiseLinearLearner(BaseLearner):
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
         n = check_int(n_rounds, "n_rounds", low=0)
+        self._prepared = None
         feedback = self._env_model(env)
         variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
         points = np.empty((n, self._arms.shape[1]))
         values = np.full(n, math.nan)
         j = self._warm_rounds(env, variates, points, 0, n)
         self._round_arms = self._arms
-        work = RoundWork(self._theta_ts, self._normals, self._position_block, self._low, self._costs)
+        thompson = ThompsonWork(self._normals, self._position_block, self._low) if self.use_ts else None
         choice = self._choice(self._safe_row)
         while j < n:
             self._refill()
-            j = run_rounds(
-                self.estimator.state, self._tbl, choice, work, feedback, variates, (points, values), (j, n)
-            )
+            j = run_rounds(self._packed, choice, thompson, feedback, variates, (points, values), (j, n))
         self.n_samples += n
         env.n_samples += n
         if n > 0 and not self.use_ts:

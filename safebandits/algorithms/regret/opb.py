@@ -521,9 +521,10 @@ class OPB(BaseLearner):
         # the statistics under their own names too (the same arrays)
         st = self.state
         self._counts, self._reward_sums, self._cost_sums = st.counts, st.reward_sums, st.cost_sums
-        self._ask_kernel = bind_kernel(choose_arm, (self.state,))
-        self._index_kernel = bind_kernel(opb_indices, (self.state,))
-        self._add_kernel = bind_kernel(add_observation, (self.state, 0, 0.0, np.zeros(m)))
+        # the ask / tell path's kernels, bound on first use (simulate runs its own compiled loop)
+        self._ask_kernel: Any = None
+        self._index_kernel: Any = None
+        self._add_kernel: Any = None
         self._drew_uniform = False
 
     # -- radii ------------------------------------------------------------------------------------
@@ -569,8 +570,16 @@ class OPB(BaseLearner):
         """Pulls of every arm (warm-start pulls of the safe arm included)."""
         return self.state.counts.copy()
 
+    def _bind(self) -> None:
+        st = self.state
+        self._ask_kernel = bind_kernel(choose_arm, (st,))
+        self._index_kernel = bind_kernel(opb_indices, (st,))
+        self._add_kernel = bind_kernel(add_observation, (st, 0, 0.0, np.zeros(self._m)))
+
     def indices(self) -> tuple[FloatArray, FloatArray]:
         """Current indices ``(u^r, u^c)``, shapes (K,) and (K, m) (clipped if ``clip``)."""
+        if self._index_kernel is None:
+            self._bind()
         self._index_kernel(self.state)
         return self.state.ur.copy(), self.state.uc.copy()
 
@@ -579,6 +588,8 @@ class OPB(BaseLearner):
         st = self.state
         if self.live["safe_only"] or self.in_warm_start:
             return self._safe_probs.copy()
+        if self._index_kernel is None:
+            self._bind()
         self._index_kernel(st)
         res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         return self._safe_probs.copy() if res is None else res[1]
@@ -610,6 +621,8 @@ class OPB(BaseLearner):
         self._refill_uniforms()
         self._drew_uniform = True
         st = self.state
+        if self._ask_kernel is None:
+            self._bind()
         if self._m == 1 or self.live["safe_only"]:
             arm = int(self._ask_kernel(st))
             return Decision(arm=arm, probs=st.probs.copy())
@@ -640,6 +653,8 @@ class OPB(BaseLearner):
         if costs.shape[0] != self._m:
             raise ProtocolError(f"OPB expects {self._m} cost values; got {costs.shape[0]}.")
         reward = float(observation.reward)
+        if self._add_kernel is None:
+            self._bind()
         self._add_kernel(self.state, int(decision.arm), reward, costs)
         self._drew_uniform = False
         if self.in_warm_start:

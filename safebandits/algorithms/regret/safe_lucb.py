@@ -430,6 +430,33 @@ def run_arm_loop(st, env, variates, played, rows):
 # --------------------------------------------------------------------------------------------------
 # learner
 # --------------------------------------------------------------------------------------------------
+def _setup(ds: Any, b_mat: FloatArray, bound: float) -> tuple[float, Any]:
+    """``(||B||_2, (D^w, lambda_-, rank of D^w))`` on a decision set with matrix ``B`` and radius ``c/S``
+    of ``D^w = {x : ||B x|| <= c/S}`` (the second part ``None`` on convex bodies): functions of the
+    immutable set, ``B`` and ``c/S`` only, so computed once and kept on the set (a tuning loop builds
+    many learners on one instance)."""
+    cache = getattr(ds, "_cache", None)
+    if cache is None:
+        cache = {}  # (a decision set of another type: computed every time)
+    key = ("safe-lucb", b_mat.tobytes(), b_mat.shape, bound)
+    hit = cache.get(key)
+    if hit is None:
+        norm_b = float(np.linalg.norm(b_mat, 2))
+        finite = None
+        if ds.is_finite:
+            arms = ds.arms
+            dw = np.flatnonzero(np.linalg.norm(arms @ b_mat.T, axis=1) <= bound * (1 + 1e-12))
+            lam_minus, rank = math.nan, 0
+            if dw.size:
+                xw = arms[dw]
+                lam_minus = float(np.linalg.eigvalsh(xw.T @ xw / xw.shape[0])[0])
+                rank = int(np.linalg.matrix_rank(xw))
+            dw.flags.writeable = False
+            finite = (dw, lam_minus, rank)
+        hit = cache[key] = (norm_b, finite)
+    return hit
+
+
 def _estimate_json(theta: FloatArray, a_mat: FloatArray, beta: float) -> str:
     return json.dumps(
         {"theta": np.asarray(theta).tolist(), "a": np.asarray(a_mat).tolist(), "beta": float(beta)}
@@ -490,9 +517,9 @@ class SafeLUCB(BaseLearner):
         self._b = np.ascontiguousarray(info.b_mat, dtype=np.float64)
         self._c, self._horizon = float(info.threshold), int(info.horizon)
         r, s, big_l = float(info.noise_bound), float(info.param_norm_bound), float(info.arm_norm_bound)
-        norm_b = float(np.linalg.norm(self._b, 2))
         self._finite = ds.is_finite
         self._bound = self._c / s
+        norm_b, dw_setup = _setup(ds, self._b, self._bound)
         if self._finite:
             if c.sampler == "shell":
                 raise ConfigError(
@@ -500,7 +527,8 @@ class SafeLUCB(BaseLearner):
                     "sampler='rejection' (uniform on D^w)."
                 )
             arms = ds.arms
-            self._dw = np.flatnonzero(np.linalg.norm(arms @ self._b.T, axis=1) <= self._bound * (1 + 1e-12))
+            dw, lam_minus, self._dw_rank = dw_setup
+            self._dw = dw.copy()
             if self._dw.size == 0:
                 smallest = float(np.min(np.linalg.norm(arms @ self._b.T, axis=1)))
                 raise ConfigError(
@@ -512,9 +540,6 @@ class SafeLUCB(BaseLearner):
                     "smaller param_norm_bound S if a smaller bound on ||mu|| is valid"
                     + ("." if self.adaptive else f"; or Safe-LUCB on a {_CONVEX_HINT}.")
                 )
-            xw = arms[self._dw]
-            lam_minus = float(np.linalg.eigvalsh(xw.T @ xw / xw.shape[0])[0])
-            self._dw_rank = int(np.linalg.matrix_rank(xw))
         else:
             if self.adaptive:
                 raise ConfigError(
@@ -614,8 +639,8 @@ class SafeLUCB(BaseLearner):
             ridge, self._dw, self._explore_buf, self._snap_theta, self._snap_ainv, self._const,
             self._live_block,
         )  # fmt: skip
-        self._select_kernel = bind_kernel(select_arm, (self.state,))
-        self._tell_kernel = bind_kernel(tell_arm, (self.state, 0, 0.0))
+        self._select_kernel: Any = None  # bound on first use (simulate runs its own compiled loop)
+        self._tell_kernel: Any = None
 
     def _init_convex(self) -> None:
         c, d = self.config, self._ds.dim
@@ -721,10 +746,13 @@ class SafeLUCB(BaseLearner):
     def _ask(self, context: Any) -> Decision:
         self._undo = (int(self._pos_at[0]), int(self._fallback_at[0]))
         if self._finite:
-            arm = self._select_kernel(self.state)
+            kernel = self._select_kernel
+            if kernel is None:
+                kernel = self._select_kernel = bind_kernel(select_arm, (self.state,))
+            arm = kernel(self.state)
             if arm == -2:
                 self._refill()
-                arm = self._select_kernel(self.state)
+                arm = kernel(self.state)
             return Decision(arm=int(arm))
         return Decision(point=self._next_point().copy())
 
@@ -737,7 +765,10 @@ class SafeLUCB(BaseLearner):
             raise ProtocolError(f"{type(self).__name__} must be told an Observation with the (negated) loss.")
         loss = -float(observation.reward)
         if self._finite:
-            self._tell_kernel(self.state, int(decision.arm), loss)
+            kernel = self._tell_kernel
+            if kernel is None:
+                kernel = self._tell_kernel = bind_kernel(tell_arm, (self.state, 0, 0.0))
+            kernel(self.state, int(decision.arm), loss)
         else:
             self._observe_point(np.asarray(decision.point, dtype=np.float64), loss)
 

@@ -218,6 +218,61 @@ def test_simulate_equals_ask_tell_bit_for_bit(name, instance, params):
     assert n1 == n2 == e1 == e2 == 1500
 
 
+def _same_decision(a, b):
+    return a.arm == b.arm and (
+        (a.point is None and b.point is None) or (a.point is not None and np.array_equal(a.point, b.point))
+    )
+
+
+@pytest.mark.parametrize(
+    ("instance", "params"),
+    [
+        ("stagewise/cyclic", {"d": 5, "tau": 0.5}),
+        ("stagewise/random-linear", {"action_set": "star", "n_arms": 6, "known_safe_values": False}),
+        ("stagewise/random-linear", {"action_set": "points", "n_arms": 6, "known_safe_values": False}),
+    ],
+)
+def test_decisions_prepared_at_tell_equal_the_selection_at_ask(instance, params):
+    """LC-LUCB selects the next action at tell (tell_then_select) and ask returns it; a twin that selects
+    at ask (the two-kernel path) plays the same rounds, with cancels, contexts and an estimator change
+    between tell and ask."""
+    inst = _instance(instance, 3, **params)
+    env = inst.environment(np.random.default_rng(4))
+    fused = make_learner("lc-lucb", inst.public_info(), np.random.default_rng(0))
+    plain = make_learner("lc-lucb", inst.public_info(), np.random.default_rng(0))
+    plain._fuse = False
+    plain._fused_choice = None
+    prepared = 0
+    for t in range(400):
+        if t == 250:  # a change through the estimator between tell and ask: the prepared one is stale
+            for lrn in (fused, plain):
+                lrn.estimator.set_alphas(alpha_c=1.5)
+        if t % 37 == 5:  # a round with another vertex matrix, cancelled
+            ctx = inst.arms[::-1].copy()
+            a, b = fused.ask(ctx), plain.ask(ctx)
+            assert _same_decision(a, b)
+            fused.cancel()
+            plain.cancel()
+        prepared += fused._prepared is not None
+        a = fused.ask()
+        if t % 11 == 3:  # cancelled and asked again: the same decision
+            fused.cancel()
+            again = fused.ask()
+            assert _same_decision(a, again)
+            a = again
+        b = plain.ask()
+        assert _same_decision(a, b), t
+        assert fused.last_value == plain.last_value or (
+            np.isnan(fused.last_value) and np.isnan(plain.last_value)
+        )
+        obs = env.play(a)
+        fused.tell(a, obs)
+        plain.tell(b, obs)
+    assert prepared > 100
+    assert np.array_equal(fused.estimator.buffer, plain.estimator.buffer)
+    assert np.array_equal(fused._tbl.tab, plain._tbl.tab)
+
+
 @pytest.mark.slow
 def test_lc_lucb_never_violates_over_100_runs():
     inst = _instance("stagewise/cyclic", d=5, tau=0.5)

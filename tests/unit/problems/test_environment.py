@@ -48,6 +48,35 @@ def test_take_variates_matches_pull_stream():
     np.testing.assert_allclose(ys, means[arms, 0] + z)
 
 
+@pytest.mark.parametrize("noise", [GaussianNoise(1.0), BinaryNoise()])
+@pytest.mark.parametrize("first", [0, 10, 300])
+def test_variates_and_batch_sums_read_rng_in_whole_blocks(noise, first):
+    """The first block is drawn in two parts (FIRST_PART rows, then the rest); the rows and the batch
+    sums are those of whole blocks of BLOCK rows drawn before any batch draw that follows them."""
+    from safebandits.problems.environment import BLOCK, FIRST_PART
+
+    means = np.array([[0.1, 0.2], [0.7, -0.3]])
+    counts = np.array([3, 5])
+    ref = np.random.default_rng(8)
+    draw = ref.standard_normal if noise.variate == "normal" else ref.random
+    block1 = draw((BLOCK, 2)) if first else None
+    sums = noise.sample_sums(means, counts, ref)
+    rows = np.vstack([block1[first:], draw((BLOCK, 2))]) if first else draw((BLOCK, 2))
+    env = ArmEnvironment(means, None, noise, np.random.default_rng(8))
+    if first:
+        np.testing.assert_array_equal(env.take_variates(first), block1[:first])
+        assert (first < FIRST_PART) == (env._owed > 0)
+    np.testing.assert_array_equal(env.pull_counts(counts).constraint_sums, sums)
+    np.testing.assert_array_equal(env.take_variates(BLOCK + 7)[:BLOCK], rows[:BLOCK])
+    whole = ArmEnvironment(means, None, noise, np.random.default_rng(8))
+    np.testing.assert_array_equal(
+        np.vstack([whole.take_variates(k) for k in (1, FIRST_PART, 5, BLOCK)]),
+        np.random.default_rng(8).standard_normal((2 * BLOCK, 2))[: FIRST_PART + BLOCK + 6]
+        if noise.variate == "normal"
+        else np.random.default_rng(8).random((2 * BLOCK, 2))[: FIRST_PART + BLOCK + 6],
+    )
+
+
 def test_reward_and_constraints_and_play():
     env = ArmEnvironment(
         np.array([[0.0, 1.0]]), np.array([2.0]), GaussianNoise(0.0), np.random.default_rng(4)
