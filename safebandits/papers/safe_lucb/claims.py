@@ -120,6 +120,11 @@ def _safety(ok: pd.DataFrame, cid: str, n_failed: int) -> Claim:
     )
 
 
+def _delta(ok: pd.DataFrame) -> float:
+    """The runs' confidence level ``delta`` (the largest, if they differ; 0.01, the default, if none)."""
+    return float(ok["algorithm.delta"].astype(float).max()) if "algorithm.delta" in ok and len(ok) else 0.01
+
+
 def _mean_per_step(ok: pd.DataFrame) -> dict[str, float]:
     return {str(k): float(v) for k, v in ok.groupby("label")["per_step"].mean().items()}
 
@@ -284,7 +289,7 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
             },
         )
     )
-    delta = float(ok["algorithm.delta"].astype(float).max()) if "algorithm.delta" in ok and len(ok) else 0.01
+    delta = _delta(ok)
     claims.append(_lemma1(ok, "karm-lemma1", delta))
     mem = [m for m in _membership(ok, T_DELTA, "diag.estimate_tprime") if m is not None]
     frac = float(np.mean(mem)) if mem else float("nan")
@@ -451,7 +456,7 @@ def check_confidence(df: pd.DataFrame) -> list[Claim]:
     runs where the theorem is not shown)."""
     ok = df[df["status"] == "ok"]
     n_failed = int((df["status"] != "ok").sum())
-    delta = float(pd.to_numeric(ok["algorithm.delta"]).max()) if "algorithm.delta" in ok and len(ok) else 0.01
+    delta = _delta(ok)
     fails = pd.to_numeric(ok.get("confidence_failures", pd.Series(dtype=float)), errors="coerce")
     holding = int((fails == 0).sum())
     n = len(ok) + n_failed

@@ -114,54 +114,52 @@ EXPLORATION = register_experiment(
 #: Horizons of the rate experiments: half-decades up to ``10^5`` (the slope reads the last decade).
 RATE_HORIZONS = {"quick": (1_000, 10_000), "paper": (1_000, 3_162, 10_000, 31_623, 100_000)}
 
-RATE_GAP = register_experiment(
-    ExperimentSpec(
-        name="safelucb-rate-gap",
-        title="Safe-LUCB(T_Delta) regret against the horizon, Delta > 0 (Thm. 2)",
-        panels=(
-            PanelSpec(
-                name="2d-convex-horizon",
-                instance="safelucb/2d-convex",
-                fixed={},
-                sweep_param="T",
-                values=RATE_HORIZONS,
-                title="Unit disc, mu = (0.6, 0.8), B = diag(-0.5, 1), c = 0.2 (Delta = 0.66); one run per T",
-                xlabel="T",
-            ),
-        ),
-        algorithms=(T_DELTA,),
-        replicates=_REPLICATES,
-        budget=_BUDGET,
-        figure="regret-curves",
-        claims="safelucb-rate-gap",
-        algorithm_defaults=_DEFAULTS,
-        curves=("regret",),
-    )
-)
 
-RATE_ZERO = register_experiment(
-    ExperimentSpec(
-        name="safelucb-rate-zero",
-        title="Safe-LUCB(T_0) regret against the horizon, Delta = 0 (Thm. 3)",
-        panels=(
-            PanelSpec(
-                name="2d-boundary-horizon",
-                instance="safelucb/2d-boundary",
-                fixed={},
-                sweep_param="T",
-                values=RATE_HORIZONS,
-                title="Unit disc, mu = (0.6, 0.8), B = diag(-1, -0.5), c = 0.6 (Delta = 0); one run per T",
-                xlabel="T",
+def _rate_experiment(
+    name: str, title: str, instance: str, panel: str, panel_title: str, method: AlgorithmSpec
+) -> ExperimentSpec:
+    """A horizon sweep of one Safe-LUCB variant on one instance (one run per ``T``; Theorems 2 and 3)."""
+    return register_experiment(
+        ExperimentSpec(
+            name=name,
+            title=title,
+            panels=(
+                PanelSpec(
+                    name=panel,
+                    instance=instance,
+                    fixed={},
+                    sweep_param="T",
+                    values=RATE_HORIZONS,
+                    title=panel_title,
+                    xlabel="T",
+                ),
             ),
-        ),
-        algorithms=(T_ZERO,),
-        replicates=_REPLICATES,
-        budget=_BUDGET,
-        figure="regret-curves",
-        claims="safelucb-rate-zero",
-        algorithm_defaults=_DEFAULTS,
-        curves=("regret",),
+            algorithms=(method,),
+            replicates=_REPLICATES,
+            budget=_BUDGET,
+            figure="regret-curves",
+            claims=name,
+            algorithm_defaults=_DEFAULTS,
+            curves=("regret",),
+        )
     )
+
+
+RATE_GAP = _rate_experiment(
+    "safelucb-rate-gap",
+    "Safe-LUCB(T_Delta) regret against the horizon, Delta > 0 (Thm. 2)",
+    "safelucb/2d-convex",
+    "2d-convex-horizon",
+    "Unit disc, mu = (0.6, 0.8), B = diag(-0.5, 1), c = 0.2 (Delta = 0.66); one run per T",
+    T_DELTA,
+)
+RATE_ZERO = _rate_experiment(
+    "safelucb-rate-zero",
+    "Safe-LUCB(T_0) regret against the horizon, Delta = 0 (Thm. 3)",
+    "safelucb/2d-boundary",
+    "2d-boundary-horizon",
+    "Unit disc, mu = (0.6, 0.8), B = diag(-1, -0.5), c = 0.6 (Delta = 0); one run per T",
+    T_ZERO,
 )
 
 #: Draws of the Theorem 1 audit (one random K-armed instance per draw; 2d-convex: one noise path each).
