@@ -233,10 +233,16 @@ def _tree_update(ssq, tree, i):
 def _widest_start(r, w):
     """Copy the diagonal state ``r`` at the block's start into ``w.shadow`` and build the tree."""
     s = w.shadow
-    s.a_inv[:, :] = r.a_inv
-    s.theta[:] = r.theta
-    s.sq_widths[:] = r.sq_widths
-    s.preds[:] = r.preds
+    # (element loops, not slice assignments: numba compiles a broadcast check with a formatted error
+    # message for each ``a[:] = b``, about 4 s of a cold compile)
+    for i in range(r.a_inv.shape[0]):
+        for k in range(r.a_inv.shape[1]):
+            s.a_inv[i, k] = r.a_inv[i, k]
+    for i in range(r.theta.shape[0]):
+        s.theta[i] = r.theta[i]
+    for i in range(r.sq_widths.shape[0]):
+        s.sq_widths[i] = r.sq_widths[i]
+        s.preds[i] = r.preds[i]
     _tree_build(s.sq_widths, w.tree)
 
 
