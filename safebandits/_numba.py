@@ -29,7 +29,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
-__all__ = ["bind_kernel", "matrix_at", "type_key", "vector_at"]
+__all__ = ["bind_kernel", "borrow", "matrix_at", "type_key", "vector_at"]
 
 #: (kernel, type key) -> compiled entry point.
 _BOUND: dict[tuple[Any, Any], Callable[..., Any]] = {}
@@ -100,6 +100,38 @@ def matrix_at(buf: np.ndarray, offset: int, rows: int, cols: int) -> np.ndarray:
     Python nor stored in a longer-lived object). The caller checks that the buffer is long enough.
     """
     return buf[offset : offset + rows * cols].reshape(rows, cols)
+
+
+def borrow(a: np.ndarray) -> np.ndarray:
+    """``a`` itself in Python; in compiled code, the same array without a reference (like the views of
+    :func:`matrix_at`): passing it on or reading it costs no reference counting. For the arrays a
+    compiled loop reads every round out of a record; valid while ``a`` is, within the compiled call
+    that borrowed it (never returned to Python nor stored in a longer-lived object)."""
+    return a
+
+
+@intrinsic
+def _borrow(typingctx: Any, a: Any) -> Any:
+    if not isinstance(a, types.Array):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        src = make_array(sig.args[0])(context, builder, args[0])
+        out = make_array(sig.return_type)(context, builder)
+        populate_array(
+            out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize, meminfo=None,
+            parent=None,
+        )  # fmt: skip
+        return out._getvalue()
+
+    return a(a), codegen
+
+
+@overload(borrow, inline="always")
+def _borrow_overload(a):  # type: ignore[no-untyped-def]
+    if isinstance(a, types.Array):
+        return lambda a: _borrow(a)
+    return None
 
 
 def _unreferenced_view(

@@ -50,8 +50,9 @@ from safebandits.problems.noise import observe_code
 __all__ = ["make_driver", "point_means"]
 
 _LOOP = """
-def {name}(st, env, variates, rows):
+def {name}(run, env, variates, rows):
     j, stop = rows
+    st = {prepare}
     y = np.empty(variates.shape[1])
     while j < stop:{skip}
         if not _select(st, j):
@@ -83,7 +84,7 @@ def point_means(run, env, j):
 
 
 def make_driver(
-    name: str, select: Any, means: Any, update: Any, module: str, skip: Any = None
+    name: str, select: Any, means: Any, update: Any, module: str, skip: Any = None, prepare: Any = None
 ) -> Callable[..., int]:
     """The compiled driver over one learner's kernels: ``driver(st, env, variates, (start, stop)) -> j``.
 
@@ -117,17 +118,22 @@ def make_driver(
         "_means": means,
         "_update": update,
         "_skip": skip,
+        "_prepare": prepare,
         "observe_code": observe_code,
         "np": np,
         "__name__": module,
     }
     source_file = sys.modules[module].__file__
-    source = _LOOP.format(name=name, skip=_SKIP if skip is not None else "")
+    source = _LOOP.format(
+        name=name,
+        skip=_SKIP if skip is not None else "",
+        prepare="run" if prepare is None else "_prepare(run)",
+    )
     exec(compile(source, source_file or "<driver>", "exec"), namespace)
     fn = namespace[name]
     fn.__module__ = module
     fn.__qualname__ = f"{name}_{_CHECKSUM}"  # (the cache index: a new one when the loop changes)
-    kernels = [k.__name__ for k in (skip, select, means, update) if k is not None]
+    kernels = [k.__name__ for k in (prepare, skip, select, means, update) if k is not None]
     fn.__doc__ = (
         f"Compiled driver (:func:`safebandits.algorithms._driver.make_driver`) over {' / '.join(kernels)}."
     )

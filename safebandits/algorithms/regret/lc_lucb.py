@@ -29,7 +29,9 @@ pessimistically feasible.
 
 The per-round work is two compiled kernels (:func:`select_action`,
 :func:`~safebandits.estimators.stagewise.stagewise_update_table`); :meth:`StagewiseLinearLearner.simulate`
-runs them in one compiled loop (:func:`run_rounds`) with the same trajectory as ask / tell. On LC-LUCB's
+runs them on the shared compiled driver (:data:`lc_lucb_rounds`, :data:`safe_lts_rounds`: the kernels
+:func:`lc_lucb_select` / :func:`safe_lts_select` and :func:`stagewise_update` on a
+:class:`StagewiseBlock`) with the same trajectory as ask / tell. On LC-LUCB's
 ask / tell path ``tell`` runs both in one compiled call (:func:`tell_then_select`: the update, then the
 next round's selection) and the next ``ask`` returns that prepared decision; an ``ask`` with a context,
 after ``cancel``, or after a change through the estimator's methods selects afresh, as before.
@@ -44,7 +46,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import bind_kernel, borrow
 from safebandits._validation import (
     check_array,
     check_choice,
@@ -53,6 +55,7 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
+from safebandits.algorithms._driver import make_driver, point_means
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
@@ -64,6 +67,7 @@ from safebandits.estimators.stagewise import (
     T_SXX,
     StagewiseConstants,
     StagewiseEstimator,
+    StagewiseState,
     VertexTable,
     confidence_radii,
     ray_scale,
@@ -72,7 +76,6 @@ from safebandits.estimators.stagewise import (
     table_views,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.problems.noise import observe_code
 from safebandits.problems.stagewise import ActionSet
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
@@ -84,10 +87,17 @@ __all__ = [
     "LinearFeedback",
     "PackedRound",
     "RoundChoice",
+    "StagewiseBlock",
     "StagewiseLinearLearner",
+    "StagewiseRun",
     "ThompsonWork",
-    "run_rounds",
+    "lc_lucb_rounds",
+    "lc_lucb_select",
+    "safe_lts_rounds",
+    "safe_lts_select",
     "select_action",
+    "stagewise_block",
+    "stagewise_update",
     "tell_then_select",
     "ts_sample",
 ]
@@ -175,7 +185,7 @@ class PackedRound(NamedTuple):
     buffer (``state``, see :func:`~safebandits.estimators.stagewise.state_views`), the live vertex
     table's buffer (``table``, see :func:`~safebandits.estimators.stagewise.table_views`), the
     estimator's constants and live record, the output of :func:`select_action` (``point``), the Thompson
-    sample ``theta_ts`` (unused by LC-LUCB) and the observed ``costs`` of :func:`run_rounds`."""
+    sample ``theta_ts`` (unused by LC-LUCB) and the observed ``costs`` of :func:`stagewise_update`."""
 
     state: np.ndarray
     table: np.ndarray
@@ -293,43 +303,88 @@ def select_action(est, tbl, choice, theta_ts, out_point):
     return best - 1, best_val
 
 
-@numba.njit(cache=True)
-def run_rounds(packed, choice, thompson, env, variates, played, rows):
-    """Select -> observe -> update for variate rows ``rows = (start, stop)``, ``start .. stop-1``
-    (LC-LUCB and Safe-LTS), on the state and table of ``packed`` (:class:`PackedRound`; its ``point`` is
-    not used). Writes the played points and the chosen candidates' values (see :func:`select_action`)
-    into ``played = (points, values)``.
+class StagewiseRun(NamedTuple):
+    """A block of rounds on the shared driver: the learner's :class:`PackedRound`, its
+    :class:`RoundChoice`, Safe-LTS's :class:`ThompsonWork` (LC-LUCB: an empty one, never read), and
+    the outputs ``points`` (n, d) and ``values`` (n,) (see :func:`select_action`)."""
 
-    The observation of the played point ``x`` with standard variates ``z`` is
-    ``observe_code(env.noise_code, env.sigma, (x @ env.params)[k], z[k])`` (column 0 reward, then the
-    costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment` computes it. Safe-LTS
-    (``thompson``: :class:`ThompsonWork`) reads one row of ``thompson.normals`` per round
-    (``thompson.positions[0].normals``); the loop stops early when they run out. LC-LUCB passes
-    ``thompson=None``, for which numba compiles the loop without the Thompson step. Returns the first
-    unused row.
-    """
-    const = packed.const
-    est = state_views(packed.state, const, packed.live)
-    tbl = table_views(packed.table, const)
-    theta_ts, costs = packed.theta_ts, packed.costs
-    points, values = played
-    m = costs.shape[0]
-    j, stop = rows
-    while j < stop:
-        if thompson is not None:
-            pos = thompson.positions[0]
-            if pos.normals >= thompson.normals.shape[0]:
-                break
-            ts_sample(est, thompson.normals[pos.normals], choice.ts_scale, thompson.low, theta_ts)
-            pos.normals += 1
-        _, values[j] = select_action(est, tbl, choice, theta_ts, points[j])  # Algorithm 1, lines 4-5
-        means = np.dot(points[j], env.params)
-        reward = observe_code(env.noise_code, env.sigma, means[0], variates[j, 0])
-        for k in range(m):
-            costs[k] = observe_code(env.noise_code, env.sigma, means[1 + k], variates[j, 1 + k])
-        stagewise_update_table(est, tbl, points[j], reward, costs)  # Algorithm 1, line 7
-        j += 1
-    return j
+    packed: PackedRound
+    choice: RoundChoice
+    thompson: ThompsonWork
+    points: np.ndarray
+    values: np.ndarray
+
+
+class StagewiseBlock(NamedTuple):
+    """What the kernels of a block read, taken out of a :class:`StagewiseRun` once per block
+    (:func:`stagewise_block`): the estimator's and the table's views, the choice, the Thompson sample
+    and work, the observed costs and the outputs. Every array is borrowed
+    (:func:`~safebandits._numba.borrow`): reading it every round costs no reference counting."""
+
+    est: StagewiseState
+    tbl: VertexTable
+    choice: RoundChoice
+    theta_ts: np.ndarray
+    thompson: ThompsonWork
+    costs: np.ndarray
+    points: np.ndarray
+    values: np.ndarray
+
+
+@numba.njit(cache=True, inline="always")
+def stagewise_block(run):
+    """The :class:`StagewiseBlock` of ``run`` (views of the learner's buffers, valid during the block)."""
+    packed, th = run.packed, run.thompson
+    est = state_views(packed.state, packed.const, packed.live)
+    tbl = table_views(packed.table, packed.const)
+    thompson = ThompsonWork(borrow(th.normals), th.positions, borrow(th.low))
+    return StagewiseBlock(
+        est, tbl, run.choice, borrow(packed.theta_ts), thompson, borrow(packed.costs), borrow(run.points),
+        borrow(run.values),
+    )  # fmt: skip
+
+
+@numba.njit(cache=True, inline="always")
+def lc_lucb_select(b, j):
+    """Algorithm 1, lines 4-5: round ``j``'s action into ``b.points[j]`` (its value into
+    ``b.values[j]``)."""
+    _, b.values[j] = select_action(b.est, b.tbl, b.choice, b.theta_ts, b.points[j])
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def safe_lts_select(b, j):
+    """Safe-LTS: a Thompson sample from the next normal of ``b.thompson`` (``False``, nothing played,
+    when they ran out: the caller refills), then the choice by the sample's index."""
+    th = b.thompson
+    pos = th.positions[0]
+    if pos.normals >= th.normals.shape[0]:
+        return False
+    ts_sample(b.est, th.normals[pos.normals], b.choice.ts_scale, th.low, b.theta_ts)
+    pos.normals += 1
+    _, b.values[j] = select_action(b.est, b.tbl, b.choice, b.theta_ts, b.points[j])
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def stagewise_update(b, j, y):
+    """Algorithm 1, line 7: the estimators and the vertex table with round ``j``'s observation ``y``
+    (reward, then the costs)."""
+    costs = b.costs
+    for k in range(costs.shape[0]):
+        costs[k] = y[1 + k]
+    stagewise_update_table(b.est, b.tbl, b.points[j], y[0], costs)
+
+
+#: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over LC-LUCB's kernels and
+#: over Safe-LTS's: ``driver(run, env, variates, (start, stop)) -> j``, the first row not played (a
+#: :class:`StagewiseRun`; Safe-LTS stops early when its normals run out: refill, call again).
+lc_lucb_rounds = make_driver(
+    "lc_lucb_rounds", lc_lucb_select, point_means, stagewise_update, __name__, prepare=stagewise_block
+)
+safe_lts_rounds = make_driver(
+    "safe_lts_rounds", safe_lts_select, point_means, stagewise_update, __name__, prepare=stagewise_block
+)
 
 
 @numba.njit(cache=True)
@@ -339,7 +394,7 @@ def tell_then_select(packed, choice, x, reward, costs):
     one compiled call per round (LC-LUCB). Returns :func:`select_action`'s ``(vertex index, value)``;
     the action is in ``packed.point``. Reads the state and the table out of their buffers, so that a call
     from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
-    :func:`run_rounds`, so both paths run the same compiled code."""
+    :data:`lc_lucb_rounds`, so both paths run the same compiled code."""
     const = packed.const
     est = state_views(packed.state, const, packed.live)
     tbl = table_views(packed.table, const)
@@ -704,11 +759,12 @@ class StagewiseLinearLearner(BaseLearner):
         values = np.full(n, math.nan)
         j = self._warm_rounds(env, variates, points, 0, n)
         self._round_arms = self._arms
-        thompson = ThompsonWork(self._normals, self._position_block, self._low) if self.use_ts else None
-        choice = self._choice(self._safe_row)
+        thompson = ThompsonWork(self._normals, self._position_block, self._low)
+        run = StagewiseRun(self._packed, self._choice(self._safe_row), thompson, points, values)
+        driver = safe_lts_rounds if self.use_ts else lc_lucb_rounds
         while j < n:
             self._refill()
-            j = run_rounds(self._packed, choice, thompson, feedback, variates, (points, values), (j, n))
+            j = driver(run, feedback, variates, (j, n))
         self.n_samples += n
         env.n_samples += n
         if n > 0 and not self.use_ts:
