@@ -25,7 +25,7 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba.core import cgutils, types
+from numba.core import cgutils, ir, ir_utils, types
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
@@ -108,6 +108,40 @@ def borrow(a: np.ndarray) -> np.ndarray:
     compiled loop reads every round out of a record; valid while ``a`` is, within the compiled call
     that borrowed it (never returned to Python nor stored in a longer-lived object)."""
     return a
+
+
+# Numba's dead-code pass drops a write to an array that is not read afterwards unless its alias
+# analysis traces the array to an argument of the function. It does not see through a call it does not
+# know nor through a tuple built in the function, and it visits the blocks in no particular order, so a
+# write through a borrowed array or a view kept in a record built by the same function (a driver's
+# block, see algorithms/_driver.py) was dropped silently. The hook below marks as possibly aliasing an
+# argument the result of ``borrow`` / ``vector_at`` / ``matrix_at``, every tuple (or NamedTuple) the
+# function builds, and every value taken out of a tuple. It only adds aliases: at worst a dead write
+# is kept.
+_ALIASING_CALLS = frozenset({("_borrow", __name__), ("_vector_at", __name__), ("_matrix_at", __name__)})
+
+
+def _alias_inputs(instr: Any, args: Any, typemap: Any, func_ir: Any, alias_map: Any, arg_aliases: Any) -> None:  # noqa: E501
+    if _previous_assign_hook is not None:  # pragma: no cover - no such hook in numba today
+        _previous_assign_hook(instr, args, typemap, func_ir, alias_map, arg_aliases)
+    expr = instr.value
+    if not isinstance(expr, ir.Expr) or typemap is None:
+        return
+    lhs = instr.target.name
+    if expr.op == "build_tuple":
+        arg_aliases.add(lhs)
+    elif expr.op == "call":
+        if isinstance(typemap.get(lhs), types.BaseTuple) or (
+            ir_utils.guard(ir_utils.find_callname, func_ir, expr, typemap) in _ALIASING_CALLS
+        ):
+            arg_aliases.add(lhs)
+    elif expr.op in ("getattr", "static_getitem", "getitem"):
+        if isinstance(typemap.get(expr.value.name), types.BaseTuple):
+            arg_aliases.add(lhs)
+
+
+_previous_assign_hook = ir_utils.alias_analysis_extensions.get(ir.Assign)
+ir_utils.alias_analysis_extensions[ir.Assign] = _alias_inputs
 
 
 @intrinsic

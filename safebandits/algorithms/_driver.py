@@ -45,9 +45,10 @@ from typing import Any
 import numba
 import numpy as np
 
+import safebandits._numba  # noqa: F401  (its alias hook: writes through a block's views are kept)
 from safebandits.problems.noise import observe_code
 
-__all__ = ["make_driver", "point_means"]
+__all__ = ["arm_means", "make_driver", "point_means"]
 
 _LOOP = """
 def {name}(run, env, variates, rows):
@@ -83,10 +84,17 @@ def point_means(run, env, j):
     return np.dot(run.points[j], env.params)
 
 
+@numba.njit(cache=True, inline="always")
+def arm_means(run, env, j):
+    """The ``means`` kernel of learners that pull arms: row ``run.arms[j]`` of ``env.means`` (K, 1 + m)
+    (column 0 the reward or loss, then the costs)."""
+    return env.means[run.arms[j]]
+
+
 def make_driver(
     name: str, select: Any, means: Any, update: Any, module: str, skip: Any = None, prepare: Any = None
 ) -> Callable[..., int]:
-    """The compiled driver over one learner's kernels: ``driver(st, env, variates, (start, stop)) -> j``.
+    """The compiled driver over one learner's kernels: ``driver(run, env, variates, (start, stop)) -> j``.
 
     The kernels are ``@numba.njit(cache=True, inline="always")``: numba inlines them into the loop, so a
     round costs what a hand-written loop costs (a call per kernel would pass the whole run state, tens of
@@ -108,6 +116,11 @@ def make_driver(
     skip : compiled ``(st, env, variates, j, stop) -> int``, optional
         Called before each round: the number of rows ``j, j+1, ...`` it played itself (certified skips,
         which draw their observations with the same noise formula), 0 for none.
+    prepare : compiled ``(run) -> st``, optional
+        Called once per block: the record the other kernels read (``st``; without it ``st`` is ``run``).
+        Built inside the loop's function, it can hold views of the learner's buffers
+        (:func:`~safebandits._numba.matrix_at`) and borrowed arrays (:func:`~safebandits._numba.borrow`)
+        that the kernels then read every round without reference counting.
 
     Returns
     -------
@@ -123,13 +136,10 @@ def make_driver(
         "np": np,
         "__name__": module,
     }
-    source_file = sys.modules[module].__file__
-    source = _LOOP.format(
-        name=name,
-        skip=_SKIP if skip is not None else "",
-        prepare="run" if prepare is None else "_prepare(run)",
-    )
-    exec(compile(source, source_file or "<driver>", "exec"), namespace)
+    source_file = sys.modules[module].__file__ or "<driver>"
+    prepare_line = "run" if prepare is None else "_prepare(run)"
+    source = _LOOP.format(name=name, skip=_SKIP if skip is not None else "", prepare=prepare_line)
+    exec(compile(source, source_file, "exec"), namespace)
     fn = namespace[name]
     fn.__module__ = module
     fn.__qualname__ = f"{name}_{_CHECKSUM}"  # (the cache index: a new one when the loop changes)

@@ -49,7 +49,7 @@ from typing import Any, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import bind_kernel, borrow
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -57,11 +57,11 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
+from safebandits.algorithms._driver import arm_means, make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.problems.noise import observe_code
 from safebandits.problems.stagewise import solve_policy_lp
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
@@ -70,16 +70,20 @@ __all__ = [
     "OPB",
     "OPBConfig",
     "OPBConstants",
+    "OPBRun",
     "OPBState",
     "add_observation",
     "choose_arm",
     "lp_closed_form",
+    "opb_block",
     "opb_indices",
-    "run_loop",
+    "opb_rounds",
+    "opb_select",
+    "opb_update",
     "solve_index_lp",
 ]
 
-#: Learner uniforms drawn per refill of the buffer shared by ``ask`` and :func:`run_loop`.
+#: Learner uniforms drawn per refill of the buffer shared by ``ask`` and :data:`opb_rounds`.
 UNIFORM_BLOCK = 1024
 
 
@@ -344,33 +348,60 @@ def add_observation(st, arm, reward, costs):
         st.cost_sums[arm, i] += costs[i]
 
 
-@numba.njit(cache=True)
-def run_loop(st, env, variates, start, stop, out_arms, out_probs):
-    """Rounds on variate rows ``start, start+1, ...`` until ``stop`` or the uniform buffer runs dry.
+class OPBRun(NamedTuple):
+    """A block of rounds on the shared driver: the learner's state and the outputs, the arm (``arms``,
+    (n,)) and the policy (``probs``, (n, K)) of each round."""
 
-    Per round: :func:`choose_arm`, then the observation of every signal ``j`` of the pulled arm,
-    ``observe_code(env.noise_code, env.sigma, env.means[arm, j], variates[row, j])`` (column 0 the
-    reward, then the costs), then the count and sums update. Writes the arm and policy of each round into
-    ``out_arms`` and ``out_probs``; returns the first unused row.
-    """
-    m = st.cost_sums.shape[1]
-    live = st.live[0]
-    j = start
-    while j < stop:
-        if live.upos >= st.uniforms.shape[0]:
-            break
-        arm = choose_arm(st)
-        out_arms[j] = arm
-        for a in range(st.probs.shape[0]):
-            out_probs[j, a] = st.probs[a]
-        st.counts[arm] += 1
-        st.reward_sums[arm] += observe_code(env.noise_code, env.sigma, env.means[arm, 0], variates[j, 0])
-        for i in range(m):
-            st.cost_sums[arm, i] += observe_code(
-                env.noise_code, env.sigma, env.means[arm, 1 + i], variates[j, 1 + i]
-            )
-        j += 1
-    return j
+    st: OPBState
+    arms: np.ndarray
+    probs: np.ndarray
+
+
+@numba.njit(cache=True, inline="always")
+def opb_block(run):
+    """``run`` with every array borrowed (:func:`~safebandits._numba.borrow`: no reference counting
+    when the kernels read them every round), for the block."""
+    st = run.st
+    return OPBRun(
+        OPBState(
+            borrow(st.counts), borrow(st.reward_sums), borrow(st.cost_sums), borrow(st.safe_cost),
+            borrow(st.tau), borrow(st.ur), borrow(st.raw), borrow(st.uc), borrow(st.probs), borrow(st.uniforms),
+            st.const, st.live,
+        ),
+        borrow(run.arms),
+        borrow(run.probs),
+    )  # fmt: skip
+
+
+@numba.njit(cache=True, inline="always")
+def opb_select(run, j):
+    """Round ``j``: :func:`choose_arm` (the policy, then the arm), written to ``run.arms[j]`` and
+    ``run.probs[j]``; ``False`` (nothing played) when the uniform buffer ran dry."""
+    st = run.st
+    if st.live[0].upos >= st.uniforms.shape[0]:
+        return False
+    arm = choose_arm(st)
+    run.arms[j] = arm
+    for a in range(st.probs.shape[0]):
+        run.probs[j, a] = st.probs[a]
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def opb_update(run, j, y):
+    """Count round ``j``'s pull and add its reward ``y[0]`` and costs ``y[1:]`` to the sums."""
+    st = run.st
+    arm = run.arms[j]
+    st.counts[arm] += 1
+    st.reward_sums[arm] += y[0]
+    for i in range(st.cost_sums.shape[1]):
+        st.cost_sums[arm, i] += y[1 + i]
+
+
+#: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPB's kernels:
+#: ``opb_rounds(run, env, variates, (start, stop)) -> j`` on an :class:`OPBRun` and an
+#: :class:`ArmFeedback`, the first row not played (refill the uniforms and call again).
+opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__, prepare=opb_block)
 
 
 def solve_index_lp(
@@ -667,7 +698,7 @@ class OPB(BaseLearner):
         """Play ``n_rounds`` rounds on ``env``; same trajectory as ask / ``env.play`` / tell.
 
         Warm-start rounds and multi-constraint rounds go through ask / tell; single-constraint rounds
-        run in :func:`run_loop` on ``env.take_variates`` rows and the learner's uniform buffer.
+        run on the shared driver (:data:`opb_rounds`) on ``env.take_variates`` rows and the learner's uniform buffer.
 
         Parameters
         ----------
@@ -704,10 +735,11 @@ class OPB(BaseLearner):
             variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
             out_arms = np.zeros(n, dtype=np.int64)
             out_probs = probs[j:]
+            run = OPBRun(self.state, out_arms, out_probs)
             i = 0
             while i < n:
                 self._refill_uniforms()
-                i = run_loop(self.state, feedback, variates, i, n, out_arms, out_probs)
+                i = opb_rounds(run, feedback, variates, (i, n))
             points[j:] = arms[out_arms]
             self.n_samples += n
             env.n_samples += n
