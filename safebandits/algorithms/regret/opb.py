@@ -365,8 +365,8 @@ def opb_block(run):
     return OPBRun(
         OPBState(
             borrow(st.counts), borrow(st.reward_sums), borrow(st.cost_sums), borrow(st.safe_cost),
-            borrow(st.tau), borrow(st.ur), borrow(st.raw), borrow(st.uc), borrow(st.probs), borrow(st.uniforms),
-            st.const, st.live,
+            borrow(st.tau), borrow(st.ur), borrow(st.raw), borrow(st.uc), borrow(st.probs),
+            borrow(st.uniforms), st.const, st.live,
         ),
         borrow(run.arms),
         borrow(run.probs),
@@ -698,7 +698,8 @@ class OPB(BaseLearner):
         """Play ``n_rounds`` rounds on ``env``; same trajectory as ask / ``env.play`` / tell.
 
         Warm-start rounds and multi-constraint rounds go through ask / tell; single-constraint rounds
-        run on the shared driver (:data:`opb_rounds`) on ``env.take_variates`` rows and the learner's uniform buffer.
+        run on the shared driver (:data:`opb_rounds`) on ``env.take_variates`` rows and the learner's
+        uniform buffer.
 
         Parameters
         ----------
