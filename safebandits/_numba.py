@@ -102,11 +102,13 @@ def matrix_at(buf: np.ndarray, offset: int, rows: int, cols: int) -> np.ndarray:
     return buf[offset : offset + rows * cols].reshape(rows, cols)
 
 
-def borrow(a: np.ndarray) -> np.ndarray:
+def borrow(a: Any) -> Any:
     """``a`` itself in Python; in compiled code, the same array without a reference (like the views of
     :func:`matrix_at`): passing it on or reading it costs no reference counting. For the arrays a
     compiled loop reads every round out of a record; valid while ``a`` is, within the compiled call
-    that borrowed it (never returned to Python nor stored in a longer-lived object)."""
+    that borrowed it (never returned to Python nor stored in a longer-lived object). A tuple or
+    NamedTuple (nested ones too) is borrowed member by member: the same record, every array in it
+    borrowed."""
     return a
 
 
@@ -144,26 +146,44 @@ _previous_assign_hook = ir_utils.alias_analysis_extensions.get(ir.Assign)
 ir_utils.alias_analysis_extensions[ir.Assign] = _alias_inputs
 
 
-@intrinsic
-def _borrow(typingctx: Any, a: Any) -> Any:
-    if not isinstance(a, types.Array):
-        return None
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        src = make_array(sig.args[0])(context, builder, args[0])
-        out = make_array(sig.return_type)(context, builder)
+def _borrowed(context: Any, builder: Any, typ: Any, value: Any) -> Any:
+    """``value`` of numba type ``typ`` with the meminfo and parent of every array in it set to null."""
+    if isinstance(typ, types.Array):
+        src = make_array(typ)(context, builder, value)
+        out = make_array(typ)(context, builder)
         populate_array(
             out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize, meminfo=None,
             parent=None,
         )  # fmt: skip
         return out._getvalue()
+    if isinstance(typ, types.BaseTuple):
+        for i, member in enumerate(typ):
+            if _has_array(member):
+                item = _borrowed(context, builder, member, builder.extract_value(value, i))
+                value = builder.insert_value(value, item, i)
+    return value
+
+
+def _has_array(typ: Any) -> bool:
+    if isinstance(typ, types.Array):
+        return True
+    return isinstance(typ, types.BaseTuple) and any(_has_array(t) for t in typ)
+
+
+@intrinsic
+def _borrow(typingctx: Any, a: Any) -> Any:
+    if not _has_array(a):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return _borrowed(context, builder, sig.args[0], args[0])
 
     return a(a), codegen
 
 
 @overload(borrow, inline="always")
 def _borrow_overload(a):  # type: ignore[no-untyped-def]
-    if isinstance(a, types.Array):
+    if _has_array(a):
         return lambda a: _borrow(a)
     return None
 

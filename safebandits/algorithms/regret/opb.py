@@ -75,7 +75,6 @@ __all__ = [
     "add_observation",
     "choose_arm",
     "lp_closed_form",
-    "opb_block",
     "opb_indices",
     "opb_rounds",
     "opb_select",
@@ -358,22 +357,6 @@ class OPBRun(NamedTuple):
 
 
 @numba.njit(cache=True, inline="always")
-def opb_block(run):
-    """``run`` with every array borrowed (:func:`~safebandits._numba.borrow`: no reference counting
-    when the kernels read them every round), for the block."""
-    st = run.st
-    return OPBRun(
-        OPBState(
-            borrow(st.counts), borrow(st.reward_sums), borrow(st.cost_sums), borrow(st.safe_cost),
-            borrow(st.tau), borrow(st.ur), borrow(st.raw), borrow(st.uc), borrow(st.probs),
-            borrow(st.uniforms), st.const, st.live,
-        ),
-        borrow(run.arms),
-        borrow(run.probs),
-    )  # fmt: skip
-
-
-@numba.njit(cache=True, inline="always")
 def opb_select(run, j):
     """Round ``j``: :func:`choose_arm` (the policy, then the arm), written to ``run.arms[j]`` and
     ``run.probs[j]``; ``False`` (nothing played) when the uniform buffer ran dry."""
@@ -401,7 +384,7 @@ def opb_update(run, j, y):
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPB's kernels:
 #: ``opb_rounds(run, env, variates, (start, stop)) -> j`` on an :class:`OPBRun` and an
 #: :class:`ArmFeedback`, the first row not played (refill the uniforms and call again).
-opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__, prepare=opb_block)
+opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__, prepare=borrow)
 
 
 def solve_index_lp(

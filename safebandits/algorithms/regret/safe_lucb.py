@@ -43,7 +43,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, get_args
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import bind_kernel, borrow
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -51,6 +51,7 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
+from safebandits.algorithms._driver import arm_means, make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
@@ -62,7 +63,6 @@ from safebandits.estimators.ridge import (
     arm_ridge_update,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.problems.noise import observe_code
 from safebandits.problems.safe_linear import (
     RadialProblem,
     boundary_grid_step,
@@ -81,11 +81,14 @@ __all__ = [
     "SafeLUCBBaseConfig",
     "SafeLUCBConfig",
     "SafeLUCBConstants",
+    "SafeLUCBRun",
     "SafeLUCBState",
     "bound15",
     "exploration_lengths",
     "gap_lcb",
-    "run_arm_loop",
+    "safe_lucb_rounds",
+    "safe_lucb_select",
+    "safe_lucb_update",
     "select_arm",
     "tell_arm",
 ]
@@ -150,8 +153,9 @@ class SafeLUCBState(NamedTuple):
 
 
 class LossFeedback(NamedTuple):
-    """The simulated environment of a finite decision set: each arm's mean loss ``means`` and the noise
-    (``observe_code(noise_code, sigma, -mean, z)`` is the observed negated loss)."""
+    """The simulated environment of a finite decision set: ``means`` (K, 1), each arm's mean observation
+    ``x @ params``, and the noise: ``y = observe_code(noise_code, sigma, means[arm, 0], z)`` is the
+    observation, and ``-y`` the loss told to the learner."""
 
     means: np.ndarray
     noise_code: int
@@ -409,22 +413,36 @@ def tell_arm(st, arm, loss):
             live.t_prime = const.t_cap
 
 
-@numba.njit(cache=True)
-def run_arm_loop(st, env, variates, played, rows):
-    """Select -> observe -> tell for variate rows ``rows = (start, stop)``, ``start..stop-1``; stops early
-    when the exploration buffer must be refilled. The observation is ``observe_code(env.noise_code,
-    env.sigma, env.means[arm], z)`` (the negated loss, as
-    :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment`). Returns the first unused row."""
-    j, stop = rows
-    while j < stop:
-        arm = select_arm(st)
-        if arm < 0:
-            break
-        y = observe_code(env.noise_code, env.sigma, env.means[arm], variates[j, 0])
-        tell_arm(st, arm, -y)
-        played[j] = arm
-        j += 1
-    return j
+class SafeLUCBRun(NamedTuple):
+    """A block of rounds on the shared driver: the learner's state and the arm of each round (``arms``)."""
+
+    st: SafeLUCBState
+    arms: np.ndarray
+
+
+@numba.njit(cache=True, inline="always")
+def safe_lucb_select(run, j):
+    """Round ``j``'s arm (:func:`select_arm`) into ``run.arms[j]``; ``False`` (nothing played) when the
+    exploration buffer must be refilled first."""
+    arm = select_arm(run.st)
+    if arm < 0:
+        return False
+    run.arms[j] = arm
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def safe_lucb_update(run, j, y):
+    """:func:`tell_arm` with round ``j``'s loss: the observation ``y[0]`` is the negated loss."""
+    tell_arm(run.st, run.arms[j], -y[0])
+
+
+#: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over Safe-LUCB's kernels on
+#: finite decision sets: ``safe_lucb_rounds(run, env, variates, (start, stop)) -> j`` on a
+#: :class:`SafeLUCBRun` and a :class:`LossFeedback`, the first row not played (refill, call again).
+safe_lucb_rounds = make_driver(
+    "safe_lucb_rounds", safe_lucb_select, arm_means, safe_lucb_update, __name__, prepare=borrow
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -810,7 +828,8 @@ class SafeLUCB(BaseLearner):
         """Play ``n_rounds`` rounds on ``env`` with the same trajectory as ask / tell.
 
         Round ``k`` meets row ``k`` of ``env.take_variates(n_rounds)``; finite sets run one compiled loop
-        (:func:`run_arm_loop`), convex bodies a Python loop over the same per-round functions.
+        (the shared driver, :data:`safe_lucb_rounds`), convex bodies a Python loop over the same
+        per-round functions.
         """
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
@@ -827,10 +846,11 @@ class SafeLUCB(BaseLearner):
             played = np.empty(n, dtype=np.int64)
             arms = self._ds.arms
             means = np.array([float((arms[k] @ params)[0]) for k in range(arms.shape[0])])
-            feedback = LossFeedback(means, code, sigma)
+            feedback = LossFeedback(means.reshape(-1, 1), code, sigma)
+            run = SafeLUCBRun(self.state, played)
             j = 0
             while j < n:
-                j = run_arm_loop(self.state, feedback, variates, played, (j, n))
+                j = safe_lucb_rounds(run, feedback, variates, (j, n))
                 if j < n:
                     self._refill()
             points = arms[played]
