@@ -57,33 +57,39 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import bind_kernel, borrow
 from safebandits._validation import check_int
+from safebandits.algorithms._driver import make_driver, point_means
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.algorithms.regret.lc_lucb import StagewiseLinearConfig, StagewiseLinearLearner
+from safebandits.algorithms.regret.lc_lucb import (
+    StagewiseLinearConfig,
+    StagewiseLinearLearner,
+    stagewise_update,
+)
 from safebandits.estimators.stagewise import (
     T_LIN,
     T_QC,
     T_RX,
     T_S0X,
     T_SXX,
+    StagewiseState,
     VertexTable,
     confidence_radii,
     ray_scale,
-    stagewise_update_table,
 )
 from safebandits.exceptions import ProtocolError
-from safebandits.problems.noise import observe_code
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision
 
 __all__ = [
     "OPLB",
     "OPLBConfig",
+    "OPLBRun",
     "OPLBWork",
     "PolicySearch",
     "oplb_policy",
     "oplb_rounds",
+    "oplb_select",
     "sample_policy",
 ]
 
@@ -351,32 +357,44 @@ def sample_policy(probs, u, safe_row):
     return last if safe_row >= 0 else -1
 
 
-@numba.njit(cache=True)
-def oplb_rounds(est, tbl, search, work, env, variates, played, rows):
-    """Policy -> sample -> observe -> update for variate rows ``rows = (start, stop)``, ``start ..
-    stop-1`` (one learner uniform per round, ``work.positions[0].uniforms``; stops early when they run out).
-    Writes the played points, policies and the policies' optimistic values ``V~r(pi_t)`` into ``played =
-    (points, probs, values)``. Returns the first unused row."""
-    points, probs, values = played
-    uniforms, pos, costs = work.uniforms, work.positions[0], work.costs
-    vx = tbl.vx
-    m = costs.shape[0]
-    j, stop = rows
-    while j < stop:
-        if pos.uniforms >= uniforms.shape[0]:
-            break
-        values[j] = oplb_policy(est, tbl, search, work, probs[j])  # Algorithm 2, line 4: pi_t of (34)
-        idx = sample_policy(probs[j], uniforms[pos.uniforms], search.safe_row)  # line 5: X_t ~ pi_t
-        pos.uniforms += 1
-        for a in range(vx.shape[1]):
-            points[j, a] = vx[idx + 1, a]
-        means = np.dot(points[j], env.params)
-        reward = observe_code(env.noise_code, env.sigma, means[0], variates[j, 0])
-        for k in range(m):
-            costs[k] = observe_code(env.noise_code, env.sigma, means[1 + k], variates[j, 1 + k])
-        stagewise_update_table(est, tbl, points[j], reward, costs)  # line 7
-        j += 1
-    return j
+class OPLBRun(NamedTuple):
+    """A block of rounds on the shared driver: the estimator's state and the vertex table, the policy
+    search's settings and work arrays, the observed ``costs`` (``work.costs``) and the outputs: the
+    played ``points``, the policies ``probs`` and their optimistic values ``values``."""
+
+    est: StagewiseState
+    tbl: VertexTable
+    search: PolicySearch
+    work: OPLBWork
+    costs: np.ndarray
+    points: np.ndarray
+    probs: np.ndarray
+    values: np.ndarray
+
+
+@numba.njit(cache=True, inline="always")
+def oplb_select(run, j):
+    """Algorithm 2, lines 4-5: the policy ``pi_t`` of (34) into ``run.probs[j]`` (its value
+    ``V~r(pi_t)`` into ``run.values[j]``), then ``X_t ~ pi_t`` with the next learner uniform into
+    ``run.points[j]``; ``False`` (nothing played) when the uniforms ran out."""
+    work = run.work
+    pos = work.positions[0]
+    if pos.uniforms >= work.uniforms.shape[0]:
+        return False
+    run.values[j] = oplb_policy(run.est, run.tbl, run.search, work, run.probs[j])
+    idx = sample_policy(run.probs[j], work.uniforms[pos.uniforms], run.search.safe_row)
+    pos.uniforms += 1
+    vx = run.tbl.vx
+    for a in range(vx.shape[1]):
+        run.points[j, a] = vx[idx + 1, a]
+    return True
+
+
+#: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPLB's kernels (the
+#: update is LC-LUCB's, :func:`~safebandits.algorithms.regret.lc_lucb.stagewise_update`, line 7):
+#: ``oplb_rounds(run, env, variates, (start, stop)) -> j`` on an :class:`OPLBRun`, the first row not
+#: played (refill the uniforms, call again).
+oplb_rounds = make_driver("oplb_rounds", oplb_select, point_means, stagewise_update, __name__, prepare=borrow)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -477,19 +495,12 @@ class OPLB(StagewiseLinearLearner):
             probs[:j0, self._safe_row] = 1.0
         j = j0
         self._round_arms = self._arms
-        search, work = self._search(self._safe_row), self._work()
+        work = self._work()
+        est, search = self.estimator.state, self._search(self._safe_row)
+        run = OPLBRun(est, self._tbl, search, work, work.costs, points, probs, values)
         while j < n:
             self._refill()
-            j = oplb_rounds(
-                self.estimator.state,
-                self._tbl,
-                search,
-                work,
-                feedback,
-                variates,
-                (points, probs, values),
-                (j, n),
-            )
+            j = oplb_rounds(run, feedback, variates, (j, n))
         if n > j0:
             self._probs[:] = probs[n - 1]
             self._last_value = float(values[n - 1])
