@@ -108,7 +108,7 @@ def borrow(a: Any) -> Any:
     compiled loop reads every round out of a record; valid while ``a`` is, within the compiled call
     that borrowed it (never returned to Python nor stored in a longer-lived object). A tuple or
     NamedTuple (nested ones too) is borrowed member by member: the same record, every array in it
-    borrowed."""
+    borrowed; a value without arrays is returned as it is."""
     return a
 
 
@@ -123,7 +123,9 @@ def borrow(a: Any) -> Any:
 _ALIASING_CALLS = frozenset({("_borrow", __name__), ("_vector_at", __name__), ("_matrix_at", __name__)})
 
 
-def _alias_inputs(instr: Any, args: Any, typemap: Any, func_ir: Any, alias_map: Any, arg_aliases: Any) -> None:  # noqa: E501
+def _alias_inputs(
+    instr: Any, args: Any, typemap: Any, func_ir: Any, alias_map: Any, arg_aliases: Any
+) -> None:
     if _previous_assign_hook is not None:  # pragma: no cover - no such hook in numba today
         _previous_assign_hook(instr, args, typemap, func_ir, alias_map, arg_aliases)
     expr = instr.value
@@ -185,7 +187,7 @@ def _borrow(typingctx: Any, a: Any) -> Any:
 def _borrow_overload(a):  # type: ignore[no-untyped-def]
     if _has_array(a):
         return lambda a: _borrow(a)
-    return None
+    return lambda a: a  # (nothing to borrow)
 
 
 def _unreferenced_view(

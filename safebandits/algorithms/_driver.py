@@ -45,7 +45,7 @@ from typing import Any
 import numba
 import numpy as np
 
-import safebandits._numba  # noqa: F401  (its alias hook: writes through a block's views are kept)
+from safebandits._numba import borrow  # (and its alias hook: writes through a block's views are kept)
 from safebandits.problems.noise import observe_code
 
 __all__ = ["arm_means", "make_driver", "point_means"]
@@ -54,6 +54,7 @@ _LOOP = """
 def {name}(run, env, variates, rows):
     j, stop = rows
     st = {prepare}
+    env, variates = borrow(env), borrow(variates)
     y = np.empty(variates.shape[1])
     while j < stop:{skip}
         if not _select(st, j):
@@ -133,6 +134,7 @@ def make_driver(
         "_skip": skip,
         "_prepare": prepare,
         "observe_code": observe_code,
+        "borrow": borrow,
         "np": np,
         "__name__": module,
     }

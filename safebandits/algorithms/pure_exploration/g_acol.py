@@ -25,19 +25,19 @@ The per-sample work is done by two compiled kernels acting in place on the learn
 ``O(n^2)`` (Gram numerics: ``G = X A^{-1} X^T``, chosen when ``n`` is not much larger than ``d``;
 see ``numerics`` of :class:`GACOLConfig`); the ask / tell path calls them once
 per sample and :meth:`GACOL.simulate` runs the whole ask -> pull -> tell cycle in one compiled loop
-(:func:`run_loop`) on the environment's noise stream, giving the same trajectory; its certified skips
-live in :mod:`~safebandits.algorithms.pure_exploration._skips`.
+(the shared driver, :data:`gacol_samples`) on the environment's noise stream, giving the same
+trajectory; its certified skips live in :mod:`~safebandits.algorithms.pure_exploration._skips`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import bind_kernel, borrow
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -46,6 +46,7 @@ from safebandits._validation import (
     check_positive,
     literal_choices,
 )
+from safebandits.algorithms._driver import make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import CBAILearner, CBAISets, check_cbai_info
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
@@ -67,16 +68,17 @@ from safebandits.algorithms.pure_exploration._skips import SKIP_LIVE, SkipWork, 
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.ridge import DIAGONAL, ArmRidge, choose_numerics, is_axis_aligned
 from safebandits.exceptions import ProtocolError
-from safebandits.problems.noise import observe_code
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
     "GACOL",
     "ConstraintFeedback",
+    "GACOLBlock",
     "GACOLConfig",
     "GACOLConstants",
+    "GACOLRun",
     "GACOLState",
-    "run_loop",
+    "gacol_samples",
     "select_arm",
     "tell_sample",
 ]
@@ -167,41 +169,90 @@ assert _SELECTIONS.index("max_reward") == MAX_REWARD and _SELECT_FROM.index("fea
 # --------------------------------------------------------------------------------------------------
 # compiled simulation loop
 # --------------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
-def run_loop(st, env, variates, start, stop, sk):
-    """Ask -> pull -> tell for variate rows ``start, start+1, ...`` until ``U`` is empty, row ``stop``
-    is reached, or the learner's uniform buffer runs dry (the caller refills it and calls again).
+class GACOLRun(NamedTuple):
+    """A block of samples on the shared driver: the learner's :class:`GACOLState` and the work arrays
+    of its certified skips (:class:`~safebandits.algorithms.pure_exploration._skips.SkipWork`; all
+    empty: every sample is taken one by one)."""
 
-    ``st`` the learner's :class:`GACOLState`, ``env`` a :class:`ConstraintFeedback`: the observation of
-    a pull of ``arm`` with standard variate ``z`` is ``observe_code(env.noise_code, env.sigma,
-    env.means[arm], z)`` (Gaussian or binary, as :mod:`safebandits.problems.noise`). ``sk`` the work
-    arrays of the certified skips (:class:`~safebandits.algorithms.pure_exploration._skips.SkipWork`;
-    all empty: every sample is taken one by one). Returns the index of the first unused variate row.
-    """
-    const, sets, live = st.const, st.sets.live[0], st.live[0]
+    st: GACOLState
+    sk: SkipWork
+
+
+class GACOLBlock(NamedTuple):
+    """What the kernels read during a block (:func:`gacol_block`): the state and the skip work
+    (borrowed), the arm of the current sample (``chosen``, one int64), the refresh period, whether
+    certified skips may be tried and whether the rule draws learner uniforms."""
+
+    st: GACOLState
+    sk: SkipWork
+    chosen: np.ndarray
+    period: int
+    can_skip: bool
+    uses_uniforms: bool
+
+
+@numba.njit(cache=True, inline="always")
+def gacol_block(run):
+    """The :class:`GACOLBlock` of ``run``: skips are tried with a refresh period, for the fixed rules
+    (uniform, max reward) and Greedy Max Var with diagonal numerics."""
+    st, sk = borrow(run.st), borrow(run.sk)
+    const = st.const
     period = const.refresh_every
     widest = const.select_from == FROM_ALL and const.numerics == DIAGONAL  # Greedy Max Var, diagonal
     fixed_rule = const.selection == UNIFORM or const.selection == MAX_REWARD
     can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest)
-    uses_uniforms = needs_uniform(const)
-    n_uniforms = st.uniforms.shape[0]
-    means, noise_code, sigma = env.means, env.noise_code, env.sigma
-    j = start
-    while j < stop:
-        if sets.n_uncertain == 0:  # line 3: stop when U is empty
-            break
-        if uses_uniforms and live.upos >= n_uniforms:
-            break
-        if can_skip and live.t % period == 0 and stop - j >= period:
-            taken = try_skip(st, sk, env, variates, j, stop - j)
-            if taken > 0:
-                j += taken
-                continue
-        arm = select_arm(st)  # line 4
-        y = observe_code(noise_code, sigma, means[arm], variates[j, 0])  # line 5
-        tell_sample(st, arm, y)  # lines 6-8
-        j += 1
-    return j
+    return GACOLBlock(st, sk, np.zeros(1, dtype=np.int64), period, can_skip, needs_uniform(const))
+
+
+@numba.njit(cache=True, inline="always")
+def _can_sample(b):
+    """Line 3 (stop when ``U`` is empty) and a uniform left for rules that draw one."""
+    st = b.st
+    if st.sets.live[0].n_uncertain == 0:
+        return False
+    return not (b.uses_uniforms and st.live[0].upos >= st.uniforms.shape[0])
+
+
+@numba.njit(cache=True, inline="always")
+def gacol_skip(b, env, variates, j, stop):
+    """At a refresh point with a whole period of rows left, a certified skip
+    (:func:`~safebandits.algorithms.pure_exploration._skips.try_skip`); the number of rows it played."""
+    live = b.st.live[0]
+    if b.can_skip and _can_sample(b) and live.t % b.period == 0 and stop - j >= b.period:
+        return try_skip(b.st, b.sk, env, variates, j, stop - j)
+    return 0
+
+
+@numba.njit(cache=True, inline="always")
+def gacol_select(b, j):
+    """Line 4: the arm to pull (:func:`select_arm`) into ``b.chosen``; ``False`` when ``U`` is empty
+    (line 3) or the uniform buffer ran dry (the caller refills it and calls again)."""
+    if not _can_sample(b):
+        return False
+    b.chosen[0] = select_arm(b.st)
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def gacol_means(b, env, j):
+    """Line 5: the constraint value of the chosen arm (``env.means`` of a :class:`ConstraintFeedback`)."""
+    arm = b.chosen[0]
+    return env.means[arm : arm + 1]
+
+
+@numba.njit(cache=True, inline="always")
+def gacol_update(b, j, y):
+    """Lines 6-8 with the observation ``y[0]`` (:func:`tell_sample`)."""
+    tell_sample(b.st, b.chosen[0], y[0])
+
+
+#: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over G-ACOL's kernels and
+#: its certified skips: ``gacol_samples(run, env, variates, (start, stop)) -> j`` on a :class:`GACOLRun`
+#: and a :class:`ConstraintFeedback`, the first variate row not used (``U`` empty, ``stop``, or the
+#: uniform buffer ran dry: refill and call again).
+gacol_samples = make_driver(
+    "gacol_samples", gacol_select, gacol_means, gacol_update, __name__, skip=gacol_skip, prepare=gacol_block
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -407,7 +458,7 @@ class GACOL(CBAILearner):
             return
         sigma = float(env.noise.sigma) if code == 0 else 0.0
         feedback = ConstraintFeedback(np.ascontiguousarray(means[:, 0], dtype=np.float64), int(code), sigma)
-        skip = self._skip_work()
+        run = GACOLRun(self.state, self._skip_work())
         period = self.config.refresh_every
         while not self.done and self.n_samples < budget:
             k = min(VARIATE_BLOCK, budget - self.n_samples)
@@ -417,7 +468,7 @@ class GACOL(CBAILearner):
             j = 0
             while j < k and not self.done:
                 self._refill_uniforms()
-                j_next = run_loop(self.state, feedback, variates, j, k, skip)
+                j_next = gacol_samples(run, feedback, variates, (j, k))
                 self.n_samples += j_next - j
                 env.n_samples += j_next - j
                 j = j_next
