@@ -38,6 +38,7 @@ __all__ = [
     "EliminationConfig",
     "EliminationLearner",
     "ProgramLearner",
+    "TransductiveConfig",
     "TransductiveView",
     "batch_sums",
     "check_transductive_info",
@@ -290,46 +291,65 @@ class ProgramLearner(BaseLearner):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class EliminationConfig(LearnerConfig):
-    """Shared configuration of the elimination learners.
+class TransductiveConfig(LearnerConfig):
+    """Configuration every transductive learner reads (BESIDE as printed composes only these).
 
     Parameters
     ----------
     delta : float in (0, 1), default 0.1
-        Error probability; round ``l`` spends ``6 delta / (pi^2 l^2)``, split among its phases.
+        Error probability.
     epsilon : float > 0 or None, default None
         Tolerance; ``None`` takes the instance's (``info.epsilon``).
-    initial_tolerance : float > 0, default 1.0
-        ``eps_1``; round ``l`` targets widths ``eps_l = initial_tolerance * 2^{1-l}``.
-    width_factor : float > 0, default 2.0
-        ``kappa`` of the phase length ``n = ceil(kappa sigma^2 rho eps_l^{-2} log(2 k / delta_phase)) + p``
-        (``rho`` the design value, ``k`` the targets, ``p`` the design's support): with ``kappa = 2`` the
-        least-squares widths of the design's targets are at most ``eps_l``.
     sampling : {"rounded", "iid"}, default "rounded"
         Pukelsheim rounding of the design (RAGE) or i.i.d. draws.
     fw_tol : float in (0, 1), default 1e-2
         Relative accuracy of the Frank--Wolfe design solver.
-    max_rounds : int >= 1, default 60
-        Safety cap on the number of rounds (``eps_60`` is below ``1e-17``).
     """
 
     delta: float = 0.1
     epsilon: float | None = None
-    initial_tolerance: float = 1.0
-    width_factor: float = 2.0
     sampling: Literal["rounded", "iid"] = "rounded"
     fw_tol: float = 1e-2
-    max_rounds: int = 60
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
         if self.epsilon is not None:
             check_positive(self.epsilon, "epsilon", owner=owner)
-        check_positive(self.initial_tolerance, "initial_tolerance", owner=owner)
-        check_positive(self.width_factor, "width_factor", owner=owner)
         check_literal_fields(self, owner=owner)
         check_interval(self.fw_tol, "fw_tol", low=0.0, high=1.0, owner=owner)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class EliminationConfig(TransductiveConfig):
+    """Shared configuration of the elimination learners: :class:`TransductiveConfig`'s fields and the
+    rounds' schedule.
+
+    Parameters
+    ----------
+    delta : float in (0, 1), default 0.1
+        Error probability; round ``l`` spends ``6 delta / (pi^2 l^2)``, split among its phases.
+    epsilon, sampling, fw_tol
+        As :class:`TransductiveConfig`.
+    initial_tolerance : float > 0, default 1.0
+        ``eps_1``; round ``l`` targets widths ``eps_l = initial_tolerance * 2^{1-l}``.
+    width_factor : float > 0, default 2.0
+        ``kappa`` of the phase length ``n = ceil(kappa sigma^2 rho eps_l^{-2} log(2 k / delta_phase)) + p``
+        (``rho`` the design value, ``k`` the targets, ``p`` the design's support): with ``kappa = 2`` the
+        least-squares widths of the design's targets are at most ``eps_l``.
+    max_rounds : int >= 1, default 60
+        Safety cap on the number of rounds (``eps_60`` is below ``1e-17``).
+    """
+
+    initial_tolerance: float = 1.0
+    width_factor: float = 2.0
+    max_rounds: int = 60
+
+    def __post_init__(self) -> None:
+        TransductiveConfig.__post_init__(self)
+        owner = type(self).__name__
+        check_positive(self.initial_tolerance, "initial_tolerance", owner=owner)
+        check_positive(self.width_factor, "width_factor", owner=owner)
         check_int(self.max_rounds, "max_rounds", low=1, owner=owner)
 
 

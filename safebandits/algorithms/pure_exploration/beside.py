@@ -38,9 +38,9 @@ import numpy as np
 from safebandits._validation import check_interval, check_positive
 from safebandits.algorithms.pure_exploration._cbai import MAX_ROUND_SAMPLES
 from safebandits.algorithms.pure_exploration._transductive import (
-    EliminationConfig,
     Program,
     ProgramLearner,
+    TransductiveConfig,
     draw_counts,
     solve_design,
 )
@@ -79,7 +79,7 @@ def tau_and_design(
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class BESIDEConfig(EliminationConfig):
+class BESIDEConfig(TransductiveConfig):
     """Configuration of :class:`BESIDE`.
 
     Parameters
@@ -105,7 +105,6 @@ class BESIDEConfig(EliminationConfig):
         RAGE^eps's first tolerance (``|Delta(z)| <= 2`` under the paper's normalisation).
     rage_accuracy : float in (0, 1], default 0.5
         RAGE^eps's round ``k`` aims at widths ``rage_accuracy * (p(Dhat_{k-1}(z)) + u(z) + eps_k)``.
-    (``initial_tolerance``, ``width_factor``, ``max_rounds`` are unused.)
     """
 
     eps_scale: float = 20.0
@@ -120,7 +119,7 @@ class BESIDEConfig(EliminationConfig):
     fw_tol: float = 1e-2
 
     def __post_init__(self) -> None:
-        EliminationConfig.__post_init__(self)
+        TransductiveConfig.__post_init__(self)
         owner = type(self).__name__
         for name in ("eps_scale", "design_scale", "design_tol", "tau_factor", "rage_scale"):
             check_positive(getattr(self, name), name, owner=owner)
