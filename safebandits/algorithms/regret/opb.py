@@ -82,6 +82,10 @@ __all__ = [
     "solve_index_lp",
 ]
 
+#: ``tuple.__new__``: a :class:`~safebandits.types.Decision` from its four fields without the
+#: NamedTuple's Python-level ``__new__`` (the ask / tell hot path).
+_new_decision = tuple.__new__
+
 #: Learner uniforms drawn per refill of the buffer shared by ``ask`` and :data:`opb_rounds`.
 UNIFORM_BLOCK = 1024
 
@@ -629,17 +633,19 @@ class OPB(BaseLearner):
     def _ask(self, context: Any) -> Decision:
         if context is not None:
             raise ConfigError("OPB plays a fixed set of K arms; ask() takes no context.")
-        if self.in_warm_start:
+        ws = self.warm_start
+        if ws is not None and not ws.done:
             self._drew_uniform = False
             return Decision(arm=self._safe, probs=self._safe_probs)
-        self._refill_uniforms()
+        if self._upos_at[0] >= UNIFORM_BLOCK:
+            self._refill_uniforms()
         self._drew_uniform = True
         st = self.state
         if self._ask_kernel is None:
             self._bind()
         if self._m == 1 or self.live["safe_only"]:
             arm = int(self._ask_kernel(st))
-            return Decision(arm=arm, probs=st.probs.copy())
+            return _new_decision(Decision, (arm, None, st.probs.copy(), None))
         self._index_kernel(st)
         res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         if res is None:
@@ -671,7 +677,8 @@ class OPB(BaseLearner):
             self._bind()
         self._add_kernel(self.state, int(decision.arm), reward, costs)
         self._drew_uniform = False
-        if self.in_warm_start:
+        ws = self.warm_start
+        if ws is not None and not ws.done:
             self.warm_start.tell(reward, costs)
             if self.warm_start.done:
                 self._finish_warm_start()
