@@ -101,12 +101,29 @@ def check_choice(value: Any, name: str, choices: Iterable[Any] | Any, *, owner: 
     Passing the alias that annotates the parameter (``check_choice(x, "rule", Rule)`` for
     ``rule: Rule``) keeps its annotation the single source of the allowed values.
     """
-    options = _literal_args(choices)
-    if options is None:
-        options = tuple(choices)
+    if type(choices) is tuple:  # (already the values)
+        options: tuple[Any, ...] | None = choices
+    else:
+        options = _literal_args_cached(choices)
+        if options is None:
+            options = tuple(choices)
     if value not in options:
         raise _fail(name, owner, f"one of {', '.join(map(repr, options))}", value)
     return value
+
+
+def _literal_args_cached(tp: Any) -> tuple[Any, ...] | None:
+    """:func:`_literal_args` of a hashable annotation, computed once."""
+    try:
+        return _LITERAL_CACHE[tp]
+    except KeyError:
+        out = _LITERAL_CACHE[tp] = _literal_args(tp)
+        return out
+    except TypeError:  # (unhashable: a list of choices)
+        return _literal_args(tp)
+
+
+_LITERAL_CACHE: dict[Any, tuple[Any, ...] | None] = {}
 
 
 def _literal_args(tp: Any) -> tuple[Any, ...] | None:
@@ -184,9 +201,11 @@ def check_literal_fields(obj: Any, *, owner: str | None = None) -> None:
     one of the allowed values. ``owner`` defaults to the class name.
     """
     cls = type(obj)
-    name_of_owner = cls.__name__ if owner is None else owner
     for name, choices in literal_choices(cls).items():
-        check_choice(getattr(obj, name), name, choices, owner=name_of_owner)
+        value = getattr(obj, name)
+        if value not in choices:
+            name_of_owner = cls.__name__ if owner is None else owner
+            raise _fail(name, name_of_owner, f"one of {', '.join(map(repr, choices))}", value)
 
 
 def check_array(

@@ -522,10 +522,9 @@ class ArmRidge(ArmSetMixin):
         self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="ArmRidge")
         check_choice(numerics, "numerics", Literal["auto"] | Numerics, owner="ArmRidge")
         n, d = self.arms.shape
-        axis = is_axis_aligned(self.arms)
         if numerics == "auto":
-            numerics = "diagonal" if axis else choose_numerics(n, d)
-        if numerics == "diagonal" and not axis:
+            numerics = "diagonal" if is_axis_aligned(self.arms) else choose_numerics(n, d)
+        elif numerics == "diagonal" and not is_axis_aligned(self.arms):
             raise ConfigError(
                 "The 'numerics' parameter of ArmRidge is 'diagonal', which needs arms with at most one "
                 "non-zero coordinate each; use 'primal', 'gram' or 'auto'."
