@@ -114,13 +114,64 @@ def borrow(a: Any) -> Any:
 
 # Numba's dead-code pass drops a write to an array that is not read afterwards unless its alias
 # analysis traces the array to an argument of the function. It does not see through a call it does not
-# know nor through a tuple built in the function, and it visits the blocks in no particular order, so a
-# write through a borrowed array or a view kept in a record built by the same function (a driver's
-# block, see algorithms/_driver.py) was dropped silently. The hook below marks as possibly aliasing an
-# argument the result of ``borrow`` / ``vector_at`` / ``matrix_at``, every tuple (or NamedTuple) the
-# function builds, and every value taken out of a tuple. It only adds aliases: at worst a dead write
-# is kept.
+# know nor through a tuple built in the function, so a write through a borrowed array or a view kept in
+# a record built by the same function (a driver's block, see algorithms/_driver.py) was dropped
+# silently. The hook below marks as possibly aliasing an argument every value that derives from a
+# ``borrow`` / ``vector_at`` / ``matrix_at`` result: the result itself, a tuple (or NamedTuple) holding
+# one, and what is taken out of such a tuple, to a fixed point over the whole function (numba visits the
+# blocks in no particular order). It touches nothing else (marking every tuple of every function kept
+# dead writes elsewhere too and cost LC-LUCB's loop ~10%), and it only adds aliases: at worst a dead
+# write is kept.
 _ALIASING_CALLS = frozenset({("_borrow", __name__), ("_vector_at", __name__), ("_matrix_at", __name__)})
+_PASS_THROUGH = frozenset({"getattr", "static_getitem", "getitem", "cast", "exhaust_iter"})
+#: id(func_ir) -> (the blocks' shape when computed, the derived variables); a few recent functions.
+_DERIVED: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _derived(func_ir: Any, typemap: Any) -> frozenset[str]:
+    """Variables of ``func_ir`` whose value derives from a borrowed array or a view (see above)."""
+    shape = tuple((label, len(block.body)) for label, block in func_ir.blocks.items())
+    hit = _DERIVED.get(id(func_ir))
+    if hit is not None and hit[0] == shape:
+        return hit[1]
+    assigns = [ins for block in func_ir.blocks.values() for ins in block.body if isinstance(ins, ir.Assign)]
+    roots = set()
+    for ins in assigns:
+        expr = ins.value
+        if isinstance(expr, ir.Expr) and expr.op == "call":
+            if ir_utils.guard(ir_utils.find_callname, func_ir, expr, typemap) in _ALIASING_CALLS:
+                roots.add(ins.target.name)
+    derived = set(roots)
+    changed = bool(derived)
+    while changed:
+        changed = False
+        for ins in assigns:
+            lhs = ins.target.name
+            if lhs in derived:
+                continue
+            expr = ins.value
+            if isinstance(expr, ir.Var):
+                inputs = [expr]
+            elif not isinstance(expr, ir.Expr):
+                continue
+            elif expr.op in _PASS_THROUGH:
+                inputs = [expr.value]
+            elif expr.op == "build_tuple":
+                inputs = list(expr.items)
+            elif expr.op == "phi":
+                inputs = list(expr.incoming_values)
+            elif expr.op == "call" and isinstance(typemap.get(lhs), types.BaseTuple):
+                inputs = list(expr.args)  # (a NamedTuple built from them)
+            else:
+                continue
+            if any(isinstance(v, ir.Var) and v.name in derived for v in inputs):
+                derived.add(lhs)
+                changed = True
+    out = frozenset(derived)
+    if len(_DERIVED) > 64:
+        _DERIVED.clear()
+    _DERIVED[id(func_ir)] = (shape, out)
+    return out
 
 
 def _alias_inputs(
@@ -128,20 +179,10 @@ def _alias_inputs(
 ) -> None:
     if _previous_assign_hook is not None:  # pragma: no cover - no such hook in numba today
         _previous_assign_hook(instr, args, typemap, func_ir, alias_map, arg_aliases)
-    expr = instr.value
-    if not isinstance(expr, ir.Expr) or typemap is None:
+    if typemap is None or not isinstance(instr.value, (ir.Expr, ir.Var)):
         return
-    lhs = instr.target.name
-    if expr.op == "build_tuple":
-        arg_aliases.add(lhs)
-    elif expr.op == "call":
-        if isinstance(typemap.get(lhs), types.BaseTuple) or (
-            ir_utils.guard(ir_utils.find_callname, func_ir, expr, typemap) in _ALIASING_CALLS
-        ):
-            arg_aliases.add(lhs)
-    elif expr.op in ("getattr", "static_getitem", "getitem"):
-        if isinstance(typemap.get(expr.value.name), types.BaseTuple):
-            arg_aliases.add(lhs)
+    if instr.target.name in _derived(func_ir, typemap):
+        arg_aliases.add(instr.target.name)
 
 
 _previous_assign_hook = ir_utils.alias_analysis_extensions.get(ir.Assign)
