@@ -51,7 +51,7 @@ import numpy as np
 from safebandits._numba import borrow  # (and its alias hook: writes through a block's views are kept)
 from safebandits.problems.noise import observe_code
 
-__all__ = ["arm_means", "make_driver", "point_means"]
+__all__ = ["arm_means", "count_pull", "make_driver", "point_means"]
 
 _LOOP = """
 def {name}(run, env, variates, rows):
@@ -93,6 +93,16 @@ def arm_means(run, env, j):
     """The ``means`` kernel of learners that pull arms: row ``run.arms[j]`` of ``env.means`` (K, 1 + m)
     (column 0 the reward or loss, then the costs)."""
     return env.means[run.arms[j]]
+
+
+@numba.njit(cache=True, inline="always")
+def count_pull(st, arm, y):
+    """The K-armed learners' statistics after one pull of ``arm`` observed as ``y`` (reward, then the
+    costs): ``st.counts[arm] += 1``, ``st.reward_sums[arm] += y[0]``, ``st.cost_sums[arm] += y[1:]``."""
+    st.counts[arm] += 1
+    st.reward_sums[arm] += y[0]
+    for i in range(st.cost_sums.shape[1]):
+        st.cost_sums[arm, i] += y[1 + i]
 
 
 def make_driver(

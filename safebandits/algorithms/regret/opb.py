@@ -57,7 +57,7 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import arm_means, make_driver
+from safebandits.algorithms._driver import arm_means, count_pull, make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
@@ -377,12 +377,7 @@ def opb_select(run, j):
 @numba.njit(cache=True, inline="always")
 def opb_update(run, j, y):
     """Count round ``j``'s pull and add its reward ``y[0]`` and costs ``y[1:]`` to the sums."""
-    st = run.st
-    arm = run.arms[j]
-    st.counts[arm] += 1
-    st.reward_sums[arm] += y[0]
-    for i in range(st.cost_sums.shape[1]):
-        st.cost_sums[arm, i] += y[1 + i]
+    count_pull(run.st, run.arms[j], y)
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPB's kernels:

@@ -24,7 +24,7 @@ import numpy as np
 
 from safebandits._numba import bind_kernel
 from safebandits._validation import check_array, check_int
-from safebandits.algorithms._driver import make_driver, point_means
+from safebandits.algorithms._driver import count_pull, make_driver, point_means
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.exceptions import ConfigError, ProtocolError
@@ -108,12 +108,7 @@ def uniform_select(run, j):
 @numba.njit(cache=True, inline="always")
 def uniform_update(run, j, y):
     """Counts and sums of round ``j``'s vertex with its observation ``y`` (reward, then the costs)."""
-    st = run.st
-    arm = run.played[j]
-    st.counts[arm] += 1
-    st.reward_sums[arm] += y[0]
-    for i in range(st.cost_sums.shape[1]):
-        st.cost_sums[arm, i] += y[1 + i]
+    count_pull(run.st, run.played[j], y)
 
 
 #: The shared driver over the three kernels: ``uniform_rounds(run, env, variates, (start, stop)) -> j``,
