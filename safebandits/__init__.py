@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from safebandits._version import __version__
 
 # Public name -> module that defines it. Keep in step with the TYPE_CHECKING block (a test checks it).
 _EXPORTS: dict[str, str] = {

@@ -178,7 +178,7 @@ def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
 
 
 def _version() -> str:
-    from safebandits import __version__
+    from safebandits._version import __version__
 
     return __version__
 

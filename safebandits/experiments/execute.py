@@ -10,10 +10,8 @@ this module, so that neither executor imports the other both ways. Both names ar
 
 from __future__ import annotations
 
-import functools
 import json
 import platform
-import sys
 import time
 import traceback
 from collections.abc import Sequence
@@ -22,23 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from safebandits._version import __version__
 from safebandits.experiments.simulate import run
 from safebandits.experiments.spec import RunTask
 from safebandits.plugins import import_plugins
 from safebandits.rng import environment_rng, instance_rng, learner_rng
 
 __all__ = ["CLASSIFICATION_METRICS", "REGRET_METRICS", "execute_task", "failed_record"]
-
-
-@functools.lru_cache(maxsize=1)
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("safebandits")
-    except Exception:  # (not installed: fall back to the attribute of the package, loaded by now;
-        # read from sys.modules: the engine does not import the package's facade, which sits above it)
-        return getattr(sys.modules.get("safebandits"), "__version__", "unknown")
 
 
 def _json_safe(value: Any) -> Any:
@@ -278,7 +266,7 @@ def _finish(record: dict[str, Any], traces: dict[str, Any]) -> dict[str, Any]:
     record.update(
         python_version=platform.python_version(),
         numpy_version=np.__version__,
-        safebandits_version=_version(),
+        safebandits_version=__version__,
         timestamp=datetime.now(timezone.utc).isoformat(timespec="microseconds"),
         _traces=traces,
     )

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from safebandits._version import __version__
 from safebandits.algorithms._observation import check_observation
 from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_to_dict
 from safebandits.algorithms.registry import get_algorithm
@@ -811,6 +812,4 @@ def list_studies(storage: str | Storage = DEFAULT_STORAGE) -> list[str]:
 
 
 def _version() -> str:
-    from safebandits import __version__
-
     return __version__
