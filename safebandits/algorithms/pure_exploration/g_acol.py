@@ -79,6 +79,7 @@ __all__ = [
     "GACOLRun",
     "GACOLState",
     "gacol_samples",
+    "gacol_samples_plain",
     "select_arm",
     "tell_sample",
 ]
@@ -252,6 +253,11 @@ def gacol_update(b, j, y):
 #: uniform buffer ran dry: refill and call again).
 gacol_samples = make_driver(
     "gacol_samples", gacol_select, gacol_means, gacol_update, __name__, skip=gacol_skip, prepare=gacol_block
+)
+#: The same driver without the skip hook, for runs whose skips are off (empty ``SkipWork``: G-ACOL's
+#: look-ahead rule, ``certified_skip=False``); it does not compile the skips' code (~5 s of a cold start).
+gacol_samples_plain = make_driver(
+    "gacol_samples_plain", gacol_select, gacol_means, gacol_update, __name__, prepare=gacol_block
 )
 
 
@@ -459,6 +465,7 @@ class GACOL(CBAILearner):
         sigma = float(env.noise.sigma) if code == 0 else 0.0
         feedback = ConstraintFeedback(np.ascontiguousarray(means[:, 0], dtype=np.float64), int(code), sigma)
         run = GACOLRun(self.state, self._skip_work())
+        driver = gacol_samples if run.sk.cand.shape[0] > 0 else gacol_samples_plain
         period = self.config.refresh_every
         while not self.done and self.n_samples < budget:
             k = min(VARIATE_BLOCK, budget - self.n_samples)
@@ -468,7 +475,7 @@ class GACOL(CBAILearner):
             j = 0
             while j < k and not self.done:
                 self._refill_uniforms()
-                j_next = gacol_samples(run, feedback, variates, (j, k))
+                j_next = driver(run, feedback, variates, (j, k))
                 self.n_samples += j_next - j
                 env.n_samples += j_next - j
                 j = j_next
