@@ -110,7 +110,7 @@ def cbai_update(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> None:
     )  # fmt: skip
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def cbai_update_arrays(rewards, threshold, in_uncertain, in_feasible, live_arr, lower, upper):
     """:func:`cbai_update` on the fields of a :class:`CBAIState` (``live_arr`` its ``live``), for the
     compiled per-sample loops: an inlined helper taking the record would hold a reference to each of

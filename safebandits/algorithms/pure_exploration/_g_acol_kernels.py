@@ -108,13 +108,13 @@ class ConstraintFeedback(NamedTuple):
     sigma: float
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def needs_uniform(const):
     """Whether the rule can draw learner uniforms (uniform rules; Max Rew-F while ``F`` is empty)."""
     return const.selection == UNIFORM or const.select_from == FROM_FEASIBLE
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def is_candidate(i, select_from, in_uncertain, in_feasible):
     if select_from == FROM_UNCERTAIN:
         return in_uncertain[i]
@@ -123,23 +123,28 @@ def is_candidate(i, select_from, in_uncertain, in_feasible):
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def effective_rule(const, f_empty):
     """``(selection, select_from)`` in force: Max Rew-F's fallback is a uniform arm of ``X`` while ``F``
     is empty (``f_empty``).
 
-    The inlined helpers of the per-sample path take arrays and scalars, not the state's records, and
-    each branch reads only the arrays it uses: numba keeps a reference count per array taken from the
-    state, and where it cannot prune them (a record passed to an inlined helper, arrays bound to locals
-    across early returns) they cost more than the whole selection on small instances (measured: 0.06 us
-    -> 0.48 us per selection on 11 arms, back to 0.10 us with this layout).
+    The helpers of the per-sample path take arrays and scalars, not the state's records, and each
+    branch reads only the arrays it uses: numba keeps a reference count per array taken from the state,
+    and where it cannot prune them (a record passed to an inlined helper, arrays bound to locals across
+    early returns) they cost more than the whole selection on small instances (measured: 0.06 us -> 0.48
+    us per selection on 11 arms, back to 0.10 us with this layout). The small helpers (this one,
+    :func:`needs_uniform`, :func:`is_candidate`, :func:`best_candidate`, :func:`_lookahead_pick`,
+    :func:`bounds`, ``cbai_update_arrays``) are compiled once as functions of their own, not inlined by
+    numba (LLVM inlines them where it pays): numba's inlining copies and re-types a callee's code at every
+    call site, ~2.5 s of the family's cold compile; per sample it is 0.16 -> 0.19 us at 10 arms and
+    0.37 -> 0.33 us at 30 (docs/decisions/engine.md).
     """
     if const.select_from == FROM_FEASIBLE and f_empty:
         return UNIFORM, FROM_ALL
     return const.selection, const.select_from
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def best_candidate(scores, select_from, in_uncertain, in_feasible):
     """Candidate with the highest score, the lowest index on ties; -1 if there is none."""
     best = -1
@@ -209,7 +214,7 @@ def _lookahead(st, best):
     return _lookahead_pick(work_g, sq_widths, best)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _lookahead_pick(g, sq_widths, best):
     """``argmin_k ||y||^2 - g_k^2 / (1 + ||x_k||^2)`` for ``y = x_best``, the lowest index on ties."""
     target = sq_widths[best]
@@ -270,7 +275,7 @@ def certify(st, t):
     cbai_update_arrays(sets.rewards, sets.threshold, in_uncertain, sets.in_feasible, sets.live, lower, upper)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def bounds(beta, sq_widths, preds, in_uncertain, lower, upper):
     """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7)."""
     for i in range(sq_widths.shape[0]):
