@@ -18,8 +18,10 @@ numbered item of each digest's section 5 has a row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
+
+from safebandits.experiments.paper_records import UNEVALUATED_STATUS, DigestItem, Unevaluated
+from safebandits.experiments.papers import list_papers
 
 __all__ = [
     "UNEVALUATED_STATUS",
@@ -31,63 +33,9 @@ __all__ = [
     "unevaluated_items",
 ]
 
-#: What the ``status`` of an :class:`Unevaluated` row means (printed under the scoreboard's table).
-UNEVALUATED_STATUS = {
-    "proof-only": "a statement about the analysis, checked by unit tests or not checkable by an experiment",
-    "not evaluated": "an experiment is possible but missing",
-    "benchmark": "measured by the benchmark named in the row (timings depend on the machine, so no verdict)",
-}
-
-
-@dataclass(frozen=True)
-class DigestItem:
-    """One numbered item of a digest's section 5.
-
-    Parameters
-    ----------
-    paper : str
-        The paper's citation (as in its claims' metadata).
-    number : int
-        The item's number in section 5.
-    summary : str
-        What the item states, in a line.
-    claims : tuple of (str, str)
-        ``(experiment, claim id)`` pairs that read it; empty when no experiment does (then the item is
-        listed as :class:`Unevaluated` with the reason).
-    digest : str
-        The digest's file stem (``"acol"``: ``../shared/spec/acol.md`` in the workplace).
-    """
-
-    paper: str
-    number: int
-    summary: str
-    claims: tuple[tuple[str, str], ...] = ()
-    digest: str = ""
-
-    @property
-    def key(self) -> str:
-        """``"<digest> §5.<number>"``, the form :class:`Unevaluated` rows use."""
-        return f"{self.digest} §5.{self.number}"
-
-
-class Unevaluated(NamedTuple):
-    """A section-5 claim of a digest (or one an issue added) that no experiment evaluates.
-
-    ``item`` is the digest item's key (``"safe_lucb §5.3"``) or where the claim comes from
-    (``"issue 17"``); ``status`` a key of :data:`UNEVALUATED_STATUS`; ``why`` the reason.
-    """
-
-    paper: str
-    item: str
-    wording: str
-    status: str
-    why: str
-
 
 def _papers_in_order() -> list[Any]:
     """The registered papers that declare a digest: by their ``order``, then those without one, by name."""
-    from safebandits.experiments.papers import list_papers
-
     infos = [info for info in list_papers().values() if info.digest]
     return sorted(infos, key=lambda i: (i.order is None, i.order if i.order is not None else 0, i.name))
 
@@ -111,8 +59,6 @@ def digest_of(paper: str) -> tuple[DigestItem, ...]:
 def unevaluated_items() -> tuple[Unevaluated, ...]:
     """The section-5 claims no experiment evaluates, of every registered paper (papers by name, each
     paper's rows in its order; the paper packages loaded first)."""
-    from safebandits.experiments.papers import list_papers
-
     return tuple(row for info in list_papers().values() for row in info.unevaluated)
 
 

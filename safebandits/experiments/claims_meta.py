@@ -25,13 +25,13 @@ experiment evaluates) lives in the paper packages, which register it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from safebandits.exceptions import ConfigError
-from safebandits.experiments.claims_coverage import UNEVALUATED_STATUS, unevaluated_items
+from safebandits.experiments.claims_coverage import unevaluated_items
+from safebandits.experiments.paper_records import CLAIM_META, QUICK_WHY, UNEVALUATED_STATUS, ClaimMeta
+from safebandits.experiments.papers import load_claims
 
 __all__ = [
     "CLAIM_META",
@@ -53,52 +53,9 @@ LEGEND = (
     "scale decides."
 )
 
-QUICK_WHY = "quick runs have fewer replicates, shorter horizons or a coarser grid"
-
-
-@dataclass(frozen=True)
-class ClaimMeta:
-    """How one claim is decided.
-
-    Parameters
-    ----------
-    paper : str
-        The paper the claim comes from.
-    wording : str
-        The paper's wording (quoted where the text is quoted, else the digest's section-5 item).
-    methods : tuple of str or None
-        Labels the claim compares; ``None``: every method in the experiment (e.g. safety of all runs).
-        A label absent from the runs makes the verdict "not run"; failed or budget-hit runs of these
-        labels make it "inconclusive".
-    scale : {"paper", "any"}
-        ``"any"``: a counter-example at any scale refutes it and its reading is per run (safety,
-        correctness); ``"paper"``: only the paper scale can decide it.
-    why_paper : str
-        Why a quick-scale run cannot decide it (``scale="paper"`` only).
-    """
-
-    paper: str
-    wording: str
-    methods: tuple[str, ...] | None = None
-    scale: str = "paper"
-    why_paper: str = QUICK_WHY
-
-    def __post_init__(self) -> None:
-        if self.scale not in ("paper", "any"):
-            raise ConfigError(
-                f"The 'scale' parameter of ClaimMeta must be 'paper' or 'any'. Got {self.scale!r} instead."
-            )
-
-
-#: Claim metadata by claim-set key, then claim id: filled by the paper packages' claims modules
-#: (:func:`safebandits.experiments.papers.register_claims`); :func:`claim_metadata` loads them first.
-CLAIM_META: dict[str, dict[str, ClaimMeta]] = {}
-
 
 def claim_metadata() -> dict[str, dict[str, ClaimMeta]]:
     """Every registered claim set's metadata (the papers' claims modules loaded first)."""
-    from safebandits.experiments.papers import load_claims
-
     load_claims()
     return CLAIM_META
 

@@ -31,6 +31,13 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from safebandits.exceptions import ConfigError
+from safebandits.experiments.paper_records import (
+    CLAIM_META,
+    UNEVALUATED_STATUS,
+    ClaimMeta,
+    DigestItem,
+    Unevaluated,
+)
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -128,8 +135,6 @@ def register_paper(
         comes from), the paper's wording, a status of
         :data:`~safebandits.experiments.claims_coverage.UNEVALUATED_STATUS` and the reason.
     """
-    from safebandits.experiments.claims_coverage import UNEVALUATED_STATUS, DigestItem, Unevaluated
-
     if not isinstance(name, str) or not name:
         raise ConfigError(
             f"The 'name' parameter of register_paper must be a non-empty str. Got {name!r} instead."
@@ -223,8 +228,6 @@ def register_claims(
     ``fn(df)`` returns the claim records of one experiment's runs; ``meta`` maps claim ids to
     :class:`~safebandits.experiments.claims_meta.ClaimMeta` (stored in ``claims_meta.CLAIM_META``).
     """
-    from safebandits.experiments.claims_meta import CLAIM_META, ClaimMeta
-
     if not callable(fn):
         raise ConfigError(f"The 'fn' parameter of register_claims must be callable. Got {fn!r} instead.")
     if key in _CLAIM_SETS and _CLAIM_SETS[key] is not fn and not replace:

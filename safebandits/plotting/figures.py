@@ -13,6 +13,7 @@ state: figures are :class:`matplotlib.figure.Figure` objects rendered by the Agg
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ from safebandits.plotting._text import legend_below, wrapped, wrapped_suptitle
 __all__ = [
     "METRIC_LABELS",
     "bar_figure",
+    "load_paper_figures",
     "method_style",
     "natural_key",
     "outcome_figure",
@@ -101,6 +103,19 @@ def register_method_style(
         table[key] = str(value)
 
 
+def load_paper_figures() -> None:
+    """Import the report-figure modules the paper packages declare (each registers its figures)."""
+    from safebandits.experiments.papers import figure_modules
+
+    for module in figure_modules():
+        try:
+            importlib.import_module(module)
+        except Exception as exc:
+            raise ConfigError(
+                f"The figures module {module!r} failed to import: {type(exc).__name__}: {exc}"
+            ) from exc
+
+
 def method_style(label: str, index: int = 0) -> dict[str, Any]:
     """Line style of a method: its registered colour (else a fallback) and its variant's line style.
 
@@ -114,8 +129,6 @@ def method_style(label: str, index: int = 0) -> dict[str, Any]:
     index : int
         Position of the label in the legend (picks a fallback colour and the marker).
     """
-    from safebandits.plotting.report import load_paper_figures
-
     load_paper_figures()
     base, _, variant = label.partition(" (")
     colour = _COLOURS.get(base, _FALLBACK[index % len(_FALLBACK)])

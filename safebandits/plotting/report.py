@@ -12,7 +12,6 @@ figure and ``DIR/report/claims.json`` (the list of claim dicts). It never runs e
 from __future__ import annotations
 
 import html
-import importlib
 import json
 import os
 import re
@@ -27,7 +26,14 @@ from safebandits.experiments.claims import check_claims
 from safebandits.experiments.spec import ExperimentSpec, list_experiments
 from safebandits.experiments.store import ResultsStore, latest_runs, summary_table
 from safebandits.plotting.curves import curve_figure
-from safebandits.plotting.figures import bar_figure, natural_key, outcome_figure, outcome_table, sweep_figure
+from safebandits.plotting.figures import (
+    bar_figure,
+    load_paper_figures,
+    natural_key,
+    outcome_figure,
+    outcome_table,
+    sweep_figure,
+)
 
 __all__ = [
     "EXTRA_CAPTIONS",
@@ -64,19 +70,6 @@ def register_report_figure(experiment: str, *, captions: dict[str, str] | None =
         return fn
 
     return deco
-
-
-def load_paper_figures() -> None:
-    """Import the report-figure modules the paper packages declare (each registers its figures)."""
-    from safebandits.experiments.papers import figure_modules
-
-    for module in figure_modules():
-        try:
-            importlib.import_module(module)
-        except Exception as exc:
-            raise ConfigError(
-                f"The figures module {module!r} failed to import: {type(exc).__name__}: {exc}"
-            ) from exc
 
 
 #: A bar figure of all methods is drawn only up to this many methods (else the main figure's subset).

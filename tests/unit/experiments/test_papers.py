@@ -43,9 +43,13 @@ def no_papers(monkeypatch):
     monkeypatch.setattr(papers, "_PAPERS", {})
     monkeypatch.setattr(papers, "_CLAIM_SETS", {})
     monkeypatch.setattr(papers, "_CLAIMS_LOADED", set())
-    monkeypatch.setattr(claims_meta, "CLAIM_META", {})
     monkeypatch.setattr(spec, "_REGISTRY", {})
-    return monkeypatch
+    # CLAIM_META is one dict shared by the registry and the verdict machinery: emptied in place
+    saved = dict(claims_meta.CLAIM_META)
+    claims_meta.CLAIM_META.clear()
+    yield monkeypatch
+    claims_meta.CLAIM_META.clear()
+    claims_meta.CLAIM_META.update(saved)
 
 
 def test_the_engine_works_without_any_paper(no_papers):
