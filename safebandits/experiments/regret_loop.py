@@ -89,6 +89,7 @@ class RegretTracker:
         self._theta = np.asarray(inst.reward_param, dtype=np.float64)
         self._mu = np.atleast_2d(np.asarray(inst.cost_params, dtype=np.float64))
         self._tau = np.atleast_1d(np.asarray(inst.threshold, dtype=np.float64))
+        self._tau_tol = self._tau + TOL  # (a violation: a cost above tau + TOL)
         self._opt = float(inst.optimal_value)
         self._opt_pi = float(inst.optimal_policy_value)
         m = self._mu.shape[0]
@@ -152,7 +153,9 @@ class RegretTracker:
 
     def update(self, block: PlayedBlock) -> None:
         """Score a block of consecutive rounds."""
-        points = np.atleast_2d(np.asarray(block.points, dtype=np.float64))
+        points = block.points
+        if type(points) is not np.ndarray or points.dtype != np.float64 or points.ndim != 2:
+            points = np.atleast_2d(np.asarray(points, dtype=np.float64))
         k = points.shape[0]
         if k == 0:
             return
@@ -170,19 +173,20 @@ class RegretTracker:
         rp = r if same else means @ self._theta
         c = points @ self._mu.T
         cp = c if same else means @ self._mu.T
-        reg = np.cumsum(self._opt - r)
-        preg = np.cumsum(self._opt_pi - rp)
-        rew = np.cumsum(r)
+        # (array methods rather than the numpy functions: the same ufuncs without their Python wrappers)
+        reg = (self._opt - r).cumsum()
+        preg = (self._opt_pi - rp).cumsum()
+        rew = r.cumsum()
         tt = self.totals
         if block.values is not None:
             self._optimism(np.asarray(block.values, dtype=np.float64))
-        violates = np.any(c > self._tau + TOL, axis=1)
-        violating = np.cumsum(violates)
+        violates = (c > self._tau_tol).any(axis=1)
+        violating = violates.cumsum()
         prior_violations = tt["violations"]
         tt["violations"] += int(violating[-1])
-        tt["policy_violations"] += int(violating[-1] if same else np.any(cp > self._tau + TOL, axis=1).sum())
+        tt["policy_violations"] += int(violating[-1] if same else (cp > self._tau_tol).any(axis=1).sum())
         tt["max_policy_cost"] = np.maximum(tt["max_policy_cost"], cp.max(axis=0))
-        cpos = np.cumsum(np.maximum(c - self._tau[None, :], 0.0), axis=0)
+        cpos = np.maximum(c - self._tau[None, :], 0.0).cumsum(axis=0)
         # Grid points inside this block: rounds t+1 .. t+k.
         t0 = self.t
         if t0 < self.tenth <= t0 + k:
@@ -195,11 +199,11 @@ class RegretTracker:
             tt["tail_policy_cost"] = tt["tail_policy_cost"] + cp[j0:].sum(axis=0)
             tt["tail_reward"] += float(r[j0:].sum())
             tt["tail_policy_reward"] += float(rp[j0:].sum())
-        ccost = np.cumsum(c, axis=0)
-        cpcost = ccost if same else np.cumsum(cp, axis=0)
+        ccost = c.cumsum(axis=0)
+        cpcost = ccost if same else cp.cumsum(axis=0)
         w = self._window
         # grid points inside this block: rounds t0+1 .. t0+k (all at once; same arithmetic as one by one)
-        stop = int(np.searchsorted(self.grid, t0 + k, side="right"))
+        stop = int(self.grid.searchsorted(t0 + k, side="right"))
         if stop > self._next:
             g = self.grid[self._next : stop]
             j = g - t0 - 1
@@ -211,7 +215,7 @@ class RegretTracker:
             prev_pcost[1:] = prev_cost[1:] if shared else -cpcost[j[:-1]]
             n_win = np.empty(j.size, dtype=np.int64)
             n_win[0] = w["n"] + j[0] + 1
-            n_win[1:] = np.diff(j)
+            n_win[1:] = j[1:] - j[:-1]
             curves = self.curves
             curves["t"].extend(g.tolist())
             curves["regret"].extend((tt["regret"] + reg[j]).tolist())
