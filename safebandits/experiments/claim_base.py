@@ -7,6 +7,7 @@ module, so that no paper imports the dispatcher.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -24,10 +25,18 @@ def claim(
     *,
     censored_only: bool = False,
     reason: str = "",
+    budget_safe: Iterable[str] = (),
 ) -> Claim:
     """A claim record. ``verdict`` is "pass", "fail", or "inconclusive" when the claim fails only at
     points where runs hit the sample budget (so the stored medians are lower bounds). An inconclusive
-    claim still has ``passed = False``: claims are never weakened."""
+    claim still has ``passed = False``: claims are never weakened.
+
+    ``budget_safe``: the methods whose runs that hit the sample budget cannot turn this reading from
+    pass to fail. Such a run's samples are a lower bound of what it would have used, so every median or
+    mean of that method is a lower bound too; where the reading only ever asks those statistics to be
+    large (a ratio's numerator, a method the claim's subject must beat), a pass on the lower bounds is a
+    pass. :func:`~safebandits.experiments.claims_meta.finalise_claims` then keeps the pass, listing the
+    budget hits; a budget hit of any other compared method still makes the verdict inconclusive."""
     verdict = "pass" if passed else ("inconclusive" if censored_only else "fail")
     rec = {
         "id": cid,
@@ -38,6 +47,9 @@ def claim(
     }
     if reason and verdict != "pass":
         rec["reason"] = reason
+    safe = sorted({str(lbl) for lbl in budget_safe})
+    if safe:
+        rec["budget_safe"] = safe
     return rec
 
 

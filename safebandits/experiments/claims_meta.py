@@ -9,7 +9,10 @@ four verdicts:
     This scale or budget cannot decide the claim, with the reason in ``"reason"``: the claim is decided
     only at the paper scale and the runs are quick-scale ones; or some runs of a compared method failed
     or hit the sample budget (they are counted in the evidence under ``"runs_not_counted"``, never
-    dropped silently); or the claim set itself reported that only censored points decide it.
+    dropped silently); or the claim set itself reported that only censored points decide it. A pass
+    stands despite budget hits only of the methods the claim set names ``budget_safe``: methods whose
+    censored samples (lower bounds) can only strengthen the reading (:func:`claim_base.claim
+    <safebandits.experiments.claim_base.claim>`); the hits are still listed in the reason.
 ``"not run"``
     A method the claim compares is absent from the runs (e.g. ``run stagewise-cyclic --algorithm
     LC-LUCB``: Safe-LTS was never run), or the claim set produced no record at all.
@@ -134,8 +137,16 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
                 verdict = "inconclusive"
                 reasons.append(f"{sum(n_failed.values())} run(s) failed: {n_failed}")
             if n_budget:
-                verdict = "inconclusive"
-                reasons.append(f"{sum(n_budget.values())} run(s) hit the sample budget: {n_budget}")
+                safe = set(rec.get("budget_safe") or ())
+                hits = f"{sum(n_budget.values())} run(s) hit the sample budget: {n_budget}"
+                if raw == "pass" and set(n_budget) <= safe:
+                    reasons.append(
+                        f"{hits}; their samples are lower bounds, which can only strengthen this reading "
+                        "(a pass on them is a pass)"
+                    )
+                else:
+                    verdict = "inconclusive"
+                    reasons.append(hits)
             if raw == "inconclusive":
                 reasons.append(
                     str(rec.get("reason") or "the claim set reports that censored points decide it")

@@ -154,6 +154,7 @@ def _claim_ordering(stats: pd.DataFrame) -> Claim:
             "runs_hit_budget": _censored(stats, labels),
             "medians": _point_rows(wide),
         },
+        budget_safe=("G-Allocation", "Uniform"),  # (ACOL must be below them)
     )
 
 
@@ -264,6 +265,7 @@ def _claim_tuning(stats: pd.DataFrame) -> Claim:
         passed and n_methods > 0,
         evidence,
         censored_only=n_methods > 0 and all_censored,
+        budget_safe=[adaptive_labels(b)[0] for b in TUNED_BASES],  # (the ratio's numerators)
     )
 
 
@@ -286,6 +288,7 @@ def _claim_gacol_theory(stats: pd.DataFrame) -> Claim:
             "medians": _point_rows(wide),
         },
         censored_only=len(wide) > 0 and bool((worse | censored).all()),
+        budget_safe=("G-ACOL (theory)",),  # (it must need more than ACOL)
     )
 
 
@@ -324,6 +327,7 @@ def _claim_gacol_tuned_best(stats: pd.DataFrame) -> Claim:
         "(Greedy Max Var, Adaptive Uniform) at every sweep point.",
         passed,
         evidence,
+        budget_safe=[lbl for lbl in present if lbl != target],  # (G-ACOL (tuned) must be below them)
     )
 
 
@@ -352,6 +356,7 @@ def _claim_gacol_tuned_comparable(stats: pd.DataFrame, ok: pd.DataFrame) -> Clai
         f"(median within {COMPARABLE_FACTOR}x of the best) at every point.",
         passed,
         evidence,
+        budget_safe=[lbl for lbl in present if lbl != target],  # (the best of them can only rise)
     )
 
 
@@ -378,6 +383,7 @@ def _claim_maxrew_sphere(stats: pd.DataFrame, ok: pd.DataFrame) -> Claim:
         "G-ACOL (tuned) (median) at most points (more than half).",
         passed,
         evidence,
+        budget_safe=("G-ACOL (tuned)",),  # (Max Rew-U must be below it)
     )
 
 

@@ -116,6 +116,7 @@ def check_acol_driving(df: pd.DataFrame) -> list[Claim]:
             "acol_alone_best_per_scenario": {p: b == "ACOL" for p, b in best_per_panel.items()},
             "mean_samples": {p: means.loc[p].round(1).to_dict() for p in means.index},
         },
+        budget_safe=[str(lbl) for lbl in means.columns if lbl not in acol_or_gacol],  # (they must be above)
     )
     table = tuned_table(ok)
     thresholds, savings, ev_tuned = {}, {}, {}
