@@ -310,8 +310,10 @@ def tell_sample(st, arm, y):
 def tell_then_select(st, arm, y):
     """:func:`tell_sample`, then the next :func:`select_arm` in the same call (one dispatch per sample
     on the ask / tell path). Returns the next arm, or -1 when the learner is done or its uniform
-    buffer must be refilled first (the caller then selects at ``ask``)."""
-    tell_sample(st, arm, y)
+    buffer must be refilled first (the caller then selects at ``ask``). ``arm < 0``: the selection
+    alone (``ask`` without a prepared arm), so that the ask / tell path compiles one kernel."""
+    if arm >= 0:
+        tell_sample(st, arm, y)
     if st.sets.live[0].n_uncertain == 0:  # line 3: stop when U is empty
         return -1
     if needs_uniform(st.const) and st.live[0].upos >= st.uniforms.shape[0]:

@@ -357,8 +357,7 @@ class GACOL(CBAILearner):
             upper=np.full(n, np.inf), uniforms=uniforms, work_v=np.zeros(d), work_g=np.zeros(n),
             const=const, live=self._live,
         )  # fmt: skip
-        self._select_kernel: Any = None  # bound on first use (simulate runs its own compiled loop)
-        self._tell_kernel: Any = None
+        self._tell_kernel: Any = None  # bound on first use (simulate runs its own compiled loop)
         self._prefetched = -1  # next arm, selected at the end of the last tell
         self._skip_live = np.zeros(1, dtype=SKIP_LIVE)
         self._skip_live[0] = (float(VARIATE_BLOCK), 0.0, 0)  # length cap, last F, samples skipped
@@ -406,10 +405,14 @@ class GACOL(CBAILearner):
             return Decision(arm=arm)
         if self._needs_uniform:
             self._refill_uniforms()
-        kernel = self._select_kernel
+        # the selection alone: tell_then_select with no observation (one compiled kernel for ask / tell)
+        return Decision(arm=int(self._tell_then_select()(self.state, -1, 0.0)))
+
+    def _tell_then_select(self) -> Any:
+        kernel = self._tell_kernel
         if kernel is None:
-            kernel = self._select_kernel = bind_kernel(select_arm, (self.state,))
-        return Decision(arm=int(kernel(self.state)))
+            kernel = self._tell_kernel = bind_kernel(tell_then_select, (self.state, 0, 0.0))
+        return kernel
 
     def _drop_prefetch(self) -> None:
         """Forget the arm selected at the end of the last tell, giving back the uniform it drew."""
@@ -428,9 +431,7 @@ class GACOL(CBAILearner):
         self._update(int(decision.arm), float(observation.constraints[0]))
 
     def _update(self, arm: int, y: float) -> None:
-        kernel = self._tell_kernel
-        if kernel is None:
-            kernel = self._tell_kernel = bind_kernel(tell_then_select, (self.state, 0, 0.0))
+        kernel = self._tell_then_select()
         self._prefetched = int(kernel(self.state, arm, y))
 
     def _recommend_info(self) -> dict[str, Any]:
