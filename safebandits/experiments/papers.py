@@ -43,6 +43,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "PaperInfo",
     "claim_sets",
+    "digest_fields",
     "figure_modules",
     "list_papers",
     "load_claims",
@@ -98,6 +99,19 @@ _PAPERS: dict[str, PaperInfo] = {}
 _CLAIM_SETS: dict[str, Callable[..., list[dict[str, Any]]]] = {}
 _LOADED = False
 _CLAIMS_LOADED: set[str] = set()
+
+
+def digest_fields(module: Any) -> dict[str, Any]:
+    """The :func:`register_paper` keywords a paper's ``digest.py`` module holds: ``citation`` (its
+    ``PAPER``), ``digest``, ``order``, ``coverage`` and ``unevaluated`` (``DIGEST``, ``ORDER``,
+    ``COVERAGE``, ``UNEVALUATED``)."""
+    return {
+        "citation": module.PAPER,
+        "digest": module.DIGEST,
+        "order": module.ORDER,
+        "coverage": module.COVERAGE,
+        "unevaluated": module.UNEVALUATED,
+    }
 
 
 def register_paper(

@@ -6,7 +6,7 @@ reading each item, the items no experiment reads); its claims and figures module
 needed.
 """
 
-from safebandits.experiments.papers import register_paper
+from safebandits.experiments.papers import digest_fields, register_paper
 from safebandits.papers.acol import digest, driving, experiments  # noqa: F401  (registers the experiments)
 
 register_paper(
@@ -17,9 +17,5 @@ register_paper(
         "safebandits.papers.acol.claims_driving",
     ),
     figures=("safebandits.papers.acol.figures",),
-    citation=digest.PAPER,
-    digest=digest.DIGEST,
-    order=digest.ORDER,
-    coverage=digest.COVERAGE,
-    unevaluated=digest.UNEVALUATED,
+    **digest_fields(digest),
 )

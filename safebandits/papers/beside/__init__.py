@@ -6,7 +6,7 @@ reading each item, the items no experiment reads); its claims and figures module
 needed.
 """
 
-from safebandits.experiments.papers import register_paper
+from safebandits.experiments.papers import digest_fields, register_paper
 from safebandits.papers.beside import digest, experiments, fdr  # noqa: F401  (registers the experiments)
 
 register_paper(
@@ -20,9 +20,5 @@ register_paper(
         "safebandits.papers.beside.figures",
         "safebandits.papers.beside.figures_fdr",
     ),
-    citation=digest.PAPER,
-    digest=digest.DIGEST,
-    order=digest.ORDER,
-    coverage=digest.COVERAGE,
-    unevaluated=digest.UNEVALUATED,
+    **digest_fields(digest),
 )

@@ -6,7 +6,7 @@ reading each item, the items no experiment reads); its claims and figures module
 needed.
 """
 
-from safebandits.experiments.papers import register_paper
+from safebandits.experiments.papers import digest_fields, register_paper
 from safebandits.papers.safe_lucb import (
     digest,
     experiments,  # noqa: F401  (registers the experiments)
@@ -17,9 +17,5 @@ register_paper(
     __name__,
     claims=("safebandits.papers.safe_lucb.claims",),
     figures=("safebandits.papers.safe_lucb.figures",),
-    citation=digest.PAPER,
-    digest=digest.DIGEST,
-    order=digest.ORDER,
-    coverage=digest.COVERAGE,
-    unevaluated=digest.UNEVALUATED,
+    **digest_fields(digest),
 )
