@@ -13,7 +13,9 @@ Two estimators share the same numerics:
   call the very same code. With ``numerics="gram"`` it keeps the
   ``n x n`` matrix ``G = X A^{-1} X^T`` instead of ``A^{-1}`` (:func:`arm_gram_update`, ``O(n^2)``
   per sample; cheaper when ``n`` is not much larger than ``d``, see :func:`choose_numerics`);
-  :func:`arm_state_update` and :func:`arm_state_refresh` dispatch on the numerics.
+  :func:`arm_state_update` and :func:`arm_state_refresh` dispatch on the numerics: compiled, by the
+  class of the record (:class:`PrimalArrays`, :class:`GramArrays`, :class:`DiagonalArrays`), so that a
+  kernel compiles the one numerics its run uses.
 
 Both start from ``A_0 = reg * I`` and ``b_0 = 0``; ``theta_hat = A^{-1} b`` with
 ``A = reg I + sum_s x_s x_s^T`` and ``b = sum_s y_s x_s``. Rank-one updates accumulate rounding error,
@@ -24,20 +26,25 @@ and sums (Cholesky of ``A``) and the derived quantities from it.
 from __future__ import annotations
 
 import math
-from typing import Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 from safebandits._validation import check_array, check_choice, check_int, check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.types import ArmSetMixin, FloatArray
 
 __all__ = [
+    "ARRAYS_OF_NUMERICS",
     "NUMERICS",
     "ArmRidge",
     "ArmRidgeArrays",
+    "DiagonalArrays",
+    "GramArrays",
     "OnlineRidge",
+    "PrimalArrays",
     "arm_axis",
     "arm_gram_arrays_step",
     "arm_gram_refresh",
@@ -50,6 +57,7 @@ __all__ = [
     "choose_numerics",
     "is_axis_aligned",
     "normal_equations",
+    "numerics_of_type",
 ]
 
 #: Numerics of :class:`ArmRidge`; the index is the code the compiled kernels take.
@@ -80,6 +88,31 @@ class ArmRidgeArrays(NamedTuple):
     sums: np.ndarray
     work_u: np.ndarray
     work_w: np.ndarray
+
+
+class PrimalArrays(ArmRidgeArrays):
+    """:class:`ArmRidgeArrays` of the primal numerics (``A^{-1}`` and ``theta_hat`` kept)."""
+
+    __slots__ = ()
+
+
+class GramArrays(ArmRidgeArrays):
+    """:class:`ArmRidgeArrays` of the Gram numerics (``G = X A^{-1} X^T`` kept)."""
+
+    __slots__ = ()
+
+
+class DiagonalArrays(ArmRidgeArrays):
+    """:class:`ArmRidgeArrays` of the diagonal numerics (``[diag(A); b]`` in ``a_inv``)."""
+
+    __slots__ = ()
+
+
+#: The record class of each numerics (by code): compiled kernels taking one specialise on its class, so
+#: a run compiles only its own numerics (a G-ACOL cold start compiled all three: 11.7 -> 5.9 s of its
+#: compiled path, docs/decisions/engine.md).
+ARRAYS_OF_NUMERICS: tuple[type[ArmRidgeArrays], ...] = (PrimalArrays, GramArrays, DiagonalArrays)
+_CODE_OF_CLASS = {cls: code for code, cls in enumerate(ARRAYS_OF_NUMERICS)}
 
 
 def is_axis_aligned(arms: FloatArray) -> bool:
@@ -429,11 +462,7 @@ def arm_diag_refresh(r, reg):
         _diag_coordinate_state(r, j)
 
 
-@numba.njit(cache=True, inline="always")
-def arm_state_update(numerics, r, arm, y):
-    """One observation ``y`` of ``arm`` with the numerics of code ``numerics`` (:data:`NUMERICS`) on the
-    arrays ``r`` (:class:`ArmRidgeArrays`): the single entry point of :class:`ArmRidge` and of the
-    learners' compiled kernels. State arrays the numerics does not use may be empty."""
+def _runtime_update(numerics, r, arm, y):
     if numerics == GRAM:
         arm_gram_step(r, arm, y)
     elif numerics == DIAGONAL:
@@ -442,16 +471,82 @@ def arm_state_update(numerics, r, arm, y):
         arm_ridge_step(r, arm, y)
 
 
-@numba.njit(cache=True)
-def arm_state_refresh(numerics, r, reg):
-    """Exact recompute of ``r`` (:class:`ArmRidgeArrays`) from its counts and sums with the numerics of
-    code ``numerics`` (:data:`NUMERICS`) and ridge ``reg``."""
+def _runtime_refresh(numerics, r, reg):
     if numerics == GRAM:
         arm_gram_refresh(r, reg)
     elif numerics == DIAGONAL:
         arm_diag_refresh(r, reg)
     else:
         arm_ridge_refresh(r, reg)
+
+
+def arm_state_update(numerics: int, r: ArmRidgeArrays, arm: int, y: float) -> None:
+    """One observation ``y`` of ``arm`` on the arrays ``r`` (:class:`ArmRidgeArrays`) with their numerics:
+    the single entry point of :class:`ArmRidge` and of the learners' compiled kernels.
+
+    Compiled, the numerics is read from the record's class (:class:`PrimalArrays`, :class:`GramArrays`,
+    :class:`DiagonalArrays`): only that numerics' step is compiled into the caller. A plain
+    :class:`ArmRidgeArrays` record dispatches on the code ``numerics`` (:data:`NUMERICS`) at run time.
+    State arrays the numerics does not use may be empty.
+    """
+    _state_update_entry(numerics, r, arm, y)
+
+
+def arm_state_refresh(numerics: int, r: ArmRidgeArrays, reg: float) -> None:
+    """Exact recompute of ``r`` (:class:`ArmRidgeArrays`) from its counts and sums with ridge ``reg``, the
+    numerics chosen as in :func:`arm_state_update`."""
+    _state_refresh_entry(numerics, r, reg)
+
+
+def _numerics_impl(r: Any, impls: tuple[Any, Any, Any], runtime: Any) -> Any:
+    """The implementation for a record of numba type ``r``: ``impls[code]`` for a record of a numerics'
+    own class, ``runtime`` (all three, chosen by the code) for a plain :class:`ArmRidgeArrays`."""
+    code = numerics_of_type(r)
+    return runtime if code is None else impls[code]
+
+
+def numerics_of_type(r: Any) -> int | None:
+    """The numerics code of a record of numba type ``r`` (in an ``overload``'s typing function): that of
+    its class (:data:`ARRAYS_OF_NUMERICS`), or ``None`` for a plain :class:`ArmRidgeArrays` (any)."""
+    return _CODE_OF_CLASS.get(getattr(r, "instance_class", None))
+
+
+@overload(arm_state_update, inline="always")
+def _overload_state_update(numerics, r, arm, y):
+    def primal(numerics, r, arm, y):
+        arm_ridge_step(r, arm, y)
+
+    def gram(numerics, r, arm, y):
+        arm_gram_step(r, arm, y)
+
+    def diagonal(numerics, r, arm, y):
+        arm_diag_update(r, arm, y)
+
+    return _numerics_impl(r, (primal, gram, diagonal), _runtime_update)
+
+
+@overload(arm_state_refresh)
+def _overload_state_refresh(numerics, r, reg):
+    def primal(numerics, r, reg):
+        arm_ridge_refresh(r, reg)
+
+    def gram(numerics, r, reg):
+        arm_gram_refresh(r, reg)
+
+    def diagonal(numerics, r, reg):
+        arm_diag_refresh(r, reg)
+
+    return _numerics_impl(r, (primal, gram, diagonal), _runtime_refresh)
+
+
+@numba.njit(cache=True)
+def _state_update_entry(numerics, r, arm, y):
+    arm_state_update(numerics, r, arm, y)
+
+
+@numba.njit(cache=True)
+def _state_refresh_entry(numerics, r, reg):
+    arm_state_refresh(numerics, r, reg)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -547,7 +642,7 @@ class ArmRidge(ArmSetMixin):
         self.work_w = np.zeros(n)
         self.n_updates = 0
         #: The arrays the compiled kernels update, by name (:class:`ArmRidgeArrays`; never rebound).
-        self.arrays = ArmRidgeArrays(
+        self.arrays = ARRAYS_OF_NUMERICS[self.numerics_code](
             self.arms, self.arms_t, self.a_inv_state, self.theta_state, self.gram, self.sq_widths,
             self.preds, self.counts, self.sums, self.work_u, self.work_w,
         )  # fmt: skip

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 from safebandits.algorithms.pure_exploration._cbai import CBAIState, cbai_update_arrays
 from safebandits.estimators.confidence import adaptive_width_scalar
@@ -31,9 +32,9 @@ from safebandits.estimators.ridge import (
     DIAGONAL,
     GRAM,
     ArmRidgeArrays,
-    arm_gram_arrays_step,
     arm_state_refresh,
     arm_state_update,
+    numerics_of_type,
 )
 from safebandits.types import FloatArray
 
@@ -179,39 +180,71 @@ def _uniform_candidate(st, select_from):
     return -1
 
 
-@numba.njit(cache=True, inline="always")
-def _lookahead(st, best):
+def lookahead(ridge, st, best):
     """``argmin_a ||y||^2_{(A + a a^T)^{-1}}`` over all arms for the target ``y = x_best``, the lowest
-    index on ties.
+    index on ties (``ridge`` is ``st.ridge``: its class picks the numerics when compiled).
 
     ``||y||^2_{(A + a a^T)^{-1}} = ||y||^2 - (y^T A^{-1} a)^2 / (1 + ||a||^2)`` with ``g_k = y^T A^{-1}
-    x_k``: a row of ``G = X A^{-1} X^T`` (Gram numerics), or ``X (A^{-1} y)``.
+    x_k``: row ``best`` of ``G = X A^{-1} X^T`` (Gram numerics), or ``X (A^{-1} y)`` (primal: ``A^{-1}``
+    kept; diagonal: ``A`` diagonal).
     """
-    numerics, sq_widths, work_g = st.const.numerics, st.ridge.sq_widths, st.work_g
-    n, d = st.ridge.arms.shape
-    if numerics == GRAM:
-        gram = st.ridge.gram
-        for k in range(n):
-            work_g[k] = gram[best, k]
+    return _lookahead_entry(ridge, st, best)
+
+
+@numba.njit(cache=True, inline="always")
+def _lookahead_gram(ridge, st, best):
+    return _lookahead_pick(ridge.gram[best], ridge.sq_widths, best)
+
+
+@numba.njit(cache=True, inline="always")
+def _lookahead_solve(ridge, st, best):
+    """``g = X (A^{-1} y)`` into ``st.work_g`` (``A^{-1} y`` into ``st.work_v``), then the pick."""
+    numerics, work_g = st.const.numerics, st.work_g
+    n, d = ridge.arms.shape
+    arms, arms_t, a_inv, work_v = ridge.arms, ridge.arms_t, ridge.a_inv, st.work_v
+    if numerics == DIAGONAL:  # a_inv holds [diag(A); b]
+        for i in range(d):
+            work_v[i] = arms[best, i] / a_inv[0, i]
     else:
-        arms, arms_t, a_inv, work_v = st.ridge.arms, st.ridge.arms_t, st.ridge.a_inv, st.work_v
-        if numerics == DIAGONAL:  # a_inv holds [diag(A); b]
-            for i in range(d):
-                work_v[i] = arms[best, i] / a_inv[0, i]
-        else:
-            for i in range(d):
-                work_v[i] = 0.0
-            for j in range(d):
-                yj = arms[best, j]
-                for i in range(d):
-                    work_v[i] += a_inv[j, i] * yj
-        for k in range(n):
-            work_g[k] = 0.0
+        for i in range(d):
+            work_v[i] = 0.0
         for j in range(d):
-            vj = work_v[j]
-            for k in range(n):
-                work_g[k] += arms_t[j, k] * vj
-    return _lookahead_pick(work_g, sq_widths, best)
+            yj = arms[best, j]
+            for i in range(d):
+                work_v[i] += a_inv[j, i] * yj
+    for k in range(n):
+        work_g[k] = 0.0
+    for j in range(d):
+        vj = work_v[j]
+        for k in range(n):
+            work_g[k] += arms_t[j, k] * vj
+    return _lookahead_pick(work_g, ridge.sq_widths, best)
+
+
+def _lookahead_runtime(ridge, st, best):
+    if st.const.numerics == GRAM:
+        return _lookahead_gram(ridge, st, best)
+    return _lookahead_solve(ridge, st, best)
+
+
+@overload(lookahead, inline="always")
+def _overload_lookahead(ridge, st, best):
+    code = numerics_of_type(ridge)
+    if code is None:
+        return _lookahead_runtime
+
+    def gram(ridge, st, best):
+        return _lookahead_gram(ridge, st, best)
+
+    def solve(ridge, st, best):
+        return _lookahead_solve(ridge, st, best)
+
+    return gram if code == GRAM else solve
+
+
+@numba.njit(cache=True)
+def _lookahead_entry(ridge, st, best):
+    return lookahead(ridge, st, best)
 
 
 @numba.njit(cache=True)
@@ -247,9 +280,7 @@ def select_arm(st):
         # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
         # ||a|| <= ||y|| (norms in A^{-1}), with equality at a = y; so it is not computed.
         return best
-    if st.const.numerics == GRAM:  # the one-step look-ahead of G-ACOL: a row of G
-        return _lookahead_pick(st.ridge.gram[best], st.ridge.sq_widths, best)
-    return _lookahead(st, best)
+    return lookahead(st.ridge, st, best)  # the one-step look-ahead of G-ACOL
 
 
 @numba.njit(cache=True)
@@ -290,15 +321,7 @@ def bounds(beta, sq_widths, preds, in_uncertain, lower, upper):
 def tell_sample(st, arm, y):
     """Add observation ``y`` of ``arm`` (Algorithm 2, lines 5-8)."""
     const, live = st.const, st.live[0]
-    # line 6: A <- A + x x^T, phi_hat; the Gram case (the hot one) on arrays (see effective_rule)
-    if const.numerics == GRAM:
-        ridge_arrays = st.ridge  # (one binding: the step below takes arrays)
-        arm_gram_arrays_step(
-            ridge_arrays.gram, ridge_arrays.sq_widths, ridge_arrays.preds, ridge_arrays.counts,
-            ridge_arrays.sums, ridge_arrays.work_w, arm, y,
-        )  # fmt: skip
-    else:
-        arm_state_update(const.numerics, st.ridge, arm, y)
+    arm_state_update(const.numerics, st.ridge, arm, y)  # line 6: A <- A + x x^T, phi_hat
     live.t += 1  # line 6: t <- t + 1
     t = live.t
     if const.refresh_every > 0 and t % const.refresh_every == 0:  # exact recompute against rounding

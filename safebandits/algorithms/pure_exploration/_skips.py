@@ -43,6 +43,7 @@ from safebandits.algorithms.pure_exploration._g_acol_kernels import (
 )
 from safebandits.estimators.ridge import (
     ArmRidgeArrays,
+    DiagonalArrays,
     arm_axis,
     arm_diag_refresh,
     arm_state_refresh,
@@ -124,7 +125,7 @@ def new_skip_work(ridge: ArmRidgeArrays, enabled: bool, widest: bool, live: np.n
     coord_arms = np.flatnonzero(nonzero)[np.argsort(coord[nonzero], kind="stable")]
     coord_ptr = np.searchsorted(coord[coord_arms], np.arange(dw + 1)) if nw else np.zeros(1, np.int64)
     size = 1 << max(nw - 1, 0).bit_length() if nw else 0
-    shadow = ArmRidgeArrays(
+    shadow = DiagonalArrays(
         arms, ridge.arms_t, np.zeros((2, dw)), np.zeros(dw), np.zeros((0, 0)), np.zeros(nw), np.zeros(nw),
         ridge.counts, ridge.sums, np.zeros(0), np.zeros(0),
     )  # fmt: skip

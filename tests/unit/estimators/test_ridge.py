@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
+import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from safebandits.estimators.ridge import (
+    ARRAYS_OF_NUMERICS,
+    NUMERICS,
     ArmRidge,
+    ArmRidgeArrays,
     OnlineRidge,
+    arm_state_refresh,
+    arm_state_update,
     cholesky_inverse,
     choose_numerics,
     is_axis_aligned,
@@ -226,3 +238,60 @@ def test_cholesky_inverse():
     cholesky_inverse(a, out)
     np.testing.assert_allclose(out, np.linalg.inv(a), rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(out, out.T)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    numerics=st.sampled_from(["primal", "gram", "diagonal"]),
+    n=st.integers(1, 9),
+    d=st.integers(1, 6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_numerics_class_dispatch_equals_runtime_dispatch(numerics, n, d, seed):
+    # A record of a numerics' own class compiles that numerics alone (dispatch on its type); a plain
+    # ArmRidgeArrays record dispatches on the code at run time. Both are the same arithmetic, bit for bit.
+    rng = np.random.default_rng(seed)
+    arms = rng.standard_normal((n, d))
+    if numerics == "diagonal":
+        arms = np.zeros((n, d))
+        arms[np.arange(n), rng.integers(0, d, n)] = rng.uniform(0.2, 2.0, n)
+    typed = ArmRidge(arms, reg=0.3, refresh_every=0, numerics=numerics)
+    plain = ArmRidge(arms, reg=0.3, refresh_every=0, numerics=numerics)
+    code = NUMERICS.index(numerics)
+    assert type(typed.arrays) is ARRAYS_OF_NUMERICS[code]
+    assert numba.typeof(typed.arrays) != numba.typeof(ArmRidgeArrays(*typed.arrays))
+    untyped = ArmRidgeArrays(*plain.arrays)  # (the same arrays, the plain class)
+    for k, y in zip(rng.integers(0, n, 30), rng.standard_normal(30)):
+        arm_state_update(code, typed.arrays, int(k), float(y))
+        arm_state_update(code, untyped, int(k), float(y))
+    arm_state_refresh(code, typed.arrays, 0.3)
+    arm_state_refresh(code, untyped, 0.3)
+    for a, b in zip(typed.arrays, untyped):
+        np.testing.assert_array_equal(a, b)
+
+
+_ONLY_ITS_NUMERICS = """
+import numpy as np
+from safebandits.algorithms import make_learner
+from safebandits.problems import make_instance
+from safebandits.estimators import ridge
+inst = make_instance("acol/unit-sphere", np.random.default_rng(0), n_arms=10, d=10)
+lrn = make_learner("g-acol", inst.public_info(), np.random.default_rng(1), {"numerics": "gram"})
+lrn.simulate(inst.environment(np.random.default_rng(2)), 300)
+for _ in range(20):
+    if lrn.done:
+        break
+    lrn.tell(d := lrn.ask(), inst.environment(np.random.default_rng(3)).play(d))
+print(sorted(f.__name__ for f in (ridge.arm_ridge_refresh, ridge.arm_gram_refresh, ridge.arm_diag_refresh)
+             if f.overloads))
+"""
+
+
+@pytest.mark.slow
+def test_a_gram_run_compiles_no_other_numerics(tmp_path):
+    # cold (an empty numba cache): the G-ACOL driver and its ask / tell kernel on GramArrays compile the
+    # Gram refresh only (all three compiled before: ~7 s more of a G-ACOL cold start)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", _ONLY_ITS_NUMERICS], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "['arm_gram_refresh']"
