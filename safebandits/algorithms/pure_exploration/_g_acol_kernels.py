@@ -47,7 +47,6 @@ __all__ = [
     "current_width",
     "select_arm",
     "tell_sample",
-    "tell_then_select",
 ]
 
 # selection rule codes (positions in GACOLConfig.selection's choices)
@@ -327,18 +326,3 @@ def tell_sample(st, arm, y):
     if const.refresh_every > 0 and t % const.refresh_every == 0:  # exact recompute against rounding
         arm_state_refresh(const.numerics, st.ridge, const.reg)
     certify(st, t)  # lines 7-8
-
-
-@numba.njit(cache=True)
-def tell_then_select(st, arm, y):
-    """:func:`tell_sample`, then the next :func:`select_arm` in the same call (one dispatch per sample
-    on the ask / tell path). Returns the next arm, or -1 when the learner is done or its uniform
-    buffer must be refilled first (the caller then selects at ``ask``). ``arm < 0``: the selection
-    alone (``ask`` without a prepared arm), so that the ask / tell path compiles one kernel."""
-    if arm >= 0:
-        tell_sample(st, arm, y)
-    if st.sets.live[0].n_uncertain == 0:  # line 3: stop when U is empty
-        return -1
-    if needs_uniform(st.const) and st.live[0].upos >= st.uniforms.shape[0]:
-        return -1
-    return select_arm(st)

@@ -23,10 +23,12 @@ The per-sample work is done by two compiled kernels acting in place on the learn
 (:class:`~safebandits.algorithms.pure_exploration._g_acol_kernels.GACOLState`), :func:`select_arm` and
 :func:`tell_sample` (module ``_g_acol_kernels``), in ``O(n d + d^2)`` (primal numerics: ``A^{-1}``) or
 ``O(n^2)`` (Gram numerics: ``G = X A^{-1} X^T``, chosen when ``n`` is not much larger than ``d``;
-see ``numerics`` of :class:`GACOLConfig`); the ask / tell path calls them once
-per sample and :meth:`GACOL.simulate` runs the whole ask -> pull -> tell cycle in one compiled loop
-(the shared driver, :data:`gacol_samples`) on the environment's noise stream, giving the same
-trajectory; its certified skips live in :mod:`~safebandits.algorithms.pure_exploration._skips`.
+see ``numerics`` of :class:`GACOLConfig`). :meth:`GACOL.simulate` runs the whole ask -> pull -> tell
+cycle in one compiled loop (the shared driver, :data:`gacol_samples`, or :data:`gacol_samples_plain`
+when skips are off) on the environment's noise stream; the ask / tell path runs
+:data:`gacol_samples_plain` one sample per call (its ``TOLD`` / ``SELECT`` modes), so both paths run
+the same compiled code and give the same trajectory. The certified skips live in
+:mod:`~safebandits.algorithms.pure_exploration._skips`.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from safebandits._validation import (
     check_positive,
     literal_choices,
 )
-from safebandits.algorithms._driver import make_driver
+from safebandits.algorithms._driver import SELECT, SIMULATE, TOLD, make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import CBAILearner, CBAISets, check_cbai_info
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
@@ -62,7 +64,6 @@ from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     needs_uniform,
     select_arm,
     tell_sample,
-    tell_then_select,
 )
 from safebandits.algorithms.pure_exploration._skips import SKIP_LIVE, SkipWork, new_skip_work, try_skip
 from safebandits.algorithms.registry import register_algorithm
@@ -76,6 +77,8 @@ __all__ = [
     "GACOLBlock",
     "GACOLConfig",
     "GACOLConstants",
+    "GACOLPlainBlock",
+    "GACOLPlainRun",
     "GACOLRun",
     "GACOLState",
     "gacol_samples",
@@ -171,12 +174,22 @@ assert _SELECTIONS.index("max_reward") == MAX_REWARD and _SELECT_FROM.index("fea
 # compiled simulation loop
 # --------------------------------------------------------------------------------------------------
 class GACOLRun(NamedTuple):
-    """A block of samples on the shared driver: the learner's :class:`GACOLState` and the work arrays
-    of its certified skips (:class:`~safebandits.algorithms.pure_exploration._skips.SkipWork`; all
-    empty: every sample is taken one by one)."""
+    """A block of samples with certified skips on the shared driver (:data:`gacol_samples`): the
+    learner's :class:`GACOLState`, the work arrays of its certified skips
+    (:class:`~safebandits.algorithms.pure_exploration._skips.SkipWork`) and ``chosen`` (one int64: the
+    arm of the current sample)."""
 
     st: GACOLState
     sk: SkipWork
+    chosen: np.ndarray
+
+
+class GACOLPlainRun(NamedTuple):
+    """A block without skips (:data:`gacol_samples_plain`): the state and ``chosen``. The ask / tell path
+    runs on this record too (one sample per call), so that both paths run one compiled function."""
+
+    st: GACOLState
+    chosen: np.ndarray
 
 
 class GACOLBlock(NamedTuple):
@@ -192,6 +205,14 @@ class GACOLBlock(NamedTuple):
     uses_uniforms: bool
 
 
+class GACOLPlainBlock(NamedTuple):
+    """What the kernels read during a block without skips (:func:`gacol_plain_block`)."""
+
+    st: GACOLState
+    chosen: np.ndarray
+    uses_uniforms: bool
+
+
 @numba.njit(cache=True, inline="always")
 def gacol_block(run):
     """The :class:`GACOLBlock` of ``run``: skips are tried with a refresh period, for the fixed rules
@@ -202,7 +223,14 @@ def gacol_block(run):
     widest = const.select_from == FROM_ALL and const.numerics == DIAGONAL  # Greedy Max Var, diagonal
     fixed_rule = const.selection == UNIFORM or const.selection == MAX_REWARD
     can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest)
-    return GACOLBlock(st, sk, np.zeros(1, dtype=np.int64), period, can_skip, needs_uniform(const))
+    return GACOLBlock(st, sk, borrow(run.chosen), period, can_skip, needs_uniform(const))
+
+
+@numba.njit(cache=True, inline="always")
+def gacol_plain_block(run):
+    """The :class:`GACOLPlainBlock` of ``run`` (a :class:`GACOLPlainRun`)."""
+    st = borrow(run.st)
+    return GACOLPlainBlock(st, borrow(run.chosen), needs_uniform(st.const))
 
 
 @numba.njit(cache=True, inline="always")
@@ -248,16 +276,18 @@ def gacol_update(b, j, y):
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over G-ACOL's kernels and
-#: its certified skips: ``gacol_samples(run, env, variates, (start, stop)) -> j`` on a :class:`GACOLRun`
+#: its certified skips: ``gacol_samples(run, env, variates, (start, stop, mode)) -> j`` on a :class:`GACOLRun`
 #: and a :class:`ConstraintFeedback`, the first variate row not used (``U`` empty, ``stop``, or the
 #: uniform buffer ran dry: refill and call again).
 gacol_samples = make_driver(
     "gacol_samples", gacol_select, gacol_means, gacol_update, __name__, skip=gacol_skip, prepare=gacol_block
 )
-#: The same driver without the skip hook, for runs whose skips are off (empty ``SkipWork``: G-ACOL's
-#: look-ahead rule, ``certified_skip=False``); it does not compile the skips' code (~5 s of a cold start).
+#: The same driver without the skip hook on a :class:`GACOLPlainRun`, for runs whose skips are off
+#: (G-ACOL's look-ahead rule, ``certified_skip=False``; it does not compile the skips' code, ~5 s of a
+#: cold start) and for the ask / tell path (modes ``TOLD`` / ``SELECT`` of the driver, one sample per
+#: call): one compiled function for both paths.
 gacol_samples_plain = make_driver(
-    "gacol_samples_plain", gacol_select, gacol_means, gacol_update, __name__, prepare=gacol_block
+    "gacol_samples_plain", gacol_select, gacol_means, gacol_update, __name__, prepare=gacol_plain_block
 )
 
 
@@ -357,7 +387,8 @@ class GACOL(CBAILearner):
             upper=np.full(n, np.inf), uniforms=uniforms, work_v=np.zeros(d), work_g=np.zeros(n),
             const=const, live=self._live,
         )  # fmt: skip
-        self._tell_kernel: Any = None  # bound on first use (simulate runs its own compiled loop)
+        self._chosen = np.zeros(1, dtype=np.int64)  # the arm of the current sample (the kernels write it)
+        self._one: tuple[Any, ...] | None = None  # the ask / tell path's driver call, bound on first use
         self._prefetched = -1  # next arm, selected at the end of the last tell
         self._skip_live = np.zeros(1, dtype=SKIP_LIVE)
         self._skip_live[0] = (float(VARIATE_BLOCK), 0.0, 0)  # length cap, last F, samples skipped
@@ -405,14 +436,22 @@ class GACOL(CBAILearner):
             return Decision(arm=arm)
         if self._needs_uniform:
             self._refill_uniforms()
-        # the selection alone: tell_then_select with no observation (one compiled kernel for ask / tell)
-        return Decision(arm=int(self._tell_then_select()(self.state, -1, 0.0)))
+        # the selection alone: the driver's SELECT mode (-1 when there is no arm to pull: U is empty)
+        driver, run, env, told = self._one_sample()
+        j = driver(run, env, told, (0, 1, SELECT))
+        return Decision(arm=int(self._chosen[0]) if j == 1 else -1)
 
-    def _tell_then_select(self) -> Any:
-        kernel = self._tell_kernel
-        if kernel is None:
-            kernel = self._tell_kernel = bind_kernel(tell_then_select, (self.state, 0, 0.0))
-        return kernel
+    def _one_sample(self) -> tuple[Any, ...]:
+        """The ask / tell path's call of :data:`gacol_samples_plain`: the bound driver, the run record,
+        a placeholder environment (never read in the ask / tell modes) and the told observation's row."""
+        one = self._one
+        if one is None:
+            run = GACOLPlainRun(self.state, self._chosen)
+            env = ConstraintFeedback(np.zeros(self.n_arms), 0, 0.0)
+            told = np.zeros((2, 1))
+            driver = bind_kernel(gacol_samples_plain, (run, env, told, (0, 2, TOLD)))
+            one = self._one = (driver, run, env, told)
+        return one
 
     def _drop_prefetch(self) -> None:
         """Forget the arm selected at the end of the last tell, giving back the uniform it drew."""
@@ -431,8 +470,13 @@ class GACOL(CBAILearner):
         self._update(int(decision.arm), float(observation.constraints[0]))
 
     def _update(self, arm: int, y: float) -> None:
-        kernel = self._tell_then_select()
-        self._prefetched = int(kernel(self.state, arm, y))
+        # lines 5-8 with the observation, then the next selection (line 4) in the same call: the driver's
+        # TOLD mode; the next arm is prefetched unless U is empty or the uniform buffer ran dry
+        driver, run, env, told = self._one_sample()
+        self._chosen[0] = arm
+        told[0, 0] = y
+        j = driver(run, env, told, (0, 2, TOLD))
+        self._prefetched = int(self._chosen[0]) if j == 2 else -1
 
     def _recommend_info(self) -> dict[str, Any]:
         return {"beta": self.beta}
@@ -465,8 +509,12 @@ class GACOL(CBAILearner):
             return
         sigma = float(env.noise.sigma) if code == 0 else 0.0
         feedback = ConstraintFeedback(np.ascontiguousarray(means[:, 0], dtype=np.float64), int(code), sigma)
-        run = GACOLRun(self.state, self._skip_work())
-        driver = gacol_samples if run.sk.cand.shape[0] > 0 else gacol_samples_plain
+        sk = self._skip_work()
+        if sk.cand.shape[0] > 0:
+            run: Any = GACOLRun(self.state, sk, self._chosen)
+            driver = gacol_samples
+        else:
+            run, driver = GACOLPlainRun(self.state, self._chosen), gacol_samples_plain
         period = self.config.refresh_every
         while not self.done and self.n_samples < budget:
             k = min(VARIATE_BLOCK, budget - self.n_samples)
@@ -476,7 +524,7 @@ class GACOL(CBAILearner):
             j = 0
             while j < k and not self.done:
                 self._refill_uniforms()
-                j_next = driver(run, feedback, variates, (j, k))
+                j_next = driver(run, feedback, variates, (j, k, SIMULATE))
                 self.n_samples += j_next - j
                 env.n_samples += j_next - j
                 j = j_next

@@ -55,7 +55,7 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import make_driver, point_means
+from safebandits.algorithms._driver import SIMULATE, make_driver, point_means
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
@@ -377,7 +377,7 @@ def stagewise_update(b, j, y):
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over LC-LUCB's kernels and
-#: over Safe-LTS's: ``driver(run, env, variates, (start, stop)) -> j``, the first row not played (a
+#: over Safe-LTS's: ``driver(run, env, variates, (start, stop, mode)) -> j``, the first row not played (a
 #: :class:`StagewiseRun`; Safe-LTS stops early when its normals run out: refill, call again).
 lc_lucb_rounds = make_driver(
     "lc_lucb_rounds", lc_lucb_select, point_means, stagewise_update, __name__, prepare=stagewise_block
@@ -764,7 +764,7 @@ class StagewiseLinearLearner(BaseLearner):
         driver = safe_lts_rounds if self.use_ts else lc_lucb_rounds
         while j < n:
             self._refill()
-            j = driver(run, feedback, variates, (j, n))
+            j = driver(run, feedback, variates, (j, n, SIMULATE))
         self.n_samples += n
         env.n_samples += n
         if n > 0 and not self.use_ts:

@@ -57,7 +57,7 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import arm_means, count_pull, make_driver
+from safebandits.algorithms._driver import SIMULATE, arm_means, count_pull, make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
@@ -381,7 +381,7 @@ def opb_update(run, j, y):
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPB's kernels:
-#: ``opb_rounds(run, env, variates, (start, stop)) -> j`` on an :class:`OPBRun` and an
+#: ``opb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPBRun` and an
 #: :class:`ArmFeedback`, the first row not played (refill the uniforms and call again).
 opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__, prepare=borrow)
 
@@ -725,7 +725,7 @@ class OPB(BaseLearner):
             i = 0
             while i < n:
                 self._refill_uniforms()
-                i = opb_rounds(run, feedback, variates, (i, n))
+                i = opb_rounds(run, feedback, variates, (i, n, SIMULATE))
             points[j:] = arms[out_arms]
             self.n_samples += n
             env.n_samples += n

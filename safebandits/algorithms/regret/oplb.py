@@ -59,7 +59,7 @@ import numpy as np
 
 from safebandits._numba import bind_kernel, borrow
 from safebandits._validation import check_int
-from safebandits.algorithms._driver import make_driver, point_means
+from safebandits.algorithms._driver import SIMULATE, make_driver, point_means
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.lc_lucb import (
     StagewiseLinearConfig,
@@ -392,7 +392,7 @@ def oplb_select(run, j):
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPLB's kernels (the
 #: update is LC-LUCB's, :func:`~safebandits.algorithms.regret.lc_lucb.stagewise_update`, line 7):
-#: ``oplb_rounds(run, env, variates, (start, stop)) -> j`` on an :class:`OPLBRun`, the first row not
+#: ``oplb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPLBRun`, the first row not
 #: played (refill the uniforms, call again).
 oplb_rounds = make_driver("oplb_rounds", oplb_select, point_means, stagewise_update, __name__, prepare=borrow)
 
@@ -500,7 +500,7 @@ class OPLB(StagewiseLinearLearner):
         run = OPLBRun(est, self._tbl, search, work, work.costs, points, probs, values)
         while j < n:
             self._refill()
-            j = oplb_rounds(run, feedback, variates, (j, n))
+            j = oplb_rounds(run, feedback, variates, (j, n, SIMULATE))
         if n > j0:
             self._probs[:] = probs[n - 1]
             self._last_value = float(values[n - 1])

@@ -51,7 +51,7 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import arm_means, make_driver
+from safebandits.algorithms._driver import SIMULATE, arm_means, make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
@@ -438,7 +438,7 @@ def safe_lucb_update(run, j, y):
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over Safe-LUCB's kernels on
-#: finite decision sets: ``safe_lucb_rounds(run, env, variates, (start, stop)) -> j`` on a
+#: finite decision sets: ``safe_lucb_rounds(run, env, variates, (start, stop, mode)) -> j`` on a
 #: :class:`SafeLUCBRun` and a :class:`LossFeedback`, the first row not played (refill, call again).
 safe_lucb_rounds = make_driver(
     "safe_lucb_rounds", safe_lucb_select, arm_means, safe_lucb_update, __name__, prepare=borrow
@@ -850,7 +850,7 @@ class SafeLUCB(BaseLearner):
             run = SafeLUCBRun(self.state, played)
             j = 0
             while j < n:
-                j = safe_lucb_rounds(run, feedback, variates, (j, n))
+                j = safe_lucb_rounds(run, feedback, variates, (j, n, SIMULATE))
                 if j < n:
                     self._refill()
             points = arms[played]

@@ -24,7 +24,7 @@ import numpy as np
 
 from safebandits._numba import bind_kernel
 from safebandits._validation import check_array, check_int
-from safebandits.algorithms._driver import count_pull, make_driver, point_means
+from safebandits.algorithms._driver import SIMULATE, count_pull, make_driver, point_means
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.exceptions import ConfigError, ProtocolError
@@ -111,7 +111,7 @@ def uniform_update(run, j, y):
     count_pull(run.st, run.played[j], y)
 
 
-#: The shared driver over the three kernels: ``uniform_rounds(run, env, variates, (start, stop)) -> j``,
+#: The shared driver over the three kernels: ``uniform_rounds(run, env, variates, (start, stop, mode)) -> j``,
 #: the first row not played (``stop``, or earlier when the uniforms ran out: refill and call again).
 uniform_rounds = make_driver("uniform_rounds", uniform_select, point_means, uniform_update, __name__)
 
@@ -216,7 +216,7 @@ class UniformExploration(BaseLearner):
         j = 0
         while j < n:
             self._refill()
-            j = uniform_rounds(run, feedback, variates, (j, n))
+            j = uniform_rounds(run, feedback, variates, (j, n, SIMULATE))
         self.n_samples += n
         env.n_samples += n
         return PlayedBlock(run.points)
