@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Claim", "claim"]
+__all__ = ["Claim", "claim", "exact_median"]
 
 Claim = dict[str, Any]
 
@@ -26,6 +26,7 @@ def claim(
     censored_only: bool = False,
     reason: str = "",
     budget_safe: Iterable[str] = (),
+    budget_exact: Iterable[str] = (),
 ) -> Claim:
     """A claim record. ``verdict`` is "pass", "fail", or "inconclusive" when the claim fails only at
     points where runs hit the sample budget (so the stored medians are lower bounds). An inconclusive
@@ -36,7 +37,13 @@ def claim(
     mean of that method is a lower bound too; where the reading only ever asks those statistics to be
     large (a ratio's numerator, a method the claim's subject must beat), a pass on the lower bounds is a
     pass. :func:`~safebandits.experiments.claims_meta.finalise_claims` then keeps the pass, listing the
-    budget hits; a budget hit of any other compared method still makes the verdict inconclusive."""
+    budget hits; a budget hit of any other compared method still makes the verdict inconclusive.
+
+    ``budget_exact``: the compared methods whose every statistic the reading uses is exact despite their
+    budget hits (a median at a point where fewer than half of the method's runs hit the budget: those
+    runs, not having stopped, would have needed more samples than every run that stopped, so they sit
+    above the middle of the point's order; see ``exact_median``). Their budget hits leave the verdict,
+    pass or fail, as it is."""
     verdict = "pass" if passed else ("inconclusive" if censored_only else "fail")
     rec = {
         "id": cid,
@@ -50,7 +57,32 @@ def claim(
     safe = sorted({str(lbl) for lbl in budget_safe})
     if safe:
         rec["budget_safe"] = safe
+    exact = sorted({str(lbl) for lbl in budget_exact})
+    if exact:
+        rec["budget_exact"] = exact
     return rec
+
+
+def exact_median(samples: Any, stopped: Any) -> bool:
+    """Whether the median of ``samples`` is exact although the runs with ``stopped`` False hit the sample
+    budget (their stored samples are lower bounds).
+
+    A run that hit the budget would have needed more samples than the budget, hence more than every run
+    that stopped (a stopped run used at most the budget); in the true order those runs are the largest.
+    So the stored median is exact when it equals the median with those runs set to ``+inf`` (finite: they
+    are fewer than half, and none of them sits at the middle positions of the stored order either).
+
+    >>> exact_median([5, 9, 7, 50], [True, True, True, False])
+    True
+    >>> exact_median([5, 50, 50], [True, False, False])
+    False
+    """
+    x = np.asarray(samples, dtype=float)
+    censored = ~np.asarray(stopped, dtype=bool)
+    if not censored.any():
+        return True
+    top = np.where(censored, np.inf, x)
+    return bool(np.isfinite(np.median(top)) and np.median(top) == np.median(x))
 
 
 def _plain(value: Any) -> Any:

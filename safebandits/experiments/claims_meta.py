@@ -12,7 +12,10 @@ four verdicts:
     dropped silently); or the claim set itself reported that only censored points decide it. A pass
     stands despite budget hits only of the methods the claim set names ``budget_safe``: methods whose
     censored samples (lower bounds) can only strengthen the reading (:func:`claim_base.claim
-    <safebandits.experiments.claim_base.claim>`); the hits are still listed in the reason.
+    <safebandits.experiments.claim_base.claim>`); the hits are still listed in the reason. A verdict,
+    pass or fail, stands despite budget hits of the methods the claim set names ``budget_exact``: those
+    whose every median the reading uses is exact (fewer than half of the point's runs hit the budget;
+    :func:`~safebandits.experiments.claim_base.exact_median`).
 ``"not run"``
     A method the claim compares is absent from the runs (e.g. ``run stagewise-cyclic --algorithm
     LC-LUCB``: Safe-LTS was never run), or the claim set produced no record at all.
@@ -138,11 +141,21 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
                 reasons.append(f"{sum(n_failed.values())} run(s) failed: {n_failed}")
             if n_budget:
                 safe = set(rec.get("budget_safe") or ())
+                exact = set(rec.get("budget_exact") or ())
+                unresolved = set(n_budget) - exact
                 hits = f"{sum(n_budget.values())} run(s) hit the sample budget: {n_budget}"
-                if raw == "pass" and set(n_budget) <= safe:
+                if not unresolved:
+                    reasons.append(
+                        f"{hits}; none reaches a median the reading uses (at every point it uses, fewer "
+                        "than half of a method's runs hit the budget, and they would have needed more "
+                        "samples than every run that stopped), so the medians are exact and the verdict "
+                        "stands"
+                    )
+                elif raw == "pass" and unresolved <= safe:
                     reasons.append(
                         f"{hits}; their samples are lower bounds, which can only strengthen this reading "
                         "(a pass on them is a pass)"
+                        + (f"; the medians of {sorted(b)} are exact" if (b := exact & set(n_budget)) else "")
                     )
                 else:
                     verdict = "inconclusive"

@@ -4,9 +4,12 @@ Every check takes the runs DataFrame of one experiment (``ResultsStore.to_frame(
 returns ``{"claim": str, "passed": bool, "verdict": str, "evidence": {...}}`` (plus ``"id"``). A claim is
 evaluated on the sweep points present; the evidence lists them. Runs that reached the budget count with
 the samples they had used, so medians and means are then *lower bounds* of the uncensored ones; the
-evidence reports how many runs hit the budget. A failing claim is reported as failing, never
-weakened. :func:`check_claims` then gives every record its final verdict (pass / fail / inconclusive /
-not run), the reason and the paper's wording (:mod:`safebandits.experiments.claims_meta`).
+evidence reports how many runs hit the budget. Where fewer than half of a point's runs of a method hit
+it, that median is exact (:func:`~safebandits.experiments.claim_base.exact_median`), and each median
+claim names the methods whose every median it uses is exact (``budget_exact``): their budget hits leave
+its verdict as it is. A failing claim is reported as failing, never weakened. :func:`check_claims` then
+gives every record its final verdict (pass / fail / inconclusive / not run), the reason and the paper's
+wording (:mod:`safebandits.experiments.claims_meta`).
 
 Claims of Lindner et al. (ICML 2022), spec section 5:
 
@@ -23,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claim_base import Claim, claim
+from safebandits.experiments.claim_base import Claim, claim, exact_median
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
@@ -44,7 +47,8 @@ _ok = ok_runs  # (the claims' historical name)
 
 
 def _point_stats(ok: pd.DataFrame) -> pd.DataFrame:
-    """Per (panel, value, label): median samples, mean, runs, runs that hit the budget."""
+    """Per (panel, value, label): median samples, mean, runs, runs that hit the budget, and whether the
+    median is exact despite them (:func:`~safebandits.experiments.claim_base.exact_median`)."""
     g = ok.groupby([*POINT, "label"], sort=True)
     return pd.DataFrame(
         {
@@ -52,8 +56,20 @@ def _point_stats(ok: pd.DataFrame) -> pd.DataFrame:
             "mean": g["samples"].mean(),
             "n": g.size(),
             "censored": g.size() - g["stopped"].sum(),
+            "exact": g[["samples", "stopped"]].apply(lambda p: exact_median(p["samples"], p["stopped"])),
         }
     )
+
+
+def _exact_labels(stats: pd.DataFrame, labels: list[str], points: pd.Index) -> list[str]:
+    """The labels whose median is exact at every one of ``points`` ((panel, value) pairs) they have."""
+    exact = stats["exact"].unstack("label").reindex(points)
+    return [lbl for lbl in labels if lbl in exact and bool(exact[lbl].dropna().astype(bool).all())]
+
+
+def _exact_in(part: pd.DataFrame, by: str) -> bool:
+    """Whether the median of every ``by`` group of the runs ``part`` is exact."""
+    return all(exact_median(g["samples"], g["stopped"]) for _, g in part.groupby(by))
 
 
 def _medians(stats: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
@@ -155,6 +171,7 @@ def _claim_ordering(stats: pd.DataFrame) -> Claim:
             "medians": _point_rows(wide),
         },
         budget_safe=("G-Allocation", "Uniform"),  # (ACOL must be below them)
+        budget_exact=_exact_labels(stats, labels, wide.index),
     )
 
 
@@ -163,6 +180,7 @@ def _claim_d_dependence(ok: pd.DataFrame) -> Claim:
     flat, growing = ["ACOL", "Oracle"], ["Uniform", "G-Allocation"]
     evidence: dict[str, Any] = {}
     passed = not sub.empty
+    exact: list[str] = []
     if not sub.empty:
         values = sorted(float(v) for v in sub["sweep.value"].unique())
         lo, hi = values[0], values[-1]
@@ -178,6 +196,8 @@ def _claim_d_dependence(ok: pd.DataFrame) -> Claim:
             ratio = float(m_hi / m_lo) if m_lo and np.isfinite(m_lo) else float("nan")
             ok_ratio = ratio <= 2.0 if label in flat else ratio >= 3.0
             passed = passed and bool(ok_ratio)
+            if _exact_in(s[s["sweep.value"].isin([lo, hi])], "sweep.value"):
+                exact.append(label)
             evidence[label] = {
                 "median_smallest_d": m_lo,
                 "median_largest_d": m_hi,
@@ -192,6 +212,7 @@ def _claim_d_dependence(ok: pd.DataFrame) -> Claim:
         "d <= 2) while Uniform and G-Allocation grow (ratio >= 3).",
         passed,
         evidence,
+        budget_exact=exact,
     )
 
 
@@ -209,6 +230,7 @@ def _claim_eps_dependence(ok: pd.DataFrame) -> Claim:
     if sub.empty:
         evidence["note"] = "no irrelevant-dimensions panel swept over epsilon in the store"
     slopes = {}
+    exact = [str(label) for label, part in sub.groupby("label", sort=True) if _exact_in(part, "sweep.value")]
     for label, part in sub.groupby("label", sort=True):
         med = part.groupby("sweep.value")["samples"].median().sort_index()
         eps = med.index.to_numpy(dtype=float)
@@ -229,12 +251,14 @@ def _claim_eps_dependence(ok: pd.DataFrame) -> Claim:
         f"median samples against log(1/eps) is in [{lo:g}, {hi:g}).",
         passed,
         evidence,
+        budget_exact=exact,
     )
 
 
 def _claim_tuning(stats: pd.DataFrame) -> Claim:
     evidence: dict[str, Any] = {}
     passed, n_methods, all_censored = True, 0, True
+    exact: list[str] = []
     for base in TUNED_BASES:
         theory, tuned = adaptive_labels(base)
         wide = _medians(stats, [theory, tuned])
@@ -243,7 +267,9 @@ def _claim_tuning(stats: pd.DataFrame) -> Claim:
         n_methods += 1
         ratio = wide[theory] / wide[tuned]
         passed = passed and bool((ratio >= 100).all())
-        hits = stats["censored"].unstack("label").reindex(wide.index)[theory] > 0
+        exact += _exact_labels(stats, [theory, tuned], wide.index)
+        # (a point whose theory median is a lower bound: a ratio below 100 there does not refute)
+        hits = ~stats["exact"].unstack("label").reindex(wide.index)[theory].astype(bool)
         all_censored = all_censored and bool(((ratio >= 100) | hits).all())
         evidence[base] = {
             "min_ratio": float(ratio.min()),
@@ -254,9 +280,9 @@ def _claim_tuning(stats: pd.DataFrame) -> Claim:
             "runs_hit_budget": _censored(stats, [theory, tuned]),
         }
     evidence["note"] = (
-        f"{n_methods} adaptive methods with both widths present; theory runs that hit the budget make "
-        "the ratio a lower bound, so a point below 100 with theory budget hits is inconclusive (raise the "
-        "budget) rather than a refutation"
+        f"{n_methods} adaptive methods with both widths present; where half or more of a point's theory "
+        "runs hit the budget, its theory median and ratio are lower bounds, so a point below 100 there is "
+        "inconclusive (raise the budget) rather than a refutation ('with_theory_budget_hits')"
     )
     return _claim(
         "4-tuning",
@@ -266,6 +292,7 @@ def _claim_tuning(stats: pd.DataFrame) -> Claim:
         evidence,
         censored_only=n_methods > 0 and all_censored,
         budget_safe=[adaptive_labels(b)[0] for b in TUNED_BASES],  # (the ratio's numerators)
+        budget_exact=exact,
     )
 
 
@@ -273,8 +300,9 @@ def _claim_gacol_theory(stats: pd.DataFrame) -> Claim:
     labels = ["G-ACOL (theory)", "ACOL"]
     wide = _medians(stats, labels)
     worse = wide["G-ACOL (theory)"] > wide["ACOL"]
-    hits = stats["censored"].unstack("label").reindex(wide.index)
-    censored = hits["G-ACOL (theory)"] > 0 if "G-ACOL (theory)" in hits else worse & False
+    exact = stats["exact"].unstack("label").reindex(wide.index)
+    # (points whose G-ACOL (theory) median is a lower bound)
+    censored = ~exact["G-ACOL (theory)"].astype(bool) if "G-ACOL (theory)" in exact else worse & False
     return _claim(
         "5-g-acol-theory",
         "G-ACOL (theory) needs more samples than ACOL (median) at every sweep point.",
@@ -289,6 +317,7 @@ def _claim_gacol_theory(stats: pd.DataFrame) -> Claim:
         },
         censored_only=len(wide) > 0 and bool((worse | censored).all()),
         budget_safe=("G-ACOL (theory)",),  # (it must need more than ACOL)
+        budget_exact=_exact_labels(stats, labels, wide.index),
     )
 
 
@@ -328,6 +357,7 @@ def _claim_gacol_tuned_best(stats: pd.DataFrame) -> Claim:
         passed,
         evidence,
         budget_safe=[lbl for lbl in present if lbl != target],  # (G-ACOL (tuned) must be below them)
+        budget_exact=_exact_labels(stats, present, wide.index),
     )
 
 
@@ -357,6 +387,7 @@ def _claim_gacol_tuned_comparable(stats: pd.DataFrame, ok: pd.DataFrame) -> Clai
         passed,
         evidence,
         budget_safe=[lbl for lbl in present if lbl != target],  # (the best of them can only rise)
+        budget_exact=_exact_labels(stats, present, wide.index),
     )
 
 
@@ -384,6 +415,7 @@ def _claim_maxrew_sphere(stats: pd.DataFrame, ok: pd.DataFrame) -> Claim:
         passed,
         evidence,
         budget_safe=("G-ACOL (tuned)",),  # (Max Rew-U must be below it)
+        budget_exact=_exact_labels(stats, labels, wide.index),
     )
 
 

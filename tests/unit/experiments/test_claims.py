@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from safebandits.experiments.claim_base import exact_median
 from safebandits.experiments.claims import check_claims
 from safebandits.papers.acol.claims import check_acol_regret_comparison, check_acol_synthetic
 
@@ -90,7 +94,7 @@ def test_paper_like_results_pass_every_claim():
     assert c["4-tuning"]["evidence"]["G-ACOL"]["min_ratio"] == pytest.approx(1000)
     for claim in claims:
         assert {"id", "claim", "passed", "verdict", "evidence"} <= set(claim) <= {
-            "id", "claim", "passed", "verdict", "evidence", "budget_safe"
+            "id", "claim", "passed", "verdict", "evidence", "budget_safe", "budget_exact"
         } and isinstance(claim["claim"], str)  # fmt: skip
 
 
@@ -389,3 +393,53 @@ def test_budget_hits_never_rescue_a_failing_reading():
     df["scale"] = "paper"
     c = by_id(check_claims(df, "acol-synthetic"))["5-g-acol-theory"]
     assert c["raw_verdict"] == "fail" and c["verdict"] != "pass"
+
+
+def test_exact_medians_decide_despite_budget_hits():
+    """Fewer than half of a point's runs hit the budget, above every run that stopped: the medians are
+    exact, so the verdict stands, pass or fail; half or more: a lower bound again."""
+
+    def paper(samples=paper_like, overrides=None):
+        df = table(samples, overrides=overrides)
+        df["scale"] = "paper"
+        return by_id(check_claims(df, "acol-synthetic"))
+
+    top = {"stopped": False, "samples": 10**9}  # (replicate 2 is the largest of its point)
+    c = paper(overrides={("G-ACOL (tuned)", "irrelevant-d", 25, 2): top})
+    rec = c["6a-g-acol-tuned-best"]
+    assert rec["verdict"] == "pass" and "exact" in rec["reason"], rec["reason"]
+    assert "G-ACOL (tuned)" in rec["budget_exact"]
+
+    # a failing reading with exact medians is a failure, not inconclusive
+    def slow_gacol(label, panel, value):
+        slow = label == "G-ACOL (tuned)" and panel == "irrelevant-d" and value == 25
+        return 10_000 if slow else paper_like(label, panel, value)
+
+    c = paper(slow_gacol, {("G-ACOL (tuned)", "irrelevant-d", 25, 2): top})
+    assert c["6a-g-acol-tuned-best"]["raw_verdict"] == "fail"
+    assert c["6a-g-acol-tuned-best"]["verdict"] == "fail"
+    # two of three runs censored: the median is a lower bound; a censored G-ACOL (tuned) leaves 6a open
+    c = paper(overrides={("G-ACOL (tuned)", "irrelevant-d", 25, r): top for r in (1, 2)})
+    assert c["6a-g-acol-tuned-best"]["verdict"] == "inconclusive"
+    # a hit at a point the reading does not use leaves it alone (3: irrelevant dimensions only)
+    c = paper(overrides={("Uniform", "sphere-d", 50, r): top for r in (0, 1, 2)})
+    assert c["3-d-dependence"]["verdict"] == "pass", c["3-d-dependence"]["reason"]
+    assert c["2-ordering"]["verdict"] == "pass"  # (Uniform is safe for 2: it must be above ACOL)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 10**6), min_size=1, max_size=31),
+    st.lists(st.integers(1, 10**6), max_size=31),
+    st.integers(0, 10**6),
+)
+def test_exact_median_means_the_true_median(stopped_samples, extra, budget_gap):
+    # runs that hit the budget B would have needed more than B (>= every stopped run); stored: B itself
+    budget = max(stopped_samples) + budget_gap
+    true = np.array(stopped_samples + [budget + 1 + e for e in extra], dtype=float)
+    stored = np.array(stopped_samples + [budget] * len(extra), dtype=float)
+    stopped = [True] * len(stopped_samples) + [False] * len(extra)
+    exact = exact_median(stored, stopped)
+    assert exact == (len(extra) <= (len(true) - 1) // 2)
+    if exact:
+        assert np.median(stored) == np.median(true)
