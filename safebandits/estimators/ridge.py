@@ -57,6 +57,7 @@ __all__ = [
     "choose_numerics",
     "is_axis_aligned",
     "normal_equations",
+    "numerics_impl",
     "numerics_of_type",
 ]
 
@@ -498,9 +499,10 @@ def arm_state_refresh(numerics: int, r: ArmRidgeArrays, reg: float) -> None:
     _state_refresh_entry(numerics, r, reg)
 
 
-def _numerics_impl(r: Any, impls: tuple[Any, Any, Any], runtime: Any) -> Any:
-    """The implementation for a record of numba type ``r``: ``impls[code]`` for a record of a numerics'
-    own class, ``runtime`` (all three, chosen by the code) for a plain :class:`ArmRidgeArrays`."""
+def numerics_impl(r: Any, impls: tuple[Any, Any, Any], runtime: Any) -> Any:
+    """In an ``overload``'s typing function, the implementation for a record of numba type ``r``:
+    ``impls[code]`` (primal, Gram, diagonal) for a record of a numerics' own class, ``runtime`` (all
+    three, chosen by the code at run time) for a plain :class:`ArmRidgeArrays`."""
     code = numerics_of_type(r)
     return runtime if code is None else impls[code]
 
@@ -522,7 +524,7 @@ def _overload_state_update(numerics, r, arm, y):
     def diagonal(numerics, r, arm, y):
         arm_diag_update(r, arm, y)
 
-    return _numerics_impl(r, (primal, gram, diagonal), _runtime_update)
+    return numerics_impl(r, (primal, gram, diagonal), _runtime_update)
 
 
 @overload(arm_state_refresh)
@@ -536,7 +538,7 @@ def _overload_state_refresh(numerics, r, reg):
     def diagonal(numerics, r, reg):
         arm_diag_refresh(r, reg)
 
-    return _numerics_impl(r, (primal, gram, diagonal), _runtime_refresh)
+    return numerics_impl(r, (primal, gram, diagonal), _runtime_refresh)
 
 
 @numba.njit(cache=True)

@@ -152,11 +152,13 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
                         "stands"
                     )
                 elif raw == "pass" and unresolved <= safe:
-                    reasons.append(
+                    reason = (
                         f"{hits}; their samples are lower bounds, which can only strengthen this reading "
                         "(a pass on them is a pass)"
-                        + (f"; the medians of {sorted(b)} are exact" if (b := exact & set(n_budget)) else "")
                     )
+                    if exact & set(n_budget):
+                        reason += f"; the medians of {sorted(exact & set(n_budget))} are exact"
+                    reasons.append(reason)
                 else:
                     verdict = "inconclusive"
                     reasons.append(hits)

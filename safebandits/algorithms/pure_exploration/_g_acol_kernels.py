@@ -34,7 +34,7 @@ from safebandits.estimators.ridge import (
     ArmRidgeArrays,
     arm_state_refresh,
     arm_state_update,
-    numerics_of_type,
+    numerics_impl,
 )
 from safebandits.types import FloatArray
 
@@ -228,17 +228,13 @@ def _lookahead_runtime(ridge, st, best):
 
 @overload(lookahead, inline="always")
 def _overload_lookahead(ridge, st, best):
-    code = numerics_of_type(ridge)
-    if code is None:
-        return _lookahead_runtime
-
     def gram(ridge, st, best):
         return _lookahead_gram(ridge, st, best)
 
     def solve(ridge, st, best):
         return _lookahead_solve(ridge, st, best)
 
-    return gram if code == GRAM else solve
+    return numerics_impl(ridge, (solve, gram, solve), _lookahead_runtime)
 
 
 @numba.njit(cache=True)
