@@ -527,7 +527,7 @@ def _overload_state_update(numerics, r, arm, y):
     return numerics_impl(r, (primal, gram, diagonal), _runtime_update)
 
 
-@overload(arm_state_refresh)
+@overload(arm_state_refresh, jit_options={"no_cpython_wrapper": True, "no_cfunc_wrapper": True})
 def _overload_state_refresh(numerics, r, reg):
     def primal(numerics, r, reg):
         arm_ridge_refresh(r, reg)

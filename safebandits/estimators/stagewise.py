@@ -232,7 +232,7 @@ def _state_layout(buf, const, live):  # type: ignore[no-untyped-def]  # (compile
     )  # fmt: skip
 
 
-@overload(state_views)
+@overload(state_views, jit_options={"no_cpython_wrapper": True, "no_cfunc_wrapper": True})
 def _state_views_overload(buf, const, live):  # type: ignore[no-untyped-def]  # (numba: no hints)
     return _state_layout
 
@@ -269,7 +269,7 @@ def _table_layout(buf, const):  # type: ignore[no-untyped-def]  # (compiled by n
     return VertexTable(vx, vxt, vz, vzt, tab, w, w2)
 
 
-@overload(table_views)
+@overload(table_views, jit_options={"no_cpython_wrapper": True, "no_cfunc_wrapper": True})
 def _table_views_overload(buf, const):  # type: ignore[no-untyped-def]
     return _table_layout
 
@@ -433,7 +433,7 @@ def vertex_table(est, tbl):
             tab[r, T_LIN + k] = kappa[k] * xe + s
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def table_update(est, tbl):
     """Rank-one update of the vertex table after :func:`_update_core`, ``O(n (d + d') + n m)``:
     with ``w_r = x_r^T u`` (``u = Sigma^{-1} x_t`` before the update), ``x_r^T Sigma^{-1} x_s`` loses

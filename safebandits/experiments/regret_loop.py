@@ -32,8 +32,9 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 
 from safebandits._validation import check_int
@@ -56,6 +57,138 @@ def _shared_grid(horizon: int, n_points: int) -> np.ndarray:
     return grid
 
 
+#: The changing scalars of a :class:`RegretTracker` (one record, read and written by :func:`score_block`):
+#: rounds scored ``t``, next grid point ``next``, the running totals, the two milestones at ``T // 10``,
+#: the rounds of the current window ``win_n`` (see :class:`TrackerArrays`), and the constants ``opt`` /
+#: ``opt_pi`` (the two benchmarks) and ``tenth`` (the round ``T // 10``).
+TRACKER_LIVE = np.dtype(
+    [("t", np.int64), ("next", np.int64), ("violations", np.int64), ("policy_violations", np.int64),
+     ("win_n", np.int64), ("tenth", np.int64), ("regret", np.float64), ("policy_regret", np.float64),
+     ("reward", np.float64), ("regret_tenth", np.float64), ("policy_regret_tenth", np.float64),
+     ("opt", np.float64), ("opt_pi", np.float64)]
+)  # fmt: skip
+
+
+#: Per constraint (one record each): the threshold ``tau`` and ``tau_tol = tau + TOL`` (a violation: a cost
+#: above it); the totals ``cost``, ``policy_cost``, ``positive_cost`` and ``positive_cost_tenth`` (at
+#: ``T // 10``); the current window's sums ``win_cost`` / ``win_policy_cost`` (minus the running sums at
+#: the last grid point plus those since, as the block-wise arithmetic leaves them); the block's running
+#: sums ``run_cost``, ``run_policy_cost``, ``run_positive_cost``.
+TRACKER_CONSTRAINT = np.dtype(
+    [(name, np.float64) for name in (
+        "tau", "tau_tol", "cost", "policy_cost", "positive_cost", "positive_cost_tenth", "win_cost",
+        "win_policy_cost", "run_cost", "run_policy_cost", "run_positive_cost",
+    )]
+)  # fmt: skip
+
+
+#: One grid point of the curves: ``regret``, ``policy_regret``, running mean ``reward``, cumulative
+#: ``violations``.
+TRACKER_POINT = np.dtype(
+    [("regret", np.float64), ("policy_regret", np.float64), ("reward", np.float64), ("violations", np.int64)]
+)
+#: One grid point and constraint of the curves: the window means ``cost`` / ``policy_cost``, the policy's
+#: cost of that round ``policy_cost_now`` and the cumulative ``positive_cost``.
+TRACKER_POINT_COST = np.dtype(
+    [(name, np.float64) for name in ("cost", "policy_cost", "policy_cost_now", "positive_cost")]
+)
+
+
+class TrackerArrays(NamedTuple):
+    """Everything :func:`score_block` reads and writes, by name: ``constraints`` (m,) of
+    :data:`TRACKER_CONSTRAINT`; ``grid`` (G,) the rounds of the curves, ``curves`` (G,) and
+    ``curve_costs`` (G, m) their values (:data:`TRACKER_POINT`, :data:`TRACKER_POINT_COST`; rows
+    ``[0, live.next)`` filled); ``live`` the :data:`TRACKER_LIVE` record."""
+
+    constraints: np.ndarray
+    grid: np.ndarray
+    curves: np.ndarray
+    curve_costs: np.ndarray
+    live: np.ndarray
+
+
+@numba.njit(cache=True)
+def score_block(trk: TrackerArrays, r: np.ndarray, rp: np.ndarray, c: np.ndarray, cp: np.ndarray) -> None:
+    """Score ``k`` consecutive rounds in place: true rewards ``r`` (k,) and costs ``c`` (k, m) of the
+    played points, ``rp`` / ``cp`` those of the policies' mean points.
+
+    Running sums restart with each block and start at the block's first value (the arithmetic of
+    :func:`numpy.cumsum` on the block), so the totals and curves do not depend on how a run is cut
+    into blocks beyond the order of these additions.
+    """
+    live = trk.live[0]
+    con = trk.constraints
+    grid, g = trk.grid, live.next
+    k, m = c.shape
+    t0, opt, opt_pi = live.t, live.opt, live.opt_pi
+    prior_violations = live.violations
+    prev_n = live.win_n  # window of the next grid point: prev + running sums (see TRACKER_CONSTRAINT)
+    reg = preg = rew = 0.0
+    n_viol = n_pviol = 0
+    for i in range(k):
+        if i == 0:
+            reg, preg, rew = opt - r[0], opt_pi - rp[0], r[0]
+        else:
+            reg += opt - r[i]
+            preg += opt_pi - rp[i]
+            rew += r[i]
+        violates = False
+        policy_violates = False
+        for q in range(m):
+            cq, cpq, s = c[i, q], cp[i, q], con[q]
+            violates = violates or cq > s.tau_tol
+            policy_violates = policy_violates or cpq > s.tau_tol
+            pos = cq - s.tau
+            pos = pos if (pos > 0.0 or pos != pos) else 0.0  # numpy.maximum(pos, 0.0), signed zeros too
+            if i == 0:
+                s.run_cost, s.run_policy_cost, s.run_positive_cost = cq, cpq, pos
+            else:
+                s.run_cost += cq
+                s.run_policy_cost += cpq
+                s.run_positive_cost += pos
+        n_viol += violates
+        n_pviol += policy_violates
+        t = t0 + i + 1  # this round
+        if t == live.tenth:
+            live.regret_tenth = live.regret + reg
+            live.policy_regret_tenth = live.policy_regret + preg
+            for q in range(m):
+                s = con[q]
+                s.positive_cost_tenth = s.positive_cost + s.run_positive_cost
+        if g < grid.shape[0] and grid[g] == t:
+            n_win = prev_n + i + 1
+            point = trk.curves[g]
+            point.regret = live.regret + reg
+            point.policy_regret = live.policy_regret + preg
+            point.reward = (live.reward + rew) / t
+            point.violations = prior_violations + n_viol
+            for q in range(m):
+                s, at = con[q], trk.curve_costs[g, q]
+                at.cost = (s.win_cost + s.run_cost) / n_win
+                at.policy_cost = (s.win_policy_cost + s.run_policy_cost) / n_win
+                at.policy_cost_now = cp[i, q]
+                at.positive_cost = s.positive_cost + s.run_positive_cost
+                s.win_cost = -s.run_cost  # (the window restarts after this round)
+                s.win_policy_cost = -s.run_policy_cost
+            prev_n = -(i + 1)
+            g += 1
+    for q in range(m):
+        s = con[q]
+        s.win_cost = s.win_cost + s.run_cost
+        s.win_policy_cost = s.win_policy_cost + s.run_policy_cost
+        s.cost = s.cost + s.run_cost
+        s.policy_cost = s.policy_cost + s.run_policy_cost
+        s.positive_cost = s.positive_cost + s.run_positive_cost
+    live.win_n = prev_n + k
+    live.regret += reg
+    live.policy_regret += preg
+    live.reward += rew
+    live.violations += n_viol
+    live.policy_violations += n_pviol
+    live.t = t0 + k
+    live.next = g
+
+
 @dataclass
 class RegretTracker:
     """Totals and log-grid curves of one run, in memory independent of the horizon.
@@ -70,71 +203,97 @@ class RegretTracker:
         Points of the log-spaced grid of the curves.
     setting : {"round", "expectation"}
         Benchmark of the optimism check: the best feasible action's value or the best policy's.
+
+    Attributes
+    ----------
+    totals : dict
+        The run's totals so far (a fresh dict on each access).
+    curves : dict of list
+        The curves at the grid points passed so far (fresh lists on each access).
     """
 
     instance: Any
     horizon: int
     n_points: int = 200
     setting: str = "round"
-    t: int = 0
     grid: np.ndarray = field(init=False)
-    totals: dict[str, Any] = field(init=False)
-    curves: dict[str, list[Any]] = field(init=False)
 
     def __post_init__(self) -> None:
         inst = self.instance
-        self.grid = _shared_grid(self.horizon, self.n_points)
-        self._next = 0
-        self._played_policies = True  # every block so far had policy means = played points
+        self.grid = grid = _shared_grid(self.horizon, self.n_points)
         self._theta = np.asarray(inst.reward_param, dtype=np.float64)
         self._mu = np.atleast_2d(np.asarray(inst.cost_params, dtype=np.float64))
-        self._tau = np.atleast_1d(np.asarray(inst.threshold, dtype=np.float64))
-        self._tau_tol = self._tau + TOL  # (a violation: a cost above tau + TOL)
+        tau = np.atleast_1d(np.asarray(inst.threshold, dtype=np.float64))
         self._opt = float(inst.optimal_value)
         self._opt_pi = float(inst.optimal_policy_value)
-        m = self._mu.shape[0]
-        self.totals = {
-            "regret": 0.0,
-            "policy_regret": 0.0,
-            "reward": 0.0,
-            "policy_reward": 0.0,
-            "cost": np.zeros(m),
-            "policy_cost": np.zeros(m),
-            "max_policy_cost": np.full(m, -np.inf),
-            "violations": 0,
-            "policy_violations": 0,
-            "positive_cost": np.zeros(m),
-        }
-        self._window = {"cost": np.zeros(m), "policy_cost": np.zeros(m), "reward": 0.0, "n": 0}
+        m, n = self._mu.shape[0], grid.shape[0]
+        live = np.zeros(1, dtype=TRACKER_LIVE)
+        rec = live[0]
+        rec["opt"], rec["opt_pi"] = self._opt, self._opt_pi
+        rec["regret_tenth"] = rec["policy_regret_tenth"] = np.nan
         # Milestones for claims: regret at round T/10 (log-log slope over the last decade) and the
         # mean costs and reward over the last 10% of the rounds.
-        self.tenth = max(1, self.horizon // 10)
+        self.tenth = rec["tenth"] = max(1, self.horizon // 10)
         self.tail_start = self.horizon - max(1, self.horizon // 10)  # rounds t > tail_start
-        self.totals.update(
-            regret_tenth=np.nan,
-            policy_regret_tenth=np.nan,
-            tail_cost=np.zeros(m),
-            tail_policy_cost=np.zeros(m),
-            tail_reward=0.0,
-            tail_policy_reward=0.0,
-            positive_cost_tenth=np.full(m, np.nan),
-            optimism_rounds=0,
-            optimism_failures=0,
-            optimism_last_failure=0,
-            optimism_min_margin=np.inf,
+        con = np.zeros(m, dtype=TRACKER_CONSTRAINT)
+        con["tau"], con["tau_tol"], con["positive_cost_tenth"] = tau, tau + TOL, np.nan
+        self._live, self._con = rec, con
+        self._arrays = TrackerArrays(
+            con, grid, np.empty(n, dtype=TRACKER_POINT), np.empty((n, m), dtype=TRACKER_POINT_COST), live
         )
+        self._max_policy_cost = np.full(m, -np.inf)
+        self._py = {
+            "policy_reward": 0.0,
+            "tail_cost": np.zeros(m),
+            "tail_policy_cost": np.zeros(m),
+            "tail_reward": 0.0,
+            "tail_policy_reward": 0.0,
+            "optimism_rounds": 0,
+            "optimism_failures": 0,
+            "optimism_last_failure": 0,
+            "optimism_min_margin": np.inf,
+        }
         self._opt_bench = self._opt_pi if self.setting == "expectation" else self._opt
-        self.curves = {
-            k: []
-            for k in (
-                "t", "regret", "policy_regret", "reward", "cost", "policy_cost", "policy_cost_now",
-                "positive_cost", "violations",
-            )
-        }  # fmt: skip
+
+    @property
+    def t(self) -> int:
+        """Rounds scored so far."""
+        return int(self._live["t"])
+
+    @property
+    def totals(self) -> dict[str, Any]:
+        rec, con = self._live, self._con
+        return {
+            "regret": float(rec["regret"]),
+            "policy_regret": float(rec["policy_regret"]),
+            "reward": float(rec["reward"]),
+            "cost": con["cost"].copy(),
+            "policy_cost": con["policy_cost"].copy(),
+            "max_policy_cost": self._max_policy_cost,
+            "violations": int(rec["violations"]),
+            "policy_violations": int(rec["policy_violations"]),
+            "positive_cost": con["positive_cost"].copy(),
+            "regret_tenth": float(rec["regret_tenth"]),
+            "policy_regret_tenth": float(rec["policy_regret_tenth"]),
+            "positive_cost_tenth": con["positive_cost_tenth"].copy(),
+            **self._py,
+        }
+
+    @property
+    def curves(self) -> dict[str, list[Any]]:
+        n = int(self._live["next"])
+        points, costs = self._arrays.curves[:n], self._arrays.curve_costs[:n]
+        return {
+            "t": self.grid[:n].tolist(),
+            **{name: points[name].tolist() for name in ("regret", "policy_regret", "reward")},
+            **{name: costs[name].tolist() for name in ("cost", "policy_cost", "policy_cost_now")},
+            "positive_cost": costs["positive_cost"].tolist(),
+            "violations": points["violations"].tolist(),
+        }
 
     def _optimism(self, values: np.ndarray) -> None:
         """Count the rounds of a block whose optimistic value is below the optimal true value."""
-        tt = self.totals
+        tt = self._py
         known = np.isfinite(values)
         n_known = int(np.count_nonzero(known))
         if not n_known:
@@ -152,7 +311,8 @@ class RegretTracker:
         tt["optimism_min_margin"] = min(tt["optimism_min_margin"], float(margin.min()))
 
     def update(self, block: PlayedBlock) -> None:
-        """Score a block of consecutive rounds."""
+        """Score a block of consecutive rounds (:func:`score_block`; the sums that numpy adds pairwise,
+        and the largest policy cost, here with numpy)."""
         points = block.points
         if type(points) is not np.ndarray or points.dtype != np.float64 or points.ndim != 2:
             points = np.atleast_2d(np.asarray(points, dtype=np.float64))
@@ -167,84 +327,23 @@ class RegretTracker:
         else:
             means = policy_mean_points(block.probs, inst.arms, inst.safe_action, inst.safe_arm)
         same = means is points  # (per-round learners: the policy is the played point, so is every value)
-        # the policy-cost window equals the cost window while every block so far was such a block
-        self._played_policies = shared = self._played_policies and same
         r = points @ self._theta
         rp = r if same else means @ self._theta
         c = points @ self._mu.T
         cp = c if same else means @ self._mu.T
-        # (array methods rather than the numpy functions: the same ufuncs without their Python wrappers)
-        reg = (self._opt - r).cumsum()
-        preg = (self._opt_pi - rp).cumsum()
-        rew = r.cumsum()
-        tt = self.totals
+        tt = self._py
         if block.values is not None:
             self._optimism(np.asarray(block.values, dtype=np.float64))
-        violates = (c > self._tau_tol).any(axis=1)
-        violating = violates.cumsum()
-        prior_violations = tt["violations"]
-        tt["violations"] += int(violating[-1])
-        tt["policy_violations"] += int(violating[-1] if same else (cp > self._tau_tol).any(axis=1).sum())
-        tt["max_policy_cost"] = np.maximum(tt["max_policy_cost"], cp.max(axis=0))
-        cpos = np.maximum(c - self._tau[None, :], 0.0).cumsum(axis=0)
-        # Grid points inside this block: rounds t+1 .. t+k.
+        self._max_policy_cost = np.maximum(self._max_policy_cost, cp.max(axis=0))
         t0 = self.t
-        if t0 < self.tenth <= t0 + k:
-            tt["regret_tenth"] = tt["regret"] + float(reg[self.tenth - t0 - 1])
-            tt["policy_regret_tenth"] = tt["policy_regret"] + float(preg[self.tenth - t0 - 1])
-            tt["positive_cost_tenth"] = tt["positive_cost"] + cpos[self.tenth - t0 - 1]
         if t0 + k > self.tail_start:
             j0 = max(0, self.tail_start - t0)
             tt["tail_cost"] = tt["tail_cost"] + c[j0:].sum(axis=0)
             tt["tail_policy_cost"] = tt["tail_policy_cost"] + cp[j0:].sum(axis=0)
             tt["tail_reward"] += float(r[j0:].sum())
             tt["tail_policy_reward"] += float(rp[j0:].sum())
-        ccost = c.cumsum(axis=0)
-        cpcost = ccost if same else cp.cumsum(axis=0)
-        w = self._window
-        # grid points inside this block: rounds t0+1 .. t0+k (all at once; same arithmetic as one by one)
-        stop = int(self.grid.searchsorted(t0 + k, side="right"))
-        if stop > self._next:
-            g = self.grid[self._next : stop]
-            j = g - t0 - 1
-            # window of each grid point: since the previous grid point (or the carried window for the first)
-            prev_cost = np.empty((j.size, ccost.shape[1]))
-            prev_pcost = np.empty_like(prev_cost)
-            prev_cost[0], prev_pcost[0] = w["cost"], w["policy_cost"]
-            prev_cost[1:] = -ccost[j[:-1]]
-            prev_pcost[1:] = prev_cost[1:] if shared else -cpcost[j[:-1]]
-            n_win = np.empty(j.size, dtype=np.int64)
-            n_win[0] = w["n"] + j[0] + 1
-            n_win[1:] = j[1:] - j[:-1]
-            curves = self.curves
-            curves["t"].extend(g.tolist())
-            curves["regret"].extend((tt["regret"] + reg[j]).tolist())
-            curves["policy_regret"].extend((tt["policy_regret"] + preg[j]).tolist())
-            curves["reward"].extend(((tt["reward"] + rew[j]) / g).tolist())
-            window_cost = (prev_cost + ccost[j]) / n_win[:, None]
-            curves["cost"].extend(window_cost.tolist())
-            if not shared:
-                window_cost = (prev_pcost + cpcost[j]) / n_win[:, None]
-            curves["policy_cost"].extend(window_cost.tolist())
-            curves["policy_cost_now"].extend(cp[j].tolist())
-            curves["positive_cost"].extend((tt["positive_cost"] + cpos[j]).tolist())
-            curves["violations"].extend((prior_violations + violating[j]).tolist())
-            # restart the window after the last of them
-            w["cost"] = -ccost[j[-1]].copy()
-            w["policy_cost"] = -cpcost[j[-1]].copy()
-            w["n"] = -(int(j[-1]) + 1)
-            self._next = stop
-        w["cost"] = w["cost"] + ccost[-1]
-        w["policy_cost"] = w["policy_cost"] + cpcost[-1]
-        w["n"] += k
-        tt["regret"] += float(reg[-1])
-        tt["policy_regret"] += float(preg[-1])
-        tt["reward"] += float(rew[-1])
         tt["policy_reward"] += float(rp.sum())
-        tt["cost"] = tt["cost"] + ccost[-1]
-        tt["policy_cost"] = tt["policy_cost"] + cpcost[-1]
-        tt["positive_cost"] = tt["positive_cost"] + cpos[-1]
-        self.t += k
+        score_block(self._arrays, r, rp, c, cp)
 
 
 @dataclass(frozen=True, slots=True)

@@ -204,3 +204,66 @@ def test_optimism_count_is_brute_force_under_any_split(margins, cuts):
     assert tr.totals["optimism_failures"] == bad.size
     assert tr.totals["optimism_rounds"] == int(np.isfinite(m).sum())
     assert tr.totals["optimism_last_failure"] == (int(bad[-1]) + 1 if bad.size else 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# the compiled scoring (score_block) against the numpy tracker it replaced, bit for bit
+# --------------------------------------------------------------------------------------------------
+def _assert_same_scores(new, ref):
+    from math import isnan
+
+    tn, tr = new.totals, ref.totals
+    assert tn.keys() == tr.keys()
+    for key, want in tr.items():
+        got = tn[key]
+        if isinstance(want, np.ndarray):
+            np.testing.assert_array_equal(got, want, err_msg=key)
+            assert np.signbit(got).tolist() == np.signbit(want).tolist(), key
+        else:
+            assert type(got) is type(want), key
+            assert got == want or (isnan(got) and isnan(want)), (key, got, want)
+    cn, cr = new.curves, ref.curves
+    assert list(cn) == list(cr)  # (the order too: it is the stored JSON's)
+    for key in cr:
+        assert repr(cn[key]) == repr(cr[key]), key  # (same numbers, signed zeros and types: ints stay ints)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    horizon=st.integers(1, 400),
+    n_points=st.integers(2, 120),
+    kind=st.sampled_from(["round", "policy", "means", "values"]),
+    n_cuts=st.integers(0, 6),
+    zeros=st.booleans(),
+)
+def test_compiled_scoring_equals_the_numpy_tracker(seed, horizon, n_points, kind, n_cuts, zeros):
+    """Totals and curves of :class:`RegretTracker` (compiled :func:`score_block`) equal those of the numpy
+    tracker it replaced (tests/unit/experiments/reference_tracker.py), bit for bit, for blocks cut
+    anywhere, per-round and policy learners, several constraints, signed zeros and warm-start NaNs."""
+    from tests.unit.experiments.reference_tracker import ReferenceTracker
+
+    rng = np.random.default_rng(seed)
+    inst = sb.make_instance("stagewise/random-linear", rng, d=3, n_arms=5, n_constraints=3, T=horizon)
+    arms = inst.arms
+    pts = rng.uniform(size=(horizon, 1)) * arms[rng.integers(arms.shape[0], size=horizon)]
+    if zeros:  # the zero action: costs of -0.0 and 0.0 (numpy.maximum's and max's signed zeros)
+        pts[rng.random(horizon) < 0.3] = -0.0
+    fields = {}
+    if kind == "policy":
+        fields["probs"] = rng.dirichlet(np.ones(arms.shape[0]), size=horizon)
+    elif kind == "means":
+        fields["means"] = rng.uniform(size=(horizon, 1)) * arms[rng.integers(arms.shape[0], size=horizon)]
+    elif kind == "values":
+        vals = inst.optimal_value + rng.normal(scale=0.01, size=horizon)
+        vals[: rng.integers(0, 5)] = np.nan
+        fields["values"] = vals
+    setting = "expectation" if kind in ("policy", "means") else "round"
+    cuts = np.sort(rng.integers(0, horizon + 1, size=n_cuts))
+    new = RegretTracker(inst, horizon, n_points, setting)
+    ref = ReferenceTracker(inst, horizon, n_points, setting)
+    for rows in np.split(np.arange(horizon), cuts):
+        block = PlayedBlock(pts[rows], **{k: v[rows] for k, v in fields.items()})
+        new.update(block)
+        ref.update(block)
+    _assert_same_scores(new, ref)
