@@ -24,12 +24,14 @@ from safebandits._version import __version__
 from safebandits.experiments.simulate import run
 from safebandits.experiments.spec import RunTask
 from safebandits.plugins import import_plugins
+from safebandits.records import to_stored
 from safebandits.rng import environment_rng, instance_rng, learner_rng
 
 __all__ = ["CLASSIFICATION_METRICS", "REGRET_METRICS", "execute_task", "failed_record"]
 
 
 def _json_safe(value: Any) -> Any:
+    value = to_stored(value)  # (e.g. an EstimateSnapshot: its JSON string)
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):

@@ -28,6 +28,7 @@ from safebandits.algorithms._observation import (
     spec_for_info,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.records import to_stored
 from safebandits.study.validation import check_number_tree
 from safebandits.types import BatchObservation, Decision, Observation
 
@@ -178,7 +179,9 @@ def feedback_spec(info: Any) -> FeedbackSpec:
 
 
 def jsonable(value: Any) -> Any:
-    """Plain JSON data of a diagnostic value (arrays to lists, non-finite floats to None)."""
+    """Plain JSON data of a diagnostic value (arrays to lists, non-finite floats to None; a value with a
+    ``to_json`` method, e.g. :class:`~safebandits.records.EstimateSnapshot`, to that string)."""
+    value = to_stored(value)
     if isinstance(value, np.ndarray):
         return jsonable(value.tolist())
     if isinstance(value, np.generic):

@@ -36,7 +36,6 @@ loop with the same trajectory as ask / tell. Deviations: see ``docs/decisions/sa
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from typing import Any, ClassVar, Literal, NamedTuple, get_args
 
@@ -70,7 +69,7 @@ from safebandits.problems.safe_linear import (
     discrete_step,
     radial_step,
 )
-from safebandits.records import PlayedBlock
+from safebandits.records import EstimateSnapshot, PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -475,12 +474,6 @@ def _setup(ds: Any, b_mat: FloatArray, bound: float) -> tuple[float, Any]:
     return hit
 
 
-def _estimate_json(theta: FloatArray, a_mat: FloatArray, beta: float) -> str:
-    return json.dumps(
-        {"theta": np.asarray(theta).tolist(), "a": np.asarray(a_mat).tolist(), "beta": float(beta)}
-    )
-
-
 _DESCRIPTION = (
     "Safe-LUCB: pure exploration on D^w for T' rounds, then optimistic-pessimistic play over the estimated "
     "safe set (Amani et al., Algorithm 1)."
@@ -712,6 +705,11 @@ class SafeLUCB(BaseLearner):
     def exploring(self) -> bool:
         return bool(self.live["exploring"])
 
+    def _gram(self) -> FloatArray:
+        """``A_t`` (a new array)."""
+        a = self._ridge.a
+        return a if not self._finite else a[: self._ds.dim, : self._ds.dim].copy()
+
     def _theta_ainv(self) -> tuple[FloatArray, FloatArray]:
         if self._finite:
             return self._ridge.theta_state, self._ridge.a_inv_state
@@ -722,8 +720,7 @@ class SafeLUCB(BaseLearner):
         ``b_mat``, ``threshold``; ``x in D_t^s`` iff ``x in D0`` and
         :func:`~safebandits.problems.safe_linear.estimated_safety_ucb` ``<= threshold``."""
         theta, a_inv = self._theta_ainv()
-        a = self._ridge.a if not self._finite else self._ridge.a[: self._ds.dim, : self._ds.dim]
-        return {"theta": theta.copy(), "a": np.array(a), "a_inv": a_inv.copy(), "beta": self.beta,
+        return {"theta": theta.copy(), "a": self._gram(), "a_inv": a_inv.copy(), "beta": self.beta,
                 "b_mat": self._b.copy(), "threshold": self._c}  # fmt: skip
 
     def diagnostics(self) -> dict[str, Any]:
@@ -733,12 +730,12 @@ class SafeLUCB(BaseLearner):
         ln = self.lengths
         finished = not live["exploring"]
         t_prime = int(live["t_used"]) if finished else int(live["t"])
-        cur = self.estimated_safe_set()
+        theta, a_now = self._theta_ainv()[0], self._gram()
         if finished:
-            a_snap = np.linalg.inv(self._snap_ainv)
-            lmin, est_tp = float(live["lmin"]), _estimate_json(self._snap_theta, a_snap, live["beta_snap"])
+            lmin = float(live["lmin"])
+            est_tp = EstimateSnapshot(self._snap_theta, live["beta_snap"], a_inv=self._snap_ainv)
         else:
-            lmin, est_tp = float(np.linalg.eigvalsh(cur["a"])[0]), None
+            lmin, est_tp = float(np.linalg.eigvalsh(a_now)[0]), None
         bound = c.reg + ln["lambda_minus"] * t_prime / 2.0
         rule = ("gslucb-" + c.t0_rule) if self.adaptive else str(c.t_prime)
         out = {
@@ -754,7 +751,7 @@ class SafeLUCB(BaseLearner):
             "lemma1_applicable": bool(t_prime >= ln["t_delta"]),
             "fallback_rounds": int(live["fallback"]),
             "estimate_tprime": est_tp,
-            "estimate_final": _estimate_json(cur["theta"], cur["a"], cur["beta"]),
+            "estimate_final": EstimateSnapshot(theta, self.beta, a=a_now),  # (copies)
         }
         if self.adaptive:
             out["gap_lcb_last"] = float(live["gap"])

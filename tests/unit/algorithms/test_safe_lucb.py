@@ -1,5 +1,6 @@
 """Safe-LUCB and GSLUCB (Amani et al. 2019): Lemma 1, Remark 1, safe sets, optimistic step, trajectories."""
 
+import json
 import math
 
 import numpy as np
@@ -26,6 +27,7 @@ from safebandits.problems.safe_linear import (
     estimated_safety_ucb,
     radial_step,
 )
+from safebandits.records import EstimateSnapshot
 
 B2 = np.array([[1.0, 0.3], [-0.2, 0.9]])
 
@@ -282,7 +284,20 @@ def test_diagnostics_and_cancel():
     diag = lrn.diagnostics()
     assert diag["t_prime"] == math.ceil(lrn.lengths["T_Delta"]) and diag["lemma1_applicable"]
     assert diag["lemma1_holds"] and diag["lambda_min_gram"] >= diag["lemma1_bound"]
-    assert isinstance(diag["estimate_final"], str) and d.arm is not None
+    assert d.arm is not None
+    # the estimates are arrays for the user, JSON for the store
+    final, tprime = diag["estimate_final"], diag["estimate_tprime"]
+    assert isinstance(final, EstimateSnapshot) and isinstance(tprime, EstimateSnapshot)
+    np.testing.assert_array_equal(final.theta, lrn.estimated_safe_set()["theta"])
+    np.testing.assert_array_equal(final.a, lrn.estimated_safe_set()["a"])
+    assert json.loads(final.to_json()) == {
+        "theta": final.theta.tolist(),
+        "a": final.a.tolist(),
+        "beta": final.beta,
+    }
+    # at T' + 1: A from the stored inverse
+    np.testing.assert_allclose(tprime.a @ lrn._snap_ainv, np.eye(tprime.a.shape[0]), atol=1e-9)
+    assert lrn.diagnostics()["estimate_final"] == final and final != tprime
 
 
 def test_config_validation():
