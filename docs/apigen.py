@@ -21,6 +21,7 @@ import safebandits
 REFERENCE_MODULES = [
     ("safebandits", "The ``safebandits`` namespace: what ``import safebandits as sb`` gives."),
     ("safebandits.types", "Decisions, observations and recommendations exchanged by ask / tell."),
+    ("safebandits.records", "Records learners produce and the engine consumes: played blocks, estimates."),
     ("safebandits.exceptions", "Exceptions."),
     ("safebandits.rng", "Seeding: run keys and the generators derived from them."),
     ("safebandits.algorithms", "Learners: the protocol, the base class and the registry."),
