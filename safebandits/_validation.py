@@ -113,17 +113,20 @@ def check_choice(value: Any, name: str, choices: Iterable[Any] | Any, *, owner: 
 
 
 def _literal_args_cached(tp: Any) -> tuple[Any, ...] | None:
-    """:func:`_literal_args` of a hashable annotation, computed once."""
-    try:
-        return _LITERAL_CACHE[tp]
-    except KeyError:
-        out = _LITERAL_CACHE[tp] = _literal_args(tp)
-        return out
-    except TypeError:  # (unhashable: a list of choices)
-        return _literal_args(tp)
+    """:func:`_literal_args` of an annotation, computed once per annotation object (by identity: hashing
+    a ``Literal`` hashes its values, which costs more than the check)."""
+    hit = _LITERAL_CACHE.get(id(tp))
+    if hit is not None and hit[0] is tp:
+        return hit[1]
+    out = _literal_args(tp)
+    if out is not None:  # (an annotation: kept alive by the cache, so its id is not reused)
+        if len(_LITERAL_CACHE) >= 1024:  # (annotations made anew at each call: keep the cache bounded)
+            _LITERAL_CACHE.clear()
+        _LITERAL_CACHE[id(tp)] = (tp, out)
+    return out
 
 
-_LITERAL_CACHE: dict[Any, tuple[Any, ...] | None] = {}
+_LITERAL_CACHE: dict[int, tuple[Any, tuple[Any, ...]]] = {}
 
 
 def _literal_args(tp: Any) -> tuple[Any, ...] | None:

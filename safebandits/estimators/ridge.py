@@ -63,6 +63,8 @@ __all__ = [
 
 #: Numerics of :class:`ArmRidge`; the index is the code the compiled kernels take.
 Numerics = Literal["primal", "gram", "diagonal"]
+#: ``numerics`` of :class:`ArmRidge`: a :data:`Numerics` or ``"auto"``.
+NumericsOrAuto = Literal["auto"] | Numerics
 NUMERICS: tuple[str, ...] = get_args(Numerics)
 PRIMAL, GRAM, DIAGONAL = 0, 1, 2
 
@@ -612,12 +614,12 @@ class ArmRidge(ArmSetMixin):
         arms: FloatArray,
         reg: float,
         refresh_every: int = 1000,
-        numerics: Literal["auto"] | Numerics = "primal",
+        numerics: NumericsOrAuto = "primal",
     ) -> None:
         self.arms = check_array(arms, "arms", ndim=2, min_rows=1, owner="ArmRidge")
         self.reg = check_positive(reg, "reg", owner="ArmRidge")
         self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="ArmRidge")
-        check_choice(numerics, "numerics", Literal["auto"] | Numerics, owner="ArmRidge")
+        check_choice(numerics, "numerics", NumericsOrAuto, owner="ArmRidge")
         n, d = self.arms.shape
         if numerics == "auto":
             numerics = "diagonal" if is_axis_aligned(self.arms) else choose_numerics(n, d)

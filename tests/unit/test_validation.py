@@ -56,3 +56,24 @@ def test_array_copies():
     b = check_array(a, "a", ndim=2)
     b[0, 0] = 5
     assert a[0, 0] == 1
+
+
+def test_choice_of_literal_annotations_is_cached_by_identity_and_bounded():
+    """check_choice reads a Literal's values once per annotation object (no hashing of the Literal),
+    stays right for annotations made anew at each call, and keeps its cache bounded."""
+    from typing import Literal
+
+    from safebandits import _validation
+
+    rule = Literal["a", "b"]
+    assert check_choice("a", "rule", rule) == "a"
+    with pytest.raises(ConfigError, match="one of 'a', 'b'"):
+        check_choice("c", "rule", rule)
+    assert _validation._LITERAL_CACHE[id(rule)] == (rule, ("a", "b"))
+    for k in range(1500):  # (distinct annotations: new objects, new values)
+        made = Literal[f"v{k}", "w"] | None
+        assert check_choice(f"v{k}", "x", made) == f"v{k}" and check_choice(None, "x", made) is None
+        with pytest.raises(ConfigError):
+            check_choice("v", "x", made)
+    assert len(_validation._LITERAL_CACHE) <= 1024
+    assert check_choice("b", "rule", ["a", "b"]) == "b"  # (a list of choices: not cached)
