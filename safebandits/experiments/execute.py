@@ -31,7 +31,6 @@ __all__ = ["CLASSIFICATION_METRICS", "REGRET_METRICS", "execute_task", "failed_r
 
 
 def _json_safe(value: Any) -> Any:
-    value = to_stored(value)  # (e.g. an EstimateSnapshot: its JSON string)
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
@@ -42,7 +41,8 @@ def _json_safe(value: Any) -> Any:
         return [_json_safe(v) for v in value]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    return repr(value)
+    stored = to_stored(value)  # (e.g. an EstimateSnapshot: its JSON string)
+    return stored if stored is not value else repr(value)
 
 
 def execute_task(

@@ -224,12 +224,11 @@ class RegretTracker:
         self._theta = np.asarray(inst.reward_param, dtype=np.float64)
         self._mu = np.atleast_2d(np.asarray(inst.cost_params, dtype=np.float64))
         tau = np.atleast_1d(np.asarray(inst.threshold, dtype=np.float64))
-        self._opt = float(inst.optimal_value)
-        self._opt_pi = float(inst.optimal_policy_value)
+        opt, opt_pi = float(inst.optimal_value), float(inst.optimal_policy_value)
         m, n = self._mu.shape[0], grid.shape[0]
         live = np.zeros(1, dtype=TRACKER_LIVE)
         rec = live[0]
-        rec["opt"], rec["opt_pi"] = self._opt, self._opt_pi
+        rec["opt"], rec["opt_pi"] = opt, opt_pi
         rec["regret_tenth"] = rec["policy_regret_tenth"] = np.nan
         # Milestones for claims: regret at round T/10 (log-log slope over the last decade) and the
         # mean costs and reward over the last 10% of the rounds.
@@ -237,7 +236,7 @@ class RegretTracker:
         self.tail_start = self.horizon - max(1, self.horizon // 10)  # rounds t > tail_start
         con = np.zeros(m, dtype=TRACKER_CONSTRAINT)
         con["tau"], con["tau_tol"], con["positive_cost_tenth"] = tau, tau + TOL, np.nan
-        self._live, self._con = rec, con
+        self._live = rec
         self._arrays = TrackerArrays(
             con, grid, np.empty(n, dtype=TRACKER_POINT), np.empty((n, m), dtype=TRACKER_POINT_COST), live
         )
@@ -253,7 +252,7 @@ class RegretTracker:
             "optimism_last_failure": 0,
             "optimism_min_margin": np.inf,
         }
-        self._opt_bench = self._opt_pi if self.setting == "expectation" else self._opt
+        self._opt_bench = opt_pi if self.setting == "expectation" else opt
 
     @property
     def t(self) -> int:
@@ -262,7 +261,7 @@ class RegretTracker:
 
     @property
     def totals(self) -> dict[str, Any]:
-        rec, con = self._live, self._con
+        rec, con = self._live, self._arrays.constraints
         return {
             "regret": float(rec["regret"]),
             "policy_regret": float(rec["policy_regret"]),

@@ -179,9 +179,8 @@ def feedback_spec(info: Any) -> FeedbackSpec:
 
 
 def jsonable(value: Any) -> Any:
-    """Plain JSON data of a diagnostic value (arrays to lists, non-finite floats to None; a value with a
-    ``to_json`` method, e.g. :class:`~safebandits.records.EstimateSnapshot`, to that string)."""
-    value = to_stored(value)
+    """Plain JSON data of a diagnostic value (arrays to lists, non-finite floats to None; any other object
+    with a ``to_json`` method, e.g. :class:`~safebandits.records.EstimateSnapshot`, to that string)."""
     if isinstance(value, np.ndarray):
         return jsonable(value.tolist())
     if isinstance(value, np.generic):
@@ -198,7 +197,8 @@ def jsonable(value: Any) -> Any:
         return {str(k): jsonable(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, str)):
         return value
-    return str(value)
+    stored = to_stored(value)
+    return stored if stored is not value else str(value)
 
 
 # -- decisions ---------------------------------------------------------------------------------------

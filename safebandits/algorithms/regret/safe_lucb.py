@@ -706,9 +706,9 @@ class SafeLUCB(BaseLearner):
         return bool(self.live["exploring"])
 
     def _gram(self) -> FloatArray:
-        """``A_t`` (a new array)."""
+        """``A_t`` (a new array, or a view of one)."""
         a = self._ridge.a
-        return a if not self._finite else a[: self._ds.dim, : self._ds.dim].copy()
+        return a if not self._finite else a[: self._ds.dim, : self._ds.dim]
 
     def _theta_ainv(self) -> tuple[FloatArray, FloatArray]:
         if self._finite:
@@ -720,7 +720,7 @@ class SafeLUCB(BaseLearner):
         ``b_mat``, ``threshold``; ``x in D_t^s`` iff ``x in D0`` and
         :func:`~safebandits.problems.safe_linear.estimated_safety_ucb` ``<= threshold``."""
         theta, a_inv = self._theta_ainv()
-        return {"theta": theta.copy(), "a": self._gram(), "a_inv": a_inv.copy(), "beta": self.beta,
+        return {"theta": theta.copy(), "a": np.array(self._gram()), "a_inv": a_inv.copy(), "beta": self.beta,
                 "b_mat": self._b.copy(), "threshold": self._c}  # fmt: skip
 
     def diagnostics(self) -> dict[str, Any]:
