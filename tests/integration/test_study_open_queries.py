@@ -22,6 +22,7 @@ from safebandits.exceptions import ProtocolError
 from safebandits.study.study import NoQueryAvailable
 
 url, barrier, n_procs = sys.argv[1], pathlib.Path(sys.argv[2]), int(sys.argv[3])
+held = barrier.parent / "held"
 inst = sb.make_instance("acol/one-dimensional", noise="binary", n_arms=5)
 study = sb.load_study("batch", url)
 (barrier / str(os.getpid())).touch()
@@ -36,6 +37,10 @@ while not study.done:
         continue
     except ProtocolError:  # done meanwhile
         break
+    if not told:  # every process holds an open query at once before any answers: no process can be left out
+        (held / str(os.getpid())).touch()
+        while len(list(held.iterdir())) < n_procs:
+            time.sleep(0.005)
     time.sleep(0.002)  # look at the query and think (the other processes ask meanwhile)
     mean = float(inst.constraint_values[q.arm])
     y = 1 if np.random.default_rng([7, q.id]).random() < (1.0 + mean) / 2 else -1
@@ -60,6 +65,7 @@ def test_three_processes_answer_one_batch_study(tmp_path):
     sb.create_study("batch", "acol", inst.public_info(), storage=url, seed=3, max_open=3).close()
     barrier = tmp_path / "barrier"
     barrier.mkdir()
+    (tmp_path / "held").mkdir()
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WORKER, url, str(barrier), str(N_PROCESSES)],
