@@ -38,6 +38,7 @@ sets is built at level ``delta / (1 + m)`` so that the joint event of eq. (12) h
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Literal, NamedTuple, get_args
 
@@ -290,6 +291,16 @@ def orthonormal_complement(x0: FloatArray) -> tuple[FloatArray, FloatArray, floa
     u -= np.outer(e0, e0 @ u)  # re-orthogonalise against e0 (one Gram-Schmidt pass)
     u, _ = np.linalg.qr(u)
     return np.ascontiguousarray(u), e0, norm
+
+
+@functools.lru_cache(maxsize=256)
+def _complement_of(x0_bytes: bytes) -> tuple[FloatArray, FloatArray, float]:
+    """:func:`orthonormal_complement` of the float64 vector with these bytes, computed once per ``x0``
+    (a pure function of it: every learner of a problem shares the read-only result)."""
+    basis, e0, norm = orthonormal_complement(np.frombuffer(x0_bytes, dtype=np.float64))
+    basis.flags.writeable = False
+    e0.flags.writeable = False
+    return basis, e0, norm
 
 
 # --------------------------------------------------------------------------------------------------
@@ -623,6 +634,10 @@ class StagewiseEstimator:
         Multiplier of the reward radius' noise part with ``radii="code"`` (the code's ``1/min(1, tau)``).
     refresh_every : int >= 0, default 1000
         Exact Cholesky recompute of the inverses every this many updates (0: never).
+    check_input : bool, default True
+        Validate the arguments. ``False`` trusts the caller to have checked them (a learner that
+        validated its problem information and config, as scikit-learn's ``check_input``): ``x0``,
+        ``threshold`` and ``safe_cost`` must then be float64 arrays of shapes (d,), (m,), (m,).
 
     Attributes
     ----------
@@ -659,26 +674,36 @@ class StagewiseEstimator:
         alpha_c: float = 1.0,
         reward_scale: float = 1.0,
         refresh_every: int = 1000,
+        check_input: bool = True,
     ) -> None:
         owner = "StagewiseEstimator"
-        x0 = check_array(safe_action, "safe_action", ndim=1, owner=owner)
-        tau = check_array(np.atleast_1d(threshold), "threshold", ndim=1, owner=owner)
+        if check_input:
+            safe_action = check_array(safe_action, "safe_action", ndim=1, owner=owner)
+            threshold = check_array(np.atleast_1d(threshold), "threshold", ndim=1, owner=owner)
+            check_choice(radii, "radii", Radii, owner=owner)
+            delta = check_interval(delta, "delta", low=0.0, high=1.0, owner=owner)
+            positive = (("reg", reg), ("noise_bound", noise_bound), ("arm_norm_bound", arm_norm_bound),
+                        ("alpha_r", alpha_r), ("alpha_c", alpha_c),
+                        ("reward_scale", reward_scale))  # fmt: skip
+            for k, v in positive:
+                check_positive(v, k, owner=owner)
+            check_positive(param_norm_bound, "param_norm_bound", owner=owner, allow_zero=True)
+            refresh_every = check_int(refresh_every, "refresh_every", low=0, owner=owner)
+            if safe_cost is not None:
+                safe_cost = check_array(
+                    np.atleast_1d(safe_cost), "safe_cost", shape=(threshold.shape[0],), owner=owner
+                )
+        x0, tau = safe_action, threshold
         m, d = tau.shape[0], x0.shape[0]
-        check_choice(radii, "radii", Radii, owner=owner)
-        delta = check_interval(delta, "delta", low=0.0, high=1.0, owner=owner)
-        for k, v in (("reg", reg), ("noise_bound", noise_bound), ("arm_norm_bound", arm_norm_bound),
-                     ("alpha_r", alpha_r), ("alpha_c", alpha_c), ("reward_scale", reward_scale)):  # fmt: skip
-            check_positive(v, k, owner=owner)
-        check_positive(param_norm_bound, "param_norm_bound", owner=owner, allow_zero=True)
         self.full = safe_cost is None
         self.x0 = x0
-        x0_zero = bool(np.all(x0 == 0.0))
+        x0_zero = not x0.any()
         if self.full:
             basis, e0, norm = np.eye(d), np.zeros(d), 0.0
             c0 = np.zeros(m)
         else:
-            c0 = check_array(np.atleast_1d(safe_cost), "safe_cost", shape=(m,), owner=owner)
-            basis, e0, norm = orthonormal_complement(x0)
+            c0 = safe_cost
+            basis, e0, norm = _complement_of(x0.tobytes())
         kappa = c0 / norm if norm > 0 else np.zeros(m)
         shared = self.full or x0_zero
         dp = d if shared else d - 1
@@ -687,7 +712,7 @@ class StagewiseEstimator:
         self.shared = shared
         #: Pessimistic costs are affine along rays from ``x0`` (closed-form ray scaling).
         self.affine = not self.full or x0_zero
-        refresh = check_int(refresh_every, "refresh_every", low=0, owner=owner)
+        refresh = int(refresh_every)
         reg = float(reg)
         const = StagewiseConstants(
             d=d, dp=dp, m=m, full=self.full, shared=shared, refresh_every=refresh, code_radii=radii == "code",
@@ -703,10 +728,11 @@ class StagewiseEstimator:
         #: The one float64 buffer the arrays of :attr:`state` view (see :func:`state_views`).
         self.buffer = np.zeros(_state_size(d, dp, mdim, m))
         self.state = st = state_views(self.buffer, const, live_block)
-        st.sigma_inv[:] = np.eye(d) / reg
-        st.sigma[:] = reg * np.eye(d)
-        st.m_inv[:] = np.eye(mdim) / reg
-        st.m_gram[:] = reg * np.eye(mdim)
+        # lambda I and I / lambda (the buffer is zero: set the diagonals)
+        st.sigma_inv.flat[:: d + 1] = 1.0 / reg
+        st.sigma.flat[:: d + 1] = reg
+        st.m_inv.flat[:: mdim + 1] = 1.0 / reg
+        st.m_gram.flat[:: mdim + 1] = reg
         st.basis[:], st.e0[:], st.kappa[:], st.c0[:], st.tau[:] = basis, e0, kappa, c0, tau
         self.basis, self.e0, self.c0, self.tau = basis, e0, c0, tau  # (the state holds copies)
         #: The changing scalars (the record of ``state.live``, a view: writes go through).
@@ -828,24 +854,29 @@ class StagewiseEstimator:
         :func:`vertex_table`, :func:`table_update` and :func:`stagewise_update_table` act on (``vz = vx U``
         with row 0 exactly 0 in the projected layout; empty in the shared one).
         """
-        return table_views(self.table_buffer(vertices), self.state.const)
+        return self.new_table(vertices)[1]
 
     def table_buffer(self, vertices: FloatArray) -> FloatArray:
         """The float64 buffer of :meth:`make_table`'s table (``table_views(buffer, state.const)``)."""
+        return self.new_table(vertices)[0]
+
+    def new_table(self, vertices: FloatArray) -> tuple[FloatArray, VertexTable]:
+        """:meth:`table_buffer` and :meth:`make_table` at once: the buffer and its :class:`VertexTable`."""
         v = self._points(vertices)
         n = v.shape[0] + 1
         const = self.state.const
         buf = np.zeros(_table_size(n, self.dim, 0 if self.shared else const.dp, self.n_constraints))
         tbl = table_views(buf, const)
-        vx = np.vstack([self.x0[None, :], v])
-        tbl.vx[:] = vx
+        vx = tbl.vx
+        vx[0] = self.x0
+        vx[1:] = v
         tbl.vxt[:] = vx.T
         if not self.shared:
             tbl.vz[:] = vx @ self.basis
             tbl.vz[0] = 0.0  # x0 has no component in e0^perp
             tbl.vzt[:] = tbl.vz.T
         vertex_table(self.state, tbl)
-        return buf
+        return buf, tbl
 
     def ray_scaling(self, vertices: FloatArray) -> FloatArray:
         """Largest pessimistically feasible mixing coefficient ``a_i`` along each ray ``[x0, x_i]``."""

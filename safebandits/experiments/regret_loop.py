@@ -30,6 +30,7 @@ headline ``regret`` metric uses the matching benchmark, and both are stored.
 from __future__ import annotations
 
 import functools
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -59,14 +60,21 @@ def _shared_grid(horizon: int, n_points: int) -> np.ndarray:
 
 #: The changing scalars of a :class:`RegretTracker` (one record, read and written by :func:`score_block`):
 #: rounds scored ``t``, next grid point ``next``, the running totals, the two milestones at ``T // 10``,
-#: the rounds of the current window ``win_n`` (see :class:`TrackerArrays`), and the constants ``opt`` /
-#: ``opt_pi`` (the two benchmarks) and ``tenth`` (the round ``T // 10``).
+#: the rounds of the current window ``win_n`` (see :class:`TrackerArrays`), the optimism check's counts
+#: (``optimism_rounds``, ``optimism_failures``, ``optimism_last_failure``, ``optimism_min_margin``: see
+#: :attr:`RegretOutcome.optimism`), and the constants ``opt`` / ``opt_pi`` (the two benchmarks),
+#: ``opt_bench`` (the optimism check's: one of them) and ``tenth`` (the round ``T // 10``).
 TRACKER_LIVE = np.dtype(
     [("t", np.int64), ("next", np.int64), ("violations", np.int64), ("policy_violations", np.int64),
      ("win_n", np.int64), ("tenth", np.int64), ("regret", np.float64), ("policy_regret", np.float64),
      ("reward", np.float64), ("regret_tenth", np.float64), ("policy_regret_tenth", np.float64),
-     ("opt", np.float64), ("opt_pi", np.float64)]
+     ("opt", np.float64), ("opt_pi", np.float64), ("opt_bench", np.float64), ("optimism_rounds", np.int64),
+     ("optimism_failures", np.int64), ("optimism_last_failure", np.int64),
+     ("optimism_min_margin", np.float64)]
 )  # fmt: skip
+
+#: ``values`` of a block without optimistic values (:func:`score_block` skips the optimism check).
+_NO_VALUES = np.empty(0)
 
 
 #: Per constraint (one record each): the threshold ``tau`` and ``tau_tol = tau + TOL`` (a violation: a cost
@@ -107,16 +115,49 @@ class TrackerArrays(NamedTuple):
     live: np.ndarray
 
 
+@numba.njit(cache=True, inline="always")
+def _count_optimism(live, values):  # type: ignore[no-untyped-def]  # (inlined into score_block)
+    """The optimism check of a block (module docstring): its rounds with a finite optimistic value, those
+    below the benchmark ``opt_bench`` by more than ``TOL``, the last of them (counted from the run's start)
+    and the smallest margin. Rounds without a value (NaN: warm start) are skipped."""
+    n_known = n_fail = 0
+    last = -1
+    smallest = math.inf
+    for i in range(values.shape[0]):
+        v = values[i]
+        if not math.isfinite(v):
+            continue
+        margin = v - live.opt_bench
+        if n_known == 0 or margin < smallest:
+            smallest = margin
+        n_known += 1
+        if margin < -TOL:
+            n_fail += 1
+            last = i
+    if n_known == 0:
+        return
+    live.optimism_rounds += n_known
+    live.optimism_failures += n_fail
+    if n_fail:
+        live.optimism_last_failure = live.t + last + 1
+    if smallest < live.optimism_min_margin:
+        live.optimism_min_margin = smallest
+
+
 @numba.njit(cache=True)
-def score_block(trk: TrackerArrays, r: np.ndarray, rp: np.ndarray, c: np.ndarray, cp: np.ndarray) -> None:
+def score_block(
+    trk: TrackerArrays, r: np.ndarray, rp: np.ndarray, c: np.ndarray, cp: np.ndarray, values: np.ndarray
+) -> None:
     """Score ``k`` consecutive rounds in place: true rewards ``r`` (k,) and costs ``c`` (k, m) of the
-    played points, ``rp`` / ``cp`` those of the policies' mean points.
+    played points, ``rp`` / ``cp`` those of the policies' mean points; ``values`` (k,) the learner's
+    optimistic values of its choices (NaN: none) for the optimism check, or empty (no check).
 
     Running sums restart with each block and start at the block's first value (the arithmetic of
     :func:`numpy.cumsum` on the block), so the totals and curves do not depend on how a run is cut
     into blocks beyond the order of these additions.
     """
     live = trk.live[0]
+    _count_optimism(live, values)
     con = trk.constraints
     grid, g = trk.grid, live.next
     k, m = c.shape
@@ -229,6 +270,8 @@ class RegretTracker:
         live = np.zeros(1, dtype=TRACKER_LIVE)
         rec = live[0]
         rec["opt"], rec["opt_pi"] = opt, opt_pi
+        rec["opt_bench"] = opt_pi if self.setting == "expectation" else opt
+        rec["optimism_min_margin"] = np.inf
         rec["regret_tenth"] = rec["policy_regret_tenth"] = np.nan
         # Milestones for claims: regret at round T/10 (log-log slope over the last decade) and the
         # mean costs and reward over the last 10% of the rounds.
@@ -247,12 +290,7 @@ class RegretTracker:
             "tail_policy_cost": np.zeros(m),
             "tail_reward": 0.0,
             "tail_policy_reward": 0.0,
-            "optimism_rounds": 0,
-            "optimism_failures": 0,
-            "optimism_last_failure": 0,
-            "optimism_min_margin": np.inf,
         }
-        self._opt_bench = opt_pi if self.setting == "expectation" else opt
 
     @property
     def t(self) -> int:
@@ -276,6 +314,10 @@ class RegretTracker:
             "policy_regret_tenth": float(rec["policy_regret_tenth"]),
             "positive_cost_tenth": con["positive_cost_tenth"].copy(),
             **self._py,
+            "optimism_rounds": int(rec["optimism_rounds"]),
+            "optimism_failures": int(rec["optimism_failures"]),
+            "optimism_last_failure": int(rec["optimism_last_failure"]),
+            "optimism_min_margin": float(rec["optimism_min_margin"]),
         }
 
     @property
@@ -289,25 +331,6 @@ class RegretTracker:
             "positive_cost": costs["positive_cost"].tolist(),
             "violations": points["violations"].tolist(),
         }
-
-    def _optimism(self, values: np.ndarray) -> None:
-        """Count the rounds of a block whose optimistic value is below the optimal true value."""
-        tt = self._py
-        known = np.isfinite(values)
-        n_known = int(np.count_nonzero(known))
-        if not n_known:
-            return
-        if n_known == values.size:  # (every round has a value: no selection)
-            margin = values - self._opt_bench
-            failing = np.flatnonzero(margin < -TOL)
-        else:
-            margin = values[known] - self._opt_bench
-            failing = np.flatnonzero(known)[margin < -TOL]
-        tt["optimism_rounds"] += n_known
-        tt["optimism_failures"] += int(failing.size)
-        if failing.size:
-            tt["optimism_last_failure"] = self.t + int(failing[-1]) + 1
-        tt["optimism_min_margin"] = min(tt["optimism_min_margin"], float(margin.min()))
 
     def update(self, block: PlayedBlock) -> None:
         """Score a block of consecutive rounds (:func:`score_block`; the sums that numpy adds pairwise,
@@ -331,18 +354,19 @@ class RegretTracker:
         c = points @ self._mu.T
         cp = c if same else means @ self._mu.T
         tt = self._py
-        if block.values is not None:
-            self._optimism(np.asarray(block.values, dtype=np.float64))
+        values = _NO_VALUES if block.values is None else np.ascontiguousarray(block.values, dtype=np.float64)
         self._max_policy_cost = np.maximum(self._max_policy_cost, cp.max(axis=0))
         t0 = self.t
         if t0 + k > self.tail_start:
             j0 = max(0, self.tail_start - t0)
-            tt["tail_cost"] = tt["tail_cost"] + c[j0:].sum(axis=0)
-            tt["tail_policy_cost"] = tt["tail_policy_cost"] + cp[j0:].sum(axis=0)
-            tt["tail_reward"] += float(r[j0:].sum())
-            tt["tail_policy_reward"] += float(rp[j0:].sum())
+            tail_c = c[j0:].sum(axis=0)
+            tail_r = float(r[j0:].sum())
+            tt["tail_cost"] = tt["tail_cost"] + tail_c
+            tt["tail_policy_cost"] = tt["tail_policy_cost"] + (tail_c if same else cp[j0:].sum(axis=0))
+            tt["tail_reward"] += tail_r
+            tt["tail_policy_reward"] += tail_r if same else float(rp[j0:].sum())
         tt["policy_reward"] += float(rp.sum())
-        score_block(self._arrays, r, rp, c, cp)
+        score_block(self._arrays, r, rp, c, cp, values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,8 +465,11 @@ def run_regret(
             f"run_regret drives regret learners; {type(learner).__name__} is a pure-exploration learner "
             "(it stops and recommends): use run."
         )
+    kind = type(instance)  # (a property or slot on the class is there without computing it)
     missing = [
-        a for a in ("reward_param", "cost_params", "threshold", "optimal_value") if not hasattr(instance, a)
+        a
+        for a in ("reward_param", "cost_params", "threshold", "optimal_value")
+        if not (hasattr(kind, a) or hasattr(instance, a))
     ]
     if missing:
         raise ConfigError(

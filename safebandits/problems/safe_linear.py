@@ -392,15 +392,26 @@ class SafeLinearInstance:
     def dim(self) -> int:
         return self.decision_set.dim
 
+    def _derived(self, key: str, make: Any) -> Any:
+        """``make()``, computed once per instance (arrays returned read-only: every caller shares them)."""
+        cache = self._cache
+        value = cache.get(key)
+        if value is None:
+            value = make()
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            cache[key] = value
+        return value
+
     @property
     def reward_param(self) -> FloatArray:
-        """``-mu``: the package's reward is the negated loss."""
-        return -self.mu
+        """``-mu``: the package's reward is the negated loss (read-only, computed once)."""
+        return self._derived("reward_param", lambda: -self.mu)
 
     @property
     def safety_param(self) -> FloatArray:
-        """``B^T mu``: the safety value of ``x`` is ``(B^T mu)^T x = mu^T B x``."""
-        return self.b_mat.T @ self.mu
+        """``B^T mu``: the safety value of ``x`` is ``(B^T mu)^T x = mu^T B x`` (read-only, computed once)."""
+        return self._derived("safety_param", lambda: self.b_mat.T @ self.mu)
 
     @property
     def cost_params(self) -> FloatArray:
@@ -501,10 +512,16 @@ class SafeLinearInstance:
         return max(r, 1e-12), max(s, 1e-12), big_l
 
     def public_info(self) -> SafeLinearInfo:
+        """The learner's view, built once per instance and shared (its ``b_mat`` is a read-only copy)."""
+        return self._derived("public_info", self._public_info)
+
+    def _public_info(self) -> SafeLinearInfo:
         r, s, big_l = self._told()
+        b_mat = self.b_mat.copy()
+        b_mat.flags.writeable = False
         return SafeLinearInfo(
             decision_set=self.decision_set,
-            b_mat=self.b_mat.copy(),
+            b_mat=b_mat,
             threshold=self.threshold,
             horizon=int(self.horizon),
             noise_bound=r,

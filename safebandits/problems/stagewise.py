@@ -30,7 +30,13 @@ from typing import Any, Literal
 import numpy as np
 from scipy.optimize import linprog
 
-from safebandits._validation import check_array, check_int, check_literal_fields, check_positive
+from safebandits._validation import (
+    check_array,
+    check_int,
+    check_interval,
+    check_literal_fields,
+    check_positive,
+)
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.environment import VariateStream
 from safebandits.problems.noise import NoiseModel
@@ -50,6 +56,26 @@ ACTION_SETS: tuple[str, ...] = typing.get_args(ActionSet)
 
 #: Tolerance of the oracles' feasibility tests (true costs above ``tau + TOL`` count as violations).
 TOL = 1e-9
+
+
+def _read_only_copy(a: np.ndarray) -> np.ndarray:
+    out = a.copy()
+    out.flags.writeable = False
+    return out
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """``a`` if it is read-only, else a read-only copy (a record's arrays cannot change under it)."""
+    return _read_only_copy(a) if a.flags.writeable else a
+
+
+def checked_stagewise_info(info: Any) -> StagewiseInfo:
+    """``info`` itself if it is a :class:`StagewiseInfo` (checked when built), else a
+    :class:`StagewiseInfo` of its attributes (checked now; a missing optional one takes its default)."""
+    if type(info) is StagewiseInfo:
+        return info
+    defaults = {f.name: f.default for f in dataclasses.fields(StagewiseInfo)}
+    return StagewiseInfo(**{name: getattr(info, name, default) for name, default in defaults.items()})
 
 
 def check_safe_cost(
@@ -122,8 +148,32 @@ class StagewiseInfo(ArmSetMixin):
     noise_kind: str = "gaussian"
 
     def __post_init__(self) -> None:
-        if self.safe_cost is not None:
-            check_safe_cost(self.safe_cost, self.threshold, owner="StagewiseInfo")
+        """Check every field once, here: a learner trusts a built :class:`StagewiseInfo` (frozen, its
+        arrays read-only float64; writable arrays given are copied) and checks other objects by building
+        one (:func:`checked_stagewise_info`)."""
+        owner = "StagewiseInfo"
+        arms = _read_only(check_array(self.arms, "arms", ndim=2, min_rows=1, owner=owner))
+        d = arms.shape[1]
+        x0 = _read_only(check_array(self.safe_action, "safe_action", shape=(d,), owner=owner))
+        tau = _read_only(check_array(np.atleast_1d(self.threshold), "threshold", ndim=1, owner=owner))
+        check_literal_fields(self, owner=owner)
+        c0 = self.safe_cost
+        if c0 is not None:
+            c0 = _read_only(check_array(np.atleast_1d(c0), "safe_cost", shape=tau.shape, owner=owner))
+            check_safe_cost(c0, tau, owner=owner)
+        if self.safe_reward is not None:
+            object.__setattr__(
+                self, "safe_reward", check_interval(self.safe_reward, "safe_reward", owner=owner)
+            )
+        if self.safe_arm is not None:
+            safe_arm = check_int(self.safe_arm, "safe_arm", low=0, high=arms.shape[0] - 1, owner=owner)
+            object.__setattr__(self, "safe_arm", safe_arm)
+        object.__setattr__(self, "horizon", check_int(self.horizon, "horizon", low=1, owner=owner))
+        check_positive(self.noise_bound, "noise_bound", owner=owner)
+        check_positive(self.arm_norm_bound, "arm_norm_bound", owner=owner)
+        check_positive(self.param_norm_bound, "param_norm_bound", owner=owner, allow_zero=True)
+        for name, value in (("arms", arms), ("safe_action", x0), ("threshold", tau), ("safe_cost", c0)):
+            object.__setattr__(self, name, value)
 
     @property
     def n_constraints(self) -> int:
@@ -308,15 +358,24 @@ class StagewiseInstance(ArmSetMixin):
         return r, s, big_l
 
     def public_info(self) -> StagewiseInfo:
-        """The learner's view: vertices, ``x0``, thresholds, ``r0``/``c0`` if known, bounds, horizon."""
+        """The learner's view: vertices, ``x0``, thresholds, ``r0``/``c0`` if known, bounds, horizon.
+
+        Built once per instance and shared (an instance is frozen): its arrays are read-only copies.
+        """
+        info = self._cache.get("public_info")
+        if info is None:
+            info = self._cache["public_info"] = self._public_info()
+        return info
+
+    def _public_info(self) -> StagewiseInfo:
         r, s, big_l = self._told_bounds()
         known = self.known_safe_values
         return StagewiseInfo(
-            arms=self.arms.copy(),
-            safe_action=self.safe_action.copy(),
-            threshold=self.threshold.copy(),
+            arms=_read_only_copy(self.arms),
+            safe_action=_read_only_copy(self.safe_action),
+            threshold=_read_only_copy(self.threshold),
             safe_reward=self.safe_reward if known else None,
-            safe_cost=self.safe_cost.copy() if known else None,
+            safe_cost=_read_only_copy(self.safe_cost) if known else None,
             action_set=self.action_set,
             horizon=int(self.horizon),
             noise_bound=r,

@@ -49,7 +49,6 @@ import numpy as np
 from safebandits._numba import bind_kernel, borrow
 from safebandits._validation import (
     check_array,
-    check_choice,
     check_int,
     check_interval,
     check_literal_fields,
@@ -76,7 +75,7 @@ from safebandits.estimators.stagewise import (
     table_views,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.problems.stagewise import ActionSet
+from safebandits.problems.stagewise import checked_stagewise_info
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
@@ -405,20 +404,18 @@ def tell_then_select(packed, choice, x, reward, costs):
 # --------------------------------------------------------------------------------------------------
 # shared learner machinery
 # --------------------------------------------------------------------------------------------------
-def check_stagewise_info(info: Any, owner: str) -> tuple[FloatArray, FloatArray, FloatArray, int]:
-    """``(arms, x0, tau, safe_row)`` of a :class:`~safebandits.problems.stagewise.StagewiseInfo`."""
-    arms = check_array(getattr(info, "arms", None), "info.arms", ndim=2, min_rows=1, owner=owner)
-    d = arms.shape[1]
-    x0 = check_array(getattr(info, "safe_action", None), "info.safe_action", shape=(d,), owner=owner)
-    tau = check_array(np.atleast_1d(getattr(info, "threshold", None)), "info.threshold", ndim=1, owner=owner)
-    check_choice(getattr(info, "action_set", None), "info.action_set", ActionSet, owner=owner)
-    safe_arm = getattr(info, "safe_arm", None)
-    safe_row = -1 if safe_arm is None else check_int(safe_arm, "info.safe_arm", low=0, high=arms.shape[0] - 1)
-    if info.safe_cost is not None:  # c0 < tau (Assumption 5) is checked by StagewiseInfo itself
-        check_array(np.atleast_1d(info.safe_cost), "info.safe_cost", shape=tau.shape, owner=owner)
+def check_stagewise_info(
+    info: Any, owner: str
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None, int]:
+    """``(arms, x0, tau, c0, safe_row)`` of a :class:`~safebandits.problems.stagewise.StagewiseInfo`
+    (``c0``: the known safe cost, or ``None``). A :class:`StagewiseInfo` was checked when built; another
+    object is checked by building one (:func:`~safebandits.problems.stagewise.checked_stagewise_info`)."""
+    info = checked_stagewise_info(info)
+    arms, x0 = info.arms, info.safe_action
+    safe_row = -1 if info.safe_arm is None else info.safe_arm
     if safe_row >= 0:
         x0 = arms[safe_row].copy()  # the row the environment plays for x0
-    return arms, x0, tau, safe_row
+    return arms, x0, info.threshold, info.safe_cost, safe_row
 
 
 #: ``tuple.__new__``: builds a :class:`~safebandits.types.Decision` from its four fields without the
@@ -439,7 +436,8 @@ class StagewiseLinearLearner(BaseLearner):
     def __init__(self, config: Any, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
         owner = type(self).__name__
-        arms, x0, tau, safe_row = check_stagewise_info(info, owner)
+        self.info = info = checked_stagewise_info(info)  # (a duck-typed info: its checked record)
+        arms, x0, tau, c0, safe_row = check_stagewise_info(info, owner)
         if self.setting == "round" and info.action_set == "simplex":
             raise ConfigError(
                 f"{owner} needs a star-convex or finite linear action set, not the K-armed simplex: with "
@@ -453,25 +451,26 @@ class StagewiseLinearLearner(BaseLearner):
         c = config
         self._known = info.safe_reward is not None and info.safe_cost is not None
         self._r0 = float(info.safe_reward) if info.safe_reward is not None else math.nan
-        code = c.radii == "code"
+        scale = 1.0
+        if c.radii == "code":  # the code's 1 / min(1, tau)
+            low = min(1.0, float(tau.min()))
+            scale = 1.0 / check_positive(low, "min(1, tau) (radii='code' divides by it)", owner=owner)
         self.estimator = StagewiseEstimator(
-            x0, tau, None if info.safe_cost is None else np.atleast_1d(info.safe_cost),
-            reg=c.reg, delta=c.delta, noise_bound=info.noise_bound, param_norm_bound=info.param_norm_bound,
-            arm_norm_bound=info.arm_norm_bound, radii=c.radii,
-            reward_scale=1.0 / min(1.0, float(tau.min())) if code else 1.0, refresh_every=c.refresh_every,
+            x0, tau, c0, reg=c.reg, delta=c.delta, noise_bound=info.noise_bound,
+            param_norm_bound=info.param_norm_bound, arm_norm_bound=info.arm_norm_bound, radii=c.radii,
+            reward_scale=scale, refresh_every=c.refresh_every, check_input=False,
         )  # fmt: skip
         self.warm_start: SafeValueWarmStart | None = None
         self._x0_only = False
         if self._known:
-            self._set_alphas(1.0 - self._r0, float(np.min(tau - np.atleast_1d(info.safe_cost))), 2.0)
+            self._set_alphas(1.0 - self._r0, float(np.min(tau - c0)), 2.0)
         else:
             self.warm_start = SafeValueWarmStart(
                 info, c.delta, int(info.horizon), noise_bound=info.noise_bound
             )
         est = self.estimator
         # vertex table of the fixed arms, kept current by every update (views of one buffer)
-        self._tbl_buffer = est.table_buffer(arms)
-        self._tbl = table_views(self._tbl_buffer, est.state.const)
+        self._tbl_buffer, self._tbl = est.new_table(arms)
         self._point = np.zeros(d)
         self._theta_ts = np.zeros(d)
         self._low = np.zeros((d, d))

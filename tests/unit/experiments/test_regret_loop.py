@@ -256,6 +256,8 @@ def test_compiled_scoring_equals_the_numpy_tracker(seed, horizon, n_points, kind
         fields["means"] = rng.uniform(size=(horizon, 1)) * arms[rng.integers(arms.shape[0], size=horizon)]
     elif kind == "values":
         vals = inst.optimal_value + rng.normal(scale=0.01, size=horizon)
+        vals[rng.random(horizon) < 0.1] = inst.optimal_value  # margins of exactly 0
+        vals[rng.random(horizon) < 0.05] = np.inf  # (not finite: skipped, as NaN)
         vals[: rng.integers(0, 5)] = np.nan
         fields["values"] = vals
     setting = "expectation" if kind in ("policy", "means") else "round"
