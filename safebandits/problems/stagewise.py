@@ -74,7 +74,8 @@ def checked_stagewise_info(info: Any) -> StagewiseInfo:
     :class:`StagewiseInfo` of its attributes (checked now; a missing optional one takes its default)."""
     if type(info) is StagewiseInfo:
         return info
-    defaults = {f.name: f.default for f in dataclasses.fields(StagewiseInfo)}
+    fields = dataclasses.fields(StagewiseInfo)
+    defaults = {f.name: None if f.default is dataclasses.MISSING else f.default for f in fields}
     return StagewiseInfo(**{name: getattr(info, name, default) for name, default in defaults.items()})
 
 

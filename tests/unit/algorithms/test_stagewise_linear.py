@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import safebandits as sb
 from safebandits.algorithms.base import config_from_dict, play_ask_tell
@@ -476,3 +478,55 @@ def test_origin_problem_learns_on_star_and_on_points_that_can_start():
     )
     assert np.any(block.points != 0.0)
     assert make_learner("oplb", _origin_problem("points").public_info(), np.random.default_rng(0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    d=st.integers(1, 5),
+    m=st.integers(1, 3),
+    known=st.booleans(),
+    x0_zero=st.booleans(),
+    radii=st.sampled_from(["theory", "code"]),
+    reg=st.floats(0.01, 10.0),
+)
+def test_estimator_without_input_checks_is_the_same_estimator(d, m, known, x0_zero, radii, reg):
+    """``check_input=False`` (learners, which checked their problem and config) builds the same state,
+    bit for bit, as the checked path; the memoised complement of ``x0`` equals a fresh one."""
+    rng = np.random.default_rng(d + 10 * m)
+    x0 = np.zeros(d) if x0_zero else rng.normal(size=d)
+    tau = rng.uniform(0.5, 1.0, size=m)
+    c0 = rng.uniform(0.0, 0.4, size=m) if known else None
+    kw = dict(reg=reg, delta=0.1, noise_bound=0.5, param_norm_bound=2.0, arm_norm_bound=1.5, radii=radii)
+    checked = StagewiseEstimator(x0, tau, c0, **kw)
+    trusted = StagewiseEstimator(
+        x0.copy(), tau.copy(), None if c0 is None else c0.copy(), check_input=False, **kw
+    )
+    np.testing.assert_array_equal(trusted.buffer, checked.buffer)
+    assert trusted.state.const == checked.state.const
+    assert trusted.live.tobytes() == checked.live.tobytes()
+    if known and not x0_zero:
+        u, e0, _ = orthonormal_complement(x0)
+        np.testing.assert_array_equal(checked.basis, u)
+        np.testing.assert_array_equal(checked.e0, e0)
+        assert not checked.basis.flags.writeable  # (shared by every estimator of this x0)
+
+
+def test_estimator_checks_its_input_by_default():
+    with pytest.raises(ConfigError, match="safe_cost"):
+        StagewiseEstimator(np.ones(3), np.array([0.5]), np.zeros(2))
+    with pytest.raises(ConfigError, match="refresh_every"):
+        StagewiseEstimator(np.ones(3), np.array([0.5]), refresh_every=-1)
+    with pytest.raises(ConfigError, match="reward_scale"):
+        StagewiseEstimator(np.ones(3), np.array([0.5]), reward_scale=0.0)
+
+
+def test_code_radii_need_a_positive_threshold():
+    """``radii="code"`` divides the reward radius by ``min(1, tau)``: a threshold <= 0 (with a negative
+    ``c0 < tau``) is refused with one clear line, not a division by zero or a negative radius."""
+    inst = StagewiseInstance(
+        arms=np.eye(2), safe_action=np.array([1.0, 0.0]), reward_param=np.array([0.5, 0.2]),
+        cost_params=np.array([[-1.0, 0.1]]), threshold=np.array([-0.5]),
+        noise=make_noise("gaussian", sigma=0.1), horizon=10,
+    )  # fmt: skip
+    with pytest.raises(ConfigError, match="min\\(1, tau\\)"):
+        make_learner("lc-lucb", inst.public_info(), np.random.default_rng(0), {"radii": "code"})

@@ -130,3 +130,19 @@ def test_convex_zoo_instance():
     desc = inst.describe()
     assert desc["decision_set"]["kind"] == "ball" and desc["x_star"] == pytest.approx([-0.6, -0.8])
     assert inst.with_horizon(50).horizon == 50
+
+
+def test_derived_truth_and_public_info_are_built_once_and_read_only():
+    inst = make_instance("safelucb/karm", np.random.default_rng(0), K=5, d=3, condition="margin")
+    info = inst.public_info()
+    assert inst.public_info() is info and not info.b_mat.flags.writeable
+    assert not np.shares_memory(info.b_mat, inst.b_mat)
+    for name in ("reward_param", "safety_param"):
+        first = getattr(inst, name)
+        assert getattr(inst, name) is first and not first.flags.writeable, name
+    np.testing.assert_array_equal(inst.reward_param, -inst.mu)
+    np.testing.assert_array_equal(inst.safety_param, inst.b_mat.T @ inst.mu)
+    with pytest.raises(ValueError, match="read-only"):
+        inst.reward_param[0] = 1.0
+    horizon = inst.with_horizon(7)  # (a new instance: its own cache)
+    assert horizon.public_info() is not info and horizon.public_info().horizon == 7

@@ -139,3 +139,112 @@ def test_validation():
     env = StagewiseInstance(**kw).environment(np.random.default_rng(0))
     with pytest.raises(ConfigError, match="point"):
         env.play(Decision(point=np.ones(3)))
+
+
+# --------------------------------------------------------------------------------------------------
+# StagewiseInfo: checked once, when built; shared read-only by every learner of an instance
+# --------------------------------------------------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from safebandits.problems.stagewise import StagewiseInfo, checked_stagewise_info  # noqa: E402
+
+
+def _info_fields(**over):
+    fields = dict(
+        arms=np.eye(3), safe_action=np.zeros(3), threshold=np.array([0.5]), safe_reward=0.0,
+        safe_cost=np.array([0.0]), action_set="star", horizon=100, noise_bound=0.1, param_norm_bound=1.0,
+        arm_norm_bound=1.0, safe_arm=None, noise_kind="gaussian",
+    )  # fmt: skip
+    fields.update(over)
+    return fields
+
+
+def test_public_info_is_built_once_and_read_only():
+    inst = sb.make_instance("stagewise/cyclic", d=3, tau=0.5)
+    info = inst.public_info()
+    assert inst.public_info() is info  # (an instance is frozen: one view, shared)
+    for name in ("arms", "safe_action", "threshold", "safe_cost"):
+        arr = getattr(info, name)
+        assert not arr.flags.writeable, name
+        assert not np.shares_memory(arr, getattr(inst, name) if name != "safe_cost" else inst.cost_params)
+    with pytest.raises(ValueError, match="read-only"):
+        info.arms[0, 0] = 9.0
+    np.testing.assert_array_equal(info.arms, inst.arms)
+
+
+def test_info_copies_writable_arrays_given():
+    arms = np.eye(3)
+    info = StagewiseInfo(**_info_fields(arms=arms))
+    arms[0, 0] = 7.0  # the caller's array changes; the record does not
+    assert info.arms[0, 0] == 1.0 and not info.arms.flags.writeable
+
+
+@pytest.mark.parametrize(
+    ("over", "match"),
+    [
+        ({"arms": np.zeros((0, 3))}, "arms"),
+        ({"arms": np.ones(3)}, "arms"),
+        ({"safe_action": np.zeros(2)}, "safe_action"),
+        ({"threshold": np.array([[0.5]])}, "threshold"),
+        ({"safe_cost": np.array([0.0, 0.0])}, "safe_cost"),
+        ({"safe_cost": np.array([0.7])}, "c0 < tau"),
+        ({"safe_reward": float("nan")}, "safe_reward"),
+        ({"action_set": "ball"}, "action_set"),
+        ({"safe_arm": 3}, "safe_arm"),
+        ({"safe_arm": 1.5}, "safe_arm"),
+        ({"horizon": 0}, "horizon"),
+        ({"noise_bound": 0.0}, "noise_bound"),
+        ({"arm_norm_bound": -1.0}, "arm_norm_bound"),
+        ({"param_norm_bound": -1.0}, "param_norm_bound"),
+    ],
+)
+def test_info_refuses_each_bad_field(over, match):
+    with pytest.raises(ConfigError, match=match):
+        StagewiseInfo(**_info_fields(**over))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    d=st.integers(1, 4),
+    n=st.integers(1, 5),
+    m=st.integers(1, 3),
+    known=st.booleans(),
+    horizon=st.integers(1, 10_000),
+    bound=st.floats(1e-3, 10.0),
+)
+def test_duck_typed_info_is_checked_into_the_same_record(d, n, m, known, horizon, bound):
+    """Any object with the fields is checked by building a StagewiseInfo: equal fields, the learner's
+    choice on it the same as on the record."""
+    import types
+
+    rng = np.random.default_rng(d * 100 + n * 10 + m)
+    fields = _info_fields(
+        arms=rng.normal(size=(n, d)), safe_action=np.zeros(d), threshold=rng.uniform(0.1, 1.0, size=m),
+        safe_reward=0.0 if known else None, safe_cost=np.zeros(m) if known else None, horizon=horizon,
+        noise_bound=bound,
+    )  # fmt: skip
+    record = StagewiseInfo(**fields)
+    duck = checked_stagewise_info(types.SimpleNamespace(**fields))
+    assert type(duck) is StagewiseInfo and checked_stagewise_info(record) is record
+    for name in fields:
+        a, b = getattr(duck, name), getattr(record, name)
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert a == b, name
+    if known:
+        rec_learner = sb.make_learner("lc-lucb", record, np.random.default_rng(0))
+        duck_learner = sb.make_learner("lc-lucb", types.SimpleNamespace(**fields), np.random.default_rng(0))
+        a, b = rec_learner.ask(), duck_learner.ask()
+        np.testing.assert_array_equal(a.point, b.point)
+        assert a.arm == b.arm
+
+
+def test_duck_typed_info_missing_a_field_is_refused():
+    import types
+
+    fields = _info_fields()
+    del fields["arms"]
+    with pytest.raises(ConfigError, match="'arms' parameter of StagewiseInfo"):
+        sb.make_learner("lc-lucb", types.SimpleNamespace(**fields), np.random.default_rng(0))
