@@ -47,6 +47,7 @@ __all__ = [
     "LinearFeedbackEnvironment",
     "StagewiseInfo",
     "StagewiseInstance",
+    "checked_stagewise_info",
     "policy_mean_points",
     "solve_policy_lp",
 ]
