@@ -287,7 +287,7 @@ class KernelInstance(ArmSetMixin):
     n_seed: int = 1
     seed_rule: Literal["argmin", "median"] = "argmin"
     name: str = "kernel"
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         owner = "KernelInstance"
@@ -453,7 +453,7 @@ class KernelInstance(ArmSetMixin):
         return self.public_info()
 
     def with_horizon(self, horizon: int) -> KernelInstance:
-        return dataclasses.replace(self, horizon=horizon, _cache={})
+        return dataclasses.replace(self, horizon=horizon)  # (a fresh _cache: init=False)
 
     def describe(self) -> dict[str, Any]:
         b, gb, r, rg = self._told()

@@ -140,7 +140,7 @@ class DecisionSet:
     g_mat: FloatArray | None = None
     h_vec: FloatArray | None = None
     #: Quantities learners derive from the set alone, computed once (the set is immutable).
-    _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         owner = "DecisionSet"
@@ -373,7 +373,7 @@ class SafeLinearInstance:
     param_norm_bound: float | None = None
     arm_norm_bound: float | None = None
     name: str = "safe-linear"
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         owner = "SafeLinearInstance"
@@ -534,7 +534,7 @@ class SafeLinearInstance:
         return self.public_info()
 
     def with_horizon(self, horizon: int) -> SafeLinearInstance:
-        return dataclasses.replace(self, horizon=horizon, _cache={})
+        return dataclasses.replace(self, horizon=horizon)  # (a fresh _cache: init=False)
 
     def environment(self, rng: np.random.Generator) -> LinearFeedbackEnvironment:
         """Loss feedback only: ``Observation.reward = -(mu^T x + noise)``, no constraint column."""

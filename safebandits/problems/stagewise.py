@@ -289,7 +289,7 @@ class StagewiseInstance(ArmSetMixin):
     arm_norm_bound: float | None = None
     known_safe_values: bool = True
     name: str = "stagewise"
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         owner = "StagewiseInstance"
@@ -391,7 +391,7 @@ class StagewiseInstance(ArmSetMixin):
         return self.public_info()
 
     def with_horizon(self, horizon: int) -> StagewiseInstance:
-        return dataclasses.replace(self, horizon=horizon, _cache={})
+        return dataclasses.replace(self, horizon=horizon)  # (a fresh _cache: init=False)
 
     # -- oracles -------------------------------------------------------------------------------
     def _action_optimum(self) -> tuple[float, FloatArray]:

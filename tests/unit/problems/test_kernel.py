@@ -195,3 +195,13 @@ def test_finance_instance_matches_the_data_facts(monkeypatch):
     r = np.array([env.pull(2).reward for _ in range(3000)])
     sd = inst.feedback.samples[:, 2].std()
     assert abs(r.mean() - inst.reward[2]) < 4 * sd / np.sqrt(3000)
+
+
+def test_an_instance_derived_by_replace_has_its_own_cache():
+    import dataclasses
+
+    inst = make_instance("ckb/synthetic", np.random.default_rng(0))
+    inst.public_info()
+    other = dataclasses.replace(inst, name="other")
+    assert other._cache is not inst._cache and not other._cache
+    assert inst.with_horizon(7).horizon == 7

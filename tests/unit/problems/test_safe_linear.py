@@ -146,3 +146,15 @@ def test_derived_truth_and_public_info_are_built_once_and_read_only():
         inst.reward_param[0] = 1.0
     horizon = inst.with_horizon(7)  # (a new instance: its own cache)
     assert horizon.public_info() is not info and horizon.public_info().horizon == 7
+
+
+def test_a_safe_instance_derived_by_replace_computes_its_own_truth():
+    import dataclasses
+
+    inst = make_instance("safelucb/karm", np.random.default_rng(0), K=5, d=3, condition="margin")
+    info, param = inst.public_info(), inst.reward_param
+    other = dataclasses.replace(inst, mu=2.0 * inst.mu)
+    np.testing.assert_array_equal(other.reward_param, -2.0 * inst.mu)
+    assert other.public_info() is not info and inst.reward_param is param
+    ds = inst.decision_set
+    assert dataclasses.replace(ds)._cache is not ds._cache

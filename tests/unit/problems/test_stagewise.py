@@ -248,3 +248,18 @@ def test_duck_typed_info_missing_a_field_is_refused():
     del fields["arms"]
     with pytest.raises(ConfigError, match="'arms' parameter of StagewiseInfo"):
         sb.make_learner("lc-lucb", types.SimpleNamespace(**fields), np.random.default_rng(0))
+
+
+def test_an_instance_derived_by_replace_computes_its_own_truth_and_view():
+    """``dataclasses.replace`` (a sweep over thresholds, say) gives an instance whose cached optimum and
+    public view are its own: the cache is not an init field, so it is never copied."""
+    import dataclasses
+
+    inst = sb.make_instance("stagewise/cyclic", d=3, tau=0.5, T=50)
+    value, info = inst.optimal_value, inst.public_info()
+    tighter = dataclasses.replace(inst, threshold=np.array([0.2]))
+    assert tighter.public_info() is not info
+    np.testing.assert_array_equal(tighter.public_info().threshold, [0.2])
+    assert tighter.optimal_value == pytest.approx(E1_TABLE[(3, 0.2)][0], abs=5e-4) != value
+    assert inst.public_info() is info and inst.optimal_value == value  # (the original is untouched)
+    assert inst.with_horizon(7).public_info().horizon == 7
