@@ -115,7 +115,8 @@ def _encode(value: Any) -> Any:
             )
         out: dict[str, Any] = {"__type__": name}
         for f in dataclasses.fields(value):
-            out[f.name] = _encode(getattr(value, f.name))
+            if f.init:  # (not a derived cache: the view is rebuilt from its init fields)
+                out[f.name] = _encode(getattr(value, f.name))
         return out
     if isinstance(value, tuple):
         return {"__tuple__": [_encode(v) for v in value]}
@@ -147,7 +148,11 @@ def _decode(value: Any) -> Any:
                 f"Unknown stored info type {name!r}; known: {sorted(_registry())}. "
                 "Import the plugin that registers it before loading the study."
             )
-        fields = {k: _decode(v) for k, v in value.items() if k != "__type__"}
+        # (a study stored before a field became derived, init=False, still loads: such keys are dropped)
+        init = {f.name for f in dataclasses.fields(cls) if f.init} if dataclasses.is_dataclass(cls) else None
+        fields = {
+            k: _decode(v) for k, v in value.items() if k != "__type__" and (init is None or k in init)
+        }
         return cls(**fields)
     return {k: _decode(v) for k, v in value.items()}
 

@@ -44,6 +44,18 @@ def test_info_round_trips_exactly(name):
     assert json.dumps(info_to_dict(back)) == json.dumps(info_to_dict(info))
 
 
+def test_info_stored_with_a_derived_cache_still_loads():
+    """A study stored before a view's cache became a derived (``init=False``) field held it as a field
+    (the decision set's ``_cache``); loading it drops the key and rebuilds the view from its init fields."""
+    inst = sb.make_instance("safelucb/karm", np.random.default_rng(0), K=5, d=3, condition="margin")
+    data = json.loads(json.dumps(info_to_dict(inst.public_info())))
+    assert "_cache" not in data["decision_set"]  # (not written any more)
+    data["decision_set"]["_cache"] = {"('safe-lucb', b'x', (3, 3), 0.5)": [1.0, 2.0]}  # as stored before
+    back = info_from_dict(data)
+    assert back.decision_set._cache == {}
+    assert json.dumps(info_to_dict(back)) == json.dumps(info_to_dict(inst.public_info()))
+
+
 # -- every registered learner runs as a study ----------------------------------------------------
 @pytest.mark.parametrize("name", sorted(ENTRIES))
 def test_every_algorithm_runs_as_a_study(name, tmp_path):
