@@ -150,9 +150,7 @@ def _decode(value: Any) -> Any:
             )
         # (a study stored before a field became derived, init=False, still loads: such keys are dropped)
         init = {f.name for f in dataclasses.fields(cls) if f.init} if dataclasses.is_dataclass(cls) else None
-        fields = {
-            k: _decode(v) for k, v in value.items() if k != "__type__" and (init is None or k in init)
-        }
+        fields = {k: _decode(v) for k, v in value.items() if k != "__type__" and (init is None or k in init)}
         return cls(**fields)
     return {k: _decode(v) for k, v in value.items()}
 
