@@ -156,8 +156,9 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
                         f"{hits}; their samples are lower bounds, which can only strengthen this reading "
                         "(a pass on them is a pass)"
                     )
-                    if exact & set(n_budget):
-                        reason += f"; the medians of {sorted(exact & set(n_budget))} are exact"
+                    resolved = exact & set(n_budget)
+                    if resolved:
+                        reason += f"; the medians of {sorted(resolved)} are exact"
                     reasons.append(reason)
                 else:
                     verdict = "inconclusive"

@@ -75,7 +75,7 @@ from safebandits.estimators.stagewise import (
     table_views,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.problems.stagewise import checked_stagewise_info
+from safebandits.problems.stagewise import StagewiseInfo, checked_stagewise_info
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
@@ -404,17 +404,16 @@ def tell_then_select(packed, choice, x, reward, costs):
 # --------------------------------------------------------------------------------------------------
 # shared learner machinery
 # --------------------------------------------------------------------------------------------------
-def check_stagewise_info(
-    info: Any, owner: str
+def stagewise_fields(
+    info: StagewiseInfo,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None, int]:
-    """``(arms, x0, tau, c0, safe_row)`` of a :class:`~safebandits.problems.stagewise.StagewiseInfo`
-    (``c0``: the known safe cost, or ``None``). A :class:`StagewiseInfo` was checked when built; another
-    object is checked by building one (:func:`~safebandits.problems.stagewise.checked_stagewise_info`)."""
-    info = checked_stagewise_info(info)
+    """``(arms, x0, tau, c0, safe_row)`` of a checked :class:`~safebandits.problems.stagewise.StagewiseInfo`
+    (:func:`~safebandits.problems.stagewise.checked_stagewise_info`; ``c0``: the known safe cost, or
+    ``None``; ``safe_row`` -1 when no arm is ``x0``, else ``x0`` is that row, as the environment plays it)."""
     arms, x0 = info.arms, info.safe_action
     safe_row = -1 if info.safe_arm is None else info.safe_arm
     if safe_row >= 0:
-        x0 = arms[safe_row].copy()  # the row the environment plays for x0
+        x0 = arms[safe_row].copy()
     return arms, x0, info.threshold, info.safe_cost, safe_row
 
 
@@ -437,7 +436,7 @@ class StagewiseLinearLearner(BaseLearner):
         super().__init__(config, info, rng)
         owner = type(self).__name__
         self.info = info = checked_stagewise_info(info)  # (a duck-typed info: its checked record)
-        arms, x0, tau, c0, safe_row = check_stagewise_info(info, owner)
+        arms, x0, tau, c0, safe_row = stagewise_fields(info)
         if self.setting == "round" and info.action_set == "simplex":
             raise ConfigError(
                 f"{owner} needs a star-convex or finite linear action set, not the K-armed simplex: with "
