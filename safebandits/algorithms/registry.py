@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -28,7 +29,47 @@ class AlgorithmEntry:
     guarantee: str = ""
 
     def config(self, **overrides: Any) -> LearnerConfig:
-        return config_from_dict(self.cls.config_cls, {**self.defaults, **overrides})
+        """The validated config of this entry's defaults and ``overrides``.
+
+        Configs are frozen, so the same values give the same (shared) object: a runner that builds a
+        learner per replicate validates its config once (:func:`_cached_config`).
+        """
+        values = {**self.defaults, **overrides}
+        key = _values_key(values)
+        if key is None:
+            return config_from_dict(self.cls.config_cls, values)
+        return _cached_config(self.cls.config_cls, key)
+
+
+def _exact(value: Any) -> Any:
+    """A hashable stand-in of ``value`` equal only to that of an equal value *of the same type* (``1``,
+    ``1.0`` and ``True`` are equal and hash alike in Python, but a config may accept one and refuse or
+    store another); raises ``TypeError`` for a value that is not a scalar or a tuple of them."""
+    if isinstance(value, tuple):
+        return (tuple, *(_exact(v) for v in value))
+    if value is None or type(value) in (bool, int, float, str):
+        return (type(value), value)
+    raise TypeError
+
+
+def _values_key(values: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    try:
+        return tuple(sorted((k, _exact(v)) for k, v in values.items()))
+    except TypeError:  # (a list, an array, a numpy scalar...: built every time)
+        return None
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_config(cls: type[LearnerConfig], key: tuple[Any, ...]) -> LearnerConfig:
+    """``cls`` built from the values of ``key`` (see :func:`_values_key`); a refused config raises and is
+    not cached."""
+    return config_from_dict(cls, {k: _value(v) for k, v in key})
+
+
+def _value(key: Any) -> Any:
+    if key[0] is tuple:
+        return tuple(_value(k) for k in key[1:])
+    return key[1]
 
 
 _REGISTRY: dict[str, AlgorithmEntry] = {}

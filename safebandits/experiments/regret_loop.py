@@ -249,8 +249,9 @@ class RegretTracker:
     ----------
     totals : dict
         The run's totals so far (a fresh dict on each access).
-    curves : dict of list
-        The curves at the grid points passed so far (fresh lists on each access).
+    curves : dict of ndarray
+        The curves at the grid points passed so far (fresh read-only arrays on each access; see
+        :class:`RegretOutcome`).
     """
 
     instance: Any
@@ -321,16 +322,21 @@ class RegretTracker:
         }
 
     @property
-    def curves(self) -> dict[str, list[Any]]:
+    def curves(self) -> dict[str, np.ndarray]:
         n = int(self._live["next"])
         points, costs = self._arrays.curves[:n], self._arrays.curve_costs[:n]
-        return {
-            "t": self.grid[:n].tolist(),
-            **{name: points[name].tolist() for name in ("regret", "policy_regret", "reward")},
-            **{name: costs[name].tolist() for name in ("cost", "policy_cost", "policy_cost_now")},
-            "positive_cost": costs["positive_cost"].tolist(),
-            "violations": points["violations"].tolist(),
+        out = {
+            "t": self.grid[:n].copy(),
+            **{name: points[name].copy() for name in ("regret", "policy_regret", "reward")},
+            **{
+                name: costs[name].copy()
+                for name in ("cost", "policy_cost", "policy_cost_now", "positive_cost")
+            },
+            "violations": points["violations"].copy(),
         }
+        for a in out.values():
+            a.flags.writeable = False
+        return out
 
     def update(self, block: PlayedBlock) -> None:
         """Score a block of consecutive rounds (:func:`score_block`; the sums that numpy adds pairwise,
@@ -404,10 +410,12 @@ class RegretOutcome:
         Optimism check (module docstring): ``rounds`` with an optimistic value, ``failures`` (rounds below
         the optimal true value), ``last_failure`` (round, 0: none), ``min_margin`` (smallest value minus
         the optimal true value); empty when the learner reports no values.
-    curves : dict
-        Log-grid curves: ``t``, ``regret``, ``policy_regret``, running mean ``reward``, window-mean
-        ``cost`` and ``policy_cost`` (lists per constraint), ``policy_cost_now``, cumulative
-        ``positive_cost`` (lists per constraint), cumulative ``violations`` (violating rounds).
+    curves : dict of ndarray
+        Log-grid curves, read-only numpy arrays over the ``G`` grid points reached: ``t`` (int, the
+        rounds), ``regret``, ``policy_regret``, running mean ``reward`` (float, ``(G,)``); window-mean
+        ``cost`` and ``policy_cost``, ``policy_cost_now`` and cumulative ``positive_cost`` (float,
+        ``(G, m)``: a column per constraint); cumulative ``violations`` (int, ``(G,)``: violating
+        rounds). ``.tolist()`` gives the lists the results store keeps as JSON.
     info : dict
         Learner diagnostics (``learner.diagnostics()`` if it has one).
     """
@@ -430,7 +438,7 @@ class RegretOutcome:
     positive_cost: list[float] = field(default_factory=list)
     positive_cost_tenth: list[float] = field(default_factory=list)
     optimism: dict[str, Any] = field(default_factory=dict)
-    curves: dict[str, list[Any]] = field(default_factory=dict)
+    curves: dict[str, np.ndarray] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
 
 

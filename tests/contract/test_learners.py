@@ -169,7 +169,9 @@ def test_same_key_same_trajectory(name, compiled):
             outs.append(run(learner, env, inst, budget=BUDGET, compiled=compiled))
     if ENTRIES[name].task == "regret":
         assert outs[0].regret == outs[1].regret and outs[0].rounds == outs[1].rounds == REGRET_ROUNDS
-        assert outs[0].curves == outs[1].curves
+        assert {k: v.tolist() for k, v in outs[0].curves.items()} == {
+            k: v.tolist() for k, v in outs[1].curves.items()
+        }
     else:
         assert outs[0].samples == outs[1].samples
         assert outs[0].recommended == outs[1].recommended
@@ -232,6 +234,46 @@ def test_bad_delta_rejected(name, bad):
         pytest.skip("no delta parameter")
     with pytest.raises(ConfigError, match="delta"):
         ENTRIES[name].config(delta=bad)
+
+
+_CONFIG_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 200),
+    st.floats(allow_nan=True, width=64),
+    st.text(max_size=8),
+    st.tuples(st.integers(0, 5), st.floats(0, 1)),
+    st.lists(st.integers(0, 3), max_size=2),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(NAMES), data=st.data())
+def test_shared_config_is_the_fresh_one_value_and_type(name, data):
+    """``entry.config`` shares one frozen config per exact set of values; it equals a fresh build field
+    by field *with the same types* (``1``, ``1.0`` and ``True`` hash alike), and a refused set of
+    values is refused every time (never cached)."""
+    entry = ENTRIES[name]
+    fields = sorted(config_to_dict(entry.config()))
+    chosen = data.draw(st.dictionaries(st.sampled_from(fields), _CONFIG_VALUES, max_size=3))
+    values = {**entry.defaults, **chosen}
+    try:
+        fresh = config_from_dict(entry.cls.config_cls, values)
+    except (ConfigError, TypeError, ValueError) as exc:
+        for _ in range(2):
+            with pytest.raises(type(exc)):
+                entry.config(**chosen)
+        return
+    shared = entry.config(**chosen)
+    again = entry.config(**dict(reversed(list(chosen.items()))))
+    assert again is shared or not all(
+        isinstance(v, (type(None), bool, int, float, str, tuple)) for v in chosen.values()
+    )
+    got, want = config_to_dict(shared), config_to_dict(fresh)
+    assert list(got) == list(want)
+    for k in want:
+        assert type(got[k]) is type(want[k]), k
+        assert got[k] == want[k] or (got[k] != got[k] and want[k] != want[k]), k
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -225,7 +225,9 @@ def _assert_same_scores(new, ref):
     cn, cr = new.curves, ref.curves
     assert list(cn) == list(cr)  # (the order too: it is the stored JSON's)
     for key in cr:
-        assert repr(cn[key]) == repr(cr[key]), key  # (same numbers, signed zeros and types: ints stay ints)
+        assert repr(cn[key].tolist()) == repr(cr[key]), (
+            key
+        )  # (same numbers, signed zeros and types: ints stay ints)
 
 
 @settings(max_examples=60, deadline=None)
@@ -269,3 +271,32 @@ def test_compiled_scoring_equals_the_numpy_tracker(seed, horizon, n_points, kind
         new.update(block)
         ref.update(block)
     _assert_same_scores(new, ref)
+
+
+def test_curves_are_fresh_read_only_arrays_stored_as_their_lists():
+    inst = sb.make_instance("stagewise/cyclic", d=3, tau=0.5, T=500)
+    rng = np.random.default_rng(1)
+    pts = rng.uniform(size=(500, 1)) * inst.arms[rng.integers(3, size=500)]
+    trk = RegretTracker(inst, 500, n_points=40)
+    trk.update(PlayedBlock(pts[:200]))
+    mid = trk.curves
+    trk.update(PlayedBlock(pts[200:]))
+    end = trk.curves
+    m, g = inst.cost_params.shape[0], end["t"].shape[0]
+    assert list(end) == ["t", "regret", "policy_regret", "reward", "cost", "policy_cost", "policy_cost_now",
+                         "positive_cost", "violations"]  # fmt: skip
+    assert mid["t"].shape[0] < g  # (the first call saw fewer grid points; its arrays did not grow)
+    for name, a in end.items():
+        assert isinstance(a, np.ndarray) and not a.flags.writeable, name
+        want = (g, m) if name in ("cost", "policy_cost", "policy_cost_now", "positive_cost") else (g,)
+        assert a.shape == want, name
+        assert a.dtype == (np.int64 if name in ("t", "violations") else np.float64), name
+        with pytest.raises(ValueError):
+            a[...] = 0
+    assert not np.shares_memory(trk.curves["regret"], end["regret"])  # (a fresh copy on each access)
+    # The results store keeps the lists: ints stay ints.
+    from safebandits.experiments.execute import _json_safe
+
+    stored = _json_safe(end)
+    assert stored == {k: v.tolist() for k, v in end.items()}
+    assert all(type(t) is int for t in stored["t"]) and all(type(v) is int for v in stored["violations"])
