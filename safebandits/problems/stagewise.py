@@ -23,6 +23,7 @@ programme over the vertices, in-expectation setting), their values and costs. Th
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -49,6 +50,7 @@ __all__ = [
     "StagewiseInstance",
     "checked_stagewise_info",
     "policy_mean_points",
+    "row_means",
     "solve_policy_lp",
 ]
 
@@ -464,6 +466,25 @@ class StagewiseInstance(ArmSetMixin):
     # -- feedback ------------------------------------------------------------------------------
     def environment(self, rng: np.random.Generator) -> LinearFeedbackEnvironment:
         return LinearFeedbackEnvironment(self.arms, self.reward_param, self.cost_params, self.noise, rng)
+
+
+def row_means(arms: FloatArray, params: FloatArray) -> FloatArray:
+    """``arms[k] @ params`` for every row ``k`` (shape ``(n_arms, 1 + m)``, read-only): the means
+    :meth:`LinearFeedbackEnvironment.play` meets when an arm is played, computed row by row as it does,
+    so bit for bit (a single ``arms @ params`` may round differently). Both arrays float64 and
+    C-contiguous. Cached by value: every replicate of a problem asks for the same table."""
+    return _row_means(arms.shape, arms.tobytes(), params.shape, params.tobytes())
+
+
+@functools.lru_cache(maxsize=64)
+def _row_means(
+    arms_shape: tuple[int, ...], arms_bytes: bytes, params_shape: tuple[int, ...], params_bytes: bytes
+) -> FloatArray:
+    arms = np.frombuffer(arms_bytes).reshape(arms_shape)
+    params = np.frombuffer(params_bytes).reshape(params_shape)
+    out = np.array([arms[k] @ params for k in range(arms.shape[0])]).reshape(arms.shape[0], -1)
+    out.flags.writeable = False
+    return out
 
 
 class LinearFeedbackEnvironment(VariateStream):

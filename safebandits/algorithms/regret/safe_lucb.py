@@ -69,6 +69,7 @@ from safebandits.problems.safe_linear import (
     discrete_step,
     radial_step,
 )
+from safebandits.problems.stagewise import row_means
 from safebandits.records import EstimateSnapshot, PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
 
@@ -652,6 +653,10 @@ class SafeLUCB(BaseLearner):
         )  # fmt: skip
         self._select_kernel: Any = None  # bound on first use (simulate runs its own compiled loop)
         self._tell_kernel: Any = None
+        # The first block of exploration draws, now: the generator serves only these blocks, so drawing
+        # it before round 1 reads the same numbers in the same order (and a first compiled call does
+        # not return at once to ask for it).
+        self._refill()
 
     def _init_convex(self) -> None:
         c, d = self.config, self._ds.dim
@@ -842,8 +847,7 @@ class SafeLUCB(BaseLearner):
         if self._finite:
             played = np.empty(n, dtype=np.int64)
             arms = self._ds.arms
-            means = np.array([float((arms[k] @ params)[0]) for k in range(arms.shape[0])])
-            feedback = LossFeedback(means.reshape(-1, 1), code, sigma)
+            feedback = LossFeedback(row_means(arms, params).copy(), code, sigma)  # (writable: one signature)
             run = SafeLUCBRun(self.state, played)
             j = 0
             while j < n:

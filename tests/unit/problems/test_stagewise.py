@@ -263,3 +263,34 @@ def test_an_instance_derived_by_replace_computes_its_own_truth_and_view():
     assert tighter.optimal_value == pytest.approx(E1_TABLE[(3, 0.2)][0], abs=5e-4) != value
     assert inst.public_info() is info and inst.optimal_value == value  # (the original is untouched)
     assert inst.with_horizon(7).public_info().horizon == 7
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(1, 12),
+    d=st.integers(1, 40),
+    width=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+    offset=st.booleans(),
+)
+def test_row_means_are_the_played_means_bit_for_bit_and_cached_by_value(n, d, width, seed, offset):
+    from safebandits.problems.stagewise import LinearFeedbackEnvironment, row_means
+
+    rng = np.random.default_rng(seed)
+    # (an array that starts 8 bytes into its buffer as well: row_means must not depend on alignment)
+    base = rng.standard_normal(n * d + 1)
+    arms = base[1:] if offset else base[:-1]
+    arms = arms.reshape(n, d)
+    params = np.ascontiguousarray(rng.standard_normal((d, width)) * rng.choice([1e-8, 1.0, 1e8]))
+    env = LinearFeedbackEnvironment(arms, params[:, 0], params[:, 1:].T, make_noise("gaussian", 0.0),
+                                    np.random.default_rng(0))  # fmt: skip
+    got = row_means(arms, env.params)
+    want = np.array([env.arms[k] @ env.params for k in range(n)])
+    assert got.shape == (n, width) and not got.flags.writeable
+    assert got.tobytes() == want.tobytes()
+    played = [env.play(Decision(arm=k)) for k in range(n)]  # (sigma = 0: the observation is the mean)
+    assert [o.reward for o in played] == got[:, 0].tolist()
+    assert row_means(arms.copy(), env.params.copy()) is got  # (by value, not by identity)
+    other = params.copy()
+    other[0, 0] += 1.0
+    assert row_means(arms, other) is not got
