@@ -577,6 +577,10 @@ class ArmRidge(ArmSetMixin):
         is diagonal: keep ``[diag(A); b]`` and ``theta_hat``, ``O(n + d)`` per update
         (:func:`arm_diag_update`). ``"auto"``: ``"diagonal"`` for axis-aligned arms, else
         :func:`choose_numerics`. All give the same quantities up to rounding.
+    check_input : bool, default True
+        ``False`` skips the checks of the arguments (as scikit-learn's ``check_input``): for a caller
+        that already checked them (finite float64 C-contiguous ``arms`` of at least one row, ``reg > 0``,
+        an integer ``refresh_every >= 0``, a known ``numerics``).
 
     Attributes
     ----------
@@ -615,11 +619,16 @@ class ArmRidge(ArmSetMixin):
         reg: float,
         refresh_every: int = 1000,
         numerics: NumericsOrAuto = "primal",
+        *,
+        check_input: bool = True,
     ) -> None:
-        self.arms = check_array(arms, "arms", ndim=2, min_rows=1, owner="ArmRidge")
-        self.reg = check_positive(reg, "reg", owner="ArmRidge")
-        self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="ArmRidge")
-        check_choice(numerics, "numerics", NumericsOrAuto, owner="ArmRidge")
+        if check_input:
+            self.arms = check_array(arms, "arms", ndim=2, min_rows=1, owner="ArmRidge")
+            self.reg = check_positive(reg, "reg", owner="ArmRidge")
+            self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="ArmRidge")
+            check_choice(numerics, "numerics", NumericsOrAuto, owner="ArmRidge")
+        else:  # (the caller's arms: float64 C-contiguous (n, d), n >= 1; reg > 0; refresh_every >= 0)
+            self.arms, self.reg, self.refresh_every = arms, float(reg), int(refresh_every)
         n, d = self.arms.shape
         if numerics == "auto":
             numerics = "diagonal" if is_axis_aligned(self.arms) else choose_numerics(n, d)

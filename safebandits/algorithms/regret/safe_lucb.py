@@ -449,10 +449,10 @@ safe_lucb_rounds = make_driver(
 # learner
 # --------------------------------------------------------------------------------------------------
 def _setup(ds: Any, b_mat: FloatArray, bound: float) -> tuple[float, Any]:
-    """``(||B||_2, (D^w, lambda_-, rank of D^w))`` on a decision set with matrix ``B`` and radius ``c/S``
-    of ``D^w = {x : ||B x|| <= c/S}`` (the second part ``None`` on convex bodies): functions of the
-    immutable set, ``B`` and ``c/S`` only, so computed once and kept on the set (a tuning loop builds
-    many learners on one instance)."""
+    """``(||B||_2, (D^w, lambda_-, rank of D^w, ridge rows [X; X B^T]))`` on a decision set with matrix
+    ``B`` and radius ``c/S`` of ``D^w = {x : ||B x|| <= c/S}`` (the second part ``None`` on convex bodies):
+    functions of the immutable set, ``B`` and ``c/S`` only, so computed once and kept on the set (a
+    tuning loop builds many learners on one instance)."""
     cache = getattr(ds, "_cache", None)
     if cache is None:
         cache = {}  # (a decision set of another type: computed every time)
@@ -463,14 +463,16 @@ def _setup(ds: Any, b_mat: FloatArray, bound: float) -> tuple[float, Any]:
         finite = None
         if ds.is_finite:
             arms = ds.arms
-            dw = np.flatnonzero(np.linalg.norm(arms @ b_mat.T, axis=1) <= bound * (1 + 1e-12))
+            bx = arms @ b_mat.T
+            dw = np.flatnonzero(np.linalg.norm(bx, axis=1) <= bound * (1 + 1e-12))
             lam_minus, rank = math.nan, 0
             if dw.size:
                 xw = arms[dw]
                 lam_minus = float(np.linalg.eigvalsh(xw.T @ xw / xw.shape[0])[0])
                 rank = int(np.linalg.matrix_rank(xw))
-            dw.flags.writeable = False
-            finite = (dw, lam_minus, rank)
+            rows = np.vstack([arms, bx])  # the ridge's rows: the arms, then the vectors B x
+            dw.flags.writeable = rows.flags.writeable = False
+            finite = (dw, lam_minus, rank, rows)
         hit = cache[key] = (norm_b, finite)
     return hit
 
@@ -539,7 +541,7 @@ class SafeLUCB(BaseLearner):
                     "sampler='rejection' (uniform on D^w)."
                 )
             arms = ds.arms
-            dw, lam_minus, self._dw_rank = dw_setup
+            dw, lam_minus, self._dw_rank, self._rows = dw_setup
             self._dw = dw.copy()
             if self._dw.size == 0:
                 smallest = float(np.min(np.linalg.norm(arms @ self._b.T, axis=1)))
@@ -641,9 +643,9 @@ class SafeLUCB(BaseLearner):
         return t_prime, t_prime
 
     def _init_finite(self) -> None:
-        arms = self._ds.arms
-        self._ridge = ArmRidge(np.vstack([arms, arms @ self._b.T]), self.config.reg, refresh_every=0,
-                               numerics="primal")  # fmt: skip
+        # (the rows copied: the kernels' arrays are writable; reg checked by the config)
+        self._ridge = ArmRidge(self._rows.copy(), self.config.reg, refresh_every=0, numerics="primal",
+                               check_input=False)  # fmt: skip
         self._explore_buf = np.zeros(EXPLORE_BLOCK, dtype=np.int64)
         ridge = self._ridge.arrays
         #: The typed state the compiled kernels act on in place (finite decision sets; never rebound).
@@ -693,7 +695,7 @@ class SafeLUCB(BaseLearner):
 
     def _refill(self) -> None:
         if self._finite:
-            self._explore_buf[:] = self._dw[self.rng.integers(0, self._dw.size, EXPLORE_BLOCK)]
+            np.take(self._dw, self.rng.integers(0, self._dw.size, EXPLORE_BLOCK), out=self._explore_buf)
         else:
             self._explore_pts[:] = self._draw_convex(self.rng, EXPLORE_BLOCK)
         self.live["pos"] = 0
