@@ -268,16 +268,19 @@ class RegretTracker:
         tau = np.atleast_1d(np.asarray(inst.threshold, dtype=np.float64))
         opt, opt_pi = float(inst.optimal_value), float(inst.optimal_policy_value)
         m, n = self._mu.shape[0], grid.shape[0]
-        live = np.zeros(1, dtype=TRACKER_LIVE)
-        rec = live[0]
-        rec["opt"], rec["opt_pi"] = opt, opt_pi
-        rec["opt_bench"] = opt_pi if self.setting == "expectation" else opt
-        rec["optimism_min_margin"] = np.inf
-        rec["regret_tenth"] = rec["policy_regret_tenth"] = np.nan
         # Milestones for claims: regret at round T/10 (log-log slope over the last decade) and the
         # mean costs and reward over the last 10% of the rounds.
-        self.tenth = rec["tenth"] = max(1, self.horizon // 10)
+        self.tenth = max(1, self.horizon // 10)
         self.tail_start = self.horizon - max(1, self.horizon // 10)  # rounds t > tail_start
+        nan, bench = math.nan, opt_pi if self.setting == "expectation" else opt
+        # (one record: t, next, violations, policy_violations, win_n, tenth, regret, policy_regret, reward,
+        # regret_tenth, policy_regret_tenth, opt, opt_pi, opt_bench, optimism_rounds / _failures /
+        # _last_failure, optimism_min_margin)
+        live = np.array(
+            [(0, 0, 0, 0, 0, self.tenth, 0.0, 0.0, 0.0, nan, nan, opt, opt_pi, bench, 0, 0, 0, math.inf)],
+            dtype=TRACKER_LIVE,
+        )
+        rec = live[0]
         con = np.zeros(m, dtype=TRACKER_CONSTRAINT)
         con["tau"], con["tau_tol"], con["positive_cost_tenth"] = tau, tau + TOL, np.nan
         self._live = rec
@@ -324,19 +327,17 @@ class RegretTracker:
     @property
     def curves(self) -> dict[str, np.ndarray]:
         n = int(self._live["next"])
-        points, costs = self._arrays.curves[:n], self._arrays.curve_costs[:n]
-        out = {
-            "t": self.grid[:n].copy(),
-            **{name: points[name].copy() for name in ("regret", "policy_regret", "reward")},
-            **{
-                name: costs[name].copy()
-                for name in ("cost", "policy_cost", "policy_cost_now", "positive_cost")
-            },
-            "violations": points["violations"].copy(),
+        # (one copy of each record array; the curves are read-only views of their fields)
+        points, costs = self._arrays.curves[:n].copy(), self._arrays.curve_costs[:n].copy()
+        t = self.grid[:n].copy()
+        points.flags.writeable = costs.flags.writeable = t.flags.writeable = False
+        cost_names = ("cost", "policy_cost", "policy_cost_now", "positive_cost")
+        return {
+            "t": t,
+            **{name: points[name] for name in ("regret", "policy_regret", "reward")},
+            **{name: costs[name] for name in cost_names},
+            "violations": points["violations"],
         }
-        for a in out.values():
-            a.flags.writeable = False
-        return out
 
     def update(self, block: PlayedBlock) -> None:
         """Score a block of consecutive rounds (:func:`score_block`; the sums that numpy adds pairwise,
