@@ -741,12 +741,29 @@ class StagewiseEstimator:
         #: :meth:`set_alphas`): a learner that selected its next action at ``tell`` time checks it at
         #: ``ask`` (kernels acting on :attr:`state` directly do not count).
         self.changes = 0
-        # read-only live views (the kernels update the state in place and never rebind it)
-        st = self.state
-        self.sigma, self.sigma_inv, self.theta_hat = _view(st.sigma), _view(st.sigma_inv), _view(st.theta)
-        #: ``M`` and ``M^{-1}`` (``Sigma`` and ``Sigma^{-1}`` in the shared layout).
-        self.perp_gram = _view(st.sigma if shared else st.m_gram)
-        self.perp_gram_inv = _view(st.sigma_inv if shared else st.m_inv)
+
+    # -- read-only live views (the kernels update the state in place and never rebind it) ----------
+    @property
+    def sigma(self) -> FloatArray:
+        return _view(self.state.sigma)
+
+    @property
+    def sigma_inv(self) -> FloatArray:
+        return _view(self.state.sigma_inv)
+
+    @property
+    def theta_hat(self) -> FloatArray:
+        return _view(self.state.theta)
+
+    @property
+    def perp_gram(self) -> FloatArray:
+        """``M`` (``Sigma`` in the shared layout)."""
+        return _view(self.state.sigma if self.shared else self.state.m_gram)
+
+    @property
+    def perp_gram_inv(self) -> FloatArray:
+        """``M^{-1}`` (``Sigma^{-1}`` in the shared layout)."""
+        return _view(self.state.sigma_inv if self.shared else self.state.m_inv)
 
     # -- layout ------------------------------------------------------------------------------------
     @property

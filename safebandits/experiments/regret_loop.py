@@ -81,11 +81,12 @@ _NO_VALUES = np.empty(0)
 #: above it); the totals ``cost``, ``policy_cost``, ``positive_cost`` and ``positive_cost_tenth`` (at
 #: ``T // 10``); the current window's sums ``win_cost`` / ``win_policy_cost`` (minus the running sums at
 #: the last grid point plus those since, as the block-wise arithmetic leaves them); the block's running
-#: sums ``run_cost``, ``run_policy_cost``, ``run_positive_cost``.
+#: sums ``run_cost``, ``run_policy_cost``, ``run_positive_cost``; the largest policy cost so far
+#: ``max_policy_cost`` (``numpy.maximum``'s: the first of equal values, NaN kept).
 TRACKER_CONSTRAINT = np.dtype(
     [(name, np.float64) for name in (
         "tau", "tau_tol", "cost", "policy_cost", "positive_cost", "positive_cost_tenth", "win_cost",
-        "win_policy_cost", "run_cost", "run_policy_cost", "run_positive_cost",
+        "win_policy_cost", "run_cost", "run_policy_cost", "run_positive_cost", "max_policy_cost",
     )]
 )  # fmt: skip
 
@@ -177,6 +178,8 @@ def score_block(
         policy_violates = False
         for q in range(m):
             cq, cpq, s = c[i, q], cp[i, q], con[q]
+            if cpq > s.max_policy_cost or cpq != cpq:  # (numpy.maximum: NaN propagates, ties keep the first)
+                s.max_policy_cost = cpq
             violates = violates or cq > s.tau_tol
             policy_violates = policy_violates or cpq > s.tau_tol
             pos = cq - s.tau
@@ -282,12 +285,16 @@ class RegretTracker:
         )
         rec = live[0]
         con = np.zeros(m, dtype=TRACKER_CONSTRAINT)
-        con["tau"], con["tau_tol"], con["positive_cost_tenth"] = tau, tau + TOL, np.nan
+        con["tau"], con["tau_tol"], con["positive_cost_tenth"], con["max_policy_cost"] = (
+            tau,
+            tau + TOL,
+            np.nan,
+            -np.inf,
+        )
         self._live = rec
         self._arrays = TrackerArrays(
             con, grid, np.empty(n, dtype=TRACKER_POINT), np.empty((n, m), dtype=TRACKER_POINT_COST), live
         )
-        self._max_policy_cost = np.full(m, -np.inf)
         self._py = {
             "policy_reward": 0.0,
             "tail_cost": np.zeros(m),
@@ -310,7 +317,7 @@ class RegretTracker:
             "reward": float(rec["reward"]),
             "cost": con["cost"].copy(),
             "policy_cost": con["policy_cost"].copy(),
-            "max_policy_cost": self._max_policy_cost,
+            "max_policy_cost": con["max_policy_cost"].copy(),
             "violations": int(rec["violations"]),
             "policy_violations": int(rec["policy_violations"]),
             "positive_cost": con["positive_cost"].copy(),
@@ -340,8 +347,8 @@ class RegretTracker:
         }
 
     def update(self, block: PlayedBlock) -> None:
-        """Score a block of consecutive rounds (:func:`score_block`; the sums that numpy adds pairwise,
-        and the largest policy cost, here with numpy)."""
+        """Score a block of consecutive rounds (:func:`score_block`; the sums that numpy adds pairwise
+        here with numpy)."""
         points = block.points
         if type(points) is not np.ndarray or points.dtype != np.float64 or points.ndim != 2:
             points = np.atleast_2d(np.asarray(points, dtype=np.float64))
@@ -362,7 +369,6 @@ class RegretTracker:
         cp = c if same else means @ self._mu.T
         tt = self._py
         values = _NO_VALUES if block.values is None else np.ascontiguousarray(block.values, dtype=np.float64)
-        self._max_policy_cost = np.maximum(self._max_policy_cost, cp.max(axis=0))
         t0 = self.t
         if t0 + k > self.tail_start:
             j0 = max(0, self.tail_start - t0)
