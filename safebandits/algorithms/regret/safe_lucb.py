@@ -587,12 +587,15 @@ class SafeLUCB(BaseLearner):
             refresh_every=c.refresh_every, logdet_width=c.width == "logdet", adaptive=self.adaptive,
             gap_mode=GAP_PLUGIN if getattr(c, "gap_lcb", "valid") == "plugin" else GAP_VALID,
         )  # fmt: skip
-        self._live_block = np.zeros(1, dtype=SAFE_LUCB_LIVE)  # the kernels read its record [0]
+        # the kernels read its record [0]: t, t_prime, pos, exploring, t_used, fallback, logdet, gap, lmin,
+        # beta_snap
+        nan = math.nan
+        self._live_block = np.array(
+            [(0, t_prime, EXPLORE_BLOCK, True, -1, 0, 0.0, nan, nan, nan)], dtype=SAFE_LUCB_LIVE
+        )
         live = self._live_block[0]  # a view: writes go through
         # one-element views of two fields read on every ask (faster to index than the record)
         self._pos_at, self._fallback_at = self._live_block["pos"], self._live_block["fallback"]
-        live["t_prime"], live["pos"], live["exploring"], live["t_used"] = t_prime, EXPLORE_BLOCK, True, -1
-        live["gap"] = live["lmin"] = live["beta_snap"] = np.nan
         #: The changing scalars (a record of dtype :data:`SAFE_LUCB_LIVE`), shared with :attr:`state`.
         self.live = live
         self._snap_theta, self._snap_ainv = np.zeros(d), np.zeros((d, d))
