@@ -509,8 +509,10 @@ def stagewise_update_table(est, tbl, x, reward, costs):
 
 
 @numba.njit(cache=True)
-def confidence_radii(est):
-    """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``live.t`` = rounds so far).
+def confidence_radii(const, live_block):
+    """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``live.t`` = rounds so far) of an
+    estimator state's constants and live record (``state.const``, ``state.live``: two arguments, not the
+    state, so that a call from Python is cheap to dispatch).
 
     Theory: ``beta_t(delta_r, d)`` and ``beta_t(delta_c, d')`` (Thm. 10, via ``adaptive_width_scalar``).
     Code (spec 2.8): ``2 sqrt(2 log(det(V)^{1/2} det(lambda I)^{-1/2} / delta_t)) + sqrt(lambda) S``
@@ -518,7 +520,7 @@ def confidence_radii(est):
     plus one; the digest does not say whether the authors' ``t`` counts from 0 or 1); the reward's noise
     part is multiplied by ``reward_scale``.
     """
-    const, live = est.const, est.live[0]
+    live = live_block[0]
     t = float(live.t)
     d = const.d
     dp = const.dp
@@ -818,14 +820,14 @@ class StagewiseEstimator:
     @property
     def betas(self) -> tuple[float, float]:
         """Unscaled ``(beta_r, beta_c)`` of the current round."""
-        kr, kc = confidence_radii(self.state)
+        kr, kc = confidence_radii(self.state.const, self.state.live)
         alpha_r, alpha_c = self.alphas
         return float(kr / alpha_r), float(kc / alpha_c)
 
     @property
     def radii(self) -> tuple[float, float]:
         """``(alpha_r beta_r, alpha_c beta_c)`` of the current round."""
-        kr, kc = confidence_radii(self.state)
+        kr, kc = confidence_radii(self.state.const, self.state.live)
         return float(kr), float(kc)
 
     # -- updates -----------------------------------------------------------------------------------
@@ -910,7 +912,7 @@ class StagewiseEstimator:
     def ray_scaling(self, vertices: FloatArray) -> FloatArray:
         """Largest pessimistically feasible mixing coefficient ``a_i`` along each ray ``[x0, x_i]``."""
         tab = self.make_table(vertices).tab
-        _, kc = confidence_radii(self.state)
+        _, kc = confidence_radii(self.state.const, self.state.live)
         l0 = np.ascontiguousarray(tab[0, T_LIN:])
         out = np.empty(tab.shape[0] - 1)
         for r in range(1, tab.shape[0]):

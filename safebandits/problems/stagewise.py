@@ -516,7 +516,8 @@ class LinearFeedbackEnvironment(VariateStream):
         self.reward_param = np.ascontiguousarray(reward_param, dtype=np.float64)
         self.cost_params = np.ascontiguousarray(np.atleast_2d(cost_params), dtype=np.float64)
         # (d, 1 + m): column 0 the reward parameter, then one column per constraint.
-        self.params = np.ascontiguousarray(np.hstack([self.reward_param[:, None], self.cost_params.T]))
+        self.params = params = np.empty((self.reward_param.shape[0], 1 + self.cost_params.shape[0]))
+        params[:, 0], params[:, 1:] = self.reward_param, self.cost_params.T
         self.noise = noise
         self.rng = rng
         self.n_samples = 0

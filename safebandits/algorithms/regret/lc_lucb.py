@@ -228,7 +228,7 @@ def ts_sample(est, eta, scale, low, out):
             for k in range(j):
                 s2 -= low[i, k] * low[j, k]
             low[i, j] = s2 / ljj
-    kr, _ = confidence_radii(est)
+    kr, _ = confidence_radii(est.const, est.live)
     f = scale * kr
     for i in range(d):
         s = 0.0
@@ -254,7 +254,7 @@ def select_action(est, tbl, choice, theta_ts, out_point):
     c0, tau = est.c0, est.tau
     vx, tab = tbl.vx, tbl.tab
     d = vx.shape[1]
-    kr, kc = confidence_radii(est)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
+    kr, kc = confidence_radii(est.const, est.live)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
     affine = not est.const.full or est.const.x0_zero
     s00, r0x = tab[0, T_SXX], tab[0, T_RX]
     l0 = tab[0, T_LIN:]
@@ -462,7 +462,7 @@ class StagewiseLinearLearner(BaseLearner):
         self.warm_start: SafeValueWarmStart | None = None
         self._x0_only = False
         if self._known:
-            self._set_alphas(1.0 - self._r0, float(np.min(tau - c0)), 2.0)
+            self._set_alphas(1.0 - self._r0, float((tau - c0).min()), 2.0)
         else:
             self.warm_start = SafeValueWarmStart(
                 info, c.delta, int(info.horizon), noise_bound=info.noise_bound
@@ -476,7 +476,9 @@ class StagewiseLinearLearner(BaseLearner):
         self._costs = np.zeros(m)
         self._normals = np.zeros((RNG_BLOCK, d) if self.use_ts else (0, d))
         self._uniforms = np.zeros(RNG_BLOCK)
-        self._position_block = np.full(1, RNG_BLOCK, dtype=RNG_POSITIONS)  # the kernels read its [0]
+        self._position_block = np.array(
+            [(RNG_BLOCK, RNG_BLOCK)], dtype=RNG_POSITIONS
+        )  # the kernels read its [0]
         # one-element views of the two positions for the Python side (faster to index than the record)
         block = self._position_block
         self._normals_at, self._uniforms_at = block["normals"], block["uniforms"]
@@ -754,7 +756,8 @@ class StagewiseLinearLearner(BaseLearner):
         feedback = self._env_model(env)
         variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
         points = np.empty((n, self._arms.shape[1]))
-        values = np.full(n, math.nan)
+        values = np.empty(n)
+        values.fill(math.nan)
         j = self._warm_rounds(env, variates, points, 0, n)
         self._round_arms = self._arms
         thompson = ThompsonWork(self._normals, self._position_block, self._low)
