@@ -21,6 +21,7 @@ own spec as an ``observation_spec`` attribute (a spec, or a method returning one
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -129,7 +130,19 @@ def register_observation_spec(cls: type, spec: Callable[[Any], ObservationSpec])
     if not callable(spec):
         raise TypeError(f"spec must be callable (info -> ObservationSpec). Got {spec!r} instead.")
     _SPECS[cls] = spec
+    _spec_function.cache_clear()
     return cls
+
+
+@functools.lru_cache(maxsize=256)
+def _spec_function(cls: type) -> Callable[[Any], ObservationSpec] | None:
+    """The spec function of views of type ``cls``: registered for it or a base type, or built in (the
+    lookup by class, kept until the next :func:`register_observation_spec`)."""
+    for klass in cls.__mro__:
+        fn = _SPECS.get(klass) or _BUILTIN.get(f"{klass.__module__}.{klass.__qualname__}")
+        if fn is not None:
+            return fn
+    return None
 
 
 def _kind(info: Any) -> Values:
@@ -166,11 +179,8 @@ def spec_for_info(info: Any) -> ObservationSpec | None:
                 f"{type(info).__name__}.observation_spec must be an ObservationSpec. Got {own!r} instead."
             )
         return own
-    for klass in type(info).__mro__:
-        fn = _SPECS.get(klass) or _BUILTIN.get(f"{klass.__module__}.{klass.__qualname__}")
-        if fn is not None:
-            return fn(info)
-    return None
+    fn = _spec_function(type(info))
+    return None if fn is None else fn(info)
 
 
 # -- the check ---------------------------------------------------------------------------------------
