@@ -124,12 +124,13 @@ class SafeLUCBConstants(NamedTuple):
 
 #: The scalars of a run that change: rounds ``t``, the current exploration length ``t_prime``, the position
 #: in the exploration buffer, whether still exploring, ``T'`` used, fallback rounds (``D_t^s`` empty),
-#: ``log det(A / lambda)``, the last gap LCB, and ``lambda_min(A)``, ``beta`` at the end of exploration.
+#: ``log det(A / lambda)``, the last gap LCB, ``lambda_min(A)`` and ``beta`` at the end of exploration,
+#: and the draws in the exploration buffer (``drawn``: it is empty when ``pos >= drawn``).
 #: One numpy record, written in place by the kernels and by the learner.
 SAFE_LUCB_LIVE = np.dtype(
     [("t", np.int64), ("t_prime", np.int64), ("pos", np.int64), ("exploring", np.bool_),
      ("t_used", np.int64), ("fallback", np.int64), ("logdet", np.float64), ("gap", np.float64),
-     ("lmin", np.float64), ("beta_snap", np.float64)]
+     ("lmin", np.float64), ("beta_snap", np.float64), ("drawn", np.int64)]
 )  # fmt: skip
 
 
@@ -137,10 +138,10 @@ class SafeLUCBState(NamedTuple):
     """Everything the compiled Safe-LUCB kernels (finite decision sets) read and write, by name.
 
     ``ridge``: the ridge over the arms and the rows ``B x`` (:class:`ArmRidgeArrays`); ``dw_arms`` the
-    arms of ``D^w``; ``explore_buf`` the exploration draws (read at ``live.pos``); ``snap_theta`` /
-    ``snap_ainv`` ``mu_hat`` and ``A^{-1}`` at the end of exploration; ``const`` the fixed scalars
-    (:class:`SafeLUCBConstants`); ``live`` a one-element array of dtype :data:`SAFE_LUCB_LIVE` whose
-    record ``live[0]`` the kernels read and write.
+    arms of ``D^w``; ``explore_buf`` the exploration draws (read at ``live.pos``; the first ``live.drawn``
+    are valid); ``snap_theta`` / ``snap_ainv`` ``mu_hat`` and ``A^{-1}`` at the end of exploration;
+    ``const`` the fixed scalars (:class:`SafeLUCBConstants`); ``live`` a one-element array of dtype
+    :data:`SAFE_LUCB_LIVE` whose record ``live[0]`` the kernels read and write.
     """
 
     ridge: ArmRidgeArrays
@@ -358,7 +359,7 @@ def select_arm(st):
     if live.exploring:
         if t + 1 <= min(live.t_prime, const.t_cap):
             pos = live.pos
-            if pos >= st.explore_buf.shape[0]:
+            if pos >= live.drawn:
                 return -2
             live.pos = pos + 1
             return st.explore_buf[pos]
@@ -588,10 +589,10 @@ class SafeLUCB(BaseLearner):
             gap_mode=GAP_PLUGIN if getattr(c, "gap_lcb", "valid") == "plugin" else GAP_VALID,
         )  # fmt: skip
         # the kernels read its record [0]: t, t_prime, pos, exploring, t_used, fallback, logdet, gap, lmin,
-        # beta_snap
+        # beta_snap, drawn (nothing drawn yet)
         nan = math.nan
         self._live_block = np.array(
-            [(0, t_prime, EXPLORE_BLOCK, True, -1, 0, 0.0, nan, nan, nan)], dtype=SAFE_LUCB_LIVE
+            [(0, t_prime, 0, True, -1, 0, 0.0, nan, nan, nan, 0)], dtype=SAFE_LUCB_LIVE
         )
         live = self._live_block[0]  # a view: writes go through
         # one-element views of two fields read on every ask (faster to index than the record)
@@ -649,7 +650,7 @@ class SafeLUCB(BaseLearner):
         # (the rows copied: the kernels' arrays are writable; reg checked by the config)
         self._ridge = ArmRidge(self._rows.copy(), self.config.reg, refresh_every=0, numerics="primal",
                                check_input=False)  # fmt: skip
-        self._explore_buf = np.zeros(EXPLORE_BLOCK, dtype=np.int64)
+        self._explore_buf = np.zeros(EXPLORE_BLOCK, dtype=np.int64)  # (valid below live.drawn)
         ridge = self._ridge.arrays
         #: The typed state the compiled kernels act on in place (finite decision sets; never rebound).
         self.state = SafeLUCBState(
@@ -658,10 +659,14 @@ class SafeLUCB(BaseLearner):
         )  # fmt: skip
         self._select_kernel: Any = None  # bound on first use (simulate runs its own compiled loop)
         self._tell_kernel: Any = None
-        # The first block of exploration draws, now: the generator serves only these blocks, so drawing
-        # it before round 1 reads the same numbers in the same order (and a first compiled call does
-        # not return at once to ask for it).
-        self._refill()
+        # The first exploration draws, now, and no more than the exploration can use (T' capped at the
+        # horizon): the generator serves only these draws, and numpy draws bounded integers one after
+        # the other from its stream, so blocks of any sizes read the same numbers in the same order
+        # (tests/unit/algorithms/test_safe_lucb.py). A short run draws only what it plays, and its
+        # first compiled call does not return at once to ask for them.
+        first = min(EXPLORE_BLOCK, self._const.t_cap)
+        if first > 0:
+            self._refill(first)
 
     def _init_convex(self) -> None:
         c, d = self.config, self._ds.dim
@@ -696,12 +701,14 @@ class SafeLUCB(BaseLearner):
             filled += take
         return out
 
-    def _refill(self) -> None:
+    def _refill(self, size: int = EXPLORE_BLOCK) -> None:
+        """Draw the next ``size`` exploration actions (finite sets; convex bodies always a whole block)."""
         if self._finite:
-            np.take(self._dw, self.rng.integers(0, self._dw.size, EXPLORE_BLOCK), out=self._explore_buf)
+            np.take(self._dw, self.rng.integers(0, self._dw.size, size), out=self._explore_buf[:size])
         else:
-            self._explore_pts[:] = self._draw_convex(self.rng, EXPLORE_BLOCK)
-        self.live["pos"] = 0
+            size = EXPLORE_BLOCK
+            self._explore_pts[:] = self._draw_convex(self.rng, size)
+        self.live["pos"], self.live["drawn"] = 0, size
         self._undo = (0, self._undo[1])  # a cancelled ask keeps the fresh block
 
     # -- state -----------------------------------------------------------------------------------
@@ -803,7 +810,7 @@ class SafeLUCB(BaseLearner):
         t = int(live["t"])
         if live["exploring"]:
             if t + 1 <= min(live["t_prime"], self._const.t_cap):
-                if live["pos"] >= EXPLORE_BLOCK:
+                if live["pos"] >= live["drawn"]:
                     self._refill()
                 live["pos"] += 1
                 return self._explore_pts[live["pos"] - 1]

@@ -319,3 +319,52 @@ def test_config_validation():
     with pytest.raises(ConfigError, match="gap"):
         make_learner("safe-lucb", no_gap, np.random.default_rng(0), {"t_prime": "t_delta"})
     assert make_learner("safe-lucb", no_gap, np.random.default_rng(0), {"t_prime": "t0"}).lengths["T0"] > 0
+
+
+# -- exploration draws read lazily from the stream (issue 19: the fixed cost of a short run) ------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.one_of(
+        st.integers(1, 64), st.integers(1, 2**32 + 5), st.sampled_from([3 * 2**30, 2**31 + 1, 2**32 - 1])
+    ),
+    sizes=st.lists(st.integers(0, 300), min_size=1, max_size=5),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_numpy_bounded_integers_split_like_one_draw(n, sizes, seed):
+    """What Safe-LUCB relies on to draw its exploration in blocks of any size: numpy's bounded integers
+    (``Generator.integers``) read the stream one value after the other, so draws of several sizes give
+    the numbers (and the generator state) of one draw of their total size."""
+    whole = np.random.default_rng(seed)
+    parts = np.random.default_rng(seed)
+    want = whole.integers(0, n, sum(sizes))
+    got = np.concatenate([parts.integers(0, n, k) for k in sizes])
+    assert got.tolist() == want.tolist()
+    assert parts.bit_generator.state == whole.bit_generator.state
+
+
+@pytest.mark.parametrize("t_prime", [0, 1, 100, 1500])
+def test_exploration_arms_are_one_draw_of_the_stream(t_prime):
+    """The arms explored are ``D^w[rng.integers(0, |D^w|, T')]`` of the learner's generator, whatever
+    the sizes of the blocks the learner draws (first block: at most ``T'``, then 1,024 at a time), on
+    the ask / tell path and on the compiled one."""
+    from safebandits.algorithms.regret.safe_lucb import EXPLORE_BLOCK
+
+    inst = karm(0, horizon=2000)
+    n = min(t_prime + 5, 2000)
+    lrn = learner(inst, seed=11, t_prime=t_prime)
+    assert lrn.live["drawn"] == min(t_prime, EXPLORE_BLOCK)  # (nothing drawn that cannot be played)
+    env = inst.environment(np.random.default_rng(1))
+    arms = []
+    for _ in range(n):
+        d = lrn.ask()
+        arms.append(d.arm)
+        lrn.tell(d, env.play(d))
+    dw = lrn._dw
+    assert arms[:t_prime] == dw[np.random.default_rng(11).integers(0, dw.size, t_prime)].tolist()
+    fast = learner(inst, seed=11, t_prime=t_prime)
+    points = fast.simulate(inst.environment(np.random.default_rng(1)), n).points
+    assert points.tolist() == inst.arms[arms].tolist()
