@@ -54,6 +54,7 @@ from safebandits.algorithms._driver import SIMULATE, arm_means, make_driver
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
+from safebandits.estimators.linalg import smallest_eigenvalue
 from safebandits.estimators.ridge import (
     ArmRidge,
     ArmRidgeArrays,
@@ -752,7 +753,7 @@ class SafeLUCB(BaseLearner):
             lmin = float(live["lmin"])
             est_tp = EstimateSnapshot(self._snap_theta, live["beta_snap"], a_inv=self._snap_ainv)
         else:
-            lmin, est_tp = float(np.linalg.eigvalsh(a_now)[0]), None
+            lmin, est_tp = smallest_eigenvalue(a_now), None
         bound = c.reg + ln["lambda_minus"] * t_prime / 2.0
         rule = ("gslucb-" + c.t0_rule) if self.adaptive else str(c.t_prime)
         out = {
@@ -817,7 +818,7 @@ class SafeLUCB(BaseLearner):
             live["exploring"], live["t_used"] = False, t
             theta, a_inv = self._theta_ainv()
             self._snap_theta[:], self._snap_ainv[:] = theta, a_inv
-            live["lmin"] = float(np.linalg.eigvalsh(self._ridge.a)[0])
+            live["lmin"] = smallest_eigenvalue(self._ridge.a)
             live["beta_snap"] = self.beta
         theta, a_inv = self._theta_ainv()
         theta = np.ascontiguousarray(theta)
