@@ -444,14 +444,6 @@ def vertex_table(est, tbl):
             tab[r, T_LIN + k] = kappa[k] * xe + s
 
 
-@numba.njit(cache=True)
-def vertex_table_of_buffers(state, table, const, live):  # type: ignore[no-untyped-def]  # (numba: no hints)
-    """:func:`vertex_table` on the estimator's and the table's buffers (:func:`state_views`,
-    :func:`table_views`): a call from Python passes four arguments instead of two records of views (a
-    few microseconds less to dispatch)."""
-    vertex_table(state_views(state, const, live), table_views(table, const))
-
-
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def table_update(est, tbl):
     """Rank-one update of the vertex table after :func:`_update_core`, ``O(n (d + d') + n m)``:
@@ -905,8 +897,7 @@ class StagewiseEstimator:
             tbl.vz[:] = vx @ self.basis
             tbl.vz[0] = 0.0  # x0 has no component in e0^perp
             tbl.vzt[:] = tbl.vz.T
-        st = self.state
-        vertex_table_of_buffers(self.buffer, buf, st.const, st.live)
+        vertex_table(self.state, tbl)
         return buf, tbl
 
     def ray_scaling(self, vertices: FloatArray) -> FloatArray:
