@@ -310,20 +310,25 @@ class RegretTracker:
 
     @property
     def totals(self) -> dict[str, Any]:
+        return self._totals(np.copy)
+
+    def _totals(self, take: Any) -> dict[str, Any]:
+        """The totals, the per-constraint ones as ``take(field view)`` (copies for :attr:`totals`; the
+        views themselves for :func:`run_regret`, which turns them into lists at once)."""
         rec, con = self._live, self._arrays.constraints
         return {
             "regret": float(rec["regret"]),
             "policy_regret": float(rec["policy_regret"]),
             "reward": float(rec["reward"]),
-            "cost": con["cost"].copy(),
-            "policy_cost": con["policy_cost"].copy(),
-            "max_policy_cost": con["max_policy_cost"].copy(),
+            "cost": take(con["cost"]),
+            "policy_cost": take(con["policy_cost"]),
+            "max_policy_cost": take(con["max_policy_cost"]),
             "violations": int(rec["violations"]),
             "policy_violations": int(rec["policy_violations"]),
-            "positive_cost": con["positive_cost"].copy(),
+            "positive_cost": take(con["positive_cost"]),
             "regret_tenth": float(rec["regret_tenth"]),
             "policy_regret_tenth": float(rec["policy_regret_tenth"]),
-            "positive_cost_tenth": con["positive_cost_tenth"].copy(),
+            "positive_cost_tenth": take(con["positive_cost_tenth"]),
             **self._py,
             "optimism_rounds": int(rec["optimism_rounds"]),
             "optimism_failures": int(rec["optimism_failures"]),
@@ -449,6 +454,10 @@ class RegretOutcome:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+def _same(a: Any) -> Any:
+    return a
+
+
 def run_regret(
     learner: Any,
     env: Any,
@@ -510,7 +519,7 @@ def run_regret(
         tracker.update(block)
         played += k
     wall = time.perf_counter() - t0
-    tt = tracker.totals
+    tt = tracker._totals(_same)
     expect = setting == "expectation"
     diag = getattr(learner, "diagnostics", None)
     n_tail = max(1, played - tracker.tail_start)
