@@ -63,6 +63,7 @@ __all__ = [
     "confidence_radii",
     "orthonormal_complement",
     "ray_scale",
+    "refresh_due",
     "stagewise_refresh",
     "stagewise_update",
     "stagewise_update_table",
@@ -490,13 +491,21 @@ def table_update(est, tbl):
 
 
 @numba.njit(cache=True, inline="always")
+def refresh_due(est):
+    """Whether the exact refresh is due (``refresh_every`` rank-one updates since the last one)."""
+    const = est.const
+    return const.refresh_every > 0 and est.live[0].since_refresh >= const.refresh_every
+
+
+@numba.njit(cache=True, inline="always")
 def stagewise_update_table(est, tbl, x, reward, costs):
-    """:func:`stagewise_update` that also keeps the vertex table ``tbl`` current (rank-one, or exact
-    :func:`vertex_table` after each exact refresh)."""
-    if _update_core(est, x, reward, costs):
-        stagewise_refresh(est)
-        vertex_table(est, tbl)
-    else:
+    """:func:`stagewise_update` that also keeps the vertex table ``tbl`` current (rank-one), except when
+    the exact refresh falls due (:func:`refresh_due`): then it leaves the state and the table to the
+    caller, who runs :func:`stagewise_refresh` and :func:`vertex_table` before anything reads them (the
+    same operations in the same order as :func:`stagewise_update`). The refresh's kernels are so
+    compiled on their own, when a run first reaches one, instead of into every compiled caller of the
+    update (LC-LUCB's driver and its ask / tell kernel: about 1.5 s of a cold compile, issue 19)."""
+    if not _update_core(est, x, reward, costs):
         table_update(est, tbl)
 
 
@@ -838,6 +847,12 @@ class StagewiseEstimator:
     def refresh(self) -> None:
         stagewise_refresh(self.state)
         self.changes += 1
+
+    @property
+    def refresh_due(self) -> bool:
+        """Whether the exact refresh is due (see :func:`stagewise_update_table`)."""
+        every = self.state.const.refresh_every
+        return every > 0 and int(self.live["since_refresh"]) >= every
 
     # -- closed forms ------------------------------------------------------------------------------
     def _points(self, points: FloatArray) -> FloatArray:

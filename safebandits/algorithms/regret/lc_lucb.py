@@ -70,9 +70,12 @@ from safebandits.estimators.stagewise import (
     VertexTable,
     confidence_radii,
     ray_scale,
+    refresh_due,
+    stagewise_refresh,
     stagewise_update_table,
     state_views,
     table_views,
+    vertex_table,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.stagewise import StagewiseInfo, checked_stagewise_info
@@ -107,6 +110,9 @@ _F64 = np.dtype(np.float64)
 #: Positions in the learner's buffers of Thompson normals and policy uniforms (one numpy record, written in
 #: place by the compiled loops and by ask / cancel).
 RNG_POSITIONS = np.dtype([("normals", np.int64), ("uniforms", np.int64)])
+#: :func:`tell_then_select`'s vertex index when the exact refresh fell due with the update: nothing was
+#: selected (the caller refreshes, and the next ``ask`` selects).
+REFRESH_FIRST = -2
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -346,7 +352,9 @@ def stagewise_block(run):
 @numba.njit(cache=True, inline="always")
 def lc_lucb_select(b, j):
     """Algorithm 1, lines 4-5: round ``j``'s action into ``b.points[j]`` (its value into
-    ``b.values[j]``)."""
+    ``b.values[j]``); ``False`` (nothing played) when the exact refresh is due: the caller refreshes."""
+    if refresh_due(b.est):
+        return False
     _, b.values[j] = select_action(b.est, b.tbl, b.choice, b.theta_ts, b.points[j])
     return True
 
@@ -354,7 +362,10 @@ def lc_lucb_select(b, j):
 @numba.njit(cache=True, inline="always")
 def safe_lts_select(b, j):
     """Safe-LTS: a Thompson sample from the next normal of ``b.thompson`` (``False``, nothing played,
-    when they ran out: the caller refills), then the choice by the sample's index."""
+    when they ran out or the exact refresh is due: the caller refills or refreshes), then the choice by
+    the sample's index."""
+    if refresh_due(b.est):
+        return False
     th = b.thompson
     pos = th.positions[0]
     if pos.normals >= th.normals.shape[0]:
@@ -398,6 +409,8 @@ def tell_then_select(packed, choice, x, reward, costs):
     est = state_views(packed.state, const, packed.live)
     tbl = table_views(packed.table, const)
     stagewise_update_table(est, tbl, x, reward, costs)
+    if refresh_due(est):
+        return REFRESH_FIRST, math.nan  # (the caller refreshes; the next ask selects)
     return select_action(est, tbl, choice, packed.theta_ts, packed.point)
 
 
@@ -702,6 +715,9 @@ class StagewiseLinearLearner(BaseLearner):
             self._fused_kernel = kernel = bind_kernel(tell_then_select, args)
         self._prepared = kernel(self._packed, choice, x, float(observation.reward), costs)
         self._prepared_stamp = self.estimator.changes
+        if self._prepared[0] == REFRESH_FIRST:
+            self._prepared = None
+            self._refresh_if_due()
 
     def _observe(self, x: FloatArray, reward: float, costs: FloatArray) -> None:
         """Add a round through the two-kernel path (warm start, Safe-LTS, OPLB; see :meth:`_tell`)."""
@@ -714,7 +730,17 @@ class StagewiseLinearLearner(BaseLearner):
             args = (self.estimator.state, self._tbl, self._point, 0.0, self._costs)
             self._update_kernel = bind_kernel(stagewise_update_table, args)
         self._update_kernel(self.estimator.state, self._tbl, x, reward, costs)
+        self._refresh_if_due()
         self._fused_choice = self._next_choice()
+
+    def _refresh_if_due(self) -> None:
+        """The exact refresh when it fell due with the last update (:func:`stagewise_update_table`): the
+        estimator's state, then the live vertex table, exactly. Every path runs it before the next
+        selection (compiled loops stop for it), so that outside a compiled call none is pending."""
+        est = self.estimator
+        if est.refresh_due:
+            stagewise_refresh(est.state)
+            vertex_table(est.state, self._tbl)
 
     def _next_choice(self) -> RoundChoice | None:
         """The choice :func:`tell_then_select` selects with at ``tell``, or ``None`` where the next
@@ -763,8 +789,9 @@ class StagewiseLinearLearner(BaseLearner):
         thompson = ThompsonWork(self._normals, self._position_block, self._low)
         run = StagewiseRun(self._packed, self._choice(self._safe_row), thompson, points, values)
         driver = safe_lts_rounds if self.use_ts else lc_lucb_rounds
-        while j < n:
+        while j < n:  # (the loop stops for new random numbers and for the exact refresh)
             self._refill()
+            self._refresh_if_due()
             j = driver(run, feedback, variates, (j, n, SIMULATE))
         self.n_samples += n
         env.n_samples += n

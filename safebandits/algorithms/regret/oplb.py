@@ -76,6 +76,7 @@ from safebandits.estimators.stagewise import (
     VertexTable,
     confidence_radii,
     ray_scale,
+    refresh_due,
 )
 from safebandits.exceptions import ProtocolError
 from safebandits.records import PlayedBlock
@@ -376,7 +377,10 @@ class OPLBRun(NamedTuple):
 def oplb_select(run, j):
     """Algorithm 2, lines 4-5: the policy ``pi_t`` of (34) into ``run.probs[j]`` (its value
     ``V~r(pi_t)`` into ``run.values[j]``), then ``X_t ~ pi_t`` with the next learner uniform into
-    ``run.points[j]``; ``False`` (nothing played) when the uniforms ran out."""
+    ``run.points[j]``; ``False`` (nothing played) when the uniforms ran out or the exact refresh is due
+    (the caller refills or refreshes)."""
+    if refresh_due(run.est):
+        return False
     work = run.work
     pos = work.positions[0]
     if pos.uniforms >= work.uniforms.shape[0]:
@@ -498,8 +502,9 @@ class OPLB(StagewiseLinearLearner):
         work = self._work()
         est, search = self.estimator.state, self._search(self._safe_row)
         run = OPLBRun(est, self._tbl, search, work, work.costs, points, probs, values)
-        while j < n:
+        while j < n:  # (the loop stops for new random numbers and for the exact refresh)
             self._refill()
+            self._refresh_if_due()
             j = oplb_rounds(run, feedback, variates, (j, n, SIMULATE))
         if n > j0:
             self._probs[:] = probs[n - 1]

@@ -530,3 +530,46 @@ def test_code_radii_need_a_positive_threshold():
     )  # fmt: skip
     with pytest.raises(ConfigError, match="min\\(1, tau\\)"):
         make_learner("lc-lucb", inst.public_info(), np.random.default_rng(0), {"radii": "code"})
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+@pytest.mark.parametrize("told", ["known", "unknown"])
+def test_exact_refresh_outside_the_kernels_changes_nothing(name, told):
+    """The exact refresh runs outside the compiled update (the loops stop for it, ask / tell runs it
+    after the update): both paths play the same rounds, and the estimator's state equals that of an
+    estimator told the same rounds through its own update (refresh inside its kernel), bit for bit.
+    ``unknown``: the safe action's reward and cost are not told (warm start, full cost estimator)."""
+    import dataclasses
+
+    inst = _instance("stagewise/cyclic", d=3, tau=0.5, T=400)
+    info = inst.public_info()
+    if told == "unknown":
+        info = dataclasses.replace(info, safe_reward=None, safe_cost=None)
+    n = 90
+
+    def fresh():
+        return make_learner(name, info, np.random.default_rng(3), {"refresh_every": 7})
+
+    asked, env = fresh(), inst.environment(np.random.default_rng(4))
+    rounds = []
+    for _ in range(n):
+        d = asked.ask()
+        obs = env.play(d)
+        rounds.append((env.point_of(d).copy(), obs))
+        asked.tell(d, obs)
+    fast = fresh()
+    points = fast.simulate(inst.environment(np.random.default_rng(4)), n).points
+    assert points.tolist() == [x.tolist() for x, _ in rounds]
+    reference = fresh().estimator
+    for x, obs in rounds:
+        reference.update(x, obs.reward, obs.constraints)
+    for learner in (asked, fast):
+        est = learner.estimator
+        assert not est.refresh_due  # (none pending outside a compiled call)
+        for field in ("sigma_inv", "sigma", "b_r", "theta", "m_inv", "m_gram", "b_c", "nu"):  # (not scratch)
+            got, want = getattr(est.state, field), getattr(reference.state, field)
+            assert got.tobytes() == want.tobytes(), field
+        assert est.live[["t", "since_refresh", "logdet_sigma", "logdet_m"]].tolist() == (
+            reference.live[["t", "since_refresh", "logdet_sigma", "logdet_m"]].tolist()
+        )
+    assert reference.n_samples == n  # (twelve refreshes on the way)
