@@ -510,10 +510,8 @@ def stagewise_update_table(est, tbl, x, reward, costs):
 
 
 @numba.njit(cache=True)
-def confidence_radii(const, live_block):
-    """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``live.t`` = rounds so far) of an
-    estimator state's constants and live record (``state.const``, ``state.live``: two arguments, not the
-    state, so that a call from Python is cheap to dispatch).
+def confidence_radii(est):
+    """``(alpha_r beta_r, alpha_c beta_c)`` of the current round (``live.t`` = rounds so far).
 
     Theory: ``beta_t(delta_r, d)`` and ``beta_t(delta_c, d')`` (Thm. 10, via ``adaptive_width_scalar``).
     Code (spec 2.8): ``2 sqrt(2 log(det(V)^{1/2} det(lambda I)^{-1/2} / delta_t)) + sqrt(lambda) S``
@@ -521,7 +519,7 @@ def confidence_radii(const, live_block):
     plus one; the digest does not say whether the authors' ``t`` counts from 0 or 1); the reward's noise
     part is multiplied by ``reward_scale``.
     """
-    live = live_block[0]
+    const, live = est.const, est.live[0]
     t = float(live.t)
     d = const.d
     dp = const.dp
@@ -821,14 +819,14 @@ class StagewiseEstimator:
     @property
     def betas(self) -> tuple[float, float]:
         """Unscaled ``(beta_r, beta_c)`` of the current round."""
-        kr, kc = confidence_radii(self.state.const, self.state.live)
+        kr, kc = confidence_radii(self.state)
         alpha_r, alpha_c = self.alphas
         return float(kr / alpha_r), float(kc / alpha_c)
 
     @property
     def radii(self) -> tuple[float, float]:
         """``(alpha_r beta_r, alpha_c beta_c)`` of the current round."""
-        kr, kc = confidence_radii(self.state.const, self.state.live)
+        kr, kc = confidence_radii(self.state)
         return float(kr), float(kc)
 
     # -- updates -----------------------------------------------------------------------------------
@@ -918,7 +916,7 @@ class StagewiseEstimator:
     def ray_scaling(self, vertices: FloatArray) -> FloatArray:
         """Largest pessimistically feasible mixing coefficient ``a_i`` along each ray ``[x0, x_i]``."""
         tab = self.make_table(vertices).tab
-        _, kc = confidence_radii(self.state.const, self.state.live)
+        _, kc = confidence_radii(self.state)
         l0 = np.ascontiguousarray(tab[0, T_LIN:])
         out = np.empty(tab.shape[0] - 1)
         for r in range(1, tab.shape[0]):

@@ -234,7 +234,7 @@ def ts_sample(est, eta, scale, low, out):
             for k in range(j):
                 s2 -= low[i, k] * low[j, k]
             low[i, j] = s2 / ljj
-    kr, _ = confidence_radii(est.const, est.live)
+    kr, _ = confidence_radii(est)
     f = scale * kr
     for i in range(d):
         s = 0.0
@@ -260,7 +260,7 @@ def select_action(est, tbl, choice, theta_ts, out_point):
     c0, tau = est.c0, est.tau
     vx, tab = tbl.vx, tbl.tab
     d = vx.shape[1]
-    kr, kc = confidence_radii(est.const, est.live)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
+    kr, kc = confidence_radii(est)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
     affine = not est.const.full or est.const.x0_zero
     s00, r0x = tab[0, T_SXX], tab[0, T_RX]
     l0 = tab[0, T_LIN:]
@@ -340,7 +340,7 @@ class StagewiseBlock(NamedTuple):
 def stagewise_block(run):
     """The :class:`StagewiseBlock` of ``run`` (views of the learner's buffers, valid during the block)."""
     packed, th = run.packed, run.thompson
-    est = state_views(packed.state, packed.const, packed.live)
+    est = state_views(packed.state, packed.const, borrow(packed.live))
     tbl = table_views(packed.table, packed.const)
     thompson = ThompsonWork(borrow(th.normals), th.positions, borrow(th.low))
     return StagewiseBlock(
@@ -406,7 +406,7 @@ def tell_then_select(packed, choice, x, reward, costs):
     from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
     :data:`lc_lucb_rounds`, so both paths run the same compiled code."""
     const = packed.const
-    est = state_views(packed.state, const, packed.live)
+    est = state_views(packed.state, const, borrow(packed.live))
     tbl = table_views(packed.table, const)
     stagewise_update_table(est, tbl, x, reward, costs)
     if refresh_due(est):

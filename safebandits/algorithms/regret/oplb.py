@@ -287,7 +287,7 @@ def oplb_policy(est, tbl, search, work, probs):
     c0, tau = est.c0, est.tau
     tab = tbl.tab
     n = tab.shape[0]
-    kr, kc = confidence_radii(est.const, est.live)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
+    kr, kc = confidence_radii(est)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
     affine = not est.const.full or est.const.x0_zero
     geo = PairGeometry(tab, gram, zgram, affine, kr, kc, c0, tau, work.lin_y)
     ucb0 = tab[0, T_RX] + kr * math.sqrt(max(tab[0, T_SXX], 0.0))
