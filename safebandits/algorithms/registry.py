@@ -47,7 +47,9 @@ def _exact(value: Any) -> Any:
     store another); raises ``TypeError`` for a value that is not a scalar or a tuple of them."""
     if isinstance(value, tuple):
         return (tuple, *(_exact(v) for v in value))
-    if value is None or type(value) in (bool, int, float, str):
+    if type(value) is float:  # (by its bits: -0.0 and 0.0 are equal, as two NaNs are not)
+        return (float, value.hex())
+    if value is None or type(value) in (bool, int, str):
         return (type(value), value)
     raise TypeError
 
@@ -69,7 +71,7 @@ def _cached_config(cls: type[LearnerConfig], key: tuple[Any, ...]) -> LearnerCon
 def _value(key: Any) -> Any:
     if key[0] is tuple:
         return tuple(_value(k) for k in key[1:])
-    return key[1]
+    return float.fromhex(key[1]) if key[0] is float else key[1]
 
 
 _REGISTRY: dict[str, AlgorithmEntry] = {}
