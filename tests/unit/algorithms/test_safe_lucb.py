@@ -116,6 +116,15 @@ def test_exploration_lengths_formulas():
     vals = bound15(grid, 10**5, 2, beta, 1.0, 0.1, 1.0, 1.2)
     assert ln["T0_numerical"] == grid[np.argmin(vals)]
     assert math.isinf(exploration_lengths(**kw, gap=None)["T_Delta"])
+    # memoised by value, a fresh dict on each call, the uncached values
+    from safebandits.algorithms.regret.safe_lucb import _exploration_lengths
+
+    again = exploration_lengths(**kw, gap=0.5)
+    assert again == ln and again is not ln
+    again["t_delta"] = -1.0
+    assert exploration_lengths(**kw, gap=0.5) == ln
+    assert _exploration_lengths.__wrapped__(*kw.values(), 0.5, 2.0) == ln
+    assert exploration_lengths(**{**kw, "lambda_minus": np.array(0.1)}, gap=0.5) == ln  # (unhashable)
 
 
 def test_t_delta_below_t0_on_karm_instances():
