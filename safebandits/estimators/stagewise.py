@@ -346,6 +346,13 @@ def stagewise_refresh(est):
     live.since_refresh = 0
 
 
+@numba.njit(cache=True, inline="always")
+def refresh_due(est):
+    """Whether the exact refresh is due (``refresh_every`` rank-one updates since the last one)."""
+    const = est.const
+    return const.refresh_every > 0 and est.live[0].since_refresh >= const.refresh_every
+
+
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _update_core(est, x, reward, costs):
     """Rank-one part of :func:`stagewise_update`; leaves ``u = Sigma^{-1} x`` in ``est.u``,
@@ -399,7 +406,7 @@ def _update_core(est, x, reward, costs):
                 bc[k, a] += cp * wp[a]
     live.t += 1
     live.since_refresh += 1
-    return const.refresh_every > 0 and live.since_refresh >= const.refresh_every
+    return refresh_due(est)
 
 
 @numba.njit(cache=True)
@@ -491,22 +498,18 @@ def table_update(est, tbl):
 
 
 @numba.njit(cache=True, inline="always")
-def refresh_due(est):
-    """Whether the exact refresh is due (``refresh_every`` rank-one updates since the last one)."""
-    const = est.const
-    return const.refresh_every > 0 and est.live[0].since_refresh >= const.refresh_every
-
-
-@numba.njit(cache=True, inline="always")
 def stagewise_update_table(est, tbl, x, reward, costs):
     """:func:`stagewise_update` that also keeps the vertex table ``tbl`` current (rank-one), except when
     the exact refresh falls due (:func:`refresh_due`): then it leaves the state and the table to the
     caller, who runs :func:`stagewise_refresh` and :func:`vertex_table` before anything reads them (the
     same operations in the same order as :func:`stagewise_update`). The refresh's kernels are so
     compiled on their own, when a run first reaches one, instead of into every compiled caller of the
-    update (LC-LUCB's driver and its ask / tell kernel: about 1.5 s of a cold compile, issue 19)."""
-    if not _update_core(est, x, reward, costs):
+    update (LC-LUCB's driver and its ask / tell kernel: about 1.5 s of a cold compile, issue 19).
+    Returns whether it is due."""
+    due = _update_core(est, x, reward, costs)
+    if not due:
         table_update(est, tbl)
+    return due
 
 
 @numba.njit(cache=True)

@@ -408,8 +408,7 @@ def tell_then_select(packed, choice, x, reward, costs):
     const = packed.const
     est = state_views(packed.state, const, borrow(packed.live))
     tbl = table_views(packed.table, const)
-    stagewise_update_table(est, tbl, x, reward, costs)
-    if refresh_due(est):
+    if stagewise_update_table(est, tbl, x, reward, costs):
         return REFRESH_FIRST, math.nan  # (the caller refreshes; the next ask selects)
     return select_action(est, tbl, choice, packed.theta_ts, packed.point)
 
@@ -729,8 +728,8 @@ class StagewiseLinearLearner(BaseLearner):
         if self._update_kernel is None:
             args = (self.estimator.state, self._tbl, self._point, 0.0, self._costs)
             self._update_kernel = bind_kernel(stagewise_update_table, args)
-        self._update_kernel(self.estimator.state, self._tbl, x, reward, costs)
-        self._refresh_if_due()
+        if self._update_kernel(self.estimator.state, self._tbl, x, reward, costs):
+            self._refresh_if_due()
         self._fused_choice = self._next_choice()
 
     def _refresh_if_due(self) -> None:
