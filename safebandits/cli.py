@@ -436,6 +436,8 @@ def run(
     from safebandits.experiments.validate import check_tasks
 
     check_tasks(tasks)  # (every config built and checked before anything is written)
+    if user_file and tasks:
+        _check_user_learners(name, specs[0], scale)
     with ResultsStore(out, mode="w") as store:
         if user_file:
             save_experiment_file(specs[0], name, out)
@@ -460,6 +462,38 @@ def run(
         click.get_current_context().exit(1)
 
 
+def _check_user_learners(path: str, spec: Any, scale: str) -> None:
+    """Before the first run of an experiment file: every learner's start-up check on the declared problem
+    (one refusal naming each learner that cannot start), then each learner's guarantee in the problem's
+    terms and every tolerance that relaxes one, printed."""
+    from safebandits.algorithms.compatibility import guarantee_statement, start_check, tolerance_lines
+    from safebandits.algorithms.registry import get_algorithm
+    from safebandits.experiments.user import file_settings
+
+    problem = file_settings(path)[0]
+    failed, fits = [], []
+    for alg in spec.algorithms:
+        horizon = alg.budget.get(scale) if alg.budget else None
+        check = start_check(problem, alg.name, alg.params, horizon=horizon)
+        if not check.ok:
+            failed.append(f"  - {alg.label} ({alg.name}): {check.message}")
+        else:
+            entry = get_algorithm(alg.name)
+            fits.append((alg, entry))
+    if failed:
+        raise ConfigError(
+            f"{path}: {len(failed)} learner(s) cannot start on this problem (nothing was run):\n"
+            + "\n".join(failed)
+        )
+    from safebandits.algorithms.compatibility import Compatible, guarantee_of, kind_for
+
+    found = [Compatible(a.name, e.task, kind_for(problem, a.name), guarantee_of(e), "") for a, e in fits]
+    for line in tolerance_lines(problem, found):
+        click.echo(f"note: {line}")
+    for alg, _ in fits:
+        click.echo(f"guarantee of {alg.label}: {guarantee_statement(problem, alg.name, alg.params)}")
+
+
 # -- learners --------------------------------------------------------------------------------------
 
 
@@ -475,12 +509,20 @@ def run(
     "--task", type=click.Choice(["pure_exploration", "regret", "classification"]), help="Only this task."
 )
 def learners(target: str, task: str | None) -> None:
-    """List the learners that fit a problem, with the kind they read and their guarantee."""
-    from safebandits.algorithms.compatibility import compatible_learners
-    from safebandits.experiments.user import is_experiment_file, problem_of_file
+    """List the learners that fit a problem and can start on it, with the kind they read and their
+    guarantee; then the learners that fit its kind but cannot start (why, and what to change), and the
+    families it does not fit (why).
 
+    Each candidate is checked as a run would build it (its start-up check), with the options and the
+    horizon an experiment file gives it.
+    """
+    from safebandits.algorithms.compatibility import learner_fit
+    from safebandits.experiments.user import file_settings, is_experiment_file
+
+    options: dict[str, dict[str, Any]] = {}
+    horizon = None
     if is_experiment_file(target):
-        problem = problem_of_file(target)
+        problem, horizon, options = file_settings(target)
     else:
         from safebandits.problems.declare import SimulatedProblem
         from safebandits.problems.registry import list_instances, make_instance
@@ -495,15 +537,43 @@ def learners(target: str, task: str | None) -> None:
 
         inst = make_instance(target, np.random.default_rng(0) if entry.random else None)
         problem = inst if isinstance(inst, SimulatedProblem) else inst.public_info()
-    found = compatible_learners(problem, task=task)
+    fit = learner_fit(problem, task=task, options=options, horizon=horizon)
+    _echo_fit(fit, problem)
+
+
+def _echo_fit(fit: Any, problem: Any) -> None:
+    """Print a :class:`~safebandits.algorithms.compatibility.LearnerFit` (``learners --for``)."""
+    from safebandits.algorithms.compatibility import per_round_safety_note, tolerance_lines
+
+    found = fit.fitting
     if not found:
-        click.echo("No registered learner fits this problem.")
-        return
-    width = max(len(c.name) for c in found)
-    kinds = sorted({c.kind for c in found})
-    click.echo(f"{len(found)} learners fit ({', '.join(kinds)}):")
-    for c in found:
-        click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<14}  {c.guarantee}")
+        click.echo("No registered learner fits this problem and can start on it.")
+    else:
+        width = max(len(c.name) for c in found)
+        kinds = sorted({c.kind for c in found})
+        click.echo(f"{len(found)} learners fit and can start ({', '.join(kinds)}):")
+        for c in found:
+            click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<16}  {c.guarantee}")
+        for line in tolerance_lines(problem, found):
+            click.echo(f"  note: {line}")
+    note = per_round_safety_note(problem, found)
+    if note:
+        click.echo(f"  note: {note}")
+    if fit.cannot_start:
+        click.echo("")
+        n = len(fit.cannot_start)
+        click.echo(f"{n} learner{'s' if n != 1 else ''} fit its kind but cannot start on it:")
+        for c, check in fit.cannot_start:
+            click.echo(f"  {c.name}: {check.reason}.")
+            if check.fixes:
+                click.echo("    change one of:")
+                for text in check.fixes:
+                    click.echo(f"      - {text}")
+    if fit.families:
+        click.echo("")
+        click.echo("Families it does not fit:")
+        for fam in fit.families:
+            click.echo(f"  {fam.kind} ({', '.join(fam.learners)}): {fam.reason}.")
 
 
 # -- report / results ------------------------------------------------------------------------------
@@ -613,6 +683,14 @@ def results(directory: str, csv_path: str | None) -> None:
                 click.echo("")
             click.echo(f"{kind} runs:")
             click.echo(table.to_string(float_format=lambda v: f"{v:.6g}"))
+            unsafe = int(table["correct_infeasible"].sum()) if "correct_infeasible" in table else 0
+            if unsafe:
+                click.echo(
+                    f"warning: {unsafe} run{'s' if unsafe != 1 else ''} scored correct returned an answer "
+                    "that violates a constraint under the truth (feasible < 1 above): 'correct' follows each "
+                    "learner's own guarantee, which may be relaxed by a tolerance (BESIDE's answers may "
+                    "exceed the threshold by up to epsilon); 'feasible' is strict."
+                )
 
 
 # -- bounds ----------------------------------------------------------------------------------------

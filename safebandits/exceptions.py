@@ -7,8 +7,15 @@ catch ``ValueError`` keep working.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
 __all__ = [
+    "CannotStartError",
     "ConfigError",
+    "DefaultToleranceWarning",
+    "Fix",
     "InfeasibleInstanceError",
     "ProtocolError",
     "SafeBanditsError",
@@ -22,6 +29,76 @@ class SafeBanditsError(Exception):
 
 class ConfigError(SafeBanditsError, ValueError):
     """An argument, a config field or an input array is invalid."""
+
+
+#: Kinds of :class:`Fix`.
+FIX_KINDS = ("option", "problem", "add_actions", "learner")
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """One change that would let a learner start on a problem (carried by :class:`CannotStartError`).
+
+    Attributes
+    ----------
+    kind : {"option", "problem", "add_actions", "learner"}
+        ``"option"``: set the learner option ``name`` to ``value``; ``"problem"``: set the problem's
+        parameter ``name`` to ``value``; ``"add_actions"``: add the actions ``value`` (rows, in the
+        coordinates of the problem information the learner was given); ``"learner"``: use the learner
+        ``value`` instead.
+    name : str
+    value : Any
+    text : str
+        The change in the words and coordinates of the learner's problem information. A problem
+        declaration restates it in its own coordinates
+        (:func:`safebandits.algorithms.compatibility.start_check`).
+    detail : str
+        What the change is, without values in the learner's coordinates (for ``"add_actions"``: what the
+        actions are), used when a declaration restates the fix.
+    """
+
+    kind: str
+    name: str
+    value: Any
+    text: str
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in FIX_KINDS:
+            raise ValueError(f"Fix kind must be one of {FIX_KINDS}; got {self.kind!r}.")
+
+
+class CannotStartError(ConfigError):
+    """A learner cannot start on the problem it was given; :attr:`fixes` are changes that would let it.
+
+    The message states why and what to change; :attr:`reason` is the why alone.
+    """
+
+    def __init__(
+        self, message: str, *, reason: str = "", fixes: Sequence[Fix] = (), notes: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message)
+        self.reason = reason or message
+        self.fixes: tuple[Fix, ...] = tuple(fixes)
+        self.notes: tuple[str, ...] = tuple(notes)
+
+    @classmethod
+    def build(
+        cls, owner: str, reason: str, fixes: Sequence[Fix] = (), *, notes: Sequence[str] = ()
+    ) -> CannotStartError:
+        """``"{owner} cannot start: {reason}. Change one of: {fixes}; {notes}."``
+
+        ``notes`` are changes only the user can judge (a smaller bound "if it is valid"): they are shown
+        but, unlike the fixes, not applied by tools that try the fixes.
+        """
+        changes = [f.text for f in fixes] + list(notes)
+        tail = f" Change one of: {'; '.join(changes)}." if changes else ""
+        return cls(f"{owner} cannot start: {reason}.{tail}", reason=reason, fixes=fixes, notes=notes)
+
+
+class DefaultToleranceWarning(UserWarning):
+    """A learner's guarantee is relaxed by a tolerance the user did not give (a documented default is
+    used, e.g. a declared problem's ``epsilon``)."""
 
 
 class InfeasibleInstanceError(ConfigError):

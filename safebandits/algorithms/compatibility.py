@@ -13,21 +13,31 @@ given a problem it cannot serve (``make_learner`` and ``BaseLearner`` call it).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from safebandits.exceptions import ConfigError
+from safebandits.exceptions import CannotStartError, ConfigError, DefaultToleranceWarning, Fix
 from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem, info_kind
 
 __all__ = [
     "GUARANTEES",
     "Compatible",
+    "ExcludedFamily",
+    "LearnerFit",
+    "StartCheck",
     "check_info",
     "compatible_learners",
     "guarantee_of",
+    "guarantee_statement",
     "instance_for",
+    "kind_for",
     "kinds_of",
+    "learner_fit",
+    "per_round_safety_note",
+    "start_check",
+    "tolerance_lines",
     "view_for",
 ]
 
@@ -90,14 +100,33 @@ def _problem_kinds(problem: Any) -> tuple[str, ...]:
     return (kind,)
 
 
-def compatible_learners(problem: Any, *, task: str | None = None) -> list[Compatible]:
-    """The registered learners that fit ``problem``, with the kind they read and their guarantee.
+def compatible_learners(
+    problem: Any,
+    *,
+    task: str | None = None,
+    check_start: bool = True,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    horizon: int | None = None,
+) -> list[Compatible]:
+    """The registered learners that fit ``problem`` and can start on it, with the kind they read and their
+    guarantee.
+
+    A learner fits if it reads an info kind the problem offers; it can start if its constructor accepts
+    the problem (the start-up check of :func:`start_check`: the learner is built on its view with a fixed
+    seed, exactly as a run builds it). :func:`learner_fit` also gives the learners and families left out,
+    each with its reason and the change that would admit it.
 
     Parameters
     ----------
     problem : Problem, SimulatedProblem or problem information (``StagewiseInfo``, ``CBAIInfo``, ...)
     task : {"pure_exploration", "regret", "classification"}, optional
         Only learners of this task.
+    check_start : bool, default True
+        Run each candidate's start-up check; ``False`` lists every learner of a fitting kind.
+    options : mapping of learner name -> options, optional
+        The options each learner would be built with (default: its defaults).
+    horizon : int, optional
+        The horizon of regret learners' views (default: the declaration's).
 
     Returns
     -------
@@ -111,6 +140,13 @@ def compatible_learners(problem: Any, *, task: str | None = None) -> list[Compat
     >>> [c.name for c in compatible_learners(p, task="regret")][:3]
     ['ckb-rand', 'ckb-ts', 'ckb-ucb']
     """
+    if not check_start:
+        return _kind_fits(problem, task)
+    return learner_fit(problem, task=task, options=options, horizon=horizon).fitting
+
+
+def _kind_fits(problem: Any, task: str | None) -> list[Compatible]:
+    """The learners of a kind ``problem`` offers (no start-up check)."""
     from safebandits.algorithms.registry import list_algorithms
 
     offered = _problem_kinds(problem)
@@ -123,6 +159,146 @@ def compatible_learners(problem: Any, *, task: str | None = None) -> list[Compat
             continue
         out.append(Compatible(name, entry.task, kind, guarantee_of(entry), entry.description))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class StartCheck:
+    """Whether learner ``name`` can start on a problem, and if not why and what would admit it.
+
+    Attributes
+    ----------
+    name : str
+    ok : bool
+    reason : str
+        Empty when ``ok``.
+    fixes : tuple of str
+        Changes that would let it start, in the words and coordinates of the problem as declared.
+    applicable : tuple of Fix
+        The same fixes as records (:class:`~safebandits.exceptions.Fix`), for tools that apply them.
+    message : str
+        The whole message: the reason, the coordinates note and every change.
+    """
+
+    name: str
+    ok: bool
+    reason: str = ""
+    fixes: tuple[str, ...] = ()
+    applicable: tuple[Fix, ...] = ()
+    message: str = ""
+
+
+def start_check(
+    problem: Any,
+    name: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    horizon: int | None = None,
+) -> StartCheck:
+    """Run learner ``name``'s start-up check on ``problem``: build it as a run would, report what failed.
+
+    The learner is built on the view of ``problem`` it reads (a declaration) or on ``problem`` itself
+    (problem information) with its ``options``, from a fixed seed; nothing is played. A refusal
+    (:class:`~safebandits.exceptions.ConfigError`) is returned, not raised, with its reason and the
+    changes that would let it start, stated for a declaration in the declaration's own coordinates
+    (e.g. Safe-LUCB's actions in the arms' coordinates, not centred at the safe arm).
+    """
+    import numpy as np
+
+    from safebandits.algorithms.registry import get_algorithm
+
+    entry = get_algorithm(name)
+    decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
+    kind = None
+    try:
+        if isinstance(problem, (Problem, SimulatedProblem)):
+            kind = _kind_for(decl, entry)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DefaultToleranceWarning)  # (stated by the caller)
+                info = view_for(problem, name, horizon=horizon)
+        else:
+            check_info(name, kinds_of(entry), problem)
+            info = problem
+        cfg = entry.config(**dict(options or {}))
+        entry.cls(cfg, info, np.random.default_rng(0))
+    except ConfigError as exc:
+        return _refusal(name, exc, decl if isinstance(decl, Problem) else None, kind)
+    return StartCheck(name, True)
+
+
+def _refusal(name: str, exc: ConfigError, decl: Problem | None, kind: str | None) -> StartCheck:
+    if not isinstance(exc, CannotStartError):
+        text = " ".join(str(exc).split())
+        return StartCheck(name, False, reason=text, message=text)
+    if decl is None or kind is None:
+        texts = tuple(f.text for f in exc.fixes) + exc.notes
+        return StartCheck(name, False, exc.reason, texts, exc.fixes, str(exc))
+    texts = tuple(decl.fix_text(kind, f) for f in exc.fixes) + exc.notes
+    note = decl.coordinates_note(kind)
+    message = f"{name} cannot start on this problem: {exc.reason}."
+    if note:
+        message += f" ({note}.)"
+    if texts:
+        message += f" Change one of: {'; '.join(texts)}."
+    return StartCheck(name, False, exc.reason, texts, exc.fixes, message)
+
+
+def restate(name: str, exc: CannotStartError, problem: Problem | SimulatedProblem) -> CannotStartError:
+    """``exc`` (raised by learner ``name`` on its view of ``problem``) stated in the declaration's terms."""
+    decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
+    check = _refusal(name, exc, decl, _kind_for(decl, _entry(name)))
+    return CannotStartError(check.message, reason=exc.reason, fixes=exc.fixes, notes=exc.notes)
+
+
+@dataclass(frozen=True, slots=True)
+class ExcludedFamily:
+    """An info kind a problem does not offer: why, and the learners that read it."""
+
+    kind: str
+    reason: str
+    learners: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LearnerFit:
+    """:func:`learner_fit`'s answer: the learners that fit and start, those that fit but cannot start,
+    and the families (info kinds) the problem does not offer, each with its reason."""
+
+    fitting: list[Compatible]
+    cannot_start: list[tuple[Compatible, StartCheck]]
+    families: list[ExcludedFamily]
+
+
+def learner_fit(
+    problem: Any,
+    *,
+    task: str | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    horizon: int | None = None,
+) -> LearnerFit:
+    """Every registered learner sorted into: fits and starts, fits but cannot start (with the check's
+    reason and fixes), and not of a kind the problem offers (by family, with the reason the problem gives).
+
+    ``safebandits learners --for FILE`` prints it.
+    """
+    from safebandits.algorithms.registry import list_algorithms
+
+    fitting, cannot = [], []
+    for c in _kind_fits(problem, task):
+        check = start_check(problem, c.name, (options or {}).get(c.name), horizon=horizon)
+        (fitting if check.ok else cannot).append(c if check.ok else (c, check))
+    families = []
+    if isinstance(problem, (Problem, SimulatedProblem)):
+        decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
+        offered = set(decl.kinds)
+        by_kind: dict[str, list[str]] = {}
+        for name, entry in list_algorithms(task).items():
+            for k in kinds_of(entry):
+                by_kind.setdefault(k, []).append(name)
+        for kind, names in by_kind.items():
+            if kind in offered or kind not in INFO_KINDS:
+                continue
+            families.append(ExcludedFamily(kind, decl.why_not(kind) or "not offered", tuple(sorted(names))))
+    return LearnerFit(fitting, cannot, families)
 
 
 def _fitting_names(kind: str | None) -> str:
@@ -186,6 +362,12 @@ def view_for(problem: Problem | SimulatedProblem, name: str, *, horizon: int | N
     return decl.view(kind, horizon=horizon)
 
 
+def kind_for(problem: Problem | SimulatedProblem, name: str) -> str:
+    """The info kind learner ``name`` reads from ``problem`` (its first kind the problem offers)."""
+    decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
+    return _kind_for(decl, _entry(name))
+
+
 def _kind_for(decl: Problem, entry: Any) -> str:
     kinds = kinds_of(entry)
     offered = decl.kinds
@@ -198,7 +380,7 @@ def _kind_for(decl: Problem, entry: Any) -> str:
             "info=KIND)); pass it a problem-information object instead of a declaration."
         )
     reasons = "; ".join(f"{k}: {decl.why_not(k)}" for k in kinds)
-    fits = ", ".join(c.name for c in compatible_learners(decl)) or "none registered"
+    fits = ", ".join(c.name for c in compatible_learners(decl, check_start=False)) or "none registered"
     raise ConfigError(
         f"Learner {entry.name!r} needs a {' or '.join(map(repr, kinds))} problem, which this "
         f"{type(decl).__name__} is not ({reasons}). Learners that fit this problem: {fits}."
@@ -210,3 +392,93 @@ def instance_for(simulated: SimulatedProblem, name: str, *, horizon: int | None 
     if not isinstance(simulated, SimulatedProblem):
         raise TypeError(f"instance_for expects a SimulatedProblem, got {type(simulated).__name__}.")
     return simulated.instance(_kind_for(simulated.problem, _entry(name)), horizon=horizon)
+
+
+def tolerance_lines(problem: Any, found: Iterable[Compatible]) -> list[str]:
+    """One line per tolerance that relaxes the guarantee of learners in ``found``: its value and source."""
+    if not isinstance(problem, (Problem, SimulatedProblem)):
+        return []
+    decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
+    by_kind: dict[str, list[str]] = {}
+    for c in found:
+        by_kind.setdefault(c.kind, []).append(c.name)
+    lines = []
+    for kind, names in by_kind.items():
+        tol = decl.tolerance(kind)
+        if tol is not None:
+            lines.append(
+                f"the answers of {', '.join(names)} may exceed your threshold by up to {tol.describe()}"
+            )
+    return lines
+
+
+def per_round_safety_note(problem: Any, found: Iterable[Compatible]) -> str | None:
+    """A note when no learner in ``found`` promises safety in every round (``None`` if one does)."""
+    found = list(found)
+    if not found or any(c.guarantee == GUARANTEES["round"] for c in found):
+        return None
+    return (
+        "no listed learner promises safety in every round on this problem (their guarantees hold in "
+        "expectation, for the cumulative violation or for the final answer only); per-round safety needs "
+        "structure shared by the actions and a known safe action"
+    )
+
+
+def guarantee_statement(
+    problem: Any, name: str, options: Mapping[str, Any] | None = None, *, horizon: int | None = None
+) -> str:
+    """What learner ``name`` guarantees on ``problem``, in the problem's terms (threshold, tolerance,
+    delta): the sentence the report and ``safebandits run`` print for each learner of a declared problem.
+    """
+    entry = _entry(name)
+    key = getattr(entry, "guarantee", "")
+    try:
+        cfg = entry.config(**dict(options or {}))
+    except (ConfigError, TypeError):
+        cfg = None
+    delta = getattr(cfg, "delta", None)
+    prob = (
+        f"with probability at least 1 - delta (delta = {delta:g})"
+        if delta is not None
+        else "with high probability"
+    )
+    decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
+    threshold = getattr(decl, "threshold", None)
+    tau = (
+        ", ".join(f"{float(t):g}" for t in threshold)
+        if threshold is not None and hasattr(threshold, "__len__")
+        else ("your threshold" if threshold is None else f"{float(threshold):g}")
+    )
+    limit = f"your threshold ({tau})"
+    if key == "round":
+        return f"every action it plays has cost at most {limit} in every round, {prob}."
+    if key == "expectation":
+        return (
+            f"the expected cost of the policy it plays is at most {limit} in every round, {prob}; single "
+            "rounds may play actions above the limit."
+        )
+    if key == "soft":
+        return (
+            "the cumulative constraint violation grows sublinearly with the rounds; single rounds may play "
+            "actions above the limit."
+        )
+    if key == "pac":
+        kind = None
+        if isinstance(decl, Problem):
+            try:
+                kind = _kind_for(decl, entry)
+            except ConfigError:
+                kind = None
+        tol = decl.tolerance(kind) if isinstance(decl, Problem) and kind is not None else None
+        if tol is not None:
+            return (
+                f"{prob}, its final answer has cost at most {limit} + epsilon and reward within epsilon of "
+                f"the best safe action: it may return an action whose cost is up to {tol.describe()} above "
+                "your threshold."
+            )
+        return f"{prob}, its final answer is correct (as the learner's problem defines it)."
+    if key == "fdr":
+        return f"the false discovery rate of its labels is at most q, {prob}."
+    if key == "none":
+        return "no safety guarantee (a baseline)."
+    return GUARANTEES.get(key, key) or "guarantee not declared."

@@ -10,7 +10,7 @@ from typing import Any, Literal
 import numpy as np
 
 from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_from_dict, register_info_kinds
-from safebandits.exceptions import ConfigError
+from safebandits.exceptions import CannotStartError, ConfigError
 
 __all__ = ["AlgorithmEntry", "get_algorithm", "list_algorithms", "make_learner", "register_algorithm"]
 
@@ -139,7 +139,9 @@ def make_learner(
     ``info`` is the problem information of the learner's kind, or a problem declaration
     (:mod:`safebandits.problems.declare`, simulated or not), of which the learner takes its view.
     A problem of a kind the learner cannot serve raises one :class:`ConfigError` naming the kind it
-    needs and the learners that fit.
+    needs and the learners that fit; a problem the learner cannot start on raises
+    :class:`~safebandits.exceptions.CannotStartError`, whose changes that would let it start are stated,
+    for a declaration, in the declaration's coordinates.
     """
     from safebandits.algorithms.compatibility import check_info, kinds_of, view_for
     from safebandits.problems.declare import Problem, SimulatedProblem
@@ -150,9 +152,15 @@ def make_learner(
             f"The 'config' of make_learner({name!r}) must be a dict of config fields or a LearnerConfig. "
             f"Got {type(config).__name__} {config!r:.60} instead."
         )
-    if isinstance(info, (Problem, SimulatedProblem)):
-        info = view_for(info, name)
-    else:
+    if not isinstance(info, (Problem, SimulatedProblem)):
         check_info(name, kinds_of(entry), info)
+        cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
+        return entry.cls(cfg, info, rng)
+    view = view_for(info, name)
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
-    return entry.cls(cfg, info, rng)
+    try:
+        return entry.cls(cfg, view, rng)
+    except CannotStartError as exc:  # restated in the declaration's coordinates
+        from safebandits.algorithms.compatibility import restate
+
+        raise restate(name, exc, info) from None

@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from safebandits._validation import check_array, check_interval, check_positive
-from safebandits.exceptions import ConfigError
+from safebandits.exceptions import CannotStartError, Fix
 from safebandits.types import FloatArray, IntArray
 
 __all__ = [
@@ -361,7 +361,9 @@ def rips(
 def check_estimator(name: str, noise_kind: str, owner: str) -> None:
     """RIPS on batch sums needs Gaussian noise (the bridge); reject other noise early."""
     if name == "rips" and noise_kind != "gaussian":
-        raise ConfigError(
-            f"{owner} with estimator='rips' needs Gaussian noise (individual observations are drawn from "
-            f"per-arm sums by a Gaussian bridge). Got noise {noise_kind!r}; use estimator='ols'."
+        raise CannotStartError.build(
+            f"{owner} with estimator='rips'",
+            "it needs Gaussian noise (individual observations are drawn from per-arm sums by a Gaussian "
+            f"bridge); got noise {noise_kind!r}",
+            [Fix("option", "estimator", "ols", "estimator='ols' (least squares on the pulls, any noise)")],
         )

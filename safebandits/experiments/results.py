@@ -30,6 +30,7 @@ from safebandits.experiments.store import ResultsStore, latest_runs
 __all__ = [
     "CURVE_KEY_COLUMNS",
     "KINDS",
+    "correct_but_infeasible",
     "load_curves",
     "load_results",
     "ok_runs",
@@ -269,7 +270,10 @@ def load_curves(
 def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Per kind of run, a table per (experiment, scale, label): run counts and the kind's main metrics.
 
-    identification: ``median_samples``, ``correct`` and ``stopped`` (fractions). regret: median
+    identification: ``median_samples``, ``correct`` (under the learner's own guarantee, which may be
+    relaxed by a tolerance such as BESIDE's epsilon), ``feasible`` (the answer satisfies every constraint
+    under the truth, strictly), ``correct_infeasible`` (the number of runs scored correct whose answer is
+    infeasible) and ``stopped`` (fractions but the count). regret: median
     ``rounds``, mean ``regret``, ``policy_regret``, ``violations`` and ``positive_cost``, fraction that
     reached the horizon. classification: median ``labels`` and mean ``accuracy``, ``fdr``, ``precision``,
     ``recall``. other: median ``wall_s``. Every table has ``runs`` (ok) and ``failed``.
@@ -287,6 +291,8 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
         "identification": [
             ("median_samples", "samples", "median"),
             ("correct", "correct", "mean"),
+            ("feasible", "feasible", "mean"),
+            ("correct_infeasible", "correct_infeasible", "sum"),
             ("stopped", "stopped", "mean"),
         ],
         "regret": [
@@ -312,6 +318,8 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
         if sub.empty:
             continue
         ok = sub[sub["status"] == "ok"]
+        if kind == "identification" and "feasible" in ok and "correct" in ok:
+            ok = ok.assign(correct_infeasible=correct_but_infeasible(ok))
         g = ok.groupby(by, sort=True)
         table = pd.DataFrame({"runs": g.size()})
         for out_name, column, how in specs[kind]:
@@ -323,6 +331,14 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
         table[["runs", "failed"]] = table[["runs", "failed"]].fillna(0).astype(int)
         tables[kind] = table
     return tables
+
+
+def correct_but_infeasible(df: pd.DataFrame) -> pd.Series:
+    """Per run: scored correct under the learner's relaxed guarantee, yet its answer violates a constraint
+    under the truth (``feasible`` is False). Runs without a recorded feasibility are False."""
+    correct = pd.Series([not pd.isna(v) and bool(v) for v in df["correct"]], index=df.index)
+    infeasible = pd.Series([not pd.isna(v) and not bool(v) for v in df["feasible"]], index=df.index)
+    return (correct & infeasible).astype(float)
 
 
 def ok_runs(df: pd.DataFrame) -> pd.DataFrame:

@@ -61,6 +61,7 @@ else:  # pragma: no cover - Python 3.10
 __all__ = [
     "INSTANCE",
     "STORED_DIR",
+    "file_settings",
     "is_experiment_file",
     "load_experiment_file",
     "parse_experiment",
@@ -210,7 +211,7 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
     from safebandits.algorithms.registry import list_algorithms
 
     entries = list_algorithms()
-    fits = {c.name for c in compatible_learners(sim)} if sim is not None else set()
+    fits = {c.name for c in compatible_learners(sim, check_start=False)} if sim is not None else set()
     labels: list[str] = []
     algs = []
     quick = f.quick
@@ -299,6 +300,29 @@ def problem_of_file(path: str | os.PathLike[str]) -> Any:
         return problem_from_dict(problem)
     except ConfigError as exc:
         raise ConfigError(f"{p}: problem: {exc}") from None
+
+
+def file_settings(path: str | os.PathLike[str]) -> tuple[Any, int | None, dict[str, dict[str, Any]]]:
+    """``(problem, horizon, options)`` of an experiment file: its declaration, its top-level ``horizon``
+    (``None`` if absent) and each listed learner's options (the first entry of a learner named twice).
+
+    Only the ``[problem]`` table must be valid; malformed learners or horizon are ignored here (``run``
+    reports them).
+    """
+    problem = problem_of_file(path)
+    try:
+        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):  # (problem_of_file read it)
+        raw = {}
+    horizon = raw.get("horizon")
+    if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
+        horizon = None
+    options: dict[str, dict[str, Any]] = {}
+    for learner in raw.get("learners", []) if isinstance(raw.get("learners"), list) else []:
+        if isinstance(learner, dict) and isinstance(learner.get("name"), str):
+            opts = learner.get("options", {})
+            options.setdefault(learner["name"], _plain_toml(opts) if isinstance(opts, dict) else {})
+    return problem, horizon, options
 
 
 def is_experiment_file(name: str) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from safebandits.experiments.results import correct_but_infeasible
 from safebandits.plotting._text import wrapped, wrapped_suptitle
 
 __all__ = ["comparison_figure", "comparison_tables", "guarantees"]
@@ -120,11 +121,14 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
         rows = ident[ident["label"] == lbl]
         good = rows[rows["correct"].astype(bool) & rows["stopped"].astype(bool)]
         n, k = len(rows), len(good)
+        unsafe = int(correct_but_infeasible(good).sum()) if "feasible" in good else 0
+        flag = f", {unsafe} of them infeasible" if unsafe else ""
         samples = good["samples"].astype(float)
         if k:
             med, q25, q75 = samples.median(), samples.quantile(0.25), samples.quantile(0.75)
             ax.barh(i, med, height=0.5, color=colours[lbl], xerr=[[med - q25], [q75 - med]], capsize=3)
-            ax.text(q75, i, f"  {med:,.0f} ({k}/{n} correct)", va="center", fontsize=9)
+            ax.text(q75, i, f"  {med:,.0f} ({k}/{n} correct{flag})", va="center", fontsize=9,
+                    color="#c62828" if unsafe else "black")  # fmt: skip
             top = max(top, q75)
         else:
             ax.text(0, i, f"  0/{n} runs stopped with a correct answer", va="center", fontsize=9)
@@ -210,16 +214,22 @@ def comparison_tables(runs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
         r["samples"] = r["samples"].astype(float)
         r["correct"] = r["correct"].astype(float)
         r["stopped"] = r["stopped"].astype(float)
+        has_feasible = "feasible" in r
+        if has_feasible:
+            r["correct but infeasible"] = correct_but_infeasible(ident)
+            r["feasible"] = pd.to_numeric(r["feasible"].astype("Float64"), errors="coerce").astype(float)
         g = r.groupby("label", sort=False)
-        table = pd.DataFrame(
-            {
-                "guarantee": [guar.get(lbl, "") for lbl in g.size().index],
-                "runs": g.size(),
-                "median samples": g["samples"].median(),
-                "fraction correct": g["correct"].mean(),
-                "fraction stopped": g["stopped"].mean(),
-            }
-        ).reset_index()
+        columns = {
+            "guarantee": [guar.get(lbl, "") for lbl in g.size().index],
+            "runs": g.size(),
+            "median samples": g["samples"].median(),
+            "fraction correct": g["correct"].mean(),
+        }
+        if has_feasible:
+            columns["fraction feasible"] = g["feasible"].mean()
+            columns["correct but infeasible"] = g["correct but infeasible"].sum().astype(int)
+        columns["fraction stopped"] = g["stopped"].mean()
+        table = pd.DataFrame(columns).reset_index()
         out.append(("Identification learners (samples over runs; runs at the budget count with it)", table))
     if not classif.empty:
         r = classif.copy()

@@ -299,6 +299,12 @@ def outcome_table(runs: pd.DataFrame) -> pd.DataFrame:
     ``frac_correct_stopped`` is the fraction correct among the runs that stopped (NaN when none did);
     ``frac_budget`` the fraction that hit the sample budget. A run that hit the budget is its own
     category: it counts as neither correct nor incorrect.
+
+    Feasibility is scored apart from correctness: ``frac_feasible_stopped`` is the fraction of the runs
+    that stopped whose answer satisfies every constraint under the truth (strictly, no tolerance), and
+    ``n_correct_infeasible`` counts the runs scored correct under the learner's own relaxed guarantee
+    (an answer up to ``epsilon`` above the threshold is correct for BESIDE) whose answer is infeasible.
+    Runs without a recorded feasibility (classification, failed runs) count as neither.
     """
     ok = runs[runs["status"] == "ok"].copy()
     # Missing values (experiments without a stopping rule or a correct answer, e.g. classification): a run
@@ -306,12 +312,28 @@ def outcome_table(runs: pd.DataFrame) -> pd.DataFrame:
     ok["stopped"] = [True if pd.isna(v) else bool(v) for v in ok["stopped"]]
     correct = pd.Series([False if pd.isna(v) else bool(v) for v in ok["correct"]], index=ok.index)
     ok["correct_stopped"] = correct & ok["stopped"]
+    feasible = ok["feasible"] if "feasible" in ok else pd.Series(pd.NA, index=ok.index)
+    known = feasible.notna() & ok["stopped"]
+    is_feasible = pd.Series([not pd.isna(v) and bool(v) for v in feasible], index=ok.index)
+    ok["feasible_known"] = known
+    ok["feasible_stopped"] = known & is_feasible
+    ok["correct_infeasible"] = ok["correct_stopped"] & known & ~is_feasible
     g = ok.groupby(["panel", "sweep.value", "label"], sort=False)
     out = pd.DataFrame(
-        {"n": g.size(), "n_stopped": g["stopped"].sum(), "n_correct": g["correct_stopped"].sum()}
+        {
+            "n": g.size(),
+            "n_stopped": g["stopped"].sum(),
+            "n_correct": g["correct_stopped"].sum(),
+            "n_feasible_known": g["feasible_known"].sum(),
+            "n_feasible": g["feasible_stopped"].sum(),
+            "n_correct_infeasible": g["correct_infeasible"].sum(),
+        }
     )
     out = out.reset_index()
     out["frac_correct_stopped"] = out["n_correct"] / out["n_stopped"].where(out["n_stopped"] > 0)
+    out["frac_feasible_stopped"] = out["n_feasible"] / out["n_feasible_known"].where(
+        out["n_feasible_known"] > 0
+    )
     out["frac_budget"] = 1.0 - out["n_stopped"] / out["n"]
     return out
 

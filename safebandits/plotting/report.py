@@ -38,6 +38,7 @@ from safebandits.plotting.figures import (
 __all__ = [
     "EXTRA_CAPTIONS",
     "EXTRA_FIGURES",
+    "guarantee_rows",
     "load_paper_figures",
     "register_report_figure",
     "section_slug",
@@ -274,6 +275,9 @@ def _comparison_html(group: pd.DataFrame) -> str:
 
     parts = []
     for caption, table in comparison_tables(group):
+        unsafe = int(table["correct but infeasible"].sum()) if "correct but infeasible" in table else 0
+        if unsafe:
+            parts.append(_infeasible_note(unsafe))
         parts.append(
             f"<h3>{html.escape(caption)}</h3>"
             + table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
@@ -296,14 +300,77 @@ def _summary_html(summary: pd.DataFrame, group: pd.DataFrame) -> str:
     extra = [c for c in ("n_failed",) if c in summary and summary[c].sum() > 0]
     table = summary[cols + extra].rename(columns={"q25": "25%", "q75": "75%"})
     keys = ["panel", "sweep.value", "label"]
-    outcomes = outcome_table(group)[[*keys, "frac_correct_stopped", "n_stopped", "n"]]
+    full = outcome_table(group)
+    shown = [*keys, "frac_correct_stopped", "n_stopped", "n"]
+    scored = bool(full["n_feasible_known"].sum() > 0)  # feasibility under the truth was recorded
+    if scored:
+        shown += ["frac_feasible_stopped", "n_correct_infeasible"]
+    outcomes = full[shown]
     outcomes = outcomes.assign(hit_budget=outcomes["n"] - outcomes["n_stopped"]).drop(
         columns=["n", "n_stopped"]
     )
-    table = table.merge(outcomes, on=keys, how="left").rename(
-        columns={"frac_correct_stopped": "correct (of stopped)", "hit_budget": "hit budget"}
+    table = table.merge(outcomes, on=keys, how="left").rename(columns=_OUTCOME_NAMES)
+    note = ""
+    if scored and full["n_correct_infeasible"].sum() > 0:
+        note = _infeasible_note(int(full["n_correct_infeasible"].sum()))
+    return note + _html_table(table)
+
+
+#: Column names of the outcome columns of identification summaries.
+_OUTCOME_NAMES = {
+    "frac_correct_stopped": "correct (of stopped)",
+    "hit_budget": "hit budget",
+    "frac_feasible_stopped": "feasible (of stopped)",
+    "n_correct_infeasible": "correct but infeasible",
+}
+
+
+def _infeasible_note(n: int) -> str:
+    """The warning shown above a table in which runs scored correct returned an infeasible answer."""
+    return (
+        '<p class="warning"><strong>'
+        + html.escape(
+            f"{n} run{'s' if n != 1 else ''} scored correct returned an answer that violates a constraint "
+            "under the truth (feasible = False)."
+        )
+        + "</strong> "
+        + html.escape(
+            "Correct is scored under each learner's own guarantee, which may be relaxed by a tolerance "
+            "(BESIDE's answers may exceed the threshold by up to epsilon); feasible is strict. See each "
+            "learner's guarantee."
+        )
+        + "</p>"
     )
-    return _html_table(table)
+
+
+def guarantee_rows(spec: ExperimentSpec | None, scale: str) -> list[dict[str, str]]:
+    """Each learner's guarantee in the terms of a declared problem (experiment files), else ``[]``.
+
+    One row per learner: its label, its name and the sentence of
+    :func:`~safebandits.algorithms.compatibility.guarantee_statement` (threshold, delta and any tolerance
+    that relaxes it, with the tolerance's source: the user's value or the documented default).
+    """
+    from safebandits.experiments.user import INSTANCE
+
+    if spec is None or not spec.panels or spec.panels[0].instance != INSTANCE:
+        return []
+    from safebandits.algorithms.compatibility import guarantee_statement
+    from safebandits.problems.zoo.declared import declared
+
+    fixed = spec.panels[0].fixed
+    try:
+        problem = declared(problem=fixed["problem"], truth=fixed.get("truth"))
+    except (ConfigError, KeyError):
+        return []
+    rows = []
+    for alg in spec.algorithms:
+        horizon = alg.budget.get(scale) if alg.budget else None
+        try:
+            text = guarantee_statement(problem, alg.name, alg.params, horizon=horizon)
+        except ConfigError as exc:  # (a learner no longer registered)
+            text = str(exc)
+        rows.append({"label": alg.label, "name": alg.name, "guarantee": text})
+    return rows
 
 
 def _verdict(claim: dict[str, Any]) -> str:
@@ -477,6 +544,7 @@ def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str
                 "failures": [(str(e), int(n)) for e, n in getattr(errors, "items", lambda: [])()],
                 "table_title": table_title,
                 "table_html": table_html,
+                "guarantees": guarantee_rows(spec, scale),
             }
         )
     (out / "claims.json").write_text(json.dumps(all_claims, indent=1, default=str) + "\n")

@@ -36,7 +36,9 @@ many settings").
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -51,14 +53,16 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.exceptions import ConfigError
+from safebandits.exceptions import ConfigError, DefaultToleranceWarning, Fix
 from safebandits.problems.noise import BernoulliNoise, BinaryNoise, GaussianNoise, NoiseModel
 from safebandits.problems.stagewise import check_safe_cost
 from safebandits.types import FloatArray
 
 __all__ = [
+    "DEFAULT_EPSILON_FRACTION",
     "FEEDBACK_KINDS",
     "INFO_KINDS",
+    "TOLERANCE_KINDS",
     "Feedback",
     "FunctionClassProblemSpec",
     "KernelProblem",
@@ -67,6 +71,7 @@ __all__ = [
     "Problem",
     "SafeLinearProblem",
     "SimulatedProblem",
+    "Tolerance",
     "info_kind",
     "problem_from_dict",
 ]
@@ -87,6 +92,10 @@ INFO_KINDS: dict[str, str] = {
 #: Feedback models a declaration may name.
 FeedbackKind = Literal["gaussian", "subgaussian", "bernoulli", "binary"]
 FEEDBACK_KINDS: tuple[str, ...] = get_args(FeedbackKind)
+
+
+def _plain(value: Any) -> Any:
+    return value.tolist() if isinstance(value, np.ndarray) else value
 
 
 def info_kind(info: Any) -> str | None:
@@ -177,8 +186,41 @@ class Feedback:
         return {"kind": self.kind, "sigma": self.sigma}
 
 
+#: Default identification tolerance of a declared problem, as a fraction of its cost scale ``mean_bound``.
+DEFAULT_EPSILON_FRACTION = 0.01
+
+#: Info kinds whose learners' answers are relaxed by the declaration's ``epsilon``.
+TOLERANCE_KINDS = ("transductive",)
+
+
+@dataclass(frozen=True, slots=True)
+class Tolerance:
+    """A tolerance that relaxes a guarantee: its name, value and where it comes from.
+
+    ``source`` is ``"given"`` (the user's value) or a sentence stating the default and its rule.
+    """
+
+    name: str
+    value: float
+    source: str
+
+    @property
+    def is_default(self) -> bool:
+        return self.source != "given"
+
+    def describe(self) -> str:
+        where = "your value" if not self.is_default else self.source
+        return f"{self.name} = {self.value:g} ({where})"
+
+
 class Problem:
     """Base of the declarations: ``kinds``, ``view(kind)``, ``simulate(...)``, ``to_dict()``."""
+
+    def tolerance(self, kind: str) -> Tolerance | None:
+        """The tolerance that relaxes the guarantee of learners of ``kind`` (``None``: none relaxes it)."""
+        if kind in TOLERANCE_KINDS and hasattr(self, "answer_tolerance"):
+            return self.answer_tolerance  # type: ignore[no-any-return]
+        return None
 
     setting: str = ""
 
@@ -198,7 +240,47 @@ class Problem:
         reason = self.why_not(kind)
         if reason is not None:
             raise ConfigError(f"{type(self).__name__} cannot be viewed as {kind!r}: {reason}.")
+        tol = self.tolerance(kind)
+        if tol is not None and tol.is_default:
+            warnings.warn(
+                DefaultToleranceWarning(
+                    f"{type(self).__name__}: the {kind!r} learners' answers may exceed your threshold by "
+                    f"up to {tol.describe()}."
+                ),
+                stacklevel=2,
+            )
         return self._view(kind, self._horizon(horizon))
+
+    # -- start-up fixes, in the declaration's own words and coordinates ------------------------------
+    def coordinates_note(self, kind: str) -> str | None:
+        """How the view of ``kind`` differs from this declaration's coordinates (``None``: it does not)."""
+        return None
+
+    def user_actions(self, kind: str, rows: Any) -> FloatArray:
+        """Actions given in the coordinates of the view ``kind``, in this declaration's coordinates."""
+        return np.asarray(rows, dtype=float)
+
+    def fix_text(self, kind: str, fix: Fix) -> str:
+        """A :class:`~safebandits.exceptions.Fix` of a learner reading the view ``kind``, in this
+        declaration's terms (the parameter to set, the actions to add as you would write them)."""
+        if fix.kind == "option":
+            return f"the learner option {fix.text}"
+        if fix.kind == "learner":
+            return f"the learner {fix.text}"
+        if fix.kind == "problem":
+            return f"in the problem, {fix.text}"
+        rows = np.round(self.user_actions(kind, fix.value), 6) + 0.0  # (+ 0.0: no "-0.0" shown)
+        shown = json.dumps(rows.tolist())
+        return f"add these rows to arms: {shown}" + (f" ({fix.detail})" if fix.detail else "")
+
+    def apply_fix(self, kind: str, fix: Fix) -> Problem:
+        """This declaration with a ``"problem"`` or ``"add_actions"`` fix applied (other kinds: itself)."""
+        if fix.kind == "problem":
+            return dataclasses.replace(self, **{fix.name: fix.value})  # type: ignore[type-var]
+        if fix.kind == "add_actions":
+            arms = np.vstack([np.asarray(self.arms, dtype=float), self.user_actions(kind, fix.value)])  # type: ignore[attr-defined]
+            return dataclasses.replace(self, arms=arms)  # type: ignore[type-var]
+        return self
 
     def _horizon(self, horizon: int | None) -> int:
         h = getattr(self, "horizon", 10_000) if horizon is None else horizon
@@ -252,8 +334,14 @@ class LinearProblem(Problem):
         (Safe-LUCB's ``mu^T B x <= c`` with ``mu = -theta``, ``B = -M``). Needs one constraint.
     decisions : array-like of shape (n, d), optional
         Decision set ``Z`` of transductive identification (default: the arms).
-    epsilon : float, default 0.1
-        Tolerance of identification answers (BESIDE's ``Z_eps``).
+    epsilon : float, optional
+        Tolerance of identification answers (BESIDE's ``Z_eps``): an answer of the transductive learners
+        is correct if its cost is at most ``threshold + epsilon`` and its reward within ``epsilon`` of the
+        best safe one, so **it may exceed your threshold by up to epsilon**. Give it in the units of your
+        costs. Left out, it is :data:`DEFAULT_EPSILON_FRACTION` (1%) of ``mean_bound`` (the bound on
+        ``|mu_i^T x|``, i.e. the scale of the costs), announced with a
+        :class:`~safebandits.exceptions.DefaultToleranceWarning` and printed at the start of
+        ``safebandits run`` and in the report (:attr:`answer_tolerance`).
     action_set : {"points", "star"}, default "points"
         ``"points"``: only the arms may be played; ``"star"``: any point of a segment ``[x0, x_i]`` may be
         played (stage-wise learners only).
@@ -294,7 +382,7 @@ class LinearProblem(Problem):
     reward_param: Any = None
     cost_matrix: Any = None
     decisions: Any = None
-    epsilon: float = 0.1
+    epsilon: float | None = None
     action_set: Literal["points", "star"] = "points"
     feedback: Any = "gaussian"
     param_norm_bound: float = 1.0
@@ -350,7 +438,8 @@ class LinearProblem(Problem):
         if self.decisions is not None:
             z = check_array(self.decisions, "decisions", shape=(None, d), min_rows=1, owner=owner)
             object.__setattr__(self, "decisions", z)
-        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon", owner=owner))
+        if self.epsilon is not None:
+            object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon", owner=owner))
         check_literal_fields(self, owner=owner)
         if self.action_set == "star" and self.safe_arm is None:
             raise ConfigError("LinearProblem: action_set='star' (segments [x0, x_i]) needs safe_arm.")
@@ -379,6 +468,19 @@ class LinearProblem(Problem):
     @property
     def n_constraints(self) -> int:
         return int(self.threshold.shape[0])
+
+    @property
+    def answer_tolerance(self) -> Tolerance:
+        """The tolerance of identification answers: the declared ``epsilon`` or the documented default."""
+        if self.epsilon is not None:
+            return Tolerance("epsilon", float(self.epsilon), "given")
+        value = DEFAULT_EPSILON_FRACTION * float(self.mean_bound)
+        return Tolerance(
+            "epsilon",
+            value,
+            f"default: {DEFAULT_EPSILON_FRACTION:.0%} of mean_bound = {self.mean_bound:g}, the scale of the "
+            "costs; set epsilon in the problem to choose it",
+        )
 
     @property
     def told_arm_norm(self) -> float:
@@ -443,6 +545,21 @@ class LinearProblem(Problem):
                 return "Safe-LUCB needs tau - c0 > 0"
         return None
 
+    def coordinates_note(self, kind: str) -> str | None:
+        if kind != "safe-linear-arms":
+            return None
+        x0 = json.dumps((np.round(self._x0(), 6) + 0.0).tolist())
+        return (
+            f"Safe-LUCB works in coordinates centred at your safe arm: x = (your arm) - x0 with x0 = {x0}, "
+            f"B = -cost_matrix and c = threshold - safe_cost = {self._shifted_threshold():g}; so its set "
+            "D^w = {x : ||B x|| <= c/S} is, in your terms, the arms a with "
+            f"||cost_matrix (a - x0)|| <= {self._shifted_threshold():g} / param_norm_bound"
+        )
+
+    def user_actions(self, kind: str, rows: Any) -> FloatArray:
+        rows = np.asarray(rows, dtype=float)
+        return rows + self._x0()[None, :] if kind == "safe-linear-arms" else rows
+
     def _shifted_threshold(self) -> float:
         c0 = 0.0 if self.safe_cost is None else float(self.safe_cost[0])
         return float(self.threshold[0]) - c0
@@ -469,7 +586,7 @@ class LinearProblem(Problem):
                 decisions=self.arms if self.decisions is None else self.decisions,
                 threshold=float(self.threshold[0]),
                 n_constraints=self.n_constraints,
-                epsilon=self.epsilon,
+                epsilon=self.answer_tolerance.value,
                 noise_sd=fb.noise_bound,
                 noise_kind="gaussian" if fb.kind == "subgaussian" else fb.kind,
                 mean_bound=self.mean_bound,
@@ -646,7 +763,7 @@ class LinearProblem(Problem):
                 reward_param=theta,
                 constraint_params=mu,
                 threshold=float(self.threshold[0]),
-                epsilon=self.epsilon,
+                epsilon=self.answer_tolerance.value,
                 noise=noise,
                 mean_bound=self.mean_bound,
                 name=name,
@@ -1300,7 +1417,7 @@ class SimulatedProblem:
         h = self.problem._horizon(horizon)
         inst = self.problem._instance(kind, self.truth, h, self.name)  # type: ignore[attr-defined]
         # Learners see the declaration's view, never what the instance would derive from the truth.
-        view = self.problem.view(kind, horizon=h)
+        view = self.problem._view(kind, h)  # type: ignore[attr-defined]
         return _Proxy(inst, public_info=lambda: view)
 
     @property

@@ -58,7 +58,7 @@ from safebandits.estimators.gp import (
     cholesky_jittered,
     gp_observe,
 )
-from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
 from safebandits.problems.kernel import KernelInfo
 from safebandits.records import log_grid
 from safebandits.types import Decision, FloatArray, Observation
@@ -612,10 +612,18 @@ class SafeSeedGPLearner(GPPairLearner):
         super().__init__(config, info, rng)
         info = check_kernel_info(info, self.owner)
         if not info.safe_seed:
-            raise ConfigError(
-                f"{self.owner} cannot start: it expands a safe set from points known to be safe, and "
-                "info.safe_seed is empty. Give safe_seed (indices of domain points with g <= 0 known in "
-                "advance), or use CKB (ckb-ucb / ckb-ts / ckb-rand), which needs no safe seed."
+            raise CannotStartError.build(
+                self.owner,
+                "it expands a safe set from points known to be safe, and info.safe_seed is empty",
+                [
+                    Fix(
+                        "learner",
+                        "learner",
+                        "ckb-ucb",
+                        "CKB (ckb-ucb / ckb-ts / ckb-rand), which needs no safe seed",
+                    )
+                ],
+                notes=["safe_seed (indices of domain points with g <= 0 known in advance)"],
             )
         self.horizon = int(config.horizon if config.horizon is not None else info.horizon)
         lam = resolve_gp_noise(config.gp_noise, self.horizon)

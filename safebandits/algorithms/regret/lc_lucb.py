@@ -77,7 +77,7 @@ from safebandits.estimators.stagewise import (
     table_views,
     vertex_table,
 )
-from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
 from safebandits.problems.stagewise import StagewiseInfo, checked_stagewise_info
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision, FloatArray, Observation
@@ -540,17 +540,32 @@ class StagewiseLinearLearner(BaseLearner):
         if np.any(excess <= 0.0):
             return
         zero = "x0 = 0" if np.all(self._x0 == 0.0) else "c0 is known"
-        raise ConfigError(
-            f"{owner} cannot start on this problem: with action_set='points' and {zero}, playing x0 "
-            "teaches it nothing about the costs of the other points, and none of the points is "
-            "pessimistically feasible in the first round (every point's pessimistic cost exceeds tau "
-            f"by {float(excess.min()):.3g} or more), so it would play x0 in every round. Change one of: "
-            "action_set='star' (the paper's finite star-convex set, segments "
-            "[x0, x_i] that it explores safely; Def. 13, Remark 7); a learner with constraints in "
-            "expectation (OPLB, OPB), which may mix x0 with other points; or, if they are valid, smaller "
-            f"bounds noise_bound = {self.info.noise_bound:g} / param_norm_bound = "
-            f"{self.info.param_norm_bound:g} or a larger delta = {self.config.delta:g} (they set the "
-            "first-round radius)."
+        raise CannotStartError.build(
+            owner,
+            f"with action_set='points' and {zero}, playing x0 teaches it nothing about the costs of the "
+            "other points, and none of the points is pessimistically feasible in the first round (every "
+            f"point's pessimistic cost exceeds tau by {float(excess.min()):.3g} or more), so it would play "
+            "x0 in every round",
+            [
+                Fix(
+                    "problem",
+                    "action_set",
+                    "star",
+                    "action_set='star' (the paper's finite star-convex set, segments [x0, x_i] that it "
+                    "explores safely; Def. 13, Remark 7)",
+                ),
+                Fix(
+                    "learner",
+                    "learner",
+                    "oplb",
+                    "OPLB, a learner with constraints in expectation, which may mix x0 with other points",
+                ),
+            ],
+            notes=[
+                f"if they are valid, smaller bounds noise_bound = {self.info.noise_bound:g} / "
+                f"param_norm_bound = {self.info.param_norm_bound:g} or a larger delta = "
+                f"{self.config.delta:g} (they set the first-round radius)"
+            ],
         )
 
     # -- radii -------------------------------------------------------------------------------------

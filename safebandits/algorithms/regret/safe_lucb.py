@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import math
 from typing import Any, ClassVar, Literal, NamedTuple, get_args
 
@@ -63,7 +64,7 @@ from safebandits.estimators.ridge import (
     arm_ridge_refresh,
     arm_ridge_update,
 )
-from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
 from safebandits.problems.safe_linear import (
     RadialProblem,
     boundary_grid_step,
@@ -561,14 +562,17 @@ class SafeLUCB(BaseLearner):
             self._dw = dw.copy()
             if self._dw.size == 0:
                 smallest = float(np.min(np.linalg.norm(arms @ self._b.T, axis=1)))
-                raise ConfigError(
-                    f"{owner} cannot start: no arm lies in the conservative set D^w = {{x : ||B x|| <= c/S}} "
-                    f"= {{||B x|| <= {self._bound:.4g}}} (c = {self._c:g}, S = {s:g}), the actions known to "
-                    f"be safe before any data, which it explores first (the smallest ||B x|| of the "
-                    f"{arms.shape[0]} arms is {smallest:.4g}). Change one of: add at least d = {d} linearly "
-                    "independent actions with ||B x|| <= c/S (e.g. arms scaled by c / (S ||B x||)); a "
-                    "smaller param_norm_bound S if a smaller bound on ||mu|| is valid"
-                    + ("." if self.adaptive else f"; or Safe-LUCB on a {_CONVEX_HINT}.")
+                reason = (
+                    f"no arm lies in the conservative set D^w = {{x : ||B x|| <= c/S}} = {{||B x|| <= "
+                    f"{self._bound:.4g}}} (c = {self._c:g}, S = {s:g}), the actions known to be safe before "
+                    f"any data, which it explores first (the smallest ||B x|| of the {arms.shape[0]} arms "
+                    f"is {smallest:.4g})"
+                )
+                raise CannotStartError.build(
+                    owner,
+                    reason,
+                    self._span_fixes(arms, np.zeros((0, d))),
+                    notes=self._dw_notes(),
                 )
         else:
             if self.adaptive:
@@ -622,6 +626,51 @@ class SafeLUCB(BaseLearner):
             self._init_convex()
 
     # -- set-up -------------------------------------------------------------------------------------
+    def _dw_notes(self) -> list[str]:
+        """Changes that may let it start but that only the user can judge valid."""
+        notes = ["a smaller param_norm_bound S, if a smaller bound on ||mu|| is valid (D^w grows as c/S)"]
+        if not self.adaptive:
+            notes.append(f"Safe-LUCB on a {_CONVEX_HINT}")
+        return notes
+
+    def _span_fixes(self, arms: FloatArray, dw_rows: FloatArray) -> list[Fix]:
+        """The fix "add scaled-down copies of arms inside D^w until D^w spans R^d", if the arms span R^d.
+
+        Each added action is an arm ``x`` scaled by ``0.99 c / (S ||B x||)`` (inside ``D^w``), chosen
+        greedily among the arms that raise the rank of the actions of ``D^w``.
+        """
+        d = arms.shape[1]
+        basis = [row for row in dw_rows]
+        rank = int(np.linalg.matrix_rank(np.asarray(basis))) if basis else 0
+        norms = np.linalg.norm(arms @ self._b.T, axis=1)
+        added = []
+        for i in np.argsort(norms, kind="stable"):
+            if rank == d:
+                break
+            if norms[i] <= 0.0:
+                continue
+            candidate = arms[i] * (0.99 * self._bound / norms[i])
+            new_rank = int(np.linalg.matrix_rank(np.asarray([*basis, candidate])))
+            if new_rank > rank:
+                basis.append(candidate)
+                added.append(candidate)
+                rank = new_rank
+        if rank < d or not added:
+            return []
+        rows = np.asarray(added)
+        shown = json.dumps((np.round(rows, 6) + 0.0).tolist())
+        return [
+            Fix(
+                "add_actions",
+                "arms",
+                rows,
+                f"add the {len(added)} action(s) {shown} (scaled-down copies 0.99 c / (S ||B x||) x of arms "
+                "that complete the span of D^w), which lie inside D^w",
+                detail="copies of your arms moved towards the safe arm until they lie in D^w, the set "
+                "known safe before any data; with them D^w spans every direction",
+            )
+        ]
+
     def _resolve_t_prime(self) -> tuple[int, int]:
         c, ln, horizon = self.config, self.lengths, self._horizon
         rule = c.t0_rule if self.adaptive else c.t_prime
@@ -629,27 +678,33 @@ class SafeLUCB(BaseLearner):
             d = self._ds.dim
             n_dw, rank = int(getattr(self, "_dw", np.zeros(0)).size), getattr(self, "_dw_rank", "?")
             option = "t0_rule" if self.adaptive else "t_prime"
-            raise ConfigError(
-                f"{type(self).__name__} cannot start: lambda_- = 0, the {n_dw} action(s) of the conservative "
-                f"set D^w = {{x : ||B x|| <= c/S}} = {{||B x|| <= {self._bound:.4g}}} (known safe before any "
-                f"data) span a space of dimension {rank} < d = {d}, so exploring them cannot estimate mu "
-                f"in every direction and the exploration length {option}={rule!r} (T_Delta / T_0, "
-                "Lemma 1 / Thm. 3) is infinite. (Arms with ||B x|| > c/S, e.g. unit-sphere arms with "
-                "B = I and c < S, are not in D^w.) Change one of: add actions inside D^w that span R^d (e.g. "
-                "scaled-down copies c / (S ||B x||) x of d independent arms); a smaller param_norm_bound "
-                "S if a smaller bound on ||mu|| is valid (D^w grows as c/S)"
-                + ("." if self.adaptive else f"; a {_CONVEX_HINT}; or t_prime=<int> / 'none' (a fixed "
-                   "exploration length, outside the paper's guarantee).")
-            )  # fmt: skip
+            reason = (
+                f"lambda_- = 0, the {n_dw} action(s) of the conservative set D^w = {{x : ||B x|| <= c/S}} = "
+                f"{{||B x|| <= {self._bound:.4g}}} (known safe before any data) span a space of dimension "
+                f"{rank} < d = {d}, so exploring them cannot estimate mu in every direction and the "
+                f"exploration length {option}={rule!r} (T_Delta / T_0, Lemma 1 / Thm. 3) is infinite "
+                "(arms with ||B x|| > c/S, e.g. unit-sphere arms with B = I and c < S, are not in D^w)"
+            )
+            fixes = self._span_fixes(self._ds.arms, self._ds.arms[self._dw]) if self._finite else []
+            notes = self._dw_notes()
+            if not self.adaptive:
+                notes.append(
+                    "t_prime=<int> or 'none' (a fixed exploration length, outside the paper's guarantee)"
+                )
+            raise CannotStartError.build(type(self).__name__, reason, fixes, notes=notes)
         if rule == "none":
             value = 0.0
         elif rule == "t_delta":
             if not math.isfinite(ln["T_Delta"]):
-                raise ConfigError(
-                    f"{type(self).__name__} cannot start: t_prime='t_delta' needs a known positive safety "
-                    f"gap Delta = c - mu^T B x* (info.safety_gap > 0; got {self.info.safety_gap!r}). "
-                    "Change one of: give the problem's safety_gap; t_prime='t0' or 't0-numerical' "
-                    "(no gap needed); or GSLUCB, which learns the gap."
+                raise CannotStartError.build(
+                    type(self).__name__,
+                    "t_prime='t_delta' needs a known positive safety gap Delta = c - mu^T B x* "
+                    f"(info.safety_gap > 0; got {self.info.safety_gap!r})",
+                    [
+                        Fix("option", "t_prime", "t0", "t_prime='t0' (Theorem 3's length; no gap needed)"),
+                        Fix("learner", "learner", "gslucb", "GSLUCB, which learns the gap"),
+                    ],
+                    notes=["the problem's safety_gap, if you know a valid one"],
                 )
             value = ln["T_Delta"]
         elif rule == "t0":
