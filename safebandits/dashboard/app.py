@@ -262,6 +262,13 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
             runs = df.groupby(["experiment", "scale"]).size().to_dict() if len(df) else {}
         except Exception:  # no store (only a report), or a store another version wrote
             runs = None
+        if runs:
+            from safebandits.dashboard.views import identification_outcomes
+
+            for key, rows in identification_outcomes(df).items():
+                e = experiments.setdefault(key, {"claims": [], "figures": []})
+                e["outcomes"] = rows
+                e["figures"] = [p for p in pngs if p.startswith(section_slug(*key))]
         return render(
             "results.html",
             experiments=sorted(experiments.items()),

@@ -14,6 +14,7 @@ __all__ = [
     "arm_sets",
     "bounds_svg",
     "driving_svg",
+    "identification_outcomes",
     "problem_instance",
     "simulated_curves_svg",
     "view_kind",
@@ -242,3 +243,35 @@ def fit_to_axes(fig: Figure, ax: Any, width: float) -> None:
     """Give an equal-aspect picture a figure height that matches its data (no empty bands)."""
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     fig.set_size_inches(width, min(12.0, max(2.0, width * (y1 - y0) / (x1 - x0) + 0.4)))
+
+
+def identification_outcomes(runs: Any) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Per (experiment, scale): one row per identification learner with its runs, the fraction correct
+    (under its own, possibly relaxed, guarantee), the fraction feasible under the truth (strict) and the
+    runs scored correct whose answer is infeasible. The results page shows them side by side."""
+    from safebandits.experiments.results import summary_by_kind
+    from safebandits.experiments.store import latest_runs
+
+    table = summary_by_kind(latest_runs(runs)).get("identification")
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    if table is None:
+        return out
+    for (experiment, scale, label), row in table.iterrows():
+        out.setdefault((str(experiment), str(scale)), []).append(
+            {
+                "label": str(label),
+                "runs": int(row["runs"]),
+                "correct": _fraction(row.get("correct")),
+                "feasible": _fraction(row.get("feasible")),
+                "correct_infeasible": int(row.get("correct_infeasible", 0) or 0),
+            }
+        )
+    return out
+
+
+def _fraction(value: Any) -> str:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return ""
+    return "" if v != v else f"{v:.2f}"
