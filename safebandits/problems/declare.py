@@ -1119,7 +1119,7 @@ class KernelProblem(Problem):
             constraint_noise_bound=r,
             slater=float(self.slater),
             horizon=horizon,
-            safe_seed=self.safe_seed or (0,),
+            safe_seed=tuple(self.safe_seed),  # (empty: no point is assumed safe)
         )
 
     def why_not(self, kind: str) -> str | None:

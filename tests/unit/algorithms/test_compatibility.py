@@ -51,7 +51,9 @@ def test_compatible_learners_of_a_k_armed_linear_problem(problem):
     # Safe-LUCB's default t_prime='t_delta' needs the safety gap, which this problem does not give: it
     # cannot start, so it is not listed; with the option its message names, it is
     assert "safe-lucb" not in found
-    assert "safe-lucb" in {c.name for c in compatible_learners(problem, options={"safe-lucb": {"t_prime": "t0"}})}
+    assert "safe-lucb" in {
+        c.name for c in compatible_learners(problem, options={"safe-lucb": {"t_prime": "t0"}})
+    }
     assert "safe-lucb" in {c.name for c in compatible_learners(problem, check_start=False)}
     assert "acol" not in found and "opnlb" not in found and "oracle" not in found
     assert found["lc-lucb"].guarantee == GUARANTEES["round"] and found["lc-lucb"].kind == "stagewise"

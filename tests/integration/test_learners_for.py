@@ -1,0 +1,161 @@
+"""``learners --for`` tells the truth, ``run FILE.toml`` refuses a learner that cannot start, and an
+answer above the user's limit is never shown as correct without ``feasible`` beside it (issue 29)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import safebandits as sb
+from safebandits.algorithms.compatibility import instance_for
+from safebandits.cli import cli
+from safebandits.experiments.user import file_settings, load_experiment_file
+from safebandits.problems.zoo.declared import declared
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
+
+
+def _listed(output: str) -> list[str]:
+    block = output.split("\n\n")[0]
+    return [
+        m.group(1)
+        for m in re.finditer(r"^  (\S+)\s+(?:pure_exploration|regret|classification)\s", block, re.M)
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::safebandits.exceptions.DefaultToleranceWarning")
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_learners_for_each_example_lists_only_learners_that_start(path):
+    res = CliRunner().invoke(cli, ["learners", "--for", str(path)])
+    assert res.exit_code == 0, res.output
+    listed = _listed(res.output)
+    assert listed, res.output
+    spec = load_experiment_file(path)
+    fixed = spec.panels[0].fixed
+    sim = declared(problem=fixed["problem"], truth=fixed.get("truth"), T=50)
+    _, _, options = file_settings(path)
+    for name in listed:
+        entry = sb.get_algorithm(name)
+        if entry.task == "classification":
+            continue  # (pool learners: built by the classification runner, checked by start_check)
+        inst = instance_for(sim, name, horizon=50)
+        info = inst.privileged_info() if entry.privileged else inst.public_info()
+        learner = sb.make_learner(name, info, np.random.default_rng(0), options.get(name))
+        env = inst.environment(np.random.default_rng(1))
+        decision = learner.ask()  # it starts and plays
+        learner.tell(decision, env.play(decision))
+    # every family it does not fit is named, with its reason
+    assert "Families it does not fit:" in res.output
+    families = res.output.split("Families it does not fit:")[1]
+    for line in filter(None, families.strip("\n").splitlines()):
+        assert re.match(r"^  [a-z-]+ \(.+\): .+\.$", line), line
+
+
+DOSE = """
+name = "dose-tol"
+title = "Five doses, toxicity at most 0.3"
+replicates = 4
+budget = 100000
+
+[problem]
+setting = "linear"
+arms = [[1,0,0,0,0],[0,1,0,0,0],[0,0,1,0,0],[0,0,0,1,0],[0,0,0,0,1]]
+threshold = 0.3
+safe_arm = 0
+{epsilon}
+feedback = {{ kind = "gaussian", sigma = 0.5 }}
+
+[truth]
+reward_param = [0.1, 0.25, 0.45, 0.9, 0.95]
+cost_params = [[0.05, 0.1, 0.22, 0.32, 0.6]]
+
+[[learners]]
+name = "xy-safe-only"
+"""
+
+
+def test_an_answer_above_the_limit_is_shown_with_feasible_false(tmp_path):
+    # dose 3 (toxicity 0.32, limit 0.3) is within epsilon = 0.1 of the limit and far better than any
+    # safe dose: an epsilon-relaxed learner returns it and is scored correct; it is infeasible
+    f = tmp_path / "dose.toml"
+    f.write_text(DOSE.format(epsilon="epsilon = 0.1"))
+    runner = CliRunner()
+    out = tmp_path / "out"
+    res = runner.invoke(cli, ["run", str(f), "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "may exceed your threshold by up to epsilon = 0.1 (your value)" in res.output
+    assert "guarantee of xy-safe-only: with probability at least 1 - delta" in res.output
+    df = sb.load_results(out)
+    unsafe = df[df["correct"].astype(bool) & ~df["feasible"].astype(bool)]
+    assert len(unsafe) >= 1  # the situation the issue reports
+    res = runner.invoke(cli, ["results", str(out)])
+    assert res.exit_code == 0
+    header = next(line for line in res.output.splitlines() if "correct" in line and "runs" in line)
+    assert "feasible" in header and "correct_infeasible" in header
+    assert re.search(
+        rf"warning: {len(unsafe)} runs? scored correct returned an answer that violates", res.output
+    )
+    res = runner.invoke(cli, ["report", str(out)])
+    assert res.exit_code == 0, res.output
+    page = (out / "report" / "index.html").read_text()
+    assert "fraction feasible" in page and "correct but infeasible" in page
+    assert "scored correct returned an answer that violates a constraint under the truth" in page
+    assert "may return an action whose cost is up to epsilon = 0.1 (your value) above your threshold" in page
+    # the dashboard's results page shows both too
+    from starlette.testclient import TestClient
+
+    from safebandits.dashboard.app import create_app
+
+    client = TestClient(create_app(f"sqlite:///{tmp_path / 's.db'}", results=out))
+    html = client.get("/results").text
+    assert "correct but infeasible" in html and 'class="unsafe"' in html
+
+
+def test_a_default_tolerance_is_printed_at_the_start_and_in_the_report(tmp_path):
+    f = tmp_path / "dose.toml"
+    f.write_text(DOSE.format(epsilon="").replace("replicates = 4", "replicates = 1"))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["run", str(f), "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "up to epsilon = 0.01 (default: 1% of mean_bound = 1" in res.output
+    CliRunner().invoke(cli, ["report", str(out)])
+    assert "epsilon = 0.01 (default: 1% of mean_bound" in (out / "report" / "index.html").read_text()
+
+
+def test_run_refuses_every_learner_that_cannot_start_once(tmp_path):
+    f = tmp_path / "lin.toml"
+    f.write_text(
+        """
+name = "lin"
+horizon = 200
+replicates = 2
+[problem]
+setting = "linear"
+arms = [[0.1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0.6, 0.6, 0.5]]
+threshold = 0.3
+safe_arm = 0
+safe_reward = 0.05
+safe_cost = 0.05
+cost_matrix = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+[truth]
+reward_param = [0.5, 0.3, 0.2]
+[[learners]]
+name = "safe-lucb"
+options = { t_prime = "t0" }
+[[learners]]
+name = "lc-lucb"
+[[learners]]
+name = "opb"
+"""
+    )
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["run", str(f), "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert "2 learner(s) cannot start on this problem (nothing was run)" in res.output
+    assert "safe-lucb" in res.output and "lc-lucb" in res.output and "add these rows to arms" in res.output
+    assert not (out / "results.sqlite").exists()
