@@ -175,7 +175,10 @@ def report_confidence_slack(
         part = ok[ok["panel"] == panel]
         slack = part["confidence_min_slack"].astype(float).to_numpy()
         failing = int((part["confidence_failures"].astype(float) > 0).sum())
-        ax.hist(slack, bins=min(30, max(5, len(slack) // 3)), color="tab:blue", alpha=0.8)
+        lo, hi = float(slack.min()), float(slack.max())
+        if not hi - lo > 1e-9 * max(1.0, abs(hi)):  # (equal values: numpy cannot split a zero range)
+            lo, hi = lo - 1e-3, hi + 1e-3
+        ax.hist(slack, bins=min(30, max(5, len(slack) // 3)), range=(lo, hi), color="tab:blue", alpha=0.8)
         ax.axvline(0.0, color="tab:red", linewidth=1.5)
         ax.set_xlim(min(-0.05, float(slack.min()) - 0.05), 1.0)
         ax.set_xlabel("least slack over rounds: 1 - ||mu_hat - mu||_A / beta", fontsize=8)

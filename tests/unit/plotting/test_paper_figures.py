@@ -83,3 +83,22 @@ def test_a_registered_style_reaches_every_variant_of_the_label(base, variant, in
         figures._COLOURS.update(colours)
         figures._VARIANT_LINESTYLES.clear()
         figures._VARIANT_LINESTYLES.update(variants)
+
+
+def test_confidence_slack_histogram_of_equal_values(tmp_path):
+    # every run at the same least slack (a zero data range): numpy >= 2.4 cannot split it into bins by
+    # itself; the figure gives the range (`make run` failed on the quick store)
+    import pandas as pd
+
+    from safebandits.papers.safe_lucb.figures import report_confidence_slack
+
+    runs = pd.DataFrame(
+        {
+            "status": ["ok"] * 6,
+            "panel": ["a"] * 6,
+            "confidence_min_slack": [0.9999999] * 6,
+            "confidence_failures": [0] * 6,
+        }
+    )
+    names = report_confidence_slack(None, runs, {}, tmp_path, "s")
+    assert names == ["s-confidence-slack.png"] and (tmp_path / names[0]).stat().st_size > 0
