@@ -218,7 +218,10 @@ def start_check(
         else:
             check_info(name, kinds_of(entry), problem)
             info = problem
-        cfg = entry.config(**dict(options or {}))
+        try:
+            cfg = entry.config(**dict(options or {}))
+        except TypeError as exc:  # (an option the config does not have)
+            raise ConfigError(f"options of {name!r}: {exc}") from None
         entry.cls(cfg, info, np.random.default_rng(0))
     except ConfigError as exc:
         return _refusal(name, exc, decl if isinstance(decl, Problem) else None, kind)
