@@ -688,8 +688,8 @@ def results(directory: str, csv_path: str | None) -> None:
                 click.echo(
                     f"warning: {unsafe} run{'s' if unsafe != 1 else ''} scored correct returned an answer "
                     "that violates a constraint under the truth (feasible < 1 above): 'correct' follows each "
-                    "learner's own guarantee, which may be relaxed by a tolerance (BESIDE's answers may "
-                    "exceed the threshold by up to epsilon); 'feasible' is strict."
+                    "learner's own guarantee, which may be relaxed by a tolerance (an answer within a "
+                    "tolerance epsilon may exceed the threshold by up to epsilon); 'feasible' is strict."
                 )
 
 

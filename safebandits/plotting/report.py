@@ -336,8 +336,8 @@ def _infeasible_note(n: int) -> str:
         + "</strong> "
         + html.escape(
             "Correct is scored under each learner's own guarantee, which may be relaxed by a tolerance "
-            "(BESIDE's answers may exceed the threshold by up to epsilon); feasible is strict. See each "
-            "learner's guarantee."
+            "(an answer within a tolerance epsilon may exceed the threshold by up to epsilon); feasible is "
+            "strict. See each learner's guarantee."
         )
         + "</p>"
     )

@@ -115,6 +115,10 @@ def radial_d0(kind, center, radius, g_mat, h_vec, u):
     return best
 
 
+#: Relative size below which a safety gap is rounding (:attr:`SafeLinearInstance.safety_gap`).
+_GAP_ROUNDING = 1e-12
+
+
 @dataclass(frozen=True, slots=True)
 class DecisionSet:
     """The decision set ``D0``: K arms, a ball or a polytope (known to the learner).
@@ -501,8 +505,11 @@ class SafeLinearInstance:
 
     @property
     def safety_gap(self) -> float:
-        """``Delta = c - mu^T B x*`` (eq. 12), clipped at 0 against rounding."""
-        return max(0.0, float(self.threshold - self.safety_param @ self._optimum()[1]))
+        """``Delta = c - mu^T B x*`` (eq. 12), 0 when within rounding of 0 (relative 1e-12 of ``c``):
+        an ``x*`` on the constraint's boundary is found to a few ulps, on either side depending on the
+        BLAS (numpy 2.4 gives 1.1e-16 on ``safelucb/2d-boundary``, whose gap is 0 by construction)."""
+        gap = float(self.threshold - self.safety_param @ self._optimum()[1])
+        return gap if gap > _GAP_ROUNDING * max(1.0, abs(float(self.threshold))) else 0.0
 
     # -- learner's view -------------------------------------------------------------------------
     def _told(self) -> tuple[float, float, float]:
