@@ -210,3 +210,70 @@ def instance_for(simulated: SimulatedProblem, name: str, *, horizon: int | None 
     if not isinstance(simulated, SimulatedProblem):
         raise TypeError(f"instance_for expects a SimulatedProblem, got {type(simulated).__name__}.")
     return simulated.instance(_kind_for(simulated.problem, _entry(name)), horizon=horizon)
+
+
+def per_round_safety_note(problem: Any) -> str | None:
+    """``None`` if a registered learner that promises safety in every round fits ``problem``; else why none
+    can, and what would admit one (``safebandits learners --for FILE`` prints it).
+
+    A learner promises per-round safety if it registered ``guarantee="round"`` (StageOpt, SGP-UCB,
+    Safe-LUCB, GSLUCB, LC-LUCB, Safe-LTS). Per-round safety needs structure that links the actions (a
+    kernel or a linear model) and a known safe action; on K unstructured arms no learner can promise it
+    (Remark 7 of the stage-wise paper): the note says so.
+
+    Parameters
+    ----------
+    problem : Problem, SimulatedProblem or problem information
+    """
+    from safebandits.algorithms.registry import list_algorithms
+
+    offered = _problem_kinds(problem)
+    decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
+    round_kinds: dict[str, list[str]] = {}
+    for name, entry in list_algorithms("regret").items():
+        if getattr(entry, "guarantee", "") != "round" or entry.privileged:
+            continue
+        for k in kinds_of(entry):
+            round_kinds.setdefault(k, []).append(name)
+    refusals = []
+    for kind, names in round_kinds.items():
+        if kind not in offered:
+            continue
+        for name in names:
+            why = _start_refusal(problem, name)
+            if why is None:
+                return None
+            refusals.append(f"{name} cannot start: {why}")
+    reasons = []
+    for kind, names in round_kinds.items():
+        if kind in offered:
+            continue
+        why = decl.why_not(kind) if isinstance(decl, Problem) else f"it is a {offered[0]!r} problem"
+        reasons.append(f"{', '.join(sorted(names))} ({kind}): {why}")
+    reasons = refusals + reasons
+    text = "No learner can promise safety in every round on this problem. " + "; ".join(reasons) + "."
+    if "k-armed" in offered:
+        text += (
+            " On K unstructured arms, playing the safe arm reveals nothing about the others (Remark 7 of the "
+            "stage-wise paper): per-round safety needs a model that links the actions (a covariate per "
+            "action with a kernel, setting = 'covariate'; or features with a linear model and a known safe "
+            "action). The learners listed are safe in expectation or soft at best."
+        )
+    return text
+
+
+def _start_refusal(problem: Any, name: str) -> str | None:
+    """``None`` if learner ``name`` (default options) can be built on ``problem``, else its refusal."""
+    import warnings
+
+    import numpy as np
+
+    entry = _entry(name)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (a view's notices are the caller's to print)
+            info = view_for(problem, name) if isinstance(problem, (Problem, SimulatedProblem)) else problem
+            entry.cls(entry.config(), info, np.random.default_rng(0))
+    except ConfigError as exc:
+        return " ".join(str(exc).split())
+    return None

@@ -1352,10 +1352,13 @@ _SETTINGS: dict[str, type[Problem]] = {
 
 
 def problem_from_dict(values: Mapping[str, Any]) -> Problem:
-    """A declaration from plain values: ``{"setting": "linear" | "kernel" | "function-class" | "pool", ...}``.
+    """A declaration from plain values: ``{"setting": "linear" | "kernel" | "function-class" | "pool" |
+    "covariate", ...}`` (``"covariate"``: :class:`~safebandits.problems.declare_covariate.CovariateProblem`).
 
     The other keys are the declaration's parameters (see :class:`LinearProblem` and the others).
     """
+    import safebandits.problems.declare_covariate  # noqa: F401  (registers the "covariate" setting)
+
     if not isinstance(values, Mapping):
         raise ConfigError(f"A problem must be a table of values. Got {type(values).__name__} instead.")
     values = dict(values)

@@ -296,6 +296,10 @@ class KernelInfo:
     horizon : int
     safe_seed : tuple of int
         Points known to be safe (only the safe baselines use them; CKB needs none).
+    lipschitz : float or None, default None
+        A declared Lipschitz constant of ``g`` in the Euclidean metric on ``points`` (StageOpt's safe
+        expansion reads it when its own ``lipschitz`` option is unset; ``None``: ``G`` in the kernel
+        metric, which ``||g||_k <= G`` implies).
     """
 
     kernel: FloatArray
@@ -308,6 +312,7 @@ class KernelInfo:
     slater: float
     horizon: int
     safe_seed: tuple[int, ...]
+    lipschitz: float | None = None
 
     @property
     def n_points(self) -> int:
