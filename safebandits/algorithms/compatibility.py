@@ -244,13 +244,13 @@ def per_round_safety_note(problem: Any) -> str | None:
             if why is None:
                 return None
             refusals.append(f"{name} cannot start: {why}")
-    reasons = []
+    by_reason: dict[str, set[str]] = {}  # (one line per reason: several kinds may share one)
     for kind, names in round_kinds.items():
         if kind in offered:
             continue
         why = decl.why_not(kind) if isinstance(decl, Problem) else f"it is a {offered[0]!r} problem"
-        reasons.append(f"{', '.join(sorted(names))} ({kind}): {why}")
-    reasons = refusals + reasons
+        by_reason.setdefault(str(why), set()).update(names)
+    reasons = refusals + [f"{', '.join(sorted(names))}: {why}" for why, names in by_reason.items()]
     text = "No learner can promise safety in every round on this problem. " + "; ".join(reasons) + "."
     if "k-armed" in offered:
         text += (
