@@ -303,7 +303,10 @@ class CovariateProblem(Problem):
             )
         slater = self.told_slater()
         if slater is not None:
-            lines.append(f"Slater constant {slater:.4g} (limit minus the safe action's cost, capped at 1)")
+            why = (
+                "your value" if self.slater is not None else "limit minus the safe action's cost, capped at 1"
+            )
+            lines.append(f"Slater constant {slater:.4g} ({why})")
         return lines
 
     # -- views ------------------------------------------------------------------------------------
