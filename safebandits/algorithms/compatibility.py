@@ -28,6 +28,7 @@ __all__ = [
     "guarantee_of",
     "instance_for",
     "kinds_of",
+    "per_round_safety_note",
     "view_for",
 ]
 

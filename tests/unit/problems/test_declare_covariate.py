@@ -169,3 +169,33 @@ def test_stageopt_reads_the_declared_lipschitz_constant():
     assert own.lipschitz == 0.5 and own.distance[0, 1] < 2  # its own option: the kernel metric
     plain = make_learner("stageopt", _dose(constraint_bound=0.7), np.random.default_rng(0))
     assert plain.lipschitz == 0.7  # no declared constant: G in the kernel metric
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    k=st.integers(2, 6),
+    start=st.floats(0.0, 100.0),
+    steps=st.lists(st.floats(0.5, 50.0), min_size=5, max_size=5),
+    tau=st.floats(0.05, 0.95),
+    frac=st.floats(0.0, 0.95),
+    safe=st.integers(0, 5),
+    ls=st.none() | st.floats(0.1, 1.0),
+)
+def test_generated_declarations_round_trip_and_every_routed_learner_starts(
+    k, start, steps, tau, frac, safe, ls
+):
+    cov = start + np.concatenate([[0.0], np.cumsum(steps[: k - 1])])
+    p = CovariateProblem(
+        covariates=cov.tolist(),
+        threshold=tau,
+        safe_action=safe % k,
+        safe_cost=frac * tau,
+        kernel=None if ls is None else {"lengthscale": ls},
+        horizon=50,
+    )
+    values = p.to_dict()
+    assert problem_from_dict(values).to_dict() == values
+    assert p.kinds == ("kernel", "k-armed") and per_round_safety_note(p) is None
+    for name in ("stageopt", "sgp-ucb", "ckb-ucb", "opb", "oplb"):
+        learner = make_learner(name, p, np.random.default_rng(0))
+        assert learner.ask() is not None
