@@ -41,7 +41,7 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -62,6 +62,9 @@ __all__ = ["DEFAULT_LENGTHSCALE", "AssumptionWarning", "CovariateProblem"]
 
 #: Default kernel lengthscale, in units of each covariate's range (covariates are scaled to [0, 1]).
 DEFAULT_LENGTHSCALE = 0.5
+
+#: Kernels a covariate declaration takes (variance 1, on the covariates scaled to [0, 1]).
+CovariateKernel = Literal["se", "matern"]
 
 #: The info kinds a covariate declaration offers, best first.
 COVARIATE_KINDS = ("kernel", "k-armed")
@@ -194,7 +197,7 @@ class CovariateProblem(Problem):
             raise _owner_fail("kernel", "a mapping {'name': 'se' | 'matern', 'lengthscale': ...}", spec)
         out = dict(spec)
         name = out.setdefault("name", "se")
-        check_choice(name, "kernel.name", ("se", "matern"), owner="CovariateProblem")
+        check_choice(name, "kernel.name", CovariateKernel, owner="CovariateProblem")
         allowed = {"name", "lengthscale"} | ({"nu"} if name == "matern" else set())
         unknown = sorted(set(out) - allowed)
         if unknown:
