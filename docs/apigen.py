@@ -28,6 +28,10 @@ REFERENCE_MODULES = [
     ("safebandits.algorithms.compatibility", "Which learners fit a problem, and what each guarantees."),
     ("safebandits.problems", "Problem instances, environments and noise models."),
     ("safebandits.problems.declare", "Problems of one's own, declared from their public parts."),
+    (
+        "safebandits.problems.declare_covariate",
+        "Dose finding and its kin: a covariate per action, per-round safety.",
+    ),
     ("safebandits.experiments", "Experiments as data, the results store and claims."),
     ("safebandits.experiments.user", "Experiment files (TOML) of one's own."),
     ("safebandits.experiments.papers", "Paper packages: discovery by entry point, claims registration."),

@@ -4,6 +4,7 @@ ORDER = [
     "plot_quickstart.py",
     "plot_own_problem.py",
     "plot_cross_paper_comparison.py",
+    "plot_dose_finding.py",
     "plot_plugin_learner.py",
     "plot_study_simulated_human.py",
     "*",

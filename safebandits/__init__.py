@@ -117,6 +117,7 @@ _EXPORTS: dict[str, str] = {
         ),
         "safebandits.problems.declare",
     ),
+    **dict.fromkeys(("CovariateProblem",), "safebandits.problems.declare_covariate"),
     **dict.fromkeys(
         (
             "GUARANTEES",
@@ -217,6 +218,7 @@ __all__ = [
     "ClassificationRun",
     "Compatible",
     "ConfigError",
+    "CovariateProblem",
     "DataNotFoundError",
     "Decision",
     "DecisionSet",
@@ -456,6 +458,7 @@ if TYPE_CHECKING:  # pragma: no cover - what type checkers and IDEs see
         SimulatedProblem,
         problem_from_dict,
     )
+    from safebandits.problems.declare_covariate import CovariateProblem
     from safebandits.problems.environment import ArmEnvironment
     from safebandits.problems.function_class import (
         FunctionClassInfo,

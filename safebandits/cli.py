@@ -556,7 +556,7 @@ def _echo_fit(fit: Any, problem: Any) -> None:
             click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<16}  {c.guarantee}")
         for line in tolerance_lines(problem, found):
             click.echo(f"  note: {line}")
-    note = per_round_safety_note(problem, found)
+    note = per_round_safety_note(problem)
     if note:
         click.echo(f"  note: {note}")
     if fit.cannot_start:

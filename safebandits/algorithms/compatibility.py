@@ -415,18 +415,6 @@ def tolerance_lines(problem: Any, found: Iterable[Compatible]) -> list[str]:
     return lines
 
 
-def per_round_safety_note(problem: Any, found: Iterable[Compatible]) -> str | None:
-    """A note when no learner in ``found`` promises safety in every round (``None`` if one does)."""
-    found = list(found)
-    if not found or any(c.guarantee == GUARANTEES["round"] for c in found):
-        return None
-    return (
-        "no listed learner promises safety in every round on this problem (their guarantees hold in "
-        "expectation, for the cumulative violation or for the final answer only); per-round safety needs "
-        "structure shared by the actions and a known safe action"
-    )
-
-
 def guarantee_statement(
     problem: Any, name: str, options: Mapping[str, Any] | None = None, *, horizon: int | None = None
 ) -> str:
@@ -485,3 +473,59 @@ def guarantee_statement(
     if key == "none":
         return "no safety guarantee (a baseline)."
     return GUARANTEES.get(key, key) or "guarantee not declared."
+
+
+def per_round_safety_note(problem: Any) -> str | None:
+    """``None`` if a registered learner that promises safety in every round fits ``problem``; else why none
+    can, and what would admit one (``safebandits learners --for FILE`` prints it).
+
+    A learner promises per-round safety if it registered ``guarantee="round"`` (StageOpt, SGP-UCB,
+    Safe-LUCB, GSLUCB, LC-LUCB, Safe-LTS). Per-round safety needs structure that links the actions (a
+    kernel or a linear model) and a known safe action; on K unstructured arms no learner can promise it
+    (Remark 7 of the stage-wise paper): the note says so.
+
+    Parameters
+    ----------
+    problem : Problem, SimulatedProblem or problem information
+    """
+    from safebandits.algorithms.registry import list_algorithms
+
+    offered = _problem_kinds(problem)
+    decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
+    round_kinds: dict[str, list[str]] = {}
+    for name, entry in list_algorithms("regret").items():
+        if getattr(entry, "guarantee", "") != "round" or entry.privileged:
+            continue
+        for k in kinds_of(entry):
+            round_kinds.setdefault(k, []).append(name)
+    refusals = []
+    for kind, names in round_kinds.items():
+        if kind not in offered:
+            continue
+        for name in names:
+            why = _start_refusal(problem, name)
+            if why is None:
+                return None
+            refusals.append(f"{name} cannot start: {why}")
+    by_reason: dict[str, set[str]] = {}  # (one line per reason: several kinds may share one)
+    for kind, names in round_kinds.items():
+        if kind in offered:
+            continue
+        why = decl.why_not(kind) if isinstance(decl, Problem) else f"it is a {offered[0]!r} problem"
+        by_reason.setdefault(str(why), set()).update(names)
+    reasons = refusals + [f"{', '.join(sorted(names))}: {why}" for why, names in by_reason.items()]
+    text = "No learner can promise safety in every round on this problem. " + "; ".join(reasons) + "."
+    if "k-armed" in offered:
+        text += (
+            " On K unstructured arms, playing the safe arm reveals nothing about the others (Remark 7 of the "
+            "stage-wise paper): per-round safety needs a model that links the actions (a covariate per "
+            "action with a kernel, setting = 'covariate'; or features with a linear model and a known safe "
+            "action). The learners listed are safe in expectation or soft at best."
+        )
+    return text
+
+
+def _start_refusal(problem: Any, name: str) -> str | None:
+    """``None`` if learner ``name`` (default options) can start on ``problem``, else its refusal."""
+    check = start_check(problem, name)
+    return None if check.ok else check.message

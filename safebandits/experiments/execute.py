@@ -168,6 +168,7 @@ REGRET_METRICS = (
     "positive_cost",
     "positive_cost_tenth",
     "optimism_failures",
+    "final_feasible",
 )
 
 
@@ -181,11 +182,16 @@ def _run_regret_task(
     ``positive_cost`` (``sum_t [c_t - tau]_+``) are those of the first constraint (all constraints are in
     the ``curve`` and ``totals`` traces). ``optimism_failures`` counts the rounds whose optimistic value
     is below the optimal true value (``None`` for learners that report none; details in the ``optimism``
-    trace).
+    trace). ``final_feasible``: the learner's final plays are within every limit under the truth -- the
+    mean true cost of the last 10% of the rounds (of the played policies' expected costs, for learners
+    safe in expectation) is at most each threshold (+ ``TOL``); the regret learners' "final answer".
     """
     from safebandits.experiments.regret_loop import run_regret
+    from safebandits.problems.stagewise import TOL
 
     out = run_regret(learner, env, instance, budget=task.budget)
+    tau = np.asarray(instance.threshold, dtype=np.float64).reshape(-1)
+    final_feasible = bool(np.all(np.asarray(out.tail_cost, dtype=np.float64) <= tau + TOL))
     record.update(
         status="ok",
         samples=out.rounds,
@@ -211,6 +217,7 @@ def _run_regret_task(
         positive_cost=out.positive_cost[0],
         positive_cost_tenth=out.positive_cost_tenth[0],
         optimism_failures=out.optimism.get("failures"),
+        final_feasible=final_feasible,
     )
     if out.optimism:
         traces["optimism"] = _json_safe(out.optimism)

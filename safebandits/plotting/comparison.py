@@ -183,6 +183,15 @@ def _classification_figure(
     return fig
 
 
+def _final_feasible_column(runs: pd.DataFrame, g: Any) -> dict[str, Any]:
+    """``{"final plays feasible": fraction of runs}`` when the runs record ``final_feasible`` (the mean true
+    cost of the last 10% of the rounds within every limit), else nothing."""
+    if "final_feasible" not in runs or runs["final_feasible"].isna().all():
+        return {}
+    values = pd.to_numeric(runs["final_feasible"].astype("Float64"), errors="coerce").astype(float)
+    return {"final plays feasible": values.groupby(runs["label"], sort=False).mean().reindex(g.size().index)}
+
+
 def comparison_tables(runs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """(caption, table) per kind of learner present: regret, identification, classification."""
     regret, ident, classif = _kinds(runs)
@@ -203,8 +212,10 @@ def comparison_tables(runs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
                 "regret vs per-round-safe optimum": g["action_regret"].mean(),
                 "regret vs best policy in expectation": g["policy_regret"].mean(),
                 "violating rounds": g["violations"].mean(),
+                "violating rounds, all runs": g["violations"].sum(),
                 "rounds with expected cost above tau": g["policy_violations"].mean(),
                 "positive constraint cost": g["positive_cost"].mean(),
+                **_final_feasible_column(r, g),
                 "wall s": g["wall_s"].mean(),
             }
         ).reset_index()

@@ -269,11 +269,40 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
     return _html_table(table)
 
 
-def _comparison_html(group: pd.DataFrame) -> str:
+def _problem_html(spec: Any) -> str:
+    """The assumptions a user's declared problem tells the learners (feedback and its sub-Gaussian proxy,
+    kernel, bounds), and whether any learner can promise per-round safety on it (empty for other specs)."""
+    from safebandits.experiments.user import INSTANCE
+
+    panels = getattr(spec, "panels", ())
+    if len(panels) != 1 or panels[0].instance != INSTANCE:
+        return ""
+    from safebandits.algorithms.compatibility import per_round_safety_note
+    from safebandits.exceptions import ConfigError
+    from safebandits.problems.declare import problem_from_dict
+
+    try:
+        decl = problem_from_dict(panels[0].fixed["problem"])
+    except (ConfigError, KeyError, TypeError):
+        return ""
+    lines = list(getattr(decl, "statement", lambda: [])())
+    fb = getattr(decl, "feedback", None)
+    if not lines and hasattr(fb, "describe"):
+        lines = [fb.describe()]
+    note = per_round_safety_note(decl)
+    if note:
+        lines.append(note)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return f"<h3>The problem as declared (what the learners are told)</h3><ul>{items}</ul>"
+
+
+def _comparison_html(group: pd.DataFrame, spec: Any = None) -> str:
     """Tables of a cross-paper comparison: regret learners, identification learners, classifiers."""
     from safebandits.plotting.comparison import comparison_tables
 
-    parts = []
+    parts = [_problem_html(spec)]
     for caption, table in comparison_tables(group):
         unsafe = int(table["correct but infeasible"].sum()) if "correct but infeasible" in table else 0
         if unsafe:
@@ -506,7 +535,7 @@ def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str
         failed = group[group["status"] != "ok"]
         errors = failed.groupby("error").size().sort_values(ascending=False).head(10) if len(failed) else []
         if comparison:
-            table_title, table_html = "Comparison tables", _comparison_html(group)
+            table_title, table_html = "Comparison tables", _comparison_html(group, spec)
         elif regret_kind:
             table_title, table_html = (
                 "Summary (means over runs; violating rounds summed)",

@@ -174,6 +174,20 @@ class Feedback:
             return 1.0
         return self.sigma
 
+    def describe(self) -> str:
+        """The feedback and the sub-Gaussian constant told to learners, in words (for reports)."""
+        if self.kind in ("bernoulli", "binary"):
+            a, b = (0, 1) if self.kind == "bernoulli" else (-1, 1)
+            return (
+                f"{self.kind.capitalize()} outcomes in {{{a}, {b}}}: bounded, hence sub-Gaussian with "
+                f"proxy R = (b - a) / 2 = {self.noise_bound:g} (Hoeffding's lemma), the noise bound told to "
+                "learners"
+            )
+        word = (
+            "Gaussian noise with standard deviation" if self.kind == "gaussian" else "sub-Gaussian noise, R ="
+        )
+        return f"{word} {self.sigma:g}, the noise bound told to learners"
+
     def model(self) -> NoiseModel:
         """The noise model used in simulation."""
         if self.kind == "bernoulli":
@@ -211,6 +225,18 @@ class Tolerance:
     def describe(self) -> str:
         where = "your value" if not self.is_default else self.source
         return f"{self.name} = {self.value:g} ({where})"
+
+
+def kernel_feedback(feedback: Feedback, *, constraint_shift: float = 0.0) -> Any:
+    """The kernel environment's feedback of a declared :class:`Feedback`: Gaussian draws (sub-Gaussian
+    feedback simulated as Gaussian with standard deviation ``sigma``), or bounded Bernoulli / binary
+    outcomes (:class:`~safebandits.problems.kernel.BoundedFeedback`; the constraint observed as
+    ``outcome + constraint_shift``)."""
+    from safebandits.problems.kernel import BoundedFeedback, GaussianFeedback
+
+    if feedback.kind in ("bernoulli", "binary"):
+        return BoundedFeedback(feedback.kind, constraint_shift=constraint_shift)
+    return GaussianFeedback(sigma=feedback.sigma)
 
 
 class Problem:
@@ -522,8 +548,6 @@ class LinearProblem(Problem):
                 )
             if self.slater is None and self.safe_cost is None:
                 return "kernel learners need the Slater constant: give slater or safe_cost"
-            if self.feedback.kind not in ("gaussian", "subgaussian"):
-                return "kernel learners take Gaussian or sub-Gaussian feedback"
             if self.n_constraints != 1:
                 return "kernel learners handle one constraint"
         if kind == "safe-linear-arms":
@@ -828,20 +852,18 @@ class LinearProblem(Problem):
                 name=name,
             )
         if kind == "kernel":
-            from safebandits.problems.kernel import GaussianFeedback, KernelInstance
+            from safebandits.problems.kernel import KernelInstance
 
             if self.n_constraints != 1:
                 raise ConfigError(
                     f"Kernel learners handle one constraint; this problem declares {self.n_constraints}."
                 )
-            if fb.kind not in ("gaussian", "subgaussian"):
-                raise ConfigError(f"Kernel instances simulate Gaussian feedback only; got {fb.kind!r}.")
             info = self._view("kernel", horizon)
             inst = KernelInstance(
                 reward=self.arms @ theta,
                 constraint=self.arms @ mu[0] - self.threshold[0],
                 kernel=info.kernel,
-                feedback=GaussianFeedback(sigma=fb.sigma),
+                feedback=kernel_feedback(fb, constraint_shift=-float(self.threshold[0])),
                 horizon=horizon,
                 points=self.arms,
                 reward_bound=info.reward_bound,
@@ -1053,7 +1075,13 @@ class KernelProblem(Problem):
     safe_seed : sequence of int, default ()
         Points known to be safe (needed by the safe baselines StageOpt and SGP-UCB, not by CKB).
     feedback : Feedback, str or mapping, default gaussian with sigma 0.1
-        Gaussian or sub-Gaussian feedback of both ``f`` and ``g``.
+        Feedback of both ``f`` and ``g``: Gaussian, sub-Gaussian, or bounded outcomes (``"bernoulli"``
+        ``{0, 1}``, ``"binary"`` ``{-1, +1}``), which are sub-Gaussian with proxy ``(b - a) / 2`` (1/2 and
+        1), the noise bound told to the learners.
+    constraint_shift : float, default 0.0
+        With bounded feedback, the constraint is observed as ``c = Y + constraint_shift`` with ``Y`` the
+        outcome (``E[Y] = g - constraint_shift``): for an outcome whose mean must stay at most ``tau``
+        (``g = E[Y] - tau``) give ``-tau``. Ignored for Gaussian feedback.
     horizon : int, default 10_000
     """
 
@@ -1067,10 +1095,14 @@ class KernelProblem(Problem):
     constraint_kernel: Any = None
     safe_seed: Sequence[int] = ()
     feedback: Any = field(default_factory=lambda: {"kind": "gaussian", "sigma": 0.1})
+    constraint_shift: float = 0.0
     horizon: int = 10_000
 
     def __post_init__(self) -> None:
         owner = "KernelProblem"
+        object.__setattr__(
+            self, "constraint_shift", check_interval(self.constraint_shift, "constraint_shift", owner=owner)
+        )
         pts = (
             None
             if self.points is None
@@ -1093,8 +1125,7 @@ class KernelProblem(Problem):
             raise _owner_fail(owner, "safe_seed", "a sequence of point indices", self.safe_seed)
         seed = tuple(check_int(i, "safe_seed", low=0, high=n - 1, owner=owner) for i in self.safe_seed)
         object.__setattr__(self, "safe_seed", seed)
-        allowed = {"gaussian": "Gaussian", "subgaussian": "sub-Gaussian"}
-        object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner, allowed))
+        object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner))
         check_int(self.horizon, "horizon", low=1, owner=owner)
 
     @property
@@ -1135,7 +1166,7 @@ class KernelProblem(Problem):
         )
 
     def _instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
-        from safebandits.problems.kernel import GaussianFeedback, KernelInstance
+        from safebandits.problems.kernel import KernelInstance
 
         owner = "KernelProblem.simulate"
         n = self.n_points
@@ -1150,7 +1181,10 @@ class KernelProblem(Problem):
             constraint=g,
             kernel=self._gram_k,
             constraint_kernel=self._gram_g,  # type: ignore[attr-defined]
-            feedback=GaussianFeedback(sigma=self.feedback.sigma if sigma is None else sigma),
+            feedback=kernel_feedback(
+                self.feedback if sigma is None else Feedback(self.feedback.kind, sigma),
+                constraint_shift=float(self.constraint_shift),
+            ),
             horizon=horizon,
             points=self.points,
             reward_bound=self.reward_bound,
@@ -1435,10 +1469,13 @@ _SETTINGS: dict[str, type[Problem]] = {
 
 
 def problem_from_dict(values: Mapping[str, Any]) -> Problem:
-    """A declaration from plain values: ``{"setting": "linear" | "kernel" | "function-class" | "pool", ...}``.
+    """A declaration from plain values: ``{"setting": "linear" | "kernel" | "function-class" | "pool" |
+    "covariate", ...}`` (``"covariate"``: :class:`~safebandits.problems.declare_covariate.CovariateProblem`).
 
     The other keys are the declaration's parameters (see :class:`LinearProblem` and the others).
     """
+    import safebandits.problems.declare_covariate  # noqa: F401  (registers the "covariate" setting)
+
     if not isinstance(values, Mapping):
         raise ConfigError(f"A problem must be a table of values. Got {type(values).__name__} instead.")
     values = dict(values)

@@ -21,9 +21,11 @@ policy regret is against ``pi*`` (the stronger ``R+``), its violations count rou
 and ``sum_t [g(x_t)]_+`` is its ``positive_cost``; ``V(T) = [T * cost]_+``.
 
 Feedback (:class:`KernelEnvironment`): Gaussian noise (:class:`GaussianFeedback`, independent for ``f``
-and ``g``), or resampling of an empirical table (:class:`EmpiricalFeedback`: the reward is a uniformly
-drawn row of the data at the played column, the constraint an affine map of the same draw, e.g.
-``c = -y + h`` for ``g = -f + h``). Data loaders (:func:`load_light_sensors`, :func:`load_finance`) find
+and ``g``), bounded outcomes (:class:`BoundedFeedback`: Bernoulli ``{0, 1}`` or binary ``{-1, +1}``
+draws, sub-Gaussian with proxy ``(b - a) / 2``, e.g. efficacy and toxicity outcomes), or resampling of
+an empirical table (:class:`EmpiricalFeedback`: the reward is a uniformly drawn row of the data at the
+played column, the constraint an affine map of the same draw, e.g. ``c = -y + h`` for ``g = -f + h``).
+Data loaders (:func:`load_light_sensors`, :func:`load_finance`) find
 their files with :func:`safebandits.datasets.find_dataset` (an explicit path, ``$SAFEBANDITS_DATA``, the
 user cache) and raise :class:`DataNotFoundError` when they are absent.
 """
@@ -49,12 +51,14 @@ from safebandits.datasets import DATA_ENV, DataNotFoundError, find_dataset
 from safebandits.estimators.gp import check_kernel_matrix
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.environment import VariateStream
+from safebandits.problems.noise import observe_code
 from safebandits.problems.stagewise import TOL, solve_policy_lp
 from safebandits.types import ArmSetMixin, Decision, FloatArray, Observation
 
 __all__ = [
     "DATASETS",
     "DATA_ENV",
+    "BoundedFeedback",
     "DataNotFoundError",
     "EmpiricalFeedback",
     "GaussianFeedback",
@@ -172,6 +176,75 @@ class GaussianFeedback:
         return f_x + s_f * float(v[0]), g_x + s_g * float(v[1])
 
 
+#: Sub-Gaussian proxy ``(b - a) / 2`` of bounded observations in ``[a, b]`` (Hoeffding's lemma), by kind.
+BOUNDED_PROXY: dict[str, float] = {"bernoulli": 0.5, "binary": 1.0}
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedFeedback:
+    """Bounded observations: ``r`` and ``c`` drawn independently as Bernoulli ``{0, 1}`` or binary
+    ``{-1, +1}`` outcomes, shifted by known offsets.
+
+    ``r = Y_f + reward_shift`` with ``E[Y_f] = f(x) - reward_shift`` and ``c = Y_g + constraint_shift`` with
+    ``E[Y_g] = g(x) - constraint_shift``. A Bernoulli toxicity outcome ``Y`` with a limit ``tau`` is
+    ``g = E[Y] - tau``: ``constraint_shift = -tau``. Every observation lies in an interval of length
+    ``b - a`` (1 for Bernoulli, 2 for binary), so its noise is sub-Gaussian with proxy ``(b - a) / 2``
+    (Hoeffding's lemma): :attr:`sigmas` is that proxy, the noise bound ``R`` told to the learners.
+
+    Parameters
+    ----------
+    kind : {"bernoulli", "binary"}
+    reward_shift, constraint_shift : float, default 0.0
+    """
+
+    kind: Literal["bernoulli", "binary"] = "bernoulli"
+    reward_shift: float = 0.0
+    constraint_shift: float = 0.0
+    variate: Literal["uniform"] = "uniform"
+    width: int = 2
+
+    def __post_init__(self) -> None:
+        check_literal_fields(self, owner="BoundedFeedback")
+
+    @property
+    def code(self) -> int:
+        return 2 if self.kind == "bernoulli" else 1
+
+    @property
+    def proxy(self) -> float:
+        """The sub-Gaussian proxy ``(b - a) / 2``: 1/2 (Bernoulli) or 1 (binary)."""
+        return BOUNDED_PROXY[self.kind]
+
+    @property
+    def sigmas(self) -> tuple[float, float]:
+        return self.proxy, self.proxy
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}(sub-Gaussian proxy {self.proxy:g})"
+
+    def check_means(self, f: FloatArray, g: FloatArray) -> None:
+        """Raise a :class:`ConfigError` if a mean lies outside the outcomes' range."""
+        low = 0.0 if self.kind == "bernoulli" else -1.0
+        for what, values in (("reward", f - self.reward_shift), ("constraint", g - self.constraint_shift)):
+            if np.any(values < low - 1e-12) or np.any(values > 1.0 + 1e-12):
+                shift = self.reward_shift if what == "reward" else self.constraint_shift
+                raise ConfigError(
+                    f"{self.kind.capitalize()} feedback needs every {what} mean (minus its shift "
+                    f"{shift:g}) in [{low:g}, 1]; got values in [{float(np.min(values)):.4g}, "
+                    f"{float(np.max(values)):.4g}]."
+                )
+
+    def observe(self, f_x: float, g_x: float, i: int, v: FloatArray) -> tuple[float, float]:
+        y_f = _observe_py(self.code, 0.0, f_x - self.reward_shift, float(v[0]))
+        y_g = _observe_py(self.code, 0.0, g_x - self.constraint_shift, float(v[1]))
+        return y_f + self.reward_shift, y_g + self.constraint_shift
+
+
+#: The Python original of the noise formula (the same as every noise model's).
+_observe_py = observe_code.py_func
+
+
 @dataclass(frozen=True, slots=True)
 class EmpiricalFeedback:
     """Resampling of a data table: ``y = samples[day, x]`` with ``day`` uniform, ``r = y`` and
@@ -223,6 +296,10 @@ class KernelInfo:
     horizon : int
     safe_seed : tuple of int
         Points known to be safe (only the safe baselines use them; CKB needs none).
+    lipschitz : float or None, default None
+        A declared Lipschitz constant of ``g`` in the Euclidean metric on ``points`` (StageOpt's safe
+        expansion reads it when its own ``lipschitz`` option is unset; ``None``: ``G`` in the kernel
+        metric, which ``||g||_k <= G`` implies).
     """
 
     kernel: FloatArray
@@ -235,6 +312,7 @@ class KernelInfo:
     slater: float
     horizon: int
     safe_seed: tuple[int, ...]
+    lipschitz: float | None = None
 
     @property
     def n_points(self) -> int:
@@ -253,14 +331,14 @@ class KernelInstance(ArmSetMixin):
         ``k`` (PSD).
     constraint_kernel : ndarray of shape (n, n), optional
         ``k~`` (default ``k``).
-    feedback : GaussianFeedback or EmpiricalFeedback
+    feedback : GaussianFeedback, BoundedFeedback or EmpiricalFeedback
     horizon : int
     points : ndarray of shape (n, d), optional
     reward_bound, constraint_bound : float, optional
         ``B`` and ``G`` told to learners (default ``max |f|`` and ``max |g|``, as in [47]).
     noise_bound, constraint_noise_bound : float, optional
-        ``R`` and ``R~`` told (default: the feedback's noise scales; for resampled data the largest
-        per-point standard deviation).
+        ``R`` and ``R~`` told (default: the feedback's noise scales; for bounded feedback its
+        sub-Gaussian proxy ``(b - a) / 2``; for resampled data the largest per-point standard deviation).
     slater_cap : float in (0, 1], default 1
         The told Slater constant is ``min(slater_cap, -min g)`` ("WLOG delta <= 1").
     n_seed : int, default 1
@@ -276,7 +354,7 @@ class KernelInstance(ArmSetMixin):
     constraint: FloatArray
     kernel: FloatArray
     constraint_kernel: FloatArray | None = None
-    feedback: GaussianFeedback | EmpiricalFeedback = field(default_factory=GaussianFeedback)
+    feedback: GaussianFeedback | BoundedFeedback | EmpiricalFeedback = field(default_factory=GaussianFeedback)
     horizon: int = 10_000
     points: FloatArray | None = None
     reward_bound: float | None = None
@@ -329,6 +407,8 @@ class KernelInstance(ArmSetMixin):
             raise InfeasibleInstanceError(
                 f"Slater's condition (Assumption 1) needs min g < 0. Got min g = {float(np.min(g)):.4g}."
             )
+        if isinstance(self.feedback, BoundedFeedback):
+            self.feedback.check_means(f, g)
         if isinstance(self.feedback, EmpiricalFeedback) and self.feedback.samples.shape[1] != n:
             raise ConfigError(f"Empirical feedback needs {n} columns. Got {self.feedback.samples.shape[1]}.")
 

@@ -16,7 +16,8 @@ the digest's summary of the StageOpt paper). In this package's sign convention t
 
 Parameters the paper leaves open (documented in ``docs/decisions/ckb.md``): ``L`` (default ``G``: with the
 kernel metric ``d(x, x') = ||k(x, .) - k(x', .)||`` every ``g`` with ``||g||_k <= G`` is ``G``-Lipschitz),
-the metric (kernel-induced by default; Euclidean on ``info.points`` as an option), ``T_0`` (a fraction of
+the metric (kernel-induced by default; Euclidean on ``info.points`` as an option, and the default when
+the problem declares a Lipschitz constant, ``info.lipschitz``), ``T_0`` (a fraction of
 ``T``), ``beta_t`` (CKB's formula and options) and the seed (told by the instance). Cost per round
 ``O(|S| n)`` for the set updates (``O(n^2)``), plus the two ``O(n^2)`` posterior updates.
 """
@@ -58,7 +59,8 @@ class StageOptConfig(GPBanditConfig):
     info_gain : {"heuristic", "greedy", "realised"}, default "heuristic"
     beta_scale : float > 0, default 1.0
     lipschitz : float > 0 or None, default None
-        ``L`` of ``g`` for the metric (``None``: ``G``).
+        ``L`` of ``g`` for the metric (``None``: the problem's declared ``info.lipschitz`` with the
+        Euclidean metric if it has one, else ``G``).
     metric : {"kernel", "euclidean"}, default "kernel"
         ``d``: kernel-induced, or Euclidean on the points' coordinates (needs ``info.points``).
     expansion_fraction : float in [0, 1], default 0.1
@@ -126,14 +128,24 @@ class StageOpt(SafeSeedGPLearner):
         info = self.info
         c = config
         n = info.n_points
-        if c.metric == "euclidean":
+        # A Lipschitz constant declared with the problem (Euclidean metric on its points) serves when
+        # the learner's own option is unset (docs/decisions/engine.md, "Covariate declarations").
+        told_l = getattr(info, "lipschitz", None) if c.lipschitz is None else None
+        metric = "euclidean" if told_l is not None else c.metric
+        if metric == "euclidean":
             if info.points is None:
                 raise ConfigError("StageOpt: metric='euclidean' needs point coordinates (info.points).")
             pts = np.asarray(info.points, dtype=np.float64)
             self.distance = np.sqrt(np.maximum(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1), 0.0))
         else:
             self.distance = kernel_distance(info.constraint_kernel)
-        self.lipschitz = float(c.lipschitz) if c.lipschitz is not None else float(info.constraint_bound)
+        self.lipschitz = float(
+            c.lipschitz
+            if c.lipschitz is not None
+            else told_l
+            if told_l is not None
+            else info.constraint_bound
+        )
         self._ld = self.lipschitz * self.distance
         self.expansion_rounds = (
             int(c.expansion_rounds)
