@@ -14,7 +14,9 @@ __all__ = [
     "arm_sets",
     "bounds_svg",
     "driving_svg",
+    "estimates_svg",
     "problem_instance",
+    "recommendation_words",
     "simulated_curves_svg",
     "view_kind",
 ]
@@ -82,10 +84,47 @@ def arm_sets(learner: Any, summary: dict[str, Any], threshold: float | None) -> 
                 uncertain = np.setdiff1d(np.arange(lower.size), np.union1d(feasible, eliminated))
                 out = {"uncertain": uncertain.tolist(), "certified feasible": feasible.tolist(),
                        "eliminated": eliminated.tolist()}  # fmt: skip
+    if not out:
+        out = _sets_from_estimates(summary.get("arm_estimates"))
     safe = summary.get("safe_set")
     if isinstance(safe, list) and safe and all(isinstance(v, int) for v in safe):
         out["certified safe"] = safe
     return out
+
+
+def _estimate_arrays(estimates: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(estimate, lower, upper)`` of a summary's ``arm_estimates`` (None -> nan / -+inf), or None."""
+    if not isinstance(estimates, dict) or not estimates.get("quantities"):
+        return None
+    q = len(estimates["quantities"])
+    try:
+        arrays = [
+            np.array(
+                [[fill if v is None else v for v in row] for row in estimates[key]], dtype=float
+            ).reshape(-1, q)
+            for key, fill in (("estimate", np.nan), ("lower", -np.inf), ("upper", np.inf))
+        ]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return arrays[0], arrays[1], arrays[2]
+
+
+def _sets_from_estimates(estimates: Any) -> dict[str, list[int]]:
+    """Sets from per-arm intervals against the thresholds: certified (every bounded quantity's upper bound
+    at most its threshold), eliminated (some lower bound above it), uncertain (the rest)."""
+    arrays = _estimate_arrays(estimates)
+    if arrays is None:
+        return {}
+    _, lower, upper = arrays
+    cols = [j for j, t in enumerate(estimates.get("thresholds") or []) if t is not None]
+    if not cols:
+        return {}
+    tau = np.array([estimates["thresholds"][j] for j in cols], dtype=float)
+    feasible = np.flatnonzero(np.all(upper[:, cols] <= tau, axis=1))
+    eliminated = np.flatnonzero(np.any(lower[:, cols] > tau, axis=1))
+    uncertain = np.setdiff1d(np.arange(lower.shape[0]), np.union1d(feasible, eliminated))
+    return {"uncertain": uncertain.tolist(), "certified feasible": feasible.tolist(),
+            "eliminated": eliminated.tolist()}  # fmt: skip
 
 
 _SET_COLOURS = {"certified feasible": "#2e7d32", "eliminated": "#c62828", "uncertain": "#757575"}
@@ -127,6 +166,152 @@ def bounds_svg(
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     ax.grid(alpha=0.3)
     return _svg(fig)
+
+
+def estimates_svg(summary: dict[str, Any], recommended: int | None, sets: dict[str, list[int]]) -> str | None:
+    """One panel per estimated quantity (:class:`~safebandits.records.ArmEstimates`): every arm's estimate
+    and confidence interval, the threshold of a constrained quantity, the recommended arm, coloured by set."""
+    estimates = summary.get("arm_estimates")
+    arrays = _estimate_arrays(estimates)
+    if arrays is None:
+        return None
+    est, lower, upper = arrays
+    n, q = est.shape
+    unit = str(estimates.get("unit") or "arm")
+    colours = np.full(n, "#757575", dtype=object)
+    for name, arms in sets.items():
+        if name in _SET_COLOURS:
+            colours[np.asarray(arms, dtype=int)] = _SET_COLOURS[name]
+    fig = Figure(figsize=(min(11, 3 + 0.35 * n), 1.2 + 2.2 * q), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(q, 1, sharex=True, squeeze=False)[:, 0])
+    x = np.arange(n)
+    for j, ax in enumerate(axes):
+        bounded = np.isfinite(lower[:, j]) & np.isfinite(upper[:, j])
+        ax.vlines(x[bounded], lower[bounded, j], upper[bounded, j], colors=list(colours[bounded]), lw=3)
+        known = np.isfinite(est[:, j])
+        ax.scatter(x[known], est[known, j], c=list(colours[known]), s=14, zorder=3)
+        unbounded = ~bounded
+        if unbounded.any():  # no interval yet: marked on the axis
+            ax.scatter(x[unbounded], np.zeros(int(unbounded.sum())), marker="x", c="#bdbdbd", s=12)
+        threshold = (estimates.get("thresholds") or [None] * q)[j]
+        if threshold is not None:
+            ax.axhline(threshold, color="black", ls=":", lw=1, label=f"threshold {threshold:g}")
+        if recommended is not None and 0 <= recommended < n:
+            ax.axvline(
+                recommended, color="#1565c0", lw=1, alpha=0.5, label=f"recommended {unit} {recommended}"
+            )
+        ax.set_ylabel(str(estimates["quantities"][j]) + ":\nestimate and CI", fontsize=8)
+        ax.grid(alpha=0.3)
+        if j == 0:
+            for name, colour in _SET_COLOURS.items():
+                if name in sets:
+                    ax.scatter([], [], c=colour, label=name)
+            if unbounded.any():
+                ax.scatter([], [], marker="x", c="#bdbdbd", label="no interval yet")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    axes[-1].set_xlabel(unit)
+    if n <= 30:
+        axes[-1].set_xticks(x)
+    return _svg(fig)
+
+
+def _fmt(v: Any) -> str:
+    return "?" if v is None else f"{float(v):.3g}"
+
+
+def recommendation_words(summary: dict[str, Any], horizon: int | None = None) -> str:
+    """The recommendation in words: which arm, why it is the learner's answer, and whether it is final.
+
+    Reads a study's :meth:`~safebandits.study.Study.summary` (the learner's recommendation info, its
+    ``arm_estimates``); ``horizon`` is a regret study's number of rounds.
+    """
+    rec = summary.get("recommendation") or {}
+    arm, info = rec.get("arm"), rec.get("info") or {}
+    estimates = summary.get("arm_estimates") if isinstance(summary.get("arm_estimates"), dict) else None
+    unit = str((estimates or {}).get("unit") or "arm")
+    regret = summary.get("task") == "regret"
+    n_samples, n_answered = summary.get("n_samples", 0), summary.get("n_answered", 0)
+    if summary.get("done"):
+        when = (
+            f"Final: the horizon of {horizon} answers is reached."
+            if regret and horizon
+            else f"Final: the learner stopped after {n_samples} samples; this is its answer."
+        )
+    elif regret:
+        left = f" of {horizon}" if horizon else ""
+        when = f"Anytime: {n_answered}{left} answers so far; the answer may still change."
+    else:
+        when = (
+            f"Anytime: the learner has not stopped ({n_samples} samples so far); the answer may still change."
+        )
+    if arm is None:
+        what = (
+            "No answer yet: no arm has been played."
+            if regret
+            else f"No answer yet: no {unit} is certified so far."
+        )
+        return f"{what} {when}"
+    head = f"{'Final' if summary.get('done') else 'Anytime'} answer: {unit} {arm}."
+    why = ""
+    if regret and isinstance(info.get("plays"), dict):
+        plays = info["plays"].get(str(arm), info["plays"].get(arm, 0))
+        why = (
+            f"It is the {unit} played most often ({plays} of {n_answered} answered rounds): a regret "
+            "learner's answer is where it spends its rounds."
+        )
+    elif "n_certified_feasible" in info:  # CBAI (ACOL, G-ACOL and their baselines)
+        if info.get("certified"):
+            why = (
+                f"It has the highest known reward ({_fmt(info.get('best_certified_reward'))}) among the "
+                f"{info['n_certified_feasible']} arms certified feasible (upper confidence bound on the "
+                f"constraint at most the threshold); {info.get('n_uncertain', '?')} arms are still "
+                "uncertain."
+            )
+        else:
+            why = (
+                "No arm is certified feasible yet: it is the arm with the lowest upper confidence bound on "
+                f"the constraint (the authors' anytime rule); {info.get('n_uncertain', '?')} arms are "
+                "uncertain."
+            )
+    elif "n_final_set" in info:  # BESIDE
+        if summary.get("done"):
+            why = (
+                f"It is the best, by estimated reward, of the {info['n_final_set']} decisions left after "
+                "the last round (those whose constraints are certified up to the tolerance epsilon)."
+            )
+        else:
+            why = (
+                f"It has the smallest estimated optimality gap among the {info.get('n_certified', 0)} "
+                f"decisions certified safe so far (round {info.get('rounds', '?')})."
+            )
+    elif "n_safe" in info:  # elimination learners (RAGE, BESIDE practical, the baselines)
+        n_ref = int(info.get("n_safe", 0)) + int(info.get("n_eps_safe", 0))
+        if summary.get("done"):
+            why = (
+                "It is the decision elimination kept: certified safe (or safe up to epsilon) and not "
+                "beaten by another."
+            )
+        else:
+            why = (
+                f"It has the largest estimated reward among the {n_ref} decisions certified safe or "
+                f"safe up to epsilon ({info.get('n_active', '?')} still in play)."
+            )
+    parts = [head, why] if why else [head]
+    arrays = _estimate_arrays(estimates)
+    if arrays is not None and 0 <= int(arm) < arrays[0].shape[0]:
+        est, lower, upper = (a[int(arm)] for a in arrays)
+        bits = []
+        for j, name in enumerate(estimates["quantities"]):
+            if not np.isfinite(est[j]):
+                continue
+            t = (estimates.get("thresholds") or [None] * len(est))[j]
+            ci = f" [{lower[j]:.3g}, {upper[j]:.3g}]" if lower[j] != upper[j] else ""
+            bits.append(f"{name} {est[j]:.3g}{ci}" + (f" (threshold {t:g})" if t is not None else ""))
+        if bits:
+            parts.append(f"Its estimates: {'; '.join(bits)}.")
+    parts.append(when)
+    return " ".join(parts)
 
 
 def answers_svg(queries: list[dict[str, Any]]) -> str | None:

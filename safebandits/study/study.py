@@ -541,7 +541,9 @@ class Study:
     def summary(self) -> dict[str, Any]:
         """JSON-ready state: counts, open query, recommendation and the learner's read-only diagnostics.
 
-        ``confidence_bounds``, ``safe_set`` and ``diagnostics`` appear where the learner has them; for
+        ``arm_estimates`` (:meth:`~safebandits.records.ArmEstimates.to_dict`: per-arm estimates and
+        intervals), ``confidence_bounds``, ``safe_set`` and ``diagnostics`` appear where the learner has
+        them; for
         constrained best-arm identification ``feasible_set`` lists the arms certified feasible (upper
         confidence bound at most the threshold).
         """
@@ -566,6 +568,9 @@ class Study:
                 "done": self._is_done(),
                 "recommendation": {"arm": rec.arm, "final": rec.final, "info": jsonable(rec.info)},
             }
+            estimates = _arm_estimates(learner)
+            if estimates is not None:
+                out["arm_estimates"] = estimates.to_dict()
             for name in ("confidence_bounds", "safe_set", "diagnostics"):
                 method = getattr(learner, name, None)
                 if method is None:
@@ -653,6 +658,17 @@ class Study:
 
     def __repr__(self) -> str:
         return f"Study(name={self.name!r}, algorithm={self.algorithm!r}, storage={self._storage.url!r})"
+
+
+def _arm_estimates(learner: Any) -> Any:
+    """``learner.arm_estimates()`` where the learner has it and it is defined now, else None."""
+    method = getattr(learner, "arm_estimates", None)
+    if method is None:
+        return None
+    try:
+        return method()
+    except Exception:  # (a plugin's learner whose estimates are undefined in this state)
+        return None
 
 
 def _query_id(value: Any) -> int:
