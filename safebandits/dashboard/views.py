@@ -182,7 +182,7 @@ def estimates_svg(summary: dict[str, Any], recommended: int | None, sets: dict[s
     for name, arms in sets.items():
         if name in _SET_COLOURS:
             colours[np.asarray(arms, dtype=int)] = _SET_COLOURS[name]
-    fig = Figure(figsize=(min(11, 3 + 0.35 * n), 1.2 + 2.2 * q), layout="constrained")
+    fig = Figure(figsize=(min(11, max(6.5, 3 + 0.35 * n)), 1.2 + 2.2 * q), layout="constrained")
     axes = np.atleast_1d(fig.subplots(q, 1, sharex=True, squeeze=False)[:, 0])
     x = np.arange(n)
     for j, ax in enumerate(axes):
