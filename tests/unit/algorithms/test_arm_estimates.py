@@ -181,3 +181,17 @@ def test_learners_without_per_arm_estimates_say_none():
     assert (
         sb.make_learner("safe-lucb", convex.public_info(), np.random.default_rng(0)).arm_estimates() is None
     )
+
+
+def test_opnlb_shows_the_range_over_its_confidence_sets():
+    inst = sb.make_instance(
+        "stagewise/finite-class", np.random.default_rng(3), n_actions=4, n_functions=10, T=300
+    )
+    learner = sb.make_learner("opnlb", inst.public_info(), np.random.default_rng(0))
+    learner.simulate(inst.environment(np.random.default_rng(1)), 150)
+    est = learner.arm_estimates()
+    check_record(est, 4)
+    mask_r, mask_c = learner.confidence_sets()
+    np.testing.assert_array_equal(est.upper[:, 0], learner.reward_class[mask_r].max(axis=0))
+    np.testing.assert_array_equal(est.lower[:, 1], learner.cost_class[mask_c].min(axis=0))
+    assert est.thresholds == (None, learner.tau)
