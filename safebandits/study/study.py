@@ -568,6 +568,9 @@ class Study:
                 "done": self._is_done(),
                 "recommendation": {"arm": rec.arm, "final": rec.final, "info": jsonable(rec.info)},
             }
+            if self._declared is not None:  # made from a declared problem: its setting and the view read
+                setting = self._declared["problem"].get("setting")
+                out["declaration"] = {"setting": setting, "kind": self.declared_kind}
             estimates = _arm_estimates(learner)
             if estimates is not None:
                 out["arm_estimates"] = estimates.to_dict()

@@ -132,3 +132,9 @@ def test_answer_page_says_the_answer_in_words(url):
     client = TestClient(create_app(url))
     page = client.get("/study/beside/answer").text
     assert 'id="finished"' in page and "Final answer: decision" in unescape(page)
+
+
+def test_the_page_names_the_declared_problem(url):
+    page = TestClient(create_app(url)).get("/study/opb").text
+    assert "On a declared linear problem, which opb reads as its k-armed view." in page
+    assert sb.load_study("opb", url).summary()["declaration"] == {"setting": "linear", "kind": "k-armed"}
