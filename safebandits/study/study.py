@@ -543,9 +543,9 @@ class Study:
 
         ``arm_estimates`` (:meth:`~safebandits.records.ArmEstimates.to_dict`: per-arm estimates and
         intervals), ``confidence_bounds``, ``safe_set`` and ``diagnostics`` appear where the learner has
-        them; for
-        constrained best-arm identification ``feasible_set`` lists the arms certified feasible (upper
-        confidence bound at most the threshold).
+        them; for constrained best-arm identification ``feasible_set`` lists the arms certified feasible
+        (upper confidence bound at most the threshold). A study made from a declared problem has
+        ``declaration``: its ``setting`` and the ``kind`` of view the learner reads.
         """
         with self._transaction(write=False):
             learner = self._learner
