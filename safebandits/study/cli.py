@@ -290,12 +290,15 @@ def status(name: str, storage: str) -> None:
 @click.argument("name")
 @_storage_option
 def recommend(name: str, storage: str) -> None:
-    """Print the recommendation of NAME (final once done, else anytime)."""
+    """Print the recommendation of NAME (final once done, else anytime), with it in words."""
     from safebandits.study.study import load_study
 
     with load_study(name, _reader(storage)) as s:
         rec = s.recommend()
-        _echo({"arm": rec.arm, "final": rec.final, "n_samples": rec.n_samples, "info": rec.info})
+        words = s.summary()["recommendation"]["words"]
+        _echo(
+            {"arm": rec.arm, "final": rec.final, "n_samples": rec.n_samples, "info": rec.info, "words": words}
+        )
 
 
 @study.command("export")

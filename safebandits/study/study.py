@@ -53,6 +53,7 @@ from safebandits.study.codec import (
 )
 from safebandits.study.storage import ConflictError, Storage, Transaction, open_storage
 from safebandits.study.validation import check_query_id, check_study_name
+from safebandits.study.words import recommendation_words
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
 __all__ = [
@@ -545,7 +546,8 @@ class Study:
         intervals), ``confidence_bounds``, ``safe_set`` and ``diagnostics`` appear where the learner has
         them; for constrained best-arm identification ``feasible_set`` lists the arms certified feasible
         (upper confidence bound at most the threshold). A study made from a declared problem has
-        ``declaration``: its ``setting`` and the ``kind`` of view the learner reads.
+        ``declaration``: its ``setting`` and the ``kind`` of view the learner reads. The recommendation's
+        ``words`` say it in a sentence (:func:`~safebandits.study.words.recommendation_words`).
         """
         with self._transaction(write=False):
             learner = self._learner
@@ -574,6 +576,10 @@ class Study:
             estimates = _arm_estimates(learner)
             if estimates is not None:
                 out["arm_estimates"] = estimates.to_dict()
+            horizon = getattr(self.info, "horizon", None)
+            out["recommendation"]["words"] = recommendation_words(
+                out, horizon if isinstance(horizon, int) else None
+            )
             for name in ("confidence_bounds", "safe_set", "diagnostics"):
                 method = getattr(learner, name, None)
                 if method is None:

@@ -102,6 +102,9 @@ def test_recommendation_in_words(url):
     )
     assert "highest known reward" in gacol and "certified feasible" in gacol
 
+    with sb.load_study("gacol", url) as s:
+        assert s.summary()["recommendation"]["words"] == gacol  # the JSON summary says the same
+
     fresh = words(client.get("/study/fresh").text)
     assert fresh.startswith("No answer yet: no arm has been played.")
     for text in (opb, beside, gacol, fresh):

@@ -98,6 +98,11 @@ def test_the_example_file_then_ask_and_tell(env):
     assert told.exit_code == 0, told.output
     status = json.loads(runner.invoke(cli, ["study", "status", "cmp"]).stdout)
     assert status["n_answered"] == 1 and "arm_estimates" in status
+    rec = json.loads(runner.invoke(cli, ["study", "recommend", "cmp"]).stdout)
+    assert rec["words"] == status["recommendation"]["words"]
+    assert (
+        rec["words"].startswith(f"Anytime answer: arm {rec['arm']}.") and "1 of 3000 answers" in rec["words"]
+    )
 
 
 def test_one_line_errors(env):
