@@ -78,9 +78,9 @@ def recommendation_words(summary: dict[str, Any], horizon: int | None = None) ->
         if info.get("certified"):
             why = (
                 f"It has the highest known reward ({_fmt(info.get('best_certified_reward'))}) among the "
-                f"{info['n_certified_feasible']} arms certified feasible (upper confidence bound on the "
-                f"constraint at most the threshold); {info.get('n_uncertain', '?')} arms are still "
-                "uncertain."
+                f"{info['n_certified_feasible']} arms certified feasible (each once its upper confidence "
+                f"bound on the constraint was at most the threshold); {info.get('n_uncertain', '?')} arms "
+                "are still uncertain."
             )
         else:
             why = (
