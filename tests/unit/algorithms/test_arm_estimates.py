@@ -77,7 +77,13 @@ def test_opb_shows_means_and_beta():
     assert pulled.sum() >= 2
     np.testing.assert_allclose(est.estimate[pulled, 0], st.reward_sums[pulled] / st.counts[pulled])
     beta = np.sqrt(st.const.log_term / st.counts[pulled])
-    np.testing.assert_allclose((est.upper - est.estimate)[pulled, 0], beta)
+    np.testing.assert_allclose((est.upper - est.estimate)[pulled, 0], learner.alpha_r * beta)
+    # the upper ends are the indices the LP reads (unclipped reward index; cost index where not clipped)
+    _, uc = learner.indices()
+    np.testing.assert_allclose(est.upper[pulled, 0], st.raw[pulled])
+    inside = pulled & (est.upper[:, 1] <= 1.0) & (est.upper[:, 1] >= 0.0)
+    assert inside.any()
+    np.testing.assert_allclose(est.upper[inside, 1], uc[inside, 0])
     # the safe arm's cost is known (c_1): exact
     assert est.lower[0, 1] == est.upper[0, 1] == 0.03
     assert est.thresholds == (None, 0.5)
