@@ -26,6 +26,7 @@ import contextlib
 import datetime as _dt
 import json
 import platform
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -832,8 +833,11 @@ def _declared_view(info: Any, algorithm: str, horizon: int | None) -> tuple[Any,
             f"This {type(info).__name__} cannot be stored in a study: its to_dict() is not plain JSON "
             "(a pool declared from a data frame: declare it from its CSV file)."
         ) from None
-    # What is stored must rebuild the very view the learner gets (bit for bit).
-    rebuilt = problem_from_dict(values).view(kind, horizon=horizon)
+    # What is stored must rebuild the very view the learner gets (bit for bit). (A check only: what
+    # view_for said about the declaration, e.g. a default tolerance, is not said twice.)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rebuilt = problem_from_dict(values).view(kind, horizon=horizon)
     if dumps(info_to_dict(rebuilt)) != dumps(info_to_dict(view)):
         raise ConfigError(
             f"This {type(info).__name__} does not survive storage exactly (its to_dict() rebuilds another "
