@@ -110,7 +110,7 @@ def test_one_line_errors(env):
     text = one_line_error(create("x", "--algorithm", "g-acol", "--problem", path))
     assert str(path) in text and "needs a 'cbai' problem" in text and "Learners that fit" in text
     text = one_line_error(create("x", "--algorithm", "lc-lucb", "--problem", IN_EXPECTATION))
-    assert "cannot start on this problem" in text
+    assert "LCLUCB cannot start" in text
     text = one_line_error(create("x", "--algorithm", "beside-practical", "--problem", path))
     assert "BESIDE a" in text and "label" in text  # two entries: the label decides
     text = one_line_error(create("x", "--algorithm", "opb", "--problem", path, "--instance", "acol/driving"))
