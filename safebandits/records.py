@@ -4,12 +4,17 @@ They live in the core so that the layers above can share them without importing 
 compiled simulation returns a :class:`PlayedBlock` (read by the engine's regret loop,
 :mod:`safebandits.experiments.regret_loop`), and :func:`log_grid` is the grid of rounds on which both the
 regret loop and learners that keep their own curves (CKB) record them. :class:`EstimateSnapshot` is a
-learner's diagnostic copy of its estimate, which the results store keeps as JSON.
+learner's diagnostic copy of its estimate, which the results store keeps as JSON. :class:`ArmEstimates`
+is what every learner with per-arm estimates shows of them (``learner.arm_estimates()``: studies, the
+dashboard).
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -17,7 +22,7 @@ import numpy as np
 from safebandits._validation import check_int
 from safebandits.types import FloatArray
 
-__all__ = ["EstimateSnapshot", "PlayedBlock", "log_grid"]
+__all__ = ["ArmEstimates", "EstimateSnapshot", "PlayedBlock", "log_grid"]
 
 
 class PlayedBlock(NamedTuple):
@@ -107,3 +112,138 @@ def to_stored(value: Any) -> Any:
     """``value.to_json()`` for values that define it (:class:`EstimateSnapshot`), else ``value``."""
     to_json = getattr(value, "to_json", None)
     return to_json() if callable(to_json) else value
+
+
+@dataclass(frozen=True, eq=False)
+class ArmEstimates:
+    """A learner's current per-arm (or per-action) estimates with their confidence intervals.
+
+    One column per estimated quantity (the reward, each constraint): ``estimate[a, j]`` is the learner's
+    estimate of quantity ``j`` on arm ``a`` and ``[lower[a, j], upper[a, j]]`` the confidence interval it
+    acts on (``nan`` estimate and infinite bounds for an arm it knows nothing about yet; a known value
+    has ``lower == upper``). Built by ``learner.arm_estimates()`` (``None`` for a learner without per-arm
+    estimates, or before its first estimate).
+
+    Attributes
+    ----------
+    quantities : tuple of str
+        Name of each column, e.g. ``("reward", "cost 1")``.
+    estimate, lower, upper : ndarray of shape (K, Q)
+    thresholds : tuple of (float or None)
+        Per column, the bound a safe arm keeps (``upper <= threshold`` certifies it); ``None`` for a reward.
+    unit : str
+        What the rows are: ``"arm"``, ``"decision"`` (BESIDE's and RAGE's set Z) or ``"point"`` (a
+        kernel domain).
+    interval : str
+        How the learner builds the interval, in its paper's terms.
+    """
+
+    quantities: tuple[str, ...]
+    estimate: FloatArray
+    lower: FloatArray
+    upper: FloatArray
+    thresholds: tuple[float | None, ...]
+    unit: str = "arm"
+    interval: str = ""
+
+    def __post_init__(self) -> None:
+        q = len(self.quantities)
+        arrays = []
+        for name in ("estimate", "lower", "upper"):
+            value = np.array(getattr(self, name), dtype=np.float64)
+            if value.ndim == 1:
+                value = value[:, None]
+            if value.ndim != 2 or value.shape[1] != q:
+                raise ValueError(f"ArmEstimates.{name} must have shape (K, {q}); got {value.shape}.")
+            arrays.append(value)
+            object.__setattr__(self, name, value)
+        if not arrays[0].shape == arrays[1].shape == arrays[2].shape:
+            raise ValueError("ArmEstimates: estimate, lower and upper must have the same shape.")
+        if len(self.thresholds) != q:
+            raise ValueError(f"ArmEstimates.thresholds must have {q} entries; got {len(self.thresholds)}.")
+        object.__setattr__(self, "quantities", tuple(map(str, self.quantities)))
+        object.__setattr__(
+            self, "thresholds", tuple(None if t is None else float(t) for t in self.thresholds)
+        )
+
+    @property
+    def n_arms(self) -> int:
+        return int(self.estimate.shape[0])
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Tidy rows, one per (arm, quantity): ``{unit, "quantity", "estimate", "lower", "upper",
+        "threshold"}`` (non-finite values as ``None``)."""
+        out = []
+        for a in range(self.n_arms):
+            for j, name in enumerate(self.quantities):
+                out.append(
+                    {
+                        self.unit: a,
+                        "quantity": name,
+                        "estimate": _finite(self.estimate[a, j]),
+                        "lower": _finite(self.lower[a, j]),
+                        "upper": _finite(self.upper[a, j]),
+                        "threshold": self.thresholds[j],
+                    }
+                )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready columns: ``{"unit", "interval", "quantities", "thresholds", "estimate", "lower",
+        "upper"}`` (arrays as nested lists, non-finite values as ``None``)."""
+        return {
+            "unit": self.unit,
+            "interval": self.interval,
+            "quantities": list(self.quantities),
+            "thresholds": list(self.thresholds),
+            **{k: _finite_lists(getattr(self, k)) for k in ("estimate", "lower", "upper")},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ArmEstimates:
+        """Inverse of :meth:`to_dict` (``None`` becomes ``nan`` in ``estimate``, -+inf in the bounds)."""
+
+        def arr(key: str, fill: float) -> FloatArray:
+            return np.array(
+                [[fill if v is None else v for v in row] for row in data[key]], dtype=np.float64
+            ).reshape(-1, len(data["quantities"]))
+
+        return cls(
+            quantities=tuple(data["quantities"]),
+            estimate=arr("estimate", math.nan),
+            lower=arr("lower", -math.inf),
+            upper=arr("upper", math.inf),
+            thresholds=tuple(data["thresholds"]),
+            unit=str(data.get("unit", "arm")),
+            interval=str(data.get("interval", "")),
+        )
+
+    def __repr__(self) -> str:
+        return f"ArmEstimates({self.n_arms} {self.unit}s, quantities={self.quantities!r})"
+
+
+def interval_estimates(
+    quantities: Sequence[str],
+    estimate: FloatArray,
+    radius: FloatArray,
+    thresholds: Sequence[float | None],
+    *,
+    unit: str = "arm",
+    interval: str = "",
+) -> ArmEstimates:
+    """:class:`ArmEstimates` of ``estimate -+ radius`` (``nan`` estimates get infinite bounds)."""
+    est = np.array(estimate, dtype=np.float64)
+    rad = np.broadcast_to(np.asarray(radius, dtype=np.float64), est.shape)
+    unknown = ~np.isfinite(est)
+    lower = np.where(unknown, -np.inf, est - rad)
+    upper = np.where(unknown, np.inf, est + rad)
+    return ArmEstimates(tuple(quantities), est, lower, upper, tuple(thresholds), unit, interval)
+
+
+def _finite(v: float) -> float | None:
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def _finite_lists(a: FloatArray) -> list[list[float | None]]:
+    return [[_finite(v) for v in row] for row in a]

@@ -27,7 +27,7 @@ from safebandits.algorithms._observation import (
     spec_for_info,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
-from safebandits.records import PlayedBlock
+from safebandits.records import ArmEstimates, PlayedBlock
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
 __all__ = [
@@ -236,6 +236,13 @@ class BaseLearner:
                 "pass anytime=True for an anytime answer."
             )
         return self._recommend(final=done)
+
+    # -- read-only views ---------------------------------------------------------------------------
+    def arm_estimates(self) -> ArmEstimates | None:
+        """The learner's per-arm (or per-action) estimates and confidence intervals now, as one tidy
+        :class:`~safebandits.records.ArmEstimates` (what studies and the dashboard show); ``None`` for a
+        learner without per-arm estimates or before its first one. Families with estimates override it."""
+        return None
 
     # -- the declared fast path ------------------------------------------------------------------
     def simulate(self, env: Any, n: int) -> PlayedBlock | None:

@@ -125,9 +125,14 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
             rec = summary["recommendation"]["arm"]
             instance = views.problem_instance(s)
             sets = views.arm_sets(s.learner, summary, threshold)
+            horizon = getattr(s.info, "horizon", None)
             ctx = {
                 "s": summary,
                 "sets": sets,
+                "recommendation_words": views.recommendation_words(
+                    summary, horizon if isinstance(horizon, int) else None
+                ),
+                "estimates_svg": views.estimates_svg(summary, rec, sets),
                 "bounds_svg": views.bounds_svg(summary, threshold, rec, sets),
                 "answers_svg": views.answers_svg(queries),
                 "curves_svg": None if instance is None else views.simulated_curves_svg(s, queries, instance),
@@ -234,8 +239,12 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
         name = request.path_params["name"]
         with open_study(name) as s:
             summary = s.summary()
+            horizon = getattr(s.info, "horizon", None)
         told = request.query_params.get("told")
-        return with_token_cookie(request, render("answer.html", name=name, s=summary, told=told))
+        words = views.recommendation_words(summary, horizon if isinstance(horizon, int) else None)
+        return with_token_cookie(
+            request, render("answer.html", name=name, s=summary, told=told, recommendation_words=words)
+        )
 
     async def results_page(request: Request) -> Response:
         if results_dir is None:

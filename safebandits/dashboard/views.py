@@ -9,13 +9,18 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from safebandits.study.words import estimate_arrays as _estimate_arrays
+from safebandits.study.words import recommendation_words
+
 __all__ = [
     "answers_svg",
     "arm_sets",
     "bounds_svg",
     "driving_svg",
+    "estimates_svg",
     "identification_outcomes",
     "problem_instance",
+    "recommendation_words",
     "simulated_curves_svg",
     "view_kind",
 ]
@@ -83,10 +88,30 @@ def arm_sets(learner: Any, summary: dict[str, Any], threshold: float | None) -> 
                 uncertain = np.setdiff1d(np.arange(lower.size), np.union1d(feasible, eliminated))
                 out = {"uncertain": uncertain.tolist(), "certified feasible": feasible.tolist(),
                        "eliminated": eliminated.tolist()}  # fmt: skip
+    if not out:
+        out = _sets_from_estimates(summary.get("arm_estimates"))
     safe = summary.get("safe_set")
     if isinstance(safe, list) and safe and all(isinstance(v, int) for v in safe):
         out["certified safe"] = safe
     return out
+
+
+def _sets_from_estimates(estimates: Any) -> dict[str, list[int]]:
+    """Sets from per-arm intervals against the thresholds: certified (every bounded quantity's upper bound
+    at most its threshold), eliminated (some lower bound above it), uncertain (the rest)."""
+    arrays = _estimate_arrays(estimates)
+    if arrays is None:
+        return {}
+    _, lower, upper = arrays
+    cols = [j for j, t in enumerate(estimates.get("thresholds") or []) if t is not None]
+    if not cols:
+        return {}
+    tau = np.array([estimates["thresholds"][j] for j in cols], dtype=float)
+    feasible = np.flatnonzero(np.all(upper[:, cols] <= tau, axis=1))
+    eliminated = np.flatnonzero(np.any(lower[:, cols] > tau, axis=1))
+    uncertain = np.setdiff1d(np.arange(lower.shape[0]), np.union1d(feasible, eliminated))
+    return {"uncertain": uncertain.tolist(), "certified feasible": feasible.tolist(),
+            "eliminated": eliminated.tolist()}  # fmt: skip
 
 
 _SET_COLOURS = {"certified feasible": "#2e7d32", "eliminated": "#c62828", "uncertain": "#757575"}
@@ -127,6 +152,54 @@ def bounds_svg(
     ax.set_ylabel("constraint value:\nestimate and CI")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     ax.grid(alpha=0.3)
+    return _svg(fig)
+
+
+def estimates_svg(summary: dict[str, Any], recommended: int | None, sets: dict[str, list[int]]) -> str | None:
+    """One panel per estimated quantity (:class:`~safebandits.records.ArmEstimates`): every arm's estimate
+    and confidence interval, the threshold of a constrained quantity, the recommended arm, coloured by set."""
+    estimates = summary.get("arm_estimates")
+    arrays = _estimate_arrays(estimates)
+    if arrays is None:
+        return None
+    est, lower, upper = arrays
+    n, q = est.shape
+    unit = str(estimates.get("unit") or "arm")
+    colours = np.full(n, "#757575", dtype=object)
+    for name, arms in sets.items():
+        if name in _SET_COLOURS:
+            colours[np.asarray(arms, dtype=int)] = _SET_COLOURS[name]
+    fig = Figure(figsize=(min(11, max(6.5, 3 + 0.35 * n)), 1.2 + 2.2 * q), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(q, 1, sharex=True, squeeze=False)[:, 0])
+    x = np.arange(n)
+    for j, ax in enumerate(axes):
+        bounded = np.isfinite(lower[:, j]) & np.isfinite(upper[:, j])
+        ax.vlines(x[bounded], lower[bounded, j], upper[bounded, j], colors=list(colours[bounded]), lw=3)
+        known = np.isfinite(est[:, j])
+        ax.scatter(x[known], est[known, j], c=list(colours[known]), s=14, zorder=3)
+        unbounded = ~bounded
+        if unbounded.any():  # no interval yet: marked on the axis
+            ax.scatter(x[unbounded], np.zeros(int(unbounded.sum())), marker="x", c="#bdbdbd", s=12)
+        threshold = (estimates.get("thresholds") or [None] * q)[j]
+        if threshold is not None:
+            ax.axhline(threshold, color="black", ls=":", lw=1, label=f"threshold {threshold:g}")
+        if recommended is not None and 0 <= recommended < n:
+            ax.axvline(
+                recommended, color="#1565c0", lw=1, alpha=0.5, label=f"recommended {unit} {recommended}"
+            )
+        ax.set_ylabel(str(estimates["quantities"][j]) + ":\nestimate and CI", fontsize=8)
+        ax.grid(alpha=0.3)
+        if j == 0:
+            for name, colour in _SET_COLOURS.items():
+                if name in sets:
+                    ax.scatter([], [], c=colour, label=name)
+            if unbounded.any():
+                ax.scatter([], [], marker="x", c="#bdbdbd", label="no interval yet")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    axes[-1].set_xlabel(unit)
+    if n <= 30:
+        axes[-1].set_xticks(x)
     return _svg(fig)
 
 

@@ -4,6 +4,7 @@ Every command prints JSON on stdout, so a shell loop or a program in another lan
 study::
 
     safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --set noise='"binary"'
+    safebandits study create mine --algorithm opb --problem my_doses.toml   # one's own [problem] table
     safebandits study ask s1                      # {"id": 0, "arm": 3, ...}
     safebandits study tell s1 0 -1                # the answer as JSON: a number, or {"reward": ..., ...}
     safebandits study status s1                   # summary: counts, open query, recommendation, bounds
@@ -96,6 +97,13 @@ def study() -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="The problem view as JSON (as written by 'study export': the 'info' object).",
 )
+@click.option(
+    "--problem",
+    "problem_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="An experiment file (TOML): its [problem] table is declared, the learner gets its view; its "
+    "[[learners]] options for ALGORITHM (a name or a label) and its horizon apply.",
+)
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Algorithm config. Repeatable.")
 @click.option("--seed", type=click.IntRange(min=0), help="Learner seed [default: drawn and stored].")
 @click.option("--instance-seed", type=click.IntRange(min=0), default=0, show_default=True)
@@ -113,13 +121,14 @@ def create(
     instance: str | None,
     sets: tuple[str, ...],
     info_file: str | None,
+    problem_file: str | None,
     params: tuple[str, ...],
     seed: int | None,
     instance_seed: int,
     max_open: int,
     storage: str,
 ) -> None:
-    """Create study NAME for ALGORITHM on an --instance or an --info file."""
+    """Create study NAME for ALGORITHM on an --instance, an --info file or a --problem file."""
     import numpy as np
 
     from safebandits.algorithms.registry import get_algorithm
@@ -127,8 +136,13 @@ def create(
     from safebandits.problems.registry import list_instances, make_instance
     from safebandits.study.study import create_study
 
-    if (instance is None) == (info_file is None):
-        raise ConfigError("Give exactly one of --instance NAME or --info FILE.")
+    if sum(v is not None for v in (instance, info_file, problem_file)) != 1:
+        raise ConfigError("Give exactly one of --instance NAME, --info FILE or --problem FILE.toml.")
+    if problem_file is not None:
+        if sets:
+            raise ConfigError("--set applies to --instance only.")
+        _create_declared(name, algorithm, problem_file, params, seed, max_open, storage)
+        return
     entry = get_algorithm(algorithm)
     if instance is not None:
         entries = list_instances()
@@ -157,6 +171,66 @@ def create(
     _echo(
         {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed, "storage": s.storage_url}
     )
+
+
+def _learner_of_file(raw: dict[str, Any], algorithm: str, source: str) -> tuple[str, dict[str, Any]]:
+    """The registered name and options of ALGORITHM in a file's ``[[learners]]`` (by label, then by name);
+    the name itself with no options when the file does not list it."""
+    learners = raw.get("learners") or []
+    if not isinstance(learners, list):
+        raise ConfigError(f"{source}: 'learners' must be an array of tables ([[learners]]).")
+    tables = [t for t in learners if isinstance(t, dict)]
+    by_label = [t for t in tables if t.get("label") == algorithm]
+    by_name = [t for t in tables if t.get("name") == algorithm and not t.get("label")] or [
+        t for t in tables if t.get("name") == algorithm
+    ]
+    found = by_label or by_name
+    if len(found) > 1:
+        labels = ", ".join(repr(t.get("label") or t.get("name")) for t in found)
+        raise ConfigError(
+            f"{source}: {len(found)} [[learners]] are named {algorithm!r} ({labels}); "
+            "give --algorithm one of their labels."
+        )
+    if not found:
+        return algorithm, {}
+    table = found[0]
+    options = table.get("options") or {}
+    if not isinstance(options, dict):
+        raise ConfigError(f"{source}: learner {algorithm!r}: 'options' must be a table.")
+    return str(table.get("name")), dict(options)
+
+
+def _create_declared(
+    name: str,
+    algorithm: str,
+    problem_file: str,
+    params: tuple[str, ...],
+    seed: int | None,
+    max_open: int,
+    storage: str,
+) -> None:
+    """``study create --problem FILE.toml``: a study on the file's declared problem."""
+    from safebandits.experiments.spec import parse_assignments
+    from safebandits.experiments.user import _plain_toml, problem_of_file, tomllib
+    from safebandits.study.study import create_study
+
+    declared = problem_of_file(problem_file)
+    raw = _plain_toml(tomllib.loads(Path(problem_file).read_text(encoding="utf-8")))
+    learner, options = _learner_of_file(raw, algorithm, problem_file)
+    options.update(parse_assignments(params))  # --param wins over the file's options
+    horizon = raw.get("horizon")
+    if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1):
+        raise ConfigError(f"{problem_file}: horizon must be an integer >= 1; got {horizon!r}.")
+    try:
+        s = create_study(
+            name, learner, declared, options, storage=storage, seed=seed, max_open=max_open, horizon=horizon
+        )
+    except ConfigError as exc:  # one line, naming the file
+        raise ConfigError(f"{problem_file}: {' '.join(str(exc).split())}") from None
+    _echo(
+        {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed, "kind": s.declared_kind,
+         "storage": s.storage_url}
+    )  # fmt: skip
 
 
 @study.command("ask")
@@ -216,12 +290,15 @@ def status(name: str, storage: str) -> None:
 @click.argument("name")
 @_storage_option
 def recommend(name: str, storage: str) -> None:
-    """Print the recommendation of NAME (final once done, else anytime)."""
+    """Print the recommendation of NAME (final once done, else anytime), with it in words."""
     from safebandits.study.study import load_study
 
     with load_study(name, _reader(storage)) as s:
         rec = s.recommend()
-        _echo({"arm": rec.arm, "final": rec.final, "n_samples": rec.n_samples, "info": rec.info})
+        words = s.summary()["recommendation"]["words"]
+        _echo(
+            {"arm": rec.arm, "final": rec.final, "n_samples": rec.n_samples, "info": rec.info, "words": words}
+        )
 
 
 @study.command("export")

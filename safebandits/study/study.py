@@ -26,6 +26,7 @@ import contextlib
 import datetime as _dt
 import json
 import platform
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +54,7 @@ from safebandits.study.codec import (
 )
 from safebandits.study.storage import ConflictError, Storage, Transaction, open_storage
 from safebandits.study.validation import check_query_id, check_study_name
+from safebandits.study.words import recommendation_words
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
 __all__ = [
@@ -170,6 +172,8 @@ class Study:
         self.max_open: int = int(settings.get("max_open", 1))
         self.split_batches: bool = bool(settings.get("split_batches", self.max_open > 1))
         self.problem: dict[str, Any] | None = settings.get("problem")
+        # A study made from a declared problem: {"problem": its to_dict(), "kind": ..., "horizon": ...}
+        self._declared: dict[str, Any] | None = settings.get("declaration")
         self.info = info_from_dict(json.loads(info_json))
         self.seed = int(seed)
         self.spec = feedback_spec(self.info)
@@ -539,9 +543,12 @@ class Study:
     def summary(self) -> dict[str, Any]:
         """JSON-ready state: counts, open query, recommendation and the learner's read-only diagnostics.
 
-        ``confidence_bounds``, ``safe_set`` and ``diagnostics`` appear where the learner has them; for
-        constrained best-arm identification ``feasible_set`` lists the arms certified feasible (upper
-        confidence bound at most the threshold).
+        ``arm_estimates`` (:meth:`~safebandits.records.ArmEstimates.to_dict`: per-arm estimates and
+        intervals), ``confidence_bounds``, ``safe_set`` and ``diagnostics`` appear where the learner has
+        them; for constrained best-arm identification ``feasible_set`` lists the arms certified feasible
+        (upper confidence bound at most the threshold). A study made from a declared problem has
+        ``declaration``: its ``setting`` and the ``kind`` of view the learner reads. The recommendation's
+        ``words`` say it in a sentence (:func:`~safebandits.study.words.recommendation_words`).
         """
         with self._transaction(write=False):
             learner = self._learner
@@ -564,6 +571,16 @@ class Study:
                 "done": self._is_done(),
                 "recommendation": {"arm": rec.arm, "final": rec.final, "info": jsonable(rec.info)},
             }
+            if self._declared is not None:  # made from a declared problem: its setting and the view read
+                setting = self._declared["problem"].get("setting")
+                out["declaration"] = {"setting": setting, "kind": self.declared_kind}
+            estimates = _arm_estimates(learner)
+            if estimates is not None:
+                out["arm_estimates"] = estimates.to_dict()
+            horizon = getattr(self.info, "horizon", None)
+            out["recommendation"]["words"] = recommendation_words(
+                out, horizon if isinstance(horizon, int) else None
+            )
             for name in ("confidence_bounds", "safe_set", "diagnostics"):
                 method = getattr(learner, name, None)
                 if method is None:
@@ -619,7 +636,26 @@ class Study:
         }
 
     def _settings(self) -> dict[str, Any]:
-        return {"max_open": self.max_open, "split_batches": self.split_batches, "problem": self.problem}
+        out = {"max_open": self.max_open, "split_batches": self.split_batches, "problem": self.problem}
+        if self._declared is not None:
+            out["declaration"] = self._declared
+        return out
+
+    @property
+    def declaration(self) -> Any | None:
+        """The declared problem the study was made from (a :class:`~safebandits.problems.declare.Problem`
+        rebuilt from its stored ``to_dict()``), or ``None`` for a study made from a problem view."""
+        if self._declared is None:
+            return None
+        from safebandits.problems.declare import problem_from_dict
+
+        return problem_from_dict(self._declared["problem"])
+
+    @property
+    def declared_kind(self) -> str | None:
+        """The info kind of the declaration the learner reads (``"k-armed"``, ``"transductive"``, ...), or
+        ``None`` for a study made from a problem view."""
+        return None if self._declared is None else str(self._declared["kind"])
 
     def close(self) -> None:
         self._storage.close()
@@ -632,6 +668,17 @@ class Study:
 
     def __repr__(self) -> str:
         return f"Study(name={self.name!r}, algorithm={self.algorithm!r}, storage={self._storage.url!r})"
+
+
+def _arm_estimates(learner: Any) -> Any:
+    """``learner.arm_estimates()`` where the learner has it and it is defined now, else None."""
+    method = getattr(learner, "arm_estimates", None)
+    if method is None:
+        return None
+    try:
+        return method()
+    except Exception:  # (a plugin's learner whose estimates are undefined in this state)
+        return None
 
 
 def _query_id(value: Any) -> int:
@@ -655,6 +702,7 @@ def create_study(
     max_open: int = 1,
     split_batches: bool | None = None,
     problem: dict[str, Any] | None = None,
+    horizon: int | None = None,
 ) -> Study:
     """Create a study and store it.
 
@@ -664,9 +712,14 @@ def create_study(
         Unique name of the study in the database.
     algorithm : str
         A registered learner (:func:`safebandits.list_algorithms`).
-    info : problem view
-        ``instance.public_info()`` (or ``privileged_info()`` for the oracle baselines), or a view built by
-        hand with the problem's arms, known parameters, threshold and safe action.
+    info : declared problem or problem view
+        A declaration of one's own problem (:class:`~safebandits.problems.declare.LinearProblem`,
+        ``KernelProblem``, ... or :func:`~safebandits.problems.declare.problem_from_dict` of an experiment
+        file's ``[problem]`` table): the learner gets the view of it that it reads
+        (:func:`~safebandits.algorithms.compatibility.view_for`), and the study stores the declaration
+        (``to_dict()``) and that kind beside the view (:attr:`Study.declaration`). Or a problem view:
+        ``instance.public_info()`` (``privileged_info()`` for the oracle baselines), or one built by hand
+        with the problem's arms, known parameters, threshold and safe action.
     config : dict or LearnerConfig, optional
         The learner's config (registry defaults otherwise).
     storage : str, default "sqlite:///study.db"
@@ -687,14 +740,29 @@ def create_study(
         JSON-ready description of the problem for people and the dashboard, e.g.
         ``{"instance": "acol/driving", "params": {"scenario": "base", "n_candidates": 20}}``; the
         dashboard draws driving queries from it. Not used by the learner.
+    horizon : int, optional
+        For a declared problem: the horizon of the view (regret learners are done after that many
+        answers); the declaration's own ``horizon`` otherwise. Not allowed with a problem view.
 
     Raises
     ------
     ConfigError
-        Unknown algorithm, invalid config, an info the learner does not accept, or a name in use.
+        Unknown algorithm, invalid config, an info the learner does not accept (for a declared problem:
+        a learner that does not fit it, or cannot start on it), or a name in use.
+
+    Examples
+    --------
+    >>> import tempfile, safebandits as sb
+    >>> url = f"sqlite:///{tempfile.mkdtemp()}/s.db"
+    >>> doses = sb.LinearProblem(arms=[[1, 0], [0, 1], [1, 1]], threshold=0.5, safe_arm=0, safe_cost=0.1,
+    ...                          safe_reward=0.2, feedback="bernoulli", horizon=500)
+    >>> study = sb.create_study("mine", "opb", doses, storage=url, seed=0)
+    >>> study.declared_kind, type(study.info).__name__
+    ('k-armed', 'StagewiseInfo')
     """
     check_study_name(name)
     entry = get_algorithm(algorithm)
+    info, declared = _declared_view(info, algorithm, horizon)
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
@@ -725,6 +793,8 @@ def create_study(
     for attempt in range(3):  # a concurrent creator may win the insert: then read its row
         try:
             settings = {"max_open": int(max_open), "split_batches": bool(split), "problem": problem}
+            if declared is not None:
+                settings["declaration"] = declared
             row = _insert_study(store, name, algorithm, task, cfg, info_json, seed, load_if_exists, settings)
             break
         except ConflictError:
@@ -737,6 +807,43 @@ def create_study(
                 store.close()
             raise
     return Study(store, name, row)
+
+
+def _declared_view(info: Any, algorithm: str, horizon: int | None) -> tuple[Any, dict[str, Any] | None]:
+    """For a declared problem: the view learner ``algorithm`` reads and what the study stores of the
+    declaration (its ``to_dict()``, the kind and the horizon). A problem view passes through."""
+    from safebandits.algorithms.compatibility import view_for
+    from safebandits.problems.declare import Problem, SimulatedProblem, info_kind, problem_from_dict
+
+    if isinstance(info, SimulatedProblem):  # a study is played against the world: the truth stays out
+        info = info.problem
+    if not isinstance(info, Problem):
+        if horizon is not None:
+            raise ConfigError(
+                "The 'horizon' of a study applies to a declared problem only (a problem view has its own)."
+            )
+        return info, None
+    horizon = info._horizon(horizon)  # (checked: an integer >= 1)
+    view = view_for(info, algorithm, horizon=horizon)
+    kind = info_kind(view)
+    try:
+        values = json.loads(json.dumps(info.to_dict(), allow_nan=False))
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"This {type(info).__name__} cannot be stored in a study: its to_dict() is not plain JSON "
+            "(a pool declared from a data frame: declare it from its CSV file)."
+        ) from None
+    # What is stored must rebuild the very view the learner gets (bit for bit). (A check only: what
+    # view_for said about the declaration, e.g. a default tolerance, is not said twice.)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rebuilt = problem_from_dict(values).view(kind, horizon=horizon)
+    if dumps(info_to_dict(rebuilt)) != dumps(info_to_dict(view)):
+        raise ConfigError(
+            f"This {type(info).__name__} does not survive storage exactly (its to_dict() rebuilds another "
+            f"{kind!r} view); pass the view itself: problem.view({kind!r})."
+        )
+    return view, {"problem": values, "kind": kind, "horizon": horizon}
 
 
 def _insert_study(

@@ -42,6 +42,7 @@ from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.estimators.confidence import static_width
 from safebandits.estimators.ridge import ArmRidge
 from safebandits.exceptions import ConfigError
+from safebandits.records import ArmEstimates
 from safebandits.types import BatchObservation, BoolArray, Decision, FloatArray, IntArray, Recommendation
 
 __all__ = [
@@ -308,6 +309,24 @@ class CBAILearner(BaseLearner):
 
     def _recommend_info(self) -> dict[str, Any]:
         return {}
+
+    def arm_estimates(self) -> ArmEstimates:
+        """The constraint value ``phi^T x`` of every arm: the midpoint of :meth:`confidence_bounds` and
+        those bounds (``nan`` / infinite before the first round), and the known reward ``theta^T x``."""
+        lower, upper = self.confidence_bounds()  # type: ignore[attr-defined]
+        lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+        known = np.isfinite(lower) & np.isfinite(upper)
+        mid = np.full(lower.shape, np.nan)
+        mid[known] = (lower[known] + upper[known]) / 2.0
+        r = self._sets.rewards
+        return ArmEstimates(
+            ("constraint phi^T x", "reward (known)"),
+            np.column_stack([mid, r]),
+            np.column_stack([lower, r]),
+            np.column_stack([upper, r]),
+            (float(self._sets.threshold), None),
+            interval="confidence bounds l_t(x), u_t(x) on phi^T x; certified feasible when u_t(x) <= tau",
+        )
 
     def _recommend(self, final: bool) -> Recommendation:
         info = {**self._sets.summary(), **self._recommend_info()}

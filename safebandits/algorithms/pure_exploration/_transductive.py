@@ -32,6 +32,7 @@ from safebandits.algorithms.pure_exploration._cbai import MAX_ROUND_SAMPLES
 from safebandits.design import frank_wolfe_design, round_design
 from safebandits.estimators.robust import design_pinv
 from safebandits.exceptions import ConfigError
+from safebandits.records import ArmEstimates, interval_estimates
 from safebandits.types import BatchObservation, Decision, FloatArray, IntArray, Recommendation
 
 __all__ = [
@@ -286,6 +287,18 @@ class ProgramLearner(BaseLearner):
     def _program(self) -> Program:
         raise NotImplementedError
 
+    def _constraint_estimates(self, values: FloatArray, widths: FloatArray, how: str) -> ArmEstimates:
+        """Per decision ``z``: the constraint estimates ``z^T mu_hat_i`` (shape ``(|Z|, m)``, ``nan`` where
+        none) -+ their widths, against the threshold ``gamma``."""
+        m = self.view.n_constraints
+        names = ["constraint z^T mu"] if m == 1 else [f"constraint {i + 1} z^T mu_{i + 1}" for i in range(m)]
+        values = np.array(values, dtype=np.float64).reshape(-1, m)
+        widths = np.asarray(widths, dtype=np.float64).reshape(values.shape[0], -1)
+        widths = np.broadcast_to(widths, values.shape)
+        values = np.where(np.isfinite(widths), values, np.nan)  # (an estimate without a width is none)
+        threshold = [float(self.view.threshold)] * m
+        return interval_estimates(names, values, widths, threshold, unit="decision", interval=how)
+
     def sums(self, observation: BatchObservation) -> FloatArray:
         return batch_sums(observation, self.view.n_arms, self.view.n_constraints)
 
@@ -372,6 +385,7 @@ class EliminationLearner(ProgramLearner):
         self.status = np.zeros(nz, dtype=np.int8)
         self.value_hat = np.full(nz, np.nan)
         self.safety_gap_hat = np.zeros((nz, self.view.n_constraints))
+        self.safety_width = np.full(nz, np.inf)  # last width of each decision's constraint estimates
         self.max_pair_width = math.inf
         self.round = 0
         self.answer: int | None = None
@@ -465,6 +479,7 @@ class EliminationLearner(ProgramLearner):
         w = np.where(span[idx], w, np.inf)
         gaps = self.view.threshold - est[idx, 1:]  # (k, m)
         self.safety_gap_hat[idx] = gaps
+        self.safety_width[idx] = w
         lcb = (gaps - w[:, None]).min(axis=1)
         unsafe = np.any(gaps + w[:, None] < 0.0, axis=1)
         eps = self.epsilon
@@ -491,6 +506,15 @@ class EliminationLearner(ProgramLearner):
         self.active[np.unique(a[worse])] = False
         keep = self.active[a] & self.active[b]
         self.max_pair_width = float(w[keep].max()) if np.any(keep) else 0.0
+
+    def arm_estimates(self) -> ArmEstimates | None:
+        """Per decision: the last least-squares constraint estimates ``z^T mu_hat_i`` -+ their width ``w``
+        (``None`` before the first safety phase)."""
+        if not np.isfinite(self.safety_width).any():
+            return None
+        values = self.view.threshold - self.safety_gap_hat
+        how = "least-squares estimate -+ w(z) of the last safety phase; safe when every upper bound <= gamma"
+        return self._constraint_estimates(values, self.safety_width, how)
 
     def safety_tolerances(self, idx: IntArray, ell: int) -> FloatArray:
         """Target widths of the safety phase for the arms ``idx`` (default ``eps_l``)."""

@@ -47,6 +47,7 @@ from safebandits.algorithms.pure_exploration._transductive import (
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.robust import LinearEstimate, check_estimator, ols, rips
 from safebandits.problems.transductive import positive_part
+from safebandits.records import ArmEstimates
 from safebandits.types import BatchObservation, FloatArray, IntArray, Recommendation
 
 __all__ = ["BESIDE", "BESIDEConfig", "tau_and_design"]
@@ -165,6 +166,7 @@ class BESIDE(ProgramLearner):
         nz, m = self.view.n_decisions, self.view.n_constraints
         self.safety_gap_hat = np.zeros((nz, m))
         self.width = np.zeros(nz)
+        self.constraint_hat: FloatArray | None = None  # last estimates z^T mu_hat_i, shape (|Z|, m)
         self.gap_hat = np.zeros(nz)
         self.certified = np.zeros(nz, dtype=bool)
         self.final_set: IntArray = np.zeros(0, dtype=np.int64)
@@ -300,6 +302,7 @@ class BESIDE(ProgramLearner):
                 design, counts, self.sums(obs)[:, 1:], v.decisions, m * cfg.delta / (2 * m * ell**2)
             )
             self.width = est.widths
+            self.constraint_hat = est.values
             self.safety_gap_hat = v.threshold - est.values + self.width[:, None]
             lcb = (self.safety_gap_hat - 2.0 * self.width[:, None]).min(axis=1)
             self.certified |= lcb >= 0.0
@@ -313,6 +316,14 @@ class BESIDE(ProgramLearner):
         u = positive_part(-self.safety_gap_hat).max(axis=1)
         gaps = yield from self.rage_eps(self.final_set, self.final_set, self.epsilon, cfg.delta, u)
         self.answer = int(self.final_set[int(np.argmin(gaps))]) if self.final_set.size else None
+
+    def arm_estimates(self) -> ArmEstimates | None:
+        """Per decision: the last round's constraint estimates ``z^T mu_hat_i`` (line 8) -+ ``w_l(z)``
+        (``None`` before the first round's estimates)."""
+        if self.constraint_hat is None:
+            return None
+        how = "RIPS / OLS estimate -+ w_l(z) (line 8); certified safe when every upper bound <= gamma"
+        return self._constraint_estimates(self.constraint_hat, self.width, how)
 
     def _recommend(self, final: bool) -> Recommendation:
         arm = self.answer

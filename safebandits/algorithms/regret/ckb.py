@@ -60,7 +60,7 @@ from safebandits.estimators.gp import (
 )
 from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
 from safebandits.problems.kernel import KernelInfo
-from safebandits.records import log_grid
+from safebandits.records import ArmEstimates, interval_estimates, log_grid
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -403,6 +403,17 @@ class GPPairLearner(BaseLearner):
         return (
             beta_width(float(info.reward_bound), info.noise_bound, gf, c.delta, c.beta_scale),
             beta_width(float(info.constraint_bound), info.constraint_noise_bound, gg, c.delta, c.beta_scale),
+        )
+
+    def arm_estimates(self) -> ArmEstimates:
+        """Per point: the posterior means of ``f`` (reward) and ``g`` (constraint, safe when ``g <= 0``)
+        -+ ``beta_t sigma_t`` and ``beta~_t sigma~_t`` (the widths of the next round, Theorem 1)."""
+        beta, beta_g = self.betas()
+        est = np.column_stack([self.gp_f.mean, self.gp_g.mean])
+        radius = np.column_stack([beta * self.gp_f.std(), beta_g * self.gp_g.std()])
+        how = "GP posterior mean -+ beta_t sigma_t (Theorem 1); safe when g <= 0"
+        return interval_estimates(
+            ["reward f", "constraint g"], est, radius, [None, 0.0], unit="point", interval=how
         )
 
 

@@ -79,7 +79,7 @@ from safebandits.estimators.stagewise import (
 )
 from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
 from safebandits.problems.stagewise import StagewiseInfo, checked_stagewise_info
-from safebandits.records import PlayedBlock
+from safebandits.records import ArmEstimates, PlayedBlock, interval_estimates
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -620,6 +620,23 @@ class StagewiseLinearLearner(BaseLearner):
         return out
 
     # -- per-round pieces --------------------------------------------------------------------------
+    def arm_estimates(self) -> ArmEstimates:
+        """Per point (the rows of ``info.arms``): ``<x, theta_hat>`` -+ ``alpha_r beta_r ||x||_{Sigma^-1}``
+        and each cost ``<x, mu_hat_i>`` -+ ``alpha_c beta_c ||x^{o,perp}||`` (eq. 5; ``x0``'s known cost is
+        exact): the optimistic reward and pessimistic costs (eqs. 9, 10) are the interval ends it acts on."""
+        est = self.estimator
+        points = self._arms
+        kr, kc = est.radii
+        reward = points @ est.theta_hat
+        costs = est.pessimistic_cost(points) - kc * est.perp_norm(points)[:, None]
+        radius = np.column_stack([kr * est.reward_norm(points), np.repeat(kc * est.perp_norm(points)[:, None],
+                                  costs.shape[1], axis=1)])  # fmt: skip
+        m = costs.shape[1]
+        names = ["reward", *(["cost"] if m == 1 else [f"cost {i + 1}" for i in range(m)])]
+        how = "ridge estimates -+ the scaled radii of eq. (5): optimistic reward (9), pessimistic costs (10)"
+        return interval_estimates(names, np.column_stack([reward, costs]), radius, [None, *est.tau.tolist()],
+                                  unit="point" if self._star else "arm", interval=how)  # fmt: skip
+
     def _choice(self, safe_row: int) -> RoundChoice:
         return RoundChoice(self._star, safe_row, self._safe_value, self.use_ts, self._ts_scale)
 

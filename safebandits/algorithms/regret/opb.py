@@ -63,7 +63,7 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.stagewise import solve_policy_lp
-from safebandits.records import PlayedBlock
+from safebandits.records import ArmEstimates, PlayedBlock, interval_estimates
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -606,6 +606,29 @@ class OPB(BaseLearner):
         self._index_kernel(st)
         res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         return self._safe_probs.copy() if res is None else res[1]
+
+    def arm_estimates(self) -> ArmEstimates:
+        """Per arm: ``r_hat_a`` and ``c_hat_a`` (empirical means) -+ ``alpha_r beta_a(t)`` and ``alpha_c
+        beta_a(t)``, ``beta_a(t) = R sqrt(2 log(1/delta') / T_a(t))``: the upper ends are the indices
+        ``u^r_a``, ``u^c_a`` the LP reads (before clipping). An arm not pulled yet has none; the safe arm's
+        known ``r_1`` / ``c_1`` are exact."""
+        st, const = self.state, self.state.const
+        k, m = self._k, self._m
+        n = st.counts.astype(np.float64)
+        pulled = n > 0
+        est = np.full((k, 1 + m), np.nan)
+        est[pulled, 0] = st.reward_sums[pulled] / n[pulled]
+        est[pulled, 1:] = st.cost_sums[pulled] / n[pulled, None]
+        beta = np.zeros(k)
+        beta[pulled] = np.sqrt(const.log_term / n[pulled])
+        radius = np.column_stack([self.alpha_r * beta, np.repeat(self.alpha_c * beta[:, None], m, axis=1)])
+        if const.reward_known:
+            est[self._safe, 0], radius[self._safe, 0] = const.r1, 0.0
+        if const.cost_known:
+            est[self._safe, 1:], radius[self._safe, 1:] = st.safe_cost, 0.0
+        costs = ["cost"] if m == 1 else [f"cost {i + 1}" for i in range(m)]
+        how = "empirical means -+ alpha beta_a(t), beta_a = R sqrt(2 log(1/delta') / T_a): the indices (5.2)"
+        return interval_estimates(["reward", *costs], est, radius, [None, *self.tau.tolist()], interval=how)
 
     def diagnostics(self) -> dict[str, Any]:
         """Radii, level, pulls, infeasible rounds and the warm start's estimates."""

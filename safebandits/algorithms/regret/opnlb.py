@@ -41,6 +41,7 @@ from safebandits._validation import (
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.exceptions import ConfigError
+from safebandits.records import ArmEstimates
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -661,6 +662,24 @@ class OPNLB(BaseLearner):
         mask_r = (self._ls_r.dist2 <= rad_r) & self._safe_ok_r
         mask_c = (self._ls_c.dist2 <= rad_c) & self._safe_ok_c
         return mask_r, mask_c
+
+    def arm_estimates(self) -> ArmEstimates:
+        """Per action: the least-squares functions' values ``theta_hat_t(a)``, ``mu_hat_t(a)`` and, as the
+        interval, the smallest and largest value over the confidence sets ``C_t^r``, ``C_t^c`` (Sec. 5.3;
+        an empty set leaves the interval unbounded)."""
+        mask_r, mask_c = self.confidence_sets()
+        best_r, best_c = self.estimates()
+        cols = []
+        for g, mask, best in ((self.reward_class, mask_r, best_r), (self.cost_class, mask_c, best_c)):
+            plausible = g[mask]
+            if plausible.shape[0]:
+                cols.append((g[best], plausible.min(axis=0), plausible.max(axis=0)))
+            else:
+                cols.append((g[best], np.full(self.n_actions, -np.inf), np.full(self.n_actions, np.inf)))
+        est, lower, upper = (np.column_stack([c[i] for c in cols]) for i in range(3))
+        est = np.clip(est, lower, upper)  # (the least-squares function may sit outside a set it fails)
+        how = "least-squares function's value; interval: min / max over the confidence sets C_t (Sec. 5.3)"
+        return ArmEstimates(("reward", "cost"), est, lower, upper, (None, self.tau), interval=how)
 
     def values(self, pis: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``V~_t^r`` and ``V~_t^c`` of policies (rows of ``pis``) under the current sets."""

@@ -73,7 +73,7 @@ from safebandits.problems.safe_linear import (
     radial_step,
 )
 from safebandits.problems.stagewise import row_means
-from safebandits.records import EstimateSnapshot, PlayedBlock
+from safebandits.records import ArmEstimates, EstimateSnapshot, PlayedBlock, interval_estimates
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -809,6 +809,23 @@ class SafeLUCB(BaseLearner):
         theta, a_inv = self._theta_ainv()
         return {"theta": theta.copy(), "a": np.array(self._gram()), "a_inv": a_inv.copy(), "beta": self.beta,
                 "b_mat": self._b.copy(), "threshold": self._c}  # fmt: skip
+
+    def arm_estimates(self) -> ArmEstimates | None:
+        """Finite decision sets: per arm the loss ``x^T mu_hat`` and the constraint value ``(B x)^T mu_hat``
+        -+ ``beta ||.||_{A_t^{-1}}`` (the confidence set ``C_t``; the upper end of the constraint is eq. 8's
+        ``D_t^s`` test against ``c``). ``None`` on a ball or polytope (no arms)."""
+        if not self._finite:
+            return None
+        est = self.estimated_safe_set()
+        arms = np.asarray(self._ds.arms, dtype=np.float64)
+        theta, a_inv, beta = est["theta"], est["a_inv"], est["beta"]
+        bx = arms @ self._b.T
+        values = np.column_stack([arms @ theta, bx @ theta])
+        norms = [np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", v, a_inv, v), 0.0)) for v in (arms, bx)]
+        how = "ridge estimate mu_hat -+ beta ||.||_{A_t^-1} (C_t); in D_t^s when the upper end <= c"
+        names = ["loss x^T mu", "constraint (Bx)^T mu"]
+        radius = beta * np.column_stack(norms)
+        return interval_estimates(names, values, radius, [None, self._c], interval=how)
 
     def diagnostics(self) -> dict[str, Any]:
         """``T'`` used, ``t_delta``, ``T_Delta``, ``T_0``, ``lambda_-``, ``lambda_min(A_{T'+1})`` against

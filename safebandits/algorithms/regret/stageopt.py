@@ -41,6 +41,7 @@ from safebandits.algorithms.regret.ckb import (
 )
 from safebandits.estimators.gp import kernel_distance
 from safebandits.exceptions import ConfigError
+from safebandits.records import ArmEstimates
 from safebandits.types import Decision, FloatArray
 
 __all__ = ["StageOpt", "StageOptConfig"]
@@ -225,6 +226,17 @@ class StageOpt(SafeSeedGPLearner):
         self.gp_f.update(i, reward)
         self.gp_g.update(i, constraint)
         self._intersect()
+
+    def arm_estimates(self) -> ArmEstimates:
+        """As CKB's (:meth:`GPPairLearner.arm_estimates`), with ``g``'s interval the intersected safety
+        interval ``[l_t, u_t]`` StageOpt acts on (the posterior mean clipped into it)."""
+        est = super().arm_estimates()
+        lower, upper = est.lower.copy(), est.upper.copy()
+        lower[:, 1], upper[:, 1] = self.g_lower, self.g_upper
+        value = est.estimate.copy()
+        value[:, 1] = np.clip(self.gp_g.mean, self.g_lower, self.g_upper)
+        how = "GP posterior mean -+ beta_t sigma_t; g's interval intersected over rounds; safe when u_t <= 0"
+        return ArmEstimates(est.quantities, value, lower, upper, est.thresholds, est.unit, how)
 
     @property
     def g_bounds(self) -> tuple[FloatArray, FloatArray]:
