@@ -25,8 +25,11 @@ learner settings from ``--set KEY=VALUE``), and prints one row per (variant, lam
 * ``R+``: the mean stronger regret.
 
 Draw ``d`` uses the seeds ``(seed, d)`` for the instance, ``(seed, d, 1)`` for the noise and ``(seed, d, 2)``
-for the learner, so variants and lambdas share draws and noise. Single process, not collected by pytest;
-the evidence in ``docs/decisions/ckb.md`` ("Issue 31: line-by-line audit") was produced with it.
+for the learner, so variants and lambdas share draws and noise; with ``--keys SEED:SWEEP_POINT`` (the
+``seed`` and ``sweep_point`` columns of a stored paper run, e.g. ``0:3517268056`` for ``ckb-synthetic``)
+draw ``d`` is replicate ``d`` of that experiment, run with its own seeds, so at ``lambda = 1`` the rows
+reproduce the stored runs (their ``N`` and ``sum g``) with the per-round detail added. Single process,
+not collected by pytest; the evidence in ``docs/decisions/ckb.md`` (issue 31) was produced with it.
 """
 
 from __future__ import annotations
@@ -41,22 +44,36 @@ import pandas as pd
 from safebandits.algorithms import make_learner
 from safebandits.experiments.spec import parse_assignments
 from safebandits.problems.registry import make_instance
+from safebandits.rng import RunKey, environment_rng, instance_rng, learner_rng
 
 INSTANCES = {"synthetic": "ckb/synthetic", "light": "ckb/light", "finance": "ckb/finance"}
 VARIANTS = {"ucb": ("ckb-ucb", {}), "ts": ("ckb-ts", {}), "rand": ("ckb-rand", {}),
             "ucb-slack": ("ckb-ucb", {"slack": "auto"})}  # fmt: skip
+#: The method labels of the paper experiments (``--keys``: their run keys' learner seeds).
+LABELS = {"ucb": "CKB-UCB", "ts": "CKB-TS", "rand": "CKB-Rand", "ucb-slack": "CKB-UCB (slack)"}
 
 
-def one_run(problem: str, draw: int, horizon: int, variant: str, settings: dict, seed: int) -> dict:
+def _rngs(problem: str, draw: int, variant: str, seed: int, keys: tuple[int, int] | None):
+    """Generators of the instance (synthetic only), the noise and the learner: the script's own seeds, or
+    (``keys = (experiment seed, sweep point)``) those of the stored run ``replicate = draw`` of the paper
+    experiment, so that the run is the stored one (same draw, noise and learner randomness)."""
+    if keys is None:
+        return (np.random.default_rng([seed, draw]), np.random.default_rng([seed, draw, 1]),
+                np.random.default_rng([seed, draw, 2]))  # fmt: skip
+    key = RunKey(keys[0], keys[1], LABELS[variant], draw)
+    return instance_rng(key), environment_rng(key), learner_rng(key)
+
+
+def one_run(
+    problem: str, draw: int, horizon: int, variant: str, settings: dict, seed: int, keys=None
+) -> dict:
     """One run of a CKB variant; the per-run record of the table (see the module docstring)."""
     name = INSTANCES[problem]
-    kw = {"T": horizon}
-    inst = make_instance(name, np.random.default_rng([seed, draw]), **kw) if problem == "synthetic" else (
-        make_instance(name, None, **kw))  # fmt: skip
-    env = inst.environment(np.random.default_rng([seed, draw, 1]))
+    rng_i, rng_e, rng_l = _rngs(problem, draw, variant, seed, keys)
+    inst = make_instance(name, rng_i if problem == "synthetic" else None, T=horizon)
+    env = inst.environment(rng_e)
     alg, extra = VARIANTS[variant]
-    learner = make_learner(alg, inst.public_info(), np.random.default_rng([seed, draw, 2]),
-                           {"delta": 0.05, **extra, **settings})  # fmt: skip
+    learner = make_learner(alg, inst.public_info(), rng_l, {"delta": 0.05, **extra, **settings})
     f, g = inst.reward, inst.constraint
     xs = np.empty(horizon, dtype=np.int64)
     g_est = np.empty(horizon)
@@ -116,16 +133,24 @@ def main() -> None:
     ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--out", default=None, help="append the per-run records (JSON lines)")
+    ap.add_argument(
+        "--keys",
+        default=None,
+        metavar="SEED:SWEEP_POINT",
+        help="use the run keys of a stored paper experiment (its 'seed' and 'sweep_point' columns): draw d "
+        "is then replicate d of that experiment, with its instance, noise and learner seeds",
+    )
     args = ap.parse_args()
     horizon = args.T or {"synthetic": 10_000, "light": 1_000, "finance": 10_000}[args.problem]
     settings = parse_assignments(tuple(args.sets))
+    keys = tuple(int(v) for v in args.keys.split(":")) if args.keys else None
     records = []
     start = time.process_time()
     for lam in args.lambdas:
         for variant in args.variants:
             for d in range(args.draws):
                 records.append(
-                    one_run(args.problem, d, horizon, variant, {**settings, "gp_noise": lam}, args.seed)
+                    one_run(args.problem, d, horizon, variant, {**settings, "gp_noise": lam}, args.seed, keys)
                 )
     df = pd.DataFrame(records)
     if args.out:
