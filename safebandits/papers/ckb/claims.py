@@ -21,7 +21,9 @@ running; ``docs/decisions/ckb.md``):
 * "few violating rounds": mean ``N`` over runs at most the paper's own count for each CKB variant the
   paper reports (:data:`PAPER_N_MAX`: synthetic ``N <= 5``, light UCB 0 and Rand 38, finance UCB 47 and
   Rand 21);
-* ``V(T) = 0`` "averaged over 50 runs": the mean over runs of ``sum_t g(x_t)`` is at most 0 per method;
+* ``V(T) = 0`` (synthetic and light; Sec. 5.1 "we have V(T) = 0 under all the algorithms"): every run of
+  every method ends with ``sum_t g(x_t) <= 0``, since ``V(T) = [sum_t g(x_t)]_+`` is defined per run (the
+  finance section makes no such statement, so the finance set has no such claim);
 * SGP-UCB's "linear-regret initial phase": over its exploration stage (``ckb-sgp-start``, the whole horizon
   is phase 1) the log-log slope of the mean regret over the last decade is above :data:`SLOPE_MAX`, the
   complement of the sublinear reading;
@@ -31,7 +33,8 @@ running; ``docs/decisions/ckb.md``):
   least-squares slope of ``log A(T)`` on ``log T`` across the horizons, ``A(T)`` the mean over runs of
   ``[R+(T)]_+`` of CKB-UCB with the slack, is at most the same fit of the bound's order ``sqrt(T) (ln
   T)^2`` over the same horizons (:func:`horizon_bound_slope`, :data:`SLACK_LOG_POWER`), and at every
-  horizon the mean over runs of ``sum_t g(x_t)`` is at most 0 (``V(T) = 0`` averaged as the paper averages).
+  horizon the mean over runs of ``sum_t g(x_t)`` is at most 0 (a theory claim, "bounded or even zero"
+  violation; the runs with ``V(T) > 0`` per horizon are in the evidence).
 
 Every record is finalised by :func:`safebandits.experiments.claims_meta.finalise_claims` (verdicts,
 wording).
@@ -70,6 +73,8 @@ CKB = ("CKB-UCB", "CKB-TS", "CKB-Rand")
 BASELINES = ("StageOpt", "SGP-UCB")
 PAPER_METHODS = CKB + BASELINES
 SLACK_LABEL = "CKB-UCB (slack)"
+#: ``V(T) = [sum_t g(x_t)]_+`` counts as positive above this (round-off of ``T * mean cost``).
+V_TOL = 1e-9
 #: Power of ``ln T`` in the order of CKB-UCB's regret bound with the slack, across horizons: Theorem 1 gives
 #: ``R+(T) = O(B sqrt(T gamma_T) + sqrt(T gamma_T (gamma_T + ln(2/alpha))) + rho G sqrt(T))``, i.e.
 #: ``sqrt(T) gamma_T``; the slack ``eps = K^(T)/T`` adds at most ``T eps 2B/delta = 2B K^(T)/delta``, the same
@@ -96,31 +101,33 @@ def _ok(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _claim_v_zero(ok: pd.DataFrame, labels: tuple[str, ...], n_failed: int) -> Claim:
-    """Digest claim 4, as the paper words it: ``V(T) = [sum_t g(x_t)]_+ = 0`` *averaged over runs*, i.e. the
-    mean over runs of ``sum_t g(x_t)`` is at most 0 for every method. Runs with a positive sum are counted
-    in the evidence (a per-run reading would demand ``V(T) = 0`` in every run)."""
+    """Digest claim 4 read per run, as the paper defines ``V(T)``: ``V(T) := [sum_t g(x_t)]_+`` is a
+    quantity of one run (Sec. 2; the "stronger" ``sum_t [g(x_t)]_+`` is contrasted with it), and Sec. 5.1
+    says "we have V(T) = 0 under all the algorithms" with no averaging. So every run of every method must
+    end with ``sum_t g(x_t) <= 0``. The mean over runs of ``sum_t g(x_t)`` is evidence only (issue 31: a
+    reading on that mean was adopted after the per-run reading had failed, and is withdrawn)."""
     per: dict[str, Any] = {}
     passed = not ok.empty
     for lbl in labels:
         sub = ok[ok["label"] == lbl]
         sum_g = sub["cost"] * sub["samples"]
-        mean_sum_g = float(sum_g.mean()) if len(sub) else float("nan")
-        good = len(sub) > 0 and mean_sum_g <= 1e-9
+        n_pos = int((sub["V"] > V_TOL).sum())
+        good = len(sub) > 0 and n_pos == 0
         passed &= good
         per[lbl] = {
             "runs": len(sub),
-            "mean_sum_g": mean_sum_g if len(sub) else None,
-            "V_of_mean": max(mean_sum_g, 0.0) if len(sub) else None,
-            "runs_with_V>0": int((sub["V"] > 1e-9).sum()),
+            "runs_with_V>0": n_pos,
             "max_V": float(sub["V"].max()) if len(sub) else None,
+            "mean_V": float(sub["V"].mean()) if len(sub) else None,
+            "mean_sum_g": float(sum_g.mean()) if len(sub) else None,
             "ok": bool(good),
         }
     return _claim(
         "ckb-v-zero",
-        "V(T) = 0 averaged over runs: for every method the mean over runs of sum_t g(x_t) at T is <= 0 "
-        "(runs with V(T) > 0 are counted in the evidence).",
+        "V(T) = [sum_t g(x_t)]_+ = 0 in every run: for every method, no run ends with sum_t g(x_t) > 0 "
+        "(V(T) is defined per run; the paper reports V(T) = 0 under all the algorithms).",
         passed,
-        {"by_method": per, "failed_runs": n_failed},
+        {"by_method": per, "failed_runs": n_failed, "tolerance": V_TOL},
     )
 
 
@@ -352,7 +359,7 @@ def _per_horizon(sub: pd.DataFrame) -> dict[int, dict[str, Any]]:
             "mean_R": float(g["regret"].mean()),
             "mean_R+": float(g["policy_regret"].mean()),
             "mean_sum_g": float(sum_g.mean()),
-            "runs_with_V>0": int((g["V"] > 1e-9).sum()),
+            "runs_with_V>0": int((g["V"] > V_TOL).sum()),
             "mean_N": float(g["violations"].mean()),
             "mean_eps": float(eps.mean()) if eps.notna().any() else None,
         }
@@ -415,15 +422,13 @@ _SLACK_TEXT = (
 )
 
 
-def _common(df: pd.DataFrame, key: str) -> tuple[pd.DataFrame, list[Claim]]:
+def _common(df: pd.DataFrame, key: str, v_zero: bool = True) -> tuple[pd.DataFrame, list[Claim]]:
+    """The claims every CKB data set shares; ``v_zero``: the data set's section states ``V(T) = 0``
+    (Sec. 5.1, synthetic and light; Sec. 5.2 on finance reads only ``N``)."""
     ok = _ok(df)
     n_failed = int((df["status"] != "ok").sum())
-    return ok, [
-        _claim_v_zero(ok, PAPER_METHODS, n_failed),
-        _claim_sublinear(ok),
-        _claim_few_violations(ok, key),
-        _claim_dual(ok),
-    ]
+    head = [_claim_v_zero(ok, PAPER_METHODS, n_failed)] if v_zero else []
+    return ok, [*head, _claim_sublinear(ok), _claim_few_violations(ok, key), _claim_dual(ok)]
 
 
 def check_ckb_synthetic(df: pd.DataFrame) -> list[Claim]:
@@ -446,9 +451,9 @@ def check_ckb_light(df: pd.DataFrame) -> list[Claim]:
 
 
 def check_ckb_finance(df: pd.DataFrame) -> list[Claim]:
-    """Fig. 2: V(T) = 0, sublinear regret, few violations, dual bounded, sublinear stronger violation,
-    CKB clearly better."""
-    ok, claims = _common(df, "ckb-finance")
+    """Fig. 2: sublinear regret, few violations, dual bounded, sublinear stronger violation, CKB clearly
+    better (Sec. 5.2 states no ``V(T) = 0``: "We focus on the strong metric, i.e., ... N")."""
+    ok, claims = _common(df, "ckb-finance", v_zero=False)
     return [*claims, _claim_strong_violation(ok), _claim_vs_baselines(ok, clearly=True)]
 
 
@@ -488,7 +493,9 @@ _CKB_ALL = (*_CKB, "StageOpt", "SGP-UCB")
 _CKB_COMMON = {
     "ckb-v-zero": _m(
         PAPER,
-        "V(T) = [sum_t g(x_t)]_+ = 0 at T for all algorithms, averaged over 50 runs (digest §5.4, Fig. 1).",
+        '"Since we have V(T) = 0 under all the algorithms, we study the total number of rounds where the '
+        'constraint is violated" (Sec. 5.1, synthetic and light data); V(T) = [sum_t g(x_t)]_+ is defined '
+        "per run (Sec. 2).",
         _CKB_ALL,
     ),
     "ckb-sublinear": _m(
@@ -535,7 +542,7 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
         if k not in ("ckb-vs-baselines-clear", "ckb-strong-violation-sublinear")
     },
     "ckb-light": {k: v for k, v in _CKB_COMMON.items() if k != "ckb-vs-baselines-clear"},
-    "ckb-finance": {k: v for k, v in _CKB_COMMON.items() if k != "ckb-vs-baselines"},
+    "ckb-finance": {k: v for k, v in _CKB_COMMON.items() if k not in ("ckb-vs-baselines", "ckb-v-zero")},
     "ckb-slack-horizons": {
         "ckb-slack": _m(
             PAPER,
