@@ -360,6 +360,7 @@ def _per_horizon(sub: pd.DataFrame) -> dict[int, dict[str, Any]]:
             "mean_R+": float(g["policy_regret"].mean()),
             "mean_sum_g": float(sum_g.mean()),
             "runs_with_V>0": int((g["V"] > V_TOL).sum()),
+            "max_V": float(g["V"].max()),
             "mean_N": float(g["violations"].mean()),
             "mean_eps": float(eps.mean()) if eps.notna().any() else None,
         }
@@ -376,9 +377,9 @@ def _fit_slope(per: dict[int, dict[str, Any]]) -> float:
 
 
 def _claim_slack_horizons(ok: pd.DataFrame) -> Claim:
-    """Section 4 (digest claim 7) across horizons: with the slack, ``V(T) = 0`` at every horizon (mean over
-    runs of ``sum_t g(x_t)`` at most 0) while ``[R+]_+`` grows across horizons no faster than the bound's
-    order ``sqrt(T) (ln T)^2``. CKB-UCB without the slack is evidence only (the cost of the slack)."""
+    """Section 4 (digest claim 7) across horizons: with the slack, ``V(T)`` bounded or zero per run (every
+    run at 0, or the largest over runs not growing with ``T``) while ``[R+]_+`` grows across horizons no
+    faster than the bound's order ``sqrt(T) (ln T)^2``. CKB-UCB without the slack is evidence only (the cost of the slack)."""
     ok = ok.assign(T=pd.to_numeric(ok.get("instance.T", ok["samples"]), errors="coerce"))
     slack, base = ok[ok["label"] == SLACK_LABEL], ok[ok["label"] == "CKB-UCB"]
     per = _per_horizon(slack)
@@ -391,25 +392,33 @@ def _claim_slack_horizons(ok: pd.DataFrame) -> Claim:
     slope = _fit_slope(per)
     a_last = per[horizons[-1]]["A"]
     regret_ok = bool(a_last <= 0.0 or (np.isfinite(slope) and slope <= limit))
-    v_ok = all(v["mean_sum_g"] <= 1e-9 for v in per.values())
+    # V(T) = [sum_t g(x_t)]_+ is a per-run quantity (Sec. 2), and the slack's guarantee holds per run
+    # (w.h.p.): "bounded or even zero" is read per run -- every run at V(T) = 0 at every horizon, or the
+    # largest V(T) over runs not growing from the smallest horizon to the largest (bounded). (Until issue
+    # 31 it read the mean over runs of sum_t g, which cancels runs against runs.)
+    zero = all(v["runs_with_V>0"] == 0 for v in per.values())
+    bounded = per[horizons[-1]]["max_V"] <= max(per[horizons[0]]["max_V"], V_TOL)
+    v_ok = bool(zero or bounded)
     per_base = _per_horizon(base) if not base.empty else {}
     evidence.update(
         slope=slope,
         slope_max=limit,
         regret_ok=regret_ok,
         v_zero_ok=v_ok,
+        v_reading="per run: V(T) = 0 in every run at every horizon, or max over runs of V(T) not growing "
+        "from the smallest horizon to the largest",
+        v_all_zero=zero,
+        v_bounded=bool(bounded),
         slope_without_slack=_fit_slope(per_base) if len(per_base) >= 2 else None,
         with_slack={str(t): v for t, v in per.items()},
         without_slack={str(t): v for t, v in per_base.items()},
     )
     rec = _claim("ckb-slack", _SLACK_TEXT, regret_ok and v_ok, evidence)
     a_text = ", ".join(f"{t:g}: {v['A']:.4g}" for t, v in per.items())
-    g_text = ", ".join(
-        f"{t:g}: {v['mean_sum_g']:.4g} ({v['runs_with_V>0']}/{v['runs']})" for t, v in per.items()
-    )
+    g_text = ", ".join(f"{t:g}: {v['max_V']:.4g} ({v['runs_with_V>0']}/{v['runs']})" for t, v in per.items())
     rec["key_numbers"] = (
         f"slope={slope:.3f} (max {limit:.3f}); mean [R+]_+ by T: {a_text}; "
-        f"mean sum g by T (runs V>0): {g_text}"
+        f"largest V(T) over runs by T (runs with V>0): {g_text}"
     )
     return rec
 
@@ -417,8 +426,8 @@ def _claim_slack_horizons(ok: pd.DataFrame) -> Claim:
 _SLACK_TEXT = (
     "Section 4 across horizons: with the slack eps (auto), CKB-UCB's mean [R+(T)]_+ grows across the "
     "horizons T no faster than the bound's order sqrt(T) (ln T)^2 (least-squares log-log slopes over the "
-    "same horizons), and at every horizon the mean over runs of sum_t g(x_t) is <= 0 (V(T) = 0 averaged "
-    "over runs)."
+    "same horizons), and V(T) = [sum_t g(x_t)]_+ is bounded or zero per run: every run at V(T) = 0 at "
+    "every horizon, or the largest V(T) over runs not growing from the smallest horizon to the largest."
 )
 
 
