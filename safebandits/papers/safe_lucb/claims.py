@@ -38,6 +38,7 @@ import pandas as pd
 
 from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
+from safebandits.experiments.claim_base import z_margin
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
@@ -272,9 +273,21 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
         frac_order, frac_close = float(ordered.mean()), float(closer.mean())
         se = {"se_gslucb_minus_tdelta": _se(wide[GSLUCB] - wide[T_DELTA]),
               "se_t0_minus_gslucb": _se(wide[T_ZERO] - wide[GSLUCB])}  # fmt: skip
+        # deciding margins in standard errors of the paired per-draw differences (issue 31)
+        m1 = z_margin(rg - rd, se["se_gslucb_minus_tdelta"])
+        m2 = z_margin(r0 - rg, se["se_t0_minus_gslucb"])
+        margin_order = min(m1, m2) if m1 is not None and m2 is not None else None
+        margin_close = z_margin(
+            abs(r0 - rg) - abs(rg - rd),
+            _se(
+                np.sign(r0 - rg) * (wide[T_ZERO] - wide[GSLUCB])
+                - np.sign(rg - rd) * (wide[GSLUCB] - wide[T_DELTA])
+            ),
+        )
     else:
         frac_order = frac_close = math.nan
         se = {}
+        margin_order = margin_close = None
     ev = {"mean_final_per_step_regret": means, "draws": len(wide), **premise_ev}
     claims.append(
         _claim(
@@ -285,6 +298,7 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
             "the order holds is reported.",
             have and rd <= rg < r0,
             {**ev, "fraction_of_draws_ordered": frac_order, **se, **cond_ev},
+            margin_se=margin_order,
         )
     )
     claims.append(
@@ -302,6 +316,7 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
                 **se,
                 **cond_ev,
             },
+            margin_se=margin_close,
         )
     )
     sub = main[main["label"] == T_DELTA]
