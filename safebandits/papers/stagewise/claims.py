@@ -32,9 +32,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claim_base import Claim
+from safebandits.experiments.claim_base import Claim, z_margin
 from safebandits.experiments.claim_base import claim as _claim
-from safebandits.experiments.claim_base import z_margin
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
