@@ -75,8 +75,8 @@ def claim(
     }
     if reason and verdict != "pass":
         rec["reason"] = reason
-    if "margin_se" in evidence:
-        rec["margin_se"] = evidence["margin_se"]
+    if "margin_se" in evidence and np.isfinite(evidence["margin_se"]):
+        rec["margin_se"] = evidence["margin_se"]  # (an infinite margin, no spread at all, is no knife-edge)
     safe = sorted({str(lbl) for lbl in budget_safe})
     if safe:
         rec["budget_safe"] = safe

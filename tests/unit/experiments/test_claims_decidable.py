@@ -49,6 +49,12 @@ def test_knife_edge_keeps_the_verdict_and_gives_the_margin(margin, flagged):
         assert f"{margin:+.2f} standard errors" in rec["reason"] and abs(margin) < KNIFE_EDGE_SE
 
 
+def test_infinite_margin_is_stored_as_text_and_is_no_knife_edge():
+    rec = _final(claim("x", "text", True, {}, margin_se=math.inf))
+    assert "margin_se" not in rec and rec["evidence"]["margin_se"] == "inf" and "knife" not in rec["reason"]
+    json.dumps(rec, allow_nan=False)
+
+
 def test_cannot_decide_is_inconclusive_with_its_reason_and_keeps_the_outcome():
     rec = _final(claim("x", "text", False, {"v": 1}, cannot_decide="both at the ceiling"))
     assert rec["verdict"] == "inconclusive" and not rec["passed"]
