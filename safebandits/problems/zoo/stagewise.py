@@ -169,7 +169,7 @@ def four_arm(
     code's ``SimpleGaussianArm(mean, sigma, truncated=True)``, a Gaussian of standard deviation
     ``sigma`` (0.1 there) clipped to ``[0, 1]`` (issue 31; ``docs/decisions/stagewise.md``)."""
     tau = check_interval(tau, "tau", low=0.0, high=1.0, closed="neither")
-    check_choice(noise, "noise", ("bernoulli", "clipped-gaussian"))
+    check_choice(noise, "noise", MabNoise)
     return _mab(
         np.array(FOUR_ARM_REWARDS), np.array(FOUR_ARM_COSTS), tau, T, known_safe_values,
         "stagewise/four-arm", noise, check_positive(sigma, "sigma"),
