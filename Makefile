@@ -7,7 +7,7 @@ TSTAMP := $(VENV)/.installed-test
 DSTAMP := $(VENV)/.installed-docs
 OUT    ?= results/quick
 
-.PHONY: run test test-slow lint bench docs clean
+.PHONY: run test test-slow lint bench docs clean quick-archive scoreboard
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,20 @@ docs: $(DSTAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# The scoreboard page from the archived stores only (issue 31): the paper store and the quick store, both
+# kept in docs/data. `make quick-archive` re-runs the quick scale of every experiment into a fresh store and
+# archives it (about 15 minutes on 2 cores); the paper archive is made the same way from a paper-scale run.
+QUICK_ARCHIVE := docs/data/quick-results.sqlite.xz
+PAPER_ARCHIVE := docs/data/paper-results.sqlite.xz
+
+quick-archive: $(STAMP)
+	rm -rf results/quick-archive
+	$(BIN)/safebandits run all --scale quick --out results/quick-archive
+	xz -9 -c results/quick-archive/results.sqlite > $(QUICK_ARCHIVE)
+
+scoreboard: $(STAMP)
+	$(BIN)/safebandits scoreboard $(PAPER_ARCHIVE) $(QUICK_ARCHIVE) --out docs/scoreboard.md
 
 clean:
 	rm -rf $(VENV) results .pytest_cache docs/_build docs/auto_examples docs/reference

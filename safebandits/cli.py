@@ -612,13 +612,17 @@ def report(directory: str, out: str | None) -> None:
 
 
 @cli.command()
-@click.argument("directories", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.argument("directories", nargs=-1, required=True, type=click.Path())
 @click.option(
     "--out", "out_path", type=click.Path(dir_okay=False), help="Write the page to FILE (else print)."
 )
 @click.option("--note", default="", help="A paragraph printed under the header (e.g. what was run).")
 def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str) -> None:
-    """Write the reproduction scoreboard of DIRECTORIES (Markdown: date, commit, wall times, verdicts)."""
+    """Write the reproduction scoreboard of DIRECTORIES (Markdown: date, commit, wall times, verdicts).
+
+    Each of DIRECTORIES is a results directory or an archived store (a ``.sqlite.xz`` file such as
+    ``docs/data/paper-results.sqlite.xz``); an (experiment, scale) stored in several is read from the
+    first. The page names no local path."""
     from safebandits.experiments.claims_scoreboard import scoreboard_markdown
 
     page = scoreboard_markdown(list(directories), note=note)

@@ -12,9 +12,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Claim", "claim", "exact_median"]
+__all__ = ["KNIFE_EDGE_SE", "Claim", "claim", "exact_median", "z_margin"]
 
 Claim = dict[str, Any]
+
+#: A pass or fail whose deciding margin is smaller than this many standard errors is flagged as a
+#: knife-edge (issue 31): the verdict stands, and the reason says that noise of that size could flip it.
+KNIFE_EDGE_SE = 2.0
 
 
 def claim(
@@ -27,6 +31,8 @@ def claim(
     reason: str = "",
     budget_safe: Iterable[str] = (),
     budget_exact: Iterable[str] = (),
+    margin_se: float | None = None,
+    cannot_decide: str = "",
 ) -> Claim:
     """A claim record. ``verdict`` is "pass", "fail", or "inconclusive" when the claim fails only at
     points where runs hit the sample budget (so the stored medians are lower bounds). An inconclusive
@@ -43,8 +49,23 @@ def claim(
     budget hits (a median at a point where fewer than half of the method's runs hit the budget: those
     runs, not having stopped, would have needed more samples than every run that stopped, so they sit
     above the middle of the point's order; see ``exact_median``). Their budget hits leave the verdict,
-    pass or fail, as it is."""
+    pass or fail, as it is.
+
+    ``margin_se``: the reading's deciding margin in standard errors, signed so that a positive margin is on
+    the pass side (e.g. ``(limit - value) / se``; the smallest over the points the reading requires). It is
+    stored in the record and the evidence; :func:`~safebandits.experiments.claims_meta.finalise_claims`
+    flags a pass or fail with ``|margin_se| <`` :data:`KNIFE_EDGE_SE` as a knife-edge.
+
+    ``cannot_decide``: why the reading cannot decide on these runs (e.g. both methods at the ceiling of
+    the metric); the verdict is then "inconclusive" with that reason, whatever ``passed`` says (the
+    reading's own outcome is kept in the evidence as ``"reading_outcome"``)."""
     verdict = "pass" if passed else ("inconclusive" if censored_only else "fail")
+    evidence = dict(evidence)
+    if cannot_decide:
+        evidence["reading_outcome"] = "pass" if passed else "fail"
+        verdict, passed, reason = "inconclusive", False, cannot_decide
+    if margin_se is not None and not np.isnan(margin_se):
+        evidence["margin_se"] = float(margin_se)
     rec = {
         "id": cid,
         "claim": text,
@@ -54,6 +75,8 @@ def claim(
     }
     if reason and verdict != "pass":
         rec["reason"] = reason
+    if "margin_se" in evidence and np.isfinite(evidence["margin_se"]):
+        rec["margin_se"] = evidence["margin_se"]  # (an infinite margin, no spread at all, is no knife-edge)
     safe = sorted({str(lbl) for lbl in budget_safe})
     if safe:
         rec["budget_safe"] = safe
@@ -61,6 +84,22 @@ def claim(
     if exact:
         rec["budget_exact"] = exact
     return rec
+
+
+def z_margin(diff: float, se: float | None) -> float | None:
+    """``diff / se``: a margin in standard errors (``None`` when the error is unknown or both are 0;
+    ``+-inf`` when only the error is 0).
+
+    >>> z_margin(0.3, 0.1)
+    3.0
+    >>> z_margin(0.0, 0.0) is None
+    True
+    """
+    if se is None or not np.isfinite(se) or not np.isfinite(diff):
+        return None
+    if se == 0:
+        return None if diff == 0 else float(np.copysign(np.inf, diff))
+    return float(diff / se)
 
 
 def exact_median(samples: Any, stopped: Any) -> bool:

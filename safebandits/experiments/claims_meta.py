@@ -16,6 +16,10 @@ four verdicts:
     pass or fail, stands despite budget hits of the methods the claim set names ``budget_exact``: those
     whose every median the reading uses is exact (fewer than half of the point's runs hit the budget;
     :func:`~safebandits.experiments.claim_base.exact_median`).
+A pass or fail whose deciding margin (``"margin_se"``, set by the claim set) is below
+:data:`~safebandits.experiments.claim_base.KNIFE_EDGE_SE` standard errors keeps its verdict and is
+flagged ``"knife_edge"``, with the margin in the reason (issue 31).
+
 ``"not run"``
     A method the claim compares is absent from the runs (e.g. ``run stagewise-cyclic --algorithm
     LC-LUCB``: Safe-LTS was never run), or the claim set produced no record at all.
@@ -35,6 +39,7 @@ from typing import Any
 
 import pandas as pd
 
+from safebandits.experiments.claim_base import KNIFE_EDGE_SE
 from safebandits.experiments.claims_coverage import unevaluated_items
 from safebandits.experiments.paper_records import CLAIM_META, QUICK_WHY, UNEVALUATED_STATUS, ClaimMeta
 from safebandits.experiments.papers import load_claims
@@ -167,6 +172,13 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
                 reasons.append(
                     str(rec.get("reason") or "the claim set reports that censored points decide it")
                 )
+        margin = rec.get("margin_se")
+        if verdict in ("pass", "fail") and margin is not None and abs(margin) < KNIFE_EDGE_SE:
+            rec["knife_edge"] = True
+            reasons.append(
+                f"knife-edge {verdict}: the deciding margin is {margin:+.2f} standard errors (|margin| < "
+                f"{KNIFE_EDGE_SE:g}); noise of that size could flip it"
+            )
         rec["verdict"] = verdict
         rec["passed"] = verdict == "pass"
         rec["reason"] = "; ".join(reasons)

@@ -1,17 +1,26 @@
 """Reproduction scoreboard: one row per claim (paper, wording, our reading, verdict, key numbers).
 
 ``safebandits report DIR`` writes ``DIR/report/scoreboard.json`` and ``scoreboard.csv`` next to
-``claims.json`` (:func:`write_scoreboard_data`); ``safebandits scoreboard DIR --out docs/scoreboard.md``
-writes the committed page (:func:`scoreboard_markdown`): date, commit, wall time per experiment and
-every verdict, grouped by paper.
+``claims.json`` (:func:`write_scoreboard_data`); ``safebandits scoreboard SOURCE... --out
+docs/scoreboard.md`` writes the committed page (:func:`scoreboard_markdown`): date, commit, wall time per
+experiment and every verdict with all its evidence, grouped by paper. A SOURCE is a results directory or
+an archived store (``docs/data/*.sqlite.xz``, read through a temporary copy), so the committed page is
+regenerated from the repository alone: ``safebandits scoreboard docs/data/paper-results.sqlite.xz
+docs/data/quick-results.sqlite.xz --out docs/scoreboard.md``. The page names no local path
+(:func:`source_label`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import lzma
 import os
+import shutil
 import subprocess
+import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -21,13 +30,16 @@ import pandas as pd
 from safebandits.exceptions import SafeBanditsError
 
 __all__ = [
+    "ARCHIVE_SUFFIX",
     "SCOREBOARD_COLUMNS",
     "coverage_markdown",
     "expected_runs",
+    "is_archive",
     "key_numbers",
     "mark_incomplete",
     "scoreboard_frame",
     "scoreboard_markdown",
+    "source_label",
     "wall_times",
     "write_scoreboard_data",
 ]
@@ -43,35 +55,46 @@ SCOREBOARD_COLUMNS = (
     "reason",
     "key_numbers",
 )
-_KEY_LEN = 240
 
 
-def _scalar_items(evidence: Any, prefix: str = "", depth: int = 0) -> list[str]:
-    """``name=value`` for the scalar leaves of the evidence (two levels deep, lists skipped)."""
+def _fmt(value: Any) -> str:
+    """One evidence value as text: floats to 4 significant digits, lists and dicts in full."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={_fmt(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _evidence_items(evidence: Any, prefix: str = "") -> list[str]:
+    """``name=value`` for every leaf of the evidence, at any depth; lists (of numbers, or of point
+    records) are shown whole. ``runs_not_counted`` is left out: the reason states it."""
     out: list[str] = []
-    if not isinstance(evidence, dict) or depth > 1:
+    if not isinstance(evidence, dict):
         return out
     for k, v in evidence.items():
-        if k in ("note", "runs_not_counted") or k.endswith("examples"):
+        if k == "runs_not_counted":
             continue
         name = f"{prefix}{k}"
-        if isinstance(v, bool) or v is None:
-            continue
-        if isinstance(v, float):
-            out.append(f"{name}={v:.4g}")
-        elif isinstance(v, int):
-            out.append(f"{name}={v}")
-        elif isinstance(v, dict):
-            out.extend(_scalar_items(v, f"{name}.", depth + 1))
+        if isinstance(v, dict) and v:
+            out.extend(_evidence_items(v, f"{name}."))
+        else:
+            out.append(f"{name}={_fmt(v)}")
     return out
 
 
 def key_numbers(claim: dict[str, Any]) -> str:
-    """A short ``name=value; ...`` summary of a claim's evidence (the claim's own ``key_numbers`` if set)."""
-    if claim.get("key_numbers"):
-        return str(claim["key_numbers"])
-    text = "; ".join(_scalar_items(claim.get("evidence") or {}))
-    return text if len(text) <= _KEY_LEN else text[: _KEY_LEN - 3] + "..."
+    """Every number of a claim's evidence, ``name=value; ...`` (lists and nested records included; issue
+    31: the page shows all the evidence), after the claim's own ``key_numbers`` if it sets them."""
+    text = "; ".join(_evidence_items(claim.get("evidence") or {}))
+    own = str(claim.get("key_numbers") or "")
+    return "; ".join(x for x in (own, text) if x)
 
 
 def scoreboard_frame(claims: list[dict[str, Any]]) -> pd.DataFrame:
@@ -177,6 +200,44 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+#: File names of an archived store: an xz-compressed ``results.sqlite`` (``docs/data/*.sqlite.xz``).
+ARCHIVE_SUFFIX = ".sqlite.xz"
+
+
+def is_archive(source: str | os.PathLike[str]) -> bool:
+    """Whether ``source`` names an archived store (a ``*.sqlite.xz`` file) rather than a results dir."""
+    return str(source).endswith(ARCHIVE_SUFFIX) and Path(source).is_file()
+
+
+@contextlib.contextmanager
+def _opened(source: str | os.PathLike[str]) -> Iterator[Path]:
+    """A results directory holding ``source``: the directory itself, or an archive decompressed into a
+    temporary directory (removed afterwards)."""
+    if not is_archive(source):
+        yield Path(source)
+        return
+    from safebandits.experiments.store import DB_NAME
+
+    with tempfile.TemporaryDirectory(prefix="safebandits-scoreboard-") as tmp:
+        with lzma.open(source, "rb") as src, open(Path(tmp) / DB_NAME, "wb") as dst:
+            shutil.copyfileobj(src, dst, length=1 << 20)
+        yield Path(tmp)
+
+
+def source_label(source: str | os.PathLike[str]) -> str:
+    """How the page names a source without naming a local path (issue 31): an archive inside the
+    repository by its path in the repository, another archive by its file name, a results directory as
+    one that is not archived (the page then cannot be regenerated from the repository alone)."""
+    path = Path(source).resolve()
+    root = Path(__file__).resolve().parents[2]
+    if is_archive(source):
+        try:
+            return f"`{path.relative_to(root).as_posix()}`"
+        except ValueError:
+            return f"the archive `{path.name}`"
+    return "a results directory that is not archived"
+
+
 def coverage_markdown(board: pd.DataFrame) -> list[str]:
     """The coverage section of the scoreboard: every section-5 item of each digest, the claims that read it
     and their verdicts (the paper scale's where stored, else the quick scale's), or why none does."""
@@ -223,7 +284,7 @@ def scoreboard_markdown(
     dirs = [results_dir] if isinstance(results_dir, (str, os.PathLike)) else list(results_dir)
     frames = []
     for d in dirs:
-        with ResultsStore(d, mode="r") as store:
+        with _opened(d) as where, ResultsStore(where, mode="r") as store:
             part = latest_runs(store.to_frame())
         if frames and not part.empty:
             seen = set(pd.concat(frames)[["experiment", "scale"]].itertuples(index=False, name=None))
@@ -254,7 +315,7 @@ def scoreboard_markdown(
     lines = [
         "# Reproduction scoreboard",
         "",
-        f"Generated {now} from {', '.join(f'`{Path(d)}`' for d in dirs)} by `safebandits scoreboard`, "
+        f"Generated {now} from {', '.join(source_label(d) for d in dirs)} by `safebandits scoreboard`, "
         f"commit `{commit or _commit()}`. Claims are evaluated afresh on the stored runs.",
         "",
         *([note, ""] if note else []),

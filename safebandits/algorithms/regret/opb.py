@@ -80,6 +80,7 @@ __all__ = [
     "opb_select",
     "opb_update",
     "solve_index_lp",
+    "solve_index_lp_scipy",
 ]
 
 #: ``tuple.__new__``: a :class:`~safebandits.types.Decision` from its four fields without the
@@ -180,6 +181,12 @@ class OPBConfig(LearnerConfig):
         Failure probability of the warm start (default: ``delta``).
     warm_start_cap : int >= 1 or None, default None
         Hard cap on the warm start's rounds (default: the horizon).
+    lp_solver : {"closed-form", "linprog"}, default "closed-form"
+        How LP (37) is solved. ``"closed-form"``: Lemma 40's vertices (one constraint; HiGHS with a
+        tie-breaking perturbation for several), exact ties to the larger unclipped index;
+        ``"linprog"``: ``scipy.optimize.linprog`` on the indices as they are (no tie rule of ours: the
+        vertex SciPy's default solver returns), as the authors' code solves it. Slower: every round goes
+        through ask / tell.
     """
 
     delta: float = 0.05
@@ -195,6 +202,7 @@ class OPBConfig(LearnerConfig):
     warm_start_alpha: Literal["valid", "ratio"] = "valid"
     warm_start_delta: float | None = None
     warm_start_cap: int | None = None
+    lp_solver: Literal["closed-form", "linprog"] = "closed-form"
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
@@ -384,6 +392,24 @@ def opb_update(run, j, y):
 #: ``opb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPBRun` and an
 #: :class:`ArmFeedback`, the first row not played (refill the uniforms and call again).
 opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__, prepare=borrow)
+
+
+def solve_index_lp_scipy(ur: FloatArray, uc: FloatArray, tau: float | FloatArray) -> FloatArray | None:
+    """LP (37) by ``scipy.optimize.linprog`` (its default method) on the indices as they are: ``min
+    -pi . ur`` s.t. ``pi . uc[:, i] <= tau_i``, ``sum pi = 1``, ``pi >= 0``; the policy (tiny negative
+    entries of the solver's output set to 0, then normalised) or ``None`` if infeasible. The authors' code
+    solves its LP this way; on exact ties the vertex returned is the solver's."""
+    from scipy.optimize import linprog
+
+    ur = np.asarray(ur, dtype=np.float64)
+    k = ur.shape[0]
+    uc2 = np.asarray(uc, dtype=np.float64).reshape(k, -1)
+    tau_v = np.atleast_1d(np.asarray(tau, dtype=np.float64))
+    res = linprog(-ur, A_ub=uc2.T, b_ub=tau_v, A_eq=np.ones((1, k)), b_eq=np.ones(1), bounds=(0, None))
+    if res.status != 0 or res.x is None:
+        return None
+    pi = np.maximum(np.asarray(res.x, dtype=np.float64), 0.0)
+    return pi / pi.sum()
 
 
 def solve_index_lp(
@@ -604,6 +630,9 @@ class OPB(BaseLearner):
         if self._index_kernel is None:
             self._bind()
         self._index_kernel(st)
+        if self.config.lp_solver == "linprog":
+            pi = solve_index_lp_scipy(st.ur, st.uc, self.tau)
+            return self._safe_probs.copy() if pi is None else pi
         res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         return self._safe_probs.copy() if res is None else res[1]
 
@@ -661,11 +690,16 @@ class OPB(BaseLearner):
         st = self.state
         if self._ask_kernel is None:
             self._bind()
-        if self._m == 1 or self.live["safe_only"]:
+        scipy_lp = self.config.lp_solver == "linprog"
+        if (self._m == 1 and not scipy_lp) or self.live["safe_only"]:
             arm = int(self._ask_kernel(st))
             return _new_decision(Decision, (arm, None, st.probs.copy(), None))
         self._index_kernel(st)
-        res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
+        if scipy_lp:
+            pi = solve_index_lp_scipy(st.ur, st.uc, self.tau)
+            res = None if pi is None else (float(pi @ st.ur), pi)
+        else:
+            res = solve_index_lp(st.ur, st.uc, self.tau, st.raw)
         if res is None:
             probs = self._safe_probs.copy()
             self.live["infeasible"] += 1
@@ -728,7 +762,12 @@ class OPB(BaseLearner):
         probs = np.zeros((n_rounds, k))
         arms = np.asarray(env.arms, dtype=np.float64)
         code = getattr(env.noise, "code", None)
-        compiled = self._m == 1 and arms.shape == (k, k) and code in (0, 1, 2)
+        compiled = (
+            self._m == 1
+            and arms.shape == (k, k)
+            and code in (0, 1, 2, 3)
+            and self.config.lp_solver != "linprog"
+        )
         j = 0
         while j < n_rounds and (self.in_warm_start or not compiled):
             decision = self.ask()

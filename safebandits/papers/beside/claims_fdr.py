@@ -12,6 +12,12 @@ an FDR constraint"):
   :data:`HALF_FACTOR` (0.6) times Passive's first such label count;
 * half circle, "far fewer queries for a given precision or recall": the same rule for recall (and for
   precision) with factor 0.5.
+
+A labels-to-reach reading cannot decide when Passive is at its final value from its first label count
+(both methods at the ceiling from the first batch): it is then inconclusive with that reason (issue 31).
+Every reading reports its deciding margin in standard errors of the trial means (``margin_se``; ticks:
+the smallest over the ticks and metrics; labels-to-reach: Active's mean at its last label count within
+the limit against the target), so knife-edge passes and fails are flagged.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claim_base import Claim
+from safebandits.experiments.claim_base import Claim, z_margin
 from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
@@ -57,20 +63,40 @@ def _at_ticks(
     return rows
 
 
+def _sem(stats: pd.DataFrame, n: float, metric: str) -> float:
+    col = f"{metric}_sem"
+    value = float(stats.loc[n, col]) if col in stats else float("nan")
+    return (
+        0.0
+        if np.isnan(value) and f"{metric}_count" in stats and stats.loc[n, f"{metric}_count"] <= 1
+        else value
+    )
+
+
 def _dominance(cid: str, text: str, curves, ticks, better: dict[str, str]) -> Claim:
     rows = _at_ticks(curves, ticks, tuple(better))
     passed = bool(rows)
+    margins = []
     for row in rows:
         for m, direction in better.items():
             a, p = row[f"Active {m}"], row[f"Passive {m}"]
             ok = a > p if direction == "higher" else a < p
             row[f"{m} ok"] = bool(ok)
+            sign = 1.0 if direction == "higher" else -1.0
+            se = float(
+                np.hypot(_sem(curves["Active"], row["labels"], m), _sem(curves["Passive"], row["labels"], m))
+            )
+            z = z_margin(sign * (a - p), se)
+            row[f"{m} margin_se"] = z
+            margins.append(z)
             passed &= ok
     evidence = {"ticks_present": [r["labels"] for r in rows], "points": rows}
     if not rows:
         evidence["note"] = f"no run reached the label counts {list(ticks)} (quick scale?)"
+    known = [z for z in margins if z is not None]
+    margin = min(known) if known and len(known) == len(margins) else None
     # (no tick reached: "inconclusive", still not passed)
-    return _claim(cid, text, passed, evidence, censored_only=not rows)
+    return _claim(cid, text, passed, evidence, censored_only=not rows, margin_se=margin)
 
 
 def _half(cid: str, text: str, curves, metric: str, lower_is_better: bool, factor: float) -> Claim:
@@ -80,6 +106,24 @@ def _half(cid: str, text: str, curves, metric: str, lower_is_better: bool, facto
     n_passive = labels_to_reach(passive, metric, target, lower_is_better=lower_is_better)
     n_active = labels_to_reach(active, metric, target, lower_is_better=lower_is_better)
     ratio = n_active / n_passive
+    sign = -1.0 if lower_is_better else 1.0
+    # the margin: Active's mean at its last label count within the limit (factor x Passive's count) against
+    # the target, in standard errors of the two means (positive: reached within the limit)
+    within = active.index[active.index <= factor * n_passive + 1e-9]
+    margin = None
+    if len(within) and np.isfinite(n_passive):
+        n_lim = float(within.max())
+        se = float(np.hypot(_sem(active, n_lim, metric), _sem(passive, n_max, metric)))
+        margin = z_margin(sign * (float(active.loc[n_lim, metric]) - target), se)
+    first = float(passive.index.min())
+    cannot = ""
+    if n_passive == first:
+        a0 = float(active.loc[active.index.min(), metric])
+        cannot = (
+            f"Passive is at its final {metric} ({target:.4f}) from its first label count ({first:g}), and "
+            f"Active starts at {a0:.4f}: both are at the ceiling from the first batch, so the labels needed "
+            "compare the two schedules' first points, not how fast either learns"
+        )
     return _claim(
         cid,
         text,
@@ -91,7 +135,10 @@ def _half(cid: str, text: str, curves, metric: str, lower_is_better: bool, facto
             "labels Active": n_active,
             "ratio": ratio,
             "max ratio": factor,
+            "at the limit": bool(ratio == factor),
         },
+        margin_se=margin,
+        cannot_decide=cannot,
     )
 
 

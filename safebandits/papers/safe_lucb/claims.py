@@ -11,8 +11,10 @@ Thresholds that make qualitative claims checkable:
 * ``safelucb-karm`` reads its main panel (:data:`MAIN_PANEL`, one unconditioned random instance per
   draw); the conditioned panel's numbers are reported beside, never read;
 * "GSLUCB close to Safe-LUCB(T_Delta)" and the order ``T_Delta <= GSLUCB < T_0``: on the final per-step
-  regret averaged over the draws (the paper's curve averages realisations); the fraction of draws that
-  satisfy them is reported;
+  regret averaged over the draws that satisfy the figure's premise ``T_Delta <= T_0 < T``
+  (:func:`figure_premise`; the paper's curve averages realisations in which ``T_0`` is the unnecessarily
+  long exploration); the excluded draws are counted in the evidence, the means over every draw reported
+  beside; the fraction of draws that satisfy the order is reported;
 * "in most draws" (``T_Delta <= T_0 / 2``, GSLUCB stopping before ``T_0``): the Wilson 95% interval of the
   fraction of draws lies above :data:`MOST_DRAWS` (1/2) to pass, below it to fail, else inconclusive;
 * Theorems 2 and 3 (``safelucb-rate-gap`` / ``-zero``, horizon sweeps): the least-squares log-log slope
@@ -34,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claim_base import Claim
+from safebandits.experiments.claim_base import Claim, z_margin
 from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
@@ -50,6 +52,7 @@ __all__ = [
     "check_karm",
     "check_rate_gap",
     "check_rate_zero",
+    "figure_premise",
     "horizon_slope",
     "wilson_interval",
     "x_star_membership",
@@ -202,13 +205,51 @@ def _conditioned_summary(ok: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
+def figure_premise(main: pd.DataFrame) -> pd.DataFrame:
+    """Figure 1a's premise per draw (replicate): ``T_Delta <= T_0 < T``.
+
+    The paper runs Safe-LUCB with ``T_0`` as the "unnecessarily long pure exploration period" against
+    ``T_Delta`` (Sec. 4), so its figure presumes ``T_Delta <= T_0``; and ``T_0 < T`` leaves a phase 2 to
+    compare. A draw's ``T_Delta`` and ``T_0`` are properties of its instance; they are read from the run
+    of Safe-LUCB(T_Delta), the method given Delta (GSLUCB stores ``T_Delta = inf``: it does not know
+    Delta). Columns ``T_Delta``, ``T0``, ``T``, ``holds``; empty when no such run stores them (the premise
+    cannot be checked)."""
+    cols = ("diag.T_Delta", "diag.T0")
+    if any(c not in main for c in cols) or main.empty:
+        return pd.DataFrame(columns=["T_Delta", "T0", "T", "holds"])
+    have = main[main["label"] == T_DELTA].dropna(subset=list(cols))
+    per = have.groupby("replicate").agg(
+        T_Delta=("diag.T_Delta", "first"), T0=("diag.T0", "first"), T=("samples", "max")
+    )
+    per["holds"] = (per["T_Delta"] <= per["T0"]) & (per["T0"] < per["T"])
+    return per
+
+
+def _premise_evidence(premise: pd.DataFrame, main: pd.DataFrame) -> dict[str, Any]:
+    """How many draws the premise excludes, and why; the means over every draw, reported, not read."""
+    if premise.empty:
+        return {"premise": "not checked (no run stores T_Delta and T_0): every draw read"}
+    above = premise["T_Delta"] > premise["T0"]
+    long_t0 = premise["T0"] >= premise["T"]
+    return {
+        "premise": "T_Delta <= T_0 < T",
+        "draws_all": len(premise),
+        "draws_excluded": int((~premise["holds"]).sum()),
+        "excluded_T_Delta_above_T0": int(above.sum()),
+        "excluded_T0_at_or_above_T": int((long_t0 & ~above).sum()),
+        "draws_T_Delta_at_or_above_T": int((premise["T_Delta"] >= premise["T"]).sum()),
+        "all_draws_mean_final_per_step_regret (not read)": _mean_per_step(main),
+    }
+
+
 def check_karm(df: pd.DataFrame) -> list[Claim]:
     """Figure 1a: safety; ordering T_Delta <= GSLUCB < T_0 and GSLUCB close to T_Delta (means over the
     random draws, with the fraction of draws that satisfy them); T_Delta << T_0 and GSLUCB stopping before
     T_0 in most draws; Lemmas 1 and 2; per-step regret decreasing.
 
     The Figure 1a claims read the main panel (:data:`MAIN_PANEL`, one unconditioned random instance per
-    draw, as the paper's "problem realizations"); the conditioned panel's numbers are reported in the
+    draw, as the paper's "problem realizations"); the order and the closeness read its draws that satisfy
+    the figure's premise (:func:`figure_premise`; issue 31); the conditioned panel's numbers are in the
     evidence under ``"conditioned (margin condition; not the paper's draw)"``. Runs without a ``panel``
     column are all read as the main panel."""
     ok = _ok(df)
@@ -217,10 +258,13 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
     panels = ok["panel"] if "panel" in ok else pd.Series(MAIN_PANEL, index=ok.index)
     main = ok[panels != CONDITIONED_PANEL]
     cond_ev = {CONDITIONED_KEY: _conditioned_summary(ok)} if "panel" in ok else {}
-    means = _mean_per_step(main)
+    premise = figure_premise(main)
+    read = main[main["replicate"].isin(premise.index[premise["holds"]])] if len(premise) else main
+    premise_ev = _premise_evidence(premise, main)
+    means = _mean_per_step(read)
     have = all(lbl in means for lbl in (T_DELTA, T_ZERO, GSLUCB))
     rd, rg, r0 = (means.get(lbl, math.nan) for lbl in (T_DELTA, GSLUCB, T_ZERO))
-    wide = _per_draw(main, "per_step") if have else pd.DataFrame()
+    wide = _per_draw(read, "per_step") if have else pd.DataFrame()
     if have:
         wide = wide.dropna(subset=[T_DELTA, GSLUCB, T_ZERO])
         ordered = (wide[T_DELTA] <= wide[GSLUCB]) & (wide[GSLUCB] < wide[T_ZERO])
@@ -228,24 +272,39 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
         frac_order, frac_close = float(ordered.mean()), float(closer.mean())
         se = {"se_gslucb_minus_tdelta": _se(wide[GSLUCB] - wide[T_DELTA]),
               "se_t0_minus_gslucb": _se(wide[T_ZERO] - wide[GSLUCB])}  # fmt: skip
+        # deciding margins in standard errors of the paired per-draw differences (issue 31)
+        m1 = z_margin(rg - rd, se["se_gslucb_minus_tdelta"])
+        m2 = z_margin(r0 - rg, se["se_t0_minus_gslucb"])
+        margin_order = min(m1, m2) if m1 is not None and m2 is not None else None
+        margin_close = z_margin(
+            abs(r0 - rg) - abs(rg - rd),
+            _se(
+                np.sign(r0 - rg) * (wide[T_ZERO] - wide[GSLUCB])
+                - np.sign(rg - rd) * (wide[GSLUCB] - wide[T_DELTA])
+            ),
+        )
     else:
         frac_order = frac_close = math.nan
         se = {}
-    ev = {"mean_final_per_step_regret": means, "draws": len(wide)}
+        margin_order = margin_close = None
+    ev = {"mean_final_per_step_regret": means, "draws": len(wide), **premise_ev}
     claims.append(
         _claim(
             "karm-order",
-            "Final per-step regret averaged over the random draws (as the paper's curve averages "
-            "realisations): Safe-LUCB(T_Delta) <= GSLUCB < Safe-LUCB(T_0); the fraction of draws in which "
+            "Final per-step regret averaged over the random draws that satisfy the figure's premise "
+            "(T_Delta <= T_0 < T: T_0 is the unnecessarily long exploration; the excluded draws are "
+            "counted): Safe-LUCB(T_Delta) <= GSLUCB < Safe-LUCB(T_0); the fraction of draws in which "
             "the order holds is reported.",
             have and rd <= rg < r0,
             {**ev, "fraction_of_draws_ordered": frac_order, **se, **cond_ev},
+            margin_se=margin_order,
         )
     )
     claims.append(
         _claim(
             "karm-gslucb-close",
-            "GSLUCB's final per-step regret averaged over the draws is closer to Safe-LUCB(T_Delta)'s than "
+            "GSLUCB's final per-step regret averaged over the draws that satisfy the figure's premise "
+            "(T_Delta <= T_0 < T; the excluded draws are counted) is closer to Safe-LUCB(T_Delta)'s than "
             "to Safe-LUCB(T_0)'s; the fraction of draws in which it is closer is reported.",
             have and abs(rg - rd) < abs(r0 - rg),
             {
@@ -256,6 +315,7 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
                 **se,
                 **cond_ev,
             },
+            margin_se=margin_close,
         )
     )
     sub = main[main["label"] == T_DELTA]
@@ -524,14 +584,15 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
         "karm-order": _m(
             SAFE_LUCB,
             "Figure 1a: average per-step regret Safe-LUCB(T_Delta) <~ GSLUCB < Safe-LUCB(T_0) (digest §5.8); "
-            "read on the mean over random draws, as the paper averages realisations.",
+            "read on the mean over the random draws in which T_0 is the unnecessarily long exploration "
+            "(T_Delta <= T_0 < T), as the paper averages realisations.",
             (_T_DELTA, _T_ZERO, _GSLUCB),
             why="quick runs have 3 random draws; paper scale 200",
         ),
         "karm-gslucb-close": _m(
             SAFE_LUCB,
             '"GSLUCB ... empirically approaches the same regret" as Safe-LUCB with known Delta (Sec. 4; '
-            "digest §5.8); read on the mean over random draws.",
+            "digest §5.8); read on the mean over the random draws with T_Delta <= T_0 < T.",
             (_T_DELTA, _T_ZERO, _GSLUCB),
             why="quick runs have 3 random draws; paper scale 200",
         ),

@@ -27,7 +27,7 @@ def mab_safe(
     hard_safety_gap: float = 0.02,
     easy_safety_gap: float = 1.0,
     other_value: float = 0.0,
-    other_safety_gap: float = 1.0,
+    other_safety_gap: float | None = None,
     sigma: float = 1.0,
 ) -> TransductiveInstance:
     """Figure 2: multi-armed, every arm safe; the best is hard to certify, the second easy.
@@ -36,14 +36,21 @@ def mab_safe(
     ``hard_safety_gap`` (hard to certify safe); arm 2: value ``1 - value_gap`` (``eps``-good when
     ``value_gap <= eps``), safety gap ``easy_safety_gap``; arms 3..K: value ``other_value`` (clearly
     suboptimal), safety gap ``other_safety_gap``. The numbers are ours (the paper's are in its
-    unavailable Appendix F). Rule for ``other_safety_gap`` (stated before looking at verdicts, issue 17):
-    the paper names two kinds of arm, one "very difficult to identify as safe" and one that "can easily be
-    shown safe", and the digest proposes the others "clearly worse and clearly safe", so they get the easy
-    arm's gap (``easy_safety_gap`` = 1.0). The former 0.05 was chosen so that the BASELINE / BESIDE gap
-    appears; it stays available as a parameter. See ``docs/decisions/beside.md``.
+    unavailable Appendix F). Rule for ``other_safety_gap`` (issue 31; from the shape of Figure 2, not its
+    verdict): the advantage of BESIDE grows with the number of arms up to K = 100 ("up to about two times
+    for 100 arms"), so every added arm must cost BASELINE more than BESIDE: it must be harder to show safe
+    than to show suboptimal (Example 1's third arm, the paper's illustration of BESIDE's advantage), i.e.
+    a safety gap below the tolerance ``epsilon`` (BASELINE resolves safety to ``epsilon`` before it looks
+    at values) while its value gap to the eps-good arm 2 (``1 - value_gap - other_value`` = 0.75) is above
+    it (BESIDE eliminates it by value). The paper gives no value inside ``(0, epsilon)``; the default
+    ``None`` takes the middle, ``epsilon / 2`` (0.25 at the figure's ``epsilon = 0.5``). Issue 17's
+    1.0 (the easy arm's gap: "clearly safe" others, under which an added arm costs both methods about the
+    same) and the earlier 0.05 stay available as values. Sensitivity: ``docs/decisions/beside.md``.
     """
     k = check_int(n_arms, "n_arms", low=2)
     eps = check_positive(epsilon, "epsilon")
+    if other_safety_gap is None:
+        other_safety_gap = eps / 2.0
     gamma = check_interval(threshold, "threshold")
     gaps = [
         check_positive(g, n)

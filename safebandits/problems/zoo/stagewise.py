@@ -105,7 +105,14 @@ def ball(
 
 
 def _mab(
-    rewards: np.ndarray, costs: np.ndarray, tau: float, T: int, known: bool, name: str
+    rewards: np.ndarray,
+    costs: np.ndarray,
+    tau: float,
+    T: int,
+    known: bool,
+    name: str,
+    noise: str = "bernoulli",
+    sigma: float = 0.1,
 ) -> StagewiseInstance:
     k = rewards.shape[0]
     return StagewiseInstance(
@@ -114,7 +121,7 @@ def _mab(
         reward_param=rewards,
         cost_params=costs[None, :],
         threshold=np.array([tau]),
-        noise=make_noise("bernoulli"),
+        noise=make_noise("bernoulli") if noise == "bernoulli" else make_noise(noise, sigma),
         action_set="simplex",
         horizon=check_int(T, "T", low=1),
         known_safe_values=bool(known),
@@ -144,13 +151,29 @@ FOUR_ARM_REWARDS = (0.1, 0.2, 0.4, 0.7)
 FOUR_ARM_COSTS = (0.0, 0.4, 0.5, 0.2)
 
 
+MabNoise = Literal["bernoulli", "clipped-gaussian"]
+
+
 @register_instance("stagewise/four-arm")
-def four_arm(*, tau: float = 0.8, T: int = 10_000, known_safe_values: bool = True) -> StagewiseInstance:
-    """E4: Bernoulli rewards (0.1, 0.2, 0.4, 0.7) and costs (0, 0.4, 0.5, 0.2); arm 0 is safe."""
+def four_arm(
+    *,
+    tau: float = 0.8,
+    T: int = 10_000,
+    known_safe_values: bool = True,
+    noise: MabNoise = "bernoulli",
+    sigma: float = 0.1,
+) -> StagewiseInstance:
+    """E4: rewards (0.1, 0.2, 0.4, 0.7) and costs (0, 0.4, 0.5, 0.2); arm 0 is safe.
+
+    ``noise="bernoulli"`` (default, the paper's Bernoulli arms); ``"clipped-gaussian"``: the authors'
+    code's ``SimpleGaussianArm(mean, sigma, truncated=True)``, a Gaussian of standard deviation
+    ``sigma`` (0.1 there) clipped to ``[0, 1]`` (issue 31; ``docs/decisions/stagewise.md``)."""
     tau = check_interval(tau, "tau", low=0.0, high=1.0, closed="neither")
+    check_choice(noise, "noise", MabNoise)
     return _mab(
-        np.array(FOUR_ARM_REWARDS), np.array(FOUR_ARM_COSTS), tau, T, known_safe_values, "stagewise/four-arm"
-    )
+        np.array(FOUR_ARM_REWARDS), np.array(FOUR_ARM_COSTS), tau, T, known_safe_values,
+        "stagewise/four-arm", noise, check_positive(sigma, "sigma"),
+    )  # fmt: skip
 
 
 @register_instance("stagewise/lower-bound")

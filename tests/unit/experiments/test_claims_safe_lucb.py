@@ -96,6 +96,30 @@ def test_karm_order_is_read_on_the_mean_and_reports_the_fraction():
     assert c["karm-order"]["evidence"]["fraction_of_draws_ordered"] == pytest.approx(0.9)
 
 
+def test_karm_order_reads_only_draws_satisfying_the_premise():
+    # issue 31: a draw with T_Delta > T_0 (tiny gap) breaks the figure's premise; it is excluded and counted
+    per = {TD: lambda r: 0.3 if r % 10 == 0 else 0.001, GS: lambda r: 0.01, T0: lambda r: 0.03}
+    ratio = lambda r: 2.0 if r % 10 == 0 else 0.25  # noqa: E731
+    c = by_id(check_claims(karm_table(per_step=per, ratio=ratio), "safelucb-karm"))
+    for cid in ("karm-order", "karm-gslucb-close"):
+        ev = c[cid]["evidence"]
+        assert c[cid]["verdict"] == "pass", (cid, c[cid])
+        assert ev["draws"] == 180 and ev["draws_excluded"] == 20 and ev["excluded_T_Delta_above_T0"] == 20
+        assert ev["mean_final_per_step_regret"][TD] == pytest.approx(0.001)
+        assert ev["all_draws_mean_final_per_step_regret (not read)"][TD] == pytest.approx(0.0309)
+    # the same draws with T_Delta <= T_0 are all read: the bad draws then decide (fail)
+    c = by_id(check_claims(karm_table(per_step=per), "safelucb-karm"))
+    assert c["karm-order"]["verdict"] == "fail" and c["karm-order"]["evidence"]["draws_excluded"] == 0
+
+
+def test_karm_premise_excludes_draws_whose_t0_reaches_the_horizon():
+    df = karm_table(n=10)
+    df.loc[df["replicate"] < 3, "diag.T0"] = 100_000
+    df.loc[df["replicate"] < 3, "diag.T_Delta"] = 500
+    ev = by_id(check_claims(df, "safelucb-karm"))["karm-order"]["evidence"]
+    assert ev["draws"] == 7 and ev["excluded_T0_at_or_above_T"] == 3 and ev["excluded_T_Delta_above_T0"] == 0
+
+
 def test_most_draws_is_inconclusive_when_the_interval_straddles_one_half():
     c = by_id(check_claims(karm_table(n=20, ratio=lambda r: 0.25 if r < 11 else 2.0), "safelucb-karm"))
     assert c["karm-tdelta-below-t0"]["verdict"] == "inconclusive"

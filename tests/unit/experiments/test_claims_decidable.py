@@ -1,0 +1,146 @@
+"""Issue 31: readings that cannot decide are inconclusive with their reason; knife-edge passes and fails
+carry their margin in standard errors; slope checks say when the horizon is pre-asymptotic."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from safebandits.experiments.claim_base import KNIFE_EDGE_SE, claim, z_margin
+from safebandits.experiments.claims import check_claims
+from safebandits.experiments.claims_meta import finalise_claims
+from safebandits.papers.stagewise.claims import slope_se, theorem_bound
+
+
+def by_id(claims):
+    return {c["id"]: c for c in claims}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(-1e6, 1e6), st.floats(1e-6, 1e6))
+def test_z_margin_is_the_difference_in_standard_errors(diff, se):
+    assert z_margin(diff, se) == pytest.approx(diff / se)
+
+
+def test_z_margin_without_an_error():
+    assert z_margin(1.0, None) is None and z_margin(0.0, 0.0) is None
+    assert z_margin(2.0, 0.0) == math.inf and z_margin(-2.0, 0.0) == -math.inf
+
+
+def _final(rec):
+    df = pd.DataFrame({"label": ["A"], "status": ["ok"], "scale": ["paper"], "stopped": [True]})
+    return finalise_claims([rec], df, "no-such-set")[0]
+
+
+@pytest.mark.parametrize("margin, flagged", [(0.5, True), (-1.9, True), (2.5, False), (-3.0, False)])
+def test_knife_edge_keeps_the_verdict_and_gives_the_margin(margin, flagged):
+    rec = _final(claim("x", "text", margin > 0, {"value": 1.0}, margin_se=margin))
+    assert rec["verdict"] == ("pass" if margin > 0 else "fail")
+    assert rec.get("knife_edge", False) is flagged
+    assert rec["evidence"]["margin_se"] == margin
+    assert ("knife-edge" in rec["reason"]) is flagged
+    if flagged:
+        assert f"{margin:+.2f} standard errors" in rec["reason"] and abs(margin) < KNIFE_EDGE_SE
+
+
+def test_infinite_margin_is_stored_as_text_and_is_no_knife_edge():
+    rec = _final(claim("x", "text", True, {}, margin_se=math.inf))
+    assert "margin_se" not in rec and rec["evidence"]["margin_se"] == "inf" and "knife" not in rec["reason"]
+    json.dumps(rec, allow_nan=False)
+
+
+def test_cannot_decide_is_inconclusive_with_its_reason_and_keeps_the_outcome():
+    rec = _final(claim("x", "text", False, {"v": 1}, cannot_decide="both at the ceiling"))
+    assert rec["verdict"] == "inconclusive" and not rec["passed"]
+    assert "both at the ceiling" in rec["reason"] and rec["evidence"]["reading_outcome"] == "fail"
+
+
+def _runs(curves_by_label):
+    rows = [
+        {"status": "ok", "label": label, "curve": json.dumps(c), "sweep.value": 0.15, "scale": "paper"}
+        for label, curves in curves_by_label.items()
+        for c in curves
+    ]
+    return pd.DataFrame(rows)
+
+
+def _pr(labels, precision, recall):
+    return {"labels": labels, "precision": precision, "recall": recall, "accuracy": [0.9] * len(labels),
+            "fdr": [1 - p for p in precision]}  # fmt: skip
+
+
+def test_halfcircle_precision_at_the_ceiling_is_inconclusive():
+    labels = [20, 60, 100, 200, 300]
+    # Passive at its final precision from its first batch; Active reaches it at 60 labels only
+    passive = [_pr(labels, [0.9997] * 5, [0.5, 0.7, 0.8, 0.9, 0.99]) for _ in range(3)]
+    active = [_pr(labels, [0.9990, 0.9998, 0.9998, 0.9998, 0.9998], [0.6, 0.9, 0.99, 0.99, 0.99])] * 3
+    c = by_id(check_claims(_runs({"Active": active, "Passive": passive}), "fdr-halfcircle"))
+    prec = c["halfcircle-precision"]
+    assert prec["verdict"] == "inconclusive" and "ceiling" in prec["reason"]
+    assert prec["evidence"]["reading_outcome"] == "fail"
+    # recall learns: Passive reaches its final recall at 300, Active at 100 (ratio 1/3): decided
+    assert c["halfcircle-recall"]["verdict"] == "pass"
+
+
+def test_dominance_margin_is_the_smallest_over_ticks_and_metrics():
+    labels = [500, 750, 2000]
+    rng = np.random.default_rng(0)
+    act = [_pr(labels, list(0.80 + 0.01 * rng.standard_normal(3)), [0.5] * 3) for _ in range(10)]
+    pas = [_pr(labels, list(0.79 + 0.01 * rng.standard_normal(3)), [0.5] * 3) for _ in range(10)]
+    for a, p in zip(act, pas):
+        a["accuracy"], p["accuracy"] = [0.9] * 3, [0.8] * 3
+    c = by_id(check_claims(_runs({"Active": act, "Passive": pas}), "fdr-adult"))["adult-ticks"]
+    zs = [row["fdr margin_se"] for row in c["evidence"]["points"]]
+    assert c["margin_se"] == pytest.approx(min(zs))  # accuracy margins are infinite (no spread)
+
+
+def _opb_rows(regret, tenth, K=20, tau=0.2, alpha=11.0):
+    return pd.DataFrame(
+        {
+            "experiment": "opb-random", "scale": "paper", "status": "ok", "stopped": True, "label": "OPB",
+            "panel": f"mab-K{K}", "sweep.value": tau, "instance.tau": tau, "instance.T": 1_000_000,
+            "instance.K": K, "diag.alpha_r": alpha, "algorithm.delta": 0.05, "regret": regret,
+            "regret_tenth": tenth, "violations": 0, "policy_violations": 0, "max_policy_cost": 0.0,
+            "tail_reward": 0.5, "tail_cost": 0.1, "replicate": range(len(regret)),
+        }
+    )  # fmt: skip
+
+
+def test_slope_se_matches_a_bootstrap():
+    rng = np.random.default_rng(1)
+    a = 1000 + 100 * rng.standard_normal(400)
+    b = 0.4 * a + 20 * rng.standard_normal(400)
+    boot = [np.log10(a[i].mean() / b[i].mean()) for i in rng.integers(0, 400, (2000, 400))]
+    assert slope_se(a, b) == pytest.approx(np.std(boot), rel=0.1)
+
+
+def test_theorem31_bound_value():
+    part = _opb_rows([1.0], [1.0])
+    t, k, d = 1e6, 20, 0.05
+    log_term = math.log(4 * k * t / d)
+    want = 11 * (2 * math.sqrt(2 * k * t * log_term) + 4 * math.sqrt(t * math.log(2 / d) * log_term))
+    assert theorem_bound("OPB", part, t) == pytest.approx(want)
+    assert theorem_bound("OPLB", part, t) is None
+
+
+def test_slope_above_the_shape_but_below_the_bound_is_pre_asymptotic():
+    rng = np.random.default_rng(2)
+    tenth = 20_000 + 100 * rng.standard_normal(10)
+    c = by_id(check_claims(_opb_rows(tenth * 10**0.6, tenth), "opb-random"))["e3-slope"]
+    assert c["verdict"] == "inconclusive" and c["reason"].startswith("pre-asymptotic")
+    assert c["evidence"]["reading_outcome"] == "fail"
+    # the same slope with a regret above the theorem's bound: the bound itself is broken, a FAIL
+    big = tenth * 100
+    end = big * 10**0.6 + 1000 * rng.standard_normal(10)
+    c = by_id(check_claims(_opb_rows(end, big), "opb-random"))["e3-slope"]
+    assert c["verdict"] == "fail" and c["margin_se"] < -KNIFE_EDGE_SE
+    # below the shape: a pass with its margin
+    end = tenth * 10**0.3 + 100 * rng.standard_normal(10)
+    c = by_id(check_claims(_opb_rows(end, tenth), "opb-random"))["e3-slope"]
+    assert c["verdict"] == "pass" and c["margin_se"] > KNIFE_EDGE_SE
