@@ -18,7 +18,19 @@ Parameters the paper leaves open (documented in ``docs/decisions/ckb.md``): ``L`
 kernel metric ``d(x, x') = ||k(x, .) - k(x', .)||`` every ``g`` with ``||g||_k <= G`` is ``G``-Lipschitz),
 the metric (kernel-induced by default; Euclidean on ``info.points`` as an option), ``T_0`` (a fraction of
 ``T``), ``beta_t`` (CKB's formula and options) and the seed (told by the instance). Cost per round
-``O(|S| n)`` for the set updates (``O(n^2)``), plus the two ``O(n^2)`` posterior updates.
+``O(|S| n)`` for the set updates (``O(n^2)``, with an ``n x n`` distance matrix), plus the two posterior
+updates (``O(min(t, n) n)``, :class:`~safebandits.estimators.gp.FiniteGP`).
+
+``safe_set="incremental"`` (an option; issue 33) keeps the set without the ``n x n`` matrix: each round
+only the point just observed and the points certified the round before are *sources* (one distance row
+each, ``O(n)`` from a kernel column), and every point keeps the best certificate
+``min_sources u_s(x) + L d(x, x')`` seen so far. The intervals are intersected, so ``u_s(x) >= u_t(x)``
+and an old certificate stays an upper bound of ``g(x')`` whenever the intervals hold: the incremental set
+is a subset of the paper's (as safe, possibly smaller). The expanders are the same set as the paper's
+(``l(x) + L min_{x' not in S} d(x, x') <= 0``), with the distance to the nearest unsafe point from a k-d
+tree on the coordinates where the metric allows (Euclidean, or a stationary
+:class:`~safebandits.estimators.gp.PointKernel`, whose kernel metric is increasing in the Euclidean
+distance), else by blocks.
 """
 
 from __future__ import annotations
@@ -38,7 +50,13 @@ from safebandits.algorithms.regret.ckb import (
     _pick,
     reward_and_constraint,
 )
-from safebandits.estimators.gp import kernel_distance
+from safebandits.estimators.gp import (
+    PointKernel,
+    kernel_block,
+    kernel_column,
+    kernel_diagonal,
+    kernel_distance,
+)
 from safebandits.exceptions import ConfigError
 from safebandits.types import Decision, FloatArray
 
@@ -68,6 +86,12 @@ class StageOptConfig(GPBanditConfig):
     width_tol : float >= 0, default 0.0
         Stage 1 ends early once every expander's safety interval is narrower than this.
     horizon : int >= 1 or None, default None
+    posterior : {"auto", "dense", "lowrank"}, default "auto"
+        As CKB's (:class:`~safebandits.algorithms.regret.ckb.GPBanditConfig`).
+    safe_set : {"full", "incremental"}, default "full"
+        ``"full"``: the paper's construction, every safe point a source every round (``O(|S| n)`` per
+        round, an ``n x n`` distance matrix); ``"incremental"``: the point observed and the new safe
+        points as sources (``O(n)`` per source, no matrix; a subset of the paper's set; module docstring).
     """
 
     lipschitz: float | None = None
@@ -75,6 +99,7 @@ class StageOptConfig(GPBanditConfig):
     expansion_fraction: float = 0.1
     expansion_rounds: int | None = None
     width_tol: float = 0.0
+    safe_set: Literal["full", "incremental"] = "full"
 
     def __post_init__(self) -> None:
         GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
@@ -126,15 +151,23 @@ class StageOpt(SafeSeedGPLearner):
         info = self.info
         c = config
         n = info.n_points
-        if c.metric == "euclidean":
-            if info.points is None:
-                raise ConfigError("StageOpt: metric='euclidean' needs point coordinates (info.points).")
-            pts = np.asarray(info.points, dtype=np.float64)
-            self.distance = np.sqrt(np.maximum(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1), 0.0))
-        else:
-            self.distance = kernel_distance(info.constraint_kernel)
+        if c.metric == "euclidean" and info.points is None:
+            raise ConfigError("StageOpt: metric='euclidean' needs point coordinates (info.points).")
         self.lipschitz = float(c.lipschitz) if c.lipschitz is not None else float(info.constraint_bound)
-        self._ld = self.lipschitz * self.distance
+        self.incremental = c.safe_set == "incremental"
+        if self.incremental:
+            self.distance = None
+            self._ld = None
+            self._reach = np.full(n, np.inf)  # best certificate min_s u_s(x) + L d(x, .) seen so far
+            self._diag = kernel_diagonal(info.constraint_kernel)
+            self._sources = list(info.safe_seed)  # sources of the next set update
+        else:
+            if c.metric == "euclidean":
+                pts = np.asarray(info.points, dtype=np.float64)
+                self.distance = np.sqrt(np.maximum(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1), 0.0))
+            else:
+                self.distance = kernel_distance(info.constraint_kernel)
+            self._ld = self.lipschitz * self.distance
         self.expansion_rounds = (
             int(c.expansion_rounds)
             if c.expansion_rounds is not None
@@ -157,9 +190,50 @@ class StageOpt(SafeSeedGPLearner):
         sg = self.gp_g.std()
         np.maximum(self.g_lower, self.gp_g.mean - beta_g * sg, out=self.g_lower)
         np.minimum(self.g_upper, self.gp_g.mean + beta_g * sg, out=self.g_upper)
+        if self.incremental:
+            sources, self._sources = sorted(set(self._sources)), []
+            for x in sources:
+                np.minimum(
+                    self._reach, self.g_upper[x] + self.lipschitz * self._distance_row(x), out=self._reach
+                )
+            new = (self._reach <= 0.0) & ~self.safe
+            self.safe |= new
+            self._sources.extend(np.flatnonzero(new).tolist())
+            return
         s = np.flatnonzero(self.safe)
         reach = np.min(self.g_upper[s, None] + self._ld[s], axis=0)
         self.safe |= reach <= 0.0
+
+    def _distance_row(self, x: int) -> FloatArray:
+        """``d(x, .)`` (n,) without a matrix: Euclidean on the coordinates, or the kernel metric
+        ``sqrt(k(x, x) + k(x', x') - 2 k(x, x'))`` from one kernel column."""
+        if self.config.metric == "euclidean":
+            diff = np.asarray(self.info.points, dtype=np.float64) - np.asarray(self.info.points)[x]
+            return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        col = kernel_column(self.info.constraint_kernel, x)
+        return np.sqrt(np.maximum(self._diag[x] + self._diag - 2.0 * col, 0.0))
+
+    def _nearest_unsafe(self, s: np.ndarray, u: np.ndarray) -> FloatArray:
+        """``min_{x' in u} d(x, x')`` for every ``x`` in ``s`` without an ``n x n`` matrix."""
+        kern = self.info.constraint_kernel
+        euclid = self.config.metric == "euclidean"
+        if euclid or isinstance(kern, PointKernel):
+            from scipy.spatial import cKDTree
+
+            pts = np.asarray(self.info.points if euclid else kern.points, dtype=np.float64)
+            pts = pts[:, None] if pts.ndim == 1 else pts
+            r, _ = cKDTree(pts[u]).query(pts[s])
+            if euclid:
+                return r
+            k_r = kern._of_distance(np.asarray(r, dtype=np.float64))  # stationary: d increases with r
+            return np.sqrt(np.maximum(2.0 * kern.variance - 2.0 * k_r, 0.0))
+        out = np.empty(s.shape[0])
+        step = max(1, 2_000_000 // max(1, u.shape[0]))
+        for a in range(0, s.shape[0], step):
+            rows = s[a : a + step]
+            d2 = self._diag[rows, None] + self._diag[None, u] - 2.0 * kernel_block(kern, rows, u)
+            out[a : a + step] = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
+        return out
 
     def expanders(self) -> np.ndarray:
         """Boolean mask of ``G_t``: safe points whose optimistic value would certify an unsafe point."""
@@ -167,6 +241,11 @@ class StageOpt(SafeSeedGPLearner):
         unsafe = ~self.safe
         if not unsafe.any():
             return np.zeros_like(self.safe)
+        if self.incremental:
+            near = self._nearest_unsafe(s, np.flatnonzero(unsafe))
+            mask = np.zeros_like(self.safe)
+            mask[s[self.g_lower[s] + self.lipschitz * near <= 0.0]] = True
+            return mask
         cert = (self.g_lower[s, None] + self._ld[np.ix_(s, np.flatnonzero(unsafe))]) <= 0.0
         mask = np.zeros_like(self.safe)
         mask[s[cert.any(axis=1)]] = True
@@ -212,6 +291,8 @@ class StageOpt(SafeSeedGPLearner):
         i = int(decision.arm)
         self.gp_f.update(i, reward)
         self.gp_g.update(i, constraint)
+        if self.incremental:
+            self._sources.append(i)
         self._intersect()
 
     @property

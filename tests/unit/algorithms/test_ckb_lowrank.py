@@ -121,3 +121,58 @@ def test_refresh_needs_the_dense_posterior():
         CKBConfig(refresh_every=10, posterior="lowrank")
     cfg = CKBConfig(refresh_every=10)
     assert dataclasses.replace(cfg, posterior="dense").posterior == "dense"
+
+
+# -- StageOpt's incremental safe set ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", ["kernel", "euclidean"])
+def test_incremental_safe_set_is_inside_the_papers(metric):
+    inst = synthetic(seed=4, n=80, T=400)
+    info = inst.public_info()
+    cfg = {"metric": metric, "expansion_fraction": 0.5}
+    full = make_learner("stageopt", info, np.random.default_rng(0), cfg)
+    inc = make_learner("stageopt", info, np.random.default_rng(0), {**cfg, "safe_set": "incremental"})
+    assert inc.distance is None and full.distance is not None
+    env = inst.environment(np.random.default_rng(1))
+    grew = False
+    for _ in range(150):
+        d = full.ask()
+        inc.ask()
+        inc.cancel()  # both are told full's point (the same data for both)
+        obs = env.play(d)
+        full.tell(d, obs)
+        inc.gp_f.update(int(d.arm), float(obs.reward))
+        inc.gp_g.update(int(d.arm), float(obs.constraints[0]))
+        inc.n_samples += 1  # (what tell counts: beta_t reads it)
+        inc._sources.append(int(d.arm))
+        inc._intersect()
+        assert not np.any(inc.safe & ~full.safe)  # a subset of the paper's set
+        # the expanders of a set are the paper's formula on that set
+        s, u = np.flatnonzero(inc.safe), np.flatnonzero(~inc.safe)
+        want = np.zeros(80, dtype=bool)
+        if u.size:
+            cert = (inc.g_lower[s, None] + full._ld[np.ix_(s, u)]) <= 1e-12
+            want[s[cert.any(axis=1)]] = True
+        np.testing.assert_array_equal(inc.expanders(), want)
+        grew |= inc.safe.sum() > len(info.safe_seed)
+    assert grew  # the incremental set expands
+
+
+def test_incremental_stageopt_on_a_domain_given_by_coordinates():
+    n, T = 20_000, 30
+    info = _big_info(n, T)
+    learner = make_learner(
+        "stageopt", info, np.random.default_rng(0), {"safe_set": "incremental", "expansion_rounds": T}
+    )
+    pts = np.linspace(0.0, 1.0, n)
+    g = pts - 0.5  # safe seed: point 0
+    from safebandits.types import Observation
+
+    for _ in range(T):
+        d = learner.ask()
+        i = int(d.arm)
+        assert learner.safe[i]
+        learner.tell(d, Observation(reward=float(-pts[i]), constraints=np.array([g[i]])))
+    assert learner.gp_f.lowrank.rows == T
+    assert learner.safe.sum() > 1
