@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python benchmarks/bench_ckb_scaling.py                  # |X| in (250, 500, 1000, 2000, 4000)
     .venv/bin/python benchmarks/bench_ckb_scaling.py --sizes 500 1000 2000 --budget 1.0
     .venv/bin/python benchmarks/bench_ckb_scaling.py --linear         # issue 33's targets (about 3 min)
+    .venv/bin/python benchmarks/bench_ckb_scaling.py --ts-effect      # CKB-TS: joint vs candidate draws
 
 ``--linear`` (issue 33) prints the cost of a whole CKB round (ask and tell) at round ``t = 1,000`` for
 ``|X| = 1,000 ... 20,000`` beside the targets (at most 2 ms at 5,000; growth exponent at most 1.1 between
@@ -16,6 +17,11 @@ normalised, Gaussian noise 0.1) but given to the learner as a
 matrices and its ``O(n^3)`` PSD check would not fit), so CKB runs on its default ``posterior="auto"``,
 here the low-rank posterior shared by ``f`` and ``g`` (same kernel and ``lambda``). Per-round cost:
 median process CPU time of rounds 951-1,000 (one BLAS thread).
+
+``--ts-effect`` measures what the candidate draws of CKB-TS (``ts_sampling="candidates"``) cost against
+the paper's joint draws where both are affordable: ``ckb/synthetic`` with 400 points, ``T = 1,000``,
+10 seeds (draws ``f``, ``g`` and noise paired across the variants), mean and standard error of ``R(T)``,
+``R+(T)``, the violating rounds ``N`` and ``sum_t [g(x_t)]_+``.
 
 The paper (Sec. 5, "practical considerations"; Remark 1): CKB's per-round cost is that of an
 unconstrained GP bandit, one argmax over the finite domain and one projection of the dual, i.e. O(|X|)
@@ -227,6 +233,31 @@ def linear_table(sizes: tuple[int, ...] = LINEAR_SIZES, horizon: int = LINEAR_T,
           f"{mem['total_s']:.1f} s CPU in total")  # fmt: skip
 
 
+def ts_effect(n: int = 400, horizon: int = 1000, seeds: int = 10) -> None:
+    from safebandits.experiments.regret_loop import run_regret
+
+    variants = {
+        "joint (paper)": {"ts_sampling": "joint"},
+        "candidates m=200": {"ts_sampling": "candidates", "ts_candidates": 200},
+        "candidates m=50": {"ts_sampling": "candidates", "ts_candidates": 50},
+    }
+    rows: dict[str, list[tuple[float, float, float, float]]] = {v: [] for v in variants}
+    for seed in range(seeds):
+        inst = make_instance("ckb/synthetic", np.random.default_rng(seed), n_points=n, T=horizon)
+        for label, cfg in variants.items():
+            learner = make_learner("ckb-ts", inst.public_info(), np.random.default_rng(100 + seed), cfg)
+            out = run_regret(learner, inst.environment(np.random.default_rng(200 + seed)), inst)
+            rows[label].append(
+                (out.regret, out.policy_regret, float(out.violations), float(out.positive_cost[0]))
+            )
+    print(f"CKB-TS on ckb/synthetic, |X| = {n}, T = {horizon}, {seeds} seeds: mean (standard error)")
+    print(f"{'draws':<18}{'R(T)':>16}{'R+(T)':>16}{'N':>16}{'sum [g]_+':>16}")
+    for label, vals in rows.items():
+        a = np.array(vals)
+        m, se = a.mean(axis=0), a.std(axis=0, ddof=1) / np.sqrt(len(a))
+        print(f"{label:<18}" + "".join(f"{f'{x:.1f} ({e:.1f})':>16}" for x, e in zip(m, se)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000, 4000])
@@ -234,6 +265,7 @@ def main() -> None:
         "--budget", type=float, default=0.5, help="about this many CPU seconds per method and size"
     )
     parser.add_argument("--linear", action="store_true", help="issue 33's table: whole rounds and memory")
+    parser.add_argument("--ts-effect", action="store_true", help="CKB-TS: joint vs candidate draws")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)  # method n T config-json (internal)
     args = parser.parse_args()
     if args.child:
@@ -243,6 +275,9 @@ def main() -> None:
         return
     if args.linear:
         linear_table()
+        return
+    if args.ts_effect:
+        ts_effect()
         return
     sizes = sorted(set(args.sizes))
     if len(sizes) < 2 or sizes[0] < 10:
