@@ -60,11 +60,25 @@ from safebandits.estimators.gp import (
 from safebandits.exceptions import ConfigError
 from safebandits.types import Decision, FloatArray
 
-__all__ = ["StageOpt", "StageOptConfig"]
+__all__ = ["LipschitzSafeLearner", "SafeSetConfig", "StageOpt", "StageOptConfig"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class StageOptConfig(GPBanditConfig):
+class SafeSetConfig(GPBanditConfig):
+    """The safe-set fields StageOpt and SafeOpt share (see :class:`StageOptConfig` for their meaning)."""
+
+    lipschitz: float | None = None
+    metric: Literal["kernel", "euclidean"] = "kernel"
+    safe_set: Literal["full", "incremental"] = "full"
+
+    def __post_init__(self) -> None:
+        GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
+        if self.lipschitz is not None:
+            check_positive(self.lipschitz, "lipschitz", owner=type(self).__name__)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class StageOptConfig(SafeSetConfig):
     """Configuration of :class:`StageOpt`.
 
     Parameters
@@ -94,18 +108,13 @@ class StageOptConfig(GPBanditConfig):
         points as sources (``O(n)`` per source, no matrix; a subset of the paper's set; module docstring).
     """
 
-    lipschitz: float | None = None
-    metric: Literal["kernel", "euclidean"] = "kernel"
     expansion_fraction: float = 0.1
     expansion_rounds: int | None = None
     width_tol: float = 0.0
-    safe_set: Literal["full", "incremental"] = "full"
 
     def __post_init__(self) -> None:
-        GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
+        SafeSetConfig.__post_init__(self)
         owner = type(self).__name__
-        if self.lipschitz is not None:
-            check_positive(self.lipschitz, "lipschitz", owner=owner)
         check_interval(
             self.expansion_fraction, "expansion_fraction", low=0.0, high=1.0, closed="both", owner=owner
         )
@@ -114,45 +123,20 @@ class StageOptConfig(GPBanditConfig):
         check_positive(self.width_tol, "width_tol", owner=owner, allow_zero=True)
 
 
-@register_algorithm(
-    "stageopt",
-    task="regret",
-    description="StageOpt: Lipschitz safe expansion from a safe seed, then GP-UCB in the safe set "
-    "(Sui et al. 2018; baseline of Zhou & Ji, Sec. 5).",
-    info="kernel",
-    guarantee="round",
-)
-class StageOpt(SafeSeedGPLearner):
-    """StageOpt on a finite domain with a known safe seed (a hard-constraint baseline).
+class LipschitzSafeLearner(SafeSeedGPLearner):
+    """The safe set StageOpt and SafeOpt share: intersected confidence intervals of ``g`` (``l_t``,
+    ``u_t``), the Lipschitz safe set ``S_t`` grown from the safe seed, and the expanders ``G_t`` (module
+    docstring; ``safe_set="incremental"`` for the variant without an ``n x n`` matrix)."""
 
-    Parameters
-    ----------
-    config : StageOptConfig
-    info : KernelInfo
-        Kernels, bounds, horizon and ``safe_seed`` (non-empty).
-    rng : numpy.random.Generator
-        Tie-breaking uniforms only.
+    owner = "Lipschitz safe learner"
 
-    Notes
-    -----
-    Glossary: ``S_t`` -> ``self.safe``; ``l_t, u_t`` -> ``self.g_lower, self.g_upper``; ``G_t`` ->
-    :meth:`expanders`; ``T_0`` -> ``self.expansion_rounds``; ``L`` -> ``self.lipschitz``.
-    Applicability: per-round safety holds only if ``g`` is ``L``-Lipschitz for ``d`` and the intervals
-    hold; with ``L = G`` and the kernel metric that needs ``||g||_k <= G``, which the experiments' ``G =
-    max |g|`` does not guarantee.
-    """
-
-    config_cls = StageOptConfig
-    setting = "round"
-    owner = "StageOpt"
-
-    def __init__(self, config: StageOptConfig, info: Any, rng: np.random.Generator) -> None:
+    def __init__(self, config: SafeSetConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
         info = self.info
         c = config
         n = info.n_points
         if c.metric == "euclidean" and info.points is None:
-            raise ConfigError("StageOpt: metric='euclidean' needs point coordinates (info.points).")
+            raise ConfigError(f"{self.owner}: metric='euclidean' needs point coordinates (info.points).")
         self.lipschitz = float(c.lipschitz) if c.lipschitz is not None else float(info.constraint_bound)
         self.incremental = c.safe_set == "incremental"
         if self.incremental:
@@ -168,17 +152,10 @@ class StageOpt(SafeSeedGPLearner):
             else:
                 self.distance = kernel_distance(info.constraint_kernel)
             self._ld = self.lipschitz * self.distance
-        self.expansion_rounds = (
-            int(c.expansion_rounds)
-            if c.expansion_rounds is not None
-            else math.ceil(c.expansion_fraction * self.horizon)
-        )
         self.safe = np.zeros(n, dtype=bool)
         self.safe[list(info.safe_seed)] = True
         self.g_lower = np.full(n, -np.inf)
         self.g_upper = np.full(n, np.inf)
-        self.stage = 1 if self.expansion_rounds > 0 else 2
-        self.stage_switch = 0 if self.stage == 2 else None
         self._draws = RoundDraws(rng)
         self._scores = np.zeros(n)
         self._intersect()
@@ -254,6 +231,68 @@ class StageOpt(SafeSeedGPLearner):
     def safe_set(self) -> np.ndarray:
         return self.safe.copy()
 
+    def cancel(self) -> None:
+        super().cancel()
+        self._draws.give_back()
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        reward, constraint = reward_and_constraint(observation, self.owner)
+        i = int(decision.arm)
+        self.gp_f.update(i, reward)
+        self.gp_g.update(i, constraint)
+        if self.incremental:
+            self._sources.append(i)
+        self._intersect()
+
+    @property
+    def g_bounds(self) -> tuple[FloatArray, FloatArray]:
+        """The intersected safety intervals ``(l_t, u_t)`` of ``g``."""
+        return self.g_lower.copy(), self.g_upper.copy()
+
+
+@register_algorithm(
+    "stageopt",
+    task="regret",
+    description="StageOpt: Lipschitz safe expansion from a safe seed, then GP-UCB in the safe set "
+    "(Sui et al. 2018; baseline of Zhou & Ji, Sec. 5).",
+    info="kernel",
+    guarantee="round",
+)
+class StageOpt(LipschitzSafeLearner):
+    """StageOpt on a finite domain with a known safe seed (a hard-constraint baseline).
+
+    Parameters
+    ----------
+    config : StageOptConfig
+    info : KernelInfo
+        Kernels, bounds, horizon and ``safe_seed`` (non-empty).
+    rng : numpy.random.Generator
+        Tie-breaking uniforms only.
+
+    Notes
+    -----
+    Glossary: ``S_t`` -> ``self.safe``; ``l_t, u_t`` -> ``self.g_lower, self.g_upper``; ``G_t`` ->
+    :meth:`expanders`; ``T_0`` -> ``self.expansion_rounds``; ``L`` -> ``self.lipschitz``.
+    Applicability: per-round safety holds only if ``g`` is ``L``-Lipschitz for ``d`` and the intervals
+    hold; with ``L = G`` and the kernel metric that needs ``||g||_k <= G``, which the experiments' ``G =
+    max |g|`` does not guarantee.
+    """
+
+    config_cls = StageOptConfig
+    setting = "round"
+    owner = "StageOpt"
+
+    def __init__(self, config: StageOptConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        c = config
+        self.expansion_rounds = (
+            int(c.expansion_rounds)
+            if c.expansion_rounds is not None
+            else math.ceil(c.expansion_fraction * self.horizon)
+        )
+        self.stage = 1 if self.expansion_rounds > 0 else 2
+        self.stage_switch = 0 if self.stage == 2 else None
+
     def diagnostics(self) -> dict[str, Any]:
         return {
             "safe_set_size": int(self.safe.sum()),
@@ -281,21 +320,3 @@ class StageOpt(SafeSeedGPLearner):
             beta, _ = self.betas()
             scores[:] = np.where(self.safe, self.gp_f.mean + beta * self.gp_f.std(), -np.inf)
         return Decision(arm=int(_pick(scores, float(np.max(scores)), u)))
-
-    def cancel(self) -> None:
-        super().cancel()
-        self._draws.give_back()
-
-    def _tell(self, decision: Decision, observation: Any) -> None:
-        reward, constraint = reward_and_constraint(observation, "StageOpt")
-        i = int(decision.arm)
-        self.gp_f.update(i, reward)
-        self.gp_g.update(i, constraint)
-        if self.incremental:
-            self._sources.append(i)
-        self._intersect()
-
-    @property
-    def g_bounds(self) -> tuple[FloatArray, FloatArray]:
-        """The intersected safety intervals ``(l_t, u_t)`` of ``g``."""
-        return self.g_lower.copy(), self.g_upper.copy()
