@@ -50,9 +50,11 @@ __all__ = [
     "LowRankCovariance",
     "PointKernel",
     "batch_posterior",
+    "batch_rows",
     "beta_width",
     "check_kernel_matrix",
     "cholesky_jittered",
+    "fit_lengthscale",
     "gp_observe",
     "greedy_information_gain",
     "joint_sample",
@@ -60,6 +62,7 @@ __all__ = [
     "kernel_column",
     "kernel_diagonal",
     "kernel_distance",
+    "log_marginal_likelihood",
     "matern_kernel",
     "rank_one_update",
     "resolve_posterior",
@@ -231,6 +234,93 @@ def gp_observe(gp, i, y):
     live.n_obs += 1
     live.info_gain += 0.5 * math.log1p(max(var, 0.0) / gp.noise_var)
     return var
+
+
+def batch_rows(
+    kernel: FloatArray | PointKernel, noise_var: float, counts: np.ndarray
+) -> tuple[np.ndarray, FloatArray, FloatArray, FloatArray]:
+    """The factors of :func:`batch_posterior` for the ``m`` visited points: ``(visited, d, L, W)`` with
+    ``d = sqrt(n_A / lambda)``, ``L L^T = I + D K_AA D`` and ``W = L^{-1} D K_{A, X}`` (m, n), so that the
+    posterior covariance is ``K - W^T W`` and the mean ``W^T L^{-1} D ybar_A``."""
+    counts = np.asarray(counts)
+    visited = np.flatnonzero(counts > 0)
+    n = int(kernel.shape[0])
+    if visited.size == 0:
+        return visited, np.zeros(0), np.zeros((0, 0)), np.zeros((0, n))
+    d = np.sqrt(counts[visited].astype(np.float64) / noise_var)
+    m = np.eye(visited.size) + d[:, None] * kernel_block(kernel, visited, visited) * d[None, :]
+    low = np.linalg.cholesky(m)
+    if isinstance(kernel, PointKernel):
+        cross = np.array([kernel_column(kernel, int(i)) for i in visited])
+    else:
+        cross = np.asarray(kernel)[visited, :]
+    w = solve_triangular(low, d[:, None] * cross, lower=True)
+    return visited, d, low, w
+
+
+def log_marginal_likelihood(
+    kernel: FloatArray | PointKernel, noise_var: float, counts: np.ndarray, sums: FloatArray
+) -> float:
+    """``log p(y)`` of the observations under ``GP(0, k)`` with noise variance ``lambda``, up to terms that
+    depend on neither the kernel nor the means: the per-point means ``ybar_A`` are
+    ``N(0, K_AA + diag(lambda / n_A))`` (the deviations from them depend on ``lambda`` only).
+    With ``M = I + D K_AA D = L L^T``: ``-1/2 |L^{-1} D ybar|^2 ... `` in the well-conditioned form."""
+    visited, d, low, _ = batch_rows_small(kernel, noise_var, counts)
+    if visited.size == 0:
+        return 0.0
+    ybar = np.asarray(sums, dtype=np.float64)[visited] / np.asarray(counts)[visited]
+    # K_AA + Lambda = D^{-1} M D^{-1}: quad = (D ybar)^T M^{-1} (D ybar), logdet = logdet M - 2 sum log d
+    v = solve_triangular(low, d * ybar, lower=True)
+    logdet = 2.0 * float(np.sum(np.log(np.diagonal(low)))) - 2.0 * float(np.sum(np.log(d)))
+    return -0.5 * float(v @ v) - 0.5 * logdet - 0.5 * visited.size * math.log(2.0 * math.pi)
+
+
+def batch_rows_small(
+    kernel: FloatArray | PointKernel, noise_var: float, counts: np.ndarray
+) -> tuple[np.ndarray, FloatArray, FloatArray, None]:
+    """:func:`batch_rows` without the ``m x n`` rows (only ``L``): ``O(m^3)``."""
+    counts = np.asarray(counts)
+    visited = np.flatnonzero(counts > 0)
+    if visited.size == 0:
+        return visited, np.zeros(0), np.zeros((0, 0)), None
+    d = np.sqrt(counts[visited].astype(np.float64) / noise_var)
+    m = np.eye(visited.size) + d[:, None] * kernel_block(kernel, visited, visited) * d[None, :]
+    return visited, d, np.linalg.cholesky(m), None
+
+
+def fit_lengthscale(
+    kernel: PointKernel,
+    noise_var: float,
+    data: list[tuple[np.ndarray, FloatArray]],
+    *,
+    bounds: tuple[float, float] | None = None,
+) -> float:
+    """Type-II maximum likelihood of the lengthscale of ``kernel`` (variance and ``lambda`` kept): the
+    sum over ``data`` (pairs ``(counts, sums)`` of functions sharing the kernel) of
+    :func:`log_marginal_likelihood`, maximised over ``log l`` by L-BFGS-B (scipy) from the current value
+    and the geometric middle of ``bounds`` (default: 1e-3 to 10 times the domain's diameter)."""
+    from scipy.optimize import minimize
+
+    pts = kernel.points
+    diam = float(np.max(np.ptp(pts, axis=0))) if pts.shape[0] > 1 else 1.0
+    lo, hi = bounds if bounds is not None else (1e-3 * max(diam, 1e-12), 10.0 * max(diam, 1e-12))
+
+    def nll(z: np.ndarray) -> float:
+        k = PointKernel(
+            pts, kernel.kind, lengthscale=float(np.exp(z[0])), variance=kernel.variance, nu=kernel.nu
+        )
+        try:
+            return -sum(log_marginal_likelihood(k, noise_var, c, s) for c, s in data)
+        except np.linalg.LinAlgError:  # pragma: no cover - M has eigenvalues >= 1
+            return math.inf
+
+    best_z, best = math.log(kernel.lengthscale), math.inf
+    box = [(math.log(lo), math.log(hi))]
+    for z0 in (math.log(min(max(kernel.lengthscale, lo), hi)), 0.5 * (math.log(lo) + math.log(hi))):
+        res = minimize(nll, np.array([z0]), method="L-BFGS-B", bounds=box)
+        if res.fun < best:
+            best, best_z = float(res.fun), float(res.x[0])
+    return float(math.exp(best_z))
 
 
 def batch_posterior(
@@ -479,6 +569,22 @@ class LowRankCovariance:
         self._last = (step, i, a, s, v)
         return a, s, v
 
+    def rebuild(self, kernel: FloatArray | PointKernel, noise_var: float, counts: np.ndarray) -> None:
+        """Start again from the same data with a new kernel and ``lambda`` (the posterior of
+        :func:`batch_posterior` in rows: ``W = L^{-1} D K_{A, X}`` over the ``m`` distinct points observed,
+        ``M = I + D K_AA D = L L^T``; ``O(m^2 n)``). The variances are written in place."""
+        self.kernel = kernel
+        self.noise_var = check_positive(noise_var, "noise_var", owner="LowRankCovariance")
+        w = batch_rows(kernel, self.noise_var, counts)[3]
+        self.var[:] = kernel_diagonal(kernel) - np.einsum("ij,ij->j", w, w)
+        self.dense = None
+        self.w = np.empty((max(self.capacity, w.shape[0] + 1), self.n_points))
+        self.w[: w.shape[0]] = w
+        self.rows = w.shape[0]
+        self._last = None
+        if self.densify and self.rows >= self.n_points:
+            self._to_dense()
+
     def _to_dense(self) -> None:
         w = self.w[: self.rows]
         k = np.array(self.kernel, dtype=np.float64)  # (a PointKernel materialises; n <= t here)
@@ -676,6 +782,35 @@ class FiniteGP:
     def std(self) -> FloatArray:
         """Posterior standard deviations ``sigma_t``."""
         return np.sqrt(self.variance())
+
+    def set_kernel(self, kernel: FloatArray | PointKernel) -> None:
+        """Condition the prior ``GP(0, kernel)`` on the same data instead (new hyperparameters; the same
+        ``lambda``), in place: the mean, variances (and dense covariance) arrays keep their identity, so
+        compiled callers see the new posterior. The realised information gain becomes that of the data
+        under the new kernel, ``1/2 log det(I + D K_AA D)``. A shared low-rank covariance is rebuilt once
+        (by the first of its posteriors to be told the new kernel)."""
+        visited, d, low, _ = batch_rows_small(kernel, self.noise_var, self.counts)
+        if self.lowrank is None:
+            self.kernel = kernel if isinstance(kernel, PointKernel) else np.ascontiguousarray(kernel)
+            mean, cov = batch_posterior(np.asarray(self.kernel), self.noise_var, self.counts, self.sums)
+            self.mean[:] = mean
+            self._cov[:] = 0.5 * (cov + cov.T)
+            self.state.var[:] = np.diagonal(self._cov)
+        else:
+            if self.lowrank.kernel is not kernel:
+                self.lowrank.rebuild(kernel, self.noise_var, self.counts)
+            self.kernel = kernel
+            if visited.size:
+                ybar = self.sums[visited] / self.counts[visited]
+                v = solve_triangular(low, d * ybar, lower=True)
+                if self.lowrank.dense is not None:
+                    w = solve_triangular(
+                        low, d[:, None] * kernel_block(kernel, visited, np.arange(self.n_points)), lower=True
+                    )
+                    self.mean[:] = w.T @ v
+                else:
+                    self.mean[:] = self.lowrank.w[: visited.size].T @ v
+        self.live["info_gain"] = float(np.sum(np.log(np.diagonal(low)))) if visited.size else 0.0
 
     def cov_block(self, idx: np.ndarray) -> FloatArray:
         """The posterior covariance on the points ``idx`` (m, m), without the ``n x n`` matrix in low-rank

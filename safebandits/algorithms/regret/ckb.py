@@ -60,6 +60,7 @@ from safebandits.estimators.gp import (
     PosteriorMode,
     beta_width,
     cholesky_jittered,
+    fit_lengthscale,
     gp_observe,
     resolve_posterior,
 )
@@ -302,6 +303,18 @@ class GPBanditConfig(LearnerConfig):
         ``n x n`` covariance (``O(n^2)`` per round), or ``O(min(t, n) n)`` rows of the incremental Cholesky
         factor (shared by ``f`` and ``g`` when their kernels and ``lambda`` agree); ``"auto"`` is dense on
         at most 512 points given as a matrix, low-rank otherwise. The same posterior up to round-off.
+    hyperparameters : {"known", "ml"}, default "known"
+        ``"ml"``: the kernel's lengthscale is refitted from the data by type-II maximum likelihood
+        (:func:`~safebandits.estimators.gp.fit_lengthscale`, L-BFGS-B) after ``ml_start``, ``2 ml_start``,
+        ``4 ml_start``, ... observations, and both posteriors are conditioned anew on all the data with
+        the fitted kernel (CKB and SGP-UCB; needs a kernel on coordinates,
+        :class:`~safebandits.estimators.gp.PointKernel`). The kernel variance and ``lambda`` are kept
+        (the likelihood takes ``lambda`` as the noise variance: set ``gp_noise`` near it for a meaningful
+        fit). **The guarantees are lost**: Theorem 1's
+        bounds (and the baselines' safety) assume the kernel is known; a fitted kernel depends on the
+        data it then judges.
+    ml_start : int >= 1, default 20
+        Observations before the first fit (then doubling).
     """
 
     delta: float = 0.05
@@ -310,6 +323,8 @@ class GPBanditConfig(LearnerConfig):
     beta_scale: float = 1.0
     horizon: int | None = None
     posterior: PosteriorMode = "auto"
+    hyperparameters: Literal["known", "ml"] = "known"
+    ml_start: int = 20
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
@@ -319,6 +334,7 @@ class GPBanditConfig(LearnerConfig):
         check_positive(self.beta_scale, "beta_scale", owner=owner)
         if self.horizon is not None:
             check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.ml_start, "ml_start", low=1, owner=owner)
 
 
 def reward_and_constraint(observation: Any, owner: str) -> tuple[float, float]:
@@ -410,6 +426,12 @@ _VARIANTS = {
 }
 
 
+def _with_lengthscale(kernel: PointKernel, lengthscale: float) -> PointKernel:
+    return PointKernel(
+        kernel.points, kernel.kind, lengthscale=lengthscale, variance=kernel.variance, nu=kernel.nu
+    )
+
+
 def _same_kernel(a: Any, b: Any) -> bool:
     """The two kernels are the same (the same object, or equal matrices of the same shape)."""
     if a is b:
@@ -441,8 +463,38 @@ class GPPairLearner(BaseLearner):
             mode = mode_g = "dense"
             self.gp_f = FiniteGP(info.kernel, lam, refresh_every=refresh_every, posterior=mode)
             self.gp_g = FiniteGP(info.constraint_kernel, lam_g, refresh_every=refresh_every, posterior=mode_g)
+        if config.hyperparameters == "ml":
+            for k in (info.kernel, info.constraint_kernel):
+                if not isinstance(k, PointKernel):
+                    raise ConfigError(
+                        f"{type(self).__name__}: hyperparameters='ml' refits a kernel on coordinates; give "
+                        "KernelInfo a PointKernel (points, kind, lengthscale) or use hyperparameters='known'."
+                    )
+        self._next_fit = config.ml_start
+        #: Lengthscales fitted so far: ``(observations, lengthscale of f's kernel, of g's)``.
+        self.fitted: list[tuple[int, float, float]] = []
         self._gain_f = InformationGain(config.info_gain, info.kernel, lam, self.horizon)
         self._gain_g = InformationGain(config.info_gain, info.constraint_kernel, lam_g, self.horizon)
+
+    def _maybe_refit(self) -> None:
+        """Type-II ML refit of the lengthscales on the doubling schedule (``hyperparameters="ml"``)."""
+        if self.config.hyperparameters != "ml" or self.gp_f.n_obs < self._next_fit:
+            return
+        self._next_fit = 2 * max(self._next_fit, self.gp_f.n_obs)
+        gf, gg = self.gp_f, self.gp_g
+        if gf.kernel is gg.kernel and gf.noise_var == gg.noise_var:
+            ls = fit_lengthscale(gf.kernel, gf.noise_var, [(gf.counts, gf.sums), (gg.counts, gg.sums)])
+            new_f = new_g = _with_lengthscale(gf.kernel, ls)
+        else:
+            new_f = _with_lengthscale(
+                gf.kernel, fit_lengthscale(gf.kernel, gf.noise_var, [(gf.counts, gf.sums)])
+            )
+            new_g = _with_lengthscale(
+                gg.kernel, fit_lengthscale(gg.kernel, gg.noise_var, [(gg.counts, gg.sums)])
+            )
+        gf.set_kernel(new_f)
+        gg.set_kernel(new_g)
+        self.fitted.append((gf.n_obs, new_f.lengthscale, new_g.lengthscale))
 
     def betas(self, t: int | None = None) -> tuple[float, float]:
         """``(beta_t, beta~_t)`` of round ``t`` (default: the next round), both positive:
@@ -697,6 +749,7 @@ class CKB(GPPairLearner):
             self._update(self.state, cval)  # line 8
             self.gp_f.update(int(decision.arm), r)  # line 9, O(min(t, n) n)
             self.gp_g.update(int(decision.arm), cval)
+        self._maybe_refit()
         t = self.n_samples
         if t in self._grid:
             self.phi_path.append((t, self.phi))

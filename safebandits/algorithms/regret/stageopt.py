@@ -137,6 +137,11 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
         n = info.n_points
         if c.metric == "euclidean" and info.points is None:
             raise ConfigError(f"{self.owner}: metric='euclidean' needs point coordinates (info.points).")
+        if c.hyperparameters != "known":
+            raise ConfigError(
+                f"{self.owner}: hyperparameters='ml' is not supported (its Lipschitz safe set is built on "
+                "the known kernel's metric); use CKB or SGP-UCB for fitted hyperparameters."
+            )
         self.lipschitz = float(c.lipschitz) if c.lipschitz is not None else float(info.constraint_bound)
         self.incremental = c.safe_set == "incremental"
         if self.incremental:

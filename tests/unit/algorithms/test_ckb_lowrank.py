@@ -176,3 +176,45 @@ def test_incremental_stageopt_on_a_domain_given_by_coordinates():
         learner.tell(d, Observation(reward=float(-pts[i]), constraints=np.array([g[i]])))
     assert learner.gp_f.lowrank.rows == T
     assert learner.safe.sum() > 1
+
+
+# -- hyperparameters from data ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["ckb-ucb", "sgp-ucb"])
+def test_fitted_lengthscale_on_the_doubling_schedule(method):
+    from safebandits.types import Observation
+
+    n, T = 300, 90
+    pts = np.linspace(0.0, 1.0, n)
+    kern = PointKernel(pts, "se", lengthscale=0.5)  # told a wrong lengthscale
+    info = dataclasses.replace(_big_info(n, T), kernel=kern, constraint_kernel=kern)
+    cfg = {"hyperparameters": "ml", "ml_start": 10, "gp_noise": 0.05**2}  # lambda = the noise variance
+    learner = make_learner(method, info, np.random.default_rng(0), cfg)
+    rng = np.random.default_rng(1)
+    f, g = np.sin(25 * pts), 0.3 - np.cos(25 * pts)  # wiggly: lengthscale about 0.04
+    for _ in range(T):
+        d = learner.ask()
+        i = int(d.arm)
+        learner.tell(d, Observation(reward=f[i] + 0.05 * rng.standard_normal(), constraints=np.array([g[i]])))
+    assert [t for t, _, _ in learner.fitted] == [10, 20, 40, 80]
+    _, ls_f, ls_g = learner.fitted[-1]
+    assert ls_f == ls_g and ls_f < 0.2  # one kernel for f and g, refitted well below the told 0.5
+    # the posterior is the fitted kernel's posterior of all the data
+    from safebandits.estimators.gp import batch_posterior
+
+    mean, cov = batch_posterior(np.asarray(learner.gp_f.kernel), learner.gp_f.noise_var, learner.gp_f.counts,
+                                learner.gp_f.sums)  # fmt: skip
+    np.testing.assert_allclose(learner.gp_f.mean, mean, atol=1e-8)
+    np.testing.assert_allclose(learner.gp_f.var, np.diag(cov), atol=1e-8)
+
+
+def test_fitted_hyperparameters_need_a_kernel_on_coordinates_and_a_learner_that_can_refit():
+    inst = synthetic(n=30)
+    with pytest.raises(ConfigError, match="PointKernel"):
+        make_learner("ckb-ucb", inst.public_info(), np.random.default_rng(0), {"hyperparameters": "ml"})
+    info = _big_info(200, 50)
+    with pytest.raises(ConfigError, match="not supported"):
+        make_learner("stageopt", info, np.random.default_rng(0), {"hyperparameters": "ml"})
+    with pytest.raises(ConfigError, match="not supported"):
+        make_learner("safeopt", info, np.random.default_rng(0), {"hyperparameters": "ml"})

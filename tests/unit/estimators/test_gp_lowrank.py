@@ -176,3 +176,83 @@ def test_options_are_checked():
     with pytest.raises(ConfigError, match="dense"):
         low.refresh()
     assert math.isclose(float(np.max(low.std())), 1.0)
+
+
+# -- hyperparameters from data ---------------------------------------------------------------------
+
+
+def _fresh(kernel, lam, idx, y, mode):
+    gp = FiniteGP(kernel, lam, posterior=mode)
+    for i, v in zip(idx, y):
+        gp.update(int(i), float(v))
+    return gp
+
+
+@pytest.mark.parametrize("mode", ["dense", "lowrank"])
+@pytest.mark.parametrize("length", [12, 45])
+def test_set_kernel_is_the_posterior_of_the_new_kernel(mode, length):
+    rng = np.random.default_rng(8)
+    idx, y = rng.integers(0, 30, size=length), rng.standard_normal(length)
+    old, new = PointKernel(X, "se", lengthscale=0.2), PointKernel(X, "se", lengthscale=0.07)
+    if mode == "dense":
+        old, new = np.asarray(old), np.asarray(new)
+    gp = _fresh(old, 0.3, idx, y, mode)
+    gp.set_kernel(new)
+    want = _fresh(new, 0.3, idx, y, "dense")
+    np.testing.assert_allclose(gp.mean, want.mean, atol=1e-9)
+    np.testing.assert_allclose(gp.var, np.diag(want.cov), atol=1e-9)
+    assert gp.info_gain == pytest.approx(want.info_gain, rel=1e-9)
+    # and it keeps conditioning exactly afterwards
+    gp.update(3, 0.5)
+    want.update(3, 0.5)
+    np.testing.assert_allclose(gp.mean, want.mean, atol=1e-9)
+    np.testing.assert_allclose(gp.var, np.diag(want.cov), atol=1e-9)
+
+
+def test_set_kernel_on_a_shared_covariance():
+    rng = np.random.default_rng(9)
+    idx, r, c = rng.integers(0, 30, size=20), rng.standard_normal(20), rng.standard_normal(20)
+    old, new = PointKernel(X, "se", lengthscale=0.2), PointKernel(X, "se", lengthscale=0.1)
+    f = FiniteGP(old, 0.5, posterior="lowrank")
+    g = FiniteGP(old, 0.5, covariance=f.lowrank)
+    for i, a, b in zip(idx, r, c):
+        f.update(int(i), float(a))
+        g.update(int(i), float(b))
+    f.set_kernel(new)
+    g.set_kernel(new)
+    np.testing.assert_allclose(f.mean, _fresh(new, 0.5, idx, r, "dense").mean, atol=1e-9)
+    np.testing.assert_allclose(g.mean, _fresh(new, 0.5, idx, c, "dense").mean, atol=1e-9)
+
+
+def test_log_marginal_likelihood_is_the_gaussian_density_of_the_means():
+    from scipy.stats import multivariate_normal
+
+    from safebandits.estimators.gp import log_marginal_likelihood
+
+    k = se_kernel(X, lengthscale=0.15)
+    counts = np.zeros(30, dtype=np.int64)
+    counts[[2, 5, 17]] = [1, 3, 2]
+    sums = np.zeros(30)
+    sums[[2, 5, 17]] = [0.4, -0.9, 1.2]
+    a = np.array([2, 5, 17])
+    ybar = sums[a] / counts[a]
+    cov = k[np.ix_(a, a)] + np.diag(0.2 / counts[a])
+    want = multivariate_normal(np.zeros(3), cov).logpdf(ybar)
+    assert log_marginal_likelihood(k, 0.2, counts, sums) == pytest.approx(want, rel=1e-10)
+
+
+def test_type_ii_ml_finds_the_lengthscale_of_a_draw():
+    from safebandits.estimators.gp import fit_lengthscale
+
+    pts = np.linspace(0.0, 1.0, 200)
+    true = PointKernel(pts, "se", lengthscale=0.08)
+    rng = np.random.default_rng(0)
+    f = np.linalg.cholesky(np.asarray(true) + 1e-8 * np.eye(200)) @ rng.standard_normal(200)
+    counts = np.zeros(200, dtype=np.int64)
+    sums = np.zeros(200)
+    for i in rng.integers(0, 200, size=150):
+        counts[i] += 1
+        sums[i] += f[i] + 0.05 * rng.standard_normal()
+    start = PointKernel(pts, "se", lengthscale=0.5)
+    got = fit_lengthscale(start, 0.05**2, [(counts, sums)])
+    assert 0.05 < got < 0.13
