@@ -4,6 +4,24 @@ Usage::
 
     .venv/bin/python benchmarks/bench_ckb_scaling.py                  # |X| in (250, 500, 1000, 2000, 4000)
     .venv/bin/python benchmarks/bench_ckb_scaling.py --sizes 500 1000 2000 --budget 1.0
+    .venv/bin/python benchmarks/bench_ckb_scaling.py --linear         # issue 33's targets (about 3 min)
+    .venv/bin/python benchmarks/bench_ckb_scaling.py --ts-effect      # CKB-TS: joint vs candidate draws
+
+``--linear`` (issue 33) prints the cost of a whole CKB round (ask and tell) at round ``t = 1,000`` for
+``|X| = 1,000 ... 20,000`` beside the targets (at most 2 ms at 5,000; growth exponent at most 1.1 between
+1,000 and 20,000), and the peak resident memory of a run of ``T = 1,000`` rounds at ``|X| = 100,000``
+(target under 2 GB), each in a fresh process. The domain is ``ckb/synthetic``'s (evenly spaced points
+of [0, 1], SE kernel with lengthscale 0.2, ``f`` and ``g`` random RKHS functions of 100 centres,
+normalised, Gaussian noise 0.1) but given to the learner as a
+:class:`~safebandits.estimators.gp.PointKernel` (kernel columns on demand: the instance's ``n x n``
+matrices and its ``O(n^3)`` PSD check would not fit), so CKB runs on its default ``posterior="auto"``,
+here the low-rank posterior shared by ``f`` and ``g`` (same kernel and ``lambda``). Per-round cost:
+median process CPU time of rounds 951-1,000 (one BLAS thread).
+
+``--ts-effect`` measures what the candidate draws of CKB-TS (``ts_sampling="candidates"``) cost against
+the paper's joint draws where both are affordable: ``ckb/synthetic`` with 400 points, ``T = 1,000``,
+10 seeds (draws ``f``, ``g`` and noise paired across the variants), mean and standard error of ``R(T)``,
+``R+(T)``, the violating rounds ``N`` and ``sum_t [g(x_t)]_+``.
 
 The paper (Sec. 5, "practical considerations"; Remark 1): CKB's per-round cost is that of an
 unconstrained GP bandit, one argmax over the finite domain and one projection of the dual, i.e. O(|X|)
@@ -27,8 +45,10 @@ lengthscale 0.2, ``n_points = |X|``, T = 10,000) through the public ask / tell p
 StageOpt is timed in stage 1 (T_0 = 1,000 rounds; the warm-up and the timed rounds stay inside it), so its
 ask builds the expanders every round. Clock: process CPU time with one BLAS thread (robust on a shared
 machine). Each part's cost per round is the median over the timed rounds, after a warm-up of 50 rounds
-that also excludes numba compilation. ``exponent`` is the least-squares slope of log(cost) on log(|X|)
-over the sizes (``last 2``: over the two largest sizes, where fixed per-call overheads matter least).
+that also excludes numba compilation; every learner here runs the dense posterior (``posterior="dense"``;
+issue 33's low-rank posterior, the default above 512 points, is timed by ``--linear``). ``exponent`` is
+the least-squares slope of log(cost) on log(|X|) over the sizes (``last 2``: over the two largest
+sizes, where fixed per-call overheads matter least).
 ``|S|/|X|`` is StageOpt's safe-set fraction at the end of the timed rounds (its set work is
 O(|S| |X|)).
 
@@ -79,9 +99,13 @@ def _protocol(method: str, n: int, rounds: int) -> tuple[dict[str, np.ndarray], 
     the two rank-one GP updates alone (paired with the tell, so a subtraction sees the same load)."""
     inst = _instance(n)
     info = inst.public_info()
-    learner = make_learner(method, info, np.random.default_rng(1))
+    # the dense posterior (the paper's parts; the low-rank one is --linear's), mirrored by dense GPs
+    learner = make_learner(method, info, np.random.default_rng(1), {"posterior": "dense"})
     env = inst.environment(np.random.default_rng(2))
-    mirror = (FiniteGP(info.kernel, 1.0), FiniteGP(info.constraint_kernel, 1.0))
+    mirror = (
+        FiniteGP(info.kernel, 1.0, posterior="dense"),
+        FiniteGP(info.constraint_kernel, 1.0, posterior="dense"),
+    )
     out = {k: np.empty(rounds) for k in ("ask", "tell", "gp")}
     for r in range(-WARMUP, rounds):
         t0 = clock()
@@ -123,13 +147,144 @@ def exponent(sizes: list[int], costs: list[float]) -> float:
     return float(np.polyfit(np.log(sizes), np.log(costs), 1)[0])
 
 
+# --------------------------------------------------------------------------------------------------
+# issue 33: linear cost in |X| (whole rounds at t = 1,000; memory at 100,000 points)
+# --------------------------------------------------------------------------------------------------
+LINEAR_SIZES = (1000, 2000, 5000, 10000, 20000)
+LINEAR_T = 1000
+
+
+def _point_problem(n: int, horizon: int, seed: int = 0):
+    """``ckb/synthetic``'s construction on ``n`` points, with a :class:`PointKernel` (no matrix)."""
+    from safebandits.estimators.gp import PointKernel
+    from safebandits.problems.kernel import KernelInfo
+
+    rng = np.random.default_rng(seed)
+    pts = np.linspace(0.0, 1.0, n)
+    kern = PointKernel(pts, "se", lengthscale=0.2)
+
+    def draw() -> np.ndarray:
+        centres = rng.integers(0, n, size=100)
+        a = rng.uniform(-1.0, 1.0, size=100)
+        h = kern.between(pts[:, None], pts[centres][:, None]) @ a
+        return h / np.max(np.abs(h))
+
+    f = draw()
+    g = draw()
+    while -np.min(g) < 0.1:
+        g = draw()
+    info = KernelInfo(
+        kernel=kern, constraint_kernel=kern, points=pts[:, None], reward_bound=1.0, constraint_bound=1.0,
+        noise_bound=0.1, constraint_noise_bound=0.1, slater=min(1.0, float(-np.min(g))), horizon=horizon,
+        safe_seed=(int(np.argmin(g)),),
+    )  # fmt: skip
+    return info, f, g
+
+
+def run_rounds(method: str, n: int, horizon: int, config: dict | None = None) -> np.ndarray:
+    """CPU seconds of every round (ask + tell) of ``method`` on the point problem with ``n`` points."""
+    from safebandits.types import Observation
+
+    info, f, g = _point_problem(n, horizon)
+    learner = make_learner(method, info, np.random.default_rng(1), config or {})
+    noise = np.random.default_rng(2).standard_normal((horizon, 2)) * 0.1
+    out = np.empty(horizon)
+    for t in range(horizon):
+        t0 = clock()
+        d = learner.ask()
+        i = int(d.arm)
+        learner.tell(d, Observation(reward=f[i] + noise[t, 0], constraints=np.array([g[i] + noise[t, 1]])))
+        out[t] = clock() - t0
+    return out
+
+
+def _child(method: str, n: int, horizon: int, config: dict) -> None:
+    """Run in a fresh process: print the median of the last 50 rounds (µs), total CPU and peak RSS."""
+    import json
+    import resource
+
+    times = run_rounds(method, n, horizon, config)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: kB
+    print(json.dumps({"round_us": float(np.median(times[-50:]) * 1e6), "total_s": float(times.sum()),
+                      "peak_rss": rss}))  # fmt: skip
+
+
+def _spawn(method: str, n: int, horizon: int, config: dict | None = None) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    argv = [sys.executable, os.path.abspath(__file__), "--child", method, str(n), str(horizon)]
+    out = subprocess.run([*argv, json.dumps(config or {})], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def linear_table(sizes: tuple[int, ...] = LINEAR_SIZES, horizon: int = LINEAR_T, big: int = 100_000) -> None:
+    rows = {m: [_spawn(m, n, horizon) for n in sizes] for m in ("ckb-ucb", "ckb-rand")}
+    ts = _spawn("ckb-ts", 5000, horizon)
+    mem = _spawn("ckb-ucb", big, horizon)
+    print(f"CKB per round (ask + tell) at t = {horizon} [µs, process CPU, median of rounds "
+          f"{horizon - 49}-{horizon}], point problem (ckb/synthetic's construction), "
+          "posterior='auto'")  # fmt: skip
+    print(f"{'method':<10}" + "".join(f"{f'|X|={n}':>12}" for n in sizes) + f"{'exponent':>10}{'target':>22}")
+    lo, hi = sizes.index(1000) if 1000 in sizes else 0, len(sizes)
+    for m, res in rows.items():
+        c = [r["round_us"] for r in res]
+        e = exponent(list(sizes[lo:hi]), c[lo:hi])
+        target = "<= 2,000 at 5,000; <= 1.1" if m == "ckb-ucb" else "-"
+        print(f"{m:<10}" + "".join(f"{v:>12.0f}" for v in c) + f"{e:>10.2f}{target:>22}")
+    print(f"ckb-ts (ts_sampling='candidates', 200 candidates) at |X|=5000: {ts['round_us']:.0f} µs per round")
+    gb = mem["peak_rss"] / 2**30
+    print(f"|X| = {big:,}, T = {horizon:,} (ckb-ucb): peak RSS {gb:.2f} GB (target < 2 GB), "
+          f"{mem['total_s']:.1f} s CPU in total")  # fmt: skip
+
+
+def ts_effect(n: int = 400, horizon: int = 1000, seeds: int = 10) -> None:
+    from safebandits.experiments.regret_loop import run_regret
+
+    variants = {
+        "joint (paper)": {"ts_sampling": "joint"},
+        "candidates m=200": {"ts_sampling": "candidates", "ts_candidates": 200},
+        "candidates m=50": {"ts_sampling": "candidates", "ts_candidates": 50},
+    }
+    rows: dict[str, list[tuple[float, float, float, float]]] = {v: [] for v in variants}
+    for seed in range(seeds):
+        inst = make_instance("ckb/synthetic", np.random.default_rng(seed), n_points=n, T=horizon)
+        for label, cfg in variants.items():
+            learner = make_learner("ckb-ts", inst.public_info(), np.random.default_rng(100 + seed), cfg)
+            out = run_regret(learner, inst.environment(np.random.default_rng(200 + seed)), inst)
+            rows[label].append(
+                (out.regret, out.policy_regret, float(out.violations), float(out.positive_cost[0]))
+            )
+    print(f"CKB-TS on ckb/synthetic, |X| = {n}, T = {horizon}, {seeds} seeds: mean (standard error)")
+    print(f"{'draws':<18}{'R(T)':>16}{'R+(T)':>16}{'N':>16}{'sum [g]_+':>16}")
+    for label, vals in rows.items():
+        a = np.array(vals)
+        m, se = a.mean(axis=0), a.std(axis=0, ddof=1) / np.sqrt(len(a))
+        print(f"{label:<18}" + "".join(f"{f'{x:.1f} ({e:.1f})':>16}" for x, e in zip(m, se)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000, 4000])
     parser.add_argument(
         "--budget", type=float, default=0.5, help="about this many CPU seconds per method and size"
     )
+    parser.add_argument("--linear", action="store_true", help="issue 33's table: whole rounds and memory")
+    parser.add_argument("--ts-effect", action="store_true", help="CKB-TS: joint vs candidate draws")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)  # method n T config-json (internal)
     args = parser.parse_args()
+    if args.child:
+        import json
+
+        _child(args.child[0], int(args.child[1]), int(args.child[2]), json.loads(args.child[3]))
+        return
+    if args.linear:
+        linear_table()
+        return
+    if args.ts_effect:
+        ts_effect()
+        return
     sizes = sorted(set(args.sizes))
     if len(sizes) < 2 or sizes[0] < 10:
         parser.error("give two or more sizes >= 10")

@@ -10,9 +10,14 @@ On a finite domain of ``n`` points the whole posterior is a mean vector and an `
 each observation is an exact rank-one update (the digest's implementation note; Chowdhury & Gopalan's
 ``posterior_update.m``): with ``a = Sigma[:, i]`` and ``s = lambda + Sigma[i, i]``,
 ``mu <- mu + a (y - mu[i]) / s`` and ``Sigma <- Sigma - a a^T / s``, ``O(n^2)`` per observation
-(:func:`rank_one_update`, compiled). :func:`batch_posterior` computes the same posterior in one solve
-from the per-point counts and sums (repeated observations of a point are one observation of their
-mean with variance ``lambda / n_x``), in a well-conditioned form; :class:`FiniteGP` can refresh itself
+(:func:`rank_one_update`, compiled). On large domains the same posterior is kept in ``O(t n)``
+(:class:`LowRankCovariance`: ``k_t = k - W_t^T W_t`` with ``W_t = L_t^{-1} K_{A_t, X}``, the incremental
+Cholesky factor of ``K_t + lambda I`` applied to the ``t x n`` cross-kernel; one kernel column and one
+matrix-vector product per observation), from a kernel matrix or a kernel on coordinates
+(:class:`PointKernel`, no ``n x n`` matrix); :class:`FiniteGP` picks one (``posterior``).
+:func:`batch_posterior` computes the same posterior in one solve from the per-point counts and sums
+(repeated observations of a point are one observation of their mean with variance ``lambda / n_x``),
+in a well-conditioned form; :class:`FiniteGP` can refresh itself
 with it every ``refresh_every`` observations against round-off drift.
 
 Also here: squared-exponential and Matérn kernels (:func:`se_kernel`, :func:`matern_kernel`), a check
@@ -24,7 +29,7 @@ information-gain proxies of ``beta_t`` (:class:`InformationGain`; digest §2.8, 
 from __future__ import annotations
 
 import math
-from typing import Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
@@ -36,21 +41,31 @@ from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
 
 __all__ = [
+    "DENSE_MAX_POINTS",
     "GAMMA_MODES",
     "GP_LIVE",
     "FiniteGP",
     "GPPosterior",
     "InformationGain",
+    "LowRankCovariance",
+    "PointKernel",
     "batch_posterior",
+    "batch_rows",
     "beta_width",
     "check_kernel_matrix",
     "cholesky_jittered",
+    "fit_lengthscale",
     "gp_observe",
     "greedy_information_gain",
     "joint_sample",
+    "kernel_block",
+    "kernel_column",
+    "kernel_diagonal",
     "kernel_distance",
+    "log_marginal_likelihood",
     "matern_kernel",
     "rank_one_update",
+    "resolve_posterior",
     "se_kernel",
 ]
 
@@ -188,14 +203,16 @@ GP_LIVE = np.dtype([("n_obs", np.int64), ("info_gain", np.float64)])
 class GPPosterior(NamedTuple):
     """A GP posterior on ``n`` points as the compiled kernels see it (arrays written in place, never rebound).
 
-    ``mean`` ``mu_t`` (n,), ``cov`` ``k_t`` (n, n), ``counts`` / ``sums`` the observations per point and
-    their sums (the sufficient statistics of :func:`batch_posterior`), ``col`` a work vector (n,),
-    ``noise_var`` ``lambda``, ``live`` a one-element array of dtype :data:`GP_LIVE` (the kernels read and
-    write its record ``live[0]``).
+    ``mean`` ``mu_t`` (n,), ``cov`` ``k_t`` (n, n) (shape (0, 0) for a low-rank posterior, which has no
+    dense covariance), ``var`` ``sigma_t^2`` (n,) (the diagonal of ``cov``, kept by every update),
+    ``counts`` / ``sums`` the observations per point and their sums (the sufficient statistics of
+    :func:`batch_posterior`), ``col`` a work vector (n,), ``noise_var`` ``lambda``, ``live`` a one-element
+    array of dtype :data:`GP_LIVE` (the kernels read and write its record ``live[0]``).
     """
 
     mean: np.ndarray
     cov: np.ndarray
+    var: np.ndarray
     counts: np.ndarray
     sums: np.ndarray
     col: np.ndarray
@@ -209,12 +226,101 @@ def gp_observe(gp, i, y):
     rank-one update of Eqs. (3)-(4) (:func:`rank_one_update`) and the bookkeeping (counts, sums,
     ``n_obs``, realised information gain); returns ``sigma^2_{t-1}(x_t)``."""
     var = rank_one_update(gp.mean, gp.cov, i, y, gp.noise_var, gp.col)
+    for k in range(gp.var.shape[0]):
+        gp.var[k] = gp.cov[k, k]
     gp.counts[i] += 1
     gp.sums[i] += y
     live = gp.live[0]
     live.n_obs += 1
     live.info_gain += 0.5 * math.log1p(max(var, 0.0) / gp.noise_var)
     return var
+
+
+def batch_rows(
+    kernel: FloatArray | PointKernel, noise_var: float, counts: np.ndarray
+) -> tuple[np.ndarray, FloatArray, FloatArray, FloatArray]:
+    """The factors of :func:`batch_posterior` for the ``m`` visited points: ``(visited, d, L, W)`` with
+    ``d = sqrt(n_A / lambda)``, ``L L^T = I + D K_AA D`` and ``W = L^{-1} D K_{A, X}`` (m, n), so that the
+    posterior covariance is ``K - W^T W`` and the mean ``W^T L^{-1} D ybar_A``."""
+    counts = np.asarray(counts)
+    visited = np.flatnonzero(counts > 0)
+    n = int(kernel.shape[0])
+    if visited.size == 0:
+        return visited, np.zeros(0), np.zeros((0, 0)), np.zeros((0, n))
+    d = np.sqrt(counts[visited].astype(np.float64) / noise_var)
+    m = np.eye(visited.size) + d[:, None] * kernel_block(kernel, visited, visited) * d[None, :]
+    low = np.linalg.cholesky(m)
+    if isinstance(kernel, PointKernel):
+        cross = np.array([kernel_column(kernel, int(i)) for i in visited])
+    else:
+        cross = np.asarray(kernel)[visited, :]
+    w = solve_triangular(low, d[:, None] * cross, lower=True)
+    return visited, d, low, w
+
+
+def log_marginal_likelihood(
+    kernel: FloatArray | PointKernel, noise_var: float, counts: np.ndarray, sums: FloatArray
+) -> float:
+    """``log p(y)`` of the observations under ``GP(0, k)`` with noise variance ``lambda``, up to terms that
+    depend on neither the kernel nor the means: the per-point means ``ybar_A`` are
+    ``N(0, K_AA + diag(lambda / n_A))`` (the deviations from them depend on ``lambda`` only).
+    With ``M = I + D K_AA D = L L^T``: ``-1/2 |L^{-1} D ybar|^2 ... `` in the well-conditioned form."""
+    visited, d, low, _ = batch_rows_small(kernel, noise_var, counts)
+    if visited.size == 0:
+        return 0.0
+    ybar = np.asarray(sums, dtype=np.float64)[visited] / np.asarray(counts)[visited]
+    # K_AA + Lambda = D^{-1} M D^{-1}: quad = (D ybar)^T M^{-1} (D ybar), logdet = logdet M - 2 sum log d
+    v = solve_triangular(low, d * ybar, lower=True)
+    logdet = 2.0 * float(np.sum(np.log(np.diagonal(low)))) - 2.0 * float(np.sum(np.log(d)))
+    return -0.5 * float(v @ v) - 0.5 * logdet - 0.5 * visited.size * math.log(2.0 * math.pi)
+
+
+def batch_rows_small(
+    kernel: FloatArray | PointKernel, noise_var: float, counts: np.ndarray
+) -> tuple[np.ndarray, FloatArray, FloatArray, None]:
+    """:func:`batch_rows` without the ``m x n`` rows (only ``L``): ``O(m^3)``."""
+    counts = np.asarray(counts)
+    visited = np.flatnonzero(counts > 0)
+    if visited.size == 0:
+        return visited, np.zeros(0), np.zeros((0, 0)), None
+    d = np.sqrt(counts[visited].astype(np.float64) / noise_var)
+    m = np.eye(visited.size) + d[:, None] * kernel_block(kernel, visited, visited) * d[None, :]
+    return visited, d, np.linalg.cholesky(m), None
+
+
+def fit_lengthscale(
+    kernel: PointKernel,
+    noise_var: float,
+    data: list[tuple[np.ndarray, FloatArray]],
+    *,
+    bounds: tuple[float, float] | None = None,
+) -> float:
+    """Type-II maximum likelihood of the lengthscale of ``kernel`` (variance and ``lambda`` kept): the
+    sum over ``data`` (pairs ``(counts, sums)`` of functions sharing the kernel) of
+    :func:`log_marginal_likelihood`, maximised over ``log l`` by L-BFGS-B (scipy) from the current value
+    and the geometric middle of ``bounds`` (default: 1e-3 to 10 times the domain's diameter)."""
+    from scipy.optimize import minimize
+
+    pts = kernel.points
+    diam = float(np.max(np.ptp(pts, axis=0))) if pts.shape[0] > 1 else 1.0
+    lo, hi = bounds if bounds is not None else (1e-3 * max(diam, 1e-12), 10.0 * max(diam, 1e-12))
+
+    def nll(z: np.ndarray) -> float:
+        k = PointKernel(
+            pts, kernel.kind, lengthscale=float(np.exp(z[0])), variance=kernel.variance, nu=kernel.nu
+        )
+        try:
+            return -sum(log_marginal_likelihood(k, noise_var, c, s) for c, s in data)
+        except np.linalg.LinAlgError:  # pragma: no cover - M has eigenvalues >= 1
+            return math.inf
+
+    best_z, best = math.log(kernel.lengthscale), math.inf
+    box = [(math.log(lo), math.log(hi))]
+    for z0 in (math.log(min(max(kernel.lengthscale, lo), hi)), 0.5 * (math.log(lo) + math.log(hi))):
+        res = minimize(nll, np.array([z0]), method="L-BFGS-B", bounds=box)
+        if res.fun < best:
+            best, best_z = float(res.fun), float(res.x[0])
+    return float(math.exp(best_z))
 
 
 def batch_posterior(
@@ -258,49 +364,364 @@ def batch_posterior(
     return mean, cov
 
 
+# --------------------------------------------------------------------------------------------------
+# kernels given by their columns (no n x n matrix)
+# --------------------------------------------------------------------------------------------------
+KernelKind = Literal["se", "matern"]
+
+
+class PointKernel:
+    """A stationary kernel on ``n`` points given by their coordinates, evaluated one column at a time.
+
+    The low-rank posterior (:class:`LowRankCovariance`) reads one column ``k(X, x_i)`` per observation
+    (``O(n d)``) and the prior variances, so a domain of ``10^5`` points needs no ``n x n`` matrix.
+    ``shape`` is ``(n, n)`` and :func:`numpy.asarray` materialises the matrix (``O(n^2)`` memory: only
+    for code that needs it, e.g. StageOpt's kernel metric or exact joint draws).
+
+    Parameters
+    ----------
+    points : ndarray of shape (n, d) or (n,)
+    kind : {"se", "matern"}, default "se"
+        :func:`se_kernel` or :func:`matern_kernel` (same formulas, parameters and conventions).
+    lengthscale, variance : float > 0
+    nu : {0.5, 1.5, 2.5}, default 2.5
+        Matérn smoothness.
+    """
+
+    __slots__ = ("kind", "lengthscale", "nu", "points", "shape", "variance")
+
+    def __init__(
+        self,
+        points: FloatArray,
+        kind: KernelKind = "se",
+        *,
+        lengthscale: float = 0.2,
+        variance: float = 1.0,
+        nu: float = 2.5,
+    ) -> None:
+        pts = np.asarray(points, dtype=np.float64)
+        self.points = np.ascontiguousarray(pts[:, None] if pts.ndim == 1 else pts)
+        if self.points.ndim != 2 or self.points.shape[0] == 0:
+            raise ConfigError(f"PointKernel needs points of shape (n, d). Got {np.shape(points)}.")
+        self.kind = check_choice(kind, "kind", KernelKind, owner="PointKernel")
+        self.lengthscale = check_positive(lengthscale, "lengthscale", owner="PointKernel")
+        self.variance = check_positive(variance, "variance", owner="PointKernel")
+        self.nu = check_choice(nu, "nu", (0.5, 1.5, 2.5), owner="PointKernel")
+        n = self.points.shape[0]
+        self.shape = (n, n)
+
+    @property
+    def n_points(self) -> int:
+        return self.shape[0]
+
+    def _of_distance(self, r: FloatArray) -> FloatArray:
+        if self.kind == "se":
+            return self.variance * np.exp(-0.5 * (r / self.lengthscale) ** 2)
+        r = r / self.lengthscale
+        if self.nu == 0.5:
+            return self.variance * np.exp(-r)
+        s = math.sqrt(3.0 if self.nu == 1.5 else 5.0) * r
+        poly = 1.0 + s if self.nu == 1.5 else 1.0 + s + s * s / 3.0
+        return self.variance * poly * np.exp(-s)
+
+    def between(self, x: FloatArray, y: FloatArray) -> FloatArray:
+        """``k(x, y)`` for coordinates ``x`` (m, d) and ``y`` (p, d)."""
+        return self._of_distance(_pairwise_dist(x, y))
+
+    def column(self, i: int) -> FloatArray:
+        """``k(X, x_i)``, shape (n,): ``O(n d)``."""
+        diff = self.points - self.points[i]
+        return self._of_distance(np.sqrt(np.einsum("ij,ij->i", diff, diff)))
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> FloatArray:
+        """``k(X_rows, X_cols)``."""
+        return self.between(self.points[rows], self.points[cols])
+
+    def diagonal(self) -> FloatArray:
+        return np.full(self.shape[0], self.variance)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> FloatArray:
+        k = self.between(self.points, self.points)
+        return k if dtype is None else k.astype(dtype)
+
+
+def kernel_column(kernel: FloatArray | PointKernel, i: int) -> FloatArray:
+    """Column ``i`` of a kernel given as a matrix or a :class:`PointKernel` (a view for a matrix)."""
+    return kernel.column(i) if isinstance(kernel, PointKernel) else kernel[i]
+
+
+def kernel_block(kernel: FloatArray | PointKernel, rows: np.ndarray, cols: np.ndarray) -> FloatArray:
+    """The submatrix ``K[rows][:, cols]`` of a kernel given as a matrix or a :class:`PointKernel`."""
+    if isinstance(kernel, PointKernel):
+        return kernel.block(rows, cols)
+    return kernel[np.ix_(rows, cols)]
+
+
+def kernel_diagonal(kernel: FloatArray | PointKernel) -> FloatArray:
+    """The prior variances ``k(x, x)`` (a copy)."""
+    if isinstance(kernel, PointKernel):
+        return kernel.diagonal()
+    return np.array(np.diagonal(kernel), dtype=np.float64)
+
+
+# --------------------------------------------------------------------------------------------------
+# low-rank posterior covariance: linear in the number of points
+# --------------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _dense_downdate(cov, var, a, s):
+    """``cov -= a a^T / s`` and ``var = diag(cov)`` (in place; ``a`` is a copy of the old column)."""
+    n = a.shape[0]
+    for k in range(n):
+        c = a[k] / s
+        for j in range(n):
+            cov[k, j] -= c * a[j]
+        var[k] = cov[k, k]
+
+
+class LowRankCovariance:
+    """The posterior covariance ``k_t = k - W_t^T W_t`` kept as ``t`` rows, ``O(t n)`` per observation.
+
+    Eq. (4) with ``W_t = L_t^{-1} K_{A_t, X}``, ``L_t L_t^T = K_t + lambda I`` (the Cholesky factor of the
+    observed points' kernel, grown by one row per observation): conditioning on an observation of
+    point ``i`` is the rank-one update of :func:`rank_one_update` with the column
+    ``a = k_{t-1}(., x_i) = k(., x_i) - W^T W[:, i]`` (one kernel column and one matrix-vector product,
+    ``O(t n)``), and the new row of ``W`` is ``a / sqrt(lambda + sigma^2_{t-1}(x_i))`` (the incremental
+    Cholesky step). The variances ``sigma_t^2 = diag(k) - colsum(W^2)`` are kept as a vector. Memory
+    ``O(t n)``; no ``n x n`` matrix, so the kernel may be a :class:`PointKernel`.
+
+    Once ``t`` reaches ``n`` the rows cost as much as a dense covariance, so (if ``densify``) the
+    covariance is formed once, ``K - W^T W``, and later observations are dense rank-one updates: the cost
+    per observation is ``O(min(t, n) n)``.
+
+    The covariance does not depend on the observed values, so the posteriors of ``f`` and ``g`` share one
+    when they have the same kernel and ``lambda`` (:meth:`condition` answers the second asker of a round
+    from a cache).
+    """
+
+    __slots__ = ("_last", "capacity", "dense", "densify", "kernel", "n_points", "noise_var", "rows",
+                 "steps", "var", "w")  # fmt: skip
+
+    def __init__(
+        self,
+        kernel: FloatArray | PointKernel,
+        noise_var: float,
+        *,
+        capacity: int | None = None,
+        densify: bool = True,
+    ) -> None:
+        self.kernel = kernel
+        self.noise_var = check_positive(noise_var, "noise_var", owner="LowRankCovariance")
+        self.n_points = int(kernel.shape[0])
+        n = self.n_points
+        cap = n if capacity is None else max(1, min(int(capacity), n))
+        self.capacity = cap
+        self.w = np.empty((0, n))
+        self.rows = 0
+        self.steps = 0
+        self.var = kernel_diagonal(kernel)
+        self.dense: np.ndarray | None = None
+        self.densify = bool(densify)
+        self._last: tuple[int, int, np.ndarray, float, float] | None = None
+
+    def _grow(self) -> None:
+        n = self.n_points
+        want = min(max(2 * self.w.shape[0], 16), max(self.capacity, self.rows + 1))
+        if want <= self.w.shape[0]:
+            want = self.w.shape[0] + max(16, self.w.shape[0] // 2)
+        grown = np.empty((want, n))
+        grown[: self.rows] = self.w[: self.rows]
+        self.w = grown
+
+    def condition(self, step: int, i: int) -> tuple[FloatArray, float, float]:
+        """Condition on the ``step``-th observation (0-based), at point ``i``.
+
+        Returns ``(a, s, v)``: the old covariance column ``a = k_{step}(., x_i)``, ``s = lambda + v`` and
+        the old variance ``v = sigma^2(x_i)``. A second call for the same step and point (the other
+        posterior sharing this covariance) returns the cached answer.
+        """
+        last = self._last
+        if last is not None and last[0] == step and last[1] == i:
+            return last[2], last[3], last[4]
+        if step != self.steps:
+            raise ConfigError(
+                f"A shared covariance was asked for observation {step} while at {self.steps}: the "
+                "posteriors sharing it must be told the same points in the same order."
+            )
+        v = float(self.var[i])
+        s = self.noise_var + v
+        if self.dense is not None:
+            a = self.dense[i].copy()
+            _dense_downdate(self.dense, self.var, a, s)
+        else:
+            r = self.rows
+            a = np.array(kernel_column(self.kernel, i), dtype=np.float64)
+            if r:
+                a -= self.w[:r, i] @ self.w[:r]  # k(., x_i) - W^T W[:, i]: one BLAS gemv, O(t n)
+            if r >= self.w.shape[0]:
+                self._grow()
+            row = self.w[r]
+            np.multiply(a, 1.0 / math.sqrt(s), out=row)
+            self.var -= row * row
+            self.rows = r + 1
+            if self.densify and self.rows >= self.n_points:
+                self._to_dense()
+        self.steps += 1
+        self._last = (step, i, a, s, v)
+        return a, s, v
+
+    def rebuild(self, kernel: FloatArray | PointKernel, noise_var: float, counts: np.ndarray) -> None:
+        """Start again from the same data with a new kernel and ``lambda`` (the posterior of
+        :func:`batch_posterior` in rows: ``W = L^{-1} D K_{A, X}`` over the ``m`` distinct points observed,
+        ``M = I + D K_AA D = L L^T``; ``O(m^2 n)``). The variances are written in place."""
+        self.kernel = kernel
+        self.noise_var = check_positive(noise_var, "noise_var", owner="LowRankCovariance")
+        w = batch_rows(kernel, self.noise_var, counts)[3]
+        self.var[:] = kernel_diagonal(kernel) - np.einsum("ij,ij->j", w, w)
+        self.dense = None
+        self.w = np.empty((max(self.capacity, w.shape[0] + 1), self.n_points))
+        self.w[: w.shape[0]] = w
+        self.rows = w.shape[0]
+        self._last = None
+        if self.densify and self.rows >= self.n_points:
+            self._to_dense()
+
+    def _to_dense(self) -> None:
+        w = self.w[: self.rows]
+        k = np.array(self.kernel, dtype=np.float64)  # (a PointKernel materialises; n <= t here)
+        cov = k - w.T @ w
+        self.dense = np.ascontiguousarray(0.5 * (cov + cov.T))
+        self.var[:] = np.diagonal(self.dense)  # in place: compiled callers hold this array
+        self.w = np.empty((0, self.n_points))
+        self.rows = 0
+
+    def matrix(self) -> FloatArray:
+        """The covariance ``k_t`` as an ``n x n`` matrix (``O(n^2 t)``; for small domains)."""
+        if self.dense is not None:
+            return self.dense.copy()
+        w = self.w[: self.rows]
+        return np.array(self.kernel, dtype=np.float64) - w.T @ w
+
+    def block(self, idx: np.ndarray) -> FloatArray:
+        """``k_t`` on the points ``idx`` (m, m): ``K_II - W_I^T W_I``, ``O(m^2 t)``."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if self.dense is not None:
+            return self.dense[np.ix_(idx, idx)]
+        w = self.w[: self.rows][:, idx]
+        return kernel_block(self.kernel, idx, idx) - w.T @ w
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.w.nbytes + self.var.nbytes + (0 if self.dense is None else self.dense.nbytes))
+
+
+PosteriorMode = Literal["auto", "dense", "lowrank"]
+#: ``posterior="auto"`` keeps the dense rank-one posterior (today's, bit for bit) on domains of at most
+#: this many points given as a matrix (an ``n x n`` covariance of at most 2 MB, cache-resident, updated
+#: in at most about 50 µs) and the low-rank one above or for a :class:`PointKernel`.
+DENSE_MAX_POINTS = 512
+
+
+def resolve_posterior(mode: str, kernel: FloatArray | PointKernel) -> str:
+    """``"dense"`` or ``"lowrank"`` for the ``posterior`` option ``mode`` and a kernel."""
+    check_choice(mode, "posterior", PosteriorMode)
+    if mode != "auto":
+        if mode == "dense" and isinstance(kernel, PointKernel) and kernel.shape[0] > 20_000:
+            raise ConfigError(
+                f"posterior='dense' needs an n x n covariance ({kernel.shape[0]} points); use "
+                "posterior='lowrank' (or 'auto')."
+            )
+        return mode
+    if isinstance(kernel, PointKernel) or int(kernel.shape[0]) > DENSE_MAX_POINTS:
+        return "lowrank"
+    return "dense"
+
+
 class FiniteGP:
     """GP posterior on ``n`` points with exact rank-one updates (Eqs. (3)-(4)).
 
     Parameters
     ----------
-    kernel : ndarray of shape (n, n)
-        Prior covariance (a PSD matrix; see :func:`check_kernel_matrix`).
+    kernel : ndarray of shape (n, n) or PointKernel
+        Prior covariance (a PSD matrix; see :func:`check_kernel_matrix`), or a kernel on coordinates
+        (:class:`PointKernel`, columns on demand).
     noise_var : float > 0
         ``lambda``, the surrogate's noise variance (regulariser).
     refresh_every : int >= 0, default 0
         Recompute the posterior exactly with :func:`batch_posterior` every that many observations
-        (0: never).
+        (0: never; dense posterior only).
+    posterior : {"auto", "dense", "lowrank"}, default "auto"
+        ``"dense"``: the ``n x n`` covariance with compiled rank-one updates, ``O(n^2)`` per observation
+        and memory; ``"lowrank"``: :class:`LowRankCovariance`, ``O(min(t, n) n)`` per observation and
+        memory; ``"auto"``: dense on at most :data:`DENSE_MAX_POINTS` points given as a matrix, else
+        low-rank (:func:`resolve_posterior`). Both are the same exact posterior (equal to round-off).
+    covariance : LowRankCovariance, optional
+        A low-rank covariance to share (another posterior with the same kernel and ``lambda``, told the
+        same points in the same order).
+    capacity : int, optional
+        Expected number of observations (the horizon): rows reserved by the low-rank covariance.
 
     Attributes
     ----------
     mean : ndarray of shape (n,)
+    var : ndarray of shape (n,)
+        Posterior variances (unclipped; :meth:`variance` clips).
     cov : ndarray of shape (n, n)
+        The dense covariance (dense mode; the low-rank mode forms it on demand, ``O(n^2 t)``).
     counts, sums : ndarray of shape (n,)
         Observations per point and their sums (sufficient statistics of the posterior).
     state : GPPosterior
-        The same arrays as one record, for compiled callers (:func:`gp_observe`).
+        The same arrays as one record, for compiled callers (:func:`gp_observe`, dense mode).
     live : numpy record of dtype GP_LIVE
         ``n_obs`` and ``info_gain`` (a view of ``state.live[0]``; see the properties).
     """
 
-    __slots__ = ("_update", "counts", "cov", "kernel", "live", "mean", "noise_var", "refresh_every",
-                 "state", "sums")  # fmt: skip
+    __slots__ = ("_cov", "_update", "counts", "kernel", "live", "lowrank", "mean", "mode", "noise_var",
+                 "refresh_every", "state", "sums")  # fmt: skip
 
-    def __init__(self, kernel: FloatArray, noise_var: float, *, refresh_every: int = 0) -> None:
-        self.kernel = np.ascontiguousarray(kernel, dtype=np.float64)
-        n = self.kernel.shape[0]
+    def __init__(
+        self,
+        kernel: FloatArray | PointKernel,
+        noise_var: float,
+        *,
+        refresh_every: int = 0,
+        posterior: PosteriorMode = "auto",
+        covariance: LowRankCovariance | None = None,
+        capacity: int | None = None,
+    ) -> None:
+        self.kernel = (
+            kernel if isinstance(kernel, PointKernel) else np.ascontiguousarray(kernel, dtype=np.float64)
+        )
+        n = int(self.kernel.shape[0])
         self.noise_var = check_positive(noise_var, "noise_var", owner="FiniteGP")
         self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="FiniteGP")
+        self.mode = "lowrank" if covariance is not None else resolve_posterior(posterior, self.kernel)
         self.mean = np.zeros(n)
-        self.cov = self.kernel.copy()
         self.counts = np.zeros(n, dtype=np.int64)
         self.sums = np.zeros(n)
         live_block = np.zeros(1, dtype=GP_LIVE)
         self.live = live_block[0]  # a view: the kernels' writes show here
+        if self.mode == "dense":
+            self.lowrank = None
+            self._cov = np.array(np.asarray(self.kernel), dtype=np.float64)
+            var = np.array(np.diagonal(self._cov))
+        else:
+            if self.refresh_every:
+                raise ConfigError("FiniteGP: refresh_every needs the dense posterior (posterior='dense').")
+            if covariance is not None:
+                if covariance.n_points != n or covariance.noise_var != self.noise_var or covariance.steps:
+                    raise ConfigError(
+                        "FiniteGP: a shared covariance must be new, on the same points, with the same lambda."
+                    )
+                self.lowrank = covariance
+            else:
+                self.lowrank = LowRankCovariance(self.kernel, self.noise_var, capacity=capacity)
+            self._cov = np.empty((0, 0))
+            var = self.lowrank.var
         self.state = GPPosterior(
-            self.mean, self.cov, self.counts, self.sums, np.zeros(n), float(self.noise_var), live_block
-        )
-        self._update = bind_kernel(gp_observe, (self.state, 0, 0.0))
+            self.mean, self._cov, var, self.counts, self.sums, np.zeros(n if self.mode == "dense" else 0),
+            float(self.noise_var), live_block,
+        )  # fmt: skip
+        self._update = bind_kernel(gp_observe, (self.state, 0, 0.0)) if self.mode == "dense" else None
 
     @property
     def n_points(self) -> int:
@@ -315,10 +736,28 @@ class FiniteGP:
         """Realised information gain ``1/2 sum_s log(1 + sigma^2_{s-1}(x_s) / lambda)`` of the data."""
         return float(self.live["info_gain"])
 
+    @property
+    def var(self) -> FloatArray:
+        """Posterior variances ``sigma_t^2`` (unclipped; the array the compiled kernels read)."""
+        return self.lowrank.var if self.lowrank is not None else self.state.var
+
+    @property
+    def cov(self) -> FloatArray:
+        """The posterior covariance ``k_t`` (n, n): the live array (dense mode) or a new one (low-rank)."""
+        return self._cov if self.lowrank is None else self.lowrank.matrix()
+
     def update(self, i: int, y: float) -> float:
         """Condition on observation ``y`` of point ``i``; returns ``sigma^2_{t-1}(x_t)``."""
-        var = self._update(self.state, i, y)
-        self.refresh_due()
+        if self.lowrank is None:
+            var = self._update(self.state, i, y)
+            self.refresh_due()
+            return var
+        a, s, var = self.lowrank.condition(int(self.live["n_obs"]), i)
+        self.mean += a * ((y - self.mean[i]) / s)
+        self.counts[i] += 1
+        self.sums[i] += y
+        self.live["n_obs"] += 1
+        self.live["info_gain"] += 0.5 * math.log1p(max(var, 0.0) / self.noise_var)
         return var
 
     def refresh_due(self) -> None:
@@ -328,18 +767,58 @@ class FiniteGP:
             self.refresh()
 
     def refresh(self) -> None:
-        """Replace the incremental posterior by the exact batch one (same data)."""
+        """Replace the incremental posterior by the exact batch one (same data; dense mode)."""
+        if self.lowrank is not None:
+            raise ConfigError("FiniteGP.refresh needs the dense posterior (posterior='dense').")
         mean, cov = batch_posterior(self.kernel, self.noise_var, self.counts, self.sums)
         self.mean[:] = mean
-        self.cov[:] = 0.5 * (cov + cov.T)
+        self._cov[:] = 0.5 * (cov + cov.T)
+        self.state.var[:] = np.diagonal(self._cov)
 
     def variance(self) -> FloatArray:
         """Posterior variances ``sigma_t^2``, clipped at 0 against round-off."""
-        return np.maximum(np.diagonal(self.cov), 0.0)
+        return np.maximum(self.var, 0.0)
 
     def std(self) -> FloatArray:
         """Posterior standard deviations ``sigma_t``."""
         return np.sqrt(self.variance())
+
+    def set_kernel(self, kernel: FloatArray | PointKernel) -> None:
+        """Condition the prior ``GP(0, kernel)`` on the same data instead (new hyperparameters; the same
+        ``lambda``), in place: the mean, variances (and dense covariance) arrays keep their identity, so
+        compiled callers see the new posterior. The realised information gain becomes that of the data
+        under the new kernel, ``1/2 log det(I + D K_AA D)``. A shared low-rank covariance is rebuilt once
+        (by the first of its posteriors to be told the new kernel)."""
+        visited, d, low, _ = batch_rows_small(kernel, self.noise_var, self.counts)
+        if self.lowrank is None:
+            self.kernel = kernel if isinstance(kernel, PointKernel) else np.ascontiguousarray(kernel)
+            mean, cov = batch_posterior(np.asarray(self.kernel), self.noise_var, self.counts, self.sums)
+            self.mean[:] = mean
+            self._cov[:] = 0.5 * (cov + cov.T)
+            self.state.var[:] = np.diagonal(self._cov)
+        else:
+            if self.lowrank.kernel is not kernel:
+                self.lowrank.rebuild(kernel, self.noise_var, self.counts)
+            self.kernel = kernel
+            if visited.size:
+                ybar = self.sums[visited] / self.counts[visited]
+                v = solve_triangular(low, d * ybar, lower=True)
+                if self.lowrank.dense is not None:
+                    w = solve_triangular(
+                        low, d[:, None] * kernel_block(kernel, visited, np.arange(self.n_points)), lower=True
+                    )
+                    self.mean[:] = w.T @ v
+                else:
+                    self.mean[:] = self.lowrank.w[: visited.size].T @ v
+        self.live["info_gain"] = float(np.sum(np.log(np.diagonal(low)))) if visited.size else 0.0
+
+    def cov_block(self, idx: np.ndarray) -> FloatArray:
+        """The posterior covariance on the points ``idx`` (m, m), without the ``n x n`` matrix in low-rank
+        mode (``O(m^2 t)``)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if self.lowrank is None:
+            return self._cov[np.ix_(idx, idx)]
+        return self.lowrank.block(idx)
 
     def sample(
         self, rng: np.random.Generator, scale: float = 1.0, *, size: int | None = None, jitter: float = 1e-10
@@ -421,10 +900,10 @@ def greedy_information_gain(kernel: FloatArray, noise_var: float, t_max: int) ->
     true maximum (submodularity). Returns ``gamma[0..t_max]`` with ``gamma[0] = 0``; ``O(t_max n^2)``.
     """
     t_max = check_int(t_max, "t_max", low=0)
-    gp = FiniteGP(kernel, noise_var)
+    gp = FiniteGP(kernel, noise_var, capacity=t_max)
     out = np.zeros(t_max + 1)
     for t in range(1, t_max + 1):
-        i = int(np.argmax(np.diagonal(gp.cov)))
+        i = int(np.argmax(gp.var))
         gp.update(i, 0.0)
         out[t] = gp.info_gain
     return out

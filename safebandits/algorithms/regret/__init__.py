@@ -9,6 +9,7 @@ from safebandits.algorithms.regret import (  # noqa: F401
     opnlb,
     safe_lts,
     safe_lucb,
+    safeopt,
     sgp_ucb,
     stageopt,
     uniform_exploration,

@@ -38,6 +38,7 @@ from typing import Any, Literal, NamedTuple
 
 import numba
 import numpy as np
+from scipy.special import ndtri as _norm_quantile
 
 from safebandits._numba import bind_kernel
 from safebandits._validation import (
@@ -50,13 +51,18 @@ from safebandits._validation import (
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.gp import (
+    DENSE_MAX_POINTS,
     FiniteGP,
     GPPosterior,
     InfoGainMode,
     InformationGain,
+    PointKernel,
+    PosteriorMode,
     beta_width,
     cholesky_jittered,
+    fit_lengthscale,
     gp_observe,
+    resolve_posterior,
 )
 from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
 from safebandits.problems.kernel import KernelInfo
@@ -227,8 +233,8 @@ def select(st, cf, cg, u):
         if c.joint:
             fh, gh = f_hat[j], g_hat[j]
         else:
-            fh = st.f.mean[j] + cf * math.sqrt(max(st.f.cov[j, j], 0.0))
-            gh = st.g.mean[j] + cg * math.sqrt(max(st.g.cov[j, j], 0.0))
+            fh = st.f.mean[j] + cf * math.sqrt(max(st.f.var[j], 0.0))
+            gh = st.g.mean[j] + cg * math.sqrt(max(st.g.var[j], 0.0))
         fh = _truncate(fh, c.big_b, c.truncate)
         gh = _truncate(gh, c.big_g, c.truncate)
         f_hat[j] = fh
@@ -244,26 +250,30 @@ def select(st, cf, cg, u):
 
 
 @numba.njit(cache=True)
-def update(st, i, reward, cost):
-    """Lines 8-9 of Algorithm 1 after playing ``x_t`` (index ``i``) and observing ``(r_t, c_t)``.
-
-    8. ``phi_{t+1} = Proj_[0, rho](phi_t + (g-_t(x_t) + eps) / V)`` (``c_t`` in place of ``g-_t(x_t)``
-       with ``dual_input="observation"``; no upper projection for the virtual queue);
-    9. rank-one GP updates of both posteriors (:func:`~safebandits.estimators.gp.gp_observe`).
-    Also the dual-path diagnostics (max, sum, rounds at ``rho``).
-    """
+def dual_step(st, cost):
+    """Line 8 of Algorithm 1: ``phi_{t+1} = Proj_[0, rho](phi_t + (g-_t(x_t) + eps) / V)`` (``c_t`` in place
+    of ``g-_t(x_t)`` with ``dual_input="observation"``; no upper projection for the virtual queue), and the
+    dual-path diagnostics (max, sum, rounds at ``rho``)."""
     c, live = st.const, st.live[0]
     g_in = live.g_est if c.dual_estimate else cost
     phi = live.phi + (g_in + c.slack) / c.step
     phi = min(max(phi, 0.0), c.cap)
     live.phi = phi
-    gp_observe(st.f, i, reward)
-    gp_observe(st.g, i, cost)
     live.phi_sum += phi
     if phi > live.phi_max:
         live.phi_max = phi
     if phi >= c.rho:
         live.rounds_at_rho += 1
+
+
+@numba.njit(cache=True)
+def update(st, i, reward, cost):
+    """Lines 8-9 of Algorithm 1 after playing ``x_t`` (index ``i``) and observing ``(r_t, c_t)``:
+    :func:`dual_step`, then the rank-one GP updates of both (dense) posteriors
+    (:func:`~safebandits.estimators.gp.gp_observe`). Low-rank posteriors are updated outside (``CKB``)."""
+    dual_step(st, cost)
+    gp_observe(st.f, i, reward)
+    gp_observe(st.g, i, cost)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -288,6 +298,23 @@ class GPBanditConfig(LearnerConfig):
         Multiplier of ``beta_t`` and ``beta~_t`` (values below 1 void the guarantee).
     horizon : int >= 1 or None, default None
         ``T`` (default: ``info.horizon``).
+    posterior : {"auto", "dense", "lowrank"}, default "auto"
+        How the two GP posteriors are kept (:class:`~safebandits.estimators.gp.FiniteGP`): the dense
+        ``n x n`` covariance (``O(n^2)`` per round), or ``O(min(t, n) n)`` rows of the incremental Cholesky
+        factor (shared by ``f`` and ``g`` when their kernels and ``lambda`` agree); ``"auto"`` is dense on
+        at most 512 points given as a matrix, low-rank otherwise. The same posterior up to round-off.
+    hyperparameters : {"known", "ml"}, default "known"
+        ``"ml"``: the kernel's lengthscale is refitted from the data by type-II maximum likelihood
+        (:func:`~safebandits.estimators.gp.fit_lengthscale`, L-BFGS-B) after ``ml_start``, ``2 ml_start``,
+        ``4 ml_start``, ... observations, and both posteriors are conditioned anew on all the data with
+        the fitted kernel (CKB and SGP-UCB; needs a kernel on coordinates,
+        :class:`~safebandits.estimators.gp.PointKernel`). The kernel variance and ``lambda`` are kept
+        (the likelihood takes ``lambda`` as the noise variance: set ``gp_noise`` near it for a meaningful
+        fit). **The guarantees are lost**: Theorem 1's
+        bounds (and the baselines' safety) assume the kernel is known; a fitted kernel depends on the
+        data it then judges.
+    ml_start : int >= 1, default 20
+        Observations before the first fit (then doubling).
     """
 
     delta: float = 0.05
@@ -295,6 +322,9 @@ class GPBanditConfig(LearnerConfig):
     info_gain: InfoGainMode = "heuristic"
     beta_scale: float = 1.0
     horizon: int | None = None
+    posterior: PosteriorMode = "auto"
+    hyperparameters: Literal["known", "ml"] = "known"
+    ml_start: int = 20
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
@@ -304,6 +334,7 @@ class GPBanditConfig(LearnerConfig):
         check_positive(self.beta_scale, "beta_scale", owner=owner)
         if self.horizon is not None:
             check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.ml_start, "ml_start", low=1, owner=owner)
 
 
 def reward_and_constraint(observation: Any, owner: str) -> tuple[float, float]:
@@ -344,7 +375,15 @@ class CKBConfig(GPBanditConfig):
     jitter : float > 0, default 1e-10
         Relative diagonal jitter of the TS Cholesky factorisations.
     refresh_every : int >= 0, default 0
-        Exact posterior recomputation period (0: rank-one updates only).
+        Exact posterior recomputation period (0: rank-one updates only; dense posterior only).
+    ts_sampling : {"auto", "joint", "candidates"}, default "auto"
+        CKB-TS draws: ``"joint"`` over the whole domain (Cholesky of the ``n x n`` covariances, ``O(n^3)``
+        per round; the paper's Definition 1), or ``"candidates"``: joint draws on the ``ts_candidates``
+        points of largest wide optimistic score only (:meth:`CKB.ts_candidates`; an approximation, the
+        other points are not played that round). ``"auto"``: joint on at most 512 points given as a
+        matrix, candidates otherwise (``docs/decisions/ckb.md``).
+    ts_candidates : int >= 1, default 200
+        Size of the candidate set of ``ts_sampling="candidates"``.
     """
 
     exploration: Literal["ucb", "ts", "rand"] = "ucb"
@@ -357,6 +396,8 @@ class CKBConfig(GPBanditConfig):
     truncate: bool = True
     jitter: float = 1e-10
     refresh_every: int = 0
+    ts_sampling: Literal["auto", "joint", "candidates"] = "auto"
+    ts_candidates: int = 200
 
     def __post_init__(self) -> None:
         GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
@@ -371,6 +412,11 @@ class CKBConfig(GPBanditConfig):
         check_choice(self.truncate, "truncate", (True, False), owner=owner)
         check_positive(self.jitter, "jitter", owner=owner)
         check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
+        check_int(self.ts_candidates, "ts_candidates", low=1, owner=owner)
+        if self.refresh_every and self.posterior == "lowrank":
+            raise ConfigError(
+                f"{owner}: refresh_every needs posterior='dense' (or 'auto' on a small domain)."
+            )
 
 
 _VARIANTS = {
@@ -380,6 +426,21 @@ _VARIANTS = {
 }
 
 
+def _with_lengthscale(kernel: PointKernel, lengthscale: float) -> PointKernel:
+    return PointKernel(
+        kernel.points, kernel.kind, lengthscale=lengthscale, variance=kernel.variance, nu=kernel.nu
+    )
+
+
+def _same_kernel(a: Any, b: Any) -> bool:
+    """The two kernels are the same (the same object, or equal matrices of the same shape)."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.shape == b.shape and bool(np.array_equal(a, b))
+    return False
+
+
 class GPPairLearner(BaseLearner):
     """What CKB and the safe-seed baselines (StageOpt, SGP-UCB) share: surrogate GPs of ``f`` and ``g``
     (``self.gp_f``, ``self.gp_g``), their information gains, the horizon ``T`` and ``beta_t``, ``beta~_t``
@@ -387,10 +448,53 @@ class GPPairLearner(BaseLearner):
 
     def _init_gps(self, config: GPBanditConfig, info: KernelInfo, lam: float, lam_g: float,
                   refresh_every: int = 0) -> None:  # fmt: skip
-        self.gp_f = FiniteGP(info.kernel, lam, refresh_every=refresh_every)
-        self.gp_g = FiniteGP(info.constraint_kernel, lam_g, refresh_every=refresh_every)
+        mode = resolve_posterior(config.posterior, info.kernel)
+        mode_g = resolve_posterior(config.posterior, info.constraint_kernel)
+        if mode == "lowrank" and mode_g == "lowrank":
+            self.gp_f = FiniteGP(info.kernel, lam, posterior="lowrank", capacity=self.horizon)
+            if lam == lam_g and _same_kernel(info.kernel, info.constraint_kernel):
+                # the covariance does not depend on the values: one for both posteriors
+                self.gp_g = FiniteGP(info.constraint_kernel, lam_g, covariance=self.gp_f.lowrank)
+            else:
+                self.gp_g = FiniteGP(
+                    info.constraint_kernel, lam_g, posterior="lowrank", capacity=self.horizon
+                )
+        else:
+            mode = mode_g = "dense"
+            self.gp_f = FiniteGP(info.kernel, lam, refresh_every=refresh_every, posterior=mode)
+            self.gp_g = FiniteGP(info.constraint_kernel, lam_g, refresh_every=refresh_every, posterior=mode_g)
+        if config.hyperparameters == "ml":
+            for k in (info.kernel, info.constraint_kernel):
+                if not isinstance(k, PointKernel):
+                    raise ConfigError(
+                        f"{type(self).__name__}: hyperparameters='ml' refits a kernel on coordinates; give "
+                        "KernelInfo a PointKernel (points, kind, lengthscale) or use hyperparameters='known'."
+                    )
+        self._next_fit = config.ml_start
+        #: Lengthscales fitted so far: ``(observations, lengthscale of f's kernel, of g's)``.
+        self.fitted: list[tuple[int, float, float]] = []
         self._gain_f = InformationGain(config.info_gain, info.kernel, lam, self.horizon)
         self._gain_g = InformationGain(config.info_gain, info.constraint_kernel, lam_g, self.horizon)
+
+    def _maybe_refit(self) -> None:
+        """Type-II ML refit of the lengthscales on the doubling schedule (``hyperparameters="ml"``)."""
+        if self.config.hyperparameters != "ml" or self.gp_f.n_obs < self._next_fit:
+            return
+        self._next_fit = 2 * max(self._next_fit, self.gp_f.n_obs)
+        gf, gg = self.gp_f, self.gp_g
+        if gf.kernel is gg.kernel and gf.noise_var == gg.noise_var:
+            ls = fit_lengthscale(gf.kernel, gf.noise_var, [(gf.counts, gf.sums), (gg.counts, gg.sums)])
+            new_f = new_g = _with_lengthscale(gf.kernel, ls)
+        else:
+            new_f = _with_lengthscale(
+                gf.kernel, fit_lengthscale(gf.kernel, gf.noise_var, [(gf.counts, gf.sums)])
+            )
+            new_g = _with_lengthscale(
+                gg.kernel, fit_lengthscale(gg.kernel, gg.noise_var, [(gg.counts, gg.sums)])
+            )
+        gf.set_kernel(new_f)
+        gg.set_kernel(new_g)
+        self.fitted.append((gf.n_obs, new_f.lengthscale, new_g.lengthscale))
 
     def betas(self, t: int | None = None) -> tuple[float, float]:
         """``(beta_t, beta~_t)`` of round ``t`` (default: the next round), both positive:
@@ -439,8 +543,11 @@ class CKB(GPPairLearner):
 
     Guarantee (Theorem 1): with ``rho >= 4 B / delta_S``, ``V = G sqrt(T) / rho``, the theory ``beta_t`` and
     sub-Gaussian noise, ``R+(T)`` and ``V(T)`` are ``O~(sqrt(T gamma_T))`` with probability at least
-    ``1 - delta``; the heuristic ``gamma_t`` and ``beta_scale < 1`` void it. Applicability: finite domains of
-    up to a few thousand points (``O(n^2)`` memory and work per round; TS ``O(n^3)``).
+    ``1 - delta``; the heuristic ``gamma_t`` and ``beta_scale < 1`` void it. Applicability: finite domains;
+    ``O(n^2)`` memory and work per round with the dense posterior (``posterior="dense"``, the default up
+    to 512 points), ``O(min(t, n) n)`` with the low-rank one (``10^5`` points and ``T = 1000`` fit in
+    under 2 GB with a :class:`~safebandits.estimators.gp.PointKernel`); TS ``O(n^3)`` with joint draws,
+    ``O(m^2 t + m^3)`` on ``m`` candidates (``ts_sampling``).
     Deviations: see the module docstring and ``docs/decisions/ckb.md``.
     """
 
@@ -483,11 +590,21 @@ class CKB(GPPairLearner):
         self.live = live_block[0]
         self.state = CKBState(self.gp_f.state, self.gp_g.state, np.zeros(n), np.zeros(n), np.zeros(n), const,
                               live_block)  # fmt: skip
+        #: ``"joint"`` or ``"candidates"`` (CKB-TS draws; ``ts_sampling`` resolved).
+        self.ts_sampling = c.ts_sampling
+        if c.ts_sampling == "auto":
+            small = not isinstance(info.kernel, PointKernel) and n <= DENSE_MAX_POINTS
+            self.ts_sampling = "joint" if small else "candidates"
+        self._n_draw = n if self.ts_sampling == "joint" else min(int(c.ts_candidates), n)
         self._draws = RoundDraws(
-            rng, 2 * n if c.exploration == "ts" else (2 if c.exploration == "rand" else 0)
+            rng, 2 * self._n_draw if c.exploration == "ts" else (2 if c.exploration == "rand" else 0)
         )
         self._select = bind_kernel(select, (self.state, 1.0, -1.0, 0.5))
-        self._update = bind_kernel(update, (self.state, 0, 0.0, 0.0))
+        self._dense = self.gp_f.lowrank is None and self.gp_g.lowrank is None
+        if self._dense:
+            self._update = bind_kernel(update, (self.state, 0, 0.0, 0.0))
+        else:
+            self._update = bind_kernel(dual_step, (self.state, 0.0))
         # dual-path diagnostics
         self._grid = set(log_grid(self.horizon, 60).tolist())
         self.phi_path: list[tuple[int, float]] = []
@@ -571,6 +688,8 @@ class CKB(GPPairLearner):
         beta, beta_g = self.betas()
         u, z = self._draws.next()
         c = self.config
+        if c.exploration == "ts" and self.ts_sampling == "candidates":
+            return Decision(arm=self._ts_candidates_round(beta, beta_g, u, z))
         if c.exploration == "ts":
             gf, gg, st = self.gp_f, self.gp_g, self.state
             n = gf.mean.shape[0]
@@ -586,15 +705,62 @@ class CKB(GPPairLearner):
             cf, cg = beta * float(z[0]), beta_g * float(z[1])
         return Decision(arm=int(self._select(self.state, cf, cg, u)))
 
+    def ts_candidates(self, beta: float, beta_g: float) -> np.ndarray:
+        """The points CKB-TS draws at with ``ts_sampling="candidates"`` (sorted indices).
+
+        The ``m = ts_candidates`` points of largest wide optimistic score
+        ``clip(mu + q beta sigma) - phi clip(mu~ - q beta~ sigma~)`` with ``q = Phi^{-1}(1 - 1/n)`` (about
+        the largest of ``n`` standard normals), the points a draw ``N(mu, beta^2 sigma^2)`` could make
+        the round's maximiser. ``O(n)``.
+        """
+        gf, gg, c = self.gp_f, self.gp_g, self.state.const
+        n = gf.mean.shape[0]
+        m = self._n_draw
+        if m >= n:
+            return np.arange(n)
+        q = float(_norm_quantile(1.0 - 1.0 / n))
+        fu = gf.mean + (q * beta) * gf.std()
+        gl = gg.mean - (q * beta_g) * gg.std()
+        if c.truncate:
+            np.clip(fu, -c.big_b, c.big_b, out=fu)
+            np.clip(gl, -c.big_g, c.big_g, out=gl)
+        score = fu - self.phi * gl
+        return np.sort(np.argpartition(-score, m - 1)[:m])
+
+    def _ts_candidates_round(self, beta: float, beta_g: float, u: float, z: FloatArray) -> int:
+        """CKB-TS on a candidate set: joint draws of ``f`` and ``g`` at :meth:`ts_candidates` only (exact
+        on that set), truncation, the argmax of ``f- - phi g-`` over it (random ties)."""
+        gf, gg, st, c = self.gp_f, self.gp_g, self.state, self.config
+        idx = self.ts_candidates(beta, beta_g)
+        m = idx.shape[0]
+        low_f, eps_f = cholesky_jittered(gf.cov_block(idx), c.jitter)
+        low_g, eps_g = cholesky_jittered(gg.cov_block(idx), c.jitter)
+        self.jitter_used = max(self.jitter_used, eps_f, eps_g)
+        fh = gf.mean[idx] + beta * (low_f @ z[:m])
+        gh = gg.mean[idx] + beta_g * (low_g @ z[m : 2 * m])
+        if st.const.truncate:
+            np.clip(fh, -st.const.big_b, st.const.big_b, out=fh)
+            np.clip(gh, -st.const.big_g, st.const.big_g, out=gh)
+        scores = fh - self.phi * gh
+        k = int(_pick(scores, float(np.max(scores)), u))
+        self.live["f_est"], self.live["g_est"] = fh[k], gh[k]
+        return int(idx[k])
+
     def cancel(self) -> None:
         super().cancel()
         self._draws.give_back()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         r, cval = reward_and_constraint(observation, "CKB")
-        self._update(self.state, int(decision.arm), r, cval)  # lines 8-9
-        self.gp_f.refresh_due()
-        self.gp_g.refresh_due()
+        if self._dense:
+            self._update(self.state, int(decision.arm), r, cval)  # lines 8-9
+            self.gp_f.refresh_due()
+            self.gp_g.refresh_due()
+        else:
+            self._update(self.state, cval)  # line 8
+            self.gp_f.update(int(decision.arm), r)  # line 9, O(min(t, n) n)
+            self.gp_g.update(int(decision.arm), cval)
+        self._maybe_refit()
         t = self.n_samples
         if t in self._grid:
             self.phi_path.append((t, self.phi))

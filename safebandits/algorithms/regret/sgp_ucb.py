@@ -140,3 +140,4 @@ class SGPUCB(SafeSeedGPLearner):
         i = int(decision.arm)
         self.gp_f.update(i, reward)
         self.gp_g.update(i, constraint)
+        self._maybe_refit()

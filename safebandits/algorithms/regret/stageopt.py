@@ -19,7 +19,19 @@ kernel metric ``d(x, x') = ||k(x, .) - k(x', .)||`` every ``g`` with ``||g||_k <
 the metric (kernel-induced by default; Euclidean on ``info.points`` as an option, and the default when
 the problem declares a Lipschitz constant, ``info.lipschitz``), ``T_0`` (a fraction of
 ``T``), ``beta_t`` (CKB's formula and options) and the seed (told by the instance). Cost per round
-``O(|S| n)`` for the set updates (``O(n^2)``), plus the two ``O(n^2)`` posterior updates.
+``O(|S| n)`` for the set updates (``O(n^2)``, with an ``n x n`` distance matrix), plus the two posterior
+updates (``O(min(t, n) n)``, :class:`~safebandits.estimators.gp.FiniteGP`).
+
+``safe_set="incremental"`` (an option; issue 33) keeps the set without the ``n x n`` matrix: each round
+only the point just observed and the points certified the round before are *sources* (one distance row
+each, ``O(n)`` from a kernel column), and every point keeps the best certificate
+``min_sources u_s(x) + L d(x, x')`` seen so far. The intervals are intersected, so ``u_s(x) >= u_t(x)``
+and an old certificate stays an upper bound of ``g(x')`` whenever the intervals hold: the incremental set
+is a subset of the paper's (as safe, possibly smaller). The expanders are the same set as the paper's
+(``l(x) + L min_{x' not in S} d(x, x') <= 0``), with the distance to the nearest unsafe point from a k-d
+tree on the coordinates where the metric allows (Euclidean, or a stationary
+:class:`~safebandits.estimators.gp.PointKernel`, whose kernel metric is increasing in the Euclidean
+distance), else by blocks.
 """
 
 from __future__ import annotations
@@ -39,16 +51,36 @@ from safebandits.algorithms.regret.ckb import (
     _pick,
     reward_and_constraint,
 )
-from safebandits.estimators.gp import kernel_distance
+from safebandits.estimators.gp import (
+    PointKernel,
+    kernel_block,
+    kernel_column,
+    kernel_diagonal,
+    kernel_distance,
+)
 from safebandits.exceptions import ConfigError
 from safebandits.records import ArmEstimates
 from safebandits.types import Decision, FloatArray
 
-__all__ = ["StageOpt", "StageOptConfig"]
+__all__ = ["LipschitzSafeLearner", "SafeSetConfig", "StageOpt", "StageOptConfig"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class StageOptConfig(GPBanditConfig):
+class SafeSetConfig(GPBanditConfig):
+    """The safe-set fields StageOpt and SafeOpt share (see :class:`StageOptConfig` for their meaning)."""
+
+    lipschitz: float | None = None
+    metric: Literal["kernel", "euclidean"] = "kernel"
+    safe_set: Literal["full", "incremental"] = "full"
+
+    def __post_init__(self) -> None:
+        GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
+        if self.lipschitz is not None:
+            check_positive(self.lipschitz, "lipschitz", owner=type(self).__name__)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class StageOptConfig(SafeSetConfig):
     """Configuration of :class:`StageOpt`.
 
     Parameters
@@ -71,25 +103,181 @@ class StageOptConfig(GPBanditConfig):
     width_tol : float >= 0, default 0.0
         Stage 1 ends early once every expander's safety interval is narrower than this.
     horizon : int >= 1 or None, default None
+    posterior : {"auto", "dense", "lowrank"}, default "auto"
+        As CKB's (:class:`~safebandits.algorithms.regret.ckb.GPBanditConfig`).
+    safe_set : {"full", "incremental"}, default "full"
+        ``"full"``: the paper's construction, every safe point a source every round (``O(|S| n)`` per
+        round, an ``n x n`` distance matrix); ``"incremental"``: the point observed and the new safe
+        points as sources (``O(n)`` per source, no matrix; a subset of the paper's set; module docstring).
     """
 
-    lipschitz: float | None = None
-    metric: Literal["kernel", "euclidean"] = "kernel"
     expansion_fraction: float = 0.1
     expansion_rounds: int | None = None
     width_tol: float = 0.0
 
     def __post_init__(self) -> None:
-        GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
+        SafeSetConfig.__post_init__(self)
         owner = type(self).__name__
-        if self.lipschitz is not None:
-            check_positive(self.lipschitz, "lipschitz", owner=owner)
         check_interval(
             self.expansion_fraction, "expansion_fraction", low=0.0, high=1.0, closed="both", owner=owner
         )
         if self.expansion_rounds is not None:
             check_int(self.expansion_rounds, "expansion_rounds", low=0, owner=owner)
         check_positive(self.width_tol, "width_tol", owner=owner, allow_zero=True)
+
+
+class LipschitzSafeLearner(SafeSeedGPLearner):
+    """The safe set StageOpt and SafeOpt share: intersected confidence intervals of ``g`` (``l_t``,
+    ``u_t``), the Lipschitz safe set ``S_t`` grown from the safe seed, and the expanders ``G_t`` (module
+    docstring; ``safe_set="incremental"`` for the variant without an ``n x n`` matrix)."""
+
+    owner = "Lipschitz safe learner"
+
+    def __init__(self, config: SafeSetConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        info = self.info
+        c = config
+        n = info.n_points
+        # A Lipschitz constant declared with the problem (Euclidean metric on its points) serves when
+        # the learner's own option is unset (docs/decisions/engine.md, "Covariate declarations").
+        told_l = getattr(info, "lipschitz", None) if c.lipschitz is None else None
+        #: The metric in use: the option's, or Euclidean for a declared Lipschitz constant.
+        self.metric = "euclidean" if told_l is not None else c.metric
+        if self.metric == "euclidean" and info.points is None:
+            raise ConfigError(f"{self.owner}: metric='euclidean' needs point coordinates (info.points).")
+        if c.hyperparameters != "known":
+            raise ConfigError(
+                f"{self.owner}: hyperparameters='ml' is not supported (its Lipschitz safe set is built on "
+                "the known kernel's metric); use CKB or SGP-UCB for fitted hyperparameters."
+            )
+        self.lipschitz = float(
+            c.lipschitz
+            if c.lipschitz is not None
+            else told_l
+            if told_l is not None
+            else info.constraint_bound
+        )
+        self.incremental = c.safe_set == "incremental"
+        if self.incremental:
+            self.distance = None
+            self._ld = None
+            self._reach = np.full(n, np.inf)  # best certificate min_s u_s(x) + L d(x, .) seen so far
+            self._diag = kernel_diagonal(info.constraint_kernel)
+            self._sources = list(info.safe_seed)  # sources of the next set update
+        else:
+            if self.metric == "euclidean":
+                pts = np.asarray(info.points, dtype=np.float64)
+                self.distance = np.sqrt(np.maximum(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1), 0.0))
+            else:
+                self.distance = kernel_distance(info.constraint_kernel)
+            self._ld = self.lipschitz * self.distance
+        self.safe = np.zeros(n, dtype=bool)
+        self.safe[list(info.safe_seed)] = True
+        self.g_lower = np.full(n, -np.inf)
+        self.g_upper = np.full(n, np.inf)
+        self._draws = RoundDraws(rng)
+        self._scores = np.zeros(n)
+        self._intersect()
+
+    # -- sets ---------------------------------------------------------------------------------------
+    def _intersect(self) -> None:
+        """``C_t = C_{t-1} n Q_t`` for ``g``, then the Lipschitz expansion of the safe set."""
+        _, beta_g = self.betas()
+        sg = self.gp_g.std()
+        np.maximum(self.g_lower, self.gp_g.mean - beta_g * sg, out=self.g_lower)
+        np.minimum(self.g_upper, self.gp_g.mean + beta_g * sg, out=self.g_upper)
+        if self.incremental:
+            sources, self._sources = sorted(set(self._sources)), []
+            for x in sources:
+                np.minimum(
+                    self._reach, self.g_upper[x] + self.lipschitz * self._distance_row(x), out=self._reach
+                )
+            new = (self._reach <= 0.0) & ~self.safe
+            self.safe |= new
+            self._sources.extend(np.flatnonzero(new).tolist())
+            return
+        s = np.flatnonzero(self.safe)
+        reach = np.min(self.g_upper[s, None] + self._ld[s], axis=0)
+        self.safe |= reach <= 0.0
+
+    def _distance_row(self, x: int) -> FloatArray:
+        """``d(x, .)`` (n,) without a matrix: Euclidean on the coordinates, or the kernel metric
+        ``sqrt(k(x, x) + k(x', x') - 2 k(x, x'))`` from one kernel column."""
+        if self.metric == "euclidean":
+            diff = np.asarray(self.info.points, dtype=np.float64) - np.asarray(self.info.points)[x]
+            return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        col = kernel_column(self.info.constraint_kernel, x)
+        return np.sqrt(np.maximum(self._diag[x] + self._diag - 2.0 * col, 0.0))
+
+    def _nearest_unsafe(self, s: np.ndarray, u: np.ndarray) -> FloatArray:
+        """``min_{x' in u} d(x, x')`` for every ``x`` in ``s`` without an ``n x n`` matrix."""
+        kern = self.info.constraint_kernel
+        euclid = self.metric == "euclidean"
+        if euclid or isinstance(kern, PointKernel):
+            from scipy.spatial import cKDTree
+
+            pts = np.asarray(self.info.points if euclid else kern.points, dtype=np.float64)
+            pts = pts[:, None] if pts.ndim == 1 else pts
+            r, _ = cKDTree(pts[u]).query(pts[s])
+            if euclid:
+                return r
+            k_r = kern._of_distance(np.asarray(r, dtype=np.float64))  # stationary: d increases with r
+            return np.sqrt(np.maximum(2.0 * kern.variance - 2.0 * k_r, 0.0))
+        out = np.empty(s.shape[0])
+        step = max(1, 2_000_000 // max(1, u.shape[0]))
+        for a in range(0, s.shape[0], step):
+            rows = s[a : a + step]
+            d2 = self._diag[rows, None] + self._diag[None, u] - 2.0 * kernel_block(kern, rows, u)
+            out[a : a + step] = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
+        return out
+
+    def expanders(self) -> np.ndarray:
+        """Boolean mask of ``G_t``: safe points whose optimistic value would certify an unsafe point."""
+        s = np.flatnonzero(self.safe)
+        unsafe = ~self.safe
+        if not unsafe.any():
+            return np.zeros_like(self.safe)
+        if self.incremental:
+            near = self._nearest_unsafe(s, np.flatnonzero(unsafe))
+            mask = np.zeros_like(self.safe)
+            mask[s[self.g_lower[s] + self.lipschitz * near <= 0.0]] = True
+            return mask
+        cert = (self.g_lower[s, None] + self._ld[np.ix_(s, np.flatnonzero(unsafe))]) <= 0.0
+        mask = np.zeros_like(self.safe)
+        mask[s[cert.any(axis=1)]] = True
+        return mask
+
+    def safe_set(self) -> np.ndarray:
+        return self.safe.copy()
+
+    def cancel(self) -> None:
+        super().cancel()
+        self._draws.give_back()
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        reward, constraint = reward_and_constraint(observation, self.owner)
+        i = int(decision.arm)
+        self.gp_f.update(i, reward)
+        self.gp_g.update(i, constraint)
+        if self.incremental:
+            self._sources.append(i)
+        self._intersect()
+
+    def arm_estimates(self) -> ArmEstimates:
+        """As CKB's (:meth:`GPPairLearner.arm_estimates`), with ``g``'s interval the intersected safety
+        interval ``[l_t, u_t]`` the learner acts on (the posterior mean clipped into it)."""
+        est = super().arm_estimates()
+        lower, upper = est.lower.copy(), est.upper.copy()
+        lower[:, 1], upper[:, 1] = self.g_lower, self.g_upper
+        value = est.estimate.copy()
+        value[:, 1] = np.clip(self.gp_g.mean, self.g_lower, self.g_upper)
+        how = "GP posterior mean -+ beta_t sigma_t; g's interval intersected over rounds; safe when u_t <= 0"
+        return ArmEstimates(est.quantities, value, lower, upper, est.thresholds, est.unit, how)
+
+    @property
+    def g_bounds(self) -> tuple[FloatArray, FloatArray]:
+        """The intersected safety intervals ``(l_t, u_t)`` of ``g``."""
+        return self.g_lower.copy(), self.g_upper.copy()
 
 
 @register_algorithm(
@@ -100,7 +288,7 @@ class StageOptConfig(GPBanditConfig):
     info="kernel",
     guarantee="round",
 )
-class StageOpt(SafeSeedGPLearner):
+class StageOpt(LipschitzSafeLearner):
     """StageOpt on a finite domain with a known safe seed (a hard-constraint baseline).
 
     Parameters
@@ -126,67 +314,14 @@ class StageOpt(SafeSeedGPLearner):
 
     def __init__(self, config: StageOptConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
-        info = self.info
         c = config
-        n = info.n_points
-        # A Lipschitz constant declared with the problem (Euclidean metric on its points) serves when
-        # the learner's own option is unset (docs/decisions/engine.md, "Covariate declarations").
-        told_l = getattr(info, "lipschitz", None) if c.lipschitz is None else None
-        metric = "euclidean" if told_l is not None else c.metric
-        if metric == "euclidean":
-            if info.points is None:
-                raise ConfigError("StageOpt: metric='euclidean' needs point coordinates (info.points).")
-            pts = np.asarray(info.points, dtype=np.float64)
-            self.distance = np.sqrt(np.maximum(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1), 0.0))
-        else:
-            self.distance = kernel_distance(info.constraint_kernel)
-        self.lipschitz = float(
-            c.lipschitz
-            if c.lipschitz is not None
-            else told_l
-            if told_l is not None
-            else info.constraint_bound
-        )
-        self._ld = self.lipschitz * self.distance
         self.expansion_rounds = (
             int(c.expansion_rounds)
             if c.expansion_rounds is not None
             else math.ceil(c.expansion_fraction * self.horizon)
         )
-        self.safe = np.zeros(n, dtype=bool)
-        self.safe[list(info.safe_seed)] = True
-        self.g_lower = np.full(n, -np.inf)
-        self.g_upper = np.full(n, np.inf)
         self.stage = 1 if self.expansion_rounds > 0 else 2
         self.stage_switch = 0 if self.stage == 2 else None
-        self._draws = RoundDraws(rng)
-        self._scores = np.zeros(n)
-        self._intersect()
-
-    # -- sets ---------------------------------------------------------------------------------------
-    def _intersect(self) -> None:
-        """``C_t = C_{t-1} n Q_t`` for ``g``, then the Lipschitz expansion of the safe set."""
-        _, beta_g = self.betas()
-        sg = self.gp_g.std()
-        np.maximum(self.g_lower, self.gp_g.mean - beta_g * sg, out=self.g_lower)
-        np.minimum(self.g_upper, self.gp_g.mean + beta_g * sg, out=self.g_upper)
-        s = np.flatnonzero(self.safe)
-        reach = np.min(self.g_upper[s, None] + self._ld[s], axis=0)
-        self.safe |= reach <= 0.0
-
-    def expanders(self) -> np.ndarray:
-        """Boolean mask of ``G_t``: safe points whose optimistic value would certify an unsafe point."""
-        s = np.flatnonzero(self.safe)
-        unsafe = ~self.safe
-        if not unsafe.any():
-            return np.zeros_like(self.safe)
-        cert = (self.g_lower[s, None] + self._ld[np.ix_(s, np.flatnonzero(unsafe))]) <= 0.0
-        mask = np.zeros_like(self.safe)
-        mask[s[cert.any(axis=1)]] = True
-        return mask
-
-    def safe_set(self) -> np.ndarray:
-        return self.safe.copy()
 
     def diagnostics(self) -> dict[str, Any]:
         return {
@@ -215,30 +350,3 @@ class StageOpt(SafeSeedGPLearner):
             beta, _ = self.betas()
             scores[:] = np.where(self.safe, self.gp_f.mean + beta * self.gp_f.std(), -np.inf)
         return Decision(arm=int(_pick(scores, float(np.max(scores)), u)))
-
-    def cancel(self) -> None:
-        super().cancel()
-        self._draws.give_back()
-
-    def _tell(self, decision: Decision, observation: Any) -> None:
-        reward, constraint = reward_and_constraint(observation, "StageOpt")
-        i = int(decision.arm)
-        self.gp_f.update(i, reward)
-        self.gp_g.update(i, constraint)
-        self._intersect()
-
-    def arm_estimates(self) -> ArmEstimates:
-        """As CKB's (:meth:`GPPairLearner.arm_estimates`), with ``g``'s interval the intersected safety
-        interval ``[l_t, u_t]`` StageOpt acts on (the posterior mean clipped into it)."""
-        est = super().arm_estimates()
-        lower, upper = est.lower.copy(), est.upper.copy()
-        lower[:, 1], upper[:, 1] = self.g_lower, self.g_upper
-        value = est.estimate.copy()
-        value[:, 1] = np.clip(self.gp_g.mean, self.g_lower, self.g_upper)
-        how = "GP posterior mean -+ beta_t sigma_t; g's interval intersected over rounds; safe when u_t <= 0"
-        return ArmEstimates(est.quantities, value, lower, upper, est.thresholds, est.unit, how)
-
-    @property
-    def g_bounds(self) -> tuple[FloatArray, FloatArray]:
-        """The intersected safety intervals ``(l_t, u_t)`` of ``g``."""
-        return self.g_lower.copy(), self.g_upper.copy()

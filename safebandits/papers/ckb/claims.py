@@ -379,7 +379,8 @@ def _fit_slope(per: dict[int, dict[str, Any]]) -> float:
 def _claim_slack_horizons(ok: pd.DataFrame) -> Claim:
     """Section 4 (digest claim 7) across horizons: with the slack, ``V(T)`` bounded or zero per run (every
     run at 0, or the largest over runs not growing with ``T``) while ``[R+]_+`` grows across horizons no
-    faster than the bound's order ``sqrt(T) (ln T)^2``. CKB-UCB without the slack is evidence only (the cost of the slack)."""
+    faster than the bound's order ``sqrt(T) (ln T)^2``. CKB-UCB without the slack is evidence only (the
+    cost of the slack)."""
     ok = ok.assign(T=pd.to_numeric(ok.get("instance.T", ok["samples"]), errors="coerce"))
     slack, base = ok[ok["label"] == SLACK_LABEL], ok[ok["label"] == "CKB-UCB"]
     per = _per_horizon(slack)

@@ -86,7 +86,7 @@ def test_declared_safe_arm_above_threshold_is_one_clear_error():
         )
 
 
-@pytest.mark.parametrize("name", ["stageopt", "sgp-ucb"])
+@pytest.mark.parametrize("name", ["stageopt", "sgp-ucb", "safeopt"])
 def test_safe_seed_learners_without_seed(name):
     info = sb.make_instance("ckb/synthetic", np.random.default_rng(0), n_points=20, n_seed=3).public_info()
     with pytest.raises(ConfigError, match=r"cannot start.*safe_seed is empty.*CKB \(ckb-ucb"):

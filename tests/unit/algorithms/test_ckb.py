@@ -46,7 +46,7 @@ def selection_state(mean_f, cov_f, mean_g, cov_g, phi, *, truncate=True, joint=F
     gps = []
     for mean, cov in ((mean_f, cov_f), (mean_g, cov_g)):
         gp = FiniteGP(np.eye(n), 1.0)
-        gp.mean[:], gp.cov[:] = mean, cov
+        gp.mean[:], gp.cov[:], gp.var[:] = mean, cov, np.diag(cov)
         gps.append(gp.state)
     const = CKBConstants(big_b=big_b, big_g=big_g, truncate=truncate, joint=joint, rho=1.0, cap=1.0,
                          step=1.0, slack=0.0, dual_estimate=True)  # fmt: skip

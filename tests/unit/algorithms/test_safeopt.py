@@ -1,0 +1,108 @@
+"""SafeOpt (Sui et al. 2015) on StageOpt's safe set: its sets, its choice, its widths, its safety."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from safebandits.algorithms import make_learner
+from safebandits.algorithms.regret.safeopt import SafeOptConfig
+from safebandits.estimators.gp import beta_width
+from safebandits.exceptions import ConfigError
+from safebandits.experiments.regret_loop import run_regret
+from safebandits.problems import make_instance
+
+
+def synthetic(seed=0, n=60, T=300, **kw):
+    return make_instance("ckb/synthetic", np.random.default_rng(seed), n_points=n, T=T, **kw)
+
+
+def test_defaults_are_the_guaranteed_scale():
+    c = SafeOptConfig()
+    assert c.confidence == "theory" and c.info_gain == "realised" and c.gp_noise == "theory"
+    with pytest.raises(ConfigError):
+        SafeOptConfig(constant_beta=0.0)
+    with pytest.raises(ConfigError):
+        SafeOptConfig(confidence="heuristic")
+
+
+def test_theory_width_is_the_rkhs_bound_and_constant_is_constant():
+    inst = synthetic()
+    info = inst.public_info()
+    theory = make_learner("safeopt", info, np.random.default_rng(0))
+    beta, beta_g = theory.betas()
+    lam = 1.0 + 2.0 / info.horizon
+    assert theory.gp_f.noise_var == pytest.approx(lam)
+    assert beta == pytest.approx(beta_width(info.reward_bound, info.noise_bound, 0.0, 0.05))
+    assert beta_g == pytest.approx(beta_width(info.constraint_bound, info.constraint_noise_bound, 0.0, 0.05))
+    const = make_learner("safeopt", info, np.random.default_rng(0), {"confidence": "constant"})
+    assert const.betas() == (2.0, 2.0)
+
+
+def test_each_choice_is_the_widest_possible_maximiser_or_expander():
+    inst = synthetic(seed=1)
+    learner = make_learner("safeopt", inst.public_info(), np.random.default_rng(3))
+    env = inst.environment(np.random.default_rng(4))
+    for _ in range(80):
+        m, g = learner.maximisers(), learner.expanders()
+        assert m.any() and not np.any((m | g) & ~learner.safe)
+        best = float(np.max(learner.f_lower[learner.safe]))
+        np.testing.assert_array_equal(m, learner.safe & (learner.f_upper >= best))
+        w = learner.widths()
+        d = learner.ask()
+        i = int(d.arm)
+        assert (m | g)[i] and w[i] >= np.max(w[m | g]) - 1e-12
+        lo_f, lo_g = learner.f_lower.copy(), learner.g_lower.copy()
+        up_f, up_g = learner.f_upper.copy(), learner.g_upper.copy()
+        learner.tell(d, env.play(d))
+        # intervals are intersected: they only shrink
+        assert np.all(learner.f_lower >= lo_f) and np.all(learner.g_upper <= up_g)
+        assert np.all(learner.g_lower >= lo_g) and np.all(learner.f_upper <= up_f)
+
+
+def test_safe_set_is_stageopts():
+    inst = synthetic(seed=2)
+    info = inst.public_info()
+    so = make_learner("safeopt", info, np.random.default_rng(0), {"confidence": "constant"})
+    st = make_learner("stageopt", info, np.random.default_rng(0), {"gp_noise": "theory"})
+    # the same intervals of g (StageOpt with the same width) give the same set after the same data
+    st.betas = so.betas  # (StageOpt's width replaced by SafeOpt's constant for the comparison)
+    env = inst.environment(np.random.default_rng(1))
+    for _ in range(40):
+        d = so.ask()
+        obs = env.play(d)
+        so.tell(d, obs)
+        st.gp_f.update(int(d.arm), float(obs.reward))
+        st.gp_g.update(int(d.arm), float(obs.constraints[0]))
+        st.n_samples += 1
+        st._intersect()
+        np.testing.assert_array_equal(so.safe, st.safe)
+        np.testing.assert_array_equal(so.expanders(), st.expanders())
+
+
+@pytest.mark.parametrize("safe_set", ["full", "incremental"])
+def test_no_unsafe_round_with_the_guaranteed_scale(safe_set):
+    """With B, G the RKHS norms of the draws (ckb/synthetic's default), the theory width, the kernel
+    metric and L = G, the guarantee covers every round: no run of these seeds plays an unsafe point."""
+    total_unsafe, regrets = 0, []
+    for seed in range(4):
+        inst = synthetic(seed=seed, n=80, T=300)
+        learner = make_learner(
+            "safeopt", inst.public_info(), np.random.default_rng(seed), {"safe_set": safe_set}
+        )
+        out = run_regret(learner, inst.environment(np.random.default_rng(10 + seed)), inst)
+        total_unsafe += out.violations
+        regrets.append(out.regret)
+    assert total_unsafe == 0
+    assert all(math.isfinite(r) for r in regrets)
+
+
+def test_needs_a_safe_seed():
+    inst = synthetic()
+    info = inst.public_info()
+    import dataclasses
+
+    with pytest.raises(ConfigError, match="safe seed"):
+        make_learner("safeopt", dataclasses.replace(info, safe_seed=()), np.random.default_rng(0))
