@@ -64,4 +64,6 @@ def test_a_bad_file_is_one_error_and_exit_status_2(tmp_path):
 def test_learners_for_a_registered_instance():
     res = cli("learners", "--for", "stagewise/four-arm")
     assert res.exit_code == 0, res.output
-    assert "opb" in res.output and "lc-lucb" not in res.output  # K unstructured arms: in-expectation only
+    listed = res.output.split("note:")[0]  # (the notes name the learners that cannot promise safety)
+    assert "opb" in listed and "lc-lucb" not in listed  # K unstructured arms: in-expectation only
+    assert "No learner can promise safety in every round on this problem" in res.output
