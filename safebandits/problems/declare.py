@@ -852,29 +852,16 @@ class LinearProblem(Problem):
                 name=name,
             )
         if kind == "kernel":
-            from safebandits.problems.kernel import KernelInstance
-
             if self.n_constraints != 1:
                 raise ConfigError(
                     f"Kernel learners handle one constraint; this problem declares {self.n_constraints}."
                 )
             info = self._view("kernel", horizon)
-            inst = KernelInstance(
-                reward=self.arms @ theta,
-                constraint=self.arms @ mu[0] - self.threshold[0],
-                kernel=info.kernel,
-                feedback=kernel_feedback(fb, constraint_shift=-float(self.threshold[0])),
-                horizon=horizon,
-                points=self.arms,
-                reward_bound=info.reward_bound,
-                constraint_bound=info.constraint_bound,
-                noise_bound=info.noise_bound,
-                constraint_noise_bound=info.constraint_noise_bound,
-                slater_cap=info.slater,
-                n_seed=1,
-                name=name,
+            tau = float(self.threshold[0])
+            reward, constraint = self.arms @ theta, self.arms @ mu[0] - tau
+            return seeded_kernel_instance(
+                info, reward, constraint, fb, tau, self.arms, int(self.safe_arm), name
             )
-            return _KernelWithSeed(inst, int(self.safe_arm))
         raise AssertionError(kind)  # pragma: no cover
 
 
@@ -887,6 +874,33 @@ class _Proxy:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inst, name)
+
+
+def seeded_kernel_instance(
+    info: Any, reward: Any, constraint: Any, feedback: Feedback, tau: float, points: Any, safe: int, name: str
+) -> Any:
+    """The kernel instance of a declaration's ``kernel`` view: ``g = cost - tau`` (observed as the outcome
+    minus ``tau`` for bounded feedback), the view's kernels and bounds, the declared safe action as its
+    seed."""
+    from safebandits.problems.kernel import KernelInstance
+
+    inst = KernelInstance(
+        reward=reward,
+        constraint=constraint,
+        kernel=info.kernel,
+        constraint_kernel=info.constraint_kernel,
+        feedback=kernel_feedback(feedback, constraint_shift=-tau),
+        horizon=info.horizon,
+        points=points,
+        reward_bound=info.reward_bound,
+        constraint_bound=info.constraint_bound,
+        noise_bound=info.noise_bound,
+        constraint_noise_bound=info.constraint_noise_bound,
+        slater_cap=info.slater,
+        n_seed=1,
+        name=name,
+    )
+    return _KernelWithSeed(inst, safe)
 
 
 class _KernelWithSeed(_Proxy):

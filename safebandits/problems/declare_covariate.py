@@ -53,8 +53,7 @@ from safebandits.problems.declare import (
     Feedback,
     Problem,
     SimulatedProblem,
-    _KernelWithSeed,
-    kernel_feedback,
+    seeded_kernel_instance,
 )
 from safebandits.types import FloatArray
 
@@ -486,28 +485,10 @@ class CovariateProblem(Problem):
         fb = self.feedback if sigma is None else Feedback(self.feedback.kind, sigma)
         tau = float(self.threshold)
         if kind == "kernel":
-            from safebandits.problems.kernel import KernelInstance
-
             for text in self.check_assumptions(truth):
                 warnings.warn(AssumptionWarning(f"CovariateProblem: {text}."), stacklevel=3)
             info = self._view("kernel", horizon)
-            inst = KernelInstance(
-                reward=f,
-                constraint=c - tau,
-                kernel=info.kernel,
-                constraint_kernel=info.constraint_kernel,
-                feedback=kernel_feedback(fb, constraint_shift=-tau),
-                horizon=horizon,
-                points=info.points,
-                reward_bound=info.reward_bound,
-                constraint_bound=info.constraint_bound,
-                noise_bound=info.noise_bound,
-                constraint_noise_bound=info.constraint_noise_bound,
-                slater_cap=info.slater,
-                n_seed=1,
-                name=name,
-            )
-            return _KernelWithSeed(inst, self.safe_action)
+            return seeded_kernel_instance(info, f, c - tau, fb, tau, info.points, self.safe_action, name)
         from safebandits.problems.stagewise import StagewiseInstance
 
         info = self._view("k-armed", horizon)

@@ -87,8 +87,27 @@ def _observe_array(code: int, sigma: float, means: FloatArray, variates: FloatAr
     return out
 
 
+class _NormalObservations:
+    """What the noise models drawn from standard normals share: ``y = observe_code(code, sigma, v, z)``."""
+
+    __slots__ = ()
+    code: int
+    sigma: float
+
+    def check_means(self, means: FloatArray) -> None:
+        return None
+
+    def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
+        """Observations of ``means`` from standard normals (elementwise :func:`observe_code`)."""
+        return _observe_array(self.code, self.sigma, means, variates)
+
+    def observe_scalar(self, mean: float, variate: float) -> float:
+        """:meth:`observe` for one value, without array temporaries (hot path)."""
+        return _observe(self.code, self.sigma, mean, variate)
+
+
 @dataclass(frozen=True, slots=True)
-class GaussianNoise:
+class GaussianNoise(_NormalObservations):
     """Additive Gaussian noise: ``y = v + sigma * z`` with ``z ~ N(0, 1)``."""
 
     sigma: float = 1.0
@@ -101,17 +120,6 @@ class GaussianNoise:
     @property
     def name(self) -> str:
         return f"gaussian(sigma={self.sigma:g})"
-
-    def check_means(self, means: FloatArray) -> None:
-        return None
-
-    def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
-        """Observations of ``means`` from standard variates (elementwise :func:`observe_code`)."""
-        return _observe_array(self.code, self.sigma, means, variates)
-
-    def observe_scalar(self, mean: float, variate: float) -> float:
-        """:meth:`observe` for one value, without array temporaries (hot path)."""
-        return _observe(self.code, self.sigma, mean, variate)
 
     def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
         """Sum of ``counts[i]`` independent observations around ``means[i]`` (exact in law)."""
@@ -186,7 +194,7 @@ class BernoulliNoise:
 
 
 @dataclass(frozen=True, slots=True)
-class ClippedGaussianNoise:
+class ClippedGaussianNoise(_NormalObservations):
     """Gaussian noise clipped to ``[0, 1]``: ``y = min(max(v + sigma z, 0), 1)``.
 
     The noise of the authors' code of Pacchiano et al. (``SimpleGaussianArm(mean, 0.1, truncated=True)``:
@@ -204,17 +212,6 @@ class ClippedGaussianNoise:
     @property
     def name(self) -> str:
         return f"clipped-gaussian(sigma={self.sigma:g})"
-
-    def check_means(self, means: FloatArray) -> None:
-        return None
-
-    def observe(self, means: FloatArray, variates: FloatArray) -> FloatArray:
-        """Observations of ``means`` from standard normals (elementwise :func:`observe_code`)."""
-        return _observe_array(self.code, self.sigma, means, variates)
-
-    def observe_scalar(self, mean: float, variate: float) -> float:
-        """:meth:`observe` for one value, without array temporaries (hot path)."""
-        return _observe(self.code, self.sigma, mean, variate)
 
     def sample_sums(self, means: FloatArray, counts: np.ndarray, rng: np.random.Generator) -> FloatArray:
         """Sum of ``counts[i]`` independent clipped observations around ``means[i]`` (drawn one by one, in
