@@ -30,7 +30,7 @@ import numba
 import numpy as np
 from scipy.linalg import lapack, solve_triangular
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import Rebinding, bind_kernel
 from safebandits._validation import check_array, check_choice, check_int, check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
@@ -258,7 +258,7 @@ def batch_posterior(
     return mean, cov
 
 
-class FiniteGP:
+class FiniteGP(Rebinding):
     """GP posterior on ``n`` points with exact rank-one updates (Eqs. (3)-(4)).
 
     Parameters
@@ -285,6 +285,9 @@ class FiniteGP:
 
     __slots__ = ("_update", "counts", "cov", "kernel", "live", "mean", "noise_var", "refresh_every",
                  "state", "sums")  # fmt: skip
+    #: ``live`` is a view of ``state.live[0]``: a copy or a pickle leaves it out and makes it again
+    #: (:class:`~safebandits._numba.Rebinding`, which also binds ``_update`` again).
+    _views = ("live",)
 
     def __init__(self, kernel: FloatArray, noise_var: float, *, refresh_every: int = 0) -> None:
         self.kernel = np.ascontiguousarray(kernel, dtype=np.float64)
@@ -296,11 +299,14 @@ class FiniteGP:
         self.counts = np.zeros(n, dtype=np.int64)
         self.sums = np.zeros(n)
         live_block = np.zeros(1, dtype=GP_LIVE)
-        self.live = live_block[0]  # a view: the kernels' writes show here
         self.state = GPPosterior(
             self.mean, self.cov, self.counts, self.sums, np.zeros(n), float(self.noise_var), live_block
         )
+        FiniteGP._make_views(self)
         self._update = bind_kernel(gp_observe, (self.state, 0, 0.0))
+
+    def _make_views(self) -> None:
+        self.live = self.state.live[0]  # a view: the kernels' writes show here
 
     @property
     def n_points(self) -> int:

@@ -479,10 +479,9 @@ class CKB(GPPairLearner):
         )  # fmt: skip
         live_block = np.zeros(1, dtype=CKB_LIVE)
         live_block[0]["f_est"] = live_block[0]["g_est"] = math.nan
-        #: The changing scalars (the record of ``state.live``, a view: the kernels' writes show here).
-        self.live = live_block[0]
         self.state = CKBState(self.gp_f.state, self.gp_g.state, np.zeros(n), np.zeros(n), np.zeros(n), const,
                               live_block)  # fmt: skip
+        CKB._make_views(self)
         self._draws = RoundDraws(
             rng, 2 * n if c.exploration == "ts" else (2 if c.exploration == "rand" else 0)
         )
@@ -492,6 +491,14 @@ class CKB(GPPairLearner):
         self._grid = set(log_grid(self.horizon, 60).tolist())
         self.phi_path: list[tuple[int, float]] = []
         self.jitter_used = 0.0
+
+    # a view of the state record kept beside it: a copy or a pickle leaves it out and makes it again
+    # (Rebinding)
+    _views = ("live",)
+
+    def _make_views(self) -> None:
+        #: The changing scalars (the record of ``state.live``, a view: the kernels' writes show here).
+        self.live = self.state.live[0]
 
     # -- named views of the state --------------------------------------------------------------------
     @property
