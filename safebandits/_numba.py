@@ -182,7 +182,7 @@ class Rebinding:
     fields, kept because they are cheaper to index on every round than the record): a copy would not
     share that memory, so they are left out and the class's ``_make_views`` makes them again (each
     class of the object's hierarchy that defines ``_make_views`` is called, base classes first).
-    Attributes in ``__slots__`` are copied too.
+    Attributes in ``__slots__`` are copied too, and read-only arrays stay read-only.
     """
 
     __slots__ = ()
@@ -198,11 +198,20 @@ class Rebinding:
             for name in (slots,) if isinstance(slots, str) else slots:
                 if name not in ("__dict__", "__weakref__") and hasattr(self, name):
                     state[name] = getattr(self, name)
-        return {k: unbind(v) for k, v in state.items() if k not in views}
+        out = {k: unbind(v) for k, v in state.items() if k not in views}
+        # numpy's copies and pickles of a read-only array are writable (and numba types them apart)
+        readonly = [k for k, v in out.items() if type(v) is np.ndarray and not v.flags.writeable]
+        if readonly:
+            out["__readonly__"] = readonly
+        return out
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        readonly = state.get("__readonly__", ())
         for k, v in state.items():
-            object.__setattr__(self, k, rebind(v))
+            if k != "__readonly__":
+                object.__setattr__(self, k, rebind(v))
+        for k in readonly:
+            getattr(self, k).setflags(write=False)
         for cls in reversed(type(self).__mro__):
             make = cls.__dict__.get("_make_views")
             if make is not None:
