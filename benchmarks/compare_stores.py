@@ -40,7 +40,7 @@ def compare(base: pd.DataFrame, mine: pd.DataFrame) -> tuple[dict[str, int], lis
         same = both_null | np.where(
             numeric, (an == bn).to_numpy(), (a.astype(str) == b.astype(str)).to_numpy()
         )
-        n = int((~same).sum())
+        n = int((~same.astype(bool)).sum())  # (np.where over object columns: an object array)
         if n:
             diffs[c] = n
     only_a = sorted(set(base.columns) - set(mine.columns))
