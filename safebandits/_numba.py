@@ -3,7 +3,9 @@
 A numba dispatcher resolves the type of every argument on each call (about 2 µs for a kernel with
 twenty array arguments). Learners call the same kernel with the same argument types millions of
 times, so :func:`bind_kernel` compiles once for those types and returns the compiled entry point,
-which skips the dispatch. If numba's internals differ, it falls back to the dispatcher.
+which skips the dispatch. If numba's internals differ, it falls back to the dispatcher. An object that
+keeps bound kernels (or views beside its state) copies and pickles through :class:`Rebinding`: the
+kernels are bound again and the views made again in the copy.
 
 Resolving the types of a typed state (a NamedTuple of twenty arrays) with ``numba.typeof`` itself costs
 a few milliseconds, which every new learner paid again (issue 19: the fixed cost of a short run). The
@@ -20,8 +22,10 @@ take a few buffers and read named views out of them inside compiled code (:func:
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numba
 import numpy as np
@@ -29,7 +33,17 @@ from numba.core import cgutils, ir, ir_utils, types
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
-__all__ = ["bind_kernel", "borrow", "matrix_at", "type_key", "vector_at"]
+__all__ = [
+    "Rebind",
+    "Rebinding",
+    "bind_kernel",
+    "borrow",
+    "matrix_at",
+    "rebind",
+    "type_key",
+    "unbind",
+    "vector_at",
+]
 
 #: (kernel, type key) -> compiled entry point.
 _BOUND: dict[tuple[Any, Any], Callable[..., Any]] = {}
@@ -74,13 +88,134 @@ def bind_kernel(kernel: Any, example_args: tuple[Any, ...]) -> Callable[..., Any
             return hit
     try:
         sig = tuple(numba.typeof(a) for a in example_args)
-        kernel.compile(sig)
-        entry = kernel.overloads[sig].entry_point
+        entry = _entry(kernel, sig)
     except Exception:  # pragma: no cover - depends on numba internals
         return kernel
     if key is not None:
         _BOUND[(kernel, key)] = entry
     return entry
+
+
+#: id(entry point) -> (entry point, kernel, numba signature): how to bind an entry point again.
+_SIGNATURES: dict[int, tuple[Callable[..., Any], Any, tuple[Any, ...]]] = {}
+
+
+def _entry(kernel: Any, sig: tuple[Any, ...]) -> Callable[..., Any]:
+    kernel.compile(sig)
+    entry = kernel.overloads[sig].entry_point
+    _SIGNATURES[id(entry)] = (entry, kernel, sig)
+    return entry
+
+
+# -- copies and pickles of objects that keep bound kernels ---------------------------------------------
+class Rebind:
+    """A bound kernel (:func:`bind_kernel`) as a copy or a pickle of its owner holds it: the kernel, by
+    its module and name, and the numba signature it was bound for. :meth:`bind` binds it again (from
+    numba's compiled overloads in this process, else numba's compile, which reads its disk cache)."""
+
+    __slots__ = ("module", "name", "sig")
+
+    def __init__(self, module: str, name: str, sig: tuple[Any, ...]) -> None:
+        self.module, self.name, self.sig = module, name, sig
+
+    def __getstate__(self) -> tuple[str, str, tuple[Any, ...]]:
+        return self.module, self.name, self.sig
+
+    def __setstate__(self, state: tuple[str, str, tuple[Any, ...]]) -> None:
+        self.module, self.name, self.sig = state
+
+    def bind(self) -> Callable[..., Any]:
+        kernel = getattr(importlib.import_module(self.module), self.name)
+        return _entry(kernel, self.sig)
+
+
+def _module_name_of(kernel: Any) -> tuple[str, str]:
+    """``(module, attribute)`` under which ``kernel`` is found (a module-level compiled function)."""
+    module = getattr(getattr(kernel, "py_func", None), "__module__", None)
+    names = [k for k, v in vars(sys.modules[module]).items() if v is kernel] if module in sys.modules else []
+    if not names:
+        raise TypeError(f"the bound kernel {kernel!r} is not a module-level name: it cannot be pickled")
+    return module, names[0]  # type: ignore[return-value]
+
+
+def _is_bound(value: Any) -> bool:
+    hit = _SIGNATURES.get(id(value))
+    return hit is not None and hit[0] is value
+
+
+def _has_bound(value: Any) -> bool:
+    return _is_bound(value) or (isinstance(value, tuple) and any(_has_bound(v) for v in value))
+
+
+def _has_rebind(value: Any) -> bool:
+    return isinstance(value, Rebind) or (isinstance(value, tuple) and any(_has_rebind(v) for v in value))
+
+
+def unbind(value: Any) -> Any:
+    """``value`` with every bound kernel in it (at the top or in tuples) replaced by a :class:`Rebind`."""
+    if _is_bound(value):
+        _entry_point, kernel, sig = _SIGNATURES[id(value)]
+        return Rebind(*_module_name_of(kernel), sig)
+    if isinstance(value, tuple) and any(_has_bound(v) for v in value):
+        items = [unbind(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return value
+
+
+def rebind(value: Any) -> Any:
+    """The inverse of :func:`unbind`: every :class:`Rebind` in ``value`` bound again."""
+    if isinstance(value, Rebind):
+        return value.bind()
+    if isinstance(value, tuple) and any(_has_rebind(v) for v in value):
+        items = [rebind(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return value
+
+
+class Rebinding:
+    """Mixin: an object that keeps bound kernels (:func:`bind_kernel`) or views in its attributes copies
+    and pickles.
+
+    ``copy.deepcopy`` and pickle see the bound kernels as :class:`Rebind` records (numba's compiled entry
+    points do not pickle); the copy binds them again when it is restored. Attributes named in a class's
+    ``_views`` are views of memory the object holds elsewhere (one-element views of a state record's
+    fields, kept because they are cheaper to index on every round than the record): a copy would not
+    share that memory, so they are left out and the class's ``_make_views`` makes them again (each
+    class of the object's hierarchy that defines ``_make_views`` is called, base classes first).
+    Attributes in ``__slots__`` are copied too, and read-only arrays stay read-only.
+    """
+
+    __slots__ = ()
+    #: Names of the attributes that :meth:`_make_views` (of the same class) makes from the state.
+    _views: ClassVar[tuple[str, ...]] = ()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(getattr(self, "__dict__", {}))
+        views: set[str] = set()
+        for cls in type(self).__mro__:
+            views.update(cls.__dict__.get("_views", ()))
+            slots = cls.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                if name not in ("__dict__", "__weakref__") and hasattr(self, name):
+                    state[name] = getattr(self, name)
+        out = {k: unbind(v) for k, v in state.items() if k not in views}
+        # numpy's copies and pickles of a read-only array are writable (and numba types them apart)
+        readonly = [k for k, v in out.items() if type(v) is np.ndarray and not v.flags.writeable]
+        if readonly:
+            out["__readonly__"] = readonly
+        return out
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        readonly = state.get("__readonly__", ())
+        for k, v in state.items():
+            if k != "__readonly__":
+                object.__setattr__(self, k, rebind(v))
+        for k in readonly:
+            getattr(self, k).setflags(write=False)
+        for cls in reversed(type(self).__mro__):
+            make = cls.__dict__.get("_make_views")
+            if make is not None:
+                make(self)
 
 
 def vector_at(buf: np.ndarray, offset: int, n: int) -> np.ndarray:

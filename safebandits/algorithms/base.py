@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from safebandits._numba import Rebinding
 from safebandits._validation import check_int
 from safebandits.algorithms._observation import (
     ObservationSpec,
@@ -113,7 +114,7 @@ def register_info_kinds(cls: type, kinds: tuple[str, ...]) -> None:
         _INFO_KINDS[cls] = tuple(dict.fromkeys((*_INFO_KINDS.get(cls, ()), *kinds)))
 
 
-class BaseLearner:
+class BaseLearner(Rebinding):
     """Protocol bookkeeping shared by all learners.
 
     Subclasses implement ``_ask`` and ``_tell``; this class enforces the order ask -> tell, checks every
@@ -125,6 +126,10 @@ class BaseLearner:
     raised *inside* ``_tell`` (after the checks passed) may leave the learner half updated: the learner
     is then marked failed, and every later ``ask``, ``tell`` or ``recommend`` raises a ProtocolError
     naming the original error (build a new learner).
+
+    A learner copies (``copy.deepcopy``) and pickles: the compiled kernels it has bound are bound again
+    in the copy, and views of its state kept beside it for speed are made again
+    (:class:`~safebandits._numba.Rebinding`: a class that keeps such views names them in ``_views``).
     """
 
     config_cls: ClassVar[type[LearnerConfig]]

@@ -35,7 +35,7 @@ import numba
 import numpy as np
 from scipy.linalg import lapack, solve_triangular
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import Rebinding, bind_kernel
 from safebandits._validation import check_array, check_choice, check_int, check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
@@ -636,7 +636,7 @@ def resolve_posterior(mode: str, kernel: FloatArray | PointKernel) -> str:
     return "dense"
 
 
-class FiniteGP:
+class FiniteGP(Rebinding):
     """GP posterior on ``n`` points with exact rank-one updates (Eqs. (3)-(4)).
 
     Parameters
@@ -677,6 +677,9 @@ class FiniteGP:
 
     __slots__ = ("_cov", "_update", "counts", "kernel", "live", "lowrank", "mean", "mode", "noise_var",
                  "refresh_every", "state", "sums")  # fmt: skip
+    #: ``live`` is a view of ``state.live[0]``: a copy or a pickle leaves it out and makes it again
+    #: (:class:`~safebandits._numba.Rebinding`, which also binds ``_update`` again).
+    _views = ("live",)
 
     def __init__(
         self,
@@ -699,7 +702,6 @@ class FiniteGP:
         self.counts = np.zeros(n, dtype=np.int64)
         self.sums = np.zeros(n)
         live_block = np.zeros(1, dtype=GP_LIVE)
-        self.live = live_block[0]  # a view: the kernels' writes show here
         if self.mode == "dense":
             self.lowrank = None
             self._cov = np.array(np.asarray(self.kernel), dtype=np.float64)
@@ -721,7 +723,11 @@ class FiniteGP:
             self.mean, self._cov, var, self.counts, self.sums, np.zeros(n if self.mode == "dense" else 0),
             float(self.noise_var), live_block,
         )  # fmt: skip
+        FiniteGP._make_views(self)
         self._update = bind_kernel(gp_observe, (self.state, 0, 0.0)) if self.mode == "dense" else None
+
+    def _make_views(self) -> None:
+        self.live = self.state.live[0]  # a view: the kernels' writes show here
 
     @property
     def n_points(self) -> int:

@@ -46,7 +46,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from safebandits._numba import matrix_at, vector_at
+from safebandits._numba import Rebinding, matrix_at, vector_at
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import cholesky_inverse, sherman_morrison_update
@@ -622,7 +622,7 @@ def _view(a: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 # Python front end
 # --------------------------------------------------------------------------------------------------
-class StagewiseEstimator:
+class StagewiseEstimator(Rebinding):
     """Reward ridge and projected (or full) cost estimators with the confidence sets of eq. (5).
 
     Parameters
@@ -738,11 +738,12 @@ class StagewiseEstimator:
             [(0, 0, d * math.log(reg), dp * math.log(reg), 1.0, 1.0, 0.0, float(alpha_r), float(alpha_c))],
             dtype=STAGEWISE_LIVE,
         )
-        live = live_block[0]  # a view: writes go through
         mdim = 0 if shared else dp
         #: The one float64 buffer the arrays of :attr:`state` view (see :func:`state_views`).
         self.buffer = np.zeros(_state_size(d, dp, mdim, m))
-        self.state = st = state_views(self.buffer, const, live_block)
+        self._const, self._live_block = const, live_block
+        StagewiseEstimator._make_views(self)
+        st = self.state
         # lambda I and I / lambda (the buffer is zero: set the diagonals)
         st.sigma_inv.flat[:: d + 1] = 1.0 / reg
         st.sigma.flat[:: d + 1] = reg
@@ -750,12 +751,20 @@ class StagewiseEstimator:
         st.m_gram.flat[:: mdim + 1] = reg
         st.basis[:], st.e0[:], st.kappa[:], st.c0[:], st.tau[:] = basis, e0, kappa, c0, tau
         self.basis, self.e0, self.c0, self.tau = basis, e0, c0, tau  # (the state holds copies)
-        #: The changing scalars (the record of ``state.live``, a view: writes go through).
-        self.live = live
         #: Count of the changes made through this object's methods (:meth:`update`, :meth:`refresh`,
         #: :meth:`set_alphas`): a learner that selected its next action at ``tell`` time checks it at
         #: ``ask`` (kernels acting on :attr:`state` directly do not count).
         self.changes = 0
+
+    # The state lives in :attr:`buffer` and the live record; :attr:`state`'s arrays and :attr:`live` are
+    # views of them: a copy or a pickle leaves the views out and makes them again (Rebinding; copied
+    # separately, they would stop sharing the buffer's memory).
+    _views = ("state", "live")
+
+    def _make_views(self) -> None:
+        self.state = state_views(self.buffer, self._const, self._live_block)
+        #: The changing scalars (the record of ``state.live``, a view: writes go through).
+        self.live = self._live_block[0]
 
     # -- read-only live views (the kernels update the state in place and never rebind it) ----------
     @property

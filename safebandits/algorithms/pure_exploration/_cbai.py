@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
+from safebandits._numba import Rebinding
 from safebandits._validation import check_array, check_interval
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.estimators.confidence import static_width
@@ -153,7 +154,7 @@ def cbai_update_arrays(rewards, threshold, in_uncertain, in_feasible, live_arr, 
         live.lowest_ucb_arm = lowest_arm
 
 
-class CBAISets:
+class CBAISets(Rebinding):
     """Uncertain set ``U``, certified-feasible set ``F`` and best certified reward ``r``.
 
     Parameters
@@ -178,8 +179,14 @@ class CBAISets:
         self.state = new_cbai_state(self.rewards, self.threshold)
         self.in_uncertain = self.state.in_uncertain
         self.in_feasible = self.state.in_feasible
+        CBAISets._make_views(self)
+
+    # one-element views of the record's fields (plain int / float arrays: cheap reads from Python); a
+    # copy or a pickle leaves them out and makes them again (Rebinding)
+    _views = ("_n_uncertain", "_best_arm", "_best_reward", "_lowest_ucb_arm")
+
+    def _make_views(self) -> None:
         live = self.state.live
-        # one-element views of the record's fields (plain int / float arrays: cheap reads from Python)
         self._n_uncertain, self._best_arm = live["n_uncertain"], live["best_arm"]
         self._best_reward, self._lowest_ucb_arm = live["best_reward"], live["lowest_ucb_arm"]
 

@@ -18,6 +18,7 @@ Decisions (``Decision.counts``) index X; recommendations index Z (the decision s
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from collections.abc import Generator
@@ -246,6 +247,10 @@ class ProgramLearner(BaseLearner):
         self._next: Decision | None = None
         self._finished = False
         self.batches: list[int] = []
+        #: The learner as its program started (a copy) and the batches told since: a generator does not
+        #: copy nor pickle, so a copy of a started learner replays its program (see ``__getstate__``).
+        self._started: dict[str, Any] | None = None
+        self._told: list[tuple[Decision, BatchObservation]] = []
 
     @property
     def epsilon(self) -> float:
@@ -259,8 +264,38 @@ class ProgramLearner(BaseLearner):
 
     def _start(self) -> None:
         if self._gen is None:
+            self._started = copy.deepcopy(self._plain_state())
             self._gen = self._program()
             self._advance(None)
+
+    def _plain_state(self) -> dict[str, Any]:
+        return {k: v for k, v in super().__getstate__().items() if k not in ("_gen", "_started", "_told")}
+
+    # -- copies and pickles: the learner as its program started and the batches told since ---------
+    def __getstate__(self) -> dict[str, Any]:
+        if self._gen is None:
+            return {**self._plain_state(), "_gen": None, "_started": None, "_told": []}
+        assert self._started is not None
+        bookkeeping = {k: self.__dict__[k] for k in ("n_samples", "_pending", "_failure")}
+        return {"_replay": (self._started, list(self._told), bookkeeping)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if "_replay" not in state:
+            super().__setstate__(state)
+            return
+        started, told, bookkeeping = state["_replay"]
+        super().__setstate__({**started, "_gen": None, "_started": None, "_told": []})
+        self._start()
+        for decision, observation in told:
+            self.batches.append(int(decision.n_samples))
+            self._told.append((decision, observation))
+            try:
+                self._advance(observation)
+            except Exception:
+                if bookkeeping["_failure"] is None:
+                    raise
+                break  # (the original failed in this tell: so does the replay; the copy is failed too)
+        self.__dict__.update(bookkeeping)
 
     def _advance(self, observation: BatchObservation | None) -> None:
         assert self._gen is not None
@@ -282,6 +317,7 @@ class ProgramLearner(BaseLearner):
         if not isinstance(observation, BatchObservation):
             raise ConfigError(f"{type(self).__name__} asks for batches and must be told a BatchObservation.")
         self.batches.append(int(decision.n_samples))
+        self._told.append((decision, copy.deepcopy(observation)))
         self._advance(observation)
 
     def _program(self) -> Program:

@@ -380,7 +380,7 @@ class GACOL(CBAILearner):
         )  # fmt: skip
         self._live = np.zeros(1, dtype=GACOL_LIVE)
         self._live[0] = (0, uniforms.shape[0])  # t = 0; the uniform buffer starts empty
-        self._upos = self._live["upos"]  # a one-element view of the field (cheap reads from Python)
+        GACOL._make_views(self)
         #: The typed state the compiled kernels act on in place (its arrays are never rebound).
         self.state = GACOLState(
             ridge=self._ridge.arrays, sets=self._sets.state, lower=np.full(n, -np.inf),
@@ -392,6 +392,13 @@ class GACOL(CBAILearner):
         self._prefetched = -1  # next arm, selected at the end of the last tell
         self._skip_live = np.zeros(1, dtype=SKIP_LIVE)
         self._skip_live[0] = (float(VARIATE_BLOCK), 0.0, 0)  # length cap, last F, samples skipped
+
+    # a one-element view of the record's field (cheap reads from Python); a copy or a pickle leaves it
+    # out and makes it again (Rebinding)
+    _views = ("_upos",)
+
+    def _make_views(self) -> None:
+        self._upos = self._live["upos"]
 
     # -- diagnostics ------------------------------------------------------------------------------
     @property

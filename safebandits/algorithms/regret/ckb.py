@@ -586,8 +586,6 @@ class CKB(GPPairLearner):
         )  # fmt: skip
         live_block = np.zeros(1, dtype=CKB_LIVE)
         live_block[0]["f_est"] = live_block[0]["g_est"] = math.nan
-        #: The changing scalars (the record of ``state.live``, a view: the kernels' writes show here).
-        self.live = live_block[0]
         self.state = CKBState(self.gp_f.state, self.gp_g.state, np.zeros(n), np.zeros(n), np.zeros(n), const,
                               live_block)  # fmt: skip
         #: ``"joint"`` or ``"candidates"`` (CKB-TS draws; ``ts_sampling`` resolved).
@@ -596,6 +594,7 @@ class CKB(GPPairLearner):
             small = not isinstance(info.kernel, PointKernel) and n <= DENSE_MAX_POINTS
             self.ts_sampling = "joint" if small else "candidates"
         self._n_draw = n if self.ts_sampling == "joint" else min(int(c.ts_candidates), n)
+        CKB._make_views(self)
         self._draws = RoundDraws(
             rng, 2 * self._n_draw if c.exploration == "ts" else (2 if c.exploration == "rand" else 0)
         )
@@ -609,6 +608,14 @@ class CKB(GPPairLearner):
         self._grid = set(log_grid(self.horizon, 60).tolist())
         self.phi_path: list[tuple[int, float]] = []
         self.jitter_used = 0.0
+
+    # a view of the state record kept beside it: a copy or a pickle leaves it out and makes it again
+    # (Rebinding)
+    _views = ("live",)
+
+    def _make_views(self) -> None:
+        #: The changing scalars (the record of ``state.live``, a view: the kernels' writes show here).
+        self.live = self.state.live[0]
 
     # -- named views of the state --------------------------------------------------------------------
     @property

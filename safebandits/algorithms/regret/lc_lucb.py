@@ -480,8 +480,9 @@ class StagewiseLinearLearner(BaseLearner):
                 info, c.delta, int(info.horizon), noise_bound=info.noise_bound
             )
         est = self.estimator
-        # vertex table of the fixed arms, kept current by every update (views of one buffer)
-        self._tbl_buffer, self._tbl = est.new_table(arms)
+        # vertex table of the fixed arms, kept current by every update (_tbl: views of one buffer, made
+        # by _make_views)
+        self._tbl_buffer = est.table_buffer(arms)
         self._point = np.zeros(d)
         self._theta_ts = np.zeros(d)
         self._low = np.zeros((d, d))
@@ -491,9 +492,6 @@ class StagewiseLinearLearner(BaseLearner):
         self._position_block = np.array(
             [(RNG_BLOCK, RNG_BLOCK)], dtype=RNG_POSITIONS
         )  # the kernels read its [0]
-        # one-element views of the two positions for the Python side (faster to index than the record)
-        block = self._position_block
-        self._normals_at, self._uniforms_at = block["normals"], block["uniforms"]
         self._drawn_normals = self._drawn_uniforms = 0  # taken by the pending ask (given back by cancel)
         self._ts_scale = 0.0
         self._last_value = math.nan
@@ -509,6 +507,7 @@ class StagewiseLinearLearner(BaseLearner):
         self._prepared_stamp = -1
         self._packed = PackedRound(est.buffer, self._tbl_buffer, est.state.const, est.state.live, self._point,
                                    self._theta_ts, self._costs)  # fmt: skip
+        StagewiseLinearLearner._make_views(self)
         self._fused_kernel: Any = None  # bound on first use
         #: The live table's choice while tell selects the next action (see _next_choice), else None.
         self._fused_choice: RoundChoice | None = self._next_choice()
@@ -618,6 +617,19 @@ class StagewiseLinearLearner(BaseLearner):
             if self.warm_start.done:
                 out.update({f"warm_{k}": v for k, v in self.warm_start.estimates.as_dict().items()})
         return out
+
+    # -- copies and pickles ------------------------------------------------------------------------
+    # Views kept beside the state (the live vertex table's arrays view ``_tbl_buffer``; the cached
+    # arguments of the select kernel hold the estimator's views): a copy or a pickle leaves them out and
+    # makes them again (Rebinding).
+    _views = ("_tbl", "_args_cache", "_normals_at", "_uniforms_at")
+
+    def _make_views(self) -> None:
+        self._tbl = table_views(self._tbl_buffer, self._packed.const)
+        self._args_cache = None
+        # one-element views of the two positions for the Python side (faster to index than the record)
+        block = self._position_block
+        self._normals_at, self._uniforms_at = block["normals"], block["uniforms"]
 
     # -- per-round pieces --------------------------------------------------------------------------
     def arm_estimates(self) -> ArmEstimates:

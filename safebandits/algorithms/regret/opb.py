@@ -540,9 +540,7 @@ class OPB(BaseLearner):
             safe_cost=safe_cost, tau=self.tau, ur=np.zeros(k), raw=np.zeros(k), uc=np.zeros((k, m)),
             probs=np.zeros(k), uniforms=np.zeros(UNIFORM_BLOCK), const=const, live=live_block,
         )  # fmt: skip
-        #: The changing scalars (the record of ``state.live``, a view: writes go through).
-        self.live = live
-        self._upos_at = live_block["upos"]  # a one-element view, faster to index on every ask
+        OPB._make_views(self)
         self._safe_probs = np.zeros(k)
         self._safe_probs[safe] = 1.0
         self._safe_probs.setflags(write=False)
@@ -565,6 +563,16 @@ class OPB(BaseLearner):
         self._index_kernel: Any = None
         self._add_kernel: Any = None
         self._drew_uniform = False
+
+    # views of the state record kept beside it: a copy or a pickle leaves them out and makes them again
+    # (Rebinding)
+    _views = ("live", "_upos_at")
+
+    def _make_views(self) -> None:
+        live_block = self.state.live
+        #: The changing scalars (the record of ``state.live``, a view: writes go through).
+        self.live = live_block[0]
+        self._upos_at = live_block["upos"]  # a one-element view, faster to index on every ask
 
     # -- radii ------------------------------------------------------------------------------------
     def _set_alphas(self, r1: float, gap_c: float, estimates: Any) -> None:

@@ -613,17 +613,24 @@ class SafeLUCB(BaseLearner):
         self._live_block = np.array(
             [(0, t_prime, 0, True, -1, 0, 0.0, nan, nan, nan, 0)], dtype=SAFE_LUCB_LIVE
         )
-        live = self._live_block[0]  # a view: writes go through
-        # one-element views of two fields read on every ask (faster to index than the record)
-        self._pos_at, self._fallback_at = self._live_block["pos"], self._live_block["fallback"]
-        #: The changing scalars (a record of dtype :data:`SAFE_LUCB_LIVE`), shared with :attr:`state`.
-        self.live = live
+        SafeLUCB._make_views(self)
         self._snap_theta, self._snap_ainv = np.zeros(d), np.zeros((d, d))
         self._undo = (0, 0)
         if self._finite:
             self._init_finite()
         else:
             self._init_convex()
+
+    # views of the live record kept beside it: a copy or a pickle leaves them out and makes them again
+    # (Rebinding)
+    _views = ("live", "_pos_at", "_fallback_at")
+
+    def _make_views(self) -> None:
+        block = self._live_block
+        #: The changing scalars (a record of dtype :data:`SAFE_LUCB_LIVE`), shared with :attr:`state`.
+        self.live = block[0]  # a view: writes go through
+        # one-element views of two fields read on every ask (faster to index than the record)
+        self._pos_at, self._fallback_at = block["pos"], block["fallback"]
 
     # -- set-up -------------------------------------------------------------------------------------
     def _dw_notes(self) -> list[str]:
