@@ -547,13 +547,20 @@ def report(directory: str, out: str | None) -> None:
     "--out", "out_path", type=click.Path(dir_okay=False), help="Write the page to FILE (else print)."
 )
 @click.option("--note", default="", help="A paragraph printed under the header (e.g. what was run).")
-def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str) -> None:
-    """Write the reproduction scoreboard of DIRECTORIES (Markdown: date, commit, wall times, verdicts)."""
+@click.option("--force", is_flag=True, help="Replace an existing --out file (never a database).")
+def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str, force: bool) -> None:
+    """Write the reproduction scoreboard of DIRECTORIES (Markdown: date, commit, wall times, verdicts).
+
+    --out never replaces an existing file unless --force (a database never); written whole and renamed.
+    """
+    from safebandits._output import check_output_file, write_output
     from safebandits.experiments.claims_scoreboard import scoreboard_markdown
 
+    protect = [f for d in directories for f in _store_files(Path(d))]
+    path = None if not out_path else check_output_file(out_path, "--out", force=force, protect=protect)
     page = scoreboard_markdown(list(directories), note=note)
-    if out_path:
-        Path(out_path).write_text(page)
+    if path is not None:
+        write_output(path, page, force=force, protect=protect)
         click.echo(f"scoreboard -> {out_path}")
     else:
         click.echo(page, nl=False)
@@ -580,29 +587,32 @@ def merge(destination: str, sources: tuple[str, ...]) -> None:
 @cli.command()
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every stored run to FILE.")
-def results(directory: str, csv_path: str | None) -> None:
+@click.option(
+    "--force", is_flag=True, help="Replace an existing --csv file (never a database or a store's own file)."
+)
+def results(directory: str, csv_path: str | None, force: bool) -> None:
     """Print a short summary of the runs stored in DIRECTORY (and export them with --csv).
 
     One table per kind of run: identification (samples, fraction correct and stopped), regret (rounds,
     regret, policy regret, violating rounds, positive constraint cost), classification (labels,
     accuracy, FDR, precision, recall). From Python: ``safebandits.load_results(DIRECTORY)`` and
-    ``safebandits.load_curves(DIRECTORY)``.
+    ``safebandits.load_curves(DIRECTORY)``. --csv never replaces an existing file unless --force, and
+    never a database or a file of a results store; it is written whole and renamed into place.
     """
     import pandas as pd
 
+    from safebandits._output import check_output_file, write_output
     from safebandits.experiments.results import summary_by_kind
     from safebandits.experiments.store import ResultsStore, latest_runs
 
+    path, protect = None, []
     if csv_path:
-        parent = Path(csv_path).resolve().parent
-        if not parent.is_dir():
-            raise ConfigError(
-                f"--csv {csv_path!r}: the folder {str(parent)!r} does not exist; create it first."
-            )
+        protect = _store_files(Path(directory)) + _store_files(Path(csv_path).resolve().parent)
+        path = check_output_file(csv_path, "--csv", force=force, protect=protect)
     with ResultsStore(directory, mode="r") as store:
         df = store.to_frame()
-    if csv_path:
-        df.to_csv(csv_path, index=False)
+    if path is not None:
+        write_output(path, lambda tmp: df.to_csv(tmp, index=False), force=force, protect=protect)
         click.echo(f"{len(df)} runs -> {csv_path}")
     if df.empty:
         click.echo("No runs stored.")
@@ -613,6 +623,17 @@ def results(directory: str, csv_path: str | None) -> None:
                 click.echo("")
             click.echo(f"{kind} runs:")
             click.echo(table.to_string(float_format=lambda v: f"{v:.6g}"))
+
+
+def _store_files(directory: Path) -> list[tuple[Path, str]]:
+    """The files of the results store in ``directory`` (none if it holds no store)."""
+    from safebandits.experiments.store import DB_NAME, HOLDER_NAME, LOCK_NAME
+
+    if not (directory / DB_NAME).exists():
+        return []
+    what = f"a file of the results store in {str(directory)!r}"
+    names = [DB_NAME, *(DB_NAME + s for s in ("-wal", "-shm", "-journal")), LOCK_NAME, HOLDER_NAME]
+    return [(directory / n, what) for n in names]
 
 
 # -- bounds ----------------------------------------------------------------------------------------
@@ -794,11 +815,26 @@ def driving() -> None:
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="CEM seed.")
 @click.option("--restarts", type=click.IntRange(min=1), default=10, show_default=True, help="CEM restarts.")
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="Output PNG.")
+@click.option("--force", is_flag=True, help="Replace an existing --out file (never a database).")
 def driving_render(
-    scenario: str, policies: tuple[str, ...], index: int, features: str, seed: int, restarts: int, out: str
+    scenario: str,
+    policies: tuple[str, ...],
+    index: int,
+    features: str,
+    seed: int,
+    restarts: int,
+    out: str,
+    force: bool,
 ) -> None:
-    """Draw the trajectories of policies in SCENARIO, top-down (Figure 1 layout), to --out."""
+    """Draw the trajectories of policies in SCENARIO, top-down (Figure 1 layout), to --out.
+
+    --out never replaces an existing file unless --force (a database never); written whole and renamed.
+    """
     import numpy as np
+
+    from safebandits._output import check_output_file, write_output
+
+    out_path = check_output_file(out, "--out", force=force)
 
     from safebandits.problems.driving.cem import CEMConfig, cem
     from safebandits.problems.driving.constrained import CONSTRAINED_SOLVERS, constrained_optimum
@@ -838,7 +874,8 @@ def driving_render(
             arr, label = arr[index], f"{path.name}[{index}]"
         items.append((label, arr, sc))
     fig = policies_figure(items, env, title=f"{sc.title} scenario ({features} features)")
-    fig.savefig(out, dpi=110)
+    fmt = out_path.suffix.lstrip(".").lower() or "png"
+    write_output(out_path, lambda tmp: fig.savefig(tmp, dpi=110, format=fmt), force=force)
     click.echo(f"{out}: {len(items)} polic{'y' if len(items) == 1 else 'ies'} in {scenario}")
 
 

@@ -227,19 +227,27 @@ def recommend(name: str, storage: str) -> None:
 @study.command("export")
 @click.argument("name")
 @click.option("--out", type=click.Path(dir_okay=False), help="Write to FILE instead of stdout.")
+@click.option(
+    "--force", is_flag=True, help="Replace an existing --out file (never a database, whatever --force says)."
+)
 @_storage_option
-def export(name: str, out: str | None, storage: str) -> None:
-    """Print (or write) NAME's definition, problem view and every query with its answer."""
+def export(name: str, out: str | None, force: bool, storage: str) -> None:
+    """Print (or write) NAME's definition, problem view and every query with its answer.
+
+    --out never replaces an existing file unless --force, and never a database (the study's own storage
+    included); the file is written whole to a temporary file and renamed into place.
+    """
+    from safebandits._output import check_output_file, write_output
     from safebandits.study.study import load_study
 
-    if out is not None:
-        _check_out(out)
+    protect = _storage_files(storage)
+    path = None if out is None else check_output_file(out, "--out", force=force, protect=protect)
     with load_study(name, _reader(storage)) as s:
         text = json.dumps(s.export(), indent=1)
-    if out is None:
+    if path is None:
         click.echo(text)
     else:
-        Path(out).write_text(text + "\n")
+        write_output(path, text + "\n", force=force, protect=protect)
         _echo({"name": name, "out": out})
 
 
@@ -256,8 +264,11 @@ def list_cmd(storage: str) -> None:
         store.close()
 
 
-def _check_out(out: str) -> None:
-    """Refuse an output path whose folder is missing, before anything is read or written."""
-    parent = Path(out).resolve().parent
-    if not parent.is_dir():
-        raise ConfigError(f"--out {out!r}: the folder {str(parent)!r} does not exist; create it first.")
+def _storage_files(storage: str) -> list[tuple[Path, str]]:
+    """The files of a SQLite study storage (never an output of a command)."""
+    if storage.partition("://")[0].partition("+")[0] != "sqlite" or ":///" not in storage:
+        return []
+    path = Path(storage.partition(":///")[2].partition("?")[0])
+    return [
+        (Path(f"{path}{suffix}"), "the study's own storage") for suffix in ("", "-wal", "-shm", "-journal")
+    ]
