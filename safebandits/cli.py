@@ -89,8 +89,36 @@ def _with_plugin_option(command: click.Command) -> click.Command:
     return command
 
 
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+def _one_line(text: object, ctx: click.Context | None = None) -> str:
+    """``text`` on one line, without the credentials of any storage URL given to the command."""
+    line = " ".join(str(text).split())
+    if ctx is None:
+        return line
+    from safebandits.study.redact import redact_text
+
+    return redact_text(line, *_storage_urls(ctx))
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush after a broken pipe says nothing (the
+    recipe of Python's signal documentation, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # (no real stdout, e.g. under a test runner)
+        pass
+
+
+def _storage_urls(ctx: click.Context) -> list[str]:
+    """The storage URLs of this command line and of ``SAFEBANDITS_STORAGE`` (to redact from errors)."""
+    args = [*getattr(ctx, "protected_args", []), *ctx.args, *sys.argv[1:]]
+    urls = [os.environ.get("SAFEBANDITS_STORAGE", "")]
+    for i, arg in enumerate(args):
+        if arg == "--storage" and i + 1 < len(args):
+            urls.append(args[i + 1])
+        elif arg.startswith("--storage="):
+            urls.append(arg.partition("=")[2])
+    return [u for u in urls if u]
 
 
 class _Group(click.Group):
@@ -109,7 +137,8 @@ class _Group(click.Group):
             if debug or exc.ctx is None:
                 raise
             click.echo(
-                f"Error: {_one_line(exc.format_message())} (see `{exc.ctx.command_path} --help`).", err=True
+                f"Error: {_one_line(exc.format_message(), ctx)} (see `{exc.ctx.command_path} --help`).",
+                err=True,
             )
             ctx.exit(exc.exit_code)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
@@ -117,8 +146,11 @@ class _Group(click.Group):
         except SafeBanditsError as exc:
             if debug:
                 raise
-            click.echo(f"Error: {_one_line(exc)}", err=True)
+            click.echo(f"Error: {_one_line(exc, ctx)}", err=True)
             ctx.exit(getattr(exc, "exit_code", 2))
+        except BrokenPipeError:  # the reader of stdout stopped (`safebandits list | head`): not an error
+            _silence_stdout()
+            ctx.exit(0)
         except OSError as exc:  # a path given on the command line: missing folder, read-only, disk full
             if debug:
                 raise
@@ -126,7 +158,7 @@ class _Group(click.Group):
 
             where = f" {exc.filename!r}" if exc.filename else ""
             full = exc.errno in (errno.ENOSPC, errno.EIO, getattr(errno, "EDQUOT", -1))
-            click.echo(f"Error: cannot use{where}: {_one_line(exc.strerror or exc)}.", err=True)
+            click.echo(f"Error: cannot use{where}: {_one_line(exc.strerror or exc, ctx)}.", err=True)
             ctx.exit(1 if full else 2)
         except RecursionError:
             if debug:
@@ -137,7 +169,7 @@ class _Group(click.Group):
             if debug:
                 raise
             click.echo(
-                f"Error: internal error ({type(exc).__name__}: {_one_line(exc)[:300]}). Rerun with "
+                f"Error: internal error ({type(exc).__name__}: {_one_line(exc, ctx)[:300]}). Rerun with "
                 "`safebandits --debug ...` for the traceback and report it.",
                 err=True,
             )
@@ -886,18 +918,44 @@ _with_plugin_option(cli)
 @cli.command("dashboard")
 @click.option("--storage", default="sqlite:///study.db", show_default=True, help="Study storage URL.")
 @click.option("--results", type=click.Path(exists=True, file_okay=False), help="A results directory to show.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind (localhost only).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to bind. Anything but a loopback address needs --token.",
+)
 @click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
 @click.option(
     "--token", envvar="SAFEBANDITS_DASHBOARD_TOKEN", help="Answering needs this token (env var too)."
 )
-def dashboard(storage: str, results: str | None, host: str, port: int, token: str | None) -> None:
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Host name browsers use to reach a non-local bind (checked against the Host header; repeatable).",
+)
+def dashboard(
+    storage: str,
+    results: str | None,
+    host: str,
+    port: int,
+    token: str | None,
+    allowed_hosts: tuple[str, ...],
+) -> None:
     """Web dashboard of the studies in --storage (and the results in --results): progress, estimates,
-    recommendation, and pages to answer open queries in the browser."""
-    from safebandits.dashboard import mask_url, serve
+    recommendation, and pages to answer open queries in the browser.
 
-    click.echo(f"safebandits dashboard on http://{host}:{port}/ (storage {mask_url(storage)})")
-    serve(storage, results, host=host, port=port, token=token)
+    Refused at start (exit 2): a storage that is not a URL, a missing or foreign database, and a
+    non-local --host without --token. Cross-site POSTs and foreign Host headers are refused.
+    """
+    from safebandits.dashboard.app import check_bind, check_storage, serve
+    from safebandits.study.redact import redact_url
+
+    check_bind(host, token, allowed_hosts)
+    check_storage(storage)
+    click.echo(f"safebandits dashboard on http://{host}:{port}/ (storage {redact_url(storage)})")
+    serve(storage, results, host=host, port=port, token=token, allowed_hosts=allowed_hosts)
 
 
 def main(argv: list[str] | None = None) -> int:

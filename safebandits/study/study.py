@@ -693,7 +693,7 @@ def create_study(
     ConfigError
         Unknown algorithm, invalid config, an info the learner does not accept, or a name in use.
     """
-    check_study_name(name)
+    check_study_name(name, new=True)
     entry = get_algorithm(algorithm)
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
     if seed is None:
