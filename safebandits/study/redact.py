@@ -31,7 +31,7 @@ _KEYS = r"(?:password|passwd|pass|pwd|sslpassword|sslkey_?password|secret|token|
 _KEYVAL = re.compile(
     rf"((?:^|(?<=[?&;,\s])){_KEYS}\s*=\s*)('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^&;,\s#]*)", re.IGNORECASE
 )
-_MIN_PIECE = 4  # pieces of a secret (split at @ / : ? #) this long are removed from free text too
+_MIN_PIECE = 3  # pieces of a secret (split at @ / : ? #) this long are removed from free text too
 
 
 def _split(url: str) -> tuple[str, str, str, str] | None:
@@ -58,14 +58,14 @@ def redact_url(url: object) -> str:
     """
     if not isinstance(url, str):
         return repr(url)
-    out = url
+    out = _KEYVAL.sub(lambda m: m.group(1) + MASK, url)  # first: a query password may hold an '@'
     parts = _split(out)
     if parts is not None:
         prefix, scheme, userinfo, rest = parts
         if ":" in userinfo:
             user = userinfo.split(":", 1)[0]
             out = f"{prefix}{scheme}{user}:{MASK}@{rest}"
-    return _KEYVAL.sub(lambda m: m.group(1) + MASK, out)
+    return out
 
 
 def url_secrets(url: object) -> list[str]:
@@ -74,7 +74,7 @@ def url_secrets(url: object) -> list[str]:
     if not isinstance(url, str):
         return []
     found: list[str] = []
-    parts = _split(url)
+    parts = _split(_KEYVAL.sub(lambda m: m.group(1) + MASK, url))
     if parts is not None and ":" in parts[2]:
         secret = parts[2].split(":", 1)[1]
         found.append(secret)
