@@ -6,7 +6,7 @@ Safety (issue 30): the ``Host`` header must name the address the server is bound
 from the dashboard's own pages (its ``Origin``, else its ``Referer``, names this host, and a form
 carries the per-process CSRF token the pages embed); every response carries a Content-Security-Policy
 (no script at all, no framing), ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff`` and
-``Referrer-Policy: no-referrer``. Storage URLs are shown through :func:`safebandits.study.redact.redact_url`
+``Referrer-Policy: same-origin``. Storage URLs are shown through :func:`safebandits.study.redact.redact_url`
 (the one redaction of every output), and errors through :func:`~safebandits.study.redact.redact_text`.
 """
 
@@ -31,7 +31,8 @@ TOKEN_COOKIE = "sb_dashboard_token"
 CSRF_FIELD = "csrf"
 
 #: Headers of every response: no script may run, no page may frame the dashboard, no MIME sniffing, no
-#: referrer leaves it (a query URL names the study).
+#: referrer leaves for another site (a query URL names the study; "no-referrer" would make browsers send
+#: "Origin: null" with the dashboard's own forms, which the cross-site check refuses).
 SECURITY_HEADERS = {
     "content-security-policy": (
         "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
@@ -39,7 +40,7 @@ SECURITY_HEADERS = {
     ),
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",
     "cross-origin-opener-policy": "same-origin",
     "cross-origin-resource-policy": "same-origin",
 }
