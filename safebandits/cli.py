@@ -42,6 +42,7 @@ from typing import Any
 
 import click
 
+from safebandits._limits import MAX_BUDGET, MAX_REPLICATES, MAX_SEED, MAX_WORKERS
 from safebandits.exceptions import ConfigError, SafeBanditsError
 
 __all__ = ["cli", "main"]
@@ -111,7 +112,7 @@ def _silence_stdout() -> None:
 
 def _storage_urls(ctx: click.Context) -> list[str]:
     """The storage URLs of this command line and of ``SAFEBANDITS_STORAGE`` (to redact from errors)."""
-    args = [*getattr(ctx, "protected_args", []), *ctx.args, *sys.argv[1:]]
+    args = [*ctx.meta.get("safebandits.argv", []), *sys.argv[1:]]
     urls = [os.environ.get("SAFEBANDITS_STORAGE", "")]
     for i, arg in enumerate(args):
         if arg == "--storage" and i + 1 < len(args):
@@ -174,6 +175,10 @@ class _Group(click.Group):
                 err=True,
             )
             ctx.exit(1)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["safebandits.argv"] = list(args)  # (the storage URLs to redact from errors)
+        return super().parse_args(ctx, args)
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         super().add_command(_with_plugin_option(cmd), name)
@@ -310,7 +315,7 @@ def _echo_options(entry: Any) -> None:
 
 
 #: Largest value of each count option (absurd sizes are refused before anything is allocated).
-_OPTION_LIMITS = {"replicates": 1_000_000, "workers": 4096, "budget": 10**12}
+_OPTION_LIMITS = {"replicates": MAX_REPLICATES, "workers": MAX_WORKERS, "budget": MAX_BUDGET}
 
 
 def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
@@ -333,7 +338,7 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
     "--replicates", type=int, callback=_positive, help="Replicates per point (overrides the scale)."
 )
 @click.option(
-    "--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Experiment seed (overrides the spec's)."
+    "--seed", type=click.IntRange(min=0, max=MAX_SEED), help="Experiment seed (overrides the spec's)."
 )
 @click.option(
     "--out",

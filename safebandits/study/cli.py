@@ -25,6 +25,7 @@ from typing import Any
 
 import click
 
+from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_SEED
 from safebandits.exceptions import ConfigError
 from safebandits.study.codec import info_from_dict, jsonable
 
@@ -97,11 +98,13 @@ def study() -> None:
     help="The problem view as JSON (as written by 'study export': the 'info' object).",
 )
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Algorithm config. Repeatable.")
-@click.option("--seed", type=click.IntRange(min=0), help="Learner seed [default: drawn and stored].")
-@click.option("--instance-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--seed", type=click.IntRange(min=0, max=MAX_SEED), help="Learner seed [default: drawn and stored]."
+)
+@click.option("--instance-seed", type=click.IntRange(min=0, max=MAX_SEED), default=0, show_default=True)
 @click.option(
     "--max-open",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_OPEN),
     default=1,
     show_default=True,
     help="Queries out at once (batches are split into pulls when > 1).",
@@ -191,7 +194,11 @@ def tell(name: str, query_id: int, answer: str, storage: str) -> None:
 
 @study.command("expire")
 @click.argument("name")
-@click.option("--older-than", type=click.FloatRange(min=0), help="Only queries out for more than SECONDS.")
+@click.option(
+    "--older-than",
+    type=click.FloatRange(min=0, max=MAX_EXPIRE_SECONDS),
+    help="Only queries out for more than SECONDS.",
+)
 @_storage_option
 def expire(name: str, older_than: float | None, storage: str) -> None:
     """Return NAME's abandoned open queries to the pool (ask re-issues them first)."""
