@@ -46,6 +46,8 @@ FORMS = [
     ("unix socket", "postgresql+psycopg://ann:{pw}@/db?host=/nonexistent/socket"),
 ]
 
+FORM_IDS = [form for form, _ in FORMS]
+
 
 def pieces(secret: str) -> list[str]:
     """The secret and every piece of it (split at / @ ? : #) of 3 characters or more."""
@@ -81,8 +83,8 @@ def _free_port() -> int:
 # -- the redaction itself ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("secret", [PW, ODD, "p%40ss%2Fw0rd"])
-@pytest.mark.parametrize(("form", "template"), FORMS)
+@pytest.mark.parametrize("secret", [PW, ODD, "p%40ss%2Fw0rd"], ids=["plain", "odd", "encoded"])
+@pytest.mark.parametrize(("form", "template"), FORMS, ids=FORM_IDS)
 def test_redact_url_every_form(form, template, secret):
     url = template.format(pw=secret, host="db.example:5432")
     shown = redact_url(url)
@@ -100,6 +102,7 @@ def test_redact_url_every_form(form, template, secret):
         f"host=db.example password='{PW} x' user=ann",
         f"Driver={{PostgreSQL}};Server=db;Uid=ann;Pwd={PW};",
     ],
+    ids=["libpq", "libpq-quoted", "odbc"],  # (no password in a test id: ids are printed)
 )
 def test_redact_key_value_strings(dsn):
     assert_clean(redact_url(dsn), PW, dsn)
@@ -132,8 +135,8 @@ def test_property_no_password_survives(user, secret, where):
 # -- errors, CLI and dashboard against an unreachable server -----------------------------------------
 
 
-@pytest.mark.parametrize("secret", [PW, ODD])
-@pytest.mark.parametrize(("form", "template"), FORMS)
+@pytest.mark.parametrize("secret", [PW, ODD], ids=["plain", "odd"])
+@pytest.mark.parametrize(("form", "template"), FORMS, ids=FORM_IDS)
 def test_every_output_of_an_unreachable_storage(form, template, secret, tmp_path):
     url = template.format(pw=secret, host="127.0.0.1:1")  # nothing listens on port 1
     with pytest.raises(SafeBanditsError) as info:
