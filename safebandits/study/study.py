@@ -824,8 +824,12 @@ def load_study(name: str, storage: str | Storage = DEFAULT_STORAGE) -> Study:
 def list_studies(storage: str | Storage = DEFAULT_STORAGE) -> list[str]:
     """Names of the studies stored in ``storage``."""
     store = open_storage(storage, create=False)
-    with store.transaction() as tx:
-        return [r[0] for r in tx.execute("SELECT name FROM sb_studies ORDER BY name")]
+    try:
+        with store.transaction() as tx:
+            return [r[0] for r in tx.execute("SELECT name FROM sb_studies ORDER BY name")]
+    finally:
+        if isinstance(storage, str):  # (a storage given open stays open)
+            store.close()
 
 
 def _version() -> str:
