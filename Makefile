@@ -63,7 +63,7 @@ quick-archive: $(STAMP)
 	xz -9 -c results/quick-archive/results.sqlite > $(QUICK_ARCHIVE)
 
 scoreboard: $(STAMP)
-	$(BIN)/safebandits scoreboard $(PAPER_ARCHIVE) $(QUICK_ARCHIVE) --out docs/scoreboard.md
+	$(BIN)/safebandits scoreboard $(PAPER_ARCHIVE) $(QUICK_ARCHIVE) --out docs/scoreboard.md --force
 
 clean:
 	rm -rf $(VENV) results .pytest_cache docs/_build docs/auto_examples docs/reference

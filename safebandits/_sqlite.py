@@ -10,6 +10,8 @@ cannot create the WAL index), so a read never creates or alters anything.
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,23 +19,63 @@ from pathlib import Path
 from safebandits.exceptions import ConfigError, SafeBanditsError, StorageError
 
 __all__ = [
-    "SQLITE_MAGIC",
     "StorageError",
     "check_sqlite_file",
     "connect_read_only",
     "discard_side_files",
+    "is_sqlite_database",
     "rollback",
     "side_files",
     "translate",
 ]
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
+
+def is_sqlite_database(path: Path) -> bool:
+    """Whether the file ``path`` holds a SQLite database (or something SQLite cannot tell from one),
+    asked of SQLite itself.
+
+    Never a plain ``open()`` of the file: closing any descriptor of a file drops every POSIX lock this
+    process holds on it, so a plain open and close while this process has a SQLite connection to the
+    same file (a long-lived reader such as the dashboard, loading a study again) silently releases that
+    connection's locks; another process may then checkpoint and reset the WAL under it ("disk I/O
+    error", "database disk image is malformed"; SQLite's "How to corrupt" notes, section 2.2). SQLite's
+    own VFS knows the locks of the process per file and defers the close of a descriptor while other
+    connections of the process hold locks, so the header is read through a SQLite connection opened
+    ``mode=ro&immutable=1`` (``nolock`` is never used: its close is not deferred): it takes no lock,
+    creates no ``-wal``/``-shm`` file and checks page 1's header. Only SQLite's "not a database" answer
+    means no; it comes from header bytes that never change once a database exists (magic string, page
+    size, payload fractions), so a concurrent writer cannot cause it. Any other answer (a page read
+    while another process checkpoints may look corrupt to a lock-free reader) counts as a database, and
+    its users' own connections report the real problem. A file of 1 to 511 bytes is no database (the
+    smallest page is 512 bytes) although SQLite would take it for an empty one; an empty file counts as
+    one only when a ``-wal`` file holds its content.
+    """
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return False
+    if size == 0:
+        return Path(f"{path}-wal").exists()
+    if size < 512:
+        return False
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    except sqlite3.Error:
+        return True
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.Error as exc:
+        return not (getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB" or "not a database" in str(exc))
+    finally:
+        conn.close()
+    return True
 
 
 def check_sqlite_file(path: Path, what: str) -> bool:
     """Whether ``path`` exists as a SQLite database; raise :class:`ConfigError` if it is something else.
 
-    A folder, an empty file and a file without the SQLite header are refused (and never touched).
+    A folder, an empty file and a file without the SQLite header are refused (and never touched). The
+    file is never opened with a plain descriptor (see :func:`is_sqlite_database`).
     """
     if path.is_dir():
         raise ConfigError(f"The {what} {str(path)!r} is a folder; give the path of a database file.")
@@ -42,16 +84,17 @@ def check_sqlite_file(path: Path, what: str) -> bool:
             raise ConfigError(f"The folder of the {what} {str(path)!r} does not exist; create it first.")
         return False
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(SQLITE_MAGIC))
+        size = os.stat(path).st_size
     except OSError as exc:
         raise ConfigError(f"The {what} {str(path)!r} cannot be read: {exc.strerror or exc}.") from None
-    if not head:
+    if not os.access(path, os.R_OK):
+        raise ConfigError(f"The {what} {str(path)!r} cannot be read: permission denied.")
+    if size == 0 and not Path(f"{path}-wal").exists():
         raise ConfigError(
             f"{str(path)!r} is an empty file, not a {what}; it was left unchanged. Delete it or choose "
             "another path."
         )
-    if head != SQLITE_MAGIC:
+    if not is_sqlite_database(path):
         raise ConfigError(
             f"{str(path)!r} is not a SQLite database, so not a {what}; it was left unchanged. "
             "Choose another path."
@@ -118,10 +161,18 @@ def translate(exc: BaseException, path: Path | str, what: str) -> SafeBanditsErr
     msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     low = msg.lower()
     where = f"The {what} {str(path)!r}"
-    if "disk is full" in low or "disk i/o" in low:
+    code = getattr(exc, "sqlite_errorname", None)
+    if "disk is full" in low or code == "SQLITE_FULL" or (("disk i/o" in low) and _file_system_full(path)):
         return StorageError(
-            f"{where} cannot be written: {msg}. Free space and run the command again; the transaction "
-            "in progress was not stored."
+            f"{where} cannot be written: the file system is full ({msg}). Free space and run the command "
+            "again; the transaction in progress was not stored."
+        )
+    if "disk i/o" in low or (code or "").startswith("SQLITE_IOERR"):
+        return StorageError(
+            f"{where}: the file system reported an I/O error ({code or msg}; the disk is not full). The "
+            "database, its -wal or -shm file may have been moved, deleted or changed underneath this "
+            "process, or the storage failed; run the command again, and check the file system if it "
+            "persists. The transaction in progress was not stored."
         )
     if "not a database" in low or "malformed" in low or "file is encrypted" in low:
         return ConfigError(f"{where} is corrupt or not a database ({msg}); it was left unchanged.")
@@ -136,6 +187,14 @@ def translate(exc: BaseException, path: Path | str, what: str) -> SafeBanditsErr
     if isinstance(exc, OverflowError) or "too large" in low:
         return ConfigError(f"{where} cannot hold a value given: {msg} (integers are limited to 64 bits).")
     return StorageError(f"{where}: {msg}.")
+
+
+def _file_system_full(path: Path | str) -> bool:
+    """Whether the file system of ``path`` has (almost) no space left (an I/O error may be ENOSPC)."""
+    try:
+        return shutil.disk_usage(Path(path).parent).free < 64 * 1024
+    except OSError:
+        return False
 
 
 def rollback(conn: sqlite3.Connection) -> None:

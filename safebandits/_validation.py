@@ -16,9 +16,25 @@ from typing import Any, Literal, Union
 
 import numpy as np
 
+from safebandits._limits import (
+    MAX_BUDGET,
+    MAX_EXPIRE_SECONDS,
+    MAX_KERNEL_POINTS,
+    MAX_OPEN,
+    MAX_REPLICATES,
+    MAX_SEED,
+    MAX_WORKERS,
+)
 from safebandits.exceptions import ConfigError
 
 __all__ = [
+    "MAX_BUDGET",
+    "MAX_EXPIRE_SECONDS",
+    "MAX_KERNEL_POINTS",
+    "MAX_OPEN",
+    "MAX_REPLICATES",
+    "MAX_SEED",
+    "MAX_WORKERS",
     "check_array",
     "check_choice",
     "check_int",
@@ -211,6 +227,21 @@ def check_literal_fields(obj: Any, *, owner: str | None = None) -> None:
             raise _fail(name, name_of_owner, f"one of {', '.join(map(repr, choices))}", value)
 
 
+def _not_a_number(value: Any, depth: int = 0) -> Any | None:
+    """The first string or boolean inside ``value`` (nested lists, tuples, object arrays), else None."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        return value
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "bUSV":
+            return value.flat[0] if value.size else value.dtype
+        if value.dtype.kind == "O" and depth < 64:
+            return next((b for v in value.flat if (b := _not_a_number(v, depth + 1)) is not None), None)
+        return None
+    if isinstance(value, (list, tuple)) and depth < 64:
+        return next((b for v in value if (b := _not_a_number(v, depth + 1)) is not None), None)
+    return None
+
+
 def check_array(
     value: Any,
     name: str,
@@ -224,8 +255,14 @@ def check_array(
 ) -> np.ndarray:
     """Convert to an ndarray and check its dimension, shape and finiteness.
 
-    ``shape`` entries of ``None`` match any length. Returns a new C-contiguous array.
+    ``shape`` entries of ``None`` match any length. Returns a new C-contiguous array. For a numeric
+    ``dtype`` strings and booleans are refused, never converted (``"0.5"`` is not a number, ``true`` is
+    not 1.0), wherever they sit in nested lists.
     """
+    if np.dtype(dtype).kind in "iufc":
+        bad = _not_a_number(value)
+        if bad is not None:
+            raise _fail(name, owner, "an array of numbers (not strings or booleans)", bad)
     try:
         arr = np.array(value, dtype=dtype, copy=True, order="C")
     except (TypeError, ValueError) as exc:

@@ -42,6 +42,7 @@ from typing import Any
 
 import click
 
+from safebandits._limits import MAX_BUDGET, MAX_REPLICATES, MAX_SEED, MAX_WORKERS
 from safebandits.exceptions import ConfigError, SafeBanditsError
 
 __all__ = ["cli", "main"]
@@ -89,8 +90,36 @@ def _with_plugin_option(command: click.Command) -> click.Command:
     return command
 
 
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+def _one_line(text: object, ctx: click.Context | None = None) -> str:
+    """``text`` on one line, without the credentials of any storage URL given to the command."""
+    line = " ".join(str(text).split())
+    if ctx is None:
+        return line
+    from safebandits.study.redact import redact_text
+
+    return redact_text(line, *_storage_urls(ctx))
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush after a broken pipe says nothing (the
+    recipe of Python's signal documentation, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # (no real stdout, e.g. under a test runner)
+        pass
+
+
+def _storage_urls(ctx: click.Context) -> list[str]:
+    """The storage URLs of this command line and of ``SAFEBANDITS_STORAGE`` (to redact from errors)."""
+    args = [*ctx.meta.get("safebandits.argv", []), *sys.argv[1:]]
+    urls = [os.environ.get("SAFEBANDITS_STORAGE", "")]
+    for i, arg in enumerate(args):
+        if arg == "--storage" and i + 1 < len(args):
+            urls.append(args[i + 1])
+        elif arg.startswith("--storage="):
+            urls.append(arg.partition("=")[2])
+    return [u for u in urls if u]
 
 
 class _Group(click.Group):
@@ -109,7 +138,8 @@ class _Group(click.Group):
             if debug or exc.ctx is None:
                 raise
             click.echo(
-                f"Error: {_one_line(exc.format_message())} (see `{exc.ctx.command_path} --help`).", err=True
+                f"Error: {_one_line(exc.format_message(), ctx)} (see `{exc.ctx.command_path} --help`).",
+                err=True,
             )
             ctx.exit(exc.exit_code)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
@@ -117,8 +147,11 @@ class _Group(click.Group):
         except SafeBanditsError as exc:
             if debug:
                 raise
-            click.echo(f"Error: {_one_line(exc)}", err=True)
+            click.echo(f"Error: {_one_line(exc, ctx)}", err=True)
             ctx.exit(getattr(exc, "exit_code", 2))
+        except BrokenPipeError:  # the reader of stdout stopped (`safebandits list | head`): not an error
+            _silence_stdout()
+            ctx.exit(0)
         except OSError as exc:  # a path given on the command line: missing folder, read-only, disk full
             if debug:
                 raise
@@ -126,7 +159,7 @@ class _Group(click.Group):
 
             where = f" {exc.filename!r}" if exc.filename else ""
             full = exc.errno in (errno.ENOSPC, errno.EIO, getattr(errno, "EDQUOT", -1))
-            click.echo(f"Error: cannot use{where}: {_one_line(exc.strerror or exc)}.", err=True)
+            click.echo(f"Error: cannot use{where}: {_one_line(exc.strerror or exc, ctx)}.", err=True)
             ctx.exit(1 if full else 2)
         except RecursionError:
             if debug:
@@ -137,11 +170,15 @@ class _Group(click.Group):
             if debug:
                 raise
             click.echo(
-                f"Error: internal error ({type(exc).__name__}: {_one_line(exc)[:300]}). Rerun with "
+                f"Error: internal error ({type(exc).__name__}: {_one_line(exc, ctx)[:300]}). Rerun with "
                 "`safebandits --debug ...` for the traceback and report it.",
                 err=True,
             )
             ctx.exit(1)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["safebandits.argv"] = list(args)  # (the storage URLs to redact from errors)
+        return super().parse_args(ctx, args)
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         super().add_command(_with_plugin_option(cmd), name)
@@ -278,7 +315,7 @@ def _echo_options(entry: Any) -> None:
 
 
 #: Largest value of each count option (absurd sizes are refused before anything is allocated).
-_OPTION_LIMITS = {"replicates": 1_000_000, "workers": 4096, "budget": 10**12}
+_OPTION_LIMITS = {"replicates": MAX_REPLICATES, "workers": MAX_WORKERS, "budget": MAX_BUDGET}
 
 
 def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
@@ -301,7 +338,7 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
     "--replicates", type=int, callback=_positive, help="Replicates per point (overrides the scale)."
 )
 @click.option(
-    "--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Experiment seed (overrides the spec's)."
+    "--seed", type=click.IntRange(min=0, max=MAX_SEED), help="Experiment seed (overrides the spec's)."
 )
 @click.option(
     "--out",
@@ -617,17 +654,24 @@ def report(directory: str, out: str | None) -> None:
     "--out", "out_path", type=click.Path(dir_okay=False), help="Write the page to FILE (else print)."
 )
 @click.option("--note", default="", help="A paragraph printed under the header (e.g. what was run).")
-def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str) -> None:
+@click.option("--force", is_flag=True, help="Replace an existing --out file (never a database).")
+def scoreboard(directories: tuple[str, ...], out_path: str | None, note: str, force: bool) -> None:
     """Write the reproduction scoreboard of DIRECTORIES (Markdown: date, commit, wall times, verdicts).
 
     Each of DIRECTORIES is a results directory or an archived store (a ``.sqlite.xz`` file such as
     ``docs/data/paper-results.sqlite.xz``); an (experiment, scale) stored in several is read from the
-    first. The page names no local path."""
+    first. The page names no local path. --out never replaces an existing file unless --force (a
+    database or an archive of DIRECTORIES never); written whole and renamed.
+    """
+    from safebandits._output import check_output_file, write_output
     from safebandits.experiments.claims_scoreboard import scoreboard_markdown
 
+    protect = [f for d in directories for f in _store_files(Path(d))]
+    protect += [(Path(d), "an archived store read by this command") for d in directories if Path(d).is_file()]
+    path = None if not out_path else check_output_file(out_path, "--out", force=force, protect=protect)
     page = scoreboard_markdown(list(directories), note=note)
-    if out_path:
-        Path(out_path).write_text(page)
+    if path is not None:
+        write_output(path, page, force=force, protect=protect)
         click.echo(f"scoreboard -> {out_path}")
     else:
         click.echo(page, nl=False)
@@ -654,29 +698,32 @@ def merge(destination: str, sources: tuple[str, ...]) -> None:
 @cli.command()
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every stored run to FILE.")
-def results(directory: str, csv_path: str | None) -> None:
+@click.option(
+    "--force", is_flag=True, help="Replace an existing --csv file (never a database or a store's own file)."
+)
+def results(directory: str, csv_path: str | None, force: bool) -> None:
     """Print a short summary of the runs stored in DIRECTORY (and export them with --csv).
 
     One table per kind of run: identification (samples, fraction correct and stopped), regret (rounds,
     regret, policy regret, violating rounds, positive constraint cost), classification (labels,
     accuracy, FDR, precision, recall). From Python: ``safebandits.load_results(DIRECTORY)`` and
-    ``safebandits.load_curves(DIRECTORY)``.
+    ``safebandits.load_curves(DIRECTORY)``. --csv never replaces an existing file unless --force, and
+    never a database or a file of a results store; it is written whole and renamed into place.
     """
     import pandas as pd
 
+    from safebandits._output import check_output_file, write_output
     from safebandits.experiments.results import summary_by_kind
     from safebandits.experiments.store import ResultsStore, latest_runs
 
+    path, protect = None, []
     if csv_path:
-        parent = Path(csv_path).resolve().parent
-        if not parent.is_dir():
-            raise ConfigError(
-                f"--csv {csv_path!r}: the folder {str(parent)!r} does not exist; create it first."
-            )
+        protect = _store_files(Path(directory)) + _store_files(Path(csv_path).resolve().parent)
+        path = check_output_file(csv_path, "--csv", force=force, protect=protect)
     with ResultsStore(directory, mode="r") as store:
         df = store.to_frame()
-    if csv_path:
-        df.to_csv(csv_path, index=False)
+    if path is not None:
+        write_output(path, lambda tmp: df.to_csv(tmp, index=False), force=force, protect=protect)
         click.echo(f"{len(df)} runs -> {csv_path}")
     if df.empty:
         click.echo("No runs stored.")
@@ -695,6 +742,17 @@ def results(directory: str, csv_path: str | None) -> None:
                     "learner's own guarantee, which may be relaxed by a tolerance (an answer within a "
                     "tolerance epsilon may exceed the threshold by up to epsilon); 'feasible' is strict."
                 )
+
+
+def _store_files(directory: Path) -> list[tuple[Path, str]]:
+    """The files of the results store in ``directory`` (none if it holds no store)."""
+    from safebandits.experiments.store import DB_NAME, HOLDER_NAME, LOCK_NAME
+
+    if not (directory / DB_NAME).exists():
+        return []
+    what = f"a file of the results store in {str(directory)!r}"
+    names = [DB_NAME, *(DB_NAME + s for s in ("-wal", "-shm", "-journal")), LOCK_NAME, HOLDER_NAME]
+    return [(directory / n, what) for n in names]
 
 
 # -- bounds ----------------------------------------------------------------------------------------
@@ -876,11 +934,26 @@ def driving() -> None:
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="CEM seed.")
 @click.option("--restarts", type=click.IntRange(min=1), default=10, show_default=True, help="CEM restarts.")
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="Output PNG.")
+@click.option("--force", is_flag=True, help="Replace an existing --out file (never a database).")
 def driving_render(
-    scenario: str, policies: tuple[str, ...], index: int, features: str, seed: int, restarts: int, out: str
+    scenario: str,
+    policies: tuple[str, ...],
+    index: int,
+    features: str,
+    seed: int,
+    restarts: int,
+    out: str,
+    force: bool,
 ) -> None:
-    """Draw the trajectories of policies in SCENARIO, top-down (Figure 1 layout), to --out."""
+    """Draw the trajectories of policies in SCENARIO, top-down (Figure 1 layout), to --out.
+
+    --out never replaces an existing file unless --force (a database never); written whole and renamed.
+    """
     import numpy as np
+
+    from safebandits._output import check_output_file, write_output
+
+    out_path = check_output_file(out, "--out", force=force)
 
     from safebandits.problems.driving.cem import CEMConfig, cem
     from safebandits.problems.driving.constrained import CONSTRAINED_SOLVERS, constrained_optimum
@@ -920,7 +993,8 @@ def driving_render(
             arr, label = arr[index], f"{path.name}[{index}]"
         items.append((label, arr, sc))
     fig = policies_figure(items, env, title=f"{sc.title} scenario ({features} features)")
-    fig.savefig(out, dpi=110)
+    fmt = out_path.suffix.lstrip(".").lower() or "png"
+    write_output(out_path, lambda tmp: fig.savefig(tmp, dpi=110, format=fmt), force=force)
     click.echo(f"{out}: {len(items)} polic{'y' if len(items) == 1 else 'ies'} in {scenario}")
 
 
@@ -931,18 +1005,44 @@ _with_plugin_option(cli)
 @cli.command("dashboard")
 @click.option("--storage", default="sqlite:///study.db", show_default=True, help="Study storage URL.")
 @click.option("--results", type=click.Path(exists=True, file_okay=False), help="A results directory to show.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind (localhost only).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to bind. Anything but a loopback address needs --token.",
+)
 @click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
 @click.option(
     "--token", envvar="SAFEBANDITS_DASHBOARD_TOKEN", help="Answering needs this token (env var too)."
 )
-def dashboard(storage: str, results: str | None, host: str, port: int, token: str | None) -> None:
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Host name browsers use to reach a non-local bind (checked against the Host header; repeatable).",
+)
+def dashboard(
+    storage: str,
+    results: str | None,
+    host: str,
+    port: int,
+    token: str | None,
+    allowed_hosts: tuple[str, ...],
+) -> None:
     """Web dashboard of the studies in --storage (and the results in --results): progress, estimates,
-    recommendation, and pages to answer open queries in the browser."""
-    from safebandits.dashboard import mask_url, serve
+    recommendation, and pages to answer open queries in the browser.
 
-    click.echo(f"safebandits dashboard on http://{host}:{port}/ (storage {mask_url(storage)})")
-    serve(storage, results, host=host, port=port, token=token)
+    Refused at start (exit 2): a storage that is not a URL, a missing or foreign database, and a
+    non-local --host without --token. Cross-site POSTs and foreign Host headers are refused.
+    """
+    from safebandits.dashboard.app import check_bind, check_storage, serve
+    from safebandits.study.redact import redact_url
+
+    check_bind(host, token, allowed_hosts)
+    check_storage(storage)
+    click.echo(f"safebandits dashboard on http://{host}:{port}/ (storage {redact_url(storage)})")
+    serve(storage, results, host=host, port=port, token=token, allowed_hosts=allowed_hosts)
 
 
 def main(argv: list[str] | None = None) -> int:

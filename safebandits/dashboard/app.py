@@ -1,24 +1,138 @@
-"""The dashboard's Starlette application: routes, token check, templates."""
+"""The dashboard's Starlette application: routes, token check, templates, and what keeps it safe to
+leave running.
+
+Safety (issue 30): the ``Host`` header must name the address the server is bound to (Starlette's
+``TrustedHostMiddleware``: a DNS-rebinding page cannot read or write through it); a POST must come
+from the dashboard's own pages (its ``Origin``, else its ``Referer``, names this host, and a form
+carries the per-process CSRF token the pages embed); every response carries a Content-Security-Policy
+(no script at all, no framing), ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff`` and
+``Referrer-Policy: same-origin``. Storage URLs are shown through :func:`safebandits.study.redact.redact_url`
+(the one redaction of every output), and errors through :func:`~safebandits.study.redact.redact_text`.
+"""
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
-import re
+import logging
+import secrets
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError
+from safebandits.study.redact import redact_text, redact_url
 
-__all__ = ["create_app", "mask_url", "serve"]
+__all__ = ["check_bind", "check_storage", "create_app", "local_hosts", "mask_url", "serve"]
 
 TOKEN_COOKIE = "sb_dashboard_token"
+CSRF_FIELD = "csrf"
+
+#: Headers of every response: no script may run, no page may frame the dashboard, no MIME sniffing, no
+#: referrer leaves for another site (a query URL names the study; "no-referrer" would make browsers send
+#: "Origin: null" with the dashboard's own forms, which the cross-site check refuses).
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+}
+
+_log = logging.getLogger("safebandits.dashboard")
+
+#: The storage URL as shown everywhere (the one redaction of safebandits.study.redact).
+mask_url = redact_url
 
 
-def mask_url(url: str) -> str:
-    """A storage URL without its password (``postgresql://user:***@host/db``); never show credentials."""
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", str(url))
+def _is_loopback(host: str) -> bool:
+    name = host.strip("[]")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def local_hosts(host: str = "127.0.0.1") -> list[str]:
+    """Host names a browser may use for a server bound to ``host`` on this machine."""
+    return sorted({host.strip("[]"), "127.0.0.1", "localhost", "::1", "[::1]"})
+
+
+def check_bind(host: str, token: str | None, allowed_hosts: Iterable[str] = ()) -> list[str]:
+    """Refuse a non-local bind without a token; return the ``Host`` names to accept.
+
+    A loopback address (127.0.0.0/8, ::1, localhost) accepts the local names. Any other address needs
+    ``token`` (anyone on the network could otherwise answer) and accepts ``allowed_hosts`` (default: the
+    address itself; ``0.0.0.0`` / ``::`` without ``allowed_hosts`` accept any name, the token then being
+    the only guard).
+    """
+    allowed = [h for h in allowed_hosts if h]
+    if _is_loopback(host):
+        return sorted({*local_hosts(host), *allowed})
+    if not token:
+        raise ConfigError(
+            f"The dashboard refuses to listen on {host!r} without a token: anyone who can reach that "
+            "address could answer the studies. Give --token TOKEN (or SAFEBANDITS_DASHBOARD_TOKEN), or "
+            "bind to 127.0.0.1."
+        )
+    if allowed:
+        return allowed
+    if host.strip("[]") in ("0.0.0.0", "::"):
+        return ["*"]
+    return [host.strip("[]")]
+
+
+def check_storage(storage: str) -> None:
+    """Open ``storage`` read-only once: a missing or foreign file or a string that is not a storage URL
+    is refused here (at start) rather than on every page."""
+    from safebandits.study.storage import open_storage
+
+    if not isinstance(storage, str) or "://" not in storage:
+        raise ConfigError(
+            f"--storage {redact_url(storage)!r} is not a storage URL; give e.g. 'sqlite:///study.db' or "
+            "'postgresql://user@host/db'."
+        )
+    open_storage(storage, create=False, read_only=True).close()
+
+
+def _same_origin(value: str, host_header: str) -> bool:
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == host_header.lower()
+
+
+class _SecurityHeaders:
+    """ASGI middleware: the :data:`SECURITY_HEADERS` on every HTTP response."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                from starlette.datastructures import MutableHeaders
+
+                headers = MutableHeaders(scope=message)
+                for key, value in SECURITY_HEADERS.items():
+                    if key not in headers:
+                        headers[key] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 def _number(value: str, what: str) -> float:
@@ -28,7 +142,13 @@ def _number(value: str, what: str) -> float:
         raise ConfigError(f"The {what} must be a number; got {value!r}.") from None
 
 
-def create_app(storage: str, results: str | Path | None = None, token: str | None = None) -> Any:
+def create_app(
+    storage: str,
+    results: str | Path | None = None,
+    token: str | None = None,
+    *,
+    allowed_hosts: Iterable[str] | None = None,
+) -> Any:
     """The dashboard as an ASGI application.
 
     Parameters
@@ -40,10 +160,15 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
     token : str, optional
         When given, answering needs it: open ``/?token=...`` once (a cookie keeps it) or send the form
         field ``token``. Pages that only show stay open.
+    allowed_hosts : iterable of str, optional
+        Accepted ``Host`` header names (default: the local names, see :func:`local_hosts`); ``"*"``
+        accepts any.
     """
     try:
         import jinja2
         from starlette.applications import Starlette
+        from starlette.middleware import Middleware
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
         from starlette.requests import Request
         from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
         from starlette.routing import Route
@@ -63,13 +188,34 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
     )
     env.filters["q"] = lambda s: quote(str(s), safe="")
     results_dir = None if results is None else Path(results)
-    shown_storage = mask_url(storage)
+    shown_storage = redact_url(storage)
+    csrf_token = secrets.token_urlsafe(32)  # (embedded in every form; a cross-site page cannot read it)
 
     def render(template: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
         page = env.get_template(template).render(
-            storage=shown_storage, results=results_dir is not None, token_required=token is not None, **ctx
+            storage=shown_storage,
+            results=results_dir is not None,
+            token_required=token is not None,
+            csrf=csrf_token,
+            **ctx,
         )
         return HTMLResponse(page, status_code=status_code)
+
+    def cross_site(request: Request, form: Any) -> str | None:
+        """Why a POST is refused as cross-site (``None``: it comes from the dashboard's own page)."""
+        host = request.headers.get("host", "")
+        origin = request.headers.get("origin")
+        if origin is not None:
+            if not _same_origin(origin, host):
+                return f"it comes from another site ({origin[:100]})"
+        else:
+            referer = request.headers.get("referer")
+            if referer is not None and not _same_origin(referer, host):
+                return "it comes from another site (its Referer)"
+        given = str(form.get(CSRF_FIELD, "")) if form is not None else ""
+        if not hmac.compare_digest(given.encode(), csrf_token.encode()):
+            return "the form lacks the dashboard's CSRF token (reload the page and send it again)"
+        return None
 
     def authorised(request: Request, form: Any = None) -> bool:
         if token is None:
@@ -109,7 +255,7 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
         try:
             names = list_studies(storage)
         except ConfigError as exc:
-            return render("error.html", 404, message=str(exc))
+            return render("error.html", 404, message=redact_text(exc, storage))
         rows = [study_row(n) for n in names]
         return with_token_cookie(request, render("index.html", studies=rows))
 
@@ -149,13 +295,16 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
             with open_study(name) as s:
                 summary = s.summary()
         except ConfigError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=404)
+            return JSONResponse({"error": redact_text(exc, storage)}, status_code=404)
         summary["storage"] = shown_storage
         return JSONResponse(summary)
 
     async def ask(request: Request) -> Response:
         name = request.path_params["name"]
         form = await request.form()
+        refused = cross_site(request, form)
+        if refused is not None:
+            return render("error.html", 403, message=f"The answer was refused: {refused}.")
         if not authorised(request, form):
             return render("error.html", 403, message="Answering needs the dashboard's token.")
         try:
@@ -223,6 +372,9 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
         name = request.path_params["name"]
         qid = int(request.path_params["qid"])
         form = await request.form()
+        refused = cross_site(request, form)
+        if refused is not None:
+            return render("error.html", 403, message=f"The answer was refused: {refused}.")
         if not authorised(request, form):
             return render("error.html", 403, message="Answering needs the dashboard's token.")
         with open_study(name) as s:
@@ -296,23 +448,48 @@ def create_app(storage: str, results: str | Path | None = None, token: str | Non
             return Response(status_code=404)
         return FileResponse(path)
 
+    def guarded(handler: Any) -> Any:
+        """Errors as pages with the credentials removed, logged in one line (never a traceback with a
+        URL in it): no study / not a study storage 404, a storage failure 503, anything else 500."""
+
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except ConfigError as exc:  # no such study, not a study storage, a bad value
+                return render("error.html", 404, message=redact_text(exc, storage))
+            except SafeBanditsError as exc:
+                _log.warning("dashboard: %s", redact_text(exc, storage))
+                return render("error.html", 503, message=redact_text(exc, storage))
+            except Exception as exc:
+                message = redact_text(exc, storage)
+                _log.error("dashboard: internal error (%s: %s)", type(exc).__name__, message)
+                return render(
+                    "error.html", 500, message=f"Internal error ({type(exc).__name__}); see the server's log."
+                )
+
+        return endpoint
+
+    # Study names may hold a '/' (studies created before names were restricted; a link encodes it as
+    # %2F, which arrives decoded): the name is a path, and the more specific routes come first.
     routes = [
-        Route("/", index),
-        Route("/study/{name}", study_page),
-        Route("/study/{name}/summary.json", summary_json),
-        Route("/study/{name}/answer", answer_page),
-        Route("/study/{name}/ask", ask, methods=["POST"]),
-        Route("/study/{name}/query/{qid:int}", query_page),
-        Route("/study/{name}/query/{qid:int}", tell, methods=["POST"]),
-        Route("/results", results_page),
-        Route("/results/report/{path:path}", results_file),
+        Route("/", guarded(index)),
+        Route("/results", guarded(results_page)),
+        Route("/results/report/{path:path}", guarded(results_file)),
+        Route("/study/{name:path}/summary.json", guarded(summary_json)),
+        Route("/study/{name:path}/answer", guarded(answer_page)),
+        Route("/study/{name:path}/ask", guarded(ask), methods=["POST"]),
+        Route("/study/{name:path}/query/{qid:int}", guarded(query_page)),
+        Route("/study/{name:path}/query/{qid:int}", guarded(tell), methods=["POST"]),
+        Route("/study/{name:path}", guarded(study_page)),
     ]
-
-    async def not_found(request: Request, exc: Exception) -> Response:
-        # A study that does not exist or cannot be opened (no study of that name, not a study database).
-        return render("error.html", 404, message=str(exc))
-
-    return Starlette(routes=routes, exception_handlers={ConfigError: not_found})
+    hosts = list(allowed_hosts) if allowed_hosts is not None else local_hosts()
+    middleware = [
+        Middleware(_SecurityHeaders),
+        Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False),
+    ]
+    app = Starlette(routes=routes, middleware=middleware)
+    app.state.csrf_token = csrf_token
+    return app
 
 
 def serve(
@@ -322,11 +499,17 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8080,
     token: str | None = None,
+    allowed_hosts: Iterable[str] = (),
 ) -> None:
-    """Run the dashboard with uvicorn (blocks until interrupted)."""
-    app = create_app(storage, results, token)
+    """Run the dashboard with uvicorn (blocks until interrupted).
+
+    Refuses (:class:`ConfigError`) a non-local ``host`` without ``token`` and a storage it cannot open.
+    """
+    hosts = check_bind(host, token, allowed_hosts)
+    check_storage(storage)
+    app = create_app(storage, results, token, allowed_hosts=hosts)
     try:
         import uvicorn
     except ImportError:
         raise ConfigError("The dashboard needs uvicorn: pip install 'safebandits[dashboard]'.") from None
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

@@ -86,7 +86,10 @@ def _models() -> Any:
     """The pydantic models of an experiment file (built on first use: pydantic loads in ~0.1 s)."""
     from pydantic import BaseModel, ConfigDict, Field
 
-    pos = Annotated[int, Field(strict=True, gt=0)]
+    from safebandits._validation import MAX_BUDGET, MAX_REPLICATES, MAX_SEED
+
+    size = Annotated[int, Field(strict=True, gt=0, le=MAX_BUDGET)]  # (the CLI's caps: before allocation)
+    reps = Annotated[int, Field(strict=True, gt=0, le=MAX_REPLICATES)]
 
     class Learner(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -96,18 +99,18 @@ def _models() -> Any:
 
     class Scale(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        horizon: pos | None = None
-        budget: pos | None = None
-        replicates: pos | None = None
+        horizon: size | None = None
+        budget: size | None = None
+        replicates: reps | None = None
 
     class File(BaseModel):
         model_config = ConfigDict(extra="forbid")
         name: Annotated[str, Field(strict=True, pattern=_NAME.pattern, max_length=100)]
         title: Annotated[str, Field(strict=True)] = ""
-        seed: Annotated[int, Field(strict=True, ge=0)] = 0
-        replicates: pos = 5
-        horizon: pos | None = None
-        budget: pos = DEFAULT_BUDGET
+        seed: Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)] = 0
+        replicates: reps = 5
+        horizon: size | None = None
+        budget: size = DEFAULT_BUDGET
         problem: dict[str, Any]
         truth: dict[str, Any] = Field(default_factory=dict)
         learners: Annotated[list[Learner], Field(min_length=1)]

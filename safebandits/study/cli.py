@@ -26,6 +26,7 @@ from typing import Any
 
 import click
 
+from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_SEED
 from safebandits.exceptions import ConfigError
 from safebandits.study.codec import info_from_dict, jsonable
 
@@ -105,11 +106,13 @@ def study() -> None:
     "[[learners]] options for ALGORITHM (a name or a label) and its horizon apply.",
 )
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Algorithm config. Repeatable.")
-@click.option("--seed", type=click.IntRange(min=0), help="Learner seed [default: drawn and stored].")
-@click.option("--instance-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--seed", type=click.IntRange(min=0, max=MAX_SEED), help="Learner seed [default: drawn and stored]."
+)
+@click.option("--instance-seed", type=click.IntRange(min=0, max=MAX_SEED), default=0, show_default=True)
 @click.option(
     "--max-open",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_OPEN),
     default=1,
     show_default=True,
     help="Queries out at once (batches are split into pulls when > 1).",
@@ -265,7 +268,11 @@ def tell(name: str, query_id: int, answer: str, storage: str) -> None:
 
 @study.command("expire")
 @click.argument("name")
-@click.option("--older-than", type=click.FloatRange(min=0), help="Only queries out for more than SECONDS.")
+@click.option(
+    "--older-than",
+    type=click.FloatRange(min=0, max=MAX_EXPIRE_SECONDS),
+    help="Only queries out for more than SECONDS.",
+)
 @_storage_option
 def expire(name: str, older_than: float | None, storage: str) -> None:
     """Return NAME's abandoned open queries to the pool (ask re-issues them first)."""
@@ -304,19 +311,27 @@ def recommend(name: str, storage: str) -> None:
 @study.command("export")
 @click.argument("name")
 @click.option("--out", type=click.Path(dir_okay=False), help="Write to FILE instead of stdout.")
+@click.option(
+    "--force", is_flag=True, help="Replace an existing --out file (never a database, whatever --force says)."
+)
 @_storage_option
-def export(name: str, out: str | None, storage: str) -> None:
-    """Print (or write) NAME's definition, problem view and every query with its answer."""
+def export(name: str, out: str | None, force: bool, storage: str) -> None:
+    """Print (or write) NAME's definition, problem view and every query with its answer.
+
+    --out never replaces an existing file unless --force, and never a database (the study's own storage
+    included); the file is written whole to a temporary file and renamed into place.
+    """
+    from safebandits._output import check_output_file, write_output
     from safebandits.study.study import load_study
 
-    if out is not None:
-        _check_out(out)
+    protect = _storage_files(storage)
+    path = None if out is None else check_output_file(out, "--out", force=force, protect=protect)
     with load_study(name, _reader(storage)) as s:
         text = json.dumps(s.export(), indent=1)
-    if out is None:
+    if path is None:
         click.echo(text)
     else:
-        Path(out).write_text(text + "\n")
+        write_output(path, text + "\n", force=force, protect=protect)
         _echo({"name": name, "out": out})
 
 
@@ -333,8 +348,11 @@ def list_cmd(storage: str) -> None:
         store.close()
 
 
-def _check_out(out: str) -> None:
-    """Refuse an output path whose folder is missing, before anything is read or written."""
-    parent = Path(out).resolve().parent
-    if not parent.is_dir():
-        raise ConfigError(f"--out {out!r}: the folder {str(parent)!r} does not exist; create it first.")
+def _storage_files(storage: str) -> list[tuple[Path, str]]:
+    """The files of a SQLite study storage (never an output of a command)."""
+    if storage.partition("://")[0].partition("+")[0] != "sqlite" or ":///" not in storage:
+        return []
+    path = Path(storage.partition(":///")[2].partition("?")[0])
+    return [
+        (Path(f"{path}{suffix}"), "the study's own storage") for suffix in ("", "-wal", "-shm", "-journal")
+    ]

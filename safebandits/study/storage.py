@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sqlite3
 import uuid
 from collections.abc import Iterator
@@ -46,6 +45,7 @@ from safebandits._sqlite import (
     translate,
 )
 from safebandits.exceptions import ConfigError
+from safebandits.study.redact import redact_text, redact_url
 
 __all__ = [
     "MIGRATIONS",
@@ -102,33 +102,10 @@ class ConflictError(ConfigError):
     """A write collided with a row another process stored first (e.g. two creators of one study)."""
 
 
-def redact_url(url: str) -> str:
-    """``url`` with its password (``user:PASSWORD@`` or ``?password=``) replaced by ``***``."""
-    if not isinstance(url, str):
-        return repr(url)
-    out = re.sub(r"(://[^/@:?#]*:)[^/@]*@", r"\1***@", url)
-    return re.sub(r"([?&](?:password|pass|pwd)=)[^&]*", r"\1***", out, flags=re.IGNORECASE)
-
-
-def _secrets(url: str) -> list[str]:
-    found = re.findall(r"://[^/@:?#]*:([^/@]*)@", url)
-    found += re.findall(r"[?&](?:password|pass|pwd)=([^&]*)", url, flags=re.IGNORECASE)
-    try:
-        from urllib.parse import unquote
-
-        found += [unquote(f) for f in found]
-    except Exception:  # pragma: no cover
-        pass
-    return [f for f in found if f and f != "***"]
-
-
-def _clean(message: str, url: str) -> str:
-    """The first line of a driver's message, with any secret of ``url`` removed."""
+def _clean(message: object, url: str) -> str:
+    """The first line of a driver's message, with every secret of ``url`` removed."""
     lines = [line.strip() for line in str(message).splitlines() if line.strip()]
-    text = lines[0] if lines else ""
-    for secret in _secrets(url):
-        text = text.replace(secret, "***")
-    return text
+    return redact_text(lines[0] if lines else "", url)
 
 
 class Transaction(Protocol):
@@ -407,7 +384,7 @@ def open_storage(url: str | Storage, create: bool = True, read_only: bool = Fals
     if url.partition("://")[0].partition("+")[0] == "sqlite":  # sqlite:/// and sqlite+pysqlite:///
         if ":///" not in url:
             raise ConfigError(
-                f"A SQLite study URL looks like 'sqlite:///path/study.db'. Got {url!r} instead."
+                f"A SQLite study URL looks like 'sqlite:///path/study.db'. Got {redact_url(url)!r} instead."
             )
         return SQLiteStorage(url, create=create, read_only=read_only)
     if "://" not in url:

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_SEED
 from safebandits._version import __version__
 from safebandits.algorithms._observation import check_observation
 from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_to_dict
@@ -454,8 +455,15 @@ class Study:
         list of int
             The ids that expired. An answer to an expired query is still accepted (the first one wins).
         """
-        if older_than is not None and (isinstance(older_than, bool) or not float(older_than) >= 0):
-            raise ConfigError(f"'older_than' must be a number of seconds >= 0. Got {older_than!r} instead.")
+        if older_than is not None and (
+            isinstance(older_than, bool)
+            or not isinstance(older_than, (int, float, np.integer, np.floating))
+            or not 0 <= float(older_than) <= MAX_EXPIRE_SECONDS
+        ):
+            raise ConfigError(
+                f"'older_than' must be a number of seconds in [0, {MAX_EXPIRE_SECONDS:.0e}]. Got "
+                f"{older_than!r:.40} instead."
+            )
         wanted = None if ids is None else {_query_id(i) for i in ids}
         cutoff = None
         if older_than is not None:
@@ -760,16 +768,25 @@ def create_study(
     >>> study.declared_kind, type(study.info).__name__
     ('k-armed', 'StagewiseInfo')
     """
-    check_study_name(name)
+    check_study_name(name, new=True)
     entry = get_algorithm(algorithm)
     info, declared = _declared_view(info, algorithm, horizon)
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
-    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ConfigError(f"The 'seed' of a study must be a non-negative integer. Got {seed!r} instead.")
-    if isinstance(max_open, bool) or not isinstance(max_open, (int, np.integer)) or max_open < 1:
-        raise ConfigError(f"The 'max_open' of a study must be an integer >= 1. Got {max_open!r} instead.")
+    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(
+            f"The 'seed' of a study must be an integer in [0, 2**63 - 1]. Got {seed!r:.40} instead."
+        )
+    if (
+        isinstance(max_open, bool)
+        or not isinstance(max_open, (int, np.integer))
+        or not 1 <= max_open <= MAX_OPEN
+    ):
+        raise ConfigError(
+            f"The 'max_open' of a study must be an integer in [1, {MAX_OPEN:,}]. Got {max_open!r:.40} "
+            "instead."
+        )
     split = max_open > 1 if split_batches is None else split_batches
     if not isinstance(split, (bool, np.bool_)):
         raise ConfigError(f"The 'split_batches' of a study must be a bool. Got {split_batches!r} instead.")
@@ -914,8 +931,12 @@ def load_study(name: str, storage: str | Storage = DEFAULT_STORAGE) -> Study:
 def list_studies(storage: str | Storage = DEFAULT_STORAGE) -> list[str]:
     """Names of the studies stored in ``storage``."""
     store = open_storage(storage, create=False)
-    with store.transaction() as tx:
-        return [r[0] for r in tx.execute("SELECT name FROM sb_studies ORDER BY name")]
+    try:
+        with store.transaction() as tx:
+            return [r[0] for r in tx.execute("SELECT name FROM sb_studies ORDER BY name")]
+    finally:
+        if isinstance(storage, str):  # (a storage given open stays open)
+            store.close()
 
 
 def _version() -> str:

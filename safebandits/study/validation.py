@@ -25,11 +25,18 @@ MAX_QUERY_ID = 2**63 - 1
 MAX_DEPTH = 8
 
 
-def check_study_name(name: Any) -> str:
+#: Characters a new study name may not hold: a path separator cannot be one segment of a URL (the
+#: dashboard's links), and a backslash is one on some systems.
+NAME_FORBIDDEN = "/\\"
+
+
+def check_study_name(name: Any, new: bool = False) -> str:
     """Return ``name`` if it is a valid study name, else raise :class:`ConfigError`.
 
     A study name is a string of 1 to 255 characters, without surrounding whitespace, control characters
-    (NUL, newline, ...) or unpaired surrogates.
+    (NUL, newline, ...) or unpaired surrogates. A ``new`` name (creating a study) also holds no ``/`` or
+    ``\\`` and is not ``.`` or ``..`` (a browser rewrites those URL segments), so every study opens in
+    the dashboard; studies stored earlier under such names still load.
     """
     if not isinstance(name, str):
         raise ConfigError(f"A study name must be a string; got {type(name).__name__} {name!r:.60}.")
@@ -46,6 +53,11 @@ def check_study_name(name: Any) -> str:
         raise ConfigError(
             f"A study name must not hold control, unassigned or surrogate characters ({bad[0]!r}); "
             f"got {name!r:.80}."
+        )
+    if new and (any(c in NAME_FORBIDDEN for c in name) or name in (".", "..")):
+        raise ConfigError(
+            f"A study name must not hold '/' or '\\' nor be '.' or '..' (it is one segment of the "
+            f"dashboard's links); got {name!r:.80}."
         )
     return name
 

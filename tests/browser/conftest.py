@@ -19,6 +19,10 @@ import pytest
 from tests.system_packages import apt_install
 
 CHROMIUM = os.environ.get("SAFEBANDITS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+#: Playwright's waits (navigation, selectors) in ms: they wait for a condition, not a fixed time, and
+#: under load (a shared machine, a whole suite beside them) they get far more than the default 30 s.
+#: ``SAFEBANDITS_BROWSER_TIMEOUT_S`` sets it (default 300 s).
+TIMEOUT_MS = int(float(os.environ.get("SAFEBANDITS_BROWSER_TIMEOUT_S", "300")) * 1000)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -47,6 +51,8 @@ def browser(tmp_path_factory):
             args=CHROMIUM_ARGS,
             viewport={"width": 1280, "height": 900},
         )
+        context.set_default_timeout(TIMEOUT_MS)
+        context.set_default_navigation_timeout(TIMEOUT_MS)
         try:
             yield context
         finally:

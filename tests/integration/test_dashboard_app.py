@@ -19,6 +19,17 @@ with warnings.catch_warnings():
 from safebandits.dashboard import create_app, mask_url
 
 
+class Client(TestClient):
+    """A test client on the dashboard's own origin whose POSTs carry the pages' CSRF token."""
+
+    def __init__(self, app):
+        super().__init__(app, base_url="http://127.0.0.1")
+        self.csrf = app.state.csrf_token
+
+    def post(self, url, data=None, **kw):
+        return super().post(url, data={"csrf": self.csrf, **(data or {})}, **kw)
+
+
 @pytest.fixture
 def storage(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
@@ -31,7 +42,7 @@ def storage(tmp_path):
 
 
 def test_pages_and_answers(storage):
-    client = TestClient(create_app(storage))
+    client = Client(create_app(storage))
     assert "batch" in client.get("/").text
     page = client.get("/study/batch")
     assert page.status_code == 200 and "<svg" in page.text
@@ -58,7 +69,7 @@ def test_pages_and_answers(storage):
 
 
 def test_token_protects_answering_only(storage):
-    client = TestClient(create_app(storage, token="s3cret"))
+    client = Client(create_app(storage, token="s3cret"))
     assert client.get("/study/batch").status_code == 200
     assert client.post("/study/batch/ask").status_code == 403
     assert client.post("/study/batch/ask", data={"token": "wrong"}).status_code == 403
@@ -76,7 +87,7 @@ def test_credentials_never_show():
 
 
 def test_results_page_without_results(storage):
-    client = TestClient(create_app(storage))
+    client = Client(create_app(storage))
     assert client.get("/results").status_code == 404
     assert client.get("/results/report/../s.db").status_code == 404
 
@@ -89,7 +100,7 @@ def test_fdr_labelling_view(tmp_path):
     inst = sb.make_instance("fdr/half-circle", np.random.default_rng(0))
     problem = {"view": "fdr", "fields": ["x1", "x2"]}
     sb.create_study("f", "fdr-active", inst.public_info(), storage=url, seed=0, max_open=4, problem=problem)
-    client = TestClient(create_app(url))
+    client = Client(create_app(url))
     loc = client.post("/study/f/ask", follow_redirects=False).headers["location"]
     page = client.get(loc).text
     assert 'id="record"' in page and "<th>x1</th>" in page and 'id="label-positive"' in page
@@ -106,7 +117,7 @@ def test_regret_study_shows_simulated_curves(tmp_path):
     sb.create_study(
         "r", "opb", inst.public_info(), storage=url, seed=0, problem={"instance": "stagewise/four-arm"}
     )
-    client = TestClient(create_app(url))
+    client = Client(create_app(url))
     for _ in range(3):
         loc = client.post("/study/r/ask", follow_redirects=False).headers["location"]
         form = client.get(loc).text

@@ -64,7 +64,7 @@ def words(page: str) -> str:
 
 @pytest.mark.parametrize("name", ["opb", "beside", "practical", "gacol"])
 def test_estimates_panel_for_every_family(url, name):
-    client = TestClient(create_app(url))
+    client = TestClient(create_app(url), base_url="http://127.0.0.1")
     page = client.get(f"/study/{name}").text
     assert 'id="estimates"' in page and 'id="estimates-table"' in page
     panel = page[page.index('id="estimates"') :]
@@ -78,7 +78,7 @@ def test_estimates_panel_for_every_family(url, name):
 
 
 def test_recommendation_in_words(url):
-    client = TestClient(create_app(url))
+    client = TestClient(create_app(url), base_url="http://127.0.0.1")
     opb = words(client.get("/study/opb").text)
     with sb.load_study("opb", url) as s:
         rec = s.recommend()
@@ -132,12 +132,12 @@ def test_words_for_each_rule():
 
 
 def test_answer_page_says_the_answer_in_words(url):
-    client = TestClient(create_app(url))
+    client = TestClient(create_app(url), base_url="http://127.0.0.1")
     page = client.get("/study/beside/answer").text
     assert 'id="finished"' in page and "Final answer: decision" in unescape(page)
 
 
 def test_the_page_names_the_declared_problem(url):
-    page = TestClient(create_app(url)).get("/study/opb").text
+    page = TestClient(create_app(url), base_url="http://127.0.0.1").get("/study/opb").text
     assert "On a declared linear problem, which opb reads as its k-armed view." in page
     assert sb.load_study("opb", url).summary()["declaration"] == {"setting": "linear", "kind": "k-armed"}

@@ -111,7 +111,9 @@ def test_an_answer_above_the_limit_is_shown_with_feasible_false(tmp_path):
 
     from safebandits.dashboard.app import create_app
 
-    client = TestClient(create_app(f"sqlite:///{tmp_path / 's.db'}", results=out))
+    client = TestClient(
+        create_app(f"sqlite:///{tmp_path / 's.db'}", results=out), base_url="http://127.0.0.1"
+    )
     html = client.get("/results").text
     assert "correct but infeasible" in html and 'class="unsafe"' in html
 

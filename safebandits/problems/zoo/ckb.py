@@ -23,7 +23,13 @@ from typing import Literal
 
 import numpy as np
 
-from safebandits._validation import check_choice, check_int, check_interval, check_positive
+from safebandits._validation import (
+    MAX_KERNEL_POINTS,
+    check_choice,
+    check_int,
+    check_interval,
+    check_positive,
+)
 from safebandits.estimators.gp import matern_kernel, se_kernel
 from safebandits.exceptions import InfeasibleInstanceError
 from safebandits.problems.kernel import (
@@ -79,7 +85,7 @@ def synthetic(
     ``redraw=True`` draws ``f`` and ``g`` from ``rng`` (a new pair per trial); ``redraw=False`` draws them
     from ``default_rng(draw_seed)`` (one pair for every trial; the paper does not say which).
     """
-    n = check_int(n_points, "n_points", low=2)
+    n = check_int(n_points, "n_points", low=2, high=MAX_KERNEL_POINTS)  # (before the n x n kernel)
     check_positive(lengthscale, "lengthscale")
     check_choice(kernel, "kernel", SyntheticKernel)
     check_choice(bound, "bound", Literal["sup", "rkhs"])

@@ -248,9 +248,11 @@ def test_render_cli(tmp_path):
     )
     assert res.exit_code == 0, res.output
     assert out.stat().st_size > 1000 and "3 policies" in res.output
-    bad = CliRunner().invoke(cli, ["driving", "render", "--policy", "nonsense", "--out", str(out)])
+    bad = CliRunner().invoke(cli, ["driving", "render", "--policy", "nonsense", "--out", str(out), "--force"])
     assert bad.exit_code == 2 and "neither a file" in bad.output
-    bad = CliRunner().invoke(cli, ["driving", "render", "--policy", "constrained:exact", "--out", str(out)])
+    bad = CliRunner().invoke(
+        cli, ["driving", "render", "--policy", "constrained:exact", "--out", str(out), "--force"]
+    )
     assert bad.exit_code == 2 and "wen-topcu" in bad.output
 
 

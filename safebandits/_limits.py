@@ -1,0 +1,31 @@
+"""Caps shared by every way an input arrives (CLI options, experiment files, the Python API, study
+creation), checked before anything is allocated: absurd sizes are refused, not attempted.
+
+Constants only (no import), so the command line reads them without loading numpy.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "MAX_BUDGET",
+    "MAX_EXPIRE_SECONDS",
+    "MAX_KERNEL_POINTS",
+    "MAX_OPEN",
+    "MAX_REPLICATES",
+    "MAX_SEED",
+    "MAX_WORKERS",
+]
+
+#: Replicates per point of a sweep, and worker processes.
+MAX_REPLICATES = 1_000_000
+MAX_WORKERS = 4096
+#: Largest sample budget or horizon (rounds) of one run.
+MAX_BUDGET = 10**12
+#: Largest seed: a signed 64-bit integer (stored as such by every study backend).
+MAX_SEED = 2**63 - 1
+#: Largest number of open queries of a study.
+MAX_OPEN = 1_000_000
+#: Longest age (seconds, ~31.7 years) ``study expire --older-than`` accepts.
+MAX_EXPIRE_SECONDS = 1e9
+#: Most points of a kernel problem built on a grid (its n x n kernel matrix: 200 MB at 5,000).
+MAX_KERNEL_POINTS = 5000
