@@ -15,6 +15,7 @@ loses at most the runs in flight, and re-running skips every key already stored 
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing as mp
 import os
 import sys
@@ -258,21 +259,42 @@ PROGRESS_EVERY_S = float(os.environ.get("SAFEBANDITS_PROGRESS_S", "30"))
 
 
 class _LineProgress:
-    """A progress line on stderr now and then (not a bar: stderr is not a terminal)."""
+    """A progress line on stderr now and then (not a bar: stderr is not a terminal).
 
-    def __init__(self, total: int, every: float = PROGRESS_EVERY_S) -> None:
+    The time left is estimated from the runs finished *after* the first ``WARMUP`` share of the runs
+    (the first runs of a sweep compile kernels and are much slower than the rest): until then the line
+    says it is estimating, so the estimate does not start orders of magnitude too high and then drop.
+    """
+
+    #: Share of the runs finished before the time left is estimated.
+    WARMUP = 0.05
+
+    def __init__(self, total: int, every: float = PROGRESS_EVERY_S, clock: Any = time.monotonic) -> None:
         self.total, self.every, self.n = total, every, 0
-        self.t0 = self.last = time.monotonic()
+        self.clock = clock
+        self.t0 = self.last = clock()
+        self._mark: tuple[float, int] | None = None  # (time, runs) when the warm-up share was done
+        self._warm = max(1, math.ceil(self.WARMUP * total))
+
+    def time_left(self, now: float) -> float | None:
+        """Seconds left at ``now`` (``None`` while estimating)."""
+        if self._mark is None or self.n <= self._mark[1]:
+            return None
+        t_mark, n_mark = self._mark
+        rate = (self.n - n_mark) / max(now - t_mark, 1e-9)
+        return (self.total - self.n) / rate
 
     def update(self, k: int = 1) -> None:
         self.n += k
-        now = time.monotonic()
+        now = self.clock()
+        if self._mark is None and self.n >= self._warm:
+            self._mark = (now, self.n)
         if now - self.last >= self.every and self.n < self.total:
             self.last = now
-            rate = self.n / max(now - self.t0, 1e-9)
-            eta = (self.total - self.n) / rate if rate > 0 else float("inf")
+            eta = self.time_left(now)
+            left = "estimating the time left" if eta is None else f"{eta:.0f} s left"
             print(
-                f"progress: {self.n}/{self.total} runs, {now - self.t0:.0f} s elapsed, {eta:.0f} s left",
+                f"progress: {self.n}/{self.total} runs, {now - self.t0:.0f} s elapsed, {left}",
                 file=sys.stderr,
                 flush=True,
             )
