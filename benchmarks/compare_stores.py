@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/compare_stores.py BEFORE_DIR AFTER_DIR
-    .venv/bin/python benchmarks/compare_stores.py /work/baseline_quick /tmp/after_quick --scale quick
+    .venv/bin/python benchmarks/compare_stores.py results/before results/after --scale quick
     .venv/bin/python benchmarks/compare_stores.py A B --experiment acol/figure2 --show 20
 
 ``BEFORE_DIR`` and ``AFTER_DIR`` are results directories (``safebandits run ... --out DIR``). Runs are
