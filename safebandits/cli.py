@@ -504,30 +504,23 @@ def _check_user_learners(path: str, spec: Any, scale: str) -> None:
     (one refusal naming each learner that cannot start), then each learner's guarantee in the problem's
     terms and every tolerance that relaxes one, printed."""
     from safebandits.algorithms.compatibility import guarantee_statement, start_check, tolerance_lines
-    from safebandits.algorithms.registry import get_algorithm
-    from safebandits.experiments.user import file_settings
+    from safebandits.problems.zoo.declared import declaration
 
-    problem = file_settings(path)[0]
-    failed, fits = [], []
+    problem = declaration(spec.panels[0].fixed["problem"])  # (the file as loaded and checked)
+    failed = []
     for alg in spec.algorithms:
         horizon = alg.budget.get(scale) if alg.budget else None
         check = start_check(problem, alg.name, alg.params, horizon=horizon)
         if not check.ok:
             failed.append(f"  - {alg.label} ({alg.name}): {check.message}")
-        else:
-            entry = get_algorithm(alg.name)
-            fits.append((alg, entry))
     if failed:
         raise ConfigError(
             f"{path}: {len(failed)} learner(s) cannot start on this problem (nothing was run):\n"
             + "\n".join(failed)
         )
-    from safebandits.algorithms.compatibility import Compatible, guarantee_of, kind_for
-
-    found = [Compatible(a.name, e.task, kind_for(problem, a.name), guarantee_of(e), "") for a, e in fits]
-    for line in tolerance_lines(problem, found):
+    for line in tolerance_lines(problem, [alg.name for alg in spec.algorithms]):
         click.echo(f"note: {line}")
-    for alg, _ in fits:
+    for alg in spec.algorithms:
         click.echo(f"guarantee of {alg.label}: {guarantee_statement(problem, alg.name, alg.params)}")
 
 
@@ -591,7 +584,7 @@ def _echo_fit(fit: Any, problem: Any) -> None:
         click.echo(f"{len(found)} learners fit and can start ({', '.join(kinds)}):")
         for c in found:
             click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<16}  {c.guarantee}")
-        for line in tolerance_lines(problem, found):
+        for line in tolerance_lines(problem, [c.name for c in found]):
             click.echo(f"  note: {line}")
     note = per_round_safety_note(problem)
     if note:

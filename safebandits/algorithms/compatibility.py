@@ -397,20 +397,21 @@ def instance_for(simulated: SimulatedProblem, name: str, *, horizon: int | None 
     return simulated.instance(_kind_for(simulated.problem, _entry(name)), horizon=horizon)
 
 
-def tolerance_lines(problem: Any, found: Iterable[Compatible]) -> list[str]:
-    """One line per tolerance that relaxes the guarantee of learners in ``found``: its value and source."""
+def tolerance_lines(problem: Any, names: Iterable[str]) -> list[str]:
+    """One line per tolerance that relaxes the guarantee of the learners ``names`` on ``problem`` (a
+    declaration): its value and its source (the user's value or the documented default)."""
     if not isinstance(problem, (Problem, SimulatedProblem)):
         return []
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
     by_kind: dict[str, list[str]] = {}
-    for c in found:
-        by_kind.setdefault(c.kind, []).append(c.name)
+    for name in dict.fromkeys(names):
+        by_kind.setdefault(kind_for(decl, name), []).append(name)
     lines = []
-    for kind, names in by_kind.items():
+    for kind, kind_names in by_kind.items():
         tol = decl.tolerance(kind)
         if tol is not None:
             lines.append(
-                f"the answers of {', '.join(names)} may exceed your threshold by up to {tol.describe()}"
+                f"the answers of {', '.join(kind_names)} may exceed your threshold by up to {tol.describe()}"
             )
     return lines
 
@@ -503,10 +504,10 @@ def per_round_safety_note(problem: Any) -> str | None:
         if kind not in offered:
             continue
         for name in names:
-            why = _start_refusal(problem, name)
-            if why is None:
+            check = start_check(problem, name)
+            if check.ok:
                 return None
-            refusals.append(f"{name} cannot start: {why}")
+            refusals.append(f"{name} cannot start: {check.message}")
     by_reason: dict[str, set[str]] = {}  # (one line per reason: several kinds may share one)
     for kind, names in round_kinds.items():
         if kind in offered:
@@ -523,9 +524,3 @@ def per_round_safety_note(problem: Any) -> str | None:
             "action). The learners listed are safe in expectation or soft at best."
         )
     return text
-
-
-def _start_refusal(problem: Any, name: str) -> str | None:
-    """``None`` if learner ``name`` (default options) can start on ``problem``, else its refusal."""
-    check = start_check(problem, name)
-    return None if check.ok else check.message

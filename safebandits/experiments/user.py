@@ -86,7 +86,7 @@ def _models() -> Any:
     """The pydantic models of an experiment file (built on first use: pydantic loads in ~0.1 s)."""
     from pydantic import BaseModel, ConfigDict, Field
 
-    from safebandits._validation import MAX_BUDGET, MAX_REPLICATES, MAX_SEED
+    from safebandits._limits import MAX_BUDGET, MAX_REPLICATES, MAX_SEED
 
     size = Annotated[int, Field(strict=True, gt=0, le=MAX_BUDGET)]  # (the CLI's caps: before allocation)
     reps = Annotated[int, Field(strict=True, gt=0, le=MAX_REPLICATES)]

@@ -11,16 +11,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from safebandits._limits import MAX_BUDGET, MAX_SEED  # (the caps of every input; re-exported here)
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.spec import RunTask
 from safebandits.experiments.store import _sql_value
 from safebandits.rng import instance_rng
 
 __all__ = ["MAX_BUDGET", "MAX_SEED", "check_tasks"]
-
-#: Largest per-run budget and experiment seed (both are stored as 64-bit integers).
-MAX_BUDGET = 10**12
-MAX_SEED = 2**63 - 1
 
 
 def _key(value: Any) -> str:

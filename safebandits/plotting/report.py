@@ -384,11 +384,10 @@ def guarantee_rows(spec: ExperimentSpec | None, scale: str) -> list[dict[str, st
     if spec is None or not spec.panels or spec.panels[0].instance != INSTANCE:
         return []
     from safebandits.algorithms.compatibility import guarantee_statement
-    from safebandits.problems.zoo.declared import declared
+    from safebandits.problems.zoo.declared import declaration
 
-    fixed = spec.panels[0].fixed
     try:
-        problem = declared(problem=fixed["problem"], truth=fixed.get("truth"))
+        problem = declaration(spec.panels[0].fixed["problem"])
     except (ConfigError, KeyError):
         return []
     rows = []

@@ -17,7 +17,7 @@ from safebandits.exceptions import ConfigError
 from safebandits.problems.declare import PoolProblem, SimulatedProblem, problem_from_dict
 from safebandits.problems.registry import register_instance
 
-__all__ = ["declared", "pool_from_csv"]
+__all__ = ["declaration", "declared", "pool_from_csv"]
 
 
 def pool_from_csv(values: Mapping[str, Any]) -> tuple[PoolProblem, Any]:
@@ -50,11 +50,21 @@ def declared(
     if not isinstance(problem, Mapping):
         raise ConfigError("Instance 'user/declared' needs the problem table (instance parameter 'problem').")
     truth = dict(truth or {})
-    if problem.get("setting") == "pool" and "csv" in problem:
-        decl, labels = pool_from_csv(problem)
+    decl, labels = _declaration(problem)
+    if labels is not None:
         truth.setdefault("eta", labels)
-    else:
-        decl = problem_from_dict(problem)
     if "horizon" in {f.name for f in dataclasses.fields(decl)}:  # type: ignore[arg-type]
         decl = dataclasses.replace(decl, horizon=T)  # type: ignore[type-var]
     return SimulatedProblem(problem=decl, truth=truth)
+
+
+def declaration(problem: Mapping[str, Any]) -> Any:
+    """The declaration of a ``[problem]`` table alone (no truth, no instance built)."""
+    return _declaration(problem)[0]
+
+
+def _declaration(problem: Mapping[str, Any]) -> tuple[Any, Any]:
+    """(declaration, 0/1 labels of a pool read from a CSV file, else ``None``)."""
+    if problem.get("setting") == "pool" and "csv" in problem:
+        return pool_from_csv(problem)
+    return problem_from_dict(problem), None
