@@ -13,6 +13,7 @@ __all__ = [
     "MAX_OPEN",
     "MAX_REPLICATES",
     "MAX_SEED",
+    "MAX_SNAPSHOT_EVERY",
     "MAX_WORKERS",
 ]
 
@@ -25,6 +26,8 @@ MAX_BUDGET = 10**12
 MAX_SEED = 2**63 - 1
 #: Largest number of open queries of a study.
 MAX_OPEN = 1_000_000
+#: Largest interval between two snapshots of a study's learner (answered queries).
+MAX_SNAPSHOT_EVERY = 1_000_000
 #: Longest age (seconds, ~31.7 years) ``study expire --older-than`` accepts.
 MAX_EXPIRE_SECONDS = 1e9
 #: Most points of a kernel problem built on a grid (its n x n kernel matrix: 200 MB at 5,000).

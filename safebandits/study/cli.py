@@ -1,4 +1,5 @@
-"""``safebandits study create | ask | tell | status | recommend | export | list``: studies from a shell.
+"""``safebandits study create | ask | tell | status | recommend | verify | export | list``: studies
+from a shell.
 
 Every command prints JSON on stdout, so a shell loop or a program in another language can drive a
 study::
@@ -9,6 +10,7 @@ study::
     safebandits study tell s1 0 -1                # the answer as JSON: a number, or {"reward": ..., ...}
     safebandits study status s1                   # summary: counts, open query, recommendation, bounds
     safebandits study recommend s1
+    safebandits study verify s1                   # replay every answer; compare with the snapshot
     safebandits study export s1 --out s1.json
 
 The database is ``--storage URL`` (or the ``SAFEBANDITS_STORAGE`` variable; default
@@ -26,7 +28,7 @@ from typing import Any
 
 import click
 
-from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_SEED
+from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_SEED, MAX_SNAPSHOT_EVERY
 from safebandits.exceptions import ConfigError
 from safebandits.study.codec import info_from_dict, jsonable
 
@@ -117,6 +119,13 @@ def study() -> None:
     show_default=True,
     help="Queries out at once (batches are split into pulls when > 1).",
 )
+@click.option(
+    "--snapshot-every",
+    type=click.IntRange(min=0, max=MAX_SNAPSHOT_EVERY),
+    default=100,
+    show_default=True,
+    help="Store the learner's state every N answers, so loading replays only the answers since (0: never).",
+)
 @_storage_option
 def create(
     name: str,
@@ -129,6 +138,7 @@ def create(
     seed: int | None,
     instance_seed: int,
     max_open: int,
+    snapshot_every: int,
     storage: str,
 ) -> None:
     """Create study NAME for ALGORITHM on an --instance, an --info file or a --problem file."""
@@ -144,7 +154,7 @@ def create(
     if problem_file is not None:
         if sets:
             raise ConfigError("--set applies to --instance only.")
-        _create_declared(name, algorithm, problem_file, params, seed, max_open, storage)
+        _create_declared(name, algorithm, problem_file, params, seed, max_open, snapshot_every, storage)
         return
     entry = get_algorithm(algorithm)
     if instance is not None:
@@ -170,6 +180,7 @@ def create(
         seed=seed,
         max_open=max_open,
         problem=problem,
+        snapshot_every=snapshot_every,
     )
     _echo(
         {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed, "storage": s.storage_url}
@@ -210,6 +221,7 @@ def _create_declared(
     params: tuple[str, ...],
     seed: int | None,
     max_open: int,
+    snapshot_every: int,
     storage: str,
 ) -> None:
     """``study create --problem FILE.toml``: a study on the file's declared problem."""
@@ -226,7 +238,15 @@ def _create_declared(
         raise ConfigError(f"{problem_file}: horizon must be an integer >= 1; got {horizon!r}.")
     try:
         s = create_study(
-            name, learner, declared, options, storage=storage, seed=seed, max_open=max_open, horizon=horizon
+            name,
+            learner,
+            declared,
+            options,
+            storage=storage,
+            seed=seed,
+            max_open=max_open,
+            horizon=horizon,
+            snapshot_every=snapshot_every,
         )
     except ConfigError as exc:  # one line, naming the file
         raise ConfigError(f"{problem_file}: {' '.join(str(exc).split())}") from None
@@ -291,6 +311,17 @@ def status(name: str, storage: str) -> None:
 
     with load_study(name, _reader(storage)) as s:
         _echo(s.summary())
+
+
+@study.command("verify")
+@click.argument("name")
+@_storage_option
+def verify(name: str, storage: str) -> None:
+    """Replay every answer of NAME from the first and check it gives the learner its snapshot holds."""
+    from safebandits.study.study import load_study
+
+    with load_study(name, _reader(storage)) as s:
+        _echo({"name": name, **s.verify()})
 
 
 @study.command("recommend")

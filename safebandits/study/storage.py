@@ -5,11 +5,13 @@
 URL (``postgresql://user@host/db``, ``mysql://...``) goes through SQLAlchemy, an optional extra
 (``pip install safebandits[postgres]``).
 
-Tables: ``sb_studies`` (one row per study: name, algorithm, task, config, problem view, seed, versions)
-and ``sb_queries`` (one row per query: study, sequence number = query id, decision, the answer once
-told, UTC times). Every change happens in one write transaction that first locks the study
-(SQLite: ``BEGIN IMMEDIATE`` with a busy timeout; other databases: ``SELECT ... FOR UPDATE`` on the
-study's row), so concurrent askers and tellers are serialised and no answer is ever lost.
+Tables: ``sb_studies`` (one row per study: name, algorithm, task, config, problem view, seed, versions),
+``sb_queries`` (one row per query: study, sequence number = query id, decision, the answer once
+told, UTC times) and ``sb_snapshots`` (at most one row per study: its learner's state after the first
+``seq`` queries, a cache that spares loading a study the replay of every answer). Every change
+happens in one write transaction that first locks the study (SQLite: ``BEGIN IMMEDIATE`` with a busy
+timeout; other databases: ``SELECT ... FOR UPDATE`` on the study's row), so concurrent askers and
+tellers are serialised and no answer is ever lost.
 
 Opening never harms what it opens: a file that is not a SQLite database (empty, text, another format)
 or a SQLite database of another application is refused by name and left byte for byte as it was;
@@ -64,12 +66,22 @@ __all__ = [
 BUSY_TIMEOUT_S = 60.0
 
 #: Version of the tables below; stored in the database (SQLite: ``PRAGMA user_version``; else ``sb_meta``).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+_SNAPSHOTS = """CREATE TABLE IF NOT EXISTS sb_snapshots (
+        study VARCHAR(255) PRIMARY KEY REFERENCES sb_studies(name),
+        seq INTEGER NOT NULL,
+        library VARCHAR(64) NOT NULL,
+        check_json TEXT,
+        state TEXT NOT NULL,
+        created_at VARCHAR(64) NOT NULL
+    )"""
 
 #: In-library migrations: ``MIGRATIONS[v]`` are the statements that take a version-``v`` database to
 #: version ``v + 1`` (run in one transaction when a store is opened for writing). Version 0 is a
-#: database written before versions were recorded: the tables are those of version 1.
-MIGRATIONS: dict[int, tuple[str, ...]] = {0: ()}
+#: database written before versions were recorded: the tables are those of version 1. Version 2 adds
+#: ``sb_snapshots`` (the learner's state every few answers; :mod:`safebandits.study.snapshot`).
+MIGRATIONS: dict[int, tuple[str, ...]] = {0: (), 1: (_SNAPSHOTS,)}
 
 _PG_SCHEMA_LOCK = 0x5AFEBAD1  # (advisory lock key held while the schema is created or migrated)
 
@@ -93,6 +105,7 @@ SCHEMA = (
         told_at VARCHAR(64),
         PRIMARY KEY (study, seq)
     )""",
+    _SNAPSHOTS,
 )
 _META = "CREATE TABLE IF NOT EXISTS sb_meta (key VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL)"
 _TABLES = {"sb_studies", "sb_queries"}
@@ -116,6 +129,8 @@ class Transaction(Protocol):
 
 class Storage(Protocol):
     url: str
+    #: Whether the tables hold learner snapshots (``sb_snapshots``).
+    snapshots: bool
 
     def transaction(
         self, study: str | None = None, write: bool = False
@@ -182,6 +197,8 @@ class SQLiteStorage:
             conn.close()
         else:
             migrate = False
+        #: Whether the tables hold learner snapshots (a read-only open of an older file has none).
+        self.snapshots = not read_only or (exists and version >= 2)
         if read_only:
             self.conn = connect_read_only(self.path, what, timeout=BUSY_TIMEOUT_S)
             return
@@ -297,6 +314,7 @@ class SQLAlchemyStorage:
             self.engine = sqlalchemy.create_engine(url, pool_pre_ping=True)
         except Exception as exc:  # (ArgumentError, NoSuchModuleError, a missing driver, a bad port)
             raise ConfigError(f"Cannot open study storage {self.url!r}: {_clean(exc, url)}") from None
+        self.snapshots = True
         self._pg = self.engine.dialect.name == "postgresql"
         self._row_locks = self.engine.dialect.name != "sqlite"
         with self._translate():
@@ -321,7 +339,10 @@ class SQLAlchemyStorage:
                         conn.execute(self._text(stmt))
                     version = SCHEMA_VERSION
                     self._stamp(conn)
-                elif _check_version(version, self.url, read_only) and not read_only:
+                elif read_only:
+                    _check_version(version, self.url, read_only)  # (refuses a newer version)
+                    self.snapshots = version >= 2
+                elif _check_version(version, self.url, read_only):
                     conn.execute(self._text(_META))
                     for v in range(version, SCHEMA_VERSION):
                         for stmt in MIGRATIONS[v]:

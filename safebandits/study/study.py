@@ -3,7 +3,10 @@
 A :class:`Study` is an algorithm (registry name and config), the learner's view of a problem and a seed,
 stored under a name. The database is the source of truth: every operation first replays the queries and
 answers other processes stored since this process last looked, through a learner built with the stored
-seed, so every process holds exactly the state an uninterrupted run would have.
+seed, so every process holds exactly the state an uninterrupted run would have. Loading a study starts
+from the latest snapshot of its learner (:mod:`safebandits.study.snapshot`, written every
+``snapshot_every`` answers) and replays only the answers stored after it, so the cost of loading does not
+grow with the study; :meth:`Study.verify` replays everything from the first answer and compares.
 
 Open queries. By default (``max_open=1``) a study has at most one open query and ``ask`` returns it
 again until it is told; a batch decision (an ACOL round, a BESIDE or RAGE allocation, an FDR batch) is
@@ -33,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_SEED
+from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_SEED, MAX_SNAPSHOT_EVERY
 from safebandits._version import __version__
 from safebandits.algorithms._observation import check_observation
 from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_to_dict
@@ -52,6 +55,15 @@ from safebandits.study.codec import (
     observation_from_dict,
     observation_to_dict,
     parse_observation,
+)
+from safebandits.study.snapshot import (
+    DEFAULT_SNAPSHOT_EVERY,
+    SnapshotError,
+    decode_state,
+    encode_state,
+    library_version,
+    next_decision,
+    same_state,
 )
 from safebandits.study.storage import ConflictError, Storage, Transaction, open_storage
 from safebandits.study.validation import check_query_id, check_study_name
@@ -172,6 +184,11 @@ class Study:
         self.config: LearnerConfig = self._entry.config(**_decode(config))
         self.max_open: int = int(settings.get("max_open", 1))
         self.split_batches: bool = bool(settings.get("split_batches", self.max_open > 1))
+        #: Answered queries between two snapshots of the learner (0: never; see :mod:`~.snapshot`).
+        self.snapshot_every: int = int(settings.get("snapshot_every", DEFAULT_SNAPSHOT_EVERY))
+        self._row = row
+        self._use_snapshots = True
+        self._snapshot_failed = False
         self.problem: dict[str, Any] | None = settings.get("problem")
         # A study made from a declared problem: {"problem": its to_dict(), "kind": ..., "horizon": ...}
         self._declared: dict[str, Any] | None = settings.get("declaration")
@@ -198,6 +215,8 @@ class Study:
         self._batch: tuple[int, Decision, int, bool] | None = None
         self._rows: dict[int, list[Any]] = {}
         self._arm_counts: dict[int, int] = {}
+        self._snap_seq = 0  # first seq after the stored snapshot of the learner (0: none known)
+        self._replayed = 0  # decisions this process replayed since its learner was built or restored
 
     def _new_learner(self) -> BaseLearner:
         rng = learner_rng(RunKey(self.seed, 0, self.algorithm, 0))
@@ -238,10 +257,82 @@ class Study:
         if self._batch is not None and seq == self._batch[0] + self._batch[2] - 1:
             self._complete_if_answered()
 
+    # -- snapshots ---------------------------------------------------------------------------------
+    def _restore(self, tx: Transaction) -> BaseLearner | None:
+        """The learner of the stored snapshot, with the study's counters set to it; ``None`` when there is
+        no snapshot this process may use (then everything is replayed; :mod:`~.snapshot` says when)."""
+        if not (self._use_snapshots and getattr(self._storage, "snapshots", False)):
+            return None
+        rows = tx.execute(
+            "SELECT seq, library, check_json, state FROM sb_snapshots WHERE study = :s", {"s": self.name}
+        )
+        if not rows:
+            return None
+        seq, library, check, text = rows[0]
+        if library != library_version() or not isinstance(seq, int) or seq < 1:
+            return None
+        last = tx.execute(
+            "SELECT observation_json FROM sb_queries WHERE study = :s AND seq = :q",
+            {"s": self.name, "q": seq - 1},
+        )
+        if not last or last[0][0] is None:  # (the rows it folds in are not all stored and answered)
+            return None
+        try:
+            state = decode_state(text)
+        except SnapshotError:
+            return None
+        learner, counts = state.get("learner"), state.get("arm_counts")
+        if (
+            type(learner) is not self._entry.cls
+            or config_to_dict(learner.config) != config_to_dict(self.config)
+            or not isinstance(counts, dict)
+            or next_decision(learner) != check
+        ):
+            return None
+        self._n_seen = self._n_told = self._n_rows = self._snap_seq = seq
+        self._arm_counts = {int(a): int(n) for a, n in counts.items()}
+        return learner
+
+    def _write_snapshot(self, tx: Transaction) -> None:
+        """Store the learner's state now (every row before ``_n_seen`` answered and told)."""
+        assert self._batch is None and self._learner is not None
+        try:
+            text = encode_state({"learner": self._learner, "arm_counts": dict(self._arm_counts)})
+        except Exception as exc:  # (a plugin's learner that does not pickle: loads replay everything)
+            self._snapshot_failed = True
+            warnings.warn(
+                f"Study {self.name!r}: the learner {type(self._learner).__name__} cannot be saved "
+                f"({type(exc).__name__}: {exc}); loading the study replays every answer.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return
+        tx.execute("DELETE FROM sb_snapshots WHERE study = :s", {"s": self.name})
+        tx.execute(
+            "INSERT INTO sb_snapshots (study, seq, library, check_json, state, created_at) "
+            "VALUES (:s, :q, :l, :c, :x, :t)",
+            {"s": self.name, "q": self._n_seen, "l": library_version(), "c": next_decision(self._learner),
+             "x": text, "t": _now()},
+        )  # fmt: skip
+        self._snap_seq = self._n_seen
+        self._replayed = 0
+
+    def _snapshot_due(self) -> bool:
+        return (
+            self._use_snapshots
+            and self.snapshot_every > 0
+            and not self._snapshot_failed
+            and getattr(self._storage, "snapshots", False)
+            and self._batch is None
+            and self._learner is not None
+            and self._n_seen - self._snap_seq >= self.snapshot_every
+        )
+
     def _sync(self, tx: Transaction) -> None:
-        """Replay the rows stored since this process last looked (all of them the first time)."""
+        """Replay the rows stored since this process last looked (the first time: since the snapshot,
+        or all of them)."""
         if self._learner is None:
-            self._learner = self._new_learner()
+            self._learner = self._restore(tx) or self._new_learner()
         start = self._n_seen if self._batch is None else self._batch[0]
         rows = tx.execute(
             "SELECT seq, decision_json, observation_json, asked_at FROM sb_queries "
@@ -268,6 +359,7 @@ class Study:
                             f"Study {self.name!r}: query {seq} follows an unanswered query or a gap."
                         )
                     decision = self._learner.ask()
+                    self._replayed += 1
                     split = "parts" in stored
                     expected = stored.get("batch") if split else stored
                     if decision_to_dict(decision) != expected:
@@ -299,10 +391,63 @@ class Study:
             with self._storage.transaction(self.name, write=write) as tx:
                 self._sync(tx)
                 yield tx
+                if write and self._snapshot_due():
+                    self._write_snapshot(tx)
         except BaseException:
             # The learner may hold an ask or tell whose transaction did not commit: rebuild next time.
             self._reset()
             raise
+        if not write and self._replayed >= self.snapshot_every and self._snapshot_due():
+            self._snapshot_after_read()
+
+    def _snapshot_after_read(self) -> None:
+        """After a read that replayed many answers (a study without a snapshot yet, e.g. one written
+        before snapshots existed): store one, so the next load is quick. A cache: never fails the read."""
+        if getattr(self._storage, "read_only", True):
+            return
+        self._replayed = 0
+        with contextlib.suppress(SafeBanditsError):
+            with self._storage.transaction(self.name, write=True) as tx:
+                self._sync(tx)
+                if self._snapshot_due():
+                    self._write_snapshot(tx)
+
+    def verify(self) -> dict[str, Any]:
+        """Replay every stored answer from the first, ignoring the snapshot, and check that the learner
+        it gives is the one this study holds (restored from its snapshot and the answers since).
+
+        Returns
+        -------
+        dict
+            ``n_answered``, ``snapshot_seq`` (the queries the stored snapshot folds in; 0: none) and
+            ``identical`` (True).
+
+        Raises
+        ------
+        StudyIntegrityError
+            The replay gives another learner than the snapshot (or a stored decision is not what the
+            algorithm decides).
+        """
+        for _ in range(5):  # (another process may answer between the two reads: then read again)
+            restored, full = (Study(self._storage, self.name, self._row) for _ in range(2))
+            full._use_snapshots = False
+            with restored._transaction(write=False):
+                snapshot_seq = restored._snap_seq
+            with full._transaction(write=False):
+                pass
+            mine = (restored._n_told, restored._n_rows, restored._arm_counts)
+            theirs = (full._n_told, full._n_rows, full._arm_counts)
+            same = theirs == mine and same_state(full._learner, restored._learner)
+            if theirs[1] == mine[1]:
+                break
+        if not same:
+            raise StudyIntegrityError(
+                f"Study {self.name!r}: replaying every answer gives another learner than its snapshot "
+                f"(after query {snapshot_seq}) and the answers since. The database was edited, or this "
+                "library version changes the algorithm's state. Loading with snapshots=False replays "
+                "everything."
+            )
+        return {"n_answered": mine[0], "snapshot_seq": snapshot_seq, "identical": True}
 
     def _open_queries(self) -> list[Query]:
         return [q for s, (q, obs) in sorted(self._rows.items()) if obs is None and q.asked_at]
@@ -644,7 +789,12 @@ class Study:
         }
 
     def _settings(self) -> dict[str, Any]:
-        out = {"max_open": self.max_open, "split_batches": self.split_batches, "problem": self.problem}
+        out = {
+            "max_open": self.max_open,
+            "split_batches": self.split_batches,
+            "problem": self.problem,
+            "snapshot_every": self.snapshot_every,
+        }
         if self._declared is not None:
             out["declaration"] = self._declared
         return out
@@ -711,6 +861,7 @@ def create_study(
     split_batches: bool | None = None,
     problem: dict[str, Any] | None = None,
     horizon: int | None = None,
+    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
 ) -> Study:
     """Create a study and store it.
 
@@ -751,6 +902,10 @@ def create_study(
     horizon : int, optional
         For a declared problem: the horizon of the view (regret learners are done after that many
         answers); the declaration's own ``horizon`` otherwise. Not allowed with a problem view.
+    snapshot_every : int, default 100
+        Store a snapshot of the learner every this many answered queries, so that loading the study
+        replays only the answers since the last one (0: never; every load then replays every answer).
+        A snapshot is a cache of what the answers determine: results are the same either way.
 
     Raises
     ------
@@ -787,6 +942,15 @@ def create_study(
             f"The 'max_open' of a study must be an integer in [1, {MAX_OPEN:,}]. Got {max_open!r:.40} "
             "instead."
         )
+    if (
+        isinstance(snapshot_every, bool)
+        or not isinstance(snapshot_every, (int, np.integer))
+        or not 0 <= snapshot_every <= MAX_SNAPSHOT_EVERY
+    ):
+        raise ConfigError(
+            f"The 'snapshot_every' of a study must be an integer in [0, {MAX_SNAPSHOT_EVERY:,}]. Got "
+            f"{snapshot_every!r:.40} instead."
+        )
     split = max_open > 1 if split_batches is None else split_batches
     if not isinstance(split, (bool, np.bool_)):
         raise ConfigError(f"The 'split_batches' of a study must be a bool. Got {split_batches!r} instead.")
@@ -809,7 +973,12 @@ def create_study(
     owned = isinstance(storage, str)
     for attempt in range(3):  # a concurrent creator may win the insert: then read its row
         try:
-            settings = {"max_open": int(max_open), "split_batches": bool(split), "problem": problem}
+            settings = {
+                "max_open": int(max_open),
+                "split_batches": bool(split),
+                "problem": problem,
+                "snapshot_every": int(snapshot_every),
+            }
             if declared is not None:
                 settings["declaration"] = declared
             row = _insert_study(store, name, algorithm, task, cfg, info_json, seed, load_if_exists, settings)
@@ -903,11 +1072,14 @@ def _insert_study(
     return row
 
 
-def load_study(name: str, storage: str | Storage = DEFAULT_STORAGE) -> Study:
-    """Reopen the study ``name`` (in any process); its learner is rebuilt by replaying the stored queries.
+def load_study(name: str, storage: str | Storage = DEFAULT_STORAGE, *, snapshots: bool = True) -> Study:
+    """Reopen the study ``name`` (in any process); its learner is restored from the latest snapshot and the
+    stored queries since are replayed (``snapshots=False``: every stored query is replayed).
 
     ``storage`` may be an opened storage, e.g. ``open_storage(url, read_only=True)`` to only read.
     """
+    if not isinstance(snapshots, bool):
+        raise ConfigError(f"'snapshots' must be True or False. Got {snapshots!r:.40} instead.")
     check_study_name(name)
     store = open_storage(storage, create=False)
     owned = isinstance(storage, str)
@@ -919,6 +1091,7 @@ def load_study(name: str, storage: str | Storage = DEFAULT_STORAGE) -> Study:
                 f"No study named {name!r} in {store.url}; see `safebandits study list` for the names."
             )
         study = Study(store, name, rows[0])
+        study._use_snapshots = snapshots
         with study._transaction(write=False):
             pass
     except BaseException:

@@ -26,6 +26,7 @@ from safebandits.exceptions import ConfigError
 from safebandits.experiments.runner import REGRET_METRICS, failed_record
 from safebandits.experiments.spec import expand, get_experiment
 from safebandits.experiments.store import ResultsStore
+from safebandits.study.storage import SCHEMA_VERSION
 
 SECRET = "hunter2-NOT-SHOWN"
 
@@ -413,7 +414,7 @@ def test_an_unversioned_study_database_is_stamped_by_a_writer(tmp_path):
     assert invoke("study", "status", "s", "--storage", url)[0] == 0  # readers accept it as it is
     sb.load_study("s", url).close()
     with sqlite3.connect(tmp_path / "s.db") as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
 
 
