@@ -237,7 +237,7 @@ def create_app(
     def study_row(name: str) -> dict[str, Any]:
         with open_study(name) as s:
             summary = s.summary()
-            queries = s.queries()
+            times = s.answer_times()
         return {
             "name": name,
             "algorithm": summary["algorithm"],
@@ -248,7 +248,7 @@ def create_app(
             "max_open": summary["max_open"],
             "done": summary["done"],
             "recommendation": summary["recommendation"]["arm"],
-            "answers_svg": views.answers_svg(queries),
+            "answers_svg": views.answers_svg(times),
         }
 
     async def index(request: Request) -> Response:
@@ -263,7 +263,6 @@ def create_app(
         name = request.path_params["name"]
         with open_study(name) as s:
             summary = s.summary()
-            queries = s.queries()
             threshold = getattr(s.info, "threshold", None)
             threshold = (
                 float(threshold) if threshold is not None and getattr(threshold, "ndim", 0) == 0 else None
@@ -280,12 +279,12 @@ def create_app(
                 ),
                 "estimates_svg": views.estimates_svg(summary, rec, sets),
                 "bounds_svg": views.bounds_svg(summary, threshold, rec, sets),
-                "answers_svg": views.answers_svg(queries),
-                "curves_svg": None if instance is None else views.simulated_curves_svg(s, queries, instance),
+                "answers_svg": views.answers_svg(s.answer_times()),
+                "curves_svg": None if instance is None else views.simulated_curves_svg(s, instance),
                 "problem": s.problem,
                 "view": views.view_kind(s),
                 "diagnostics": json.dumps(summary.get("diagnostics"), indent=1, default=str),
-                "recent": [q for q in queries if q["observation"] is not None][-10:][::-1],
+                "recent": s.queries(answered=True, newest_first=True, limit=10),
             }
         return with_token_cookie(request, render("study.html", name=name, **ctx))
 
@@ -317,7 +316,7 @@ def create_app(
         return RedirectResponse(f"/study/{quote(name, safe='')}/query/{query.id}", status_code=303)
 
     def query_context(s: Any, qid: int) -> dict[str, Any] | None:
-        rows = [q for q in s.queries() if q["id"] == qid]
+        rows = [q for q in s.queries(qid, limit=1) if q["id"] == qid]
         if not rows:
             return None
         row = rows[0]

@@ -203,16 +203,30 @@ def estimates_svg(summary: dict[str, Any], recommended: int | None, sets: dict[s
     return _svg(fig)
 
 
-def answers_svg(queries: list[dict[str, Any]]) -> str | None:
-    """Answers over time (cumulative count against the time each was told)."""
-    times = sorted(q["told_at"] for q in queries if q.get("told_at"))
+#: Most points a curve of the dashboard draws (a study with more answers is drawn at evenly spaced ones:
+#: at a few hundred pixels wide the picture is the same, and a page's cost stops growing with the study).
+MAX_CURVE_POINTS = 1_000
+
+
+def _thinned(n: int) -> np.ndarray:
+    """Evenly spaced indices of ``range(n)``, at most :data:`MAX_CURVE_POINTS`, the first and last kept."""
+    if n <= MAX_CURVE_POINTS:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, MAX_CURVE_POINTS).round().astype(np.int64))
+
+
+def answers_svg(times: list[str]) -> str | None:
+    """Answers over time (cumulative count against the time each was told; ``times`` as
+    :meth:`~safebandits.study.study.Study.answer_times` gives them)."""
+    times = sorted(t for t in times if t)
     if not times:
         return None
-    t = [_dt.datetime.fromisoformat(s) for s in times]
+    keep = _thinned(len(times))
+    t = [_dt.datetime.fromisoformat(times[i]) for i in keep]
     minutes = np.array([(v - t[0]).total_seconds() / 60 for v in t])
     fig = Figure(figsize=(5, 2.2), layout="constrained")
     ax = fig.subplots()
-    ax.step(minutes, np.arange(1, len(t) + 1), where="post", color="#1565c0")
+    ax.step(minutes, keep + 1, where="post", color="#1565c0")
     ax.set_xlabel(f"minutes since the first answer ({t[0]:%Y-%m-%d %H:%M} UTC)")
     ax.set_ylabel("answers")
     ax.grid(alpha=0.3)
@@ -245,7 +259,7 @@ def true_arm_values(instance: Any) -> tuple[np.ndarray, np.ndarray, float] | Non
     return rewards, costs, threshold
 
 
-def simulated_curves_svg(study: Any, queries: list[dict[str, Any]], instance: Any) -> str | None:
+def simulated_curves_svg(study: Any, instance: Any) -> str | None:
     """Cumulative regret (against the best feasible arm), cost of each pull and cumulative violation of the
     answered pulls.
 
@@ -261,20 +275,22 @@ def simulated_curves_svg(study: Any, queries: list[dict[str, Any]], instance: An
     if not feasible.any():
         return None
     best = float(rewards[feasible].max())
-    arms = [q["decision"].get("arm") for q in queries if q.get("observation") is not None]
-    arms = [a for a in arms if a is not None]
+    arms = study.answered_arms()
     if not arms:
         return None
     a = np.asarray(arms, dtype=int)
-    t = np.arange(1, a.size + 1)
+    keep = _thinned(a.size)  # (sums over every pull; drawn at evenly spaced pulls)
+    t = keep + 1
     fig = Figure(figsize=(10, 2.6), layout="constrained")
     axes = fig.subplots(1, 3)
-    axes[0].plot(t, np.cumsum(best - rewards[a]), color="#1565c0")
+    axes[0].plot(t, np.cumsum(best - rewards[a])[keep], color="#1565c0")
     axes[0].set_ylabel("cumulative regret\n(vs best feasible arm)")
-    axes[1].plot(t, costs[a], color="#6a1b9a", lw=0.8)
+    axes[1].plot(t, costs[a][keep], color="#6a1b9a", lw=0.8)
     axes[1].axhline(threshold, color="black", ls=":", lw=1)
-    axes[1].set_ylabel("constraint value of the pull")
-    axes[2].plot(t, np.cumsum(np.maximum(costs[a] - threshold, 0.0)), color="#c62828")
+    axes[1].set_ylabel(
+        "constraint value of the pull" + ("" if keep.size == a.size else "\n(evenly spaced pulls)")
+    )
+    axes[2].plot(t, np.cumsum(np.maximum(costs[a] - threshold, 0.0))[keep], color="#c62828")
     axes[2].set_ylabel("cumulative violation [c - tau]+")
     for ax in axes:
         ax.set_xlabel("answered pull")

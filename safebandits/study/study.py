@@ -216,6 +216,8 @@ class Study:
         self._rows: dict[int, list[Any]] = {}
         self._arm_counts: dict[int, int] = {}
         self._snap_seq = 0  # first seq after the stored snapshot of the learner (0: none known)
+        self._loaded_from: int | None = None  # the snapshot the learner was restored from (None: replay)
+        self._rejected = False  # the stored snapshot could not be used: the next one replaces it
         self._replayed = 0  # decisions this process replayed since its learner was built or restored
 
     def _new_learner(self) -> BaseLearner:
@@ -268,8 +270,12 @@ class Study:
         )
         if not rows:
             return None
-        seq, library, check, text = rows[0]
-        if library != library_version() or not isinstance(seq, int) or seq < 1:
+        learner = self._restored(tx, *rows[0])
+        self._rejected = learner is None
+        return learner
+
+    def _restored(self, tx: Transaction, seq: Any, library: Any, check: Any, text: Any) -> BaseLearner | None:
+        if library != library_version() or not isinstance(seq, int) or seq < 1 or not isinstance(text, str):
             return None
         last = tx.execute(
             "SELECT observation_json FROM sb_queries WHERE study = :s AND seq = :q",
@@ -289,7 +295,7 @@ class Study:
             or next_decision(learner) != check
         ):
             return None
-        self._n_seen = self._n_told = self._n_rows = self._snap_seq = seq
+        self._n_seen = self._n_told = self._n_rows = self._snap_seq = self._loaded_from = seq
         self._arm_counts = {int(a): int(n) for a, n in counts.items()}
         return learner
 
@@ -315,10 +321,12 @@ class Study:
              "x": text, "t": _now()},
         )  # fmt: skip
         self._snap_seq = self._n_seen
-        self._replayed = 0
+        self._rejected = False
 
-    def _snapshot_due(self) -> bool:
-        return (
+    def _snapshot_due(self, tx: Transaction) -> bool:
+        """Whether the learner's state should be stored now: ``snapshot_every`` answers or more since the
+        stored snapshot (another process may have stored a later one: the table says)."""
+        if not (
             self._use_snapshots
             and self.snapshot_every > 0
             and not self._snapshot_failed
@@ -326,7 +334,12 @@ class Study:
             and self._batch is None
             and self._learner is not None
             and self._n_seen - self._snap_seq >= self.snapshot_every
-        )
+        ):
+            return False
+        rows = tx.execute("SELECT seq, library FROM sb_snapshots WHERE study = :s", {"s": self.name})
+        if rows and not self._rejected and rows[0][1] == library_version() and isinstance(rows[0][0], int):
+            self._snap_seq = max(self._snap_seq, min(rows[0][0], self._n_seen))
+        return self._n_seen - self._snap_seq >= self.snapshot_every
 
     def _sync(self, tx: Transaction) -> None:
         """Replay the rows stored since this process last looked (the first time: since the snapshot,
@@ -391,13 +404,14 @@ class Study:
             with self._storage.transaction(self.name, write=write) as tx:
                 self._sync(tx)
                 yield tx
-                if write and self._snapshot_due():
+                due = self._snapshot_due(tx)
+                if write and due:
                     self._write_snapshot(tx)
         except BaseException:
             # The learner may hold an ask or tell whose transaction did not commit: rebuild next time.
             self._reset()
             raise
-        if not write and self._replayed >= self.snapshot_every and self._snapshot_due():
+        if not write and due:
             self._snapshot_after_read()
 
     def _snapshot_after_read(self) -> None:
@@ -405,11 +419,10 @@ class Study:
         before snapshots existed): store one, so the next load is quick. A cache: never fails the read."""
         if getattr(self._storage, "read_only", True):
             return
-        self._replayed = 0
         with contextlib.suppress(SafeBanditsError):
             with self._storage.transaction(self.name, write=True) as tx:
                 self._sync(tx)
-                if self._snapshot_due():
+                if self._snapshot_due(tx):
                     self._write_snapshot(tx)
 
     def verify(self) -> dict[str, Any]:
@@ -751,19 +764,51 @@ class Study:
                 out[name] = jsonable(value)
             return out
 
-    def queries(self) -> list[dict[str, Any]]:
-        """Every stored query with its answer (``None`` while open), in order.
+    def queries(
+        self,
+        start: int = 0,
+        limit: int | None = None,
+        *,
+        answered: bool | None = None,
+        newest_first: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Stored queries with their answers (``None`` while open), in id order: every one by default, or a
+        page of them.
 
         ``decision`` is what was stored: for one pull of a split batch ``{"arm", "part_of", "parts"}``
         (the first pull also holds the whole ``batch``); ``asked_at`` is ``""`` for a pull not handed out
         (or expired).
+
+        Parameters
+        ----------
+        start : int, default 0
+            Only the queries with ``id >= start``.
+        limit : int, optional
+            At most this many queries.
+        answered : bool, optional
+            Only the answered (True) or the unanswered (False) queries.
+        newest_first : bool, default False
+            Highest id first (with ``limit``: the latest queries).
         """
+        start = check_query_id(start)
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or not 0 <= limit <= 2**63 - 1
+        ):
+            raise ConfigError(f"'limit' must be a non-negative integer or None. Got {limit!r:.40} instead.")
+        if answered is not None and not isinstance(answered, bool):
+            raise ConfigError(f"'answered' must be True, False or None. Got {answered!r:.40} instead.")
+        where = {True: " AND observation_json IS NOT NULL", False: " AND observation_json IS NULL"}
+        sql = (
+            "SELECT seq, decision_json, observation_json, asked_at, told_at FROM sb_queries "
+            f"WHERE study = :s AND seq >= :start{where.get(answered, '')} "
+            f"ORDER BY seq{' DESC' if newest_first else ''}"
+        )
+        params: dict[str, Any] = {"s": self.name, "start": start}
+        if limit is not None:
+            sql += " LIMIT :limit"
+            params["limit"] = int(limit)
         with self._storage.transaction(self.name) as tx:
-            rows = tx.execute(
-                "SELECT seq, decision_json, observation_json, asked_at, told_at FROM sb_queries "
-                "WHERE study = :s ORDER BY seq",
-                {"s": self.name},
-            )
+            rows = tx.execute(sql, params)
         return [
             {
                 "id": int(seq),
@@ -774,6 +819,27 @@ class Study:
             }
             for seq, d, o, a, t in rows
         ]
+
+    def answered_arms(self) -> list[int]:
+        """The arm of each answered single-arm query, in id order (what the study played, for curves)."""
+        with self._storage.transaction(self.name) as tx:
+            rows = tx.execute(
+                "SELECT decision_json FROM sb_queries WHERE study = :s AND observation_json IS NOT NULL "
+                "ORDER BY seq",
+                {"s": self.name},
+            )
+        arms = (json.loads(r[0]).get("arm") for r in rows)
+        return [int(a) for a in arms if a is not None]
+
+    def answer_times(self) -> list[str]:
+        """When each answer was stored (UTC, ISO 8601), in that order: the study's pace, read without the
+        queries themselves."""
+        with self._storage.transaction(self.name) as tx:
+            rows = tx.execute(
+                "SELECT told_at FROM sb_queries WHERE study = :s AND told_at IS NOT NULL ORDER BY told_at",
+                {"s": self.name},
+            )
+        return [r[0] for r in rows]
 
     def export(self) -> dict[str, Any]:
         """The whole study as JSON-ready data: its definition (with the stored problem view) and queries."""

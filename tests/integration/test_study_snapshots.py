@@ -1,0 +1,393 @@
+"""Incremental studies (issue 30, case 7): loading a study restores the latest snapshot of its learner and
+replays only the answers since, and the result is the learner a replay of every answer gives.
+
+For every registered learner: a study answered by its contract problem's simulator, with a snapshot every
+few answers, loads from its snapshot (it replays fewer answers than the snapshot interval), holds the same
+state as a full replay (attribute by attribute, :func:`~safebandits.study.snapshot.same_state`), and both
+continue alike. A snapshot that is stale, damaged, foreign or malicious is ignored (the study replays
+everything, and nothing it names is built); an older database is migrated by a writer and read as it is
+by a reader.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import pickle
+import sqlite3
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import safebandits as sb
+from safebandits.cli import cli
+from safebandits.exceptions import ConfigError
+from safebandits.study.codec import decision_to_dict
+from safebandits.study.snapshot import (
+    SnapshotError,
+    SnapshotUnpickler,
+    decode_state,
+    encode_state,
+    same_state,
+)
+from safebandits.study.study import StudyIntegrityError
+from tests.contract.test_learners import ENTRIES, NAMES, problem_for
+
+EVERY = 5
+ANSWERS = 23
+
+
+def _answer_study(name, url, n, every=EVERY, max_open=1, seed=0, env_seed=1):
+    """A study of learner ``name`` on its contract problem, answered ``n`` times (or until done)."""
+    entry = ENTRIES[name]
+    inst = problem_for(entry)
+    info = inst.privileged_info() if entry.privileged else inst.public_info()
+    study = sb.create_study(name, name, info, storage=url, seed=seed, snapshot_every=every, max_open=max_open)
+    env = inst.environment(np.random.default_rng(env_seed))
+    told = 0
+    while told < n and not study.done:
+        q = study.ask()
+        study.tell(q.id, env.play(q.decision))
+        told += 1
+    return study, env, told
+
+
+def _sqlite(tmp_path, file="s.db"):
+    return f"sqlite:///{tmp_path / file}"
+
+
+def _snapshot_row(path, name):
+    with sqlite3.connect(path) as conn:
+        row = conn.execute(
+            "SELECT seq, library, check_json, state FROM sb_snapshots WHERE study = ?", (name,)
+        )
+        out = row.fetchone()
+    conn.close()
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_loaded_study_equals_a_full_replay(name, tmp_path):
+    url = _sqlite(tmp_path)
+    study, env, told = _answer_study(name, url, ANSWERS)
+    study.close()
+    restored = sb.load_study(name, url)
+    full = sb.load_study(name, url, snapshots=False)
+    assert full._replayed == told  # (every decision is one stored query here: max_open = 1)
+    if told >= EVERY:
+        assert restored._snap_seq == told - told % EVERY
+        assert restored._replayed == told % EVERY < EVERY
+    assert same_state(restored.learner, full.learner)
+    assert restored.summary() == full.summary()
+    assert restored._loaded_from == (restored._snap_seq if told >= EVERY else None)
+    assert restored.verify() == {"n_answered": told, "snapshot_seq": restored._snap_seq, "identical": True}
+    # both continue alike: same queries, same answers stored, same state after
+    for _ in range(4):
+        if restored.done:
+            assert full.done
+            break
+        q1, q2 = restored.ask(), full.ask()
+        assert decision_to_dict(q1.decision) == decision_to_dict(q2.decision) and q1.id == q2.id
+        restored.tell(q1.id, env.play(q1.decision))
+    full.close()
+    full = sb.load_study(name, url, snapshots=False)
+    assert same_state(restored.learner, full.learner)
+    restored.close()
+    full.close()
+
+
+@pytest.mark.parametrize("name", ["g-acol", "acol", "beside"])
+def test_split_batches_snapshot_only_between_decisions(name, tmp_path):
+    """Batch decisions split into pulls answered out of order: a snapshot folds in whole decisions only,
+    and the loaded study (with pulls of the next decision open) equals a full replay."""
+    url = _sqlite(tmp_path)
+    entry = ENTRIES[name]
+    inst = problem_for(entry)
+    study = sb.create_study(name, name, inst.public_info(), storage=url, seed=2, snapshot_every=3, max_open=4)
+    env = inst.environment(np.random.default_rng(5))
+    for _ in range(40):
+        if study.done:
+            break
+        queries = []
+        for _ in range(3):
+            try:
+                queries.append(study.ask())
+            except sb.NoQueryAvailable:
+                break
+        for q in reversed(queries):
+            study.tell(q.id, env.play(q.decision))
+    study.close()
+    restored, full = sb.load_study(name, url), sb.load_study(name, url, snapshots=False)
+    row = _snapshot_row(tmp_path / "s.db", name)
+    if row is not None:  # the snapshot's queries are all answered and their decisions complete
+        assert restored._snap_seq == row[0] and restored._n_seen >= row[0]
+    assert same_state(restored.learner, full.learner)
+    assert restored.summary() == full.summary()
+    assert [q.to_dict() for q in restored.open_queries] == [q.to_dict() for q in full.open_queries]
+
+
+def test_loading_cost_does_not_grow_with_the_study(tmp_path):
+    """The replay a load does is bounded by the interval, not by the number of answers."""
+    url = _sqlite(tmp_path)
+    study, _env, told = _answer_study("opb", url, 450, every=50)
+    study.close()
+    s = sb.load_study("opb", url)
+    assert told == 450 and s._replayed == 0 and s._snap_seq == 450
+    t = sb.load_study("opb", url, snapshots=False)
+    assert t._replayed == 450
+    assert same_state(s.learner, t.learner)
+
+
+def test_snapshot_every_zero_writes_none_and_a_study_without_one_replays(tmp_path):
+    url = _sqlite(tmp_path)
+    study, _env, told = _answer_study("lc-lucb", url, 12, every=0)
+    study.close()
+    assert _snapshot_row(tmp_path / "s.db", "lc-lucb") is None
+    s = sb.load_study("lc-lucb", url)
+    assert s._replayed == told and s.snapshot_every == 0
+    assert _snapshot_row(tmp_path / "s.db", "lc-lucb") is None  # (not even after a long read)
+
+
+def test_a_long_read_stores_a_snapshot_for_the_next_load(tmp_path):
+    """A study whose snapshot is missing (written before snapshots, or deleted) gets one from the first
+    process that replays it with write access; a read-only process never writes."""
+    url = _sqlite(tmp_path)
+    study, _env, told = _answer_study("safe-lucb", url, 30, every=10)
+    study.close()
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        conn.execute("DELETE FROM sb_snapshots")
+    conn.close()
+    before = (tmp_path / "s.db").read_bytes()
+    runner = CliRunner()
+    result = runner.invoke(cli, ["study", "status", "safe-lucb", "--storage", url])
+    assert result.exit_code == 0, result.output
+    assert _snapshot_row(tmp_path / "s.db", "safe-lucb") is None
+    assert (tmp_path / "s.db").read_bytes() == before
+    sb.load_study("safe-lucb", url).close()
+    assert _snapshot_row(tmp_path / "s.db", "safe-lucb")[0] == told
+    assert sb.load_study("safe-lucb", url)._replayed == 0
+
+
+class _Boom:
+    def __reduce__(self):
+        return (os.system, ("touch PWNED",))
+
+
+def _replace_state(path, name, state_text=None, **columns):
+    with sqlite3.connect(path) as conn:
+        if state_text is not None:
+            conn.execute("UPDATE sb_snapshots SET state = ? WHERE study = ?", (state_text, name))
+        for key, value in columns.items():
+            conn.execute(f"UPDATE sb_snapshots SET {key} = ? WHERE study = ?", (value, name))
+    conn.close()
+
+
+def _evil(obj):
+    return base64.b64encode(zlib.compress(pickle.dumps(obj))).decode()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "malicious",
+        "malicious-in-learner",
+        "rebind",
+        "garbage",
+        "not-base64",
+        "stale-version",
+        "other-learner",
+        "wrong-check",
+        "beyond-rows",
+        "not-a-dict",
+    ],
+)
+def test_a_bad_snapshot_is_ignored_and_nothing_it_names_runs(damage, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    url = _sqlite(tmp_path)
+    study, _env, told = _answer_study("lc-lucb", url, 20, every=4)
+    study.close()
+    db = tmp_path / "s.db"
+    if damage == "malicious":
+        _replace_state(db, "lc-lucb", _evil({"learner": _Boom(), "arm_counts": {}}))
+    elif damage == "malicious-in-learner":
+        learner = sb.load_study("lc-lucb", url).learner
+        learner.__dict__["extra"] = _Boom()
+        _replace_state(db, "lc-lucb", _evil({"learner": learner, "arm_counts": {}}))
+    elif damage == "rebind":  # a bound-kernel record naming a module outside safebandits
+        from safebandits._numba import Rebind
+
+        learner = sb.load_study("lc-lucb", url).learner
+        state = learner.__getstate__()
+        key = next(k for k, v in state.items() if isinstance(v, Rebind))
+        state[key] = Rebind("os", "system", ())
+        _replace_state(db, "lc-lucb", _evil({"learner": _with_state(learner, state), "arm_counts": {}}))
+    elif damage == "garbage":
+        _replace_state(db, "lc-lucb", base64.b64encode(b"\x00\x01junk").decode())
+    elif damage == "not-base64":
+        _replace_state(db, "lc-lucb", "not base64 at all!")
+    elif damage == "stale-version":
+        _replace_state(db, "lc-lucb", library="0.0.1/1")
+    elif damage == "other-learner":  # another study's learner (another seed: other decisions)
+        other_url = _sqlite(tmp_path, "other.db")
+        other, _e, _t = _answer_study("lc-lucb", other_url, 20, every=4, seed=9, env_seed=3)
+        other.close()
+        _seq, _lib, _check, text = _snapshot_row(tmp_path / "other.db", "lc-lucb")
+        _replace_state(db, "lc-lucb", text)
+    elif damage == "wrong-check":
+        _replace_state(db, "lc-lucb", check_json='{"arm":0}')
+    elif damage == "beyond-rows":
+        _replace_state(db, "lc-lucb", seq=told + 7)
+    elif damage == "not-a-dict":
+        _replace_state(db, "lc-lucb", _evil([1, 2, 3]))
+    s = sb.load_study("lc-lucb", url)
+    assert not (tmp_path / "PWNED").exists()
+    assert s._loaded_from is None and s._replayed == told  # everything replayed: the snapshot was not used
+    full = sb.load_study("lc-lucb", url, snapshots=False)
+    assert same_state(s.learner, full.learner)
+    q = s.ask()
+    s.tell(q.id, {"reward": 0.5, "constraints": [0.1]})  # the next answer stores a good snapshot
+    again = sb.load_study("lc-lucb", url)
+    assert again._loaded_from is not None and again._replayed < 4
+
+
+def _with_state(learner, state):
+    clone = object.__new__(type(learner))
+    clone.__dict__.update(state)
+    return clone
+
+
+def test_the_unpickler_refuses_functions_and_foreign_classes():
+    for obj in (os.system, Path("x"), io.StringIO, {"learner": sb.create_study}):
+        with pytest.raises(SnapshotError):
+            SnapshotUnpickler(io.BytesIO(pickle.dumps(obj))).load()
+    with pytest.raises(SnapshotError):
+        decode_state(encode_state({"no": "learner"}))
+    # what a learner's state holds loads
+    arrays = {"learner": np.arange(3.0), "rng": np.random.default_rng(0), "dtype": np.dtype("f8")}
+    back = decode_state(encode_state(arrays))
+    assert same_state(back, arrays)
+
+
+def test_verify_reports_a_snapshot_that_differs_from_the_replay(tmp_path):
+    """A snapshot that passes every check but holds another state (here: an estimate edited by hand)
+    is what ``verify`` finds."""
+    url = _sqlite(tmp_path)
+    study, _env, told = _answer_study("opb", url, 30, every=10)
+    learner = study.learner
+    study.close()
+    state = learner.__getstate__()
+    key, value = next((k, v) for k, v in state.items() if isinstance(v, tuple) and hasattr(v, "_fields"))
+    field = next(f for f in value._fields if isinstance(getattr(value, f), np.ndarray))
+    edited = getattr(value, field).copy()
+    edited.flat[-1] += 1e-9  # (too small to change the next decision)
+    state[key] = value._replace(**{field: edited})
+    _replace_state(
+        tmp_path / "s.db", "opb", _evil({"learner": _with_state(learner, state), "arm_counts": {}})
+    )
+    s = sb.load_study("opb", url)
+    assert s._loaded_from == told  # the edit passes every check a load makes; verify catches it
+    with pytest.raises(StudyIntegrityError, match="another learner than its snapshot"):
+        s.verify()
+    result = CliRunner().invoke(cli, ["study", "verify", "opb", "--storage", url])
+    assert result.exit_code != 0 and "another learner" in result.output
+
+
+def test_study_verify_cli(tmp_path):
+    url = _sqlite(tmp_path)
+    study, _env, told = _answer_study("g-acol", url, 12, every=5)
+    study.close()
+    result = CliRunner().invoke(cli, ["study", "verify", "g-acol", "--storage", url])
+    assert result.exit_code == 0, result.output
+    assert '"identical": true' in result.output and f'"n_answered": {told}' in result.output
+
+
+@pytest.mark.parametrize("bad", [-1, True, 1.5, "10", 10**7, None])
+def test_snapshot_every_is_validated(bad, tmp_path):
+    info = sb.make_instance("stagewise/four-arm").public_info()
+    with pytest.raises(ConfigError, match="snapshot_every"):
+        sb.create_study("s", "opb", info, storage=_sqlite(tmp_path), snapshot_every=bad)
+    assert not (tmp_path / "s.db").exists() or "s" not in sb.list_studies(_sqlite(tmp_path))
+
+
+def test_snapshot_every_cli_option(tmp_path):
+    url = _sqlite(tmp_path)
+    runner = CliRunner()
+    bad = runner.invoke(
+        cli,
+        ["study", "create", "s", "--algorithm", "opb", "--instance", "stagewise/four-arm",
+         "--snapshot-every", "-3", "--storage", url],
+    )  # fmt: skip
+    assert bad.exit_code == 2
+    ok = runner.invoke(
+        cli,
+        ["study", "create", "s", "--algorithm", "opb", "--instance", "stagewise/four-arm",
+         "--snapshot-every", "2", "--storage", url],
+    )  # fmt: skip
+    assert ok.exit_code == 0, ok.output
+    assert sb.load_study("s", url).snapshot_every == 2
+
+
+def _version_1_database(path):
+    """A study database as version 1 wrote it (no sb_snapshots), with one answered study."""
+    url = f"sqlite:///{path}"
+    study, _env, told = _answer_study("opb", url, 15, every=0)
+    study.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE sb_snapshots")
+        conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    return url, told
+
+
+def test_a_version_1_database_is_read_as_it_is_and_migrated_by_a_writer(tmp_path):
+    url, told = _version_1_database(tmp_path / "s.db")
+    before = (tmp_path / "s.db").read_bytes()
+    result = CliRunner().invoke(cli, ["study", "status", "opb", "--storage", url])
+    assert result.exit_code == 0, result.output
+    assert f'"n_answered": {told}' in result.output
+    assert (tmp_path / "s.db").read_bytes() == before
+    s = sb.load_study("opb", url)  # a writer: migrates to version 2
+    s.close()
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    conn.close()
+    assert "sb_snapshots" in tables
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    every=st.integers(min_value=0, max_value=6),
+    plan=st.lists(st.sampled_from(["tell", "reload", "other"]), min_size=1, max_size=30),
+)
+def test_interleaved_processes_hold_the_state_of_a_full_replay(tmp_path_factory, every, plan):
+    """Two study objects on one database (as two processes), each answering and reloading in any order:
+    every load equals a full replay, whatever the snapshot interval."""
+    url = _sqlite(tmp_path_factory.mktemp("h"))
+    inst = problem_for(ENTRIES["lc-lucb"])
+    a = sb.create_study("h", "lc-lucb", inst.public_info(), storage=url, seed=4, snapshot_every=every)
+    b = sb.load_study("h", url)
+    env = inst.environment(np.random.default_rng(0))
+    who = [a, b]
+    for step in plan:
+        if step == "other":
+            who.reverse()
+        elif step == "reload":
+            who[0].close()
+            who[0] = sb.load_study("h", url)
+        else:
+            q = who[0].ask()
+            who[0].tell(q.id, env.play(q.decision))
+    full = sb.load_study("h", url, snapshots=False)
+    for s in who:
+        assert same_state(s.learner, full.learner)
+        assert s.summary() == full.summary()
+    assert sb.load_study("h", url).verify()["identical"]
+    for s in (*who, full):
+        s.close()
