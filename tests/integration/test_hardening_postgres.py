@@ -15,7 +15,7 @@ from click.testing import CliRunner
 import safebandits as sb
 from safebandits.cli import cli
 from safebandits.exceptions import ConfigError
-from safebandits.study.storage import open_storage
+from safebandits.study.storage import SCHEMA_VERSION, open_storage
 from tests.integration.pg_server import PASSWORD
 
 N_PROCS = 6
@@ -151,7 +151,7 @@ def test_read_only_commands_create_nothing_on_postgres(pg_url):
     with engine.connect() as conn:
         version = conn.execute(sqlalchemy.text("SELECT value FROM sb_meta")).scalar()
     engine.dispose()
-    assert version == "1"
+    assert version == str(SCHEMA_VERSION)
 
 
 def test_no_credential_in_any_output_of_the_secret_tests(pg_server):

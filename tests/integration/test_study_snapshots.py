@@ -391,3 +391,75 @@ def test_interleaved_processes_hold_the_state_of_a_full_replay(tmp_path_factory,
     assert sb.load_study("h", url).verify()["identical"]
     for s in (*who, full):
         s.close()
+
+
+@pytest.fixture(scope="module")
+def answered_study(tmp_path_factory):
+    url = _sqlite(tmp_path_factory.mktemp("pages"))
+    study, _env, _told = _answer_study("opb", url, 17, every=4)
+    study.ask()  # one open query
+    yield study
+    study.close()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    start=st.integers(min_value=0, max_value=25),
+    limit=st.one_of(st.none(), st.integers(min_value=0, max_value=25)),
+    answered=st.sampled_from([None, True, False]),
+    newest_first=st.booleans(),
+)
+def test_query_pages_are_slices_of_every_query(answered_study, start, limit, answered, newest_first):
+    every = answered_study.queries()
+    want = [q for q in every if q["id"] >= start]
+    if answered is not None:
+        want = [q for q in want if (q["observation"] is not None) == answered]
+    if newest_first:
+        want = want[::-1]
+    if limit is not None:
+        want = want[:limit]
+    got = answered_study.queries(start, limit, answered=answered, newest_first=newest_first)
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"start": -1}, {"start": "x"}, {"limit": -2}, {"limit": 1.5}, {"limit": True}, {"answered": 1}]
+)
+def test_query_pages_refuse_bad_arguments(answered_study, kwargs):
+    with pytest.raises(ConfigError):
+        answered_study.queries(**kwargs)
+
+
+def test_answer_times_and_arms_match_the_queries(answered_study):
+    every = answered_study.queries()
+    told = [q for q in every if q["observation"] is not None]
+    assert answered_study.answer_times() == sorted(q["told_at"] for q in told)
+    assert answered_study.answered_arms() == [q["decision"]["arm"] for q in told]
+
+
+def test_a_long_study_page_draws_thinned_curves(tmp_path):
+    """The study page of a long regret study: sums over every pull, drawn at evenly spaced pulls."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    from safebandits.dashboard import create_app
+    from safebandits.dashboard.views import MAX_CURVE_POINTS, _thinned
+
+    keep = _thinned(5_003)
+    assert keep.size <= MAX_CURVE_POINTS and keep[0] == 0 and keep[-1] == 5_002
+    assert np.all(np.diff(keep) > 0) and _thinned(7).tolist() == list(range(7))
+    url = _sqlite(tmp_path)
+    inst = sb.make_instance("stagewise/four-arm", tau=0.5, T=5_000)
+    problem = {"instance": "stagewise/four-arm", "params": {"tau": 0.5, "T": 5_000}}
+    study = sb.create_study("long", "opb", inst.public_info(), storage=url, seed=0, problem=problem)
+    env = inst.environment(np.random.default_rng(0))
+    for _ in range(MAX_CURVE_POINTS + 200):
+        q = study.ask()
+        study.tell(q.id, env.play(q.decision))
+    study.close()
+    page = TestClient(create_app(url), base_url="http://127.0.0.1").get("/study/long")
+    assert page.status_code == 200
+    assert "evenly spaced pulls" in page.text and "cumulative violation" in page.text
