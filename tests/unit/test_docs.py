@@ -3,7 +3,8 @@
 - every public name of ``safebandits`` and of the reference modules gets an API page;
 - every registered learner, instance and experiment is in the generated tables;
 - every gallery example is valid Python with a title (sphinx-gallery's format);
-- the decisions index lists every option the per-paper pages decide, and the code names existing pages.
+- the decisions index lists every option the per-paper pages decide, and the code names existing pages;
+- every decisions page stays under 60,000 characters (a list of decisions in force, not a diary).
 """
 
 from __future__ import annotations
@@ -85,6 +86,25 @@ def test_decisions_options_table_is_up_to_date():
         assert f"| `{name}` |" in committed
     for page in gen.PAGES:
         assert f"decisions/{page}" in text  # linked (toctree) from the index
+
+
+DECISIONS_PAGE_LIMIT = 60_000  # characters; issue 32: the decisions in force, history in the changelog
+
+
+@pytest.mark.parametrize("page", sorted((DOCS / "decisions").glob("*.md")), ids=lambda p: p.name)
+def test_decisions_page_is_under_the_size_limit(page):
+    size = len(page.read_text(encoding="utf-8"))
+    assert size < DECISIONS_PAGE_LIMIT, (
+        f"{page.name} has {size:,} characters (limit {DECISIONS_PAGE_LIMIT:,}): keep the decisions in force, "
+        "move history to docs/changelog.md and benchmark tables to the benchmark's output"
+    )
+
+
+def test_decisions_pages_name_no_local_paths():
+    for page in [DOCS / "decisions.md", DOCS / "changelog.md", *(DOCS / "decisions").glob("*.md")]:
+        text = page.read_text(encoding="utf-8")
+        for prefix in ("/work/", "/tmp/"):
+            assert prefix not in text, f"{page.name} names a local path ({prefix})"
 
 
 def test_code_names_existing_decisions_pages():
