@@ -114,3 +114,23 @@ class StorageError(SafeBanditsError):
     problem of the input. The command line exits with status 1 for these (status 2 is refused input)."""
 
     exit_code = 1
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of :func:`warnings.warn` that names the first caller outside safebandits (so a
+    warning points at the user's line, not at the library's internals), counted from the caller of this
+    function."""
+    import inspect
+    import os
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame = inspect.currentframe()
+    level = 1
+    try:
+        frame = frame.f_back if frame is not None else None  # (the function that warns: level 1)
+        while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+            frame = frame.f_back
+            level += 1
+    finally:
+        del frame
+    return level

@@ -15,6 +15,7 @@ kind learner ``name`` reads. The settings below are those of :mod:`safebandits.p
 """
 
 import os
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -78,10 +79,20 @@ plt.show()
 # %%
 # The same declaration as a transductive identification problem (BESIDE): find the best safe arm with
 # probability ``1 - delta``, counting samples rather than regret.
+# The declaration sets no tolerance ``epsilon``, so the library warns which one the learner's guarantee
+# then carries (1% of the cost scale); set ``epsilon`` in the declaration to choose it. ``correct`` is
+# the learner's own guarantee (epsilon-relaxed), ``feasible`` the answer under the truth, strictly.
 instance = sb.instance_for(simulated, "beside-practical")
-learner = sb.make_learner("beside-practical", problem, np.random.default_rng(0))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always", sb.DefaultToleranceWarning)
+    learner = sb.make_learner("beside-practical", problem, np.random.default_rng(0))
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
 out = sb.run(learner, instance.environment(np.random.default_rng(1)), instance, budget=10**6)
-print(f"beside-practical: arm {out.recommended} after {out.samples} samples, correct: {out.correct}")
+print(
+    f"beside-practical: arm {out.recommended} after {out.samples} samples, correct: {out.correct}, "
+    f"feasible: {out.feasible}"
+)
 
 # %%
 # Feasibility best-arm identification (ACOL family)

@@ -53,7 +53,7 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.exceptions import ConfigError, DefaultToleranceWarning, Fix
+from safebandits.exceptions import ConfigError, DefaultToleranceWarning, Fix, user_stacklevel
 from safebandits.problems.noise import BernoulliNoise, BinaryNoise, GaussianNoise, NoiseModel
 from safebandits.problems.stagewise import check_safe_cost
 from safebandits.types import FloatArray
@@ -273,7 +273,7 @@ class Problem:
                     f"{type(self).__name__}: the {kind!r} learners' answers may exceed your threshold by "
                     f"up to {tol.describe()}."
                 ),
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         return self._view(kind, self._horizon(horizon))
 

@@ -46,7 +46,7 @@ from typing import Any, Literal
 import numpy as np
 
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
-from safebandits.exceptions import ConfigError
+from safebandits.exceptions import ConfigError, user_stacklevel
 from safebandits.problems.declare import (
     _SETTINGS,
     INFO_KINDS,
@@ -486,7 +486,7 @@ class CovariateProblem(Problem):
         tau = float(self.threshold)
         if kind == "kernel":
             for text in self.check_assumptions(truth):
-                warnings.warn(AssumptionWarning(f"CovariateProblem: {text}."), stacklevel=3)
+                warnings.warn(AssumptionWarning(f"CovariateProblem: {text}."), stacklevel=user_stacklevel())
             info = self._view("kernel", horizon)
             return seeded_kernel_instance(info, f, c - tau, fb, tau, info.points, self.safe_action, name)
         from safebandits.problems.stagewise import StagewiseInstance

@@ -63,7 +63,7 @@ _ALL = tuple(AlgorithmSpec(label=label, name=name) for label, name in METHODS.it
 #: Label of BESIDE as printed (Algorithm 1, RIPS estimator), run beside the library's practical BESIDE.
 ALG1 = "BESIDE (Alg. 1, RIPS)"
 #: Where BESIDE as printed runs, by experiment (``AlgorithmSpec.points``; measured costs and the reason
-#: in ``docs/decisions/beside.md``, "Issue 17: BESIDE as printed beside the library rows").
+#: in ``docs/decisions/beside.md``, "BESIDE as printed as an extra row").
 ALG1_POINTS: dict[str, dict[str, dict[str, tuple[float, ...]]]] = {
     "beside-hard": {"quick": {"hard-i1": (0.02,)}, "paper": {"hard-i1": (0.04, 0.028, 0.02, 0.014)}},
 }

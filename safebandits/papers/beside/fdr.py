@@ -4,7 +4,7 @@
     Figure 5: FDR against accuracy as labels accrue on UCI Adult, q = 0.15, batch 25, 50 initial
     labels, 5 trials (ticks at 500, 750 and 2000 labels).
 ``fdr-german``
-    Figure 6: recall against precision on UCI German Credit (positive = bad credit), q = 0.3, batch 10,
+    Figure 6: recall against precision on UCI German Credit (positive = bad credit), q = 0.15, batch 10,
     50 initial labels (so every tick 170, 270, 330, 450, 600 is a batch boundary), 25 trials.
 ``fdr-halfcircle``
     Figures 11-12: precision and recall against labels on a synthetic 2-D half circle (a pool of 1,000
