@@ -30,7 +30,8 @@ def test_the_default_tolerance_warning_names_the_callers_line():
     tolerance = [w for w in caught if issubclass(w.category, sb.DefaultToleranceWarning)]
     assert tolerance, [str(w.message) for w in caught]
     assert all(w.filename == __file__ for w in tolerance), [w.filename for w in tolerance]
-    line = next(i for i, text in enumerate(open(__file__), 1) if "(this line)" in text and "make_learner" in text)
+    lines = open(__file__).read().splitlines()
+    line = 1 + next(i for i, text in enumerate(lines) if "(this line)" in text and "make_learner" in text)
     assert tolerance[0].lineno == line
 
 
