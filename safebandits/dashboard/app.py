@@ -328,7 +328,8 @@ def create_app(
         features = None if arms is None or arm is None else [float(v) for v in arms[int(arm)]]
         field_names = (s.problem or {}).get("fields")
         spec = s.spec
-        kind = views.view_kind(s)
+        view = views.query_view(s)
+        kind = view.kind
         return {
             "q": row,
             "arm": arm,
@@ -337,7 +338,9 @@ def create_app(
             "fields": field_names if isinstance(field_names, list) else None,
             "kind": kind,
             "spec": {"reward": spec.reward, "n_constraints": spec.n_constraints, "values": spec.values},
-            "driving_svg": views.driving_svg(s, int(arm)) if kind == "driving" and arm is not None else None,
+            "view": view,
+            "caption": view.caption.replace("{arm}", str(arm)),
+            "picture_svg": views.picture_svg(s, int(arm)) if kind == "picture" and arm is not None else None,
         }
 
     async def query_page(request: Request) -> Response:
@@ -355,7 +358,7 @@ def create_app(
                 return json.loads(str(form.get("json", "")))
             except json.JSONDecodeError as exc:
                 raise ConfigError(f"The answer is not valid JSON: {exc}.") from None
-        if form.get("answer") is not None:  # a choice button (driving, FDR label)
+        if form.get("answer") is not None:  # a choice button (a picture's judgement, a record's label)
             return _number(str(form.get("answer")), "answer")
         out: dict[str, Any] = {}
         if spec.reward:

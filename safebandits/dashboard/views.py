@@ -16,10 +16,11 @@ __all__ = [
     "answers_svg",
     "arm_sets",
     "bounds_svg",
-    "driving_svg",
     "estimates_svg",
     "identification_outcomes",
+    "picture_svg",
     "problem_instance",
+    "query_view",
     "recommendation_words",
     "simulated_curves_svg",
     "view_kind",
@@ -49,17 +50,39 @@ def problem_instance(study: Any) -> Any | None:
         return None
 
 
-def view_kind(study: Any) -> str:
-    """``"driving"``, ``"fdr"`` or ``"generic"``: the answer view of a study."""
+#: Answer views a study's stored ``problem["view"]`` may name (older names first: studies made before
+#: the views were the instances' own).
+_VIEW_NAMES = {
+    "driving": "picture",
+    "fdr": "label",
+    "picture": "picture",
+    "label": "label",
+    "generic": "generic",
+}
+
+
+def query_view(study: Any) -> Any:
+    """The :class:`~safebandits.problems.registry.QueryView` of a study's queries: the one its stored
+    ``problem["view"]`` names, else its instance's (``problem["instance"]``), else a label view for a
+    classification learner, else the generic one."""
+    from safebandits.algorithms.registry import get_algorithm
+    from safebandits.problems.registry import QueryView, list_instances
+
     problem = study.problem or {}
-    if problem.get("view") in ("driving", "fdr", "generic"):
-        return str(problem["view"])
-    name = str(problem.get("instance", ""))
-    if name == "acol/driving":
-        return "driving"
-    if study.algorithm.startswith("fdr-") or name.startswith("fdr/"):
-        return "fdr"
-    return "generic"
+    entry = list_instances().get(str(problem.get("instance", "")))
+    named = _VIEW_NAMES.get(str(problem.get("view", "")))
+    if entry is not None and named in (None, entry.view.kind):
+        return entry.view
+    if named is not None:
+        return QueryView(named)
+    if get_algorithm(study.algorithm).task == "classification":
+        return QueryView("label", question="Label of this record:")
+    return QueryView()
+
+
+def view_kind(study: Any) -> str:
+    """``"picture"``, ``"label"`` or ``"generic"``: the answer view of a study (:func:`query_view`)."""
+    return str(query_view(study).kind)
 
 
 def arm_sets(learner: Any, summary: dict[str, Any], threshold: float | None) -> dict[str, list[int]]:
@@ -298,33 +321,21 @@ def simulated_curves_svg(study: Any, instance: Any) -> str | None:
     return _svg(fig)
 
 
-def driving_svg(study: Any, arm: int) -> str | None:
-    """The trajectory of the queried candidate policy with its road and the other cars."""
-    problem = study.problem or {}
-    params = dict(problem.get("params") or {})
-    from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
-    from safebandits.problems.driving.render import draw_policy
-    from safebandits.problems.zoo.driving import candidate_policies
-
-    try:
-        features = str(params.get("features", "paper"))
-        pols = candidate_policies(
-            str(params.get("candidates", "generated")),
-            int(params.get("n_candidates", 100)),
-            int(params.get("candidate_seed", 0)),
-            features,
-            params.get("data_dir"),
-        )
-        scenario = get_scenario(str(params.get("scenario", "base")))
-    except Exception:
+def picture_svg(study: Any, arm: int) -> str | None:
+    """The picture of arm ``arm`` that the study's query view draws (``None`` when it has none or the
+    study does not say how to rebuild its problem)."""
+    view = query_view(study)
+    if view.draw is None:
         return None
-    if not 0 <= arm < len(pols):
-        return None
-    fig = Figure(figsize=(3.0, 6.0), layout="constrained")
+    params = dict((study.problem or {}).get("params") or {})
+    width, height = view.size
+    fig = Figure(figsize=(width, height), layout="constrained")
     ax = fig.subplots()
-    draw_policy(ax, pols[arm], scenario, DrivingConfig.preset(features), title=f"policy {arm}",
-                show_values=False)  # fmt: skip
-    fit_to_axes(fig, ax, width=3.0)
+    try:
+        view.draw(ax, params, int(arm))
+    except Exception:  # (a problem the dashboard cannot rebuild, an arm it does not have)
+        return None
+    fit_to_axes(fig, ax, width=width)
     return _svg(fig)
 
 

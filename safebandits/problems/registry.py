@@ -11,7 +11,38 @@ import numpy as np
 
 from safebandits.exceptions import ConfigError
 
-__all__ = ["InstanceEntry", "list_instances", "make_instance", "register_instance"]
+__all__ = ["InstanceEntry", "QueryView", "list_instances", "make_instance", "register_instance"]
+
+#: The kinds of answer view the dashboard offers: ``"picture"`` (the queried arm drawn, with two choice
+#: buttons: a person judges it), ``"label"`` (the arm's record, with a positive / negative label) and
+#: ``"generic"`` (the arm's features, with a field per observed value).
+VIEW_KINDS = ("picture", "label", "generic")
+
+
+@dataclass(frozen=True, slots=True)
+class QueryView:
+    """How the dashboard shows a query of an instance to the person who answers it.
+
+    ``draw(ax, params, arm)`` draws arm ``arm`` of the instance built with ``params`` on a matplotlib
+    ``Axes`` (a ``"picture"`` view; it must not import matplotlib itself); ``caption`` is shown beside the
+    picture (``{arm}`` is replaced by the arm), ``question`` above the buttons, ``accept`` / ``reject``
+    are the buttons' words (``accept`` sends the feedback's "no violation" value, ``reject`` 1).
+    ``size`` is the picture's (width, height) in inches.
+    """
+
+    kind: str = "generic"
+    draw: Callable[[Any, dict[str, Any], int], None] | None = None
+    caption: str = ""
+    question: str = ""
+    accept: str = "Acceptable"
+    reject: str = "Not acceptable"
+    size: tuple[float, float] = (3.0, 6.0)
+
+    def __post_init__(self) -> None:
+        if self.kind not in VIEW_KINDS:
+            raise ConfigError(f"A query view's kind is one of {VIEW_KINDS}. Got {self.kind!r} instead.")
+        if self.draw is not None and not callable(self.draw):
+            raise ConfigError(f"A query view's 'draw' must be callable. Got {self.draw!r:.40} instead.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +51,7 @@ class InstanceEntry:
     factory: Callable[..., Any]
     random: bool
     description: str
+    view: QueryView = QueryView()
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -35,18 +67,22 @@ _REGISTRY: dict[str, InstanceEntry] = {}
 
 
 def register_instance(
-    name: str, *, random: bool = False
+    name: str, *, random: bool = False, view: QueryView | None = None
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register an instance factory ``f(*, rng=None, **params)``.
 
     ``random=True`` marks families drawn afresh for every replicate (their factory needs ``rng``).
+    ``view`` says how the dashboard shows a query of a study on this instance (:class:`QueryView`;
+    default: the arm's features and a field per observed value).
     """
+    if view is not None and not isinstance(view, QueryView):
+        raise ConfigError(f"The 'view' of instance {name!r} must be a QueryView. Got {view!r:.40} instead.")
 
     def deco(factory: Callable[..., Any]) -> Callable[..., Any]:
         if name in _REGISTRY:
             raise ConfigError(f"Instance {name!r} is already registered.")
         doc = (inspect.getdoc(factory) or "").split("\n", 1)[0]
-        _REGISTRY[name] = InstanceEntry(name, factory, random, doc)
+        _REGISTRY[name] = InstanceEntry(name, factory, random, doc, view or QueryView())
         return factory
 
     return deco

@@ -40,7 +40,7 @@ def test_driving_study_answered_in_the_browser(tmp_path, page, serve, screenshot
             break
         page.click("#next-query")
         page.wait_for_selector("#query-arm")
-        assert page.locator("#driving-view svg").count() == 1, "the driving view draws the policy"
+        assert page.locator("#picture-view svg").count() == 1, "the picture view draws the policy"
         arm, qid = int(page.inner_text("#query-arm")), int(page.url.rsplit("/", 1)[1])
         y = human_answer(inst, arm, qid)
         if not clicked:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from safebandits.problems.driving.dynamics import DrivingConfig, FeatureConstant
 from safebandits.problems.driving.features import policy_features
 from safebandits.problems.driving.solve import DrivingTask
 from safebandits.problems.linear import LinearCBAIInstance
-from safebandits.problems.registry import register_instance
+from safebandits.problems.registry import QueryView, register_instance
 
 __all__ = ["CANDIDATE_SOURCES", "candidate_features", "candidate_policies", "driving", "driving_task"]
 
@@ -52,7 +52,40 @@ def candidate_features(
     return out
 
 
-@register_instance("acol/driving")
+def _draw_query(ax: Any, params: dict[str, Any], arm: int) -> None:
+    """The trajectory of candidate policy ``arm`` with its road and the other cars (the dashboard's
+    picture of a driving query)."""
+    from safebandits.problems.driving.render import draw_policy
+
+    features = str(params.get("features", "paper"))
+    pols = candidate_policies(
+        str(params.get("candidates", "generated")),
+        int(params.get("n_candidates", 100)),
+        int(params.get("candidate_seed", 0)),
+        features,
+        params.get("data_dir"),
+    )
+    if not 0 <= arm < len(pols):
+        raise IndexError(f"no candidate policy {arm}")
+    scenario = get_scenario(str(params.get("scenario", "base")))
+    draw_policy(
+        ax, pols[arm], scenario, DrivingConfig.preset(features), title=f"policy {arm}", show_values=False
+    )
+
+
+#: A driving query as a person answers it (Sec. 4.3: "is this behaviour acceptable?").
+DRIVING_VIEW = QueryView(
+    "picture",
+    draw=_draw_query,
+    caption=(
+        "Policy (arm) {arm}. The orange car is the one the policy drives; the white cars are the others "
+        "on the road, fading towards the start."
+    ),
+    question="Is this driving behaviour acceptable?",
+)
+
+
+@register_instance("acol/driving", view=DRIVING_VIEW)
 def driving(
     *,
     scenario: ScenarioName = "base",

@@ -7,12 +7,15 @@ import numpy as np
 from safebandits._validation import check_interval
 from safebandits.classification.data import half_circle_pool, load_adult, load_german
 from safebandits.classification.problem import PoolInstance
-from safebandits.problems.registry import register_instance
+from safebandits.problems.registry import QueryView, register_instance
 
 __all__ = ["adult", "german", "half_circle"]
 
+#: An FDR query as an annotator answers it: the record, and its label.
+LABEL_VIEW = QueryView("label", question="Label of this record:")
 
-@register_instance("fdr/adult")
+
+@register_instance("fdr/adult", view=LABEL_VIEW)
 def adult(*, q: float = 0.15, data_dir: str | None = None) -> PoolInstance:
     """UCI Adult pool (48,842 records, label income > 50K) with FDR level ``q``.
 
@@ -23,7 +26,7 @@ def adult(*, q: float = 0.15, data_dir: str | None = None) -> PoolInstance:
     return PoolInstance(load_adult(data_dir), q)
 
 
-@register_instance("fdr/german")
+@register_instance("fdr/german", view=LABEL_VIEW)
 def german(*, q: float = 0.15, data_dir: str | None = None) -> PoolInstance:
     """UCI German Credit pool (1,000 records, label bad credit) with FDR level ``q``.
 
@@ -34,7 +37,7 @@ def german(*, q: float = 0.15, data_dir: str | None = None) -> PoolInstance:
     return PoolInstance(load_german(data_dir), q)
 
 
-@register_instance("fdr/half-circle", random=True)
+@register_instance("fdr/half-circle", random=True, view=LABEL_VIEW)
 def half_circle(
     *,
     rng: np.random.Generator,

@@ -1,0 +1,80 @@
+"""The dashboard shows a query the way its instance registers (QueryView), naming no paper: a picture to
+judge, a record to label, or the arm's features. A user's own instance can bring a picture."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import safebandits as sb
+from safebandits.exceptions import ConfigError
+from safebandits.problems.registry import QueryView, register_instance
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from safebandits.dashboard import create_app
+from safebandits.dashboard.views import query_view
+
+
+def _draw_bars(ax, params, arm):
+    ax.bar(
+        range(int(params.get("n_arms", 4))),
+        np.arange(4.0),
+        color=["C1" if i == arm else "C0" for i in range(4)],
+    )
+    ax.set_title(f"dose {arm} of {params.get('n_arms', 4)}")
+
+
+@register_instance(
+    "test/pictured",
+    view=QueryView("picture", draw=_draw_bars, caption="Dose {arm} drawn in orange.", question="Safe dose?",
+                   accept="Safe", reject="Too toxic", size=(3.0, 2.0)),
+)  # fmt: skip
+def _pictured(*, n_arms: int = 4):
+    """A one-dimensional problem whose queries are pictures (a test instance)."""
+    return sb.make_instance("acol/one-dimensional", noise="binary", n_arms=n_arms)
+
+
+def _study(tmp_path, instance, params, name="s"):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    inst = sb.make_instance(instance, **params)
+    problem = {"instance": instance, "params": params}
+    sb.create_study(name, "g-acol", inst.public_info(), storage=url, seed=0, problem=problem).close()
+    return url
+
+
+def test_a_users_instance_brings_its_picture_and_words(tmp_path):
+    url = _study(tmp_path, "test/pictured", {"n_arms": 4})
+    client = TestClient(create_app(url), base_url="http://127.0.0.1")
+    query = sb.load_study("s", url).ask()
+    page = client.get(f"/study/s/query/{query.id}")
+    assert page.status_code == 200
+    text = page.text
+    assert (
+        'id="picture-view"><svg' in text.replace("\n", "")
+        or "<svg" in text.split('id="picture-view"')[1][:400]
+    )
+    assert f"Dose {query.arm} drawn in orange." in text and "Safe dose?" in text
+    assert ">Safe</button>" in text and ">Too toxic</button>" in text
+    assert "driving" not in text.lower()
+
+
+def test_views_by_instance_by_stored_name_and_by_task(tmp_path):
+    url = _study(tmp_path, "test/pictured", {"n_arms": 4})
+    assert query_view(sb.load_study("s", url)).kind == "picture"
+    url2 = _study(
+        tmp_path / "x" if (tmp_path / "x").mkdir() is None else tmp_path, "acol/one-dimensional", {}
+    )
+    assert query_view(sb.load_study("s", url2)).kind == "generic"
+
+
+@pytest.mark.parametrize("bad", [{"kind": "video"}, {"kind": "picture", "draw": 3}])
+def test_query_views_are_checked(bad):
+    with pytest.raises(ConfigError):
+        QueryView(**bad)
+    with pytest.raises(ConfigError, match="QueryView"):
+        register_instance("test/bad-view", view="picture")
