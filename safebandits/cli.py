@@ -801,27 +801,18 @@ def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int)
         options["delta"] = delta
     rng = np.random.default_rng(seed) if entries[instance].random else None
     inst = make_instance(instance, rng, **params)
-    from safebandits.experiments.bounds import BOUND_KINDS, is_regret_instance, regret_bounds
-    from safebandits.problems.transductive import TransductiveInstance
+    from safebandits.experiments.bounds import bound_kinds, bounds_entry
 
-    if is_regret_instance(inst):
-        unused = set(options) - {"delta"}
-        if unused:
-            raise ConfigError(f"Bound option(s) {sorted(unused)} do not apply to {instance!r} (only delta).")
-        computed = regret_bounds(instance, inst, delta=options.get("delta"))
-    elif isinstance(inst, TransductiveInstance):
-        from safebandits.problems.beside_bounds import beside_bounds
-
-        unused = set(options) - {"delta", "epsilon", "tol"}
-        if unused:
-            raise ConfigError(f"Bound option(s) {sorted(unused)} do not apply to {instance!r}.")
-        computed = beside_bounds(inst, **options)
-    elif hasattr(inst, "min_abs_margin"):
-        from safebandits.problems.cbai_bounds import cbai_bounds
-
-        computed = cbai_bounds(inst, **options)
-    else:
-        raise ConfigError(f"Instance {instance!r} ({type(inst).__name__}) has no bounds; {BOUND_KINDS}.")
+    entry = bounds_entry(inst)
+    if entry is None:
+        raise ConfigError(f"Instance {instance!r} ({type(inst).__name__}) has no bounds; {bound_kinds()}.")
+    unused = set(options) - set(entry.options)
+    if unused:
+        raise ConfigError(
+            f"Bound option(s) {sorted(unused)} do not apply to {instance!r} (it takes "
+            f"{', '.join(entry.options)})."
+        )
+    computed = entry.compute(instance, inst, **options)
     result = {"instance_params": params, "seed": seed if rng is not None else None, **computed}
     click.echo(json.dumps(_finite(result), indent=2, default=str))
 

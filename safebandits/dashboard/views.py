@@ -325,14 +325,15 @@ def picture_svg(study: Any, arm: int) -> str | None:
     """The picture of arm ``arm`` that the study's query view draws (``None`` when it has none or the
     study does not say how to rebuild its problem)."""
     view = query_view(study)
-    if view.draw is None:
+    draw = view.drawer()
+    if draw is None:
         return None
     params = dict((study.problem or {}).get("params") or {})
     width, height = view.size
     fig = Figure(figsize=(width, height), layout="constrained")
     ax = fig.subplots()
     try:
-        view.draw(ax, params, int(arm))
+        draw(ax, params, int(arm))
     except Exception:  # (a problem the dashboard cannot rebuild, an arm it does not have)
         return None
     fit_to_axes(fig, ax, width=width)

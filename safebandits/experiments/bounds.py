@@ -1,61 +1,77 @@
-"""Theory quantities of the regret settings, for ``safebandits bounds``.
+"""Theory quantities of an instance, for ``safebandits bounds``: a registry the paper packages fill.
 
-Pure-exploration instances have their own modules (:mod:`safebandits.problems.cbai_bounds` for
-constrained best-arm identification, :mod:`safebandits.problems.beside_bounds` for BESIDE). For the
-regret settings the quantities each paper gives are computed by the paper's learner itself, built on the
-instance's public view, so ``bounds`` reports exactly the values a run uses:
-
-- safe linear bandits (Safe-LUCB, Amani et al.): ``T_Delta``, ``T0`` (and ``T0_numerical``), ``beta_T``,
-  ``lambda_minus``, Lemma 1's ``t_delta``;
-- stage-wise constrained bandits (OPB / OPLB / OPNLB, Pacchiano et al.): the optimism factors
-  ``alpha_r`` / ``alpha_c``, ``delta_prime``, the radii ``beta_r`` / ``beta_c`` or the function-class
-  radii ``radius_r`` / ``radius_c``;
-- constrained kernelized bandits (CKB, Zhou and Ji): the Slater constant, the dual bound ``rho``, ``V``
-  (``step``), and at the horizon ``T`` the information gains ``gamma_T`` / ``gamma_g_T`` that the learner
-  uses (its ``info_gain`` mode) with the widths ``beta_T`` / ``beta_g_T`` of round ``T`` (from
-  ``gamma_{T-1}``), the greedy estimates of the kernels' maximum information gain at ``T``
-  (``gamma_T_greedy`` / ``gamma_g_T_greedy``, Theorem 1's ``gamma_T``) and the first-round widths
-  ``beta_1`` / ``beta_g_1``.
-
-Other kinds (classification pools, the driving task) have no bound in their paper: asking for one is a
-one-line :class:`~safebandits.exceptions.ConfigError` naming the kinds that have.
+Each paper registers, for the instance types of its settings, a function that computes the quantities
+the paper gives (:func:`register_bounds`); ``safebandits bounds`` dispatches on the instance's type
+(:func:`bounds_entry`). For the regret settings the quantities are computed by the paper's learner itself,
+built on the instance's public view (:func:`learner_quantities`), so ``bounds`` reports exactly the values
+a run uses. Instances of a type no paper registers (classification pools, the driving task) get one
+:class:`~safebandits.exceptions.ConfigError` naming the kinds that have bounds (:func:`bound_kinds`).
+The engine names no paper: the papers' own modules say which learners and which quantities.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from safebandits.exceptions import ConfigError
 
-__all__ = ["BOUND_KINDS", "regret_bounds"]
-
-#: Instance class -> the learners whose theory quantities ``bounds`` reports.
-_REGRET_FAMILIES: dict[str, tuple[str, ...]] = {
-    "SafeLinearInstance": ("safe-lucb",),
-    "StagewiseInstance": ("opb", "oplb"),
-    "FunctionClassInstance": ("opnlb",),
-    "KernelInstance": ("ckb-ucb",),
-}
-
-#: A learner's settings tried, in order, when its default refuses an instance: Safe-LUCB's default
-#: exploration length T_Delta needs a positive safety gap; on a zero-gap instance (Theorem 3) the bounds
-#: are those of T' = T_0.
-_FALLBACK_CONFIGS: dict[str, tuple[dict[str, Any], ...]] = {"safe-lucb": ({"t_prime": "t0"},)}
-
-#: One line naming the kinds of problem that have bounds.
-BOUND_KINDS = (
-    "bounds exist for constrained best-arm identification (acol/*), transductive designs (beside/*), "
-    "safe linear bandits (safelucb/*), stage-wise constrained bandits (stagewise/*) and constrained "
-    "kernelized bandits (ckb/*)"
-)
+__all__ = ["BoundsEntry", "bound_kinds", "bounds_entry", "learner_quantities", "register_bounds"]
 
 
-def is_regret_instance(instance: Any) -> bool:
-    return type(instance).__name__ in _REGRET_FAMILIES
+@dataclasses.dataclass(frozen=True)
+class BoundsEntry:
+    """The bounds of one instance type: ``compute(name, instance, **options)`` returns them as a dict;
+    ``options`` are the option names it accepts (``delta``, ``epsilon``, ...); ``family`` says in words
+    which problems have them (e.g. ``"safe linear bandits (safelucb/*)"``)."""
+
+    instance_type: type
+    family: str
+    compute: Callable[..., dict[str, Any]]
+    options: tuple[str, ...] = ("delta",)
+
+
+_BOUNDS: list[BoundsEntry] = []
+
+
+def register_bounds(
+    instance_type: type,
+    family: str,
+    compute: Callable[..., dict[str, Any]],
+    options: Sequence[str] = ("delta",),
+) -> BoundsEntry:
+    """Register the bounds of ``instance_type`` (a paper package calls this when it is imported)."""
+    if not isinstance(instance_type, type) or not callable(compute):
+        raise ConfigError(
+            "register_bounds needs an instance type and a callable compute(name, instance, ...)."
+        )
+    entry = BoundsEntry(instance_type, str(family), compute, tuple(options))
+    _BOUNDS[:] = [e for e in _BOUNDS if e.instance_type is not instance_type] + [entry]
+    return entry
+
+
+def _entries() -> list[BoundsEntry]:
+    from safebandits.experiments.papers import load_papers
+
+    load_papers()
+    return list(_BOUNDS)
+
+
+def bounds_entry(instance: Any) -> BoundsEntry | None:
+    """The bounds registered for ``instance``'s type (its own type first, then a base class)."""
+    entries = _entries()
+    exact = [e for e in entries if type(instance) is e.instance_type]
+    return (exact or [e for e in entries if isinstance(instance, e.instance_type)] or [None])[0]
+
+
+def bound_kinds() -> str:
+    """One line naming the kinds of problem that have bounds."""
+    families = [e.family for e in _entries()]
+    return "bounds exist for " + (", ".join(families[:-1]) + " and " + families[-1] if families else "none")
 
 
 def _scalars(values: dict[str, Any]) -> dict[str, Any]:
@@ -71,63 +87,39 @@ def _scalars(values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _kernel_horizon(learner: Any, values: dict[str, Any]) -> dict[str, Any]:
-    """CKB's theory quantities at the horizon ``T`` (issue 31): ``gamma_T`` as the learner computes it
-    (``"heuristic"``: ``log(1 + T)``; ``"greedy"``: the kernel's greedy information gain; ``"realised"``
-    depends on the data, so the greedy value stands in and ``gamma_source`` says so), ``beta_T`` from
-    ``gamma_{T-1}`` (Theorem 1), the greedy ``gamma_T`` of both kernels, and the first-round widths."""
-    from safebandits.estimators.gp import InformationGain, beta_width, greedy_information_gain
+def learner_quantities(
+    name: str,
+    instance: Any,
+    learners: Sequence[str],
+    *,
+    delta: float | None = None,
+    fallbacks: Mapping[str, Sequence[dict[str, Any]]] | None = None,
+    post: Callable[[Any, dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """The theory quantities of a regret instance as its paper's ``learners`` compute them (their
+    ``diagnostics()`` on the instance's view, with ``delta`` where they take one).
 
-    c, info, t = learner.config, learner.info, int(learner.horizon)
-    out = {k: v for k, v in values.items() if k not in ("beta", "beta_g")}
-    mode = c.info_gain
-    gains = {}
-    for key, gp in (("f", learner.gp_f), ("g", learner.gp_g)):
-        greedy = greedy_information_gain(gp.kernel, gp.noise_var, t)
-        used = greedy if mode != "heuristic" else None
-        if used is None:
-            gain = InformationGain("heuristic", gp.kernel, gp.noise_var, t)
-            used = np.array([gain(t - 1), gain(t)])
-        gains[key] = (float(used[-2]), float(used[-1]), float(greedy[t]))
-    bound_f, noise_f = float(info.reward_bound), float(info.noise_bound)
-    bound_g, noise_g = float(info.constraint_bound), float(info.constraint_noise_bound)
-    out.update(
-        info_gain=mode,
-        gamma_source="greedy (the realised gain is known only after a run)" if mode == "realised" else mode,
-        gamma_T=gains["f"][1],
-        gamma_g_T=gains["g"][1],
-        beta_T=beta_width(bound_f, noise_f, gains["f"][0], c.delta, c.beta_scale),
-        beta_g_T=beta_width(bound_g, noise_g, gains["g"][0], c.delta, c.beta_scale),
-        gamma_T_greedy=gains["f"][2],
-        gamma_g_T_greedy=gains["g"][2],
-        beta_1=values.get("beta"),
-        beta_g_1=values.get("beta_g"),
-    )
-    return out
-
-
-def regret_bounds(name: str, instance: Any, *, delta: float | None = None) -> dict[str, Any]:
-    """Theory quantities of a regret instance, per learner of its paper.
+    ``fallbacks[learner]``: settings tried in order when the learner's defaults refuse the instance;
+    ``post(learner, values)`` returns ``(values, labels)`` (quantities the diagnostics do not hold, and
+    non-numeric labels kept as they are).
 
     Raises
     ------
     ConfigError
-        If the instance is of a kind without bounds.
+        If none of the learners accepts the instance.
     """
     from safebandits.algorithms.registry import get_algorithm, make_learner
 
     kind = type(instance).__name__
-    if kind not in _REGRET_FAMILIES:
-        raise ConfigError(f"Instance {name!r} (a {kind}) has no bounds in its paper; {BOUND_KINDS}.")
     out: dict[str, Any] = {"kind": kind, "horizon": getattr(instance, "horizon", None)}
     refusals = []
-    for alg in _REGRET_FAMILIES[kind]:
+    for alg in learners:
         entry = get_algorithm(alg)
         fields = {f.name for f in dataclasses.fields(entry.cls.config_cls)}
         config = {"delta": delta} if delta is not None and "delta" in fields else {}
         info = instance.privileged_info() if entry.privileged else instance.public_info()
         learner = None
-        for extra in ({}, *_FALLBACK_CONFIGS.get(alg, ())):
+        for extra in ({}, *(fallbacks or {}).get(alg, ())):
             try:
                 learner = make_learner(alg, info, np.random.default_rng(0), {**config, **extra})
                 break
@@ -137,12 +129,11 @@ def regret_bounds(name: str, instance: Any, *, delta: float | None = None) -> di
         if learner is None:
             continue
         values = dict(learner.diagnostics()) if hasattr(learner, "diagnostics") else {}
-        labels = {}
-        if kind == "KernelInstance":
-            values = _kernel_horizon(learner, values)
-            labels = {k: values.pop(k) for k in ("info_gain", "gamma_source")}
+        labels: dict[str, Any] = {}
+        if post is not None:
+            values, labels = post(learner, values)
         settings = {"settings": extra} if extra else {}  # the fallback that was accepted
         out[alg] = {"delta": getattr(learner.config, "delta", None), **settings, **labels, **_scalars(values)}
-    if not any(alg in out for alg in _REGRET_FAMILIES[kind]):
+    if not any(alg in out for alg in learners):
         raise ConfigError(f"No learner of {name!r}'s paper accepts it: {'; '.join(refusals)}")
     return out

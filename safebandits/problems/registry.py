@@ -24,14 +24,15 @@ class QueryView:
     """How the dashboard shows a query of an instance to the person who answers it.
 
     ``draw(ax, params, arm)`` draws arm ``arm`` of the instance built with ``params`` on a matplotlib
-    ``Axes`` (a ``"picture"`` view; it must not import matplotlib itself); ``caption`` is shown beside the
-    picture (``{arm}`` is replaced by the arm), ``question`` above the buttons, ``accept`` / ``reject``
-    are the buttons' words (``accept`` sends the feedback's "no violation" value, ``reject`` 1).
-    ``size`` is the picture's (width, height) in inches.
+    ``Axes`` (a ``"picture"`` view): a function, or ``"module:function"`` to keep the drawing code (and
+    matplotlib) out of the import of the instance's module (:meth:`drawer` resolves it); ``caption`` is
+    shown beside the picture (``{arm}`` is replaced by the arm), ``question`` above the buttons,
+    ``accept`` / ``reject`` are the buttons' words (``accept`` sends the feedback's "no violation"
+    value, ``reject`` 1). ``size`` is the picture's (width, height) in inches.
     """
 
     kind: str = "generic"
-    draw: Callable[[Any, dict[str, Any], int], None] | None = None
+    draw: Callable[[Any, dict[str, Any], int], None] | str | None = None
     caption: str = ""
     question: str = ""
     accept: str = "Acceptable"
@@ -42,7 +43,21 @@ class QueryView:
         if self.kind not in VIEW_KINDS:
             raise ConfigError(f"A query view's kind is one of {VIEW_KINDS}. Got {self.kind!r} instead.")
         if self.draw is not None and not callable(self.draw):
-            raise ConfigError(f"A query view's 'draw' must be callable. Got {self.draw!r:.40} instead.")
+            module, _, attr = self.draw.partition(":") if isinstance(self.draw, str) else ("", "", "")
+            if not (module and attr):
+                raise ConfigError(
+                    f"A query view's 'draw' must be callable or 'module:function'. Got {self.draw!r:.40} "
+                    "instead."
+                )
+
+    def drawer(self) -> Callable[[Any, dict[str, Any], int], None] | None:
+        """The drawing function (importing its module when ``draw`` names one)."""
+        if self.draw is None or callable(self.draw):
+            return self.draw
+        import importlib
+
+        module, _, attr = self.draw.partition(":")
+        return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)

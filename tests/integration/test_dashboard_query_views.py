@@ -75,3 +75,11 @@ def test_query_views_are_checked(bad):
         QueryView(**bad)
     with pytest.raises(ConfigError, match="QueryView"):
         register_instance("test/bad-view", view="picture")
+
+
+def test_a_drawing_named_by_module_is_imported_only_to_draw():
+    view = QueryView("picture", draw="safebandits.problems.driving.render:draw_query")
+    assert callable(view.drawer()) and view.drawer().__name__ == "draw_query"
+    with pytest.raises(ConfigError, match="module:function"):
+        QueryView("picture", draw="no-colon-here")
+    assert QueryView().drawer() is None

@@ -7,7 +7,7 @@ needed.
 """
 
 from safebandits.experiments.papers import digest_fields, register_paper
-from safebandits.papers.acol import digest, driving, experiments  # noqa: F401  (registers the experiments)
+from safebandits.papers.acol import bounds, digest, driving, experiments  # noqa: F401  (registers the experiments, bounds)
 
 register_paper(
     "acol",

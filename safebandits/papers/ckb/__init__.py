@@ -8,6 +8,7 @@ needed.
 
 from safebandits.experiments.papers import digest_fields, register_paper
 from safebandits.papers.ckb import (
+    bounds,  # noqa: F401  (registers `safebandits bounds` of the kernel instances)
     digest,
     experiments,  # noqa: F401  (registers the experiments)
 )

@@ -8,6 +8,7 @@ needed.
 
 from safebandits.experiments.papers import digest_fields, register_paper
 from safebandits.papers.stagewise import (
+    bounds,  # noqa: F401  (registers `safebandits bounds` of the paper's instances)
     digest,
     experiments,  # noqa: F401  (registers the experiments)
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -52,31 +52,10 @@ def candidate_features(
     return out
 
 
-def _draw_query(ax: Any, params: dict[str, Any], arm: int) -> None:
-    """The trajectory of candidate policy ``arm`` with its road and the other cars (the dashboard's
-    picture of a driving query)."""
-    from safebandits.problems.driving.render import draw_policy
-
-    features = str(params.get("features", "paper"))
-    pols = candidate_policies(
-        str(params.get("candidates", "generated")),
-        int(params.get("n_candidates", 100)),
-        int(params.get("candidate_seed", 0)),
-        features,
-        params.get("data_dir"),
-    )
-    if not 0 <= arm < len(pols):
-        raise IndexError(f"no candidate policy {arm}")
-    scenario = get_scenario(str(params.get("scenario", "base")))
-    draw_policy(
-        ax, pols[arm], scenario, DrivingConfig.preset(features), title=f"policy {arm}", show_values=False
-    )
-
-
 #: A driving query as a person answers it (Sec. 4.3: "is this behaviour acceptable?").
 DRIVING_VIEW = QueryView(
     "picture",
-    draw=_draw_query,
+    draw="safebandits.problems.driving.render:draw_query",
     caption=(
         "Policy (arm) {arm}. The orange car is the one the policy drives; the white cars are the others "
         "on the road, fading towards the start."
