@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from safebandits._limits import MAX_REQUEST_BYTES
 from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError
 from safebandits.study.redact import redact_text, redact_url
 
@@ -148,8 +149,10 @@ def create_app(
     token: str | None = None,
     *,
     allowed_hosts: Iterable[str] | None = None,
+    max_body: int = MAX_REQUEST_BYTES,
 ) -> Any:
-    """The dashboard as an ASGI application.
+    """The dashboard as an ASGI application, with the JSON API under ``/api/v1``
+    (:mod:`safebandits.dashboard.api`).
 
     Parameters
     ----------
@@ -159,10 +162,13 @@ def create_app(
         A results directory (``safebandits run --out DIR``): its experiments, verdicts and figures.
     token : str, optional
         When given, answering needs it: open ``/?token=...`` once (a cookie keeps it) or send the form
-        field ``token``. Pages that only show stay open.
+        field ``token``. Pages that only show stay open. Every call of the JSON API needs it
+        (``Authorization: Bearer TOKEN``).
     allowed_hosts : iterable of str, optional
         Accepted ``Host`` header names (default: the local names, see :func:`local_hosts`); ``"*"``
         accepts any.
+    max_body : int
+        Largest request body of the JSON API (bytes).
     """
     try:
         import jinja2
@@ -171,7 +177,9 @@ def create_app(
         from starlette.middleware.trustedhost import TrustedHostMiddleware
         from starlette.requests import Request
         from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
-        from starlette.routing import Route
+        from starlette.routing import Mount, Route
+
+        from safebandits.dashboard.api import API_PREFIX, create_api
     except ImportError:
         raise ConfigError(
             "The dashboard needs its optional dependencies: pip install 'safebandits[dashboard]'."
@@ -472,6 +480,7 @@ def create_app(
     # Study names may hold a '/' (studies created before names were restricted; a link encodes it as
     # %2F, which arrives decoded): the name is a path, and the more specific routes come first.
     routes = [
+        Mount(API_PREFIX, app=create_api(storage, token, max_body=max_body)),  # the JSON API (api.py)
         Route("/", guarded(index)),
         Route("/results", guarded(results_page)),
         Route("/results/report/{path:path}", guarded(results_file)),
