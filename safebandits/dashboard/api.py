@@ -311,6 +311,7 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
     from fastapi.exceptions import RequestValidationError
     from fastapi.routing import APIRoute
     from fastapi.security import HTTPBearer
+    from pydantic.json_schema import models_json_schema
     from starlette.exceptions import HTTPException
     from starlette.responses import JSONResponse
 
@@ -496,6 +497,35 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
         summary["storage"] = shown_storage
         return reply(summary)
 
+    plain_openapi = api.openapi
+
+    def openapi() -> dict[str, Any]:
+        """FastAPI's schema without its default 422 body (every error here is an :class:`ErrorBody`)."""
+        if api.openapi_schema is None:
+            schema = plain_openapi()
+            default = {"$ref": "#/components/schemas/HTTPValidationError"}
+            for operations in schema["paths"].values():
+                for op in operations.values():
+                    responses = op.get("responses", {})
+                    if (
+                        responses.get("422", {}).get("content", {}).get("application/json", {}).get("schema")
+                        == default
+                    ):
+                        del responses["422"]
+            components = schema["components"]["schemas"]
+            for name in ("HTTPValidationError", "ValidationError"):
+                components.pop(name, None)
+            # The request bodies as pydantic writes them: FastAPI's schema model turns integer bounds
+            # into floats (2**63 - 1 would read 9.223372036854776e+18, i.e. 2**63).
+            _, top = models_json_schema(
+                [(m, "validation") for m in (CreateStudy, Tell, Expire)],
+                ref_template="#/components/schemas/{model}",
+            )
+            components.update({k: v for k, v in top["$defs"].items() if k in components})
+            api.openapi_schema = schema
+        return api.openapi_schema
+
+    api.openapi = openapi  # type: ignore[method-assign]
     return api
 
 
