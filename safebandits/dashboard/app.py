@@ -496,7 +496,17 @@ def create_app(
         Middleware(_SecurityHeaders),
         Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False),
     ]
-    app = Starlette(routes=routes, middleware=middleware)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        """A path no route takes (under /api/v1 too, e.g. a name holding a newline): the API's JSON error
+        for an API path, the plain 404 otherwise."""
+        if request.url.path.startswith(API_PREFIX + "/"):
+            from safebandits.dashboard.api import error_response
+
+            return error_response(404, "not_found", "Not Found")
+        return Response("Not Found", status_code=404, media_type="text/plain")
+
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: not_found})
     app.state.csrf_token = csrf_token
     return app
 

@@ -422,7 +422,9 @@ def test_token_is_needed_for_every_call(storage):
             assert_error(r, 401, "unauthorized")
             assert r.headers["www-authenticate"] == "Bearer" and "s3cret" not in r.text
         # the dashboard's cookie is no API credential (a cookie would make cross-site writes possible)
-        r = c.request(method, path, json=body, cookies={"sb_dashboard_token": "s3cret"})
+        c.cookies.set("sb_dashboard_token", "s3cret")
+        r = c.request(method, path, json=body)
+        c.cookies.clear()
         assert r.status_code == 401
     assert snapshot(storage) == before
     ok = {"Authorization": "Bearer s3cret"}
