@@ -166,8 +166,8 @@ def test_no_password_in_responses_or_logs_of_an_unreachable_storage(caplog):
     from safebandits.dashboard import create_app
     from tests.integration.test_redaction import FORMS, ODD, PW
 
-    for secret in (PW, ODD):
-        for form, template in FORMS:
+    for secret, forms in ((ODD, FORMS), (PW, FORMS[:1])):  # (every form with the harder password)
+        for form, template in forms:
             url = template.format(pw=secret, host="127.0.0.1:1")
             client = TestClient(create_app(url, token=TOKEN), base_url="http://127.0.0.1",
                                 raise_server_exceptions=False)  # fmt: skip
