@@ -573,3 +573,20 @@ def test_schema_describes_what_the_server_sends(storage):
     check("/studies/{name}/tell", "post", 404, c.post("/api/v1/studies/seq/tell",
                                                       json={"id": 9, "answer": -1}).json())  # fmt: skip
     check("/studies/{name}/expire", "post", 200, c.post("/api/v1/studies/x/expire", json={}).json())
+
+
+def test_docs_print_the_served_schema(storage, tmp_path):
+    """docs/http_api.md includes the schema docs/apigen.py writes at build time: the one the server serves."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("safebandits_docs_apigen_api", ROOT / "docs" / "apigen.py")
+    apigen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(apigen)
+    apigen.write_openapi(tmp_path)
+    served = client(storage).get("/api/v1/openapi.json").json()
+    written = json.loads((tmp_path / "openapi.json").read_text())
+    assert written == {**served, "servers": [{"url": "/api/v1"}]}
+    page = (ROOT / "docs" / "http_api.md").read_text()
+    assert "reference/openapi.json" in page and "examples/http_api_client.sh" in page
+    for path in served["paths"]:
+        assert path in page.replace("/api/v1", "")
