@@ -209,3 +209,53 @@ def test_no_password_in_responses_or_the_server_log(pg_url):
         for text in texts:
             assert PASSWORD not in text, text
         assert "Traceback" not in texts[-1]
+
+
+@pytest.mark.timeout(300)
+def test_concurrent_clients_lose_no_answer(tmp_path):
+    """Four clients ask and tell at once (the server handles requests in threads): every answer a client
+    was told is stored is stored, once, with the value it sent."""
+    import threading
+
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    open_storage(url).close()
+    sent: dict[int, int] = {}
+    errors: list[str] = []
+    with dashboard_process(url) as (base, stop):
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        r = httpx.post(f"{base}/api/v1/studies", headers=auth, timeout=60, json={
+            "name": "c", "algorithm": "acol", "instance": "acol/one-dimensional",
+            "instance_params": {"noise": "binary", "n_arms": 5}, "seed": 0, "max_open": 4,
+        })  # fmt: skip
+        assert r.status_code == 201, r.text
+
+        def worker() -> None:
+            with httpx.Client(base_url=base, headers=auth, timeout=60) as c:
+                for _ in range(15):
+                    r = c.post("/api/v1/studies/c/ask", headers={"content-type": "application/json"})
+                    if r.status_code == 409:  # every pull that can be handed out is out
+                        time.sleep(0.02)
+                        continue
+                    if r.status_code != 200:
+                        errors.append(r.text)
+                        continue
+                    q = r.json()
+                    answer = -1 if q["arm"] < 3 else 1
+                    t = c.post("/api/v1/studies/c/tell", json={"id": q["id"], "answer": answer})
+                    if t.status_code == 200:
+                        sent[q["id"]] = answer
+                    else:
+                        errors.append(t.text)
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=240)
+        log = stop()
+    assert not errors and "Traceback" not in log, (errors[:3], log)
+    assert len(sent) >= 20
+    with sb.load_study("c", url) as s:
+        stored = {q["id"]: q["observation"] for q in s.queries() if q["observation"] is not None}
+        assert s.n_answered == len(sent)
+    assert {i: o["constraints"][0] for i, o in stored.items()} == sent
