@@ -2,7 +2,8 @@
 
 ``reference/api.rst`` and ``reference/api/*.rst`` document every public name of ``safebandits`` and
 of its main subpackages (their ``__all__``), one page per module; ``reference/algorithms.rst``,
-``instances.rst`` and ``experiments.rst`` are tables of the three registries. Nothing here is a
+``instances.rst`` and ``experiments.rst`` are tables of the three registries; ``reference/openapi.json``
+is the JSON API's schema as the server serves it. Nothing here is a
 hand-written list: a name exported or registered later is documented by the next build.
 """
 
@@ -248,3 +249,13 @@ def generate(out: Path) -> None:
     write_api_reference(out)
     write_algorithm_table(out)
     write_registries(out)
+    write_openapi(out)
+
+
+def write_openapi(out: Path) -> None:
+    """``openapi.json``: the schema the dashboard's JSON API serves (docs/http_api.md includes it)."""
+    import json
+
+    from safebandits.dashboard.api import openapi_schema
+
+    _write_if_changed(out / "openapi.json", json.dumps(openapi_schema(), indent=1) + "\n")

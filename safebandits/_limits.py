@@ -12,6 +12,7 @@ __all__ = [
     "MAX_KERNEL_POINTS",
     "MAX_OPEN",
     "MAX_REPLICATES",
+    "MAX_REQUEST_BYTES",
     "MAX_SEED",
     "MAX_SNAPSHOT_EVERY",
     "MAX_WORKERS",
@@ -32,3 +33,5 @@ MAX_SNAPSHOT_EVERY = 1_000_000
 MAX_EXPIRE_SECONDS = 1e9
 #: Most points of a kernel problem built on a grid (its n x n kernel matrix: 200 MB at 5,000).
 MAX_KERNEL_POINTS = 5000
+#: Largest request body of the dashboard's JSON API (bytes): an answer, or a study's problem view.
+MAX_REQUEST_BYTES = 8 * 1024 * 1024

@@ -997,7 +997,9 @@ _with_plugin_option(cli)
 )
 @click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
 @click.option(
-    "--token", envvar="SAFEBANDITS_DASHBOARD_TOKEN", help="Answering needs this token (env var too)."
+    "--token",
+    envvar="SAFEBANDITS_DASHBOARD_TOKEN",
+    help="Answering, and every call of the JSON API (Authorization: Bearer), needs this token (env var too).",
 )
 @click.option(
     "--allowed-host",
@@ -1015,7 +1017,8 @@ def dashboard(
     allowed_hosts: tuple[str, ...],
 ) -> None:
     """Web dashboard of the studies in --storage (and the results in --results): progress, estimates,
-    recommendation, and pages to answer open queries in the browser.
+    recommendation, and pages to answer open queries in the browser; and a JSON API under /api/v1 (create,
+    ask, tell, status, recommend; schema at /api/v1/openapi.json) for programs in any language.
 
     Refused at start (exit 2): a storage that is not a URL, a missing or foreign database, and a
     non-local --host without --token. Cross-site POSTs and foreign Host headers are refused.
@@ -1025,7 +1028,10 @@ def dashboard(
 
     check_bind(host, token, allowed_hosts)
     check_storage(storage)
-    click.echo(f"safebandits dashboard on http://{host}:{port}/ (storage {redact_url(storage)})")
+    click.echo(
+        f"safebandits dashboard on http://{host}:{port}/ (storage {redact_url(storage)}; "
+        f"JSON API at http://{host}:{port}/api/v1)"
+    )
     serve(storage, results, host=host, port=port, token=token, allowed_hosts=allowed_hosts)
 
 

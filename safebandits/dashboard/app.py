@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from safebandits._limits import MAX_REQUEST_BYTES
 from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError
 from safebandits.study.redact import redact_text, redact_url
 
@@ -148,8 +149,10 @@ def create_app(
     token: str | None = None,
     *,
     allowed_hosts: Iterable[str] | None = None,
+    max_body: int = MAX_REQUEST_BYTES,
 ) -> Any:
-    """The dashboard as an ASGI application.
+    """The dashboard as an ASGI application, with the JSON API under ``/api/v1``
+    (:mod:`safebandits.dashboard.api`).
 
     Parameters
     ----------
@@ -159,10 +162,13 @@ def create_app(
         A results directory (``safebandits run --out DIR``): its experiments, verdicts and figures.
     token : str, optional
         When given, answering needs it: open ``/?token=...`` once (a cookie keeps it) or send the form
-        field ``token``. Pages that only show stay open.
+        field ``token``. Pages that only show stay open. Every call of the JSON API needs it
+        (``Authorization: Bearer TOKEN``).
     allowed_hosts : iterable of str, optional
         Accepted ``Host`` header names (default: the local names, see :func:`local_hosts`); ``"*"``
         accepts any.
+    max_body : int
+        Largest request body of the JSON API (bytes).
     """
     try:
         import jinja2
@@ -171,7 +177,9 @@ def create_app(
         from starlette.middleware.trustedhost import TrustedHostMiddleware
         from starlette.requests import Request
         from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
-        from starlette.routing import Route
+        from starlette.routing import Mount, Route
+
+        from safebandits.dashboard.api import API_PREFIX, create_api
     except ImportError:
         raise ConfigError(
             "The dashboard needs its optional dependencies: pip install 'safebandits[dashboard]'."
@@ -474,6 +482,7 @@ def create_app(
     # Study names may hold a '/' (studies created before names were restricted; a link encodes it as
     # %2F, which arrives decoded): the name is a path, and the more specific routes come first.
     routes = [
+        Mount(API_PREFIX, app=create_api(storage, token, max_body=max_body)),  # the JSON API (api.py)
         Route("/", guarded(index)),
         Route("/results", guarded(results_page)),
         Route("/results/report/{path:path}", guarded(results_file)),
@@ -489,7 +498,17 @@ def create_app(
         Middleware(_SecurityHeaders),
         Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False),
     ]
-    app = Starlette(routes=routes, middleware=middleware)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        """A path no route takes (under /api/v1 too, e.g. a name holding a newline): the API's JSON error
+        for an API path, the plain 404 otherwise."""
+        if request.url.path.startswith(API_PREFIX + "/"):
+            from safebandits.dashboard.api import error_response
+
+            return error_response(404, "not_found", "Not Found")
+        return Response("Not Found", status_code=404, media_type="text/plain")
+
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: not_found})
     app.state.csrf_token = csrf_token
     return app
 

@@ -66,6 +66,7 @@ __all__ = [
     "load_experiment_file",
     "parse_experiment",
     "problem_of_file",
+    "problem_of_table",
     "save_experiment_file",
     "stored_specs",
 ]
@@ -287,22 +288,36 @@ def problem_of_file(path: str | os.PathLike[str]) -> Any:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"Cannot read the experiment file {str(p)!r}: {exc}") from None
-    problem = raw.get("problem")
-    if not isinstance(problem, dict):
-        raise ConfigError(f"{p}: no [problem] table.")
-    problem = _plain_toml(problem)
-    if problem.get("setting") == "pool" and isinstance(problem.get("csv"), str):
-        from safebandits.problems.zoo.declared import pool_from_csv
+    return problem_of_table(raw.get("problem"), str(p), base_dir=p.parent)
 
-        path_csv = Path(problem["csv"])
-        problem["csv"] = str(path_csv if path_csv.is_absolute() else p.parent / path_csv)
-        return pool_from_csv(problem)[0]
+
+def problem_of_table(problem: Any, source: str, base_dir: str | os.PathLike[str] | None = None) -> Any:
+    """The problem declaration of a ``[problem]`` table read from ``source``.
+
+    A pool's ``csv`` is read relative to ``base_dir``; with ``base_dir=None`` (a table that came from no
+    file, e.g. through the JSON API) no file is read and a ``csv`` is refused.
+    """
+    if not isinstance(problem, dict):
+        raise ConfigError(f"{source}: no [problem] table.")
+    problem = _plain_toml(problem)
+    if problem.get("setting") == "pool" and "csv" in problem:
+        if base_dir is None:
+            raise ConfigError(
+                f"{source}: problem: a pool given here cannot name a CSV file (no file is read); give "
+                "its records as 'features'."
+            )
+        if isinstance(problem.get("csv"), str):
+            from safebandits.problems.zoo.declared import pool_from_csv
+
+            path_csv = Path(problem["csv"])
+            problem["csv"] = str(path_csv if path_csv.is_absolute() else Path(base_dir) / path_csv)
+            return pool_from_csv(problem)[0]
     from safebandits.problems.declare import problem_from_dict
 
     try:
         return problem_from_dict(problem)
     except ConfigError as exc:
-        raise ConfigError(f"{p}: problem: {exc}") from None
+        raise ConfigError(f"{source}: problem: {exc}") from None
 
 
 def file_settings(path: str | os.PathLike[str]) -> tuple[Any, int | None, dict[str, dict[str, Any]]]:

@@ -30,7 +30,7 @@ import click
 
 from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_SEED, MAX_SNAPSHOT_EVERY
 from safebandits.exceptions import ConfigError
-from safebandits.study.codec import info_from_dict, jsonable
+from safebandits.study.codec import jsonable
 
 __all__ = ["study"]
 
@@ -142,118 +142,38 @@ def create(
     storage: str,
 ) -> None:
     """Create study NAME for ALGORITHM on an --instance, an --info file or a --problem file."""
-    import numpy as np
-
-    from safebandits.algorithms.registry import get_algorithm
     from safebandits.experiments.spec import parse_assignments
-    from safebandits.problems.registry import list_instances, make_instance
-    from safebandits.study.study import create_study
+    from safebandits.study.options import create_from_options
 
     if sum(v is not None for v in (instance, info_file, problem_file)) != 1:
         raise ConfigError("Give exactly one of --instance NAME, --info FILE or --problem FILE.toml.")
+    if sets and instance is None:
+        raise ConfigError("--set applies to --instance only.")
+    experiment = None
     if problem_file is not None:
-        if sets:
-            raise ConfigError("--set applies to --instance only.")
-        _create_declared(name, algorithm, problem_file, params, seed, max_open, snapshot_every, storage)
-        return
-    entry = get_algorithm(algorithm)
-    if instance is not None:
-        entries = list_instances()
-        if instance not in entries:
-            raise ConfigError(f"Unknown instance {instance!r}. Known instances: {', '.join(entries)}.")
-        rng = np.random.default_rng(instance_seed) if entries[instance].random else None
-        inst = make_instance(instance, rng, **parse_assignments(sets))
-        info = inst.privileged_info() if entry.privileged else inst.public_info()
-    else:
-        if sets:
-            raise ConfigError("--set applies to --instance only.")
-        info = info_from_dict(_load_json(f"@{info_file}", "info file"))
-    problem = None
-    if instance is not None:  # the dashboard draws queries from it (e.g. driving policies)
-        problem = {"instance": instance, "params": parse_assignments(sets), "instance_seed": instance_seed}
-    s = create_study(
-        name,
-        algorithm,
-        info,
-        parse_assignments(params),
-        storage=storage,
-        seed=seed,
-        max_open=max_open,
-        problem=problem,
-        snapshot_every=snapshot_every,
-    )
+        from safebandits.experiments.user import tomllib
+
+        try:
+            experiment = tomllib.loads(Path(problem_file).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"Cannot read the experiment file {problem_file!r}: {exc}") from None
     _echo(
-        {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed, "storage": s.storage_url}
-    )
-
-
-def _learner_of_file(raw: dict[str, Any], algorithm: str, source: str) -> tuple[str, dict[str, Any]]:
-    """The registered name and options of ALGORITHM in a file's ``[[learners]]`` (by label, then by name);
-    the name itself with no options when the file does not list it."""
-    learners = raw.get("learners") or []
-    if not isinstance(learners, list):
-        raise ConfigError(f"{source}: 'learners' must be an array of tables ([[learners]]).")
-    tables = [t for t in learners if isinstance(t, dict)]
-    by_label = [t for t in tables if t.get("label") == algorithm]
-    by_name = [t for t in tables if t.get("name") == algorithm and not t.get("label")] or [
-        t for t in tables if t.get("name") == algorithm
-    ]
-    found = by_label or by_name
-    if len(found) > 1:
-        labels = ", ".join(repr(t.get("label") or t.get("name")) for t in found)
-        raise ConfigError(
-            f"{source}: {len(found)} [[learners]] are named {algorithm!r} ({labels}); "
-            "give --algorithm one of their labels."
-        )
-    if not found:
-        return algorithm, {}
-    table = found[0]
-    options = table.get("options") or {}
-    if not isinstance(options, dict):
-        raise ConfigError(f"{source}: learner {algorithm!r}: 'options' must be a table.")
-    return str(table.get("name")), dict(options)
-
-
-def _create_declared(
-    name: str,
-    algorithm: str,
-    problem_file: str,
-    params: tuple[str, ...],
-    seed: int | None,
-    max_open: int,
-    snapshot_every: int,
-    storage: str,
-) -> None:
-    """``study create --problem FILE.toml``: a study on the file's declared problem."""
-    from safebandits.experiments.spec import parse_assignments
-    from safebandits.experiments.user import _plain_toml, problem_of_file, tomllib
-    from safebandits.study.study import create_study
-
-    declared = problem_of_file(problem_file)
-    raw = _plain_toml(tomllib.loads(Path(problem_file).read_text(encoding="utf-8")))
-    learner, options = _learner_of_file(raw, algorithm, problem_file)
-    options.update(parse_assignments(params))  # --param wins over the file's options
-    horizon = raw.get("horizon")
-    if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1):
-        raise ConfigError(f"{problem_file}: horizon must be an integer >= 1; got {horizon!r}.")
-    try:
-        s = create_study(
+        create_from_options(
             name,
-            learner,
-            declared,
-            options,
+            algorithm,
             storage=storage,
+            instance=instance,
+            instance_params=parse_assignments(sets),
+            info=None if info_file is None else _load_json(f"@{info_file}", "info file"),
+            experiment=experiment,
+            experiment_file=problem_file,
+            config=parse_assignments(params),
             seed=seed,
+            instance_seed=instance_seed,
             max_open=max_open,
-            horizon=horizon,
             snapshot_every=snapshot_every,
         )
-    except ConfigError as exc:  # one line, naming the file
-        raise ConfigError(f"{problem_file}: {' '.join(str(exc).split())}") from None
-    _echo(
-        {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed, "kind": s.declared_kind,
-         "storage": s.storage_url}
-    )  # fmt: skip
+    )
 
 
 @study.command("ask")

@@ -1,0 +1,549 @@
+"""The JSON API of the dashboard server: studies created, asked, told and read over HTTP (``/api/v1``).
+
+Any program that speaks HTTP can drive a study (a lab robot, a web service, an annotation tool, a shell
+script with curl)::
+
+    POST /api/v1/studies                       create (the arguments of `safebandits study create`)
+    GET  /api/v1/studies                       {"studies": [names]}
+    GET  /api/v1/studies/{name}                the summary (`study status`)
+    POST /api/v1/studies/{name}/ask            the open query (a new one if every query is answered)
+    POST /api/v1/studies/{name}/tell           {"id": 0, "answer": -1}
+    GET  /api/v1/studies/{name}/recommendation the recommendation (`study recommend`)
+    GET  /api/v1/studies/{name}/queries        every query with its answer
+    POST /api/v1/studies/{name}/expire         return abandoned open queries to the pool
+    GET  /api/v1/openapi.json                  this API's OpenAPI 3.1 schema
+
+The same storage, token, validation and limits as the command line and the Python API: creation reads
+its options through :func:`safebandits.study.options.create_from_options` (as ``study create`` does),
+answers go through :meth:`Study.tell <safebandits.study.Study.tell>` unchanged, and request bodies are
+strict (a string is never a number, unknown fields are refused).
+
+Guards, in order, before any handler runs: a request whose ``Origin`` (else ``Referer``) names another
+site is refused (403); with a token every call needs ``Authorization: Bearer TOKEN`` (401; the schema
+stays open); a POST must be ``Content-Type: application/json`` (415: a cross-site HTML form cannot send
+that without a CORS preflight, which this server never grants), at most ``max_body`` bytes (413) and
+valid JSON (400). Errors are ``{"error": {"status", "code", "message"}}`` (``details`` for a body that
+fails its schema), never a traceback, with credentials redacted
+(:func:`~safebandits.study.redact.redact_text`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_REQUEST_BYTES, MAX_SEED, MAX_SNAPSHOT_EVERY
+from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError
+from safebandits.study.redact import redact_text, redact_url
+from safebandits.study.snapshot import DEFAULT_SNAPSHOT_EVERY
+from safebandits.study.validation import MAX_NAME_LENGTH, MAX_QUERY_ID
+
+__all__ = ["API_PREFIX", "create_api", "openapi_schema"]
+
+API_PREFIX = "/api/v1"
+
+_log = logging.getLogger("safebandits.dashboard")
+
+
+# -- request and response bodies (the schema is generated from these) ---------------------------------
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class CreateStudy(_Strict):
+    """The arguments of ``safebandits study create``: exactly one of ``instance``, ``info`` and
+    ``experiment``."""
+
+    name: str = Field(min_length=1, max_length=MAX_NAME_LENGTH, description="New study name (no '/').")
+    algorithm: str = Field(description="A registered learner (`safebandits list algorithms`), or a "
+                           "[[learners]] label of the experiment.")  # fmt: skip
+    instance: str | None = Field(None, description="A registered instance (`safebandits list instances`).")
+    instance_params: dict[str, JsonValue] | None = Field(
+        None, description="The instance's parameters (the CLI's --set), e.g. {\"n_arms\": 5}."
+    )
+    info: dict[str, JsonValue] | None = Field(
+        None, description="A problem view as `study export` writes it (its 'info' object)."
+    )
+    experiment: dict[str, JsonValue] | None = Field(
+        None,
+        description="An experiment file's tables as JSON (the CLI's --problem FILE.toml): its 'problem' "
+        "is declared, its 'learners' options for the algorithm and its 'horizon' apply. No file is read.",
+    )
+    config: dict[str, JsonValue] | None = Field(None, description="Learner options (the CLI's --param).")
+    seed: int | None = Field(
+        None, ge=0, le=MAX_SEED, description="Learner seed (drawn and stored if absent)."
+    )
+    instance_seed: int = Field(0, ge=0, le=MAX_SEED, description="Seed of a random instance.")
+    max_open: int = Field(1, ge=1, le=MAX_OPEN, description="Queries out at once.")
+    snapshot_every: int = Field(
+        DEFAULT_SNAPSHOT_EVERY,
+        ge=0,
+        le=MAX_SNAPSHOT_EVERY,
+        description="Store the learner's state every this many answers (0: never); loads replay only the "
+        "answers since.",
+    )
+
+
+class Created(BaseModel):
+    name: str
+    algorithm: str
+    task: str
+    seed: int
+    storage: str = Field(description="The storage URL, credentials redacted.")
+    kind: str | None = Field(None, description="The declared problem's view kind (experiments only).")
+
+
+class QueryOut(BaseModel):
+    """A query: play ``arm`` once, or ``counts[k]`` pulls of each arm ``k`` (a batch), or ``point``."""
+
+    id: int
+    arm: int | None = None
+    counts: list[int] | None = None
+    probs: list[float] | None = None
+    point: list[float] | None = None
+    n_samples: int
+    asked_at: str
+    part_of: int | None = None
+    parts: int = 1
+
+
+class Tell(_Strict):
+    id: int = Field(ge=0, le=MAX_QUERY_ID, description="The query's id (from ask).")
+    answer: JsonValue = Field(
+        description='One pull: a number (e.g. -1 for binary feedback) or {"reward": r, "constraints": '
+        '[c, ...]}; a batch: {"constraint_sums": [[...]], "reward_sums": [...]}. Checked as '
+        "Study.tell checks it."
+    )
+
+
+class Told(BaseModel):
+    id: int
+    told: bool
+    n_answered: int
+    done: bool
+
+
+class Expire(_Strict):
+    older_than: float | None = Field(
+        None, ge=0, le=MAX_EXPIRE_SECONDS, description="Only queries out for more than this many seconds."
+    )
+    ids: list[int] | None = Field(None, max_length=MAX_OPEN, description="Only these open queries.")
+
+
+class Expired(BaseModel):
+    expired: list[int]
+
+
+class RecommendationOut(BaseModel):
+    arm: int | None
+    final: bool
+    n_samples: int
+    info: dict[str, Any]
+    words: str
+
+
+class Summary(BaseModel):
+    """``study status``: counts, open queries, recommendation, and the learner's estimates where it has
+    them (``arm_estimates``, ``confidence_bounds``, ``feasible_set``, ``safe_set``, ``diagnostics``)."""
+
+    model_config = ConfigDict(extra="allow")
+    name: str
+    algorithm: str
+    task: str
+    seed: int
+    storage: str
+    n_queries: int
+    n_answered: int
+    max_open: int
+    open_queries: list[QueryOut]
+    done: bool
+    recommendation: dict[str, Any]
+
+
+class StudyList(BaseModel):
+    studies: list[str]
+
+
+class StoredQuery(BaseModel):
+    id: int
+    decision: dict[str, Any]
+    observation: Any = Field(description="The stored answer (null while open).")
+    asked_at: str
+    told_at: str | None
+
+
+class Queries(BaseModel):
+    queries: list[StoredQuery]
+
+
+class ErrorDetail(BaseModel):
+    status: int
+    code: str = Field(description="Stable: bad_json, invalid, unauthorized, forbidden, not_found, "
+                      "unknown_query, conflict, no_query_available, done, already_told, too_large, "
+                      "unsupported_media_type, method_not_allowed, unavailable, internal.")  # fmt: skip
+    message: str
+    details: list[dict[str, Any]] | None = None
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    words = {400: "Not JSON", 401: "Missing or wrong token", 403: "Cross-site request", 404: "Not found",
+             409: "Conflict with the study's state", 413: "Body too large", 415: "Not application/json",
+             422: "A value is refused", 503: "The storage failed"}  # fmt: skip
+    return {c: {"model": ErrorBody, "description": words[c]} for c in codes}
+
+
+# -- errors --------------------------------------------------------------------------------------------
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, details: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.details = status, code, message, details
+
+
+def error_response(status: int, code: str, message: str, details: Any = None, headers: Any = None) -> Any:
+    from starlette.responses import JSONResponse
+
+    body: dict[str, Any] = {"status": status, "code": code, "message": message}
+    if details is not None:
+        body["details"] = details
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+class _Guard:
+    """ASGI middleware of the API: origin, token, content type, body size and JSON, in that order."""
+
+    def __init__(self, app: Any, token: str | None, max_body: int) -> None:
+        self.app, self.token, self.max_body = app, token, max_body
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        from starlette.datastructures import Headers
+
+        from safebandits.dashboard.app import _same_origin
+
+        headers = Headers(scope=scope)
+        host = headers.get("host", "")
+        origin = headers.get("origin")
+        foreign = origin is not None and not _same_origin(origin, host)
+        if origin is None and headers.get("referer") is not None:
+            foreign = not _same_origin(headers["referer"], host)
+        if foreign:
+            await error_response(403, "forbidden", "Refused: the request comes from another site.")(
+                scope, receive, send
+            )
+            return
+        path = scope.get("path", "")
+        if self.token is not None and not path.endswith("/openapi.json"):
+            scheme, _, given = headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                given.strip().encode(), self.token.encode()
+            ):
+                await error_response(
+                    401, "unauthorized", "This server needs its token: send 'Authorization: Bearer TOKEN'.",
+                    headers={"www-authenticate": "Bearer"},
+                )(scope, receive, send)  # fmt: skip
+                return
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        kind = headers.get("content-type", "").partition(";")[0].strip().lower()
+        if kind != "application/json":
+            await error_response(
+                415,
+                "unsupported_media_type",
+                "A request body must be sent as 'Content-Type: application/json'.",
+            )(scope, receive, send)
+            return
+        body = await self._read(scope, receive, headers)
+        if body is None:
+            await error_response(
+                413, "too_large", f"The request body is larger than {self.max_body:,} bytes."
+            )(scope, receive, send)
+            return
+        if body.strip():
+            try:
+                json.loads(body, parse_constant=_refuse_constant)
+            except (ValueError, RecursionError) as exc:  # (JSONDecodeError, bad UTF-8, NaN, too deep)
+                why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+                await error_response(400, "bad_json", f"The request body is not JSON: {why}.")(
+                    scope, receive, send
+                )
+                return
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _read(self, scope: Any, receive: Any, headers: Any) -> bytes | None:
+        """The whole body, or ``None`` as soon as it is larger than ``max_body`` (never read further)."""
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            return None
+        chunks, total = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return b""
+            chunk = message.get("body", b"")
+            total += len(chunk)
+            if total > self.max_body:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+# -- the application -----------------------------------------------------------------------------------
+def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_REQUEST_BYTES) -> Any:
+    """The JSON API as an ASGI application (the dashboard mounts it at :data:`API_PREFIX`)."""
+    from fastapi import Depends, FastAPI, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.routing import APIRoute
+    from fastapi.security import HTTPBearer
+    from pydantic.json_schema import models_json_schema
+    from starlette.exceptions import HTTPException
+    from starlette.responses import JSONResponse
+
+    from safebandits._version import __version__
+    from safebandits.study.codec import jsonable
+    from safebandits.study.options import create_from_options
+    from safebandits.study.study import NoQueryAvailable, list_studies, load_study
+    from safebandits.study.validation import check_study_name
+
+    shown_storage = redact_url(storage)
+
+    def clean(exc: BaseException) -> str:
+        return redact_text(exc, storage)
+
+    class GuardedRoute(APIRoute):
+        """Every failure of a handler as a JSON error in one log line (no traceback, no credential)."""
+
+        def get_route_handler(self) -> Any:
+            handler = super().get_route_handler()
+
+            async def guarded(request: Request) -> Any:
+                try:
+                    return await handler(request)
+                except (ApiError, RequestValidationError, HTTPException):
+                    raise
+                except ConfigError as exc:
+                    return error_response(422, "invalid", clean(exc))
+                except ProtocolError as exc:
+                    return error_response(409, "conflict", clean(exc))
+                except SafeBanditsError as exc:
+                    _log.warning("api: %s", clean(exc))
+                    return error_response(503, "unavailable", clean(exc))
+                except Exception as exc:
+                    _log.error("api: internal error (%s: %s)", type(exc).__name__, clean(exc))
+                    return error_response(
+                        500, "internal", f"Internal error ({type(exc).__name__}); see the server's log."
+                    )
+
+            return guarded
+
+    bearer = HTTPBearer(auto_error=False, description="The server's token, when it was started with one.")
+    api = FastAPI(
+        title="safebandits studies",
+        version=__version__,
+        summary="Ask / tell studies over HTTP: create, ask, tell, status, recommend.",
+        openapi_url="/openapi.json",
+        docs_url=None,  # (Swagger UI loads scripts from elsewhere; the dashboard's CSP runs no script)
+        redoc_url=None,
+        dependencies=[Depends(bearer)],  # (documents the token; _Guard checks it before any route)
+    )
+    api.router.route_class = GuardedRoute
+    api.add_middleware(_Guard, token=token, max_body=max_body)
+
+    @api.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> Any:
+        return error_response(exc.status, exc.code, exc.message, exc.details)
+
+    @api.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> Any:
+        details = [
+            {
+                "loc": [str(p) for p in e.get("loc", ())],
+                "type": str(e.get("type", "")),
+                "msg": str(e.get("msg")),
+            }
+            for e in exc.errors()[:20]
+        ]  # (the refused input is not echoed)
+        if any(d["type"] == "json_invalid" for d in details):
+            return error_response(400, "bad_json", "The request body is not JSON.", details)
+        first = details[0] if details else {"loc": [], "msg": "invalid"}
+        where = ".".join(p for p in first["loc"] if p != "body") or "body"
+        return error_response(422, "invalid", f"{where}: {first['msg']}", details)
+
+    @api.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> Any:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid")
+        return error_response(exc.status_code, code, str(exc.detail), headers=exc.headers)
+
+    def open_study(name: str) -> Any:
+        try:
+            check_study_name(name)
+            return load_study(name, storage)
+        except ConfigError as exc:  # (a valid storage was checked at start: no such study)
+            raise ApiError(404, "not_found", clean(exc)) from None
+
+    def reply(value: Any, status: int = 200) -> Any:
+        return JSONResponse(jsonable(value), status_code=status)
+
+    @api.get("/studies", response_model=StudyList, responses=_errors(401, 403, 503))
+    def studies() -> Any:
+        """The names of the studies in the storage."""
+        return reply({"studies": list_studies(storage)})
+
+    @api.post(
+        "/studies",
+        status_code=201,
+        response_model=Created,
+        responses=_errors(400, 401, 403, 409, 413, 415, 422, 503),
+    )
+    def create(body: CreateStudy) -> Any:
+        """Create a study (the arguments and checks of `safebandits study create`)."""
+        if body.name in list_studies(storage):
+            raise ApiError(409, "conflict", f"A study named {body.name!r} already exists; pick another name.")
+        try:
+            made = create_from_options(
+                body.name, body.algorithm, storage=storage, instance=body.instance,
+                instance_params=body.instance_params, info=body.info, experiment=body.experiment,
+                config=body.config, seed=body.seed, instance_seed=body.instance_seed, max_open=body.max_open,
+                snapshot_every=body.snapshot_every,
+            )  # fmt: skip
+        except ConfigError as exc:
+            if body.name in list_studies(storage):  # another client created it meanwhile
+                raise ApiError(409, "conflict", clean(exc)) from None
+            raise
+        made["storage"] = shown_storage
+        return reply(made, 201)
+
+    @api.post(
+        "/studies/{name:path}/ask", response_model=QueryOut, responses=_errors(401, 403, 404, 409, 415, 503)
+    )
+    def ask(name: str) -> Any:
+        """The open query (with max_open=1 the same one until told; a new one once every query is told).
+        409 ``no_query_available`` when every query that can be handed out is out, ``done`` when the
+        study is done."""
+        with open_study(name) as s:
+            try:
+                return reply(s.ask().to_dict())
+            except NoQueryAvailable as exc:
+                raise ApiError(409, "no_query_available", clean(exc)) from None
+            except ProtocolError as exc:
+                raise ApiError(409, "done", clean(exc)) from None
+
+    @api.post(
+        "/studies/{name:path}/tell",
+        response_model=Told,
+        responses=_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
+    )
+    def tell(name: str, body: Tell) -> Any:
+        """Record the answer to a query (checked as Study.tell checks it; answers are final)."""
+        with open_study(name) as s:
+            if body.id not in {q["id"] for q in s.queries()}:
+                raise ApiError(404, "unknown_query", f"Study {name!r} has no query {body.id}.")
+            try:
+                s.tell(body.id, body.answer)
+            except ProtocolError as exc:
+                raise ApiError(409, "already_told", clean(exc)) from None
+            return reply({"id": body.id, "told": True, "n_answered": s.n_answered, "done": s.done})
+
+    @api.post(
+        "/studies/{name:path}/expire",
+        response_model=Expired,
+        responses=_errors(400, 401, 403, 404, 413, 415, 422, 503),
+    )
+    def expire(name: str, body: Expire) -> Any:
+        """Return abandoned open queries to the pool (``ask`` re-issues them first); all of them when the
+        body is ``{}``."""
+        with open_study(name) as s:
+            return reply({"expired": s.expire(older_than=body.older_than, ids=body.ids)})
+
+    @api.get(
+        "/studies/{name:path}/recommendation",
+        response_model=RecommendationOut,
+        responses=_errors(401, 403, 404, 503),
+    )
+    def recommendation(name: str) -> Any:
+        """The recommendation (final once the study is done, else anytime), with it in words."""
+        with open_study(name) as s:
+            rec = s.recommend()
+            words = s.summary()["recommendation"]["words"]
+        return reply({"arm": rec.arm, "final": rec.final, "n_samples": rec.n_samples, "info": rec.info,
+                      "words": words})  # fmt: skip
+
+    @api.get("/studies/{name:path}/queries", response_model=Queries, responses=_errors(401, 403, 404, 503))
+    def queries(name: str) -> Any:
+        """Every query with its answer (null while open), in order."""
+        with open_study(name) as s:
+            return reply({"queries": s.queries()})
+
+    @api.get("/studies/{name:path}", response_model=Summary, responses=_errors(401, 403, 404, 503))
+    def status(name: str) -> Any:
+        """The summary of a study (`safebandits study status`)."""
+        with open_study(name) as s:
+            summary = s.summary()
+        summary["storage"] = shown_storage
+        return reply(summary)
+
+    plain_openapi = api.openapi
+
+    def openapi() -> dict[str, Any]:
+        """FastAPI's schema without its default 422 body (every error here is an :class:`ErrorBody`)."""
+        if api.openapi_schema is None:
+            schema = plain_openapi()
+            default = {"$ref": "#/components/schemas/HTTPValidationError"}
+            for operations in schema["paths"].values():
+                for op in operations.values():
+                    responses = op.get("responses", {})
+                    if (
+                        responses.get("422", {}).get("content", {}).get("application/json", {}).get("schema")
+                        == default
+                    ):
+                        del responses["422"]
+            components = schema["components"]["schemas"]
+            for name in ("HTTPValidationError", "ValidationError"):
+                components.pop(name, None)
+            # The request bodies as pydantic writes them: FastAPI's schema model turns integer bounds
+            # into floats (2**63 - 1 would read 9.223372036854776e+18, i.e. 2**63).
+            _, top = models_json_schema(
+                [(m, "validation") for m in (CreateStudy, Tell, Expire)],
+                ref_template="#/components/schemas/{model}",
+            )
+            components.update({k: v for k, v in top["$defs"].items() if k in components})
+            api.openapi_schema = schema
+        return api.openapi_schema
+
+    api.openapi = openapi  # type: ignore[method-assign]
+    return api
+
+
+def openapi_schema() -> dict[str, Any]:
+    """The API's OpenAPI schema as served at ``/api/v1/openapi.json`` (the docs print it)."""
+    schema = create_api("sqlite:///study.db").openapi()
+    schema["servers"] = [{"url": API_PREFIX}]
+    return schema
+
+
+if __name__ == "__main__":  # python -m safebandits.dashboard.api: print the schema
+    print(json.dumps(openapi_schema(), indent=1))
