@@ -27,9 +27,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
+from safebandits._entry_points import PAPERS_GROUP, load_group
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.paper_records import (
     CLAIM_META,
@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 #: The entry-point group the engine reads paper packages from.
-ENTRY_POINT_GROUP = "safebandits.papers"
+ENTRY_POINT_GROUP = PAPERS_GROUP
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,6 @@ class PaperInfo:
 
 _PAPERS: dict[str, PaperInfo] = {}
 _CLAIM_SETS: dict[str, Callable[..., list[dict[str, Any]]]] = {}
-_LOADED = False
 _CLAIMS_LOADED: set[str] = set()
 
 
@@ -197,17 +196,7 @@ def _import(module: str, what: str) -> Any:
 
 def load_papers() -> dict[str, PaperInfo]:
     """Import every paper package of the entry-point group once; the registered papers by name."""
-    global _LOADED
-    if not _LOADED:
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            try:
-                ep.load()
-            except Exception as exc:
-                raise ConfigError(
-                    f"The paper package {ep.name!r} (entry point {ep.value!r} of group "
-                    f"{ENTRY_POINT_GROUP!r}) failed to import: {type(exc).__name__}: {exc}"
-                ) from exc
-        _LOADED = True
+    load_group(ENTRY_POINT_GROUP)
     return dict(_PAPERS)
 
 

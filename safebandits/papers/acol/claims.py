@@ -31,6 +31,7 @@ from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
 from safebandits.experiments.results import ok_runs
+from safebandits.papers.acol import claims_driving  # noqa: F401  (registers its claims too)
 from safebandits.papers.acol.digest import PAPER as ACOL
 from safebandits.papers.acol.experiments import ADAPTIVE, adaptive_labels
 

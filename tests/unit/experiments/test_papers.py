@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint
+from importlib.metadata import EntryPoint, entry_points
 
 import pandas as pd
 import pytest
 
+from safebandits import _entry_points
 from safebandits.exceptions import ConfigError
 from safebandits.experiments import claims_meta, papers, spec
 from safebandits.experiments.claims import check_claims
@@ -15,7 +16,7 @@ PAPERS = {"acol", "beside", "ckb", "safe_lucb", "stagewise"}
 
 
 def test_the_five_papers_are_entry_points_and_register_themselves():
-    names = {ep.name for ep in papers.entry_points(group=papers.ENTRY_POINT_GROUP)}
+    names = {ep.name for ep in entry_points(group=papers.ENTRY_POINT_GROUP)}
     assert names >= PAPERS
     found = papers.list_papers()
     assert set(found) >= PAPERS
@@ -38,8 +39,8 @@ def test_the_five_papers_are_entry_points_and_register_themselves():
 @pytest.fixture
 def no_papers(monkeypatch):
     """The engine as if no paper package were installed."""
-    monkeypatch.setattr(papers, "entry_points", lambda group: [])
-    monkeypatch.setattr(papers, "_LOADED", False)
+    monkeypatch.setattr(_entry_points, "entry_points", lambda group: [])
+    monkeypatch.setattr(_entry_points, "_DONE", set())
     monkeypatch.setattr(papers, "_PAPERS", {})
     monkeypatch.setattr(papers, "_CLAIM_SETS", {})
     monkeypatch.setattr(papers, "_CLAIMS_LOADED", set())
@@ -63,11 +64,11 @@ def test_the_engine_works_without_any_paper(no_papers):
 
 def test_a_paper_that_fails_to_import_is_a_config_error(no_papers):
     bad = EntryPoint(name="broken", value="safebandits_no_such_module_xyz", group=papers.ENTRY_POINT_GROUP)
-    no_papers.setattr(papers, "entry_points", lambda group: [bad])
+    no_papers.setattr(_entry_points, "entry_points", lambda group: [bad])
     with pytest.raises(ConfigError, match=r"paper package 'broken'.*failed to import: ModuleNotFoundError"):
         spec.list_experiments()
     # a declared claims module that is missing names its paper
-    no_papers.setattr(papers, "entry_points", lambda group: [])
+    no_papers.setattr(_entry_points, "entry_points", lambda group: [])
     papers.register_paper("mine", __name__, claims=("safebandits_no_such_claims_xyz",))
     with pytest.raises(ConfigError, match=r"claims module 'safebandits_no_such_claims_xyz' of paper 'mine'"):
         papers.claim_sets()
