@@ -30,7 +30,7 @@ from safebandits.algorithms import make_learner
 from safebandits.classification.problem import run_classification
 from safebandits.papers.beside.claims_fdr import HALF_FACTOR, labels_to_reach
 from safebandits.papers.beside.fdr import TICKS
-from safebandits.problems.zoo.fdr import adult, german, half_circle
+from safebandits.papers.beside.instances_fdr import adult, german, half_circle
 
 DEFAULTS = {
     "adult": {"q": 0.15, "batch_size": 25, "n_initial": 50, "budget": 2000},

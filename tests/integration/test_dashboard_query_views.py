@@ -78,7 +78,7 @@ def test_query_views_are_checked(bad):
 
 
 def test_a_drawing_named_by_module_is_imported_only_to_draw():
-    view = QueryView("picture", draw="safebandits.problems.driving.render:draw_query")
+    view = QueryView("picture", draw="safebandits.papers.acol.figures:draw_query")
     assert callable(view.drawer()) and view.drawer().__name__ == "draw_query"
     with pytest.raises(ConfigError, match="module:function"):
         QueryView("picture", draw="no-colon-here")

@@ -7,7 +7,7 @@ needed.
 """
 
 from safebandits.experiments.papers import digest_fields, register_paper
-from safebandits.papers.acol import bounds, digest, driving, experiments  # noqa: F401  (registers the experiments, bounds)
+from safebandits.papers.acol import bounds, digest, driving, experiments, instances, instances_driving  # noqa: F401  (registers them)
 
 register_paper(
     "acol",

@@ -217,3 +217,26 @@ _CAPTIONS_SOLUTIONS = {
 register_report_figure("acol-driving", captions=_CAPTIONS_TUNED)(tuned_sweep_figure)
 register_report_figure("acol-robustness", captions=_CAPTIONS_ROBUSTNESS)(robustness_figure)
 register_report_figure("acol-robustness", captions=_CAPTIONS_SOLUTIONS)(solutions_figure)
+
+
+def draw_query(ax: Any, params: dict[str, Any], arm: int) -> None:
+    """The trajectory of candidate policy ``arm`` with its road and the other cars (the dashboard's
+    picture of a driving query)."""
+    from safebandits.papers.acol.instances_driving import candidate_policies
+    from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
+    from safebandits.problems.driving.render import draw_policy
+
+    features = str(params.get("features", "paper"))
+    pols = candidate_policies(
+        str(params.get("candidates", "generated")),
+        int(params.get("n_candidates", 100)),
+        int(params.get("candidate_seed", 0)),
+        features,
+        params.get("data_dir"),
+    )
+    if not 0 <= arm < len(pols):
+        raise IndexError(f"no candidate policy {arm}")
+    scenario = get_scenario(str(params.get("scenario", "base")))
+    draw_policy(
+        ax, pols[arm], scenario, DrivingConfig.preset(features), title=f"policy {arm}", show_values=False
+    )

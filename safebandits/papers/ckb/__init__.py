@@ -7,10 +7,11 @@ needed.
 """
 
 from safebandits.experiments.papers import digest_fields, register_paper
-from safebandits.papers.ckb import (
-    bounds,  # noqa: F401  (registers `safebandits bounds` of the kernel instances)
+from safebandits.papers.ckb import (  # noqa: F401  (each registers on import)
+    bounds,
     digest,
-    experiments,  # noqa: F401  (registers the experiments)
+    experiments,
+    instances,
 )
 
 register_paper(

@@ -7,10 +7,12 @@ needed.
 """
 
 from safebandits.experiments.papers import digest_fields, register_paper
-from safebandits.papers.stagewise import (
-    bounds,  # noqa: F401  (registers `safebandits bounds` of the paper's instances)
+from safebandits.papers.stagewise import (  # noqa: F401  (each registers on import)
+    bounds,
     digest,
-    experiments,  # noqa: F401  (registers the experiments)
+    experiments,
+    instances,
+    instances_function_class,
 )
 
 register_paper(

@@ -8,7 +8,6 @@ side by side. Figures are :class:`matplotlib.figure.Figure` objects (Agg canvas,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -23,12 +22,11 @@ from safebandits.problems.driving.dynamics import (
     Scenario,
     car_trajectories,
     check_policies,
-    get_scenario,
     rollout,
 )
 from safebandits.problems.driving.features import policy_features
 
-__all__ = ["draw_policy", "draw_query", "policies_figure"]
+__all__ = ["draw_policy", "policies_figure"]
 
 CAR_LENGTH, CAR_WIDTH = 0.1, 0.055
 AGENT_COLOUR, OTHER_COLOUR = "#e6550d", "#f0f0f0"
@@ -128,24 +126,3 @@ def policies_figure(
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
-
-
-def draw_query(ax: Axes, params: Mapping[str, Any], arm: int) -> None:
-    """The trajectory of candidate policy ``arm`` with its road and the other cars (the dashboard's
-    picture of a driving query)."""
-    from safebandits.problems.zoo.driving import candidate_policies
-
-    features = str(params.get("features", "paper"))
-    pols = candidate_policies(
-        str(params.get("candidates", "generated")),
-        int(params.get("n_candidates", 100)),
-        int(params.get("candidate_seed", 0)),
-        features,
-        params.get("data_dir"),
-    )
-    if not 0 <= arm < len(pols):
-        raise IndexError(f"no candidate policy {arm}")
-    scenario = get_scenario(str(params.get("scenario", "base")))
-    draw_policy(
-        ax, pols[arm], scenario, DrivingConfig.preset(features), title=f"policy {arm}", show_values=False
-    )

@@ -1,13 +1,6 @@
-"""The instance zoo of every paper, registered by name on import."""
+"""The library's own named instances (a declared problem run by name). The papers' instances live in
+their packages (``safebandits.papers.<paper>.instances``) and are registered when the papers are loaded
+(entry-point group ``safebandits.papers``; :func:`safebandits.problems.registry.list_instances` loads
+them)."""
 
-from safebandits.problems.zoo import (
-    acol,  # noqa: F401
-    beside,  # noqa: F401
-    ckb,  # noqa: F401
-    declared,  # noqa: F401
-    driving,  # noqa: F401
-    fdr,  # noqa: F401
-    function_class,  # noqa: F401
-    safe_lucb,  # noqa: F401
-    stagewise,  # noqa: F401
-)
+from safebandits.problems.zoo import declared  # noqa: F401

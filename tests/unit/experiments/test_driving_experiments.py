@@ -23,7 +23,7 @@ from safebandits.papers.acol.driving import (
     POLISHED_LABEL,
     tuned_label,
 )
-from safebandits.problems.zoo.driving import candidate_features, candidate_policies
+from safebandits.papers.acol.instances_driving import candidate_features, candidate_policies
 
 
 def test_specs_expand():

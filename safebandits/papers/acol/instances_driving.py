@@ -55,7 +55,7 @@ def candidate_features(
 #: A driving query as a person answers it (Sec. 4.3: "is this behaviour acceptable?").
 DRIVING_VIEW = QueryView(
     "picture",
-    draw="safebandits.problems.driving.render:draw_query",
+    draw="safebandits.papers.acol.figures:draw_query",
     caption=(
         "Policy (arm) {arm}. The orange car is the one the policy drives; the white cars are the others "
         "on the road, fading towards the start."
