@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from safebandits._limits import MAX_KERNEL_POINTS
 from safebandits._validation import check_int, check_interval, check_positive
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.ckb import (
@@ -51,6 +52,7 @@ from safebandits.algorithms.regret.ckb import (
     _pick,
     reward_and_constraint,
 )
+from safebandits.estimators.box_search import uniform_in_box
 from safebandits.estimators.gp import (
     PointKernel,
     kernel_block,
@@ -58,7 +60,7 @@ from safebandits.estimators.gp import (
     kernel_diagonal,
     kernel_distance,
 )
-from safebandits.exceptions import ConfigError
+from safebandits.exceptions import CannotStartError, ConfigError, Fix
 from safebandits.records import ArmEstimates
 from safebandits.types import Decision, FloatArray
 
@@ -72,11 +74,13 @@ class SafeSetConfig(GPBanditConfig):
     lipschitz: float | None = None
     metric: Literal["kernel", "euclidean"] = "kernel"
     safe_set: Literal["full", "incremental"] = "full"
+    box_points: int = 1000
 
     def __post_init__(self) -> None:
         GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
         if self.lipschitz is not None:
             check_positive(self.lipschitz, "lipschitz", owner=type(self).__name__)
+        check_int(self.box_points, "box_points", low=1, high=MAX_KERNEL_POINTS, owner=type(self).__name__)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -109,6 +113,10 @@ class StageOptConfig(SafeSetConfig):
         ``"full"``: the paper's construction, every safe point a source every round (``O(|S| n)`` per
         round, an ``n x n`` distance matrix); ``"incremental"``: the point observed and the new safe
         points as sources (``O(n)`` per source, no matrix; a subset of the paper's set; module docstring).
+    box_points : int >= 1, default 1000
+        On a box (``info.box``): the safe set is grown on the safe seed plus this many points drawn
+        uniformly in the box from the learner's generator at the start (:func:`discretise_box`); every
+        point played is one of them and certified safe as on a finite domain.
     """
 
     expansion_fraction: float = 0.1
@@ -126,6 +134,42 @@ class StageOptConfig(SafeSetConfig):
         check_positive(self.width_tol, "width_tol", owner=owner, allow_zero=True)
 
 
+def discretise_box(info: Any, m: int, rng: np.random.Generator, owner: str) -> tuple[Any, FloatArray]:
+    """A finite view of a box problem for the Lipschitz safe set: the safe seed's points followed by
+    ``m`` points drawn uniformly in the box from ``rng``, with the kernels as
+    :class:`~safebandits.estimators.gp.PointKernel` on them (``docs/decisions/ckb.md``, "Continuous
+    domains"). Returns ``(info, points)``."""
+    if not info.safe_seed or info.points is None:
+        raise CannotStartError.build(
+            owner,
+            "it grows its safe set from points known to be safe, and the box problem declares no safe seed",
+            [
+                Fix(
+                    "learner",
+                    "learner",
+                    "ckb-ucb",
+                    "CKB (ckb-ucb / ckb-ts / ckb-rand), which needs no safe seed",
+                )
+            ],
+            notes=["safe_seed (points of the box with g <= 0 known in advance)"],
+        )
+    box = info.box
+    seed = np.asarray(info.points, dtype=np.float64)[list(info.safe_seed)]
+    pts = np.vstack([seed, uniform_in_box(rng, box.lower, box.upper, m)])
+
+    def on(kernel: PointKernel) -> PointKernel:
+        return PointKernel(
+            pts, kernel.kind, lengthscale=kernel.lengthscale, variance=kernel.variance, nu=kernel.nu
+        )
+
+    k = on(info.kernel)
+    kg = k if info.constraint_kernel is info.kernel else on(info.constraint_kernel)
+    view = dataclasses.replace(
+        info, kernel=k, constraint_kernel=kg, points=pts, safe_seed=tuple(range(seed.shape[0])), box=None
+    )
+    return view, pts
+
+
 class LipschitzSafeLearner(SafeSeedGPLearner):
     """The safe set StageOpt and SafeOpt share: intersected confidence intervals of ``g`` (``l_t``,
     ``u_t``), the Lipschitz safe set ``S_t`` grown from the safe seed, and the expanders ``G_t`` (module
@@ -134,7 +178,14 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
     owner = "Lipschitz safe learner"
 
     def __init__(self, config: SafeSetConfig, info: Any, rng: np.random.Generator) -> None:
+        box = getattr(info, "box", None)
+        #: On a box: the coordinates of the candidate points (the safe seed first), else ``None``.
+        self.box_points: FloatArray | None = None
+        if box is not None:
+            info, self.box_points = discretise_box(info, config.box_points, rng, self.owner)
         super().__init__(config, info, rng)
+        #: The continuous domain the candidates were drawn in (``None``: a finite domain).
+        self.box = box
         info = self.info
         c = config
         n = info.n_points
@@ -250,6 +301,12 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
     def safe_set(self) -> np.ndarray:
         return self.safe.copy()
 
+    def _played(self, i: int) -> Decision:
+        """The decision of candidate ``i``: its index, and on a box its coordinates too."""
+        if self.box_points is None:
+            return Decision(arm=i)
+        return Decision(arm=i, point=self.box_points[i].copy())
+
     def cancel(self) -> None:
         super().cancel()
         self._draws.give_back()
@@ -349,4 +406,4 @@ class StageOpt(LipschitzSafeLearner):
         if self.stage == 2:
             beta, _ = self.betas()
             scores[:] = np.where(self.safe, self.gp_f.mean + beta * self.gp_f.std(), -np.inf)
-        return Decision(arm=int(_pick(scores, float(np.max(scores)), u)))
+        return self._played(int(_pick(scores, float(np.max(scores)), u)))
