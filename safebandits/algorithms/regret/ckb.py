@@ -633,8 +633,13 @@ class CKB(GPPairLearner):
         )  # fmt: skip
         live_block = np.zeros(1, dtype=CKB_LIVE)
         live_block[0]["f_est"] = live_block[0]["g_est"] = math.nan
-        if self.box is not None:
-            self._init_box(c, rng, const, live_block, big_b, big_g)
+        if self.box is not None:  # a continuous domain (.ckb_box)
+            from safebandits.algorithms.regret.ckb_box import init_box_ckb
+
+            self.state = CKBState(
+                _EMPTY_GP, _EMPTY_GP, np.zeros(0), np.zeros(0), np.zeros(0), const, live_block
+            )
+            init_box_ckb(self, rng, big_b, big_g)
             return
         self.state = CKBState(self.gp_f.state, self.gp_g.state, np.zeros(n), np.zeros(n), np.zeros(n), const,
                               live_block)  # fmt: skip
@@ -658,41 +663,6 @@ class CKB(GPPairLearner):
         self._grid = set(log_grid(self.horizon, 60).tolist())
         self.phi_path: list[tuple[int, float]] = []
         self.jitter_used = 0.0
-
-    def _init_box(self, c: CKBConfig, rng: np.random.Generator, const: CKBConstants, live_block: np.ndarray,
-                  big_b: float, big_g: float) -> None:  # fmt: skip
-        """The continuous-domain learner (:mod:`.ckb_box`): the same dual step (line 8, compiled, on a
-        state without point arrays), the acquisition searched on the box."""
-        from safebandits.algorithms.regret.ckb_box import BoxAcquisition
-
-        self.state = CKBState(_EMPTY_GP, _EMPTY_GP, np.zeros(0), np.zeros(0), np.zeros(0), const, live_block)
-        self.ts_sampling = "candidates"
-        self._n_draw = 0
-        CKB._make_views(self)
-        self._draws = RoundDraws(rng, 2 if c.exploration == "rand" else 0)
-        self._dense = False
-        self._update = bind_kernel(dual_step, (self.state, 0.0))
-        self.search = BoxAcquisition(
-            self.gp_f, self.gp_g, self.box, rng,
-            constant=float(c.accuracy_c) if c.accuracy_c is not None else max(big_b, big_g),
-            n_candidates=c.box_candidates, n_starts=c.box_starts, bounds=(big_b, big_g), truncate=c.truncate,
-        )  # fmt: skip
-        self._grid = set(log_grid(self.horizon, 60).tolist())
-        self.phi_path: list[tuple[int, float]] = []
-        self.jitter_used = 0.0
-
-    def _ask_box(self) -> Decision:
-        beta, beta_g = self.betas()
-        u, z = self._draws.next()
-        c, t = self.config, self.n_samples + 1
-        if c.exploration == "ts":
-            x, fe, ge, eps = self.search.ckb_ts(beta, beta_g, self.phi, u, c.jitter)
-            self.jitter_used = max(self.jitter_used, eps) if math.isfinite(eps) else eps
-        else:
-            cf, cg = (beta, -beta_g) if c.exploration == "ucb" else (beta * float(z[0]), beta_g * float(z[1]))
-            x, fe, ge = self.search.ckb(t, cf, cg, self.phi)
-        self.live["f_est"], self.live["g_est"] = fe, ge
-        return Decision(point=x)
 
     # a view of the state record kept beside it: a copy or a pickle leaves it out and makes it again
     # (Rebinding)
@@ -783,7 +753,9 @@ class CKB(GPPairLearner):
         if context is not None:
             raise ConfigError("CKB plays a fixed domain; ask() takes no context.")
         if self.box is not None:
-            return self._ask_box()
+            from safebandits.algorithms.regret.ckb_box import ask_box_ckb
+
+            return ask_box_ckb(self)
         beta, beta_g = self.betas()
         u, z = self._draws.next()
         c = self.config

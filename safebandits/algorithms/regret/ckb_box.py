@@ -28,13 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from safebandits._numba import bind_kernel
 from safebandits.estimators.box_search import accuracy_target, maximise_on_box, uniform_in_box
 from safebandits.estimators.gp import cholesky_jittered
 from safebandits.estimators.gp_points import PointsGP
 from safebandits.exceptions import ConfigError
-from safebandits.types import FloatArray
+from safebandits.types import Decision, FloatArray
 
-__all__ = ["BoxAcquisition", "box_gps", "check_box_options"]
+__all__ = ["BoxAcquisition", "ask_box_ckb", "box_gps", "check_box_options", "init_box_ckb"]
 
 
 def check_box_options(config: Any, owner: str) -> None:
@@ -234,3 +235,46 @@ class BoxAcquisition:
             "box_evaluations": self.evaluations,
             "accuracy_c": self.constant,
         }
+
+
+# --------------------------------------------------------------------------------------------------
+# CKB on a box: the learner's state and round (called by ``CKB``)
+# --------------------------------------------------------------------------------------------------
+def init_box_ckb(learner: Any, rng: np.random.Generator, big_b: float, big_g: float) -> None:
+    """The rest of ``CKB.__init__`` on a box: the same compiled dual step (line 8) on a state without
+    point arrays (``learner.state`` set by the caller), the acquisition search, the diagnostics."""
+    from safebandits.algorithms.regret.ckb import RoundDraws, dual_step
+    from safebandits.records import log_grid
+
+    c = learner.config
+    learner.ts_sampling = "candidates"
+    learner._n_draw = 0
+    learner._make_views()
+    learner._draws = RoundDraws(rng, 2 if c.exploration == "rand" else 0)
+    learner._dense = False
+    learner._update = bind_kernel(dual_step, (learner.state, 0.0))
+    learner.search = BoxAcquisition(
+        learner.gp_f, learner.gp_g, learner.box, rng,
+        constant=float(c.accuracy_c) if c.accuracy_c is not None else max(big_b, big_g),
+        n_candidates=c.box_candidates, n_starts=c.box_starts, bounds=(big_b, big_g), truncate=c.truncate,
+    )  # fmt: skip
+    learner._grid = set(log_grid(learner.horizon, 60).tolist())
+    learner.phi_path = []
+    learner.jitter_used = 0.0
+
+
+def ask_box_ckb(learner: Any) -> Decision:
+    """Lines 3-7 of Algorithm 1 on a box: ``beta_t``, the round's scalars (Rand) and tie-breaking
+    uniform from the learner's draws, then :meth:`BoxAcquisition.ckb` (UCB, Rand) or
+    :meth:`BoxAcquisition.ckb_ts` (TS); ``f-_t(x_t)``, ``g-_t(x_t)`` kept for the dual step."""
+    beta, beta_g = learner.betas()
+    u, z = learner._draws.next()
+    c, t = learner.config, learner.n_samples + 1
+    if c.exploration == "ts":
+        x, fe, ge, eps = learner.search.ckb_ts(beta, beta_g, learner.phi, u, c.jitter)
+        learner.jitter_used = max(learner.jitter_used, eps) if math.isfinite(eps) else eps
+    else:
+        cf, cg = (beta, -beta_g) if c.exploration == "ucb" else (beta * float(z[0]), beta_g * float(z[1]))
+        x, fe, ge = learner.search.ckb(t, cf, cg, learner.phi)
+    learner.live["f_est"], learner.live["g_est"] = fe, ge
+    return Decision(point=x)
