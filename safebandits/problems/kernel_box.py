@@ -52,7 +52,7 @@ __all__ = [
 ORACLE_POINTS = 4096
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Box:
     """The box ``[lower, upper]`` of ``R^d``: finite bounds, ``lower < upper`` in every dimension,
     ``1 <= d <= MAX_BOX_DIMENSION``.
@@ -92,6 +92,14 @@ class Box:
         hi.setflags(write=False)
         object.__setattr__(self, "lower", lo)
         object.__setattr__(self, "upper", hi)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Box):
+            return NotImplemented
+        return bool(np.array_equal(self.lower, other.lower) and np.array_equal(self.upper, other.upper))
+
+    def __hash__(self) -> int:
+        return hash((self.lower.tobytes(), self.upper.tobytes()))
 
     @classmethod
     def coerce(cls, value: Any, owner: str = "") -> Box:
