@@ -820,6 +820,8 @@ class CKB(GPPairLearner):
     def cancel(self) -> None:
         super().cancel()
         self._draws.give_back()
+        if self.box is not None:
+            self.search.undo()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         r, cval = reward_and_constraint(observation, "CKB")

@@ -105,6 +105,7 @@ class BoxAcquisition:
         self.big_b, self.big_g = float(bounds[0]), float(bounds[1])
         self.truncate = bool(truncate)
         self.last_x: FloatArray | None = None
+        self._before: tuple[Any, FloatArray | None] | None = None
         #: Per round: ``(t, eps_t, value found, best candidate's value)``.
         self.rounds = 0
         self.gain_sum = 0.0
@@ -131,7 +132,17 @@ class BoxAcquisition:
         return fh, dfh, gh, dgh
 
     def _extra(self) -> FloatArray | None:
+        # (the state before the round's draws: a cancelled round is undone exactly, :meth:`undo`)
+        self._before = (self.rng.bit_generator.state, self.last_x)
         return None if self.last_x is None else self.last_x[None, :]
+
+    def undo(self) -> None:
+        """Undo the last search (the learner's ``cancel``): the generator and the previous answer are as
+        before it, so the next search draws the same candidates."""
+        if self._before is not None:
+            self.rng.bit_generator.state, self.last_x = self._before
+            self._before = None
+            self.rounds -= 1
 
     def _record(self, found: float, candidate: float, evaluations: int) -> None:
         gain = max(found - candidate, 0.0) if math.isfinite(candidate) else 0.0
@@ -168,9 +179,10 @@ class BoxAcquisition:
         ``f- - phi g-`` over them (ties by ``u``). Returns ``(x_t, f-, g-, jitter used)``."""
         from safebandits.algorithms.regret.ckb import _pick
 
+        extra = self._extra()
         cands = uniform_in_box(self.rng, self.box.lower, self.box.upper, self.n_candidates)
-        if self.last_x is not None:
-            cands = np.vstack([self.last_x[None, :], cands])
+        if extra is not None:
+            cands = np.vstack([extra, cands])
         m = cands.shape[0]
         z = self.rng.standard_normal(2 * m)
         draws = []

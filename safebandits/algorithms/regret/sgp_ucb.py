@@ -156,6 +156,8 @@ class SGPUCB(SafeSeedGPLearner):
     def cancel(self) -> None:
         super().cancel()
         self._draws.give_back()
+        if self.box is not None and not self.in_exploration:
+            self.search.undo()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         reward, constraint = reward_and_constraint(observation, "SGP-UCB")

@@ -171,3 +171,22 @@ def test_finite_domains_ignore_the_box_options(method):
     if method in ("stageopt", "safeopt"):
         other["box_points"] = 5
     assert arms({}) == arms(other)
+
+
+@pytest.mark.parametrize("method", ["ckb-ucb", "ckb-rand", "ckb-ts", "sgp-ucb"])
+def test_a_cancelled_round_is_undone_on_a_box(method):
+    """``cancel`` leaves the learner as before the ask: the next ask draws the same candidates and
+    returns the same point, and the run goes on as if nothing had been asked."""
+    inst = two_d(horizon=30)
+    plain, _ = points_played(method, inst, 4, 20)
+    learner = make_learner(method, inst.public_info(), np.random.default_rng(4))
+    env = inst.environment(np.random.default_rng(100))
+    for t in range(20):
+        d = learner.ask()
+        if t % 3 == 1:
+            learner.cancel()
+            again = learner.ask()
+            np.testing.assert_array_equal(again.point, d.point)
+            d = again
+        np.testing.assert_array_equal(d.point, plain[t])
+        learner.tell(d, env.play(d))
