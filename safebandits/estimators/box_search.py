@@ -79,6 +79,7 @@ def maximise_on_box(
     n_starts: int = 3,
     extra: FloatArray | None = None,
     max_iter: int = 100,
+    tie: float | None = None,
 ) -> BoxSearch:
     """Maximise a function on the box ``[lower, upper]`` to within ``accuracy`` (module docstring).
 
@@ -100,6 +101,10 @@ def maximise_on_box(
         Points added to the candidates (not drawn; e.g. the previous answer).
     max_iter : int, default 100
         Iterations of each L-BFGS-B run.
+    tie : float in [0, 1), optional
+        A uniform that picks among the candidates tied at the best value (within ``1e-12 (1 + |best|)``):
+        the chosen one is the first start and the answer unless the local search improves on it (a
+        truncated acquisition is flat wherever every estimate is clipped). ``None``: the first of them.
     """
     check_positive(accuracy, "accuracy", owner="maximise_on_box")
     check_int(n_candidates, "n_candidates", low=1, high=MAX_BOX_CANDIDATES, owner="maximise_on_box")
@@ -112,6 +117,11 @@ def maximise_on_box(
     vals = np.asarray(values(cands), dtype=np.float64)
     vals = np.where(np.isfinite(vals), vals, -np.inf)
     order = np.argsort(-vals, kind="stable")
+    if tie is not None and np.isfinite(vals[order[0]]):
+        top = float(vals[order[0]])
+        tied = np.flatnonzero(vals >= top - 1e-12 * (1.0 + abs(top)))
+        pick = int(tied[min(int(tie * tied.size), tied.size - 1)])
+        order = np.concatenate([[pick], order[order != pick]])
     best_i = int(order[0])
     best_x, best_v = cands[best_i].copy(), float(vals[best_i])
     candidate_value = best_v

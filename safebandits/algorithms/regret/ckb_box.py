@@ -151,8 +151,9 @@ class BoxAcquisition:
         self.gain_max = max(self.gain_max, gain)
         self.evaluations += evaluations
 
-    def ckb(self, t: int, cf: float, cg: float, phi: float) -> tuple[FloatArray, float, float]:
-        """Lines 3-7 of Algorithm 1 on the box (UCB, Rand): ``(x_t, f-_t(x_t), g-_t(x_t))``."""
+    def ckb(self, t: int, cf: float, cg: float, phi: float, u: float) -> tuple[FloatArray, float, float]:
+        """Lines 3-7 of Algorithm 1 on the box (UCB, Rand): ``(x_t, f-_t(x_t), g-_t(x_t))``; ties among
+        the candidates (where every estimate is truncated the acquisition is flat) broken by ``u``."""
 
         def values(xs: FloatArray) -> FloatArray:
             fh, gh = self.estimates(xs, cf, cg)
@@ -165,7 +166,7 @@ class BoxAcquisition:
         res = maximise_on_box(
             values, value_and_grad, self.box.lower, self.box.upper, self.rng,
             accuracy=accuracy_target(self.constant, t), n_candidates=self.n_candidates,
-            n_starts=self.n_starts, extra=self._extra(),
+            n_starts=self.n_starts, extra=self._extra(), tie=u,
         )  # fmt: skip
         self._record(res.value, res.candidate_value, res.evaluations)
         self.last_x = res.x
@@ -203,7 +204,7 @@ class BoxAcquisition:
         return cands[k].copy(), float(fh[k]), float(gh[k]), eps_used
 
     # -- SGP-UCB's phase 2 -------------------------------------------------------------------------
-    def safe_ucb(self, t: int, beta: float, beta_g: float, seed: FloatArray) -> FloatArray:
+    def safe_ucb(self, t: int, beta: float, beta_g: float, seed: FloatArray, u: float) -> FloatArray:
         """``argmax_{D_t} mu + beta sigma`` with ``D_t = {mu~ + beta~ sigma~ <= 0}`` plus the seed points."""
         penalty = 1e3 * (1.0 + beta + self.big_b)
 
@@ -223,7 +224,7 @@ class BoxAcquisition:
         res = maximise_on_box(
             values, value_and_grad, self.box.lower, self.box.upper, self.rng,
             accuracy=accuracy_target(self.constant, t), n_candidates=self.n_candidates,
-            n_starts=self.n_starts, extra=self._extra(),
+            n_starts=self.n_starts, extra=self._extra(), tie=u,
         )  # fmt: skip
         mf, vf = self.gp_f.predict(seed)
         seed_scores = mf + beta * np.sqrt(vf)
@@ -287,6 +288,6 @@ def ask_box_ckb(learner: Any) -> Decision:
         learner.jitter_used = max(learner.jitter_used, eps) if math.isfinite(eps) else eps
     else:
         cf, cg = (beta, -beta_g) if c.exploration == "ucb" else (beta * float(z[0]), beta_g * float(z[1]))
-        x, fe, ge = learner.search.ckb(t, cf, cg, learner.phi)
+        x, fe, ge = learner.search.ckb(t, cf, cg, learner.phi, u)
     learner.live["f_est"], learner.live["g_est"] = fe, ge
     return Decision(point=x)

@@ -145,7 +145,7 @@ class SGPUCB(SafeSeedGPLearner):
                     point=self.seed_points[min(int(u * len(self.seed)), len(self.seed) - 1)].copy()
                 )
             beta, beta_g = self.betas()
-            return Decision(point=self.search.safe_ucb(self.n_samples + 1, beta, beta_g, self.seed_points))
+            return Decision(point=self.search.safe_ucb(self.n_samples + 1, beta, beta_g, self.seed_points, u))
         if self.in_exploration:
             return Decision(arm=int(self.seed[min(int(u * len(self.seed)), len(self.seed) - 1)]))
         beta, _ = self.betas()

@@ -174,3 +174,24 @@ def test_uniform_candidates_lie_in_the_box(lo, widths, m, seed):
     pts = uniform_in_box(np.random.default_rng(seed), lo, hi, m)
     assert pts.shape == (m, lo.shape[0])
     assert np.all(pts >= lo) and np.all(pts <= hi)
+
+
+def test_ties_on_a_plateau_are_broken_by_the_uniform():
+    """A truncated acquisition is flat where every estimate is clipped: every candidate ties, L-BFGS-B
+    cannot improve, and the uniform picks which candidate is the answer (the finite domain's rule)."""
+
+    def values(xs):
+        return np.ones(np.atleast_2d(xs).shape[0])
+
+    def vg(x):
+        return 1.0, np.zeros_like(x)
+
+    lo, hi = np.zeros(2), np.ones(2)
+    picks = {
+        tuple(maximise_on_box(values, vg, lo, hi, np.random.default_rng(0), accuracy=0.1, tie=u).x)
+        for u in (0.0, 0.3, 0.6, 0.99)
+    }
+    assert len(picks) == 4
+    first = maximise_on_box(values, vg, lo, hi, np.random.default_rng(0), accuracy=0.1, tie=0.0)
+    plain = maximise_on_box(values, vg, lo, hi, np.random.default_rng(0), accuracy=0.1)
+    np.testing.assert_array_equal(first.x, plain.x)  # u = 0 and no uniform: the first candidate
