@@ -217,3 +217,28 @@ def test_declared_box_truth_refusals():
         p.simulate(reward={**BOX_TRUTH["reward"], "scale": 2}, constraint=BOX_TRUTH["constraint"])
     with pytest.raises(ConfigError, match="safe seed"):  # g(seed) > 0
         p.simulate(reward=BOX_TRUTH["reward"], constraint={"centers": [[0.1, 0.1]], "weights": [1.0]})
+
+
+scalars = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10), st.text(max_size=3), st.booleans(),
+    st.none(),
+)  # fmt: skip
+bounds = st.one_of(
+    scalars, st.lists(scalars, max_size=4), st.lists(st.lists(scalars, max_size=2), max_size=2)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    domain=st.one_of(scalars, st.dictionaries(st.sampled_from(["lower", "upper", "x"]), bounds, max_size=3))
+)
+def test_any_domain_table_is_a_box_or_one_config_error(domain):
+    """Whatever a file's ``domain`` holds, the declaration is a valid box or a ConfigError, never another
+    exception."""
+    try:
+        p = problem_from_dict({**BOX_PROBLEM, "domain": domain, "safe_seed": []})
+    except ConfigError:
+        return
+    box = p.domain
+    assert isinstance(box, Box) and np.all(np.isfinite(box.lower)) and np.all(box.lower < box.upper)
+    assert 1 <= box.dim <= MAX_BOX_DIMENSION
