@@ -190,3 +190,20 @@ def test_a_cancelled_round_is_undone_on_a_box(method):
             d = again
         np.testing.assert_array_equal(d.point, plain[t])
         learner.tell(d, env.play(d))
+
+
+@pytest.mark.parametrize("method", ["ckb-ucb", "ckb-ts", "sgp-ucb", "stageopt"])
+def test_a_box_learner_pickled_midway_asks_the_same_point(method):
+    import copy
+    import pickle
+
+    inst = two_d()
+    learner = make_learner(method, inst.public_info(), np.random.default_rng(1))
+    env = inst.environment(np.random.default_rng(2))
+    for _ in range(5):
+        d = learner.ask()
+        learner.tell(d, env.play(d))
+    clones = [pickle.loads(pickle.dumps(learner)), copy.deepcopy(learner)]
+    want = learner.ask().point
+    for clone in clones:
+        np.testing.assert_array_equal(clone.ask().point, want)
