@@ -66,3 +66,40 @@ def test_a_bad_box_is_one_error(tmp_path):
     path.write_text(text)
     res = cli("run", str(path), "--out", str(tmp_path / "r"))
     assert res.exit_code == 2 and "'se' or 'matern'" in res.stderr
+
+
+def test_box_sizes_are_capped_where_the_file_arrives(tmp_path):
+    """A box of too many dimensions, or a search of absurd size, is refused before anything is built."""
+    import time
+
+    import pytest
+
+    from safebandits._limits import MAX_BOX_CANDIDATES, MAX_BOX_DIMENSION
+    from safebandits.exceptions import ConfigError
+    from safebandits.experiments.user import parse_experiment
+
+    base = EXAMPLE.read_text()
+    d = MAX_BOX_DIMENSION + 1
+    wide = base.replace(
+        "domain = { lower = [0.0, 0.0], upper = [1.0, 1.0] }",
+        f"domain = {{ lower = {[0.0] * d}, upper = {[1.0] * d} }}",
+    )
+    huge = base.replace(
+        'label = "CKB-Rand"\noptions = { gp_noise = 0.01 }',
+        f'label = "CKB-Rand"\noptions = {{ gp_noise = 0.01, box_candidates = {MAX_BOX_CANDIDATES + 1} }}',
+    )
+    points = base.replace(
+        'label = "StageOpt"\noptions = { gp_noise = 0.01 }',
+        'label = "StageOpt"\noptions = { gp_noise = 0.01, box_points = 100000000 }',
+    )
+    assert wide != base and huge != base and points != base
+    for text, word in ((wide, "between 1 and 20"), (huge, "box_candidates"), (points, "box_points")):
+        start = time.perf_counter()
+        with pytest.raises(ConfigError, match=word):
+            parse_experiment(text)
+        assert time.perf_counter() - start < 30
+        path = tmp_path / "capped.toml"
+        path.write_text(text)
+        res = cli("run", str(path), "--out", str(tmp_path / "r"))
+        assert res.exit_code == 2 and word in res.stderr
+        assert not (tmp_path / "r").exists()
