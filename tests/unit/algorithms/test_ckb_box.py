@@ -207,3 +207,23 @@ def test_a_box_learner_pickled_midway_asks_the_same_point(method):
     want = learner.ask().point
     for clone in clones:
         np.testing.assert_array_equal(clone.ask().point, want)
+
+
+def test_realised_information_gain_on_a_box():
+    """``info_gain="realised"``: ``gamma_t`` is the information gain of the data the box posterior saw
+    (``1/2 sum log(1 + sigma^2_{s-1}(x_s) / lambda)``), so ``beta_t`` grows with it."""
+    inst = one_d(horizon=30)
+    learner = make_learner("ckb-ucb", inst.public_info(), np.random.default_rng(0), {"info_gain": "realised"})
+    env = inst.environment(np.random.default_rng(1))
+    gains, betas = [], []
+    for _ in range(10):
+        d = learner.ask()
+        learner.tell(d, env.play(d))
+        gains.append(learner.gp_f.info_gain)
+        betas.append(learner.betas()[0])
+    assert np.all(np.diff(gains) > 0) and np.all(np.diff(betas) > 0)
+    total = 0.0
+    gp = make_learner("ckb-ucb", inst.public_info(), np.random.default_rng(0)).gp_f
+    for x, y in zip(learner.gp_f.points, learner.gp_f.values, strict=True):
+        total += 0.5 * math.log1p(gp.update(x, y) / gp.noise_var)
+    assert learner.gp_f.info_gain == pytest.approx(total)
