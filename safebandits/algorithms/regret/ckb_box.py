@@ -106,7 +106,8 @@ class BoxAcquisition:
         self.truncate = bool(truncate)
         self.last_x: FloatArray | None = None
         self._before: tuple[Any, FloatArray | None] | None = None
-        #: Per round: ``(t, eps_t, value found, best candidate's value)``.
+        #: Diagnostics: searches so far, the sum and largest gain of the local search over the best
+        #: candidate, and the L-BFGS-B point evaluations.
         self.rounds = 0
         self.gain_sum = 0.0
         self.gain_max = 0.0
