@@ -557,7 +557,7 @@ class GPPairLearner(BaseLearner):
         """Per point: the posterior means of ``f`` (reward) and ``g`` (constraint, safe when ``g <= 0``)
         -+ ``beta_t sigma_t`` and ``beta~_t sigma~_t`` (the widths of the next round, Theorem 1).
         ``None`` on a box (no finite set of points)."""
-        if getattr(self, "box", None) is not None:
+        if not isinstance(self.gp_f, FiniteGP):  # (a box posterior: no finite set of points)
             return None
         beta, beta_g = self.betas()
         est = np.column_stack([self.gp_f.mean, self.gp_g.mean])

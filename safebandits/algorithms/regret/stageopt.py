@@ -52,7 +52,7 @@ from safebandits.algorithms.regret.ckb import (
     _pick,
     reward_and_constraint,
 )
-from safebandits.estimators.box_search import uniform_in_box
+from safebandits.algorithms.regret.safe_box import discretise_box, grow, grow_due
 from safebandits.estimators.gp import (
     PointKernel,
     kernel_block,
@@ -60,7 +60,7 @@ from safebandits.estimators.gp import (
     kernel_diagonal,
     kernel_distance,
 )
-from safebandits.exceptions import CannotStartError, ConfigError, Fix
+from safebandits.exceptions import ConfigError
 from safebandits.records import ArmEstimates
 from safebandits.types import Decision, FloatArray
 
@@ -75,12 +75,19 @@ class SafeSetConfig(GPBanditConfig):
     metric: Literal["kernel", "euclidean"] = "kernel"
     safe_set: Literal["full", "incremental"] = "full"
     box_points: int = 1000
+    box_grow_every: int = 10
+    box_grow_points: int = 50
+    box_max_points: int = 2000
 
     def __post_init__(self) -> None:
         GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
+        owner = type(self).__name__
         if self.lipschitz is not None:
-            check_positive(self.lipschitz, "lipschitz", owner=type(self).__name__)
-        check_int(self.box_points, "box_points", low=1, high=MAX_KERNEL_POINTS, owner=type(self).__name__)
+            check_positive(self.lipschitz, "lipschitz", owner=owner)
+        check_int(self.box_points, "box_points", low=1, high=MAX_KERNEL_POINTS, owner=owner)
+        check_int(self.box_grow_every, "box_grow_every", low=0, owner=owner)
+        check_int(self.box_grow_points, "box_grow_points", low=1, high=MAX_KERNEL_POINTS, owner=owner)
+        check_int(self.box_max_points, "box_max_points", low=1, high=MAX_KERNEL_POINTS, owner=owner)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -115,8 +122,16 @@ class StageOptConfig(SafeSetConfig):
         points as sources (``O(n)`` per source, no matrix; a subset of the paper's set; module docstring).
     box_points : int >= 1, default 1000
         On a box (``info.box``): the safe set is grown on the safe seed plus this many points drawn
-        uniformly in the box from the learner's generator at the start (:func:`discretise_box`); every
-        point played is one of them and certified safe as on a finite domain.
+        uniformly in the box from the learner's generator at the start
+        (:func:`~safebandits.algorithms.regret.safe_box.discretise_box`); every point played is one of the
+        candidates and certified safe as on a finite domain.
+    box_grow_every : int >= 0, default 10
+        On a box: every that many observations, ``box_grow_points`` candidates are added around
+        certified points, inside the region their own certificates cover
+        (:func:`~safebandits.algorithms.regret.safe_box.grow`); 0: the initial candidates only.
+    box_grow_points : int >= 1, default 50
+    box_max_points : int >= 1, default 2000
+        Most candidates (the ``n x n`` distance matrix of ``safe_set="full"``: 32 MB at 2,000).
     """
 
     expansion_fraction: float = 0.1
@@ -134,42 +149,6 @@ class StageOptConfig(SafeSetConfig):
         check_positive(self.width_tol, "width_tol", owner=owner, allow_zero=True)
 
 
-def discretise_box(info: Any, m: int, rng: np.random.Generator, owner: str) -> tuple[Any, FloatArray]:
-    """A finite view of a box problem for the Lipschitz safe set: the safe seed's points followed by
-    ``m`` points drawn uniformly in the box from ``rng``, with the kernels as
-    :class:`~safebandits.estimators.gp.PointKernel` on them (``docs/decisions/ckb.md``, "Continuous
-    domains"). Returns ``(info, points)``."""
-    if not info.safe_seed or info.points is None:
-        raise CannotStartError.build(
-            owner,
-            "it grows its safe set from points known to be safe, and the box problem declares no safe seed",
-            [
-                Fix(
-                    "learner",
-                    "learner",
-                    "ckb-ucb",
-                    "CKB (ckb-ucb / ckb-ts / ckb-rand), which needs no safe seed",
-                )
-            ],
-            notes=["safe_seed (points of the box with g <= 0 known in advance)"],
-        )
-    box = info.box
-    seed = np.asarray(info.points, dtype=np.float64)[list(info.safe_seed)]
-    pts = np.vstack([seed, uniform_in_box(rng, box.lower, box.upper, m)])
-
-    def on(kernel: PointKernel) -> PointKernel:
-        return PointKernel(
-            pts, kernel.kind, lengthscale=kernel.lengthscale, variance=kernel.variance, nu=kernel.nu
-        )
-
-    k = on(info.kernel)
-    kg = k if info.constraint_kernel is info.kernel else on(info.constraint_kernel)
-    view = dataclasses.replace(
-        info, kernel=k, constraint_kernel=kg, points=pts, safe_seed=tuple(range(seed.shape[0])), box=None
-    )
-    return view, pts
-
-
 class LipschitzSafeLearner(SafeSeedGPLearner):
     """The safe set StageOpt and SafeOpt share: intersected confidence intervals of ``g`` (``l_t``,
     ``u_t``), the Lipschitz safe set ``S_t`` grown from the safe seed, and the expanders ``G_t`` (module
@@ -182,7 +161,12 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
         #: On a box: the coordinates of the candidate points (the safe seed first), else ``None``.
         self.box_points: FloatArray | None = None
         if box is not None:
+            #: On a box: the problem's own view (the candidates' views are made from it).
+            self.box_info = info
             info, self.box_points = discretise_box(info, config.box_points, rng, self.owner)
+            #: On a box: the observations ``(candidate, reward, constraint)`` in order (replayed when the
+            #: candidates grow).
+            self._history: list[tuple[int, float, float]] = []
         super().__init__(config, info, rng)
         #: The continuous domain the candidates were drawn in (``None``: a finite domain).
         self.box = box
@@ -319,6 +303,10 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
         if self.incremental:
             self._sources.append(i)
         self._intersect()
+        if self.box_points is not None:
+            self._history.append((i, reward, constraint))
+            if grow_due(self):
+                grow(self)
 
     def arm_estimates(self) -> ArmEstimates:
         """As CKB's (:meth:`GPPairLearner.arm_estimates`), with ``g``'s interval the intersected safety

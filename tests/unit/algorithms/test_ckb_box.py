@@ -116,7 +116,7 @@ def test_safe_learners_are_safe_every_round_on_a_box(method):
     assert np.all(g <= 0.0), float(np.max(g))
     assert np.ptp(pts[:, 0]) > 0.1  # it left the seed
     if method != "sgp-ucb":
-        assert learner.safe.sum() > 1 and learner.box_points.shape == (1 + 1000, 1)
+        assert learner.safe.sum() > 1 and learner.box_points.shape[0] > 1 + 1000  # (grown)
         # every point played is a candidate certified safe
         idx = [int(np.flatnonzero((learner.box_points == p).all(1))[0]) for p in pts]
         assert np.all(learner.safe[idx])
@@ -227,3 +227,60 @@ def test_realised_information_gain_on_a_box():
     for x, y in zip(learner.gp_f.points, learner.gp_f.values, strict=True):
         total += 0.5 * math.log1p(gp.update(x, y) / gp.noise_var)
     assert learner.gp_f.info_gain == pytest.approx(total)
+
+
+@pytest.mark.parametrize("kind", ["se", "matern"])
+def test_certified_radius_inverts_the_kernel_metric(kind):
+    from safebandits.algorithms.regret.safe_box import certified_radius
+
+    kern = PointKernel(np.zeros((1, 1)), kind, lengthscale=0.3, variance=1.0)
+    reach = np.array([1e-4, 0.05, 0.3, 1.0, 1.4, 1.5])  # sqrt(2 v) = 1.414...: beyond it every point
+    r = certified_radius(kern, "kernel", reach)
+    d = np.sqrt(np.maximum(2.0 * (1.0 - kern._of_distance(r[:5])), 0.0))
+    np.testing.assert_allclose(d, reach[:5], rtol=1e-6)  # (1 - k(r) loses digits at tiny r)
+    assert np.all(kern._of_distance(r[:5]) >= 1.0 - 0.5 * reach[:5] ** 2)  # the conservative side
+    assert r[5] == np.inf and np.all(np.diff(r) > 0)
+    np.testing.assert_array_equal(certified_radius(kern, "euclidean", reach), reach)
+
+
+@pytest.mark.parametrize("method", ["stageopt", "safeopt"])
+def test_the_candidates_grow_around_certified_points(method):
+    """Every ``box_grow_every`` observations ``box_grow_points`` candidates are appended (the old ones keep
+    their index), each inside the region its source's certificate covers, so it is certified at once; the
+    posteriors on the larger set are those of the same observations."""
+    inst = one_d(horizon=80)
+    config = {"gp_noise": 0.01, "box_points": 50, "box_grow_every": 5, "box_grow_points": 7}
+    learner = make_learner(method, inst.public_info(), np.random.default_rng(3), config)
+    env = inst.environment(np.random.default_rng(4))
+    first = learner.box_points.copy()
+    sizes = []
+    for t in range(1, 41):
+        before_n, before_safe = learner.box_points.shape[0], learner.safe.copy()
+        d = learner.ask()
+        learner.tell(d, env.play(d))
+        n = learner.box_points.shape[0]
+        sizes.append(n)
+        if n > before_n:  # grown: the new candidates are certified at once
+            assert t % 5 == 0 and n - before_n <= 7
+            assert learner.safe[before_n:].all() and learner.safe[:before_n][before_safe].all()
+            assert np.all(inst.constraint(learner.box_points[before_n:]) <= 0.0)
+    np.testing.assert_array_equal(learner.box_points[: first.shape[0]], first)
+    assert sizes[-1] > 51 and learner.gp_f.n_points == sizes[-1]
+    # the posterior on the grown set is that of the same observations told to a new learner's GP
+    fresh = make_learner(
+        method, inst.public_info(), np.random.default_rng(3), {**config, "box_grow_every": 0}
+    )
+    from safebandits.estimators.gp import FiniteGP
+
+    gp = FiniteGP(learner.info.kernel, learner.gp_f.noise_var, posterior="dense")
+    for i, r, _ in learner._history:
+        gp.update(i, r)
+    np.testing.assert_allclose(learner.gp_f.mean, gp.mean, atol=1e-8)
+    np.testing.assert_allclose(learner.gp_f.variance(), gp.variance(), atol=1e-8)
+    assert fresh.box_points.shape[0] == 51
+
+
+def test_no_growth_keeps_the_initial_candidates():
+    inst = one_d(horizon=40)
+    _, learner = points_played("stageopt", inst, 2, 40, {"gp_noise": 0.01, "box_grow_every": 0})
+    assert learner.box_points.shape == (1 + 1000, 1)
