@@ -11,8 +11,9 @@ points of the box.
   footnote 4 says: random candidates, then L-BFGS-B inside the box, to an accuracy of ``C / sqrt(t)``
   in round ``t``. The option ``accuracy_c`` sets ``C`` (by default ``max(B, G)``).
 * **StageOpt** and **SafeOpt** (safe in every round) grow their Lipschitz safe set from the safe seed
-  over a fixed set of candidate points drawn in the box (the seed plus ``box_points`` uniform points).
-  Every point they play is one of these candidates and has been certified safe.
+  over candidate points drawn in the box (the seed plus ``box_points`` uniform points, then more drawn
+  around the certified points every ``box_grow_every`` rounds). Every point they play is one of these
+  candidates and has been certified safe.
 
 This is the problem of ``examples/kernel_box.toml``: a reward ``f`` and a constraint ``g`` (feasible
 where ``g <= 0``) on ``[0, 1]^2``, both sums of kernel bumps (functions in the kernel's RKHS).
