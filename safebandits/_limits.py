@@ -7,6 +7,8 @@ Constants only (no import), so the command line reads them without loading numpy
 from __future__ import annotations
 
 __all__ = [
+    "MAX_BOX_CANDIDATES",
+    "MAX_BOX_DIMENSION",
     "MAX_BUDGET",
     "MAX_EXPIRE_SECONDS",
     "MAX_KERNEL_POINTS",
@@ -35,3 +37,8 @@ MAX_EXPIRE_SECONDS = 1e9
 MAX_KERNEL_POINTS = 5000
 #: Largest request body of the dashboard's JSON API (bytes): an answer, or a study's problem view.
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
+#: Largest dimension of a continuous (box) domain of a kernel problem: the acquisition is searched by
+#: random candidates and L-BFGS-B, whose coverage of a box degrades quickly with its dimension.
+MAX_BOX_DIMENSION = 20
+#: Most random candidates of one acquisition search on a box (an m x t cross-kernel per round).
+MAX_BOX_CANDIDATES = 100_000

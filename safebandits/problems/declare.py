@@ -1097,6 +1097,14 @@ class KernelProblem(Problem):
         outcome (``E[Y] = g - constraint_shift``): for an outcome whose mean must stay at most ``tau``
         (``g = E[Y] - tau``) give ``-tau``. Ignored for Gaussian feedback.
     horizon : int, default 10_000
+    domain : Box or mapping, optional
+        A continuous domain instead of ``points``: the box ``{"lower": [...], "upper": [...]}``
+        (:class:`~safebandits.problems.kernel_box.Box`: finite bounds, ``lower < upper``, at most
+        20 dimensions). The kernels must then be named (``"se"`` or ``"matern"``), ``safe_seed`` lists
+        points of the box (coordinates), and the truth given to :meth:`simulate` is a function on
+        the box: ``{"centers": [...], "weights": [...], "offset": 0.0}`` (``sum_i w_i k(x, c_i) +
+        offset``, :class:`~safebandits.problems.kernel_box.RKHSFunction`) or a vectorised callable.
+        Learners play points of the box (``docs/decisions/ckb.md``, "Continuous domains").
     """
 
     setting = "kernel"
@@ -1107,16 +1115,20 @@ class KernelProblem(Problem):
     slater: float
     points: Any = None
     constraint_kernel: Any = None
-    safe_seed: Sequence[int] = ()
+    safe_seed: Sequence[Any] = ()
     feedback: Any = field(default_factory=lambda: {"kind": "gaussian", "sigma": 0.1})
     constraint_shift: float = 0.0
     horizon: int = 10_000
+    domain: Any = None
 
     def __post_init__(self) -> None:
         owner = "KernelProblem"
         object.__setattr__(
             self, "constraint_shift", check_interval(self.constraint_shift, "constraint_shift", owner=owner)
         )
+        if self.domain is not None:
+            self._init_box(owner)
+            return
         pts = (
             None
             if self.points is None
@@ -1142,8 +1154,33 @@ class KernelProblem(Problem):
         object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner))
         check_int(self.horizon, "horizon", low=1, owner=owner)
 
+    def _init_box(self, owner: str) -> None:
+        """A continuous domain: the box, named kernels on it, the safe seed as points of the box."""
+        from safebandits.problems.kernel_box import Box, box_kernel
+
+        if self.points is not None:
+            raise ConfigError(f"{owner}: give either points (a finite domain) or domain (a box), not both.")
+        box = Box.coerce(self.domain, owner)
+        object.__setattr__(self, "domain", box)
+        k = box_kernel(self.kernel, box, owner)
+        kg = k if self.constraint_kernel is None else box_kernel(self.constraint_kernel, box, owner)
+        object.__setattr__(self, "_gram_k", k)
+        object.__setattr__(self, "_gram_g", kg)
+        for attr in ("reward_bound", "constraint_bound"):
+            object.__setattr__(self, attr, check_positive(getattr(self, attr), attr, owner=owner))
+        check_interval(self.slater, "slater", low=0.0, high=1.0, closed="right", owner=owner)
+        if isinstance(self.safe_seed, (str, bytes)):
+            raise _owner_fail(owner, "safe_seed", "a list of points of the box", self.safe_seed)
+        seed = () if len(self.safe_seed) == 0 else box.check_points(self.safe_seed, "safe_seed", owner)
+        object.__setattr__(self, "safe_seed", seed)
+        object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner))
+        check_int(self.horizon, "horizon", low=1, owner=owner)
+
     @property
     def n_points(self) -> int:
+        """Points of the finite domain (a box has none: 0)."""
+        if self.domain is not None:
+            return 0
         return int(self._gram_k.shape[0])  # type: ignore[attr-defined]
 
     @property
@@ -1154,6 +1191,21 @@ class KernelProblem(Problem):
         from safebandits.problems.kernel import KernelInfo
 
         r = self.feedback.noise_bound
+        if self.domain is not None:
+            seed = self.safe_seed
+            return KernelInfo(
+                kernel=self._gram_k,  # type: ignore[attr-defined]
+                constraint_kernel=self._gram_g,  # type: ignore[attr-defined]
+                points=np.array(seed) if len(seed) else None,
+                reward_bound=self.reward_bound,
+                constraint_bound=self.constraint_bound,
+                noise_bound=r,
+                constraint_noise_bound=r,
+                slater=float(self.slater),
+                horizon=horizon,
+                safe_seed=tuple(range(len(seed))),
+                box=self.domain,
+            )
         return KernelInfo(
             kernel=self._gram_k,
             constraint_kernel=self._gram_g,
@@ -1183,6 +1235,8 @@ class KernelProblem(Problem):
         from safebandits.problems.kernel import KernelInstance
 
         owner = "KernelProblem.simulate"
+        if self.domain is not None:
+            return self._box_instance(truth, horizon, name, owner)
         n = self.n_points
         f = check_array(truth.get("reward"), "reward", shape=(n,), owner=owner)
         g = check_array(truth.get("constraint"), "constraint", shape=(n,), owner=owner)
@@ -1210,8 +1264,48 @@ class KernelProblem(Problem):
         )
         return _KernelWithSeed(inst, self.safe_seed[0]) if self.safe_seed else inst
 
+    def _box_instance(self, truth: Mapping[str, Any], horizon: int, name: str, owner: str) -> Any:
+        from safebandits.problems.kernel_box import BoxKernelInstance, RKHSFunction
+
+        def function(key: str, kernel: Any) -> Any:
+            value = truth.get(key)
+            if callable(value):
+                return value
+            if not isinstance(value, Mapping) or not {"centers", "weights"} <= set(value):
+                raise ConfigError(
+                    f"{owner}: on a box the truth's {key!r} is a function: {{centers = [[...]], weights = "
+                    f"[...], offset = 0.0}} (sum_i w_i k(x, c_i) + offset) or a callable. Got {value!r:.80}."
+                )
+            unknown = set(value) - {"centers", "weights", "offset"}
+            if unknown:
+                raise ConfigError(f"{owner}: the truth's {key!r} has unknown keys {sorted(unknown)}.")
+            return RKHSFunction(value["centers"], value["weights"], kernel, value.get("offset", 0.0))
+
+        sigma = truth.get("sigma")
+        return BoxKernelInstance(
+            reward=function("reward", self._gram_k),  # type: ignore[attr-defined]
+            constraint=function("constraint", self._gram_g),  # type: ignore[attr-defined]
+            box=self.domain,
+            kernel=self._gram_k,  # type: ignore[attr-defined]
+            constraint_kernel=self._gram_g,  # type: ignore[attr-defined]
+            feedback=kernel_feedback(
+                self.feedback if sigma is None else Feedback(self.feedback.kind, sigma),
+                constraint_shift=float(self.constraint_shift),
+            ),
+            horizon=horizon,
+            safe_seed=np.array(self.safe_seed) if len(self.safe_seed) else None,
+            reward_bound=self.reward_bound,
+            constraint_bound=self.constraint_bound,
+            noise_bound=self.feedback.noise_bound,
+            constraint_noise_bound=self.feedback.noise_bound,
+            slater_cap=float(self.slater),
+            name=name,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
+        if self.domain is not None:
+            out["domain"] = self.domain.to_dict()
         return out
 
 

@@ -300,6 +300,11 @@ class KernelInfo:
         A declared Lipschitz constant of ``g`` in the Euclidean metric on ``points`` (StageOpt's safe
         expansion reads it when its own ``lipschitz`` option is unset; ``None``: ``G`` in the kernel
         metric, which ``||g||_k <= G`` implies).
+    box : Box or None, default None
+        A continuous domain (:class:`~safebandits.problems.kernel_box.Box`): decisions are points of
+        the box, not indices; ``kernel`` and ``constraint_kernel`` are then
+        :class:`~safebandits.estimators.gp.PointKernel` formulas evaluated anywhere, ``points`` the safe
+        seed's coordinates (or ``None``) and ``safe_seed`` their indices.
     """
 
     kernel: FloatArray
@@ -313,9 +318,13 @@ class KernelInfo:
     horizon: int
     safe_seed: tuple[int, ...]
     lipschitz: float | None = None
+    box: Any = None
 
     @property
     def n_points(self) -> int:
+        """Points of the finite domain (on a box: of the known points ``points``, 0 without)."""
+        if self.box is not None:
+            return 0 if self.points is None else int(np.shape(self.points)[0])
         return int(self.kernel.shape[0])
 
 

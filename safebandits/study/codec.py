@@ -77,6 +77,7 @@ def _register_builtin() -> None:
     from safebandits.classification.problem import PoolInfo
     from safebandits.problems.function_class import FunctionClassInfo
     from safebandits.problems.kernel import KernelInfo
+    from safebandits.problems.kernel_box import Box
     from safebandits.problems.linear import CBAIInfo, CBAIPrivilegedInfo
     from safebandits.problems.safe_linear import DecisionSet, SafeLinearInfo
     from safebandits.problems.stagewise import StagewiseInfo
@@ -93,6 +94,7 @@ def _register_builtin() -> None:
         SafeLinearInfo,
         DecisionSet,
         PoolInfo,  # FDR active classification: one label (0 or 1) per queried record
+        Box,  # the continuous domain of a kernel problem (KernelInfo.box)
     ):
         register_info_type(cls)
 
@@ -107,6 +109,19 @@ def _registry() -> dict[str, type]:
 def _encode(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return {"__ndarray__": value.tolist(), "dtype": str(value.dtype)}
+    if type(value).__name__ == "PointKernel":  # (a kernel on coordinates: finite or box kernel problems)
+        from safebandits.estimators.gp import PointKernel
+
+        if isinstance(value, PointKernel):
+            return {
+                "__point_kernel__": {
+                    "points": _encode(value.points),
+                    "kind": value.kind,
+                    "lengthscale": value.lengthscale,
+                    "variance": value.variance,
+                    "nu": value.nu,
+                }
+            }
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         name = type(value).__name__
         if _registry().get(name) is not type(value):
@@ -140,6 +155,11 @@ def _decode(value: Any) -> Any:
         return np.asarray(value["__ndarray__"], dtype=np.dtype(value["dtype"]))
     if "__tuple__" in value:
         return tuple(_decode(v) for v in value["__tuple__"])
+    if "__point_kernel__" in value:
+        from safebandits.estimators.gp import PointKernel
+
+        spec = dict(value["__point_kernel__"])
+        return PointKernel(_decode(spec.pop("points")), spec.pop("kind"), **spec)
     if "__type__" in value:
         name = value["__type__"]
         cls = _registry().get(name)

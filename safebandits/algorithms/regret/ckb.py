@@ -40,6 +40,7 @@ import numba
 import numpy as np
 from scipy.special import ndtri as _norm_quantile
 
+from safebandits._limits import MAX_BOX_CANDIDATES
 from safebandits._numba import bind_kernel
 from safebandits._validation import (
     check_choice,
@@ -52,6 +53,7 @@ from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.gp import (
     DENSE_MAX_POINTS,
+    GP_LIVE,
     FiniteGP,
     GPPosterior,
     InfoGainMode,
@@ -276,6 +278,19 @@ def update(st, i, reward, cost):
     gp_observe(st.g, i, cost)
 
 
+#: A posterior record without points: the state of a CKB on a box (its compiled dual step reads none).
+_EMPTY_GP = GPPosterior(
+    np.zeros(0),
+    np.zeros((0, 0)),
+    np.zeros(0),
+    np.zeros(0, dtype=np.int64),
+    np.zeros(0),
+    np.zeros(0),
+    1.0,
+    np.zeros(1, dtype=GP_LIVE),
+)
+
+
 # --------------------------------------------------------------------------------------------------
 # config and learner
 # --------------------------------------------------------------------------------------------------
@@ -315,6 +330,16 @@ class GPBanditConfig(LearnerConfig):
         data it then judges.
     ml_start : int >= 1, default 20
         Observations before the first fit (then doubling).
+    accuracy_c : float > 0 or None, default None
+        On a box (``info.box``): ``C`` of the accuracy ``eps_t = C / sqrt(t)`` to which the acquisition
+        is maximised each round (Zhou & Ji, footnote 4; the L-BFGS-B stopping rule,
+        :func:`~safebandits.estimators.box_search.maximise_on_box`). ``None``: ``max(B, G)``, the
+        constant the paper calls ``C`` (Theorem 1). Unused on a finite domain.
+    box_candidates : int >= 1, default 256
+        On a box: random candidates per round (from the learner's generator) before the local search;
+        CKB-TS draws jointly at them.
+    box_starts : int >= 0, default 3
+        On a box: L-BFGS-B runs per round, from the best candidates.
     """
 
     delta: float = 0.05
@@ -325,9 +350,16 @@ class GPBanditConfig(LearnerConfig):
     posterior: PosteriorMode = "auto"
     hyperparameters: Literal["known", "ml"] = "known"
     ml_start: int = 20
+    accuracy_c: float | None = None
+    box_candidates: int = 256
+    box_starts: int = 3
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
+        if self.accuracy_c is not None:
+            check_positive(self.accuracy_c, "accuracy_c", owner=owner)
+        check_int(self.box_candidates, "box_candidates", low=1, high=MAX_BOX_CANDIDATES, owner=owner)
+        check_int(self.box_starts, "box_starts", low=0, high=100, owner=owner)
         check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
         _check_gp_noise(self.gp_noise, "gp_noise", owner)
         check_literal_fields(self, owner=owner)
@@ -448,6 +480,18 @@ class GPPairLearner(BaseLearner):
 
     def _init_gps(self, config: GPBanditConfig, info: KernelInfo, lam: float, lam_g: float,
                   refresh_every: int = 0) -> None:  # fmt: skip
+        #: The continuous domain (``info.box``), or ``None`` for a finite one.
+        self.box = getattr(info, "box", None)
+        if self.box is not None:
+            from safebandits.algorithms.regret.ckb_box import box_gps, check_box_options
+
+            check_box_options(config, type(self).__name__)
+            self.gp_f, self.gp_g = box_gps(info, lam, lam_g, self.horizon)
+            self._next_fit = config.ml_start
+            self.fitted: list[tuple[int, float, float]] = []
+            self._gain_f = InformationGain(config.info_gain, info.kernel, lam, self.horizon)
+            self._gain_g = InformationGain(config.info_gain, info.constraint_kernel, lam_g, self.horizon)
+            return
         mode = resolve_posterior(config.posterior, info.kernel)
         mode_g = resolve_posterior(config.posterior, info.constraint_kernel)
         if mode == "lowrank" and mode_g == "lowrank":
@@ -509,9 +553,12 @@ class GPPairLearner(BaseLearner):
             beta_width(float(info.constraint_bound), info.constraint_noise_bound, gg, c.delta, c.beta_scale),
         )
 
-    def arm_estimates(self) -> ArmEstimates:
+    def arm_estimates(self) -> ArmEstimates | None:
         """Per point: the posterior means of ``f`` (reward) and ``g`` (constraint, safe when ``g <= 0``)
-        -+ ``beta_t sigma_t`` and ``beta~_t sigma~_t`` (the widths of the next round, Theorem 1)."""
+        -+ ``beta_t sigma_t`` and ``beta~_t sigma~_t`` (the widths of the next round, Theorem 1).
+        ``None`` on a box (no finite set of points)."""
+        if not isinstance(self.gp_f, FiniteGP):  # (a box posterior: no finite set of points)
+            return None
         beta, beta_g = self.betas()
         est = np.column_stack([self.gp_f.mean, self.gp_g.mean])
         radius = np.column_stack([beta * self.gp_f.std(), beta_g * self.gp_g.std()])
@@ -586,6 +633,14 @@ class CKB(GPPairLearner):
         )  # fmt: skip
         live_block = np.zeros(1, dtype=CKB_LIVE)
         live_block[0]["f_est"] = live_block[0]["g_est"] = math.nan
+        if self.box is not None:  # a continuous domain (.ckb_box)
+            from safebandits.algorithms.regret.ckb_box import init_box_ckb
+
+            self.state = CKBState(
+                _EMPTY_GP, _EMPTY_GP, np.zeros(0), np.zeros(0), np.zeros(0), const, live_block
+            )
+            init_box_ckb(self, rng, big_b, big_g)
+            return
         self.state = CKBState(self.gp_f.state, self.gp_g.state, np.zeros(n), np.zeros(n), np.zeros(n), const,
                               live_block)  # fmt: skip
         #: ``"joint"`` or ``"candidates"`` (CKB-TS draws; ``ts_sampling`` resolved).
@@ -662,6 +717,10 @@ class CKB(GPPairLearner):
     # -- read-only diagnostics ----------------------------------------------------------------------
     def confidence_bounds(self) -> dict[str, FloatArray]:
         """Current ``mu -+ beta sigma`` of ``f`` and ``g`` (the bounds of the next round), shape (n,) each."""
+        if self.box is not None:
+            raise ConfigError(
+                "CKB.confidence_bounds lists a finite domain's points; on a box evaluate gp_f / gp_g."
+            )
         beta, beta_g = self.betas()
         sf, sg = self.gp_f.std(), self.gp_g.std()
         mf, mg = self.gp_f.mean, self.gp_g.mean
@@ -686,12 +745,17 @@ class CKB(GPPairLearner):
             "info_gain_f": self.gp_f.info_gain,
             "jitter_used": self.jitter_used,
             "phi_path": self.phi_path,
+            **({} if self.box is None else self.search.diagnostics()),
         }
 
     # -- protocol -----------------------------------------------------------------------------------
     def _ask(self, context: Any) -> Decision:
         if context is not None:
-            raise ConfigError("CKB plays a fixed finite domain; ask() takes no context.")
+            raise ConfigError("CKB plays a fixed domain; ask() takes no context.")
+        if self.box is not None:
+            from safebandits.algorithms.regret.ckb_box import ask_box_ckb
+
+            return ask_box_ckb(self)
         beta, beta_g = self.betas()
         u, z = self._draws.next()
         c = self.config
@@ -756,10 +820,16 @@ class CKB(GPPairLearner):
     def cancel(self) -> None:
         super().cancel()
         self._draws.give_back()
+        if self.box is not None:
+            self.search.undo()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         r, cval = reward_and_constraint(observation, "CKB")
-        if self._dense:
+        if self.box is not None:
+            self._update(self.state, cval)  # line 8
+            self.gp_f.update(decision.point, r)  # line 9, O(t^2)
+            self.gp_g.update(decision.point, cval)
+        elif self._dense:
             self._update(self.state, int(decision.arm), r, cval)  # lines 8-9
             self.gp_f.refresh_due()
             self.gp_g.refresh_due()

@@ -170,4 +170,4 @@ class SafeOpt(LipschitzSafeLearner):
         if best == math.inf:  # (no data yet: every candidate's interval is unbounded) ties at +inf
             scores[:] = np.where(scores == math.inf, 1.0, -np.inf)
             best = 1.0
-        return Decision(arm=int(_pick(scores, best, u)))
+        return self._played(int(_pick(scores, best, u)))

@@ -105,9 +105,22 @@ class SGPUCB(SafeSeedGPLearner):
         )  # fmt: skip
         self._draws = RoundDraws(rng)
         self._scores = np.zeros(info.n_points)
+        if self.box is not None:  # a continuous domain (module docstring of .ckb_box)
+            from safebandits.algorithms.regret.ckb_box import BoxAcquisition
+
+            self.seed_points = np.asarray(info.points, dtype=np.float64)[self.seed]
+            big_b, big_g = float(info.reward_bound), float(info.constraint_bound)
+            self.search = BoxAcquisition(
+                self.gp_f, self.gp_g, self.box, rng,
+                constant=float(c.accuracy_c) if c.accuracy_c is not None else max(big_b, big_g),
+                n_candidates=c.box_candidates, n_starts=c.box_starts, bounds=(big_b, big_g), truncate=False,
+            )  # fmt: skip
 
     def safe_set(self) -> np.ndarray:
-        """``D_t``: points whose upper confidence bound of ``g`` is at most 0, plus the seed."""
+        """``D_t``: points whose upper confidence bound of ``g`` is at most 0, plus the seed (finite
+        domains; on a box ``D_t`` is searched, not listed)."""
+        if self.box is not None:
+            raise ConfigError("SGP-UCB.safe_set lists a finite domain's points; on a box D_t is not listed.")
         _, beta_g = self.betas()
         mask = self.gp_g.mean + beta_g * self.gp_g.std() <= 0.0
         mask[self.seed] = True
@@ -118,12 +131,21 @@ class SGPUCB(SafeSeedGPLearner):
         return self.n_samples < self.exploration_rounds
 
     def diagnostics(self) -> dict[str, Any]:
+        if self.box is not None:
+            return {"exploration_rounds": self.exploration_rounds, **self.search.diagnostics()}
         return {"exploration_rounds": self.exploration_rounds, "safe_set_size": int(self.safe_set().sum())}
 
     def _ask(self, context: Any) -> Decision:
         if context is not None:
             raise ConfigError("SGP-UCB plays a fixed finite domain; ask() takes no context.")
         u, _ = self._draws.next()
+        if self.box is not None:
+            if self.in_exploration:
+                return Decision(
+                    point=self.seed_points[min(int(u * len(self.seed)), len(self.seed) - 1)].copy()
+                )
+            beta, beta_g = self.betas()
+            return Decision(point=self.search.safe_ucb(self.n_samples + 1, beta, beta_g, self.seed_points, u))
         if self.in_exploration:
             return Decision(arm=int(self.seed[min(int(u * len(self.seed)), len(self.seed) - 1)]))
         beta, _ = self.betas()
@@ -134,9 +156,15 @@ class SGPUCB(SafeSeedGPLearner):
     def cancel(self) -> None:
         super().cancel()
         self._draws.give_back()
+        if self.box is not None and not self.in_exploration:
+            self.search.undo()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         reward, constraint = reward_and_constraint(observation, "SGP-UCB")
+        if self.box is not None:
+            self.gp_f.update(decision.point, reward)
+            self.gp_g.update(decision.point, constraint)
+            return
         i = int(decision.arm)
         self.gp_f.update(i, reward)
         self.gp_g.update(i, constraint)

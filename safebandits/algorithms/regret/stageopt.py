@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from safebandits._limits import MAX_KERNEL_POINTS
 from safebandits._validation import check_int, check_interval, check_positive
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.ckb import (
@@ -51,6 +52,7 @@ from safebandits.algorithms.regret.ckb import (
     _pick,
     reward_and_constraint,
 )
+from safebandits.algorithms.regret.safe_box import discretise_box, grow, grow_due
 from safebandits.estimators.gp import (
     PointKernel,
     kernel_block,
@@ -72,11 +74,20 @@ class SafeSetConfig(GPBanditConfig):
     lipschitz: float | None = None
     metric: Literal["kernel", "euclidean"] = "kernel"
     safe_set: Literal["full", "incremental"] = "full"
+    box_points: int = 1000
+    box_grow_every: int = 10
+    box_grow_points: int = 50
+    box_max_points: int = 2000
 
     def __post_init__(self) -> None:
         GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
+        owner = type(self).__name__
         if self.lipschitz is not None:
-            check_positive(self.lipschitz, "lipschitz", owner=type(self).__name__)
+            check_positive(self.lipschitz, "lipschitz", owner=owner)
+        check_int(self.box_points, "box_points", low=1, high=MAX_KERNEL_POINTS, owner=owner)
+        check_int(self.box_grow_every, "box_grow_every", low=0, owner=owner)
+        check_int(self.box_grow_points, "box_grow_points", low=1, high=MAX_KERNEL_POINTS, owner=owner)
+        check_int(self.box_max_points, "box_max_points", low=1, high=MAX_KERNEL_POINTS, owner=owner)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -109,6 +120,18 @@ class StageOptConfig(SafeSetConfig):
         ``"full"``: the paper's construction, every safe point a source every round (``O(|S| n)`` per
         round, an ``n x n`` distance matrix); ``"incremental"``: the point observed and the new safe
         points as sources (``O(n)`` per source, no matrix; a subset of the paper's set; module docstring).
+    box_points : int >= 1, default 1000
+        On a box (``info.box``): the safe set is grown on the safe seed plus this many points drawn
+        uniformly in the box from the learner's generator at the start
+        (:func:`~safebandits.algorithms.regret.safe_box.discretise_box`); every point played is one of the
+        candidates and certified safe as on a finite domain.
+    box_grow_every : int >= 0, default 10
+        On a box: every that many observations, ``box_grow_points`` candidates are added around
+        certified points, inside the region their own certificates cover
+        (:func:`~safebandits.algorithms.regret.safe_box.grow`); 0: the initial candidates only.
+    box_grow_points : int >= 1, default 50
+    box_max_points : int >= 1, default 2000
+        Most candidates (the ``n x n`` distance matrix of ``safe_set="full"``: 32 MB at 2,000).
     """
 
     expansion_fraction: float = 0.1
@@ -134,7 +157,19 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
     owner = "Lipschitz safe learner"
 
     def __init__(self, config: SafeSetConfig, info: Any, rng: np.random.Generator) -> None:
+        box = getattr(info, "box", None)
+        #: On a box: the coordinates of the candidate points (the safe seed first), else ``None``.
+        self.box_points: FloatArray | None = None
+        if box is not None:
+            #: On a box: the problem's own view (the candidates' views are made from it).
+            self.box_info = info
+            info, self.box_points = discretise_box(info, config.box_points, rng, self.owner)
+            #: On a box: the observations ``(candidate, reward, constraint)`` in order (replayed when the
+            #: candidates grow).
+            self._history: list[tuple[int, float, float]] = []
         super().__init__(config, info, rng)
+        #: The continuous domain the candidates were drawn in (``None``: a finite domain).
+        self.box = box
         info = self.info
         c = config
         n = info.n_points
@@ -250,6 +285,12 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
     def safe_set(self) -> np.ndarray:
         return self.safe.copy()
 
+    def _played(self, i: int) -> Decision:
+        """The decision of candidate ``i``: its index, and on a box its coordinates too."""
+        if self.box_points is None:
+            return Decision(arm=i)
+        return Decision(arm=i, point=self.box_points[i].copy())
+
     def cancel(self) -> None:
         super().cancel()
         self._draws.give_back()
@@ -262,6 +303,10 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
         if self.incremental:
             self._sources.append(i)
         self._intersect()
+        if self.box_points is not None:
+            self._history.append((i, reward, constraint))
+            if grow_due(self):
+                grow(self)
 
     def arm_estimates(self) -> ArmEstimates:
         """As CKB's (:meth:`GPPairLearner.arm_estimates`), with ``g``'s interval the intersected safety
@@ -349,4 +394,4 @@ class StageOpt(LipschitzSafeLearner):
         if self.stage == 2:
             beta, _ = self.betas()
             scores[:] = np.where(self.safe, self.gp_f.mean + beta * self.gp_f.std(), -np.inf)
-        return Decision(arm=int(_pick(scores, float(np.max(scores)), u)))
+        return self._played(int(_pick(scores, float(np.max(scores)), u)))
