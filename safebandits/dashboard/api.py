@@ -232,14 +232,14 @@ class _Guard:
             return
         from starlette.datastructures import Headers
 
-        from safebandits.dashboard.app import _same_origin
+        from safebandits.dashboard.origin import same_origin
 
         headers = Headers(scope=scope)
         host = headers.get("host", "")
         origin = headers.get("origin")
-        foreign = origin is not None and not _same_origin(origin, host)
+        foreign = origin is not None and not same_origin(origin, host)
         if origin is None and headers.get("referer") is not None:
-            foreign = not _same_origin(headers["referer"], host)
+            foreign = not same_origin(headers["referer"], host)
         if foreign:
             await error_response(403, "forbidden", "Refused: the request comes from another site.")(
                 scope, receive, send

@@ -20,9 +20,10 @@ import secrets
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from safebandits._limits import MAX_REQUEST_BYTES
+from safebandits.dashboard.origin import same_origin
 from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError
 from safebandits.study.redact import redact_text, redact_url
 
@@ -102,14 +103,6 @@ def check_storage(storage: str) -> None:
             "'postgresql://user@host/db'."
         )
     open_storage(storage, create=False, read_only=True).close()
-
-
-def _same_origin(value: str, host_header: str) -> bool:
-    try:
-        parts = urlsplit(value)
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and parts.netloc.lower() == host_header.lower()
 
 
 class _SecurityHeaders:
@@ -214,11 +207,11 @@ def create_app(
         host = request.headers.get("host", "")
         origin = request.headers.get("origin")
         if origin is not None:
-            if not _same_origin(origin, host):
+            if not same_origin(origin, host):
                 return f"it comes from another site ({origin[:100]})"
         else:
             referer = request.headers.get("referer")
-            if referer is not None and not _same_origin(referer, host):
+            if referer is not None and not same_origin(referer, host):
                 return "it comes from another site (its Referer)"
         given = str(form.get(CSRF_FIELD, "")) if form is not None else ""
         if not hmac.compare_digest(given.encode(), csrf_token.encode()):

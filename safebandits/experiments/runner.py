@@ -78,7 +78,7 @@ _PRELOAD = (
     "safebandits.algorithms.pure_exploration",
     "safebandits.algorithms.regret",
     "safebandits.algorithms.classification",
-    "safebandits.problems.zoo",
+    "safebandits.problems.registry",
 )
 
 

@@ -106,8 +106,11 @@ def register_instance(
 def _load_zoo() -> None:
     """Register the built-in instances, then the papers' (a paper package registers its instances when
     it is imported: entry-point group ``safebandits.papers``)."""
-    import safebandits.problems.zoo  # noqa: F401  (registers on import)
     from safebandits._entry_points import load_group
+    from safebandits.problems.zoo.declared import declared
+
+    if "user/declared" not in _REGISTRY:
+        register_instance("user/declared")(declared)
 
     load_group()
 

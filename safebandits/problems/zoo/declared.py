@@ -15,7 +15,6 @@ from typing import Any
 
 from safebandits.exceptions import ConfigError
 from safebandits.problems.declare import PoolProblem, SimulatedProblem, problem_from_dict
-from safebandits.problems.registry import register_instance
 
 __all__ = ["declaration", "declared", "pool_from_csv"]
 
@@ -42,11 +41,13 @@ def pool_from_csv(values: Mapping[str, Any]) -> tuple[PoolProblem, Any]:
     return PoolProblem.from_frame(frame, label=label, **values)  # type: ignore[return-value]
 
 
-@register_instance("user/declared")
 def declared(
     *, problem: dict[str, Any] | None = None, truth: dict[str, Any] | None = None, T: int = 10_000
 ) -> SimulatedProblem:
-    """A problem declared from public parts with its simulation truth (user experiment files)."""
+    """A problem declared from public parts with its simulation truth (user experiment files).
+
+    Registered as ``user/declared`` by :mod:`safebandits.problems.registry` itself (the library's own
+    instance: the registry imports this module, never the other way round)."""
     if not isinstance(problem, Mapping):
         raise ConfigError("Instance 'user/declared' needs the problem table (instance parameter 'problem').")
     truth = dict(truth or {})
