@@ -173,12 +173,14 @@ from .problems.declare import (
     LinearProblem as LinearProblem,
     PoolProblem as PoolProblem,
     Problem as Problem,
-    problem_from_dict as problem_from_dict,
     SafeLinearProblem as SafeLinearProblem,
     SimulatedProblem as SimulatedProblem,
 )
 from .problems.declare_covariate import (
     CovariateProblem as CovariateProblem,
+)
+from .problems.settings import (
+    problem_from_dict as problem_from_dict,
 )
 from .problems.environment import (
     ArmEnvironment as ArmEnvironment,

@@ -312,7 +312,7 @@ def problem_of_table(problem: Any, source: str, base_dir: str | os.PathLike[str]
             path_csv = Path(problem["csv"])
             problem["csv"] = str(path_csv if path_csv.is_absolute() else Path(base_dir) / path_csv)
             return pool_from_csv(problem)[0]
-    from safebandits.problems.declare import problem_from_dict
+    from safebandits.problems.settings import problem_from_dict
 
     try:
         return problem_from_dict(problem)

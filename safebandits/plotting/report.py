@@ -279,7 +279,7 @@ def _problem_html(spec: Any) -> str:
         return ""
     from safebandits.algorithms.compatibility import per_round_safety_note
     from safebandits.exceptions import ConfigError
-    from safebandits.problems.declare import problem_from_dict
+    from safebandits.problems.settings import problem_from_dict
 
     try:
         decl = problem_from_dict(panels[0].fixed["problem"])

@@ -73,7 +73,6 @@ __all__ = [
     "SimulatedProblem",
     "Tolerance",
     "info_kind",
-    "problem_from_dict",
 ]
 
 #: Info kinds: name -> what a learner of that kind is told.
@@ -317,7 +316,7 @@ class Problem:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-value form (the ``[problem]`` table of an experiment file); inverse of
-        :func:`problem_from_dict`."""
+        :func:`~safebandits.problems.settings.problem_from_dict`."""
         out: dict[str, Any] = {"setting": self.setting}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
@@ -1565,40 +1564,3 @@ class SimulatedProblem:
     @property
     def kinds(self) -> tuple[str, ...]:
         return self.problem.kinds
-
-
-_SETTINGS: dict[str, type[Problem]] = {
-    "linear": LinearProblem,
-    "safe-linear": SafeLinearProblem,
-    "kernel": KernelProblem,
-    "function-class": FunctionClassProblemSpec,
-    "pool": PoolProblem,
-}
-
-
-def problem_from_dict(values: Mapping[str, Any]) -> Problem:
-    """A declaration from plain values: ``{"setting": "linear" | "kernel" | "function-class" | "pool" |
-    "covariate", ...}`` (``"covariate"``: :class:`~safebandits.problems.declare_covariate.CovariateProblem`).
-
-    The other keys are the declaration's parameters (see :class:`LinearProblem` and the others).
-    """
-    import safebandits.problems.declare_covariate  # noqa: F401  (registers the "covariate" setting)
-
-    if not isinstance(values, Mapping):
-        raise ConfigError(f"A problem must be a table of values. Got {type(values).__name__} instead.")
-    values = dict(values)
-    setting = values.pop("setting", None)
-    if setting not in _SETTINGS:
-        raise ConfigError(
-            f"The 'setting' of a problem must be one of {', '.join(map(repr, _SETTINGS))}. "
-            f"Got {setting!r} instead."
-        )
-    cls = _SETTINGS[setting]
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(values) - names)
-    if unknown:
-        raise ConfigError(f"A {setting!r} problem has no parameter(s) {unknown}; valid: {sorted(names)}.")
-    try:
-        return cls(**values)
-    except TypeError as exc:  # a required parameter is missing
-        raise ConfigError(f"A {setting!r} problem: {exc}.") from None

@@ -48,7 +48,6 @@ import numpy as np
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
 from safebandits.exceptions import ConfigError, user_stacklevel
 from safebandits.problems.declare import (
-    _SETTINGS,
     INFO_KINDS,
     Feedback,
     Problem,
@@ -514,6 +513,3 @@ class CovariateProblem(Problem):
         if out.get("covariates") is not None and self.covariates.shape[1] == 1:
             out["covariates"] = self.covariates[:, 0].tolist()
         return out
-
-
-_SETTINGS["covariate"] = CovariateProblem

@@ -871,7 +871,7 @@ class Study:
         rebuilt from its stored ``to_dict()``), or ``None`` for a study made from a problem view."""
         if self._declared is None:
             return None
-        from safebandits.problems.declare import problem_from_dict
+        from safebandits.problems.settings import problem_from_dict
 
         return problem_from_dict(self._declared["problem"])
 
@@ -939,7 +939,7 @@ def create_study(
         A registered learner (:func:`safebandits.list_algorithms`).
     info : declared problem or problem view
         A declaration of one's own problem (:class:`~safebandits.problems.declare.LinearProblem`,
-        ``KernelProblem``, ... or :func:`~safebandits.problems.declare.problem_from_dict` of an experiment
+        ``KernelProblem``, ... or :func:`~safebandits.problems.settings.problem_from_dict` of an experiment
         file's ``[problem]`` table): the learner gets the view of it that it reads
         (:func:`~safebandits.algorithms.compatibility.view_for`), and the study stores the declaration
         (``to_dict()``) and that kind beside the view (:attr:`Study.declaration`). Or a problem view:
@@ -1065,7 +1065,8 @@ def _declared_view(info: Any, algorithm: str, horizon: int | None) -> tuple[Any,
     """For a declared problem: the view learner ``algorithm`` reads and what the study stores of the
     declaration (its ``to_dict()``, the kind and the horizon). A problem view passes through."""
     from safebandits.algorithms.compatibility import view_for
-    from safebandits.problems.declare import Problem, SimulatedProblem, info_kind, problem_from_dict
+    from safebandits.problems.declare import Problem, SimulatedProblem, info_kind
+    from safebandits.problems.settings import problem_from_dict
 
     if isinstance(info, SimulatedProblem):  # a study is played against the world: the truth stays out
         info = info.problem

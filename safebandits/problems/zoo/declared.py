@@ -1,7 +1,7 @@
 """``user/declared``: a problem declared from public parts with its simulation truth (experiment files).
 
 The instance parameters are plain values (so that run tasks pickle and hash): the ``[problem]`` table
-of an experiment file (:func:`~safebandits.problems.declare.problem_from_dict`), its ``[truth]`` table
+of an experiment file (:func:`~safebandits.problems.settings.problem_from_dict`), its ``[truth]`` table
 and the horizon ``T``. The factory returns a
 :class:`~safebandits.problems.declare.SimulatedProblem`; the runner builds from it the instance of the
 kind each learner reads (:func:`safebandits.algorithms.compatibility.instance_for`).
@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from safebandits.exceptions import ConfigError
-from safebandits.problems.declare import PoolProblem, SimulatedProblem, problem_from_dict
+from safebandits.problems.declare import PoolProblem, SimulatedProblem
+from safebandits.problems.settings import problem_from_dict
 
 __all__ = ["declaration", "declared", "pool_from_csv"]
 

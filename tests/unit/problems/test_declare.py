@@ -18,8 +18,8 @@ from safebandits.problems.declare import (
     LinearProblem,
     PoolProblem,
     info_kind,
-    problem_from_dict,
 )
+from safebandits.problems.settings import problem_from_dict
 
 ARMS = np.array([[0.3, 0.0], [0.9, 0.0], [0.0, 0.9], [0.6, 0.6], [-0.6, 0.6], [0.5, 0.3]])
 THETA = np.array([0.6, 0.8])

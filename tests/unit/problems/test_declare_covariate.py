@@ -14,8 +14,9 @@ import safebandits as sb
 from safebandits.algorithms.compatibility import compatible_learners, per_round_safety_note
 from safebandits.algorithms.registry import make_learner
 from safebandits.exceptions import ConfigError
-from safebandits.problems.declare import LinearProblem, problem_from_dict
+from safebandits.problems.declare import LinearProblem
 from safebandits.problems.declare_covariate import DEFAULT_LENGTHSCALE, AssumptionWarning, CovariateProblem
+from safebandits.problems.settings import problem_from_dict
 
 DOSES = [10, 20, 30, 40, 50]
 EFF = [0.15, 0.30, 0.45, 0.55, 0.60]

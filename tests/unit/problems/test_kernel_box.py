@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from safebandits._limits import MAX_BOX_DIMENSION
 from safebandits.estimators.gp import PointKernel
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
-from safebandits.problems.declare import KernelProblem, problem_from_dict
+from safebandits.problems.declare import KernelProblem
 from safebandits.problems.kernel import GaussianFeedback
 from safebandits.problems.kernel_box import Box, BoxKernelInstance, RKHSFunction, box_kernel
+from safebandits.problems.settings import problem_from_dict
 from safebandits.types import Decision
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)

@@ -22,7 +22,8 @@ import safebandits as sb
 from safebandits.algorithms.compatibility import compatible_learners, view_for
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.user import problem_of_file
-from safebandits.problems.declare import KernelProblem, LinearProblem, problem_from_dict
+from safebandits.problems.declare import KernelProblem, LinearProblem
+from safebandits.problems.settings import problem_from_dict
 from safebandits.study.codec import info_to_dict
 
 ROOT = Path(__file__).resolve().parents[3]
