@@ -252,7 +252,7 @@ def run_botorch(problem: Problem, setting: str, seed: int, *, refit_every: int =
     env = inst.environment(np.random.default_rng(200 + seed))
     if setting == "known":
         cand = torch.arange(n, dtype=dtype).unsqueeze(-1)
-        kmat = torch.as_tensor(np.asarray(inst.kernel), dtype=dtype)
+        kmat = torch.tensor(np.array(inst.kernel), dtype=dtype)
     else:
         cand = torch.as_tensor(problem.coords, dtype=dtype)
     played = np.empty(horizon, dtype=np.int64)
