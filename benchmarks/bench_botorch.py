@@ -64,6 +64,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
+import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
 import subprocess  # noqa: E402
@@ -378,7 +379,8 @@ def warm_up(problem: Problem, setting: str, label: str, refit_every: int = 1) ->
 
 
 def run_all(problems: list[str], seeds: int, horizon: int, *, with_botorch: bool, settings: tuple[str, ...],
-            refit_every: int = 1, log: Callable[[str], None] = print, **sizes: Any
+            refit_every: int = 1, log: Callable[[str], None] = print, runs_log: str | None = None,
+            **sizes: Any
             ) -> tuple[dict[tuple[str, str, str], list[Run]], list[str]]:  # fmt: skip
     """Every (problem, setting, method) over ``seeds`` seeds; returns the runs and notes (problems left
     out)."""
@@ -402,6 +404,10 @@ def run_all(problems: list[str], seeds: int, horizon: int, *, with_botorch: bool
                     else:
                         runs.append(run_ours(prob, setting, label, s))
                 results[(pname, setting, label)] = runs
+                if runs_log:  # (one JSON line per finished cell: a stopped run keeps what it measured)
+                    with open(runs_log, "a") as fh:
+                        cell = {"problem": pname, "setting": setting, "method": label}
+                        fh.write(json.dumps({**cell, "runs": [dataclasses.asdict(r) for r in runs]}) + "\n")
                 m = mean_se([r.regret for r in runs])[0]
                 cpu = mean_se([r.cpu_per_round for r in runs])[0]
                 log(f"  {pname:<10}{setting:<6}{label:<16} R(T) {m:8.1f}  ms/round {1e3 * cpu:8.2f}")
@@ -427,6 +433,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data-dir", default=None, help="light-sensor data (default: $SAFEBANDITS_DATA)")
     parser.add_argument("--no-botorch", action="store_true", help="our learners only (no torch needed)")
     parser.add_argument("--jobs", type=int, default=1, help="processes (one problem each)")
+    parser.add_argument(
+        "--runs-log", default=None, help="append every finished cell's runs here (JSON lines)"
+    )
     parser.add_argument("--out", default=None, help="write the table as markdown here")
     args = parser.parse_args(argv)
     with_botorch = not args.no_botorch
@@ -449,6 +458,7 @@ def main(argv: list[str] | None = None) -> None:
     kwargs = dict(
         with_botorch=with_botorch, settings=tuple(args.settings), refit_every=args.refit_every,
         n_synthetic=args.n_synthetic, gardner_side=args.gardner_side, data_dir=args.data_dir,
+        runs_log=args.runs_log,
     )  # fmt: skip
     results: dict[tuple[str, str, str], list[Run]] = {}
     notes: list[str] = []
