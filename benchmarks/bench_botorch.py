@@ -26,7 +26,9 @@ Problems (finite domains; every method plays one domain point per round, feedbac
 Settings:
 
 * ``known``: every method gets the truth's kernel and noise. CKB / SafeOpt / StageOpt run with their
-  defaults (the paper's ``lambda = 1``, ``R = sigma``, ``delta = 0.05``; SafeOpt's guaranteed width);
+  defaults (the paper's ``lambda = 1``, ``R = sigma``, ``delta = 0.05``; SafeOpt's guaranteed width),
+  and CKB-UCB / CKB-TS once more with ``lambda = sigma^2`` (``gp_noise``: the GP told the true noise
+  variance, as BoTorch is; the paper does not state its ``lambda``);
   BoTorch gets two ``SingleTaskGP`` (``f``, ``g``; a ``ModelListGP``) with that kernel as a fixed matrix
   (inputs are the point indices), a zero mean, the noise variance ``sigma^2`` fixed, no outcome transform,
   nothing fitted; each round it plays the argmax over the whole domain of the analytic
@@ -96,6 +98,8 @@ OURS = {
         "CKB-TS": ("ckb-ts", {}),
         "SafeOpt": ("safeopt", {}),
         "StageOpt": ("stageopt", {}),
+        "CKB-UCB lam=s^2": ("ckb-ucb", {"gp_noise": SIGMA**2}),
+        "CKB-TS lam=s^2": ("ckb-ts", {"gp_noise": SIGMA**2}),
     },
     "ml": {
         "CKB-UCB": ("ckb-ucb", {"hyperparameters": "ml", "gp_noise": SIGMA**2}),

@@ -74,7 +74,7 @@ def test_score_matches_the_regret_tracker(bench):
 
 
 @pytest.mark.parametrize(
-    ("setting", "label"), [(s, lab) for s, labels in {"known": ["CKB-UCB", "CKB-TS", "SafeOpt", "StageOpt"],
+    ("setting", "label"), [(s, lab) for s, labels in {"known": ["CKB-UCB", "CKB-TS", "SafeOpt", "StageOpt", "CKB-UCB lam=s^2"],
                                                        "ml": ["CKB-UCB", "CKB-TS"]}.items() for lab in labels]
 )  # fmt: skip
 def test_our_runner_on_a_tiny_size(bench, setting, label):
@@ -93,9 +93,9 @@ def test_run_all_and_the_table_without_botorch(bench):
     assert set(results) == {("gardner", "known", m) for m in bench.OURS["known"]} | {
         ("gardner", "ml", m) for m in bench.OURS["ml"]
     }
-    assert all(len(runs) == 2 for runs in results.values()) and not notes and len(lines) == 6
+    assert all(len(runs) == 2 for runs in results.values()) and not notes and len(lines) == 8
     md = bench.markdown(bench.table_rows(results))
-    assert md.count("\n") == 2 + 6 and md.startswith("| problem | setting | method |")
+    assert md.count("\n") == 2 + 8 and md.startswith("| problem | setting | method |")
 
 
 def test_botorch_runner_on_a_tiny_size(bench):
