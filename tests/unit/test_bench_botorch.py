@@ -73,10 +73,13 @@ def test_score_matches_the_regret_tracker(bench):
     assert run.cpu_per_round == pytest.approx(0.05)
 
 
-@pytest.mark.parametrize(
-    ("setting", "label"), [(s, lab) for s, labels in {"known": ["CKB-UCB", "CKB-TS", "SafeOpt", "StageOpt", "CKB-UCB lam=s^2"],
-                                                       "ml": ["CKB-UCB", "CKB-TS"]}.items() for lab in labels]
-)  # fmt: skip
+CELLS = [
+    *[("known", m) for m in ("CKB-UCB", "CKB-TS", "SafeOpt", "StageOpt", "CKB-UCB lam=s^2")],
+    *[("ml", m) for m in ("CKB-UCB", "CKB-TS")],
+]
+
+
+@pytest.mark.parametrize(("setting", "label"), CELLS)
 def test_our_runner_on_a_tiny_size(bench, setting, label):
     prob = bench.build_problem("gardner", 0, 30, **SIZES)
     run = bench.run_ours(prob, setting, label, 0)
