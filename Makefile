@@ -63,8 +63,8 @@ $(BOTORCH_VENV)/.installed: pyproject.toml benchmarks/setup_botorch_venv.sh
 bench-botorch-venv: $(BOTORCH_VENV)/.installed
 
 bench-botorch: $(BOTORCH_VENV)/.installed
-	mkdir -p results && nice -n 10 $(BOTORCH_VENV)/bin/python benchmarks/bench_botorch.py --seeds 10 --horizon 300 --jobs 3 \
-		--out results/bench_botorch.md
+	mkdir -p results && nice -n 10 $(BOTORCH_VENV)/bin/python benchmarks/bench_botorch.py --seeds 10 --horizon 300 --jobs 3 --refit-every 10 \
+		--runs-log results/bench_botorch.jsonl --out results/bench_botorch.md
 
 # The scoreboard page from the archived stores only (issue 31): the paper store and the quick store, both
 # kept in docs/data. `make quick-archive` re-runs the quick scale of every experiment into a fresh store and
