@@ -7,7 +7,7 @@ TSTAMP := $(VENV)/.installed-test
 DSTAMP := $(VENV)/.installed-docs
 OUT    ?= results/quick
 
-.PHONY: run test test-slow lint bench docs clean quick-archive scoreboard
+.PHONY: run test test-slow lint bench docs clean quick-archive scoreboard bench-botorch-venv bench-botorch
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,21 @@ docs: $(DSTAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
+# The side-by-side with BoTorch (issue 33): its own venv, .venv-botorch (torch pinned first: see the script),
+# never needed by `make test`. The light-sensor problem needs the data ($SAFEBANDITS_DATA or
+# `safebandits data fetch`); without it the table leaves that problem out with a note.
+BOTORCH_VENV := .venv-botorch
+
+$(BOTORCH_VENV)/.installed: pyproject.toml benchmarks/setup_botorch_venv.sh
+	VENV=$(BOTORCH_VENV) PYTHON=$(PYTHON) sh benchmarks/setup_botorch_venv.sh
+	touch $@
+
+bench-botorch-venv: $(BOTORCH_VENV)/.installed
+
+bench-botorch: $(BOTORCH_VENV)/.installed
+	mkdir -p results && nice -n 10 $(BOTORCH_VENV)/bin/python benchmarks/bench_botorch.py --seeds 10 --horizon 300 --jobs 3 --refit-every 10 \
+		--runs-log results/bench_botorch.jsonl --out results/bench_botorch.md
+
 # The scoreboard page from the archived stores only (issue 31): the paper store and the quick store, both
 # kept in docs/data. `make quick-archive` re-runs the quick scale of every experiment into a fresh store and
 # archives it (about 15 minutes on 2 cores); the paper archive is made the same way from a paper-scale run.
@@ -66,4 +81,4 @@ scoreboard: $(STAMP)
 	$(BIN)/safebandits scoreboard $(PAPER_ARCHIVE) $(QUICK_ARCHIVE) --out docs/scoreboard.md --force
 
 clean:
-	rm -rf $(VENV) results .pytest_cache docs/_build docs/auto_examples docs/reference
+	rm -rf $(VENV) $(BOTORCH_VENV) results .pytest_cache docs/_build docs/auto_examples docs/reference

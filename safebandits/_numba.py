@@ -125,10 +125,14 @@ class Rebind:
         self.module, self.name, self.sig = state
 
     def bind(self) -> Callable[..., Any]:
-        # Only safebandits' own compiled kernels: a pickle (a study's snapshot read from a database) must
-        # not make this import an arbitrary module or call an arbitrary function.
-        if self.module.partition(".")[0] != "safebandits":
-            raise TypeError(f"a bound kernel must be one of safebandits' modules, not {self.module!r}")
+        # A pickle (a study's snapshot read from a database) must not make this import an arbitrary module
+        # or call an arbitrary function: the kernel's package must be safebandits or one already imported
+        # (a plugin's, whose learner class the pickle has just loaded), and the name a compiled kernel.
+        top = self.module.partition(".")[0]
+        if top != "safebandits" and top not in sys.modules:
+            raise TypeError(
+                f"a bound kernel must be in safebandits or a package already imported, not {self.module!r}"
+            )
         kernel = getattr(importlib.import_module(self.module), self.name)
         if not (callable(getattr(kernel, "compile", None)) and hasattr(kernel, "overloads")):
             raise TypeError(f"{self.module}.{self.name} is not a compiled kernel")
