@@ -68,7 +68,9 @@ bench-botorch: $(BOTORCH_VENV)/.installed
 
 # The scoreboard page from the archived stores only (issue 31): the paper store and the quick store, both
 # kept in docs/data. `make quick-archive` re-runs the quick scale of every experiment into a fresh store and
-# archives it (about 15 minutes on 2 cores); the paper archive is made the same way from a paper-scale run.
+# archives it (about 4-15 minutes on 2 cores); set SAFEBANDITS_DATA to the folder of the data sets so that
+# the four experiments on real data run too (without it they are skipped). The paper archive is made the
+# same way from a paper-scale run.
 QUICK_ARCHIVE := docs/data/quick-results.sqlite.xz
 PAPER_ARCHIVE := docs/data/paper-results.sqlite.xz
 

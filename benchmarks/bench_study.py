@@ -9,9 +9,10 @@ Usage::
 
 ``--load-scaling`` (issue 30, incremental studies): for each method, SQLite studies answered 100 and
 10,000 times (``--sizes``) by the contract problem's simulator; then the wall time (median of
-``--repeats``) of ``safebandits study status NAME`` in a fresh process, of the dashboard's study page
-(``GET /study/NAME`` through the ASGI application in this process) and of ``load_study``, with and without
-snapshots. Target: status and the page at 10,000 answers within 2x of the same at 100.
+``--repeats``, the sizes timed in turn within each repeat) of ``safebandits study status NAME`` in a
+fresh process, of the dashboard's study page (``GET /study/NAME`` through the ASGI application in this
+process) and of ``load_study``, with and without snapshots. Target: status and the page at 10,000
+answers within 2x of the same at 100.
 
 For each method, on the small problem of the contract tests, a SQLite study (in a temporary directory)
 is answered by the problem's simulator: the first column is the wall time of ``ask`` + ``tell`` per query
@@ -122,23 +123,33 @@ def load_scaling(methods: list[str], sizes: list[int], repeats: int, directory: 
     )
     rows: dict[str, list[tuple[int, float, float]]] = {}
     for name in methods:
-        for n in sizes:
-            url = f"sqlite:///{directory / f'{name}-{n}.db'}"
+        urls = {n: f"sqlite:///{directory / f'{name}-{n}.db'}" for n in sizes}
+        for n, url in urls.items():
             _answered(name, n, url)
-            status = _median_time(
-                lambda url=url, name=name: subprocess.run(
+        clients = {n: TestClient(create_app(url), base_url="http://127.0.0.1") for n, url in urls.items()}
+        for n in sizes:
+            clients[n].get(f"/study/{name}")  # (warm: imports, compiled kernels)
+        # The sizes are timed in turn within each repeat, so that a change of the machine's load falls on
+        # every size alike (the medians are compared).
+        times: dict[int, dict[str, list[float]]] = {
+            n: {"status": [], "page": [], "load": [], "full": []} for n in sizes
+        }
+        for _ in range(repeats):
+            for n, url in urls.items():
+                t = times[n]
+                t["status"].append(_median_time(lambda url=url, name=name: subprocess.run(
                     [*cli, "study", "status", name, "--storage", url], check=True, capture_output=True
-                ),
-                repeats,
-            )
-            client = TestClient(create_app(url), base_url="http://127.0.0.1")
-            client.get(f"/study/{name}")  # (warm: imports, compiled kernels)
-            page = _median_time(
-                lambda c=client, name=name: c.get(f"/study/{name}").raise_for_status(), repeats
-            )
-            load = _median_time(lambda url=url, name=name: sb.load_study(name, url).close(), repeats)
-            full = _median_time(
-                lambda url=url, name=name: sb.load_study(name, url, snapshots=False).close(), repeats
+                ), 1))  # fmt: skip
+                t["page"].append(_median_time(
+                    lambda c=clients[n], name=name: c.get(f"/study/{name}").raise_for_status(), 1
+                ))  # fmt: skip
+                t["load"].append(_median_time(lambda url=url, name=name: sb.load_study(name, url).close(), 1))
+                t["full"].append(_median_time(
+                    lambda url=url, name=name: sb.load_study(name, url, snapshots=False).close(), 1
+                ))  # fmt: skip
+        for n in sizes:
+            status, page, load, full = (
+                float(np.median(times[n][k])) for k in ("status", "page", "load", "full")
             )
             rows.setdefault(name, []).append((n, status, page))
             print(f"{name:<10} {n:>8} {status:>11.3f} {page:>9.3f} {load * 1e3:>10.1f} {full * 1e3:>17.1f}")
