@@ -57,8 +57,8 @@ DRIVING_VIEW = QueryView(
     "picture",
     draw="safebandits.papers.acol.figures:draw_query",
     caption=(
-        "Policy (arm) {arm}. The orange car is the one the policy drives; the white cars are the others "
-        "on the road, fading towards the start."
+        "The arm is a candidate policy: the orange car is the one it drives; the white cars are the "
+        "others on the road, fading towards the start."
     ),
     question="Is this driving behaviour acceptable?",
 )
