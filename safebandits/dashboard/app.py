@@ -341,7 +341,9 @@ def create_app(
             "spec": {"reward": spec.reward, "n_constraints": spec.n_constraints, "values": spec.values},
             "view": view,
             "caption": view.caption.replace("{arm}", str(arm)),
-            "picture_svg": views.picture_svg(s, int(arm)) if kind == "picture" and arm is not None else None,
+            "picture_svg": views.picture_svg(s, int(arm), view)
+            if kind == "picture" and arm is not None
+            else None,
         }
 
     async def query_page(request: Request) -> Response:

@@ -321,10 +321,10 @@ def simulated_curves_svg(study: Any, instance: Any) -> str | None:
     return _svg(fig)
 
 
-def picture_svg(study: Any, arm: int) -> str | None:
-    """The picture of arm ``arm`` that the study's query view draws (``None`` when it has none or the
-    study does not say how to rebuild its problem)."""
-    view = query_view(study)
+def picture_svg(study: Any, arm: int, view: Any = None) -> str | None:
+    """The picture of arm ``arm`` that the study's query view (``view``, else :func:`query_view`) draws
+    (``None`` when it has none or the study does not say how to rebuild its problem)."""
+    view = query_view(study) if view is None else view
     draw = view.drawer()
     if draw is None:
         return None

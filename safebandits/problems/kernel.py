@@ -68,6 +68,7 @@ __all__ = [
     "load_finance",
     "load_light_sensors",
     "locate_dataset",
+    "told_bounds",
 ]
 
 #: Environment variable naming the data directory (holding ``light_sensors/`` and ``finance/``).
@@ -80,6 +81,24 @@ DATASETS: dict[str, tuple[str, ...]] = {
     "light_sensors": ("light_sensors.npz", "iw_data_all.mat"),
     "finance": ("fin.csv",),
 }
+
+
+def told_bounds(
+    instance: Any, reward: FloatArray, constraint: FloatArray
+) -> tuple[float, float, float, float]:
+    """``(B, G, R, R_g)`` told to the learners: the instance's stated bounds, else the largest ``|f|`` and
+    ``|g|`` over ``reward`` / ``constraint`` (the values at the domain's points) and the feedback's noise
+    levels; each at least 1e-12. (Shared by the finite and the box kernel instances.)"""
+    b = instance.reward_bound if instance.reward_bound is not None else float(np.max(np.abs(reward)))
+    gb = (
+        instance.constraint_bound
+        if instance.constraint_bound is not None
+        else float(np.max(np.abs(constraint)))
+    )
+    s_f, s_g = instance.feedback.sigmas
+    r = instance.noise_bound if instance.noise_bound is not None else s_f
+    rg = instance.constraint_noise_bound if instance.constraint_noise_bound is not None else s_g
+    return max(b, 1e-12), max(gb, 1e-12), max(r, 1e-12), max(rg, 1e-12)
 
 
 def locate_dataset(name: str, path: str | os.PathLike[str] | None = None) -> Path:
@@ -512,16 +531,7 @@ class KernelInstance(ArmSetMixin):
 
     # -- learner's view -------------------------------------------------------------------------
     def _told(self) -> tuple[float, float, float, float]:
-        b = self.reward_bound if self.reward_bound is not None else float(np.max(np.abs(self.reward)))
-        gb = (
-            self.constraint_bound
-            if self.constraint_bound is not None
-            else float(np.max(np.abs(self.constraint)))
-        )
-        s_f, s_g = self.feedback.sigmas
-        r = self.noise_bound if self.noise_bound is not None else s_f
-        rg = self.constraint_noise_bound if self.constraint_noise_bound is not None else s_g
-        return max(b, 1e-12), max(gb, 1e-12), max(r, 1e-12), max(rg, 1e-12)
+        return told_bounds(self, self.reward, self.constraint)
 
     def public_info(self) -> KernelInfo:
         b, gb, r, rg = self._told()

@@ -35,7 +35,7 @@ from safebandits._validation import check_array, check_int, check_interval, chec
 from safebandits.estimators.gp import PointKernel
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.environment import VariateStream
-from safebandits.problems.kernel import BoundedFeedback, GaussianFeedback, KernelInfo
+from safebandits.problems.kernel import BoundedFeedback, GaussianFeedback, KernelInfo, told_bounds
 from safebandits.problems.stagewise import TOL, solve_policy_lp
 from safebandits.types import Decision, FloatArray, Observation
 
@@ -435,16 +435,7 @@ class BoxKernelInstance:
     # -- learner's view ----------------------------------------------------------------------------
     def _told(self) -> tuple[float, float, float, float]:
         d = self.design
-        b = self.reward_bound if self.reward_bound is not None else float(np.max(np.abs(self.reward(d))))
-        gb = (
-            self.constraint_bound
-            if self.constraint_bound is not None
-            else float(np.max(np.abs(self.constraint(d))))
-        )
-        s_f, s_g = self.feedback.sigmas
-        r = self.noise_bound if self.noise_bound is not None else s_f
-        rg = self.constraint_noise_bound if self.constraint_noise_bound is not None else s_g
-        return max(b, 1e-12), max(gb, 1e-12), max(r, 1e-12), max(rg, 1e-12)
+        return told_bounds(self, self.reward(d), self.constraint(d))
 
     def public_info(self) -> KernelInfo:
         b, gb, r, rg = self._told()

@@ -186,7 +186,7 @@ def same_state(a: Any, b: Any, _depth: int = 0) -> bool:
     if isinstance(a, np.random.Generator):
         return a.bit_generator.state == b.bit_generator.state
     if isinstance(a, float):
-        return a == b or (a != a and b != b) or (np.isnan(a) and np.isnan(b))
+        return a == b or (a != a and b != b)  # (NaN equals NaN here)
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same_state(a[k], b[k], _depth + 1) for k in a)
     if isinstance(a, (list, tuple)):
