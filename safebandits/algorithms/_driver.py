@@ -33,13 +33,12 @@ like any other kernel (a loop taking the kernels as first-class arguments, or a 
 recompiled in every process).
 
 Every compiled learner simulates on it: LC-LUCB and Safe-LTS, OPLB, OPB, Safe-LUCB and GSLUCB on finite
-sets, the G-ACOL family (with its certified skips as the ``skip`` hook) and ``uniform-exploration``. The
-block's record is read without reference counting: ``prepare`` borrows the learner's arrays
-(:func:`~safebandits._numba.borrow`) or takes views of its buffers (:func:`~safebandits._numba.matrix_at`),
-and the loop borrows ``env`` and ``variates``. A first port that read the state out of the run record in
-every kernel every round cost about 0.45 us more per step (docs/decisions/engine.md); with the borrowed
-block the driver is as fast as the hand-written loops it replaced or faster (G-ACOL 0.37 -> 0.16 us per
-sample at 10 arms, d = 10).
+sets, the G-ACOL family (with its certified skips as the ``skip`` hook) and ``uniform-exploration``.
+``prepare``'s record is built by the driver and passed as an argument to the loop, a second compiled
+function: numba's dead-code pass keeps a write to an array only if its alias analysis traces the array
+to an argument of the function, and it does not see through a record built in the same function (a
+write through such a record, read by nothing afterwards in that function, could be dropped). Every
+array is an ordinary numba array (reference counted); see docs/decisions/engine.md.
 
 The cached specialisation is keyed by the learner's module file (its numba cache follows that file) and
 by a checksum of the loop's source below, so a change of either invalidates it.
@@ -55,7 +54,6 @@ from typing import Any
 import numba
 import numpy as np
 
-from safebandits._numba import borrow  # (and its alias hook: writes through a block's views are kept)
 from safebandits.problems.noise import observe_code
 
 __all__ = ["SELECT", "SIMULATE", "TOLD", "arm_means", "count_pull", "make_driver", "point_means"]
@@ -72,9 +70,11 @@ SIMULATE, TOLD, SELECT = 0, 1, 2
 
 _LOOP = """
 def {name}(run, env, variates, rows):
+    return {name}_loop({prepare}, env, variates, rows)
+
+
+def {name}_loop(st, env, variates, rows):
     j, stop, mode = rows
-    st = {prepare}
-    env, variates = borrow(env), borrow(variates)
     y = np.empty(variates.shape[1])
     told = mode == TOLD
     while True:
@@ -161,10 +161,8 @@ def make_driver(
         Called before each round: the number of rows ``j, j+1, ...`` it played itself (certified skips,
         which draw their observations with the same noise formula), 0 for none.
     prepare : compiled ``(run) -> st``, optional
-        Called once per block: the record the other kernels read (``st``; without it ``st`` is ``run``).
-        Built inside the loop's function, it can hold views of the learner's buffers
-        (:func:`~safebandits._numba.matrix_at`) and borrowed arrays (:func:`~safebandits._numba.borrow`)
-        that the kernels then read every round without reference counting.
+        Called once per block: the record the other kernels read (``st``; without it ``st`` is ``run``),
+        such as named views of the learner's buffers; it is passed to the loop as an argument.
 
     Returns
     -------
@@ -177,7 +175,6 @@ def make_driver(
         "_skip": skip,
         "_prepare": prepare,
         "observe_code": observe_code,
-        "borrow": borrow,
         "np": np,
         "SIMULATE": SIMULATE,
         "TOLD": TOLD,
@@ -187,9 +184,13 @@ def make_driver(
     prepare_line = "run" if prepare is None else "_prepare(run)"
     source = _LOOP.format(name=name, skip=_SKIP if skip is not None else "", prepare=prepare_line)
     exec(compile(source, source_file, "exec"), namespace)
+    loop = namespace[f"{name}_loop"]
+    loop.__module__ = module
+    loop.__qualname__ = f"{name}_loop_{_CHECKSUM}"  # (the cache index: a new one when the loop changes)
+    namespace[f"{name}_loop"] = numba.njit(cache=True)(loop)
     fn = namespace[name]
     fn.__module__ = module
-    fn.__qualname__ = f"{name}_{_CHECKSUM}"  # (the cache index: a new one when the loop changes)
+    fn.__qualname__ = f"{name}_{_CHECKSUM}"
     kernels = [k.__name__ for k in (prepare, skip, select, means, update) if k is not None]
     fn.__doc__ = (
         f"Compiled driver (:func:`safebandits.algorithms._driver.make_driver`) over {' / '.join(kernels)}."

@@ -39,7 +39,7 @@ from typing import Any, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, borrow
+from safebandits._numba import bind_kernel
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -193,8 +193,8 @@ class GACOLPlainRun(NamedTuple):
 
 
 class GACOLBlock(NamedTuple):
-    """What the kernels read during a block (:func:`gacol_block`): the state and the skip work
-    (borrowed), the arm of the current sample (``chosen``, one int64), the refresh period, whether
+    """What the kernels read during a block (:func:`gacol_block`): the state and the skip work,
+    the arm of the current sample (``chosen``, one int64), the refresh period, whether
     certified skips may be tried and whether the rule draws learner uniforms."""
 
     st: GACOLState
@@ -217,20 +217,20 @@ class GACOLPlainBlock(NamedTuple):
 def gacol_block(run):
     """The :class:`GACOLBlock` of ``run``: skips are tried with a refresh period, for the fixed rules
     (uniform, max reward) and Greedy Max Var with diagonal numerics."""
-    st, sk = borrow(run.st), borrow(run.sk)
+    st, sk = run.st, run.sk
     const = st.const
     period = const.refresh_every
     widest = const.select_from == FROM_ALL and const.numerics == DIAGONAL  # Greedy Max Var, diagonal
     fixed_rule = const.selection == UNIFORM or const.selection == MAX_REWARD
     can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest)
-    return GACOLBlock(st, sk, borrow(run.chosen), period, can_skip, needs_uniform(const))
+    return GACOLBlock(st, sk, run.chosen, period, can_skip, needs_uniform(const))
 
 
 @numba.njit(cache=True, inline="always")
 def gacol_plain_block(run):
     """The :class:`GACOLPlainBlock` of ``run`` (a :class:`GACOLPlainRun`)."""
-    st = borrow(run.st)
-    return GACOLPlainBlock(st, borrow(run.chosen), needs_uniform(st.const))
+    st = run.st
+    return GACOLPlainBlock(st, run.chosen, needs_uniform(st.const))
 
 
 @numba.njit(cache=True, inline="always")

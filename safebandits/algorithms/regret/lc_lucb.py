@@ -46,7 +46,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, borrow
+from safebandits._numba import bind_kernel
 from safebandits._validation import (
     check_array,
     check_int,
@@ -323,8 +323,7 @@ class StagewiseRun(NamedTuple):
 class StagewiseBlock(NamedTuple):
     """What the kernels of a block read, taken out of a :class:`StagewiseRun` once per block
     (:func:`stagewise_block`): the estimator's and the table's views, the choice, the Thompson sample
-    and work, the observed costs and the outputs. Every array is borrowed
-    (:func:`~safebandits._numba.borrow`): reading it every round costs no reference counting."""
+    and work, the observed costs and the outputs."""
 
     est: StagewiseState
     tbl: VertexTable
@@ -338,15 +337,13 @@ class StagewiseBlock(NamedTuple):
 
 @numba.njit(cache=True, inline="always")
 def stagewise_block(run):
-    """The :class:`StagewiseBlock` of ``run`` (views of the learner's buffers, valid during the block)."""
-    packed, th = run.packed, run.thompson
-    est = state_views(packed.state, packed.const, borrow(packed.live))
+    """The :class:`StagewiseBlock` of ``run`` (named views of the learner's buffers)."""
+    packed = run.packed
+    est = state_views(packed.state, packed.const, packed.live)
     tbl = table_views(packed.table, packed.const)
-    thompson = ThompsonWork(borrow(th.normals), th.positions, borrow(th.low))
     return StagewiseBlock(
-        est, tbl, run.choice, borrow(packed.theta_ts), thompson, borrow(packed.costs), borrow(run.points),
-        borrow(run.values),
-    )  # fmt: skip
+        est, tbl, run.choice, packed.theta_ts, run.thompson, packed.costs, run.points, run.values
+    )
 
 
 @numba.njit(cache=True, inline="always")
@@ -406,7 +403,7 @@ def tell_then_select(packed, choice, x, reward, costs):
     from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
     :data:`lc_lucb_rounds`, so both paths run the same compiled code."""
     const = packed.const
-    est = state_views(packed.state, const, borrow(packed.live))
+    est = state_views(packed.state, const, packed.live)
     tbl = table_views(packed.table, const)
     if stagewise_update_table(est, tbl, x, reward, costs):
         return REFRESH_FIRST, math.nan  # (the caller refreshes; the next ask selects)

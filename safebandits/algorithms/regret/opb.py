@@ -49,7 +49,7 @@ from typing import Any, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, borrow
+from safebandits._numba import bind_kernel
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -391,7 +391,7 @@ def opb_update(run, j, y):
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPB's kernels:
 #: ``opb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPBRun` and an
 #: :class:`ArmFeedback`, the first row not played (refill the uniforms and call again).
-opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__, prepare=borrow)
+opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__)
 
 
 def solve_index_lp_scipy(ur: FloatArray, uc: FloatArray, tau: float | FloatArray) -> FloatArray | None:

@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, get_args
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, borrow
+from safebandits._numba import bind_kernel
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -458,7 +458,7 @@ def safe_lucb_update(run, j, y):
 #: finite decision sets: ``safe_lucb_rounds(run, env, variates, (start, stop, mode)) -> j`` on a
 #: :class:`SafeLUCBRun` and a :class:`LossFeedback`, the first row not played (refill, call again).
 safe_lucb_rounds = make_driver(
-    "safe_lucb_rounds", safe_lucb_select, arm_means, safe_lucb_update, __name__, prepare=borrow
+    "safe_lucb_rounds", safe_lucb_select, arm_means, safe_lucb_update, __name__
 )
 
 
