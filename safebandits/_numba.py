@@ -28,11 +28,16 @@ from typing import Any, ClassVar
 
 import numba
 import numpy as np
+from numba.core import types
+from numba.experimental import structref
+from numba.extending import overload
 
 __all__ = [
     "Rebind",
     "Rebinding",
+    "Struct",
     "bind_kernel",
+    "by_reference",
     "rebind",
     "type_key",
     "unbind",
@@ -209,3 +214,53 @@ class Rebinding:
             make = cls.__dict__.get("_make_views")
             if make is not None:
                 make(self)
+
+
+# -- records held by reference in compiled code ----------------------------------------------------------
+class Struct(types.StructRef):
+    """The numba type of a record held by reference (:func:`by_reference`): the fields of a NamedTuple
+    behind one reference count (numba's ``StructRef``, its public interface for mutable structures)."""
+
+    def preprocess_fields(self, fields: Any) -> Any:
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+structref.register(Struct)  # (our own type: its data model and attributes; nothing of numba's changes)
+
+
+def _holds_arrays(typ: Any) -> bool:
+    if isinstance(typ, types.Array):
+        return True
+    return isinstance(typ, types.BaseTuple) and any(_holds_arrays(t) for t in typ)
+
+
+def _struct_type(typ: Any) -> Any:
+    """The type :func:`by_reference` gives a value of numba type ``typ``."""
+    if isinstance(typ, types.BaseNamedTuple) and _holds_arrays(typ):
+        return Struct([(name, _struct_type(t)) for name, t in zip(typ.fields, typ.types, strict=True)])
+    return typ
+
+
+def by_reference(record: Any) -> Any:
+    """``record`` itself in Python. In compiled code, a NamedTuple that holds arrays becomes a
+    :class:`Struct` with the same field names (nested NamedTuples too), read the same way (``s.field``).
+
+    numba counts the references of every array of a NamedTuple each time the record is bound (passed to
+    a function, kept in a variable, taken out of an enclosing record): for a learner's state of twenty
+    arrays, twenty atomic increments and decrements. A :class:`Struct` is one reference: the shared
+    driver hands its kernels the block this way (algorithms/_driver.py). The arrays are the record's own
+    (ordinary, reference-counted numpy arrays; the struct holds a reference to each)."""
+    return record
+
+
+@overload(by_reference)
+def _by_reference_overload(record):  # type: ignore[no-untyped-def]  # (numba: same names, no hints)
+    struct_type = _struct_type(record)
+    if struct_type is record:
+        return lambda record: record
+    lines = ["def impl(record):", "    s = new(struct_type)"]
+    lines += [f"    s.{name} = by_reference(record.{name})" for name in record.fields]
+    lines += ["    return s"]
+    namespace = {"new": structref.new, "struct_type": struct_type, "by_reference": by_reference}
+    exec("\n".join(lines), namespace)  # (one assignment per field: field names are code in numba)
+    return namespace["impl"]

@@ -54,6 +54,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from safebandits._numba import by_reference
 from safebandits.problems.noise import observe_code
 
 __all__ = ["SELECT", "SIMULATE", "TOLD", "arm_means", "count_pull", "make_driver", "point_means"]
@@ -70,7 +71,7 @@ SIMULATE, TOLD, SELECT = 0, 1, 2
 
 _LOOP = """
 def {name}(run, env, variates, rows):
-    return {name}_loop({prepare}, env, variates, rows)
+    return {name}_loop(by_reference({prepare}), env, variates, rows)
 
 
 def {name}_loop(st, env, variates, rows):
@@ -175,6 +176,7 @@ def make_driver(
         "_skip": skip,
         "_prepare": prepare,
         "observe_code": observe_code,
+        "by_reference": by_reference,
         "np": np,
         "SIMULATE": SIMULATE,
         "TOLD": TOLD,
