@@ -219,7 +219,15 @@ class Rebinding:
 # -- records held by reference in compiled code ----------------------------------------------------------
 class Struct(types.StructRef):
     """The numba type of a record held by reference (:func:`by_reference`): the fields of a NamedTuple
-    behind one reference count (numba's ``StructRef``, its public interface for mutable structures)."""
+    behind one reference count (numba's ``StructRef``, its public interface for mutable structures).
+    ``instance_class`` is the NamedTuple's class (part of the type: kernels that pick an implementation
+    by the record's class, such as the ridge numerics, pick the same one)."""
+
+    def __init__(self, fields: Any, instance_class: Any = None) -> None:
+        self.instance_class = instance_class
+        super().__init__(fields)
+        if instance_class is not None:
+            self.name = f"Struct[{instance_class.__module__}.{instance_class.__qualname__}]{self._fields}"
 
     def preprocess_fields(self, fields: Any) -> Any:
         return tuple((name, types.unliteral(t)) for name, t in fields)
@@ -237,7 +245,8 @@ def _holds_arrays(typ: Any) -> bool:
 def _struct_type(typ: Any) -> Any:
     """The type :func:`by_reference` gives a value of numba type ``typ``."""
     if isinstance(typ, types.BaseNamedTuple) and _holds_arrays(typ):
-        return Struct([(name, _struct_type(t)) for name, t in zip(typ.fields, typ.types, strict=True)])
+        fields = [(name, _struct_type(t)) for name, t in zip(typ.fields, typ.types, strict=True)]
+        return Struct(fields, typ.instance_class)
     return typ
 
 
