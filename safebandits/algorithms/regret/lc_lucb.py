@@ -46,7 +46,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import bind_kernel, by_reference
 from safebandits._validation import (
     check_array,
     check_int,
@@ -403,11 +403,35 @@ def tell_then_select(packed, choice, x, reward, costs):
     from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
     :data:`lc_lucb_rounds`, so both paths run the same compiled code."""
     const = packed.const
-    est = state_views(packed.state, const, packed.live)
-    tbl = table_views(packed.table, const)
+    est = by_reference(state_views(packed.state, const, packed.live))
+    tbl = by_reference(table_views(packed.table, const))
     if stagewise_update_table(est, tbl, x, reward, costs):
         return REFRESH_FIRST, math.nan  # (the caller refreshes; the next ask selects)
     return select_action(est, tbl, choice, packed.theta_ts, packed.point)
+
+
+@numba.njit(cache=True)
+def select_action_entry(est, tbl, choice, theta_ts, out_point):
+    """:func:`select_action` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return select_action(by_reference(est), by_reference(tbl), choice, theta_ts, out_point)
+
+
+@numba.njit(cache=True)
+def ts_sample_entry(est, eta, scale, low, out):
+    """:func:`ts_sample` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return ts_sample(by_reference(est), eta, scale, low, out)
+
+
+@numba.njit(cache=True)
+def stagewise_update_table_entry(est, tbl, x, reward, costs):
+    """:func:`stagewise_update_table` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return stagewise_update_table(by_reference(est), by_reference(tbl), x, reward, costs)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -660,9 +684,11 @@ class StagewiseLinearLearner(BaseLearner):
 
     def _bind_select(self) -> None:
         st = self.estimator.state
-        self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, self._safe_row))
+        self._select_kernel = bind_kernel(select_action_entry, self._select_args(self._tbl, self._safe_row))
         if self.use_ts:
-            self._ts_kernel = bind_kernel(ts_sample, (st, self._theta_ts, 0.0, self._low, self._theta_ts))
+            self._ts_kernel = bind_kernel(
+                ts_sample_entry, (st, self._theta_ts, 0.0, self._low, self._theta_ts)
+            )
 
     def _context_arms(self, context: Any) -> tuple[FloatArray, VertexTable, int]:
         """The round's vertices, their table (the live one for ``None``, else computed exactly) and
@@ -768,7 +794,7 @@ class StagewiseLinearLearner(BaseLearner):
                 self._end_warm_start()
         if self._update_kernel is None:
             args = (self.estimator.state, self._tbl, self._point, 0.0, self._costs)
-            self._update_kernel = bind_kernel(stagewise_update_table, args)
+            self._update_kernel = bind_kernel(stagewise_update_table_entry, args)
         if self._update_kernel(self.estimator.state, self._tbl, x, reward, costs):
             self._refresh_if_due()
         self._fused_choice = self._next_choice()

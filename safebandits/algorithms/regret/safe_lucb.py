@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, get_args
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import bind_kernel, by_reference
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -453,6 +453,22 @@ def tell_arm(st, arm, loss):
             live.t_prime = const.t_cap
 
 
+@numba.njit(cache=True)
+def select_arm_entry(st):
+    """:func:`select_arm` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return select_arm(by_reference(st))
+
+
+@numba.njit(cache=True)
+def tell_arm_entry(st, arm, loss):
+    """:func:`tell_arm` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return tell_arm(by_reference(st), arm, loss)
+
+
 class SafeLUCBRun(NamedTuple):
     """A block of rounds on the shared driver: the learner's state and the arm of each round (``arms``)."""
 
@@ -480,9 +496,7 @@ def safe_lucb_update(run, j, y):
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over Safe-LUCB's kernels on
 #: finite decision sets: ``safe_lucb_rounds(run, env, variates, (start, stop, mode)) -> j`` on a
 #: :class:`SafeLUCBRun` and a :class:`LossFeedback`, the first row not played (refill, call again).
-safe_lucb_rounds = make_driver(
-    "safe_lucb_rounds", safe_lucb_select, arm_means, safe_lucb_update, __name__
-)
+safe_lucb_rounds = make_driver("safe_lucb_rounds", safe_lucb_select, arm_means, safe_lucb_update, __name__)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -897,7 +911,7 @@ class SafeLUCB(BaseLearner):
         if self._finite:
             kernel = self._select_kernel
             if kernel is None:
-                kernel = self._select_kernel = bind_kernel(select_arm, (self.state,))
+                kernel = self._select_kernel = bind_kernel(select_arm_entry, (self.state,))
             arm = kernel(self.state)
             if arm == -2:
                 self._refill()
@@ -916,7 +930,7 @@ class SafeLUCB(BaseLearner):
         if self._finite:
             kernel = self._tell_kernel
             if kernel is None:
-                kernel = self._tell_kernel = bind_kernel(tell_arm, (self.state, 0, 0.0))
+                kernel = self._tell_kernel = bind_kernel(tell_arm_entry, (self.state, 0, 0.0))
             kernel(self.state, int(decision.arm), loss)
         else:
             self._observe_point(np.asarray(decision.point, dtype=np.float64), loss)
