@@ -36,6 +36,7 @@ __all__ = [
     "Rebind",
     "Rebinding",
     "Struct",
+    "StructProxy",
     "bind_kernel",
     "by_reference",
     "rebind",
@@ -233,7 +234,13 @@ class Struct(types.StructRef):
         return tuple((name, types.unliteral(t)) for name, t in fields)
 
 
+class StructProxy(structref.StructRefProxy):
+    """A :class:`Struct` in Python: what a compiled function returns for one, passed back to compiled code
+    as it is (a shared driver's block; its fields are read in compiled code only)."""
+
+
 structref.register(Struct)  # (our own type: its data model and attributes; nothing of numba's changes)
+structref.define_boxing(Struct, StructProxy)
 
 
 def _holds_arrays(typ: Any) -> bool:
