@@ -391,7 +391,9 @@ class GACOL(CBAILearner):
             const=const, live=self._live,
         )  # fmt: skip
         self._chosen = np.zeros(1, dtype=np.int64)  # the arm of the current sample (the kernels write it)
-        self._one: tuple[Any, ...] | None = None  # the ask / tell path's driver call, bound on first use
+        self._one_cache: tuple[Any, ...] | None = (
+            None  # the ask / tell path's driver call, bound on first use
+        )
         self._prefetched = -1  # next arm, selected at the end of the last tell
         self._skip_live = np.zeros(1, dtype=SKIP_LIVE)
         self._skip_live[0] = (float(VARIATE_BLOCK), 0.0, 0)  # length cap, last F, samples skipped
@@ -399,11 +401,11 @@ class GACOL(CBAILearner):
     # a one-element view of the record's field (cheap reads from Python) and the ask / tell path's driver
     # call (its block holds the state by reference); a copy or a pickle leaves them out and makes them
     # again (Rebinding; the driver call on first use)
-    _views = ("_upos", "_one")
+    _views = ("_upos", "_one_cache")
 
     def _make_views(self) -> None:
         self._upos = self._live["upos"]
-        self._one = None
+        self._one_cache = None
 
     # -- diagnostics ------------------------------------------------------------------------------
     @property
@@ -457,13 +459,13 @@ class GACOL(CBAILearner):
         """The ask / tell path's call of :data:`gacol_samples_plain`: its loop (bound), the block (made
         once: it holds the state's arrays, which are never rebound), a placeholder environment (never read
         in the ask / tell modes) and the told observation's row."""
-        one = self._one
+        one = self._one_cache
         if one is None:
             block = gacol_samples_plain.block(GACOLPlainRun(self.state, self._chosen))
             env = ConstraintFeedback(np.zeros(self.n_arms), 0, 0.0)
             told = np.zeros((2, 1))
             loop = bind_kernel(gacol_samples_plain_loop, (block, env, told, (0, 2, TOLD)))
-            one = self._one = (loop, block, env, told)
+            one = self._one_cache = (loop, block, env, told)
         return one
 
     def _drop_prefetch(self) -> None:
