@@ -3,7 +3,7 @@
 A learner's compiled ``simulate`` (:meth:`~safebandits.algorithms.base.BaseLearner.simulate`) is this
 loop over the rows of the environment's standard variates, built from its kernels::
 
-    st = prepare(run)                  # optional, once per block: the record the kernels read
+    st = by_reference(prepare(run))    # once per block (prepare optional): the record the kernels read
     j = start                          # (rows = (start, stop, SIMULATE))
     while j < stop:
         taken = skip(st, env, variates, j, stop)   # optional: certified skips (G-ACOL) play rows
@@ -34,11 +34,16 @@ recompiled in every process).
 
 Every compiled learner simulates on it: LC-LUCB and Safe-LTS, OPLB, OPB, Safe-LUCB and GSLUCB on finite
 sets, the G-ACOL family (with its certified skips as the ``skip`` hook) and ``uniform-exploration``.
-``prepare``'s record is built by the driver and passed as an argument to the loop, a second compiled
-function: numba's dead-code pass keeps a write to an array only if its alias analysis traces the array
-to an argument of the function, and it does not see through a record built in the same function (a
-write through such a record, read by nothing afterwards in that function, could be dropped). Every
-array is an ordinary numba array (reference counted); see docs/decisions/engine.md.
+The driver is two compiled functions called from Python (:class:`Driver`): ``block(run)``, ``prepare``'s
+record passed on by reference (:func:`~safebandits._numba.by_reference`: numba's ``StructRef``, one
+reference count for the whole record instead of one per array each time a kernel binds it), then the
+loop with that block as its argument. As an argument, the block is what numba's dead-code pass needs to
+keep the kernels' writes (it keeps a write to an array only when its alias analysis traces the array to
+an argument of the function; a record built in the same function would not be one); and called from
+Python rather than from a compiled wrapper, the loop is compiled once (a compiled caller re-optimises
+its callees' code: LC-LUCB's cold compile 7.6 -> 11.9 s). Every array is an ordinary, reference-counted
+numba array and nothing of numba is changed; see docs/decisions/engine.md, "numba through its public API
+only".
 
 The cached specialisation is keyed by the learner's module file (its numba cache follows that file) and
 by a checksum of the loop's source below, so a change of either invalidates it.
@@ -163,11 +168,12 @@ def make_driver(
         which draw their observations with the same noise formula), 0 for none.
     prepare : compiled ``(run) -> st``, optional
         Called once per block: the record the other kernels read (``st``; without it ``st`` is ``run``),
-        such as named views of the learner's buffers; it is passed to the loop as an argument.
+        such as named views of the learner's buffers; the loop receives it by reference, as an argument
+        (the kernels read it by attribute, never by tuple unpacking).
 
     Returns
     -------
-    The compiled loop; it returns the first variate row not played.
+    The :class:`Driver`: ``driver(run, env, variates, rows)`` returns the first variate row not played.
     """
     namespace: dict[str, Any] = {
         "_select": select,
