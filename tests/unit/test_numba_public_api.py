@@ -1,5 +1,6 @@
 """safebandits leaves numba alone (issue 32): importing it changes none of numba's extension registries,
-and writes through ordinary views kept in a record (the shared driver's blocks) reach the buffer.
+writes through ordinary views kept in a record (the shared driver's blocks) reach the buffer, and a
+record passed by reference (``by_reference``: numba's StructRef) holds the record's own arrays.
 
 The registry check runs in a fresh interpreter: numba is imported first, its registries recorded, then
 safebandits and every module of the package are imported and the registries compared.
@@ -18,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from safebandits._numba import Struct, StructProxy, by_reference
 from safebandits.algorithms._driver import make_driver
 
 #: numba's registries an extension could change, as ``module:attribute`` (dicts and lists of hooks).
@@ -163,3 +165,62 @@ def test_driver_writes_through_the_prepared_views_reach_the_buffer(values, stop)
         expected[5] = -1.5
     assert j == stop
     np.testing.assert_array_equal(buf, expected)
+
+
+# -- records by reference (safebandits._numba.by_reference) ----------------------------------------------
+class Plain(NamedTuple):
+    k: int
+    f: float
+
+
+class Outer(NamedTuple):
+    a: np.ndarray
+    inner: Inner
+    plain: Plain
+
+
+@numba.njit(cache=False)
+def _write_by_reference(rec, j, value):
+    s = by_reference(rec)
+    s.a[j] = value
+    s.inner.x[0, 0] = s.plain.f + s.inner.k
+    return s.plain.k
+
+
+@numba.njit(cache=False)
+def _struct_type_of(rec):
+    return by_reference(rec)
+
+
+def test_by_reference_is_the_identity_in_python():
+    rec = Outer(np.zeros(3), Inner(np.zeros((1, 1)), 2), Plain(1, 0.5))
+    assert by_reference(rec) is rec
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 4), st.floats(-1e6, 1e6), st.integers(-5, 5), st.floats(-10, 10))
+def test_a_record_by_reference_holds_the_records_own_arrays(j, value, k, f):
+    rec = Outer(np.zeros(5), Inner(np.zeros((2, 3)), k), Plain(7, f))
+    assert _write_by_reference(rec, j, value) == 7
+    expected = np.zeros(5)
+    expected[j] = value
+    np.testing.assert_array_equal(rec.a, expected)  # the writes reached the caller's arrays
+    assert rec.inner.x[0, 0] == f + k
+
+
+def test_a_record_by_reference_is_one_struct_with_its_class():
+    rec = Outer(np.zeros(2), Inner(np.zeros((1, 2)), 1), Plain(0, 0.0))
+    s = _struct_type_of(rec)
+    assert isinstance(s, StructProxy)
+    typ = numba.typeof(s)
+    assert isinstance(typ, Struct) and typ.instance_class is Outer
+    fields = dict(typ.field_dict)
+    assert isinstance(fields["inner"], Struct) and fields["inner"].instance_class is Inner
+    assert fields["plain"] == numba.typeof(rec.plain)  # (no arrays: passed as it is)
+
+
+def test_the_driver_is_a_block_then_a_loop_taking_it():
+    block = _rounds.block((np.zeros(8),))
+    assert isinstance(block, StructProxy)  # (by reference: the loop's argument, writes kept)
+    env = Env(np.arange(8.0), 0, 0.0)
+    assert _rounds.loop(block, env, np.zeros((8, 1)), (0, 3, 0)) == 3
