@@ -15,9 +15,8 @@ array's dtype, number of dimensions, layout, writability and alignment; a tuple'
 argument tuples with the same key get the same numba signature. Values of a kind the key does not
 cover are typed by ``numba.typeof`` every time (no cache).
 
-A kernel called from Python unboxes every array it is given (about 30 ns apiece), so the hottest ones
-take a few buffers and read named views out of them inside compiled code (:func:`vector_at`,
-:func:`matrix_at`: views with the types of C-contiguous arrays that cost no reference counting).
+This module uses numba's public API only and changes none of numba's state: no extension hook, no array
+without reference counting (issue 32; docs/decisions/engine.md, "numba through its public API only").
 """
 
 from __future__ import annotations
@@ -29,20 +28,20 @@ from typing import Any, ClassVar
 
 import numba
 import numpy as np
-from numba.core import cgutils, ir, ir_utils, types
-from numba.extending import intrinsic, overload
-from numba.np.arrayobj import make_array, populate_array
+from numba.core import types
+from numba.experimental import structref
+from numba.extending import overload
 
 __all__ = [
     "Rebind",
     "Rebinding",
+    "Struct",
+    "StructProxy",
     "bind_kernel",
-    "borrow",
-    "matrix_at",
+    "by_reference",
     "rebind",
     "type_key",
     "unbind",
-    "vector_at",
 ]
 
 #: (kernel, type key) -> compiled entry point.
@@ -228,208 +227,66 @@ class Rebinding:
                 make(self)
 
 
-def vector_at(buf: np.ndarray, offset: int, n: int) -> np.ndarray:
-    """``buf[offset:offset + n]``: a view of the 1-D C-contiguous ``buf`` (see :func:`matrix_at`)."""
-    return buf[offset : offset + n]
+# -- records held by reference in compiled code ----------------------------------------------------------
+class Struct(types.StructRef):
+    """The numba type of a record held by reference (:func:`by_reference`): the fields of a NamedTuple
+    behind one reference count (numba's ``StructRef``, its public interface for mutable structures).
+    ``instance_class`` is the NamedTuple's class (part of the type: kernels that pick an implementation
+    by the record's class, such as the ridge numerics, pick the same one)."""
+
+    def __init__(self, fields: Any, instance_class: Any = None) -> None:
+        self.instance_class = instance_class
+        super().__init__(fields)
+        if instance_class is not None:
+            self.name = f"Struct[{instance_class.__module__}.{instance_class.__qualname__}]{self._fields}"
+
+    def preprocess_fields(self, fields: Any) -> Any:
+        return tuple((name, types.unliteral(t)) for name, t in fields)
 
 
-def matrix_at(buf: np.ndarray, offset: int, rows: int, cols: int) -> np.ndarray:
-    """The C-contiguous ``(rows, cols)`` view of ``buf[offset:offset + rows * cols]`` (1-D C-contiguous).
-
-    In Python, a numpy view. In compiled code (with :func:`vector_at`), a view that holds **no
-    reference** to ``buf`` (like numba's constant arrays): taking it costs no reference count, and
-    neither does any use of it in the kernels it is passed to (numba counts the references of every
-    array it takes out of a record or passes on, an atomic operation each time: for the stage-wise state
-    about a hundred per round, 0.9 of LC-LUCB's 2.3 us per ask / tell round at d = 10). Such a view is
-    valid while ``buf`` is, so it must not leave the compiled call that made it (never returned to
-    Python nor stored in a longer-lived object). The caller checks that the buffer is long enough.
-    """
-    return buf[offset : offset + rows * cols].reshape(rows, cols)
+class StructProxy(structref.StructRefProxy):
+    """A :class:`Struct` in Python: what a compiled function returns for one, passed back to compiled code
+    as it is (a shared driver's block; its fields are read in compiled code only)."""
 
 
-def borrow(a: Any) -> Any:
-    """``a`` itself in Python; in compiled code, the same array without a reference (like the views of
-    :func:`matrix_at`): passing it on or reading it costs no reference counting. For the arrays a
-    compiled loop reads every round out of a record; valid while ``a`` is, within the compiled call
-    that borrowed it (never returned to Python nor stored in a longer-lived object). A tuple or
-    NamedTuple (nested ones too) is borrowed member by member: the same record, every array in it
-    borrowed; a value without arrays is returned as it is."""
-    return a
+structref.register(Struct)  # (our own type: its data model and attributes; nothing of numba's changes)
+structref.define_boxing(Struct, StructProxy)
 
 
-# Numba's dead-code pass drops a write to an array that is not read afterwards unless its alias
-# analysis traces the array to an argument of the function. It does not see through a call it does not
-# know nor through a tuple built in the function, so a write through a borrowed array or a view kept in
-# a record built by the same function (a driver's block, see algorithms/_driver.py) was dropped
-# silently. The hook below marks as possibly aliasing an argument every value that derives from a
-# ``borrow`` / ``vector_at`` / ``matrix_at`` result: the result itself, a tuple (or NamedTuple) holding
-# one, and what is taken out of such a tuple, to a fixed point over the whole function (numba visits the
-# blocks in no particular order). It touches nothing else (marking every tuple of every function kept
-# dead writes elsewhere too and cost LC-LUCB's loop ~10%), and it only adds aliases: at worst a dead
-# write is kept.
-_ALIASING_CALLS = frozenset({("_borrow", __name__), ("_vector_at", __name__), ("_matrix_at", __name__)})
-_PASS_THROUGH = frozenset({"getattr", "static_getitem", "getitem", "cast", "exhaust_iter"})
-#: id(func_ir) -> (the blocks' shape when computed, the derived variables); a few recent functions.
-_DERIVED: dict[int, tuple[Any, frozenset[str]]] = {}
-
-
-def _derived(func_ir: Any, typemap: Any) -> frozenset[str]:
-    """Variables of ``func_ir`` whose value derives from a borrowed array or a view (see above)."""
-    shape = tuple((label, len(block.body)) for label, block in func_ir.blocks.items())
-    hit = _DERIVED.get(id(func_ir))
-    if hit is not None and hit[0] == shape:
-        return hit[1]
-    assigns = [ins for block in func_ir.blocks.values() for ins in block.body if isinstance(ins, ir.Assign)]
-    roots = set()
-    for ins in assigns:
-        expr = ins.value
-        if isinstance(expr, ir.Expr) and expr.op == "call":
-            if ir_utils.guard(ir_utils.find_callname, func_ir, expr, typemap) in _ALIASING_CALLS:
-                roots.add(ins.target.name)
-    derived = set(roots)
-    changed = bool(derived)
-    while changed:
-        changed = False
-        for ins in assigns:
-            lhs = ins.target.name
-            if lhs in derived:
-                continue
-            expr = ins.value
-            if isinstance(expr, ir.Var):
-                inputs = [expr]
-            elif not isinstance(expr, ir.Expr):
-                continue
-            elif expr.op in _PASS_THROUGH:
-                inputs = [expr.value]
-            elif expr.op == "build_tuple":
-                inputs = list(expr.items)
-            elif expr.op == "phi":
-                inputs = list(expr.incoming_values)
-            elif expr.op == "call" and isinstance(typemap.get(lhs), types.BaseTuple):
-                inputs = list(expr.args)  # (a NamedTuple built from them)
-            else:
-                continue
-            if any(isinstance(v, ir.Var) and v.name in derived for v in inputs):
-                derived.add(lhs)
-                changed = True
-    out = frozenset(derived)
-    if len(_DERIVED) > 64:
-        _DERIVED.clear()
-    _DERIVED[id(func_ir)] = (shape, out)
-    return out
-
-
-def _alias_inputs(
-    instr: Any, args: Any, typemap: Any, func_ir: Any, alias_map: Any, arg_aliases: Any
-) -> None:
-    if _previous_assign_hook is not None:  # pragma: no cover - no such hook in numba today
-        _previous_assign_hook(instr, args, typemap, func_ir, alias_map, arg_aliases)
-    if typemap is None or not isinstance(instr.value, (ir.Expr, ir.Var)):
-        return
-    if instr.target.name in _derived(func_ir, typemap):
-        arg_aliases.add(instr.target.name)
-
-
-_previous_assign_hook = ir_utils.alias_analysis_extensions.get(ir.Assign)
-ir_utils.alias_analysis_extensions[ir.Assign] = _alias_inputs
-
-
-def _borrowed(context: Any, builder: Any, typ: Any, value: Any) -> Any:
-    """``value`` of numba type ``typ`` with the meminfo and parent of every array in it set to null."""
-    if isinstance(typ, types.Array):
-        src = make_array(typ)(context, builder, value)
-        out = make_array(typ)(context, builder)
-        populate_array(
-            out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize, meminfo=None,
-            parent=None,
-        )  # fmt: skip
-        return out._getvalue()
-    if isinstance(typ, types.BaseTuple):
-        for i, member in enumerate(typ):
-            if _has_array(member):
-                item = _borrowed(context, builder, member, builder.extract_value(value, i))
-                value = builder.insert_value(value, item, i)
-    return value
-
-
-def _has_array(typ: Any) -> bool:
+def _holds_arrays(typ: Any) -> bool:
     if isinstance(typ, types.Array):
         return True
-    return isinstance(typ, types.BaseTuple) and any(_has_array(t) for t in typ)
+    return isinstance(typ, types.BaseTuple) and any(_holds_arrays(t) for t in typ)
 
 
-@intrinsic
-def _borrow(typingctx: Any, a: Any) -> Any:
-    if not _has_array(a):
-        return None
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        return _borrowed(context, builder, sig.args[0], args[0])
-
-    return a(a), codegen
+def _struct_type(typ: Any) -> Any:
+    """The type :func:`by_reference` gives a value of numba type ``typ``."""
+    if isinstance(typ, types.BaseNamedTuple) and _holds_arrays(typ):
+        fields = [(name, _struct_type(t)) for name, t in zip(typ.fields, typ.types, strict=True)]
+        return Struct(fields, typ.instance_class)
+    return typ
 
 
-@overload(borrow, inline="always")
-def _borrow_overload(a):  # type: ignore[no-untyped-def]
-    if _has_array(a):
-        return lambda a: _borrow(a)
-    return lambda a: a  # (nothing to borrow)
+def by_reference(record: Any) -> Any:
+    """``record`` itself in Python. In compiled code, a NamedTuple that holds arrays becomes a
+    :class:`Struct` with the same field names (nested NamedTuples too), read the same way (``s.field``).
+
+    numba counts the references of every array of a NamedTuple each time the record is bound (passed to
+    a function, kept in a variable, taken out of an enclosing record): for a learner's state of twenty
+    arrays, twenty atomic increments and decrements. A :class:`Struct` is one reference: the shared
+    driver hands its kernels the block this way (algorithms/_driver.py). The arrays are the record's own
+    (ordinary, reference-counted numpy arrays; the struct holds a reference to each)."""
+    return record
 
 
-def _unreferenced_view(
-    context: Any, builder: Any, aryty: Any, arg: Any, offset: Any, shape: list[Any]
-) -> Any:
-    ary = make_array(aryty)(context, builder, arg)
-    strides = [ary.itemsize]
-    for n in reversed(shape[1:]):
-        strides.insert(0, builder.mul(n, strides[0]))
-    out = make_array(aryty.copy(ndim=len(shape), layout="C"))(context, builder)
-    populate_array(
-        out, data=cgutils.gep_inbounds(builder, ary.data, offset), shape=cgutils.pack_array(builder, shape),
-        strides=cgutils.pack_array(builder, strides), itemsize=ary.itemsize, meminfo=None, parent=None,
-    )  # fmt: skip
-    return out._getvalue()
-
-
-def _is_c_vector(buf: Any) -> bool:
-    return isinstance(buf, types.Array) and buf.ndim == 1 and buf.layout == "C"
-
-
-@intrinsic
-def _vector_at(typingctx: Any, buf: Any, offset: Any, n: Any) -> Any:
-    if not _is_c_vector(buf):
-        return None
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        o, k = (context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], sig.args[1:], strict=True))
-        return _unreferenced_view(context, builder, sig.args[0], args[0], o, [k])
-
-    return buf.copy(ndim=1, layout="C")(buf, offset, n), codegen
-
-
-@intrinsic
-def _matrix_at(typingctx: Any, buf: Any, offset: Any, rows: Any, cols: Any) -> Any:
-    if not _is_c_vector(buf):
-        return None
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        o, r, c = (
-            context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], sig.args[1:], strict=True)
-        )
-        return _unreferenced_view(context, builder, sig.args[0], args[0], o, [r, c])
-
-    return buf.copy(ndim=2, layout="C")(buf, offset, rows, cols), codegen
-
-
-@overload(vector_at, inline="always")
-def _vector_at_overload(buf, offset, n):  # type: ignore[no-untyped-def]  # (numba: same names, no hints)
-    if _is_c_vector(buf):
-        return lambda buf, offset, n: _vector_at(buf, offset, n)
-    return None
-
-
-@overload(matrix_at, inline="always")
-def _matrix_at_overload(buf, offset, rows, cols):  # type: ignore[no-untyped-def]
-    if _is_c_vector(buf):
-        return lambda buf, offset, rows, cols: _matrix_at(buf, offset, rows, cols)
-    return None
+@overload(by_reference)
+def _by_reference_overload(record):  # type: ignore[no-untyped-def]  # (numba: same names, no hints)
+    struct_type = _struct_type(record)
+    if struct_type is record:
+        return lambda record: record
+    lines = ["def impl(record):", "    s = new(struct_type)"]
+    lines += [f"    s.{name} = by_reference(record.{name})" for name in record.fields]
+    lines += ["    return s"]
+    namespace = {"new": structref.new, "struct_type": struct_type, "by_reference": by_reference}
+    exec("\n".join(lines), namespace)  # (one assignment per field: field names are code in numba)
+    return namespace["impl"]

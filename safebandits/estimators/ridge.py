@@ -517,11 +517,13 @@ def numerics_of_type(r: Any) -> int | None:
 
 @overload(arm_state_update, inline="always")
 def _overload_state_update(numerics, r, arm, y):
+    # (the primal and Gram steps as functions of their own: called with a record by reference, one
+    # reference count, and the arrays they bind cost none; inlined, each array they bind costs one)
     def primal(numerics, r, arm, y):
-        arm_ridge_step(r, arm, y)
+        arm_ridge_update(r, arm, y)
 
     def gram(numerics, r, arm, y):
-        arm_gram_step(r, arm, y)
+        arm_gram_update(r, arm, y)
 
     def diagonal(numerics, r, arm, y):
         arm_diag_update(r, arm, y)

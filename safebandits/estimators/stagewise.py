@@ -46,7 +46,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from safebandits._numba import Rebinding, matrix_at, vector_at
+from safebandits._numba import Rebinding
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import cholesky_inverse, sherman_morrison_update
@@ -180,51 +180,49 @@ def _state_size(d: int, dp: int, mdim: int, m: int) -> int:
 def state_views(buf: FloatArray, const: StagewiseConstants, live: np.ndarray) -> StagewiseState:
     """The :class:`StagewiseState` whose arrays are consecutive views of the float64 buffer ``buf``
     (``M`` and ``M^{-1}`` are empty in the shared layout); ``live`` is the state's one-element record
-    array. In Python, numpy views (how :class:`StagewiseEstimator` lays out its buffer); in compiled code,
-    views that hold no reference to ``buf`` (:func:`~safebandits._numba.matrix_at`: no reference
-    counting in the kernels they are passed to), valid during the compiled call that made them only.
-    One layout for both."""
+    array. Ordinary numpy views (slices of ``buf``, reshaped), in Python and in compiled code: one layout
+    for both."""
     return _state_layout(buf, const, live)
 
 
 def _state_layout(buf, const, live):  # type: ignore[no-untyped-def]  # (compiled by numba too: no hints)
     d, dp, m = const.d, const.dp, const.m
     mdim = 0 if const.shared else dp
-    sigma_inv = matrix_at(buf, 0, d, d)
+    sigma_inv = buf[: d * d].reshape(d, d)
     o = d * d
-    sigma = matrix_at(buf, o, d, d)
+    sigma = buf[o : o + d * d].reshape(d, d)
     o += d * d
-    b_r = vector_at(buf, o, d)
+    b_r = buf[o : o + d]
     o += d
-    theta = vector_at(buf, o, d)
+    theta = buf[o : o + d]
     o += d
-    m_inv = matrix_at(buf, o, mdim, mdim)
+    m_inv = buf[o : o + mdim * mdim].reshape(mdim, mdim)
     o += mdim * mdim
-    m_gram = matrix_at(buf, o, mdim, mdim)
+    m_gram = buf[o : o + mdim * mdim].reshape(mdim, mdim)
     o += mdim * mdim
-    b_c = matrix_at(buf, o, m, dp)
+    b_c = buf[o : o + m * dp].reshape(m, dp)
     o += m * dp
-    nu = matrix_at(buf, o, m, dp)
+    nu = buf[o : o + m * dp].reshape(m, dp)
     o += m * dp
-    basis = matrix_at(buf, o, d, dp)
+    basis = buf[o : o + d * dp].reshape(d, dp)
     o += d * dp
-    e0 = vector_at(buf, o, d)
+    e0 = buf[o : o + d]
     o += d
-    kappa = vector_at(buf, o, m)
+    kappa = buf[o : o + m]
     o += m
-    c0 = vector_at(buf, o, m)
+    c0 = buf[o : o + m]
     o += m
-    tau = vector_at(buf, o, m)
+    tau = buf[o : o + m]
     o += m
-    u = vector_at(buf, o, d)
+    u = buf[o : o + d]
     o += d
-    u_table = vector_at(buf, o, d)
+    u_table = buf[o : o + d]
     o += d
-    z = vector_at(buf, o, dp)
+    z = buf[o : o + dp]
     o += dp
-    mz = vector_at(buf, o, dp)
+    mz = buf[o : o + dp]
     o += dp
-    cost_coef = vector_at(buf, o, m)
+    cost_coef = buf[o : o + m]
     o += m
     if o != buf.shape[0]:
         raise ValueError("state_views: the buffer's length does not match the constants")
@@ -255,19 +253,19 @@ def _table_layout(buf, const):  # type: ignore[no-untyped-def]  # (compiled by n
     dz = 0 if const.shared else const.dp
     cols = T_LIN + m
     n = buf.shape[0] // (2 * d + 2 * dz + cols + 2)
-    vx = matrix_at(buf, 0, n, d)
+    vx = buf[: n * d].reshape(n, d)
     o = n * d
-    vxt = matrix_at(buf, o, d, n)
+    vxt = buf[o : o + d * n].reshape(d, n)
     o += d * n
-    vz = matrix_at(buf, o, n, dz)
+    vz = buf[o : o + n * dz].reshape(n, dz)
     o += n * dz
-    vzt = matrix_at(buf, o, dz, n)
+    vzt = buf[o : o + dz * n].reshape(dz, n)
     o += dz * n
-    tab = matrix_at(buf, o, n, cols)
+    tab = buf[o : o + n * cols].reshape(n, cols)
     o += n * cols
-    w = vector_at(buf, o, n)
+    w = buf[o : o + n]
     o += n
-    w2 = vector_at(buf, o, n)
+    w2 = buf[o : o + n]
     return VertexTable(vx, vxt, vz, vzt, tab, w, w2)
 
 

@@ -53,7 +53,6 @@ __all__ = [
     "CBAIState",
     "RoundBasedCBAI",
     "cbai_update",
-    "cbai_update_arrays",
     "check_cbai_info",
 ]
 
@@ -94,11 +93,13 @@ def new_cbai_state(rewards: FloatArray, threshold: float) -> CBAIState:
     return CBAIState(rewards, float(threshold), np.ones(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_), live)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def cbai_update(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> None:
     """Update ``U``, ``F`` and ``r`` in place from bounds ``lower <= phi^T x <= upper`` (Sec. 3, Alg. 1-3).
 
-    Only arms still in ``U`` are examined.
+    Only arms still in ``U`` are examined. A function of its own (not inlined): the compiled loops pass
+    ``sets`` by reference (:func:`~safebandits._numba.by_reference`), one reference count, and the arrays
+    read here cost none (numba prunes the counts of a function that calls no other).
 
     Parameters
     ----------
@@ -107,17 +108,13 @@ def cbai_update(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> None:
     lower, upper : ndarray of shape (n_arms,)
         Confidence bounds on the constraint values ``phi^T x`` (not on the margins).
     """
-    cbai_update_arrays(
-        sets.rewards, sets.threshold, sets.in_uncertain, sets.in_feasible, sets.live, lower, upper
-    )  # fmt: skip
-
-
-@numba.njit(cache=True)
-def cbai_update_arrays(rewards, threshold, in_uncertain, in_feasible, live_arr, lower, upper):
-    """:func:`cbai_update` on the fields of a :class:`CBAIState` (``live_arr`` its ``live``), for the
-    compiled per-sample loops: an inlined helper taking the record would hold a reference to each of
-    its arrays (see :func:`~safebandits.algorithms.pure_exploration._g_acol_kernels.effective_rule`)."""
-    live = live_arr[0]
+    rewards, threshold, in_uncertain, in_feasible = (
+        sets.rewards,
+        sets.threshold,
+        sets.in_uncertain,
+        sets.in_feasible,
+    )
+    live = sets.live[0]
     n = rewards.shape[0]
     best = live.best_reward
     best_arm = live.best_arm

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from safebandits.algorithms.pure_exploration._cbai import CBAIState, cbai_update_arrays
+from safebandits.algorithms.pure_exploration._cbai import CBAIState, cbai_update
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import (
     DIAGONAL,
@@ -128,13 +128,14 @@ def effective_rule(const, f_empty):
     """``(selection, select_from)`` in force: Max Rew-F's fallback is a uniform arm of ``X`` while ``F``
     is empty (``f_empty``).
 
-    The helpers of the per-sample path take arrays and scalars, not the state's records, and each
-    branch reads only the arrays it uses: numba keeps a reference count per array taken from the state,
-    and where it cannot prune them (a record passed to an inlined helper, arrays bound to locals across
+    The helpers of the per-sample path take scalars, arrays or records passed by reference (the driver's
+    block, :func:`~safebandits._numba.by_reference`: one reference count per record), and each branch
+    reads only the arrays it uses: numba keeps a reference count per array bound from the state, and
+    where it cannot prune them (a record passed to an inlined helper, arrays bound to locals across
     early returns) they cost more than the whole selection on small instances (measured: 0.06 us -> 0.48
     us per selection on 11 arms, back to 0.10 us with this layout). The small helpers (this one,
     :func:`needs_uniform`, :func:`is_candidate`, :func:`best_candidate`, :func:`_lookahead_pick`,
-    :func:`bounds`, ``cbai_update_arrays``) are compiled once as functions of their own, not inlined by
+    :func:`bounds`, ``cbai_update``) are compiled once as functions of their own, not inlined by
     numba (LLVM inlines them where it pays): numba's inlining copies and re-types a callee's code at every
     call site, ~2.5 s of the family's cold compile; per sample it is 0.16 -> 0.19 us at 10 arms and
     0.37 -> 0.33 us at 30 (docs/decisions/engine.md).
@@ -295,15 +296,21 @@ def certify(st, t):
     ``t`` (line 7), then the update of ``F``, ``r``, ``U`` (line 8,
     :func:`~safebandits.algorithms.pure_exploration._cbai.cbai_update`)."""
     beta = current_width(st.const, t, st.ridge.arms.shape[1])
-    lower, upper, in_uncertain = st.lower, st.upper, st.sets.in_uncertain
-    bounds(beta, st.ridge.sq_widths, st.ridge.preds, in_uncertain, lower, upper)
-    sets = st.sets
-    cbai_update_arrays(sets.rewards, sets.threshold, in_uncertain, sets.in_feasible, sets.live, lower, upper)
+    bounds(beta, st)
+    cbai_update(st.sets, st.lower, st.upper)
 
 
 @numba.njit(cache=True)
-def bounds(beta, sq_widths, preds, in_uncertain, lower, upper):
-    """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7)."""
+def bounds(beta, st):
+    """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7) into ``st.lower`` and
+    ``st.upper``."""
+    sq_widths, preds, in_uncertain, lower, upper = (
+        st.ridge.sq_widths,
+        st.ridge.preds,
+        st.sets.in_uncertain,
+        st.lower,
+        st.upper,
+    )
     for i in range(sq_widths.shape[0]):
         if in_uncertain[i]:
             s = sq_widths[i]

@@ -363,7 +363,7 @@ def try_skip(st: GACOLState, sk: SkipWork, env, variates, start, max_len):
     # |P_c(t)| + sqrt(Q_c(t)) F_t with P_c = sum_s G0[a_s, c] r_s and Q_c = sum_s G0[a_s, c]^2,
     # G0 = X A_{t0}^{-1} X^T (Cauchy-Schwarz in D_t, D_t <= A_t, A_t >= A_{t0}). Much tighter than
     # ||x_c||_{A_t^{-1}} F_t for short blocks, i.e. near an arm's exit.
-    g0, tlist, tacc = sk.tracked
+    g0, tlist, tacc = sk.tracked.g0, sk.tracked.arms, sk.tracked.acc
     n_tracked = 0
     if sets.live[0].n_uncertain <= tlist.shape[0]:
         for c in range(n):

@@ -39,7 +39,7 @@ from typing import Any, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, borrow
+from safebandits._numba import bind_kernel
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -193,8 +193,8 @@ class GACOLPlainRun(NamedTuple):
 
 
 class GACOLBlock(NamedTuple):
-    """What the kernels read during a block (:func:`gacol_block`): the state and the skip work
-    (borrowed), the arm of the current sample (``chosen``, one int64), the refresh period, whether
+    """What the kernels read during a block (:func:`gacol_block`): the state and the skip work,
+    the arm of the current sample (``chosen``, one int64), the refresh period, whether
     certified skips may be tried and whether the rule draws learner uniforms."""
 
     st: GACOLState
@@ -217,20 +217,20 @@ class GACOLPlainBlock(NamedTuple):
 def gacol_block(run):
     """The :class:`GACOLBlock` of ``run``: skips are tried with a refresh period, for the fixed rules
     (uniform, max reward) and Greedy Max Var with diagonal numerics."""
-    st, sk = borrow(run.st), borrow(run.sk)
+    st, sk = run.st, run.sk
     const = st.const
     period = const.refresh_every
     widest = const.select_from == FROM_ALL and const.numerics == DIAGONAL  # Greedy Max Var, diagonal
     fixed_rule = const.selection == UNIFORM or const.selection == MAX_REWARD
     can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest)
-    return GACOLBlock(st, sk, borrow(run.chosen), period, can_skip, needs_uniform(const))
+    return GACOLBlock(st, sk, run.chosen, period, can_skip, needs_uniform(const))
 
 
 @numba.njit(cache=True, inline="always")
 def gacol_plain_block(run):
     """The :class:`GACOLPlainBlock` of ``run`` (a :class:`GACOLPlainRun`)."""
-    st = borrow(run.st)
-    return GACOLPlainBlock(st, borrow(run.chosen), needs_uniform(st.const))
+    st = run.st
+    return GACOLPlainBlock(st, run.chosen, needs_uniform(st.const))
 
 
 @numba.njit(cache=True, inline="always")
@@ -289,6 +289,9 @@ gacol_samples = make_driver(
 gacol_samples_plain = make_driver(
     "gacol_samples_plain", gacol_select, gacol_means, gacol_update, __name__, prepare=gacol_plain_block
 )
+#: Its loop (bound by the ask / tell path, which keeps the block; a module-level name: a copy or a pickle
+#: of a learner binds it again).
+gacol_samples_plain_loop = gacol_samples_plain.loop
 
 
 # --------------------------------------------------------------------------------------------------
@@ -388,17 +391,21 @@ class GACOL(CBAILearner):
             const=const, live=self._live,
         )  # fmt: skip
         self._chosen = np.zeros(1, dtype=np.int64)  # the arm of the current sample (the kernels write it)
-        self._one: tuple[Any, ...] | None = None  # the ask / tell path's driver call, bound on first use
+        self._one_cache: tuple[Any, ...] | None = (
+            None  # the ask / tell path's driver call, bound on first use
+        )
         self._prefetched = -1  # next arm, selected at the end of the last tell
         self._skip_live = np.zeros(1, dtype=SKIP_LIVE)
         self._skip_live[0] = (float(VARIATE_BLOCK), 0.0, 0)  # length cap, last F, samples skipped
 
-    # a one-element view of the record's field (cheap reads from Python); a copy or a pickle leaves it
-    # out and makes it again (Rebinding)
-    _views = ("_upos",)
+    # a one-element view of the record's field (cheap reads from Python) and the ask / tell path's driver
+    # call (its block holds the state by reference); a copy or a pickle leaves them out and makes them
+    # again (Rebinding; the driver call on first use)
+    _views = ("_upos", "_one_cache")
 
     def _make_views(self) -> None:
         self._upos = self._live["upos"]
+        self._one_cache = None
 
     # -- diagnostics ------------------------------------------------------------------------------
     @property
@@ -444,20 +451,21 @@ class GACOL(CBAILearner):
         if self._needs_uniform:
             self._refill_uniforms()
         # the selection alone: the driver's SELECT mode (-1 when there is no arm to pull: U is empty)
-        driver, run, env, told = self._one_sample()
-        j = driver(run, env, told, (0, 1, SELECT))
+        loop, block, env, told = self._one_sample()
+        j = loop(block, env, told, (0, 1, SELECT))
         return Decision(arm=int(self._chosen[0]) if j == 1 else -1)
 
     def _one_sample(self) -> tuple[Any, ...]:
-        """The ask / tell path's call of :data:`gacol_samples_plain`: the bound driver, the run record,
-        a placeholder environment (never read in the ask / tell modes) and the told observation's row."""
-        one = self._one
+        """The ask / tell path's call of :data:`gacol_samples_plain`: its loop (bound), the block (made
+        once: it holds the state's arrays, which are never rebound), a placeholder environment (never read
+        in the ask / tell modes) and the told observation's row."""
+        one = self._one_cache
         if one is None:
-            run = GACOLPlainRun(self.state, self._chosen)
+            block = gacol_samples_plain.block(GACOLPlainRun(self.state, self._chosen))
             env = ConstraintFeedback(np.zeros(self.n_arms), 0, 0.0)
             told = np.zeros((2, 1))
-            driver = bind_kernel(gacol_samples_plain, (run, env, told, (0, 2, TOLD)))
-            one = self._one = (driver, run, env, told)
+            loop = bind_kernel(gacol_samples_plain_loop, (block, env, told, (0, 2, TOLD)))
+            one = self._one_cache = (loop, block, env, told)
         return one
 
     def _drop_prefetch(self) -> None:
@@ -479,10 +487,10 @@ class GACOL(CBAILearner):
     def _update(self, arm: int, y: float) -> None:
         # lines 5-8 with the observation, then the next selection (line 4) in the same call: the driver's
         # TOLD mode; the next arm is prefetched unless U is empty or the uniform buffer ran dry
-        driver, run, env, told = self._one_sample()
+        loop, block, env, told = self._one_sample()
         self._chosen[0] = arm
         told[0, 0] = y
-        j = driver(run, env, told, (0, 2, TOLD))
+        j = loop(block, env, told, (0, 2, TOLD))
         self._prefetched = int(self._chosen[0]) if j == 2 else -1
 
     def _recommend_info(self) -> dict[str, Any]:

@@ -46,7 +46,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, borrow
+from safebandits._numba import bind_kernel, by_reference
 from safebandits._validation import (
     check_array,
     check_int,
@@ -323,8 +323,7 @@ class StagewiseRun(NamedTuple):
 class StagewiseBlock(NamedTuple):
     """What the kernels of a block read, taken out of a :class:`StagewiseRun` once per block
     (:func:`stagewise_block`): the estimator's and the table's views, the choice, the Thompson sample
-    and work, the observed costs and the outputs. Every array is borrowed
-    (:func:`~safebandits._numba.borrow`): reading it every round costs no reference counting."""
+    and work, the observed costs and the outputs."""
 
     est: StagewiseState
     tbl: VertexTable
@@ -338,15 +337,13 @@ class StagewiseBlock(NamedTuple):
 
 @numba.njit(cache=True, inline="always")
 def stagewise_block(run):
-    """The :class:`StagewiseBlock` of ``run`` (views of the learner's buffers, valid during the block)."""
-    packed, th = run.packed, run.thompson
-    est = state_views(packed.state, packed.const, borrow(packed.live))
+    """The :class:`StagewiseBlock` of ``run`` (named views of the learner's buffers)."""
+    packed = run.packed
+    est = state_views(packed.state, packed.const, packed.live)
     tbl = table_views(packed.table, packed.const)
-    thompson = ThompsonWork(borrow(th.normals), th.positions, borrow(th.low))
     return StagewiseBlock(
-        est, tbl, run.choice, borrow(packed.theta_ts), thompson, borrow(packed.costs), borrow(run.points),
-        borrow(run.values),
-    )  # fmt: skip
+        est, tbl, run.choice, packed.theta_ts, run.thompson, packed.costs, run.points, run.values
+    )
 
 
 @numba.njit(cache=True, inline="always")
@@ -406,11 +403,35 @@ def tell_then_select(packed, choice, x, reward, costs):
     from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
     :data:`lc_lucb_rounds`, so both paths run the same compiled code."""
     const = packed.const
-    est = state_views(packed.state, const, borrow(packed.live))
-    tbl = table_views(packed.table, const)
+    est = by_reference(state_views(packed.state, const, packed.live))
+    tbl = by_reference(table_views(packed.table, const))
     if stagewise_update_table(est, tbl, x, reward, costs):
         return REFRESH_FIRST, math.nan  # (the caller refreshes; the next ask selects)
     return select_action(est, tbl, choice, packed.theta_ts, packed.point)
+
+
+@numba.njit(cache=True)
+def select_action_entry(est, tbl, choice, theta_ts, out_point):
+    """:func:`select_action` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return select_action(by_reference(est), by_reference(tbl), choice, theta_ts, out_point)
+
+
+@numba.njit(cache=True)
+def ts_sample_entry(est, eta, scale, low, out):
+    """:func:`ts_sample` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return ts_sample(by_reference(est), eta, scale, low, out)
+
+
+@numba.njit(cache=True)
+def stagewise_update_table_entry(est, tbl, x, reward, costs):
+    """:func:`stagewise_update_table` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return stagewise_update_table(by_reference(est), by_reference(tbl), x, reward, costs)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -663,9 +684,11 @@ class StagewiseLinearLearner(BaseLearner):
 
     def _bind_select(self) -> None:
         st = self.estimator.state
-        self._select_kernel = bind_kernel(select_action, self._select_args(self._tbl, self._safe_row))
+        self._select_kernel = bind_kernel(select_action_entry, self._select_args(self._tbl, self._safe_row))
         if self.use_ts:
-            self._ts_kernel = bind_kernel(ts_sample, (st, self._theta_ts, 0.0, self._low, self._theta_ts))
+            self._ts_kernel = bind_kernel(
+                ts_sample_entry, (st, self._theta_ts, 0.0, self._low, self._theta_ts)
+            )
 
     def _context_arms(self, context: Any) -> tuple[FloatArray, VertexTable, int]:
         """The round's vertices, their table (the live one for ``None``, else computed exactly) and
@@ -771,7 +794,7 @@ class StagewiseLinearLearner(BaseLearner):
                 self._end_warm_start()
         if self._update_kernel is None:
             args = (self.estimator.state, self._tbl, self._point, 0.0, self._costs)
-            self._update_kernel = bind_kernel(stagewise_update_table, args)
+            self._update_kernel = bind_kernel(stagewise_update_table_entry, args)
         if self._update_kernel(self.estimator.state, self._tbl, x, reward, costs):
             self._refresh_if_due()
         self._fused_choice = self._next_choice()

@@ -49,7 +49,7 @@ from typing import Any, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, borrow
+from safebandits._numba import bind_kernel, by_reference
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -359,6 +359,22 @@ def add_observation(st, arm, reward, costs):
         st.cost_sums[arm, i] += costs[i]
 
 
+@numba.njit(cache=True)
+def choose_arm_entry(st):
+    """:func:`choose_arm` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return choose_arm(by_reference(st))
+
+
+@numba.njit(cache=True)
+def opb_indices_entry(st):
+    """:func:`opb_indices` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return opb_indices(by_reference(st))
+
+
 class OPBRun(NamedTuple):
     """A block of rounds on the shared driver: the learner's state and the outputs, the arm (``arms``,
     (n,)) and the policy (``probs``, (n, K)) of each round."""
@@ -391,7 +407,7 @@ def opb_update(run, j, y):
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPB's kernels:
 #: ``opb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPBRun` and an
 #: :class:`ArmFeedback`, the first row not played (refill the uniforms and call again).
-opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__, prepare=borrow)
+opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__)
 
 
 def solve_index_lp_scipy(ur: FloatArray, uc: FloatArray, tau: float | FloatArray) -> FloatArray | None:
@@ -619,8 +635,8 @@ class OPB(BaseLearner):
 
     def _bind(self) -> None:
         st = self.state
-        self._ask_kernel = bind_kernel(choose_arm, (st,))
-        self._index_kernel = bind_kernel(opb_indices, (st,))
+        self._ask_kernel = bind_kernel(choose_arm_entry, (st,))
+        self._index_kernel = bind_kernel(opb_indices_entry, (st,))
         self._add_kernel = bind_kernel(add_observation, (st, 0, 0.0, np.zeros(self._m)))
 
     def indices(self) -> tuple[FloatArray, FloatArray]:

@@ -57,7 +57,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, borrow
+from safebandits._numba import bind_kernel
 from safebandits._validation import check_int
 from safebandits.algorithms._driver import SIMULATE, make_driver, point_means
 from safebandits.algorithms.registry import register_algorithm
@@ -398,7 +398,7 @@ def oplb_select(run, j):
 #: update is LC-LUCB's, :func:`~safebandits.algorithms.regret.lc_lucb.stagewise_update`, line 7):
 #: ``oplb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPLBRun`, the first row not
 #: played (refill the uniforms, call again).
-oplb_rounds = make_driver("oplb_rounds", oplb_select, point_means, stagewise_update, __name__, prepare=borrow)
+oplb_rounds = make_driver("oplb_rounds", oplb_select, point_means, stagewise_update, __name__)
 
 
 # --------------------------------------------------------------------------------------------------

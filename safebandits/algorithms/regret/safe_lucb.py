@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, get_args
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, borrow
+from safebandits._numba import bind_kernel, by_reference
 from safebandits._validation import (
     check_choice,
     check_int,
@@ -368,10 +368,7 @@ def select_arm(st):
     -2 when the exploration buffer is empty (refill and call again). Snapshots ``theta``, ``A^{-1}``,
     ``beta`` and ``lambda_min(A)`` when the exploration phase ends."""
     live, const = st.live[0], st.const
-    preds, sq_widths, n_arms = st.ridge.preds, st.ridge.sq_widths, const.n_arms
-    a_inv, theta, snap_theta, snap_ainv = st.ridge.a_inv, st.ridge.theta, st.snap_theta, st.snap_ainv
     t = live.t
-    d = theta.shape[0]
     if live.exploring:
         if t + 1 <= min(live.t_prime, const.t_cap):
             pos = live.pos
@@ -379,16 +376,37 @@ def select_arm(st):
                 return -2
             live.pos = pos + 1
             return st.explore_buf[pos]
-        live.exploring = False
-        live.t_used = t
-        for i in range(d):
-            snap_theta[i] = theta[i]
-            for j in range(d):
-                snap_ainv[i, j] = a_inv[i, j]
-        live.lmin = 1.0 / np.linalg.eigvalsh(snap_ainv)[-1]
-        live.beta_snap = current_beta(t, d, const, live.logdet)
-    beta = current_beta(t, d, const, live.logdet)
-    c = const.c
+        end_exploration(st, t)
+    beta = current_beta(t, st.ridge.theta.shape[0], const, live.logdet)
+    best, best_v = optimistic_safe_arm(st.ridge, const.n_arms, beta, const.c)
+    if best < 0:  # D_t^s empty: the best arm of D^w
+        live.fallback += 1
+        best = optimistic_arm_of(st.ridge, st.dw_arms, beta, best, best_v)
+    return best
+
+
+@numba.njit(cache=True)
+def end_exploration(st, t):
+    """The exploration phase ends after ``t`` samples: snapshots of ``theta``, ``A^{-1}``, ``beta`` and
+    ``lambda_min(A)``."""
+    live, const = st.live[0], st.const
+    a_inv, theta, snap_theta, snap_ainv = st.ridge.a_inv, st.ridge.theta, st.snap_theta, st.snap_ainv
+    d = theta.shape[0]
+    live.exploring = False
+    live.t_used = t
+    for i in range(d):
+        snap_theta[i] = theta[i]
+        for j in range(d):
+            snap_ainv[i, j] = a_inv[i, j]
+    live.lmin = 1.0 / np.linalg.eigvalsh(snap_ainv)[-1]
+    live.beta_snap = current_beta(t, d, const, live.logdet)
+
+
+@numba.njit(cache=True)
+def optimistic_safe_arm(ridge, n_arms, beta, c):
+    """``(arm, value)``: the arm of ``D_t^s`` (pessimistically safe) with the lowest optimistic loss
+    (lines 6-10); ``(-1, inf)`` if ``D_t^s`` is empty."""
+    preds, sq_widths = ridge.preds, ridge.sq_widths
     best = -1
     best_v = np.inf
     for i in range(n_arms):
@@ -397,13 +415,18 @@ def select_arm(st):
             if s < best_v:
                 best_v = s
                 best = i
-    if best < 0:  # D_t^s empty: the best arm of D^w
-        live.fallback += 1
-        for i in st.dw_arms:
-            s = preds[i] - beta * math.sqrt(max(sq_widths[i], 0.0))
-            if s < best_v:
-                best_v = s
-                best = i
+    return best, best_v
+
+
+@numba.njit(cache=True)
+def optimistic_arm_of(ridge, arms, beta, best, best_v):
+    """The arm of ``arms`` with the lowest optimistic loss below ``best_v`` (else ``best``)."""
+    preds, sq_widths = ridge.preds, ridge.sq_widths
+    for i in arms:
+        s = preds[i] - beta * math.sqrt(max(sq_widths[i], 0.0))
+        if s < best_v:
+            best_v = s
+            best = i
     return best
 
 
@@ -428,6 +451,22 @@ def tell_arm(st, arm, loss):
             live.t_prime = math.ceil(min(tp, 1e15))
         else:
             live.t_prime = const.t_cap
+
+
+@numba.njit(cache=True)
+def select_arm_entry(st):
+    """:func:`select_arm` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return select_arm(by_reference(st))
+
+
+@numba.njit(cache=True)
+def tell_arm_entry(st, arm, loss):
+    """:func:`tell_arm` called from Python: the records passed on by reference
+    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
+    compiled once for both paths."""
+    return tell_arm(by_reference(st), arm, loss)
 
 
 class SafeLUCBRun(NamedTuple):
@@ -457,9 +496,7 @@ def safe_lucb_update(run, j, y):
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over Safe-LUCB's kernels on
 #: finite decision sets: ``safe_lucb_rounds(run, env, variates, (start, stop, mode)) -> j`` on a
 #: :class:`SafeLUCBRun` and a :class:`LossFeedback`, the first row not played (refill, call again).
-safe_lucb_rounds = make_driver(
-    "safe_lucb_rounds", safe_lucb_select, arm_means, safe_lucb_update, __name__, prepare=borrow
-)
+safe_lucb_rounds = make_driver("safe_lucb_rounds", safe_lucb_select, arm_means, safe_lucb_update, __name__)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -874,7 +911,7 @@ class SafeLUCB(BaseLearner):
         if self._finite:
             kernel = self._select_kernel
             if kernel is None:
-                kernel = self._select_kernel = bind_kernel(select_arm, (self.state,))
+                kernel = self._select_kernel = bind_kernel(select_arm_entry, (self.state,))
             arm = kernel(self.state)
             if arm == -2:
                 self._refill()
@@ -893,7 +930,7 @@ class SafeLUCB(BaseLearner):
         if self._finite:
             kernel = self._tell_kernel
             if kernel is None:
-                kernel = self._tell_kernel = bind_kernel(tell_arm, (self.state, 0, 0.0))
+                kernel = self._tell_kernel = bind_kernel(tell_arm_entry, (self.state, 0, 0.0))
             kernel(self.state, int(decision.arm), loss)
         else:
             self._observe_point(np.asarray(decision.point, dtype=np.float64), loss)
