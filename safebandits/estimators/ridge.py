@@ -366,17 +366,18 @@ def arm_gram_arrays_step(gram, sq_widths, preds, counts, sums, work_w, arm, y):
     c = 1.0 + work_w[arm]
     coef = (y - preds[arm]) / c
     rs = 1.0 / np.sqrt(c)
-    counts[arm] += 1.0
-    sums[arm] += y
+    for i in range(n):
+        vi = work_w[i] * rs
+        for j in range(n):
+            gram[i, j] -= vi * (work_w[j] * rs)
+    # (every array is last used in this loop and below: numba's reference-count pruning removes the
+    # counts of arrays that live to the end together; an array dying early keeps the others' counts)
     for k in range(n):
         preds[k] += coef * work_w[k]
         work_w[k] *= rs
-    for i in range(n):
-        vi = work_w[i]
-        for j in range(n):
-            gram[i, j] -= vi * work_w[j]
-    for k in range(n):
         sq_widths[k] = gram[k, k]
+    counts[arm] += 1.0
+    sums[arm] += y
 
 
 @numba.njit(cache=True)

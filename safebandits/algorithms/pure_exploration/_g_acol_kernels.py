@@ -26,7 +26,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from safebandits.algorithms.pure_exploration._cbai import CBAIState, cbai_update
+from safebandits.algorithms.pure_exploration._cbai import CBAIState, cbai_update_of
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import (
     DIAGONAL,
@@ -157,6 +157,27 @@ def best_candidate(scores, select_from, in_uncertain, in_feasible):
     return best
 
 
+@numba.njit(cache=True)
+def best_candidate_of(st, by_reward, select_from):
+    """:func:`best_candidate` of the rewards (``by_reward``) or of ``||x||^2_{A^{-1}}`` over the
+    candidates of ``st``: one record in, nothing called (its arrays' counts pruned)."""
+    best = -1
+    best_val = -np.inf
+    for i in range(st.sets.rewards.shape[0]):
+        if select_from == FROM_UNCERTAIN:
+            candidate = st.sets.in_uncertain[i]
+        elif select_from == FROM_FEASIBLE:
+            candidate = st.sets.in_feasible[i]
+        else:
+            candidate = True
+        if candidate:
+            score = st.sets.rewards[i] if by_reward else st.ridge.sq_widths[i]
+            if best < 0 or score > best_val:
+                best = i
+                best_val = score
+    return best
+
+
 @numba.njit(cache=True, inline="always")
 def _uniform_candidate(st, select_from):
     """A uniform random candidate, by one learner uniform (advancing ``live.upos``); -1 if none."""
@@ -193,7 +214,24 @@ def lookahead(ridge, st, best):
 
 @numba.njit(cache=True, inline="always")
 def _lookahead_gram(ridge, st, best):
-    return _lookahead_pick(ridge.gram[best], ridge.sq_widths, best)
+    return _lookahead_gram_pick(st, best)
+
+
+@numba.njit(cache=True)
+def _lookahead_gram_pick(st, best):
+    """:func:`_lookahead_pick` on row ``best`` of ``G`` (Gram numerics), read from ``st.ridge``: one
+    record in, nothing called, so the counts of the arrays it binds are pruned."""
+    gram, sq_widths = st.ridge.gram, st.ridge.sq_widths
+    target = sq_widths[best]
+    pick = 0
+    pick_val = np.inf
+    for k in range(sq_widths.shape[0]):
+        g = gram[best, k]
+        val = target - g * g / (1.0 + sq_widths[k])
+        if val < pick_val:
+            pick = k
+            pick_val = val
+    return pick
 
 
 @numba.njit(cache=True, inline="always")
@@ -269,8 +307,7 @@ def select_arm(st):
     if selection == UNIFORM:
         return _uniform_candidate(st, select_from)
     # y = argmax over the candidates of the reward (Max Rew) or of ||x||^2_{A^{-1}} (line 4)
-    scores = st.sets.rewards if selection == MAX_REWARD else st.ridge.sq_widths
-    best = best_candidate(scores, select_from, st.sets.in_uncertain, st.sets.in_feasible)
+    best = best_candidate_of(st, selection == MAX_REWARD, select_from)
     if selection != LOOKAHEAD or select_from == FROM_ALL:
         # Over all of X the look-ahead picks the target itself: (y^T A^{-1} a)^2 / (1 + ||a||^2) <=
         # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
@@ -297,7 +334,7 @@ def certify(st, t):
     :func:`~safebandits.algorithms.pure_exploration._cbai.cbai_update`)."""
     beta = current_width(st.const, t, st.ridge.arms.shape[1])
     bounds(beta, st)
-    cbai_update(st.sets, st.lower, st.upper)
+    cbai_update_of(st)
 
 
 @numba.njit(cache=True)
