@@ -3,18 +3,21 @@ writes through ordinary views kept in a record (the shared driver's blocks) reac
 record passed by reference (``by_reference``: numba's StructRef) holds the record's own arrays.
 
 The registry check runs in a fresh interpreter: numba is imported first, its registries recorded, then
-safebandits and every module of the package are imported and the registries compared.
+safebandits and every module of the package are imported and the registries compared, then every
+registered learner is compiled (a short compiled run and a few ask / tell steps) and compared again.
 """
 
 from __future__ import annotations
 
 import json
+import pathlib
 import subprocess
 import sys
 from typing import NamedTuple
 
 import numba
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -70,25 +73,63 @@ for info in pkgutil.walk_packages(safebandits.__path__, "safebandits."):
         continue  # (optional web dependencies; they do not import numba machinery)
     importlib.import_module(info.name)
 after = snapshot()
-print(json.dumps({"before": before, "after": after,
-                  "changed": sorted(k for k in before if before[k] != after.get(k))}))
+# every registered learner compiled: a short compiled run and a few ask / tell steps each
+compiled = []
+if COMPILE:
+    from tests.contract.test_learners import ENTRIES, NAMES, build
+    from safebandits.experiments.regret_loop import run_regret
+    from safebandits.experiments.simulate import run
+else:
+    NAMES = []
+for algo in NAMES:
+    inst, learner, env = build(algo)
+    if ENTRIES[algo].task == "regret":
+        run_regret(learner, env, inst, horizon=50, compiled=True)
+    else:
+        run(learner, env, inst, budget=200, compiled=True)
+    inst, learner, env = build(algo)
+    for _ in range(3):
+        if getattr(learner, "done", False):
+            break
+        d = learner.ask()
+        learner.tell(d, env.play(d))
+    compiled.append(algo)
+after_compile = snapshot()
+print(json.dumps({"before": before, "after": after, "after_compile": after_compile, "compiled": compiled,
+                  "changed": sorted(k for k in before if before[k] != after.get(k)),
+                  "changed_by_compiling": sorted(k for k in before if before[k] != after_compile.get(k))}))
 """
 
 
-def test_import_leaves_numbas_registries_unchanged():
-    code = f"REGISTRIES = {REGISTRIES!r}\n" + _SNAPSHOT
+def _snapshots(compile_learners: bool) -> dict:
+    code = f"REGISTRIES = {REGISTRIES!r}\nCOMPILE = {compile_learners!r}\n" + _SNAPSHOT
+    root = pathlib.Path(__file__).resolve().parents[2]
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=1700, check=True, cwd=root
     )
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_import_leaves_numbas_registries_unchanged():
+    result = _snapshots(compile_learners=False)
     assert "numba.core.ir_utils:alias_analysis_extensions" in result["before"]  # (the check looks)
     assert result["changed"] == [], {k: (result["before"][k], result["after"][k]) for k in result["changed"]}
 
 
+@pytest.mark.slow  # (every learner compiled in a fresh process: minutes with a cold numba cache)
+@pytest.mark.timeout(1800)
+def test_compiling_every_learner_leaves_numbas_registries_unchanged():
+    from tests.contract.test_learners import NAMES
+
+    result = _snapshots(compile_learners=True)
+    assert result["changed"] == [], {k: (result["before"][k], result["after"][k]) for k in result["changed"]}
+    assert result["compiled"] == NAMES  # (every registered learner was compiled)
+    changed = result["changed_by_compiling"]
+    assert changed == [], {k: (result["before"][k], result["after_compile"][k]) for k in changed}
+
+
 def test_the_package_names_no_private_numba_hook():
     """No module of the package installs a numba extension hook (the registries above) by name."""
-    import pathlib
-
     import safebandits
 
     root = pathlib.Path(safebandits.__file__).parent

@@ -133,9 +133,12 @@ def effective_rule(const, f_empty):
     reads only the arrays it uses: numba keeps a reference count per array bound from the state, and
     where it cannot prune them (a record passed to an inlined helper, arrays bound to locals across
     early returns) they cost more than the whole selection on small instances (measured: 0.06 us -> 0.48
-    us per selection on 11 arms, back to 0.10 us with this layout). The small helpers (this one,
+    us per selection on 11 arms, back to 0.10 us with this layout). The per-sample scans
+    (:func:`best_candidate_of`, :func:`_lookahead_gram_pick`, :func:`bounds`, ``cbai_update_of``) take
+    the record and call nothing: numba prunes the counts of the arrays such a function binds, but not
+    of arrays passed as arguments or kept across a call. The small helpers (this one,
     :func:`needs_uniform`, :func:`is_candidate`, :func:`best_candidate`, :func:`_lookahead_pick`,
-    :func:`bounds`, ``cbai_update``) are compiled once as functions of their own, not inlined by
+    and the scans) are compiled once as functions of their own, not inlined by
     numba (LLVM inlines them where it pays): numba's inlining copies and re-types a callee's code at every
     call site, ~2.5 s of the family's cold compile; per sample it is 0.16 -> 0.19 us at 10 arms and
     0.37 -> 0.33 us at 30 (docs/decisions/engine.md).
