@@ -270,8 +270,9 @@ def sherman_morrison_update(inv: FloatArray, x: FloatArray, u: FloatArray) -> fl
     ``inv <- inv - u u^T / c``; returns ``c``.
 
     The loops are ``axpy`` updates (no reductions) and the outer product is formed from ``u / sqrt(c)``
-    on both sides, so ``inv`` stays exactly symmetric and every caller gets the same bits. One
-    implementation, shared by the arm-tracking ridge below and the stage-wise estimators.
+    on both sides, so ``inv`` stays exactly symmetric and every caller gets the same bits. The
+    stage-wise estimators write the same operations out in functions of their record
+    (:func:`~safebandits.estimators.stagewise._reward_step`: no reference counts).
     """
     n = x.shape[0]
     for i in range(n):

@@ -49,7 +49,7 @@ from numba.extending import overload
 from safebandits._numba import Rebinding
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
 from safebandits.estimators.confidence import adaptive_width_scalar
-from safebandits.estimators.ridge import cholesky_inverse, sherman_morrison_update
+from safebandits.estimators.ridge import cholesky_inverse
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
 
@@ -305,18 +305,6 @@ def _complement_of(x0_bytes: bytes) -> tuple[FloatArray, FloatArray, float]:
 # --------------------------------------------------------------------------------------------------
 # compiled kernels
 # --------------------------------------------------------------------------------------------------
-@numba.njit(cache=True, inline="always")
-def _rls_step(est_vec, u, c, x, y):
-    """Recursive least squares ``est <- est + u (y - x^T est) / c``; returns the coefficient."""
-    p = 0.0
-    for i in range(x.shape[0]):
-        p += x[i] * est_vec[i]
-    coef = (y - p) / c
-    for i in range(x.shape[0]):
-        est_vec[i] += coef * u[i]
-    return coef
-
-
 @numba.njit(cache=True)
 def stagewise_refresh(est):
     """Exact recompute of ``Sigma^{-1}``, ``M^{-1}`` (Cholesky), the estimates and the log-determinants."""
@@ -352,56 +340,152 @@ def refresh_due(est):
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def _reward_step(est, x, reward):
+    """The reward part of :func:`_update_core` (Sherman--Morrison on ``Sigma^{-1}`` into ``u``, RLS of
+    ``theta_hat``, ``b_r``, ``Sigma``); returns ``c``. One record in, nothing called, and every array it
+    binds is used in its last loop, so that they die together and numba's pruning removes their counts
+    (an array dying early keeps the others'). The same operations as
+    :func:`~safebandits.estimators.ridge.sherman_morrison_update` and a recursive least-squares step
+    ``theta <- theta + u (y - x^T theta) / c``, element by element (the same bits)."""
+    sinv, sig, br, theta, wd = est.sigma_inv, est.sigma, est.b_r, est.theta, est.u
+    n = x.shape[0]
+    for i in range(n):
+        wd[i] = 0.0
+    for j in range(n):
+        xj = x[j]
+        for i in range(n):
+            wd[i] += sinv[j, i] * xj
+    c = 1.0
+    p = 0.0
+    for i in range(n):
+        c += x[i] * wd[i]
+        p += x[i] * theta[i]
+    rs = 1.0 / math.sqrt(c)
+    coef = (reward - p) / c
+    live = est.live[0]
+    live.logdet_sigma += math.log(c)
+    live.c = c
+    live.coef_r = coef
+    for i in range(n):
+        theta[i] += coef * wd[i]
+        xi = x[i]
+        br[i] += reward * xi
+        vi = wd[i] * rs
+        for j in range(n):
+            sinv[i, j] -= vi * (wd[j] * rs)
+            sig[i, j] += xi * x[j]
+    return c
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def _cost_step_shared(est, x, costs, c):
+    """The costs' part of :func:`_update_core` in the shared layout (RLS of every ``nu_i`` with
+    ``u``, ``c``; the targets ``b_c``); one record in, nothing called."""
+    e0, kappa, nu, bc, wd, wm = est.e0, est.kappa, est.nu, est.b_c, est.u, est.cost_coef
+    n = x.shape[0]
+    xe = 0.0
+    for i in range(n):
+        xe += x[i] * e0[i]
+    for k in range(kappa.shape[0]):
+        cp = costs[k] - kappa[k] * xe
+        # the RLS step of nu[k], written out (no view of a row)
+        p = 0.0
+        for i in range(n):
+            p += x[i] * nu[k, i]
+        coef = (cp - p) / c
+        for i in range(n):
+            nu[k, i] += coef * wd[i]
+        wm[k] = coef
+        for i in range(n):
+            bc[k, i] += cp * x[i]
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def _project(est, x):
+    """``z = U^T x`` into ``est.z`` (projected layout); one record in, nothing called."""
+    basis, wp = est.basis, est.z
+    dp = wp.shape[0]
+    for a in range(dp):
+        wp[a] = 0.0
+    for i in range(x.shape[0]):
+        xi = x[i]
+        for a in range(dp):
+            wp[a] += basis[i, a] * xi
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def _cost_gram_projected(est):
+    """Sherman--Morrison on ``M^{-1}`` with ``z`` (``M^{-1} z`` into ``est.mz``), ``M``, ``log det M``
+    (projected layout, ``d' > 0``, after :func:`_project`); returns ``c_M``. One record in, nothing
+    called, every array used in the last loop (see :func:`_reward_step`)."""
+    minv, mgram, wp, wp2 = est.m_inv, est.m_gram, est.z, est.mz
+    dp = wp.shape[0]
+    for i in range(dp):
+        wp2[i] = 0.0
+    for j in range(dp):
+        xj = wp[j]
+        for i in range(dp):
+            wp2[i] += minv[j, i] * xj
+    cm = 1.0
+    for i in range(dp):
+        cm += wp[i] * wp2[i]
+    rs = 1.0 / math.sqrt(cm)
+    est.live[0].logdet_m += math.log(cm)
+    for i in range(dp):
+        vi = wp2[i] * rs
+        za = wp[i]
+        for j in range(dp):
+            minv[i, j] -= vi * (wp2[j] * rs)
+            mgram[i, j] += za * wp[j]
+    return cm
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def _cost_step_projected(est, x, costs, cm):
+    """The costs' RLS in the projected layout (``z``, ``M^{-1} z`` from :func:`_cost_gram_projected`;
+    ``d' = 0``: coefficients 0); one record in, nothing called."""
+    e0, kappa, nu, bc, wp, wp2, wm = est.e0, est.kappa, est.nu, est.b_c, est.z, est.mz, est.cost_coef
+    dp = wp.shape[0]
+    xe = 0.0
+    for i in range(x.shape[0]):
+        xe += x[i] * e0[i]
+    for k in range(kappa.shape[0]):
+        cp = costs[k] - kappa[k] * xe
+        coef = 0.0
+        if dp > 0:  # the RLS step of nu[k] in z, written out (no view of a row)
+            p = 0.0
+            for a in range(dp):
+                p += wp[a] * nu[k, a]
+            coef = (cp - p) / cm
+            for a in range(dp):
+                nu[k, a] += coef * wp2[a]
+        wm[k] = coef
+        for a in range(dp):
+            bc[k, a] += cp * wp[a]
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _update_core(est, x, reward, costs):
     """Rank-one part of :func:`stagewise_update`; leaves ``u = Sigma^{-1} x`` in ``est.u``,
     ``M^{-1} z`` in ``est.mz``, ``c``, ``c_M``, ``coef_r`` in ``est.live`` and the cost coefficients in
-    ``est.cost_coef`` (for :func:`table_update`). Returns True when an exact refresh is due."""
-    sinv, sig, br, theta = est.sigma_inv, est.sigma, est.b_r, est.theta
-    minv, mgram, bc, nu = est.m_inv, est.m_gram, est.b_c, est.nu
-    basis, e0, kappa = est.basis, est.e0, est.kappa
-    const, live = est.const, est.live[0]
-    wd, wp, wp2, wm = est.u, est.z, est.mz, est.cost_coef
-    d = const.d
-    c = sherman_morrison_update(sinv, x, wd)  # Sigma^{-1} <- Sigma^{-1} - u u^T / c (eq. 3)
-    live.logdet_sigma += math.log(c)
-    live.c = c
-    live.coef_r = _rls_step(theta, wd, c, x, reward)
-    for i in range(d):
-        xi = x[i]
-        br[i] += reward * xi
-        for j in range(d):
-            sig[i, j] += xi * x[j]
-    xe = 0.0
-    for i in range(d):
-        xe += x[i] * e0[i]
+    ``est.cost_coef`` (for :func:`table_update`). Returns True when an exact refresh is due.
+
+    Its parts are small functions of the record (:func:`_reward_step`, :func:`_cost_step_shared`,
+    :func:`_project`, :func:`_cost_gram_projected`, :func:`_cost_step_projected`) that bind their arrays
+    and call nothing, so that numba's reference-count pruning removes the counts (docs/decisions/engine.md,
+    "numba through its public API only")."""
+    c = _reward_step(est, x, reward)
+    const = est.const
     if const.shared:
-        for k in range(kappa.shape[0]):
-            cp = costs[k] - kappa[k] * xe
-            wm[k] = _rls_step(nu[k], wd, c, x, cp)
-            for i in range(d):
-                bc[k, i] += cp * x[i]
+        _cost_step_shared(est, x, costs, c)
     else:
-        dp = const.dp
-        for a in range(dp):
-            wp[a] = 0.0
-        for i in range(d):
-            xi = x[i]
-            for a in range(dp):
-                wp[a] += basis[i, a] * xi
+        _project(est, x)
         cm = 1.0
-        if dp > 0:
-            cm = sherman_morrison_update(minv, wp, wp2)
-            live.logdet_m += math.log(cm)
-            for a in range(dp):
-                za = wp[a]
-                for b in range(dp):
-                    mgram[a, b] += za * wp[b]
-        live.c_m = cm
-        for k in range(kappa.shape[0]):
-            cp = costs[k] - kappa[k] * xe
-            wm[k] = _rls_step(nu[k], wp2, cm, wp, cp) if dp > 0 else 0.0
-            for a in range(dp):
-                bc[k, a] += cp * wp[a]
+        if const.dp > 0:
+            cm = _cost_gram_projected(est)
+        est.live[0].c_m = cm
+        _cost_step_projected(est, x, costs, cm)
+    live = est.live[0]
     live.t += 1
     live.since_refresh += 1
     return refresh_due(est)
@@ -451,26 +535,27 @@ def vertex_table(est, tbl):
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
-def table_update(est, tbl):
-    """Rank-one update of the vertex table after :func:`_update_core`, ``O(n (d + d') + n m)``:
-    with ``w_r = x_r^T u`` (``u = Sigma^{-1} x_t`` before the update), ``x_r^T Sigma^{-1} x_s`` loses
-    ``w_r w_s / c``, ``<x_r, theta_hat>`` gains ``w_r coef_r`` and the linear cost parts
-    ``w_r coef_i`` (with ``M^{-1}`` and ``z`` in the projected layout)."""
-    live, wd, wp2, wm = est.live[0], est.u, est.mz, est.cost_coef
-    vxt, vzt, tab, w, w2 = tbl.vxt, tbl.vzt, tbl.tab, tbl.w, tbl.w2
+def _table_products(est, tbl, projected):
+    """``w = vx u`` (``u = Sigma^{-1} x_t``) into ``tbl.w`` or, ``projected``, ``w2 = vz M^{-1} z`` into
+    ``tbl.w2``: one record in, nothing called, every array used in the last loop (see
+    :func:`_reward_step`)."""
+    vt, u, w = (tbl.vzt, est.mz, tbl.w2) if projected else (tbl.vxt, est.u, tbl.w)
     n = w.shape[0]
-    m = wm.shape[0]
     for r in range(n):
         w[r] = 0.0
-    for i in range(vxt.shape[0]):
-        ui = wd[i]
+    for i in range(vt.shape[0]):
+        ui = u[i]
         for r in range(n):
-            w[r] += vxt[i, r] * ui
-    rs = 1.0 / math.sqrt(live.c)
-    coef = live.coef_r
+            w[r] += vt[i, r] * ui
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def _table_reward(est, tbl, rs, coef, shared):
+    """The reward columns' rank-one update (and, ``shared``, the cost columns') from ``tbl.w``."""
+    tab, w, wm = tbl.tab, tbl.w, est.cost_coef
+    m = wm.shape[0]
     w0 = w[0] * rs
-    shared = est.const.shared
-    for r in range(n):
+    for r in range(w.shape[0]):
         wr = w[r] * rs
         tab[r, T_SXX] -= wr * wr
         tab[r, T_S0X] -= w0 * wr
@@ -479,20 +564,38 @@ def table_update(est, tbl):
             tab[r, T_QC] = tab[r, T_SXX]
             for k in range(m):
                 tab[r, T_LIN + k] += wm[k] * w[r]
-    if shared or vzt.shape[0] == 0:
-        return
-    for r in range(n):
-        w2[r] = 0.0
-    for a in range(vzt.shape[0]):
-        va = wp2[a]
-        for r in range(n):
-            w2[r] += vzt[a, r] * va
-    rsm = 1.0 / math.sqrt(live.c_m)
-    for r in range(n):
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def _table_cost(est, tbl, rsm):
+    """The cost columns' rank-one update in the projected layout from ``tbl.w2``."""
+    tab, w2, wm = tbl.tab, tbl.w2, est.cost_coef
+    m = wm.shape[0]
+    for r in range(w2.shape[0]):
         wr = w2[r] * rsm
         tab[r, T_QC] -= wr * wr
         for k in range(m):
             tab[r, T_LIN + k] += wm[k] * w2[r]
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def table_update(est, tbl):
+    """Rank-one update of the vertex table after :func:`_update_core`, ``O(n (d + d') + n m)``:
+    with ``w_r = x_r^T u`` (``u = Sigma^{-1} x_t`` before the update), ``x_r^T Sigma^{-1} x_s`` loses
+    ``w_r w_s / c``, ``<x_r, theta_hat>`` gains ``w_r coef_r`` and the linear cost parts
+    ``w_r coef_i`` (with ``M^{-1}`` and ``z`` in the projected layout). Its parts are small functions
+    of the records that call nothing (:func:`_table_products`, :func:`_table_reward`,
+    :func:`_table_cost`), so that numba's pruning removes the counts of the arrays they bind."""
+    live = est.live[0]
+    rs = 1.0 / math.sqrt(live.c)
+    coef = live.coef_r
+    shared = est.const.shared
+    _table_products(est, tbl, False)
+    _table_reward(est, tbl, rs, coef, shared)
+    if shared or tbl.vzt.shape[0] == 0:
+        return
+    _table_products(est, tbl, True)
+    _table_cost(est, tbl, 1.0 / math.sqrt(est.live[0].c_m))
 
 
 @numba.njit(cache=True, inline="always")
