@@ -59,6 +59,7 @@ from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.estimators.stagewise import (
+    BISECTION_STEPS,
     T_LIN,
     T_QC,
     T_RX,
@@ -69,7 +70,6 @@ from safebandits.estimators.stagewise import (
     StagewiseState,
     VertexTable,
     confidence_radii,
-    ray_scale,
     refresh_due,
     stagewise_refresh,
     stagewise_update_table,
@@ -256,14 +256,20 @@ def select_action(est, tbl, choice, theta_ts, out_point):
     optimistic reward ``V~r(X_t)`` (eq. 9; ``safe_value`` for ``x0`` when given) or, for Safe-LTS, its
     Thompson index.
     """
+    kr, kc = confidence_radii(est)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
+    return _select_scan(est, tbl, choice, theta_ts, out_point, kr, kc)
+
+
+@numba.njit(cache=True, inline="always")
+def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
+    """:func:`select_action` with the radii given: the scan over the vertex table and the action."""
     star, safe_row, safe_value, use_ts = choice.star, choice.safe_row, choice.safe_value, choice.use_ts
     c0, tau = est.c0, est.tau
     vx, tab = tbl.vx, tbl.tab
     d = vx.shape[1]
-    kr, kc = confidence_radii(est)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
+    m = tau.shape[0]
     affine = not est.const.full or est.const.x0_zero
     s00, r0x = tab[0, T_SXX], tab[0, T_RX]
-    l0 = tab[0, T_LIN:]
     t0 = 0.0
     if use_ts:
         for k in range(d):
@@ -280,8 +286,44 @@ def select_action(est, tbl, choice, theta_ts, out_point):
         if r - 1 == safe_row:
             continue
         sxx, s0x = tab[r, T_SXX], tab[r, T_S0X]
-        # largest pessimistically feasible point of the ray [x0, x_i] (eqs. 6-7, Lemma 14)
-        a = ray_scale(affine, tab[r, T_LIN:], tab[r, T_QC], kc, c0, tau, l0, (s00, s0x, sxx))
+        # largest pessimistically feasible point of the ray [x0, x_i] (eqs. 6-7, Lemma 14): ray_scale's
+        # operations written out (a helper with array parameters costs a count per parameter and row)
+        if affine:
+            a = 1.0
+            h = kc * math.sqrt(max(tab[r, T_QC], 0.0))
+            for i in range(m):
+                v = tab[r, T_LIN + i] + h
+                if v > tau[i]:
+                    q = (tau[i] - c0[i]) / (v - c0[i])
+                    if q < a:
+                        a = q
+            a = max(a, 0.0)
+        else:  # the full estimator: excess at 1, at 0, then bisection (ray_scale's order)
+            a = 0.0
+            lo, hi = 0.0, 1.0
+            for step in range(BISECTION_STEPS + 2):
+                pt = 1.0 if step == 0 else (0.0 if step == 1 else 0.5 * (lo + hi))
+                q = (1.0 - pt) * (1.0 - pt) * s00 + 2.0 * pt * (1.0 - pt) * s0x + pt * pt * sxx
+                h = kc * math.sqrt(max(q, 0.0))
+                worst = -np.inf
+                for i in range(m):
+                    l0 = tab[0, T_LIN + i]
+                    v = l0 + pt * (tab[r, T_LIN + i] - l0) + h - tau[i]
+                    if v > worst:
+                        worst = v
+                if step == 0:
+                    if worst <= 0.0:
+                        a = 1.0
+                        break
+                elif step == 1:
+                    if worst > 0.0:
+                        a = 0.0
+                        break
+                elif worst <= 0.0:
+                    lo = pt
+                else:
+                    hi = pt
+                a = lo
         if star:
             if a <= 0.0:
                 continue
@@ -306,6 +348,20 @@ def select_action(est, tbl, choice, theta_ts, out_point):
         for k in range(d):
             out_point[k] = vx[0, k] + best_a * (vx[best, k] - vx[0, k])
     return best - 1, best_val
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def _select_scan(est, tbl, choice, theta_ts, out_point, kr, kc):
+    """:func:`_select_body` as a function that calls nothing (numba's pruning removes the counts of
+    the arrays it binds)."""
+    return _select_body(est, tbl, choice, theta_ts, out_point, kr, kc)
+
+
+@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
+def _select_row(b, j, kr, kc):
+    """:func:`_select_body` on a :class:`StagewiseBlock` for row ``j`` (the action into ``b.points[j]``,
+    its value into ``b.values[j]``): one record in, nothing called."""
+    _, b.values[j] = _select_body(b.est, b.tbl, b.choice, b.theta_ts, b.points[j], kr, kc)
 
 
 class StagewiseRun(NamedTuple):
@@ -352,7 +408,8 @@ def lc_lucb_select(b, j):
     ``b.values[j]``); ``False`` (nothing played) when the exact refresh is due: the caller refreshes."""
     if refresh_due(b.est):
         return False
-    _, b.values[j] = select_action(b.est, b.tbl, b.choice, b.theta_ts, b.points[j])
+    kr, kc = confidence_radii(b.est)  # (select_action's parts, called on the block: fewer counts)
+    _select_row(b, j, kr, kc)
     return True
 
 
