@@ -357,13 +357,6 @@ def _select_scan(est, tbl, choice, theta_ts, out_point, kr, kc):
     return _select_body(est, tbl, choice, theta_ts, out_point, kr, kc)
 
 
-@numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
-def _select_row(b, j, kr, kc):
-    """:func:`_select_body` on a :class:`StagewiseBlock` for row ``j`` (the action into ``b.points[j]``,
-    its value into ``b.values[j]``): one record in, nothing called."""
-    _, b.values[j] = _select_body(b.est, b.tbl, b.choice, b.theta_ts, b.points[j], kr, kc)
-
-
 class StagewiseRun(NamedTuple):
     """A block of rounds on the shared driver: the learner's :class:`PackedRound`, its
     :class:`RoundChoice`, Safe-LTS's :class:`ThompsonWork` (LC-LUCB: an empty one, never read), and
@@ -408,8 +401,8 @@ def lc_lucb_select(b, j):
     ``b.values[j]``); ``False`` (nothing played) when the exact refresh is due: the caller refreshes."""
     if refresh_due(b.est):
         return False
-    kr, kc = confidence_radii(b.est)  # (select_action's parts, called on the block: fewer counts)
-    _select_row(b, j, kr, kc)
+    kr, kc = confidence_radii(b.est)  # (select_action's parts: a call level fewer)
+    _, b.values[j] = _select_scan(b.est, b.tbl, b.choice, b.theta_ts, b.points[j], kr, kc)
     return True
 
 
