@@ -98,6 +98,7 @@ def {name}_loop(st, env, variates, rows):
             mu = _means(st, env, j)
             for k in range(y.shape[0]):
                 y[k] = observe_code(env.noise_code, env.sigma, mu[k], variates[j, k])
+            told = False  # (a block of this branch after the loop: ``mu`` dies here, not across the update)
         _update(st, j, y)
         j += 1
     return j
