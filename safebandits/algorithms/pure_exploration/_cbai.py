@@ -100,15 +100,6 @@ def cbai_update(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> None:
     cbai_update_step(sets, lower, upper)
 
 
-@numba.njit(cache=True)
-def cbai_update_of(st) -> None:  # type: ignore[no-untyped-def]
-    """:func:`cbai_update_step` on ``st.sets`` with the bounds ``st.lower``, ``st.upper`` of a record
-    holding all three (G-ACOL's state): a function that takes one record and calls nothing else, so
-    numba's reference-count pruning removes the counts of the arrays it binds (passed as arguments from
-    a compiled caller, each array would be counted on both sides of the call)."""
-    cbai_update_step(st.sets, st.lower, st.upper)
-
-
 @numba.njit(cache=True, inline="always")
 def cbai_update_step(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> None:
     """Update ``U``, ``F`` and ``r`` in place from bounds ``lower <= phi^T x <= upper`` (Sec. 3, Alg. 1-3).

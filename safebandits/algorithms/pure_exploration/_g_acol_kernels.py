@@ -340,7 +340,8 @@ def certify(st, t):
 
 @numba.njit(cache=True)
 def bounds_and_sets(beta, st):
-    """:func:`bounds` then the update of ``F``, ``r``, ``U`` (``cbai_update_step`` on ``st.sets``,
+    """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7) into ``st.lower`` and
+    ``st.upper``, then the update of ``F``, ``r``, ``U`` (``cbai_update_step`` on ``st.sets``,
     ``st.lower``, ``st.upper``): one record in, nothing called (one call per sample instead of two; the
     counts of the arrays it binds are pruned); the same operations in the same order."""
     sq_widths, preds, in_uncertain, lower, upper = (
@@ -357,25 +358,6 @@ def bounds_and_sets(beta, st):
             lower[i] = preds[i] - h
             upper[i] = preds[i] + h
     cbai_update_step(st.sets, st.lower, st.upper)
-
-
-@numba.njit(cache=True)
-def bounds(beta, st):
-    """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7) into ``st.lower`` and
-    ``st.upper``."""
-    sq_widths, preds, in_uncertain, lower, upper = (
-        st.ridge.sq_widths,
-        st.ridge.preds,
-        st.sets.in_uncertain,
-        st.lower,
-        st.upper,
-    )
-    for i in range(sq_widths.shape[0]):
-        if in_uncertain[i]:
-            s = sq_widths[i]
-            h = beta * math.sqrt(s) if s > 0.0 else 0.0
-            lower[i] = preds[i] - h
-            upper[i] = preds[i] + h
 
 
 @numba.njit(cache=True, inline="always")
