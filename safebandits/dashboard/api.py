@@ -326,7 +326,7 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
     from safebandits._version import __version__
     from safebandits.study.codec import jsonable
     from safebandits.study.options import create_from_options
-    from safebandits.study.study import NoQueryAvailable, list_studies, load_study
+    from safebandits.study.study import NoQueryAvailable, UnknownQuery, list_studies, load_study
     from safebandits.study.validation import check_study_name
 
     shown_storage = redact_url(storage)
@@ -460,10 +460,10 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
     def tell(name: str, body: Tell) -> Any:
         """Record the answer to a query (checked as Study.tell checks it; answers are final)."""
         with open_study(name) as s:
-            if body.id not in {q["id"] for q in s.queries()}:
-                raise ApiError(404, "unknown_query", f"Study {name!r} has no query {body.id}.")
             try:
-                s.tell(body.id, body.answer)
+                s.tell(body.id, body.answer)  # (the one check of the answer, and of its id)
+            except UnknownQuery as exc:
+                raise ApiError(404, "unknown_query", clean(exc)) from None
             except ProtocolError as exc:
                 raise ApiError(409, "already_told", clean(exc)) from None
             return reply({"id": body.id, "told": True, "n_answered": s.n_answered, "done": s.done})

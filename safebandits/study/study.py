@@ -76,6 +76,7 @@ __all__ = [
     "Query",
     "Study",
     "StudyIntegrityError",
+    "UnknownQuery",
     "create_study",
     "list_studies",
     "load_study",
@@ -86,6 +87,10 @@ DEFAULT_STORAGE = "sqlite:///study.db"
 
 class StudyIntegrityError(SafeBanditsError):
     """The stored queries cannot be replayed (the database was edited, or the library changed)."""
+
+
+class UnknownQuery(ConfigError):
+    """A query id the study never handed out (``tell`` of an id past its queries)."""
 
 
 class NoQueryAvailable(ProtocolError):
@@ -555,9 +560,11 @@ class Study:
 
         Raises
         ------
+        UnknownQuery
+            Unknown query id (a :class:`ConfigError`).
         ConfigError
-            Unknown query id, or an answer that is not what the problem observes (missing or extra
-            values, wrong shape, NaN, out of range such as not +-1 for binary feedback). Nothing is stored.
+            An answer that is not what the problem observes (missing or extra values, wrong shape, NaN,
+            out of range such as not +-1 for binary feedback). Nothing is stored.
         ProtocolError
             The query was already told.
         """
@@ -568,7 +575,7 @@ class Study:
                 {"s": self.name, "q": qid},
             )
             if not rows:
-                raise ConfigError(
+                raise UnknownQuery(
                     f"Study {self.name!r} has no query {qid} (queries 0..{self._n_rows - 1} were asked)."
                 )
             if rows[0][0] is not None:
@@ -577,16 +584,18 @@ class Study:
                 )
             assert qid in self._rows
             query = self._rows[qid][0]
+            # The one check of the answer: parsed and checked against what the study observes, which is
+            # what its learner observes (its spec is the study's; a plugin's learner may observe more,
+            # and is then checked against its own spec as well). Stored rows are trusted on replay.
             obs = parse_observation(observation, query.decision, self.spec)
             learner = self._learner
             assert learner is not None
-            try:  # the learner's own check too (a learner may observe more than its view says)
-                if query.part_of is None:
-                    learner.check_observation(query.decision, obs)
-                else:  # one pull of a split batch: the learner's pending decision is the whole batch
-                    check_observation(query.decision, obs, learner.observation_spec(), type(learner).__name__)
-            except (TypeError, ProtocolError) as exc:
-                raise ConfigError(str(exc)) from None
+            own = learner.observation_spec()
+            if own is not None and own != self.spec:
+                try:
+                    check_observation(query.decision, obs, own, type(learner).__name__)
+                except (TypeError, ProtocolError) as exc:
+                    raise ConfigError(str(exc)) from None
             obs_dict = observation_to_dict(obs)
             tx.execute(
                 "UPDATE sb_queries SET observation_json = :o, told_at = :t "
