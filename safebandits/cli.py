@@ -939,10 +939,10 @@ def driving_render(
 
     out_path = check_output_file(out, "--out", force=force)
 
-    from safebandits.problems.driving.cem import CEMConfig, cem
-    from safebandits.problems.driving.constrained import CONSTRAINED_SOLVERS, constrained_optimum
-    from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
-    from safebandits.problems.driving.render import policies_figure
+    from safebandits.papers.acol.simulator.cem import CEMConfig, cem
+    from safebandits.papers.acol.simulator.constrained import CONSTRAINED_SOLVERS, constrained_optimum
+    from safebandits.papers.acol.simulator.dynamics import DrivingConfig, get_scenario
+    from safebandits.papers.acol.simulator.render import policies_figure
 
     sc, env = get_scenario(scenario), DrivingConfig.preset(features)
     items = []
