@@ -1,9 +1,9 @@
-"""A paper is a package (issue 32, item 5): a small test paper written in four files -- its package
-(instances, experiment, paper), its claims, and its distribution's two metadata files naming the entry
-point -- is found by every part of the library without any edit to the engine, the dashboard, the
-import contracts or the docs index: its instance is made by name in a fresh process, its experiment is
-listed and run, its claims are read by ``results`` and the scoreboard, and ``bounds`` serves its instance
-through the paper that registers that kind.
+"""A paper is a package (issue 32, item 5): a small test paper written in five files -- its package
+(instances, experiment, paper), its claims, its docs page, and its distribution's two metadata files
+naming the entry point -- is found by every part of the library without any edit to the engine, the
+dashboard, the import contracts or the docs index: its instance is made by name in a fresh process, its
+experiment is listed and run, its claims are read by ``results`` and the scoreboard, ``bounds`` serves its
+instance through the paper that registers that kind, and the documentation build collects its page.
 """
 
 from __future__ import annotations
@@ -91,12 +91,20 @@ register_claims(
 '''
 
 
+PAGE = """# The test paper
+
+OPB on two arms; its one claim is on {doc}`the scoreboard </scoreboard>`.
+"""
+
+
 def _install(root: Path) -> dict[str, str]:
-    """The test paper in ``root`` (four files), and the environment that puts it on the path."""
+    """The test paper in ``root`` (five files), and the environment that puts it on the path."""
     pkg = root / "testpaper"
     pkg.mkdir()
     (pkg / "__init__.py").write_text(textwrap.dedent(PACKAGE))
     (pkg / "claims.py").write_text(textwrap.dedent(CLAIMS))
+    (pkg / "docs").mkdir()
+    (pkg / "docs" / "testpaper.md").write_text(PAGE)
     dist = root / "testpaper-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: testpaper\nVersion: 0.1\n")
@@ -155,6 +163,25 @@ def test_bounds_serve_its_instance_through_the_paper_of_its_kind(paper):
     proc = _sb(env, "bounds", "testpaper/two-arms", cwd=root)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kind"] == "StagewiseInstance"
+
+
+def test_the_docs_build_collects_its_page(paper):
+    root, env = paper
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    if not (docs / "paperdocs.py").exists():
+        pytest.skip("docs/ not present")
+    out = root / "docs-papers"
+    code = (
+        f"import sys, json, pathlib; sys.path.insert(0, {str(docs)!r}); import paperdocs\n"
+        f"print(json.dumps(paperdocs.generate(pathlib.Path({str(out)!r}))))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["testpaper"] == ["testpaper.md"]
+    assert (out / "testpaper.md").read_text() == PAGE
+    index = (out / "index.md").read_text()
+    assert "| {doc}`testpaper` | Test 2026 |" in index  # a row and a toctree entry, no index edit
+    assert "\ntestpaper\n" in index[index.index("```{toctree}") :]
 
 
 def _code_without_docs(source: str) -> str:
