@@ -3,13 +3,15 @@
 naming the entry point -- is found by every part of the library without any edit to the engine, the
 dashboard, the import contracts or the docs index: its instance is made by name in a fresh process, its
 experiment is listed and run, its claims are read by ``results`` and the scoreboard, ``bounds`` serves its
-instance through the paper that registers that kind, and the documentation build collects its page.
+instance through the paper that registers that kind, its own command joins the command line, and the
+documentation build collects its page.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -67,6 +69,18 @@ register_experiment(
 )
 
 register_paper("testpaper", __name__, claims=("testpaper.claims",), citation="Test 2026")
+
+
+import click
+
+
+@click.command()
+@click.option("--tau", type=float, default=0.5)
+def hello(tau):
+    """The test paper's own command: its instance's best value."""
+    from safebandits.problems.registry import make_instance
+
+    click.echo(f"best value at tau={tau}: {make_instance('testpaper/two-arms', tau=tau).optimal_value:.1f}")
 '''
 
 CLAIMS = '''
@@ -108,7 +122,10 @@ def _install(root: Path) -> dict[str, str]:
     dist = root / "testpaper-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: testpaper\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[safebandits.papers]\ntestpaper = testpaper\n")
+    (dist / "entry_points.txt").write_text(
+        "[safebandits.papers]\ntestpaper = testpaper\n\n"
+        "[safebandits.commands]\ntestpaper-hello = testpaper:hello\ntestpaper-broken = testpaper:nothing\n"
+    )
     files = [p for p in root.rglob("*") if p.is_file()]
     assert len(files) <= 6, files
     path = os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])
@@ -156,6 +173,21 @@ def test_its_experiment_runs_and_its_claim_is_read(paper):
     board = _sb(env, "scoreboard", str(out), cwd=root)
     assert board.returncode == 0, board.stderr
     assert "testpaper-two-arms" in board.stdout and "sublinear" in board.stdout
+
+
+def test_its_command_is_added_to_the_command_line(paper):
+    root, env = paper
+    listed = _sb(env, "--help", cwd=root)
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(
+        r"\n  testpaper-hello +A command of testpaper\.\n", listed.stdout
+    )  # listed, not imported
+    ran = _sb(env, "testpaper-hello", "--tau", "0.4", cwd=root)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "best value at tau=0.4: 0.8"  # (both arms safe: the better one)
+    broken = _sb(env, "testpaper-broken", cwd=root)
+    assert broken.returncode == 2 and broken.stderr.count("\n") == 1
+    assert "entry point 'testpaper:nothing' of group 'safebandits.commands'" in broken.stderr
 
 
 def test_bounds_serve_its_instance_through_the_paper_of_its_kind(paper):
