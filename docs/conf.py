@@ -113,6 +113,21 @@ def _plain_help(app, ctx, lines) -> None:
             lines[i] = line.replace("\\", "\\\\").replace("*", r"\*").replace("`", r"\`").replace("|", r"\|")
 
 
+def _load_lazy_commands() -> None:
+    """Load the commands ``safebandits`` imports on first use (``study``, and the packages' commands of
+    the entry-point group ``safebandits.commands``: ACOL's ``driving``), so sphinx-click documents them."""
+    import click
+
+    from safebandits.cli import cli
+
+    with click.Context(cli) as ctx:
+        for name in cli.list_commands(ctx):
+            cli.get_command(ctx, name)
+
+
+_load_lazy_commands()
+
+
 def setup(app) -> None:
     for part in ("description", "options", "arguments", "envvars", "epilog"):
         app.connect(f"sphinx-click-process-{part}", _plain_help)
