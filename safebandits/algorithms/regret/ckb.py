@@ -58,6 +58,7 @@ from safebandits.estimators.gp import (
     GPPosterior,
     InfoGainMode,
     InformationGain,
+    LazyGP,
     PointKernel,
     PosteriorMode,
     beta_width,
@@ -278,6 +279,46 @@ def update(st, i, reward, cost):
     gp_observe(st.g, i, cost)
 
 
+@numba.njit(cache=True)
+def lazy_upper_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, cum_f, cum_g, tf, tg, cf, cg, phi, c):
+    """Upper bounds of every point's score ``f- - phi g-`` of :func:`select` (UCB or Rand estimates
+    ``mu + c sigma``) from a lazy posterior (:class:`~safebandits.estimators.gp.LazyCovariance`), ``O(n)``.
+
+    A point last brought up to date at step ``u < t`` has, for some ``v = sigma_t^2 in [0, sigma_u^2]``,
+    ``mu_t <= mu_u + sqrt(sigma_u^2 - v) Z`` (Cauchy-Schwarz, ``Z = ||z_{u..t-1}||``), hence
+    ``mu_t + c sigma_t <= mu_u + sigma_u sqrt(Z^2 + max(c, 0)^2)``, and symmetrically a lower bound of
+    ``g^``; truncation is monotone and ``phi >= 0``. A point up to date gets its exact score (the same
+    arithmetic as :func:`select`). Bounds of stale points carry a relative margin of ``1e-9`` against
+    round-off (and ``Z^2`` one of ``1e-10`` of the prefix sum).
+    """
+    cfp = max(cf, 0.0)
+    cgn = max(-cg, 0.0)
+    slack_f = 1e-10 * cum_f[tf]
+    slack_g = 1e-10 * cum_g[tg]
+    for j in range(ub.shape[0]):
+        sf = math.sqrt(max(vf[j], 0.0))
+        sg = math.sqrt(max(vg[j], 0.0))
+        stale = False
+        if fresh_f[j] == tf:
+            fh = mf[j] + cf * sf
+        else:
+            zz = max(cum_f[tf] - cum_f[fresh_f[j]], 0.0) + slack_f
+            fh = mf[j] + sf * math.sqrt(zz + cfp * cfp)
+            stale = True
+        if fresh_g[j] == tg:
+            gh = mg[j] + cg * sg
+        else:
+            zz = max(cum_g[tg] - cum_g[fresh_g[j]], 0.0) + slack_g
+            gh = mg[j] - sg * math.sqrt(zz + cgn * cgn)
+            stale = True
+        fh = _truncate(fh, c.big_b, c.truncate)
+        gh = _truncate(gh, c.big_g, c.truncate)
+        s = fh - phi * gh
+        if stale:
+            s += 1e-9 * (1.0 + abs(s))
+        ub[j] = s
+
+
 #: A posterior record without points: the state of a CKB on a box (its compiled dual step reads none).
 _EMPTY_GP = GPPosterior(
     np.zeros(0),
@@ -416,6 +457,17 @@ class CKBConfig(GPBanditConfig):
         matrix, candidates otherwise (``docs/decisions/ckb.md``).
     ts_candidates : int >= 1, default 200
         Size of the candidate set of ``ts_sampling="candidates"``.
+    updates : {"auto", "eager", "lazy"}, default "auto"
+        How the low-rank posterior is brought up to date (issue 33; ``docs/decisions/ckb.md``):
+        ``"eager"`` updates every point's mean and variance each round (:class:`~safebandits.estimators.
+        gp.LowRankCovariance`, ``O(t n)`` per round, reading the whole ``t x n`` factor); ``"lazy"``
+        brings a point up to date only when its score could be the round's maximum (bounded by
+        Cauchy-Schwarz since its last update, :func:`lazy_upper_bounds`; :class:`~safebandits.estimators.
+        gp.LazyGP`): the same posterior and the same argmax (ties included) up to round-off, at a cost
+        that depends on how many points come near the top. ``"auto"``: lazy for CKB-UCB and CKB-Rand on
+        the low-rank posterior with known hyperparameters and ``T <= n``, eager otherwise. ``"lazy"``
+        uses the low-rank factorisation whatever ``posterior`` says (not ``"dense"``); CKB-TS reads every
+        point each round, so lazy updates save it nothing.
     """
 
     exploration: Literal["ucb", "ts", "rand"] = "ucb"
@@ -430,6 +482,7 @@ class CKBConfig(GPBanditConfig):
     refresh_every: int = 0
     ts_sampling: Literal["auto", "joint", "candidates"] = "auto"
     ts_candidates: int = 200
+    updates: Literal["auto", "eager", "lazy"] = "auto"
 
     def __post_init__(self) -> None:
         GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
@@ -445,6 +498,11 @@ class CKBConfig(GPBanditConfig):
         check_positive(self.jitter, "jitter", owner=owner)
         check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
         check_int(self.ts_candidates, "ts_candidates", low=1, owner=owner)
+        if self.updates == "lazy" and (self.posterior == "dense" or self.hyperparameters == "ml"):
+            raise ConfigError(
+                f"{owner}: updates='lazy' needs the low-rank posterior (posterior 'auto' or 'lowrank') and "
+                "known hyperparameters."
+            )
         if self.refresh_every and self.posterior == "lowrank":
             raise ConfigError(
                 f"{owner}: refresh_every needs posterior='dense' (or 'auto' on a small domain)."
@@ -473,13 +531,28 @@ def _same_kernel(a: Any, b: Any) -> bool:
     return False
 
 
+def _resolve_updates(config: CKBConfig, info: KernelInfo, horizon: int) -> bool:
+    """Whether CKB's posteriors are lazy (``updates``; see :class:`CKBConfig`)."""
+    if getattr(info, "box", None) is not None or config.updates == "eager":
+        return False
+    if config.updates == "lazy":
+        return True
+    return (
+        config.exploration in ("ucb", "rand")
+        and config.hyperparameters == "known"
+        and resolve_posterior(config.posterior, info.kernel) == "lowrank"
+        and resolve_posterior(config.posterior, info.constraint_kernel) == "lowrank"
+        and horizon <= info.n_points
+    )
+
+
 class GPPairLearner(BaseLearner):
     """What CKB and the safe-seed baselines (StageOpt, SGP-UCB) share: surrogate GPs of ``f`` and ``g``
     (``self.gp_f``, ``self.gp_g``), their information gains, the horizon ``T`` and ``beta_t``, ``beta~_t``
     (:meth:`betas`, the one implementation of Theorem 1's widths)."""
 
     def _init_gps(self, config: GPBanditConfig, info: KernelInfo, lam: float, lam_g: float,
-                  refresh_every: int = 0) -> None:  # fmt: skip
+                  refresh_every: int = 0, lazy: bool = False) -> None:  # fmt: skip
         #: The continuous domain (``info.box``), or ``None`` for a finite one.
         self.box = getattr(info, "box", None)
         if self.box is not None:
@@ -494,7 +567,14 @@ class GPPairLearner(BaseLearner):
             return
         mode = resolve_posterior(config.posterior, info.kernel)
         mode_g = resolve_posterior(config.posterior, info.constraint_kernel)
-        if mode == "lowrank" and mode_g == "lowrank":
+        if lazy:
+            # the lazy exact posterior (updates="lazy"): each point brought up to date when needed
+            self.gp_f = LazyGP(info.kernel, lam, capacity=self.horizon)
+            if lam == lam_g and _same_kernel(info.kernel, info.constraint_kernel):
+                self.gp_g = LazyGP(info.constraint_kernel, lam_g, covariance=self.gp_f.lowrank)
+            else:
+                self.gp_g = LazyGP(info.constraint_kernel, lam_g, capacity=self.horizon)
+        elif mode == "lowrank" and mode_g == "lowrank":
             self.gp_f = FiniteGP(info.kernel, lam, posterior="lowrank", capacity=self.horizon)
             if lam == lam_g and _same_kernel(info.kernel, info.constraint_kernel):
                 # the covariance does not depend on the values: one for both posteriors
@@ -611,7 +691,9 @@ class CKB(GPPairLearner):
         lam_g = resolve_gp_noise(
             c.constraint_gp_noise if c.constraint_gp_noise is not None else c.gp_noise, self.horizon
         )
-        self._init_gps(c, info, lam, lam_g, c.refresh_every)
+        #: Whether the posteriors are lazy (:class:`~safebandits.estimators.gp.LazyGP`; ``updates``).
+        self.lazy = _resolve_updates(c, info, self.horizon)
+        self._init_gps(c, info, lam, lam_g, c.refresh_every, lazy=self.lazy)
         big_b, big_g = float(info.reward_bound), float(info.constraint_bound)
         self.slater = float(info.slater)
         if c.slack == "auto":
@@ -654,6 +736,7 @@ class CKB(GPPairLearner):
             rng, 2 * self._n_draw if c.exploration == "ts" else (2 if c.exploration == "rand" else 0)
         )
         self._select = bind_kernel(select, (self.state, 1.0, -1.0, 0.5))
+        self._ub = np.zeros(n if self.lazy else 0)
         self._dense = self.gp_f.lowrank is None and self.gp_g.lowrank is None
         if self._dense:
             self._update = bind_kernel(update, (self.state, 0, 0.0, 0.0))
@@ -774,7 +857,58 @@ class CKB(GPPairLearner):
             cf, cg = beta, -beta_g
         else:
             cf, cg = beta * float(z[0]), beta_g * float(z[1])
+        if self.lazy:
+            return Decision(arm=self._lazy_select(cf, cg, u))
         return Decision(arm=int(self._select(self.state, cf, cg, u)))
+
+    def _lazy_select(self, cf: float, cg: float, u: float) -> int:
+        """Lines 3-7 on lazy posteriors: the same ``x_t`` as :func:`select` (ties included), bringing up
+        to date only the points whose score could reach the maximum.
+
+        Upper bounds of all scores (:func:`lazy_upper_bounds`, ``O(n)``); the 16 points of largest bound
+        brought up to date and scored exactly, giving a lower bound ``b0`` of the maximum; then every point
+        whose bound reaches ``b0 - tol(b0)`` (``tol`` the tie tolerance of :func:`_pick`) brought up to
+        date and scored. Any other point scores below ``max - tol(max)``, so it is neither the maximiser
+        nor a tie, and :func:`_pick` on these exact scores (``-inf`` elsewhere) picks as on all of them.
+        """
+        gf, gg, st = self.gp_f, self.gp_g, self.state
+        cov_f, cov_g = gf.lowrank, gg.lowrank
+        c = st.const
+        phi = float(self.live["phi"])
+        ub = self._ub
+        lazy_upper_bounds(
+            ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh,
+            cov_f.z_squares(gf._slot), cov_g.z_squares(gg._slot), cov_f.steps, cov_g.steps, cf, cg, phi, c,
+        )  # fmt: skip
+        n = ub.shape[0]
+        k = min(n, 16)
+        top = np.argpartition(ub, n - k)[n - k :]
+        best0 = float(np.max(self._exact_scores(top, cf, cg, phi)[0]))
+        cand = np.flatnonzero(ub >= best0 - 1e-12 * (1.0 + abs(best0)))
+        scores_c, fh, gh = self._exact_scores(cand, cf, cg, phi)
+        scores = st.scores
+        scores.fill(-np.inf)
+        scores[cand] = scores_c
+        i = int(_pick(scores, float(np.max(scores_c)), u))
+        j = int(np.searchsorted(cand, i))
+        self.live["f_est"], self.live["g_est"] = fh[j], gh[j]
+        return i
+
+    def _exact_scores(
+        self, idx: np.ndarray, cf: float, cg: float, phi: float
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(f- - phi g-, f-, g-)`` at the points ``idx``, brought up to date first (the arithmetic of
+        :func:`select`)."""
+        gf, gg, c = self.gp_f, self.gp_g, self.state.const
+        gf.lowrank.refresh(idx)
+        if gg.lowrank is not gf.lowrank:
+            gg.lowrank.refresh(idx)
+        fh = gf._mean[idx] + cf * np.sqrt(np.maximum(gf.lowrank.var[idx], 0.0))
+        gh = gg._mean[idx] + cg * np.sqrt(np.maximum(gg.lowrank.var[idx], 0.0))
+        if c.truncate:
+            fh = np.minimum(np.maximum(fh, -c.big_b), c.big_b)
+            gh = np.minimum(np.maximum(gh, -c.big_g), c.big_g)
+        return fh - phi * gh, fh, gh
 
     def ts_candidates(self, beta: float, beta_g: float) -> np.ndarray:
         """The points CKB-TS draws at with ``ts_sampling="candidates"`` (sorted indices).
