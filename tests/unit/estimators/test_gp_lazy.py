@@ -81,7 +81,9 @@ def test_a_shared_lazy_covariance_is_told_in_order():
     a.update(4, 1.0)
     with pytest.raises(ConfigError, match="same points in the same order"):
         b.update(5, 1.0)
-    with pytest.raises(ConfigError, match="attach"):
+    with pytest.raises(ConfigError, match="must be new"):
         LazyGP(kern, 1.0, covariance=cov)
+    with pytest.raises(ConfigError, match="attach"):
+        cov.attach(np.zeros(20))
     with pytest.raises(ConfigError, match="keeps its kernel"):
         a.set_kernel(kern)
