@@ -673,8 +673,9 @@ class CKB(GPPairLearner):
     ``1 - delta``; the heuristic ``gamma_t`` and ``beta_scale < 1`` void it. Applicability: finite domains;
     ``O(n^2)`` memory and work per round with the dense posterior (``posterior="dense"``, the default up
     to 512 points), ``O(min(t, n) n)`` with the low-rank one (``10^5`` points and ``T = 1000`` fit in
-    under 2 GB with a :class:`~safebandits.estimators.gp.PointKernel`); TS ``O(n^3)`` with joint draws,
-    ``O(m^2 t + m^3)`` on ``m`` candidates (``ts_sampling``).
+    under 2 GB with a :class:`~safebandits.estimators.gp.PointKernel`), which UCB and Rand bring up to
+    date lazily (``updates``: each point when its score could be the maximum, the same decisions); TS
+    ``O(n^3)`` with joint draws, ``O(m^2 t + m^3)`` on ``m`` candidates (``ts_sampling``).
     Deviations: see the module docstring and ``docs/decisions/ckb.md``.
     """
 
