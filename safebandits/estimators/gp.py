@@ -910,14 +910,16 @@ class LazyCovariance:
 
     Between refreshes the change is bounded (what makes a lazy argmax exact): ``sum_{s = u}^{t-1} W[s, x]^2
     = sigma_u^2(x) - sigma_t^2(x)``, so by Cauchy-Schwarz ``|mu_t(x) - mu_u(x)| <= sqrt(sigma_u^2(x) -
-    sigma_t^2(x)) ||z_{u..t-1}||`` and ``sigma_t <= sigma_u``; the prefix sums of ``z_s^2`` are kept
-    (:meth:`z_squares`).
+    sigma_t^2(x)) ||z_{u..t-1}||``; and ``sigma_u^2(x) rho <= sigma_t^2(x) <= sigma_u^2(x)`` with ``rho =
+    prod_s lambda / (lambda + sigma_s^2(x_s))`` (each observation shrinks a variance by at most that
+    factor: ``k_s(x, x_s)^2 <= sigma_s^2(x) sigma_s^2(x_s)``). The prefix sums of ``z_s^2``
+    (:meth:`z_squares`) and of ``log(1 + sigma_s^2(x_s) / lambda)`` (``log_shrink``) are kept.
 
     Memory ``O(T n + T^2)`` for a capacity of ``T`` observations (grown by doubling if exceeded).
     """
 
-    __slots__ = ("_cum", "_last", "_z", "capacity", "computed", "fresh", "kdiag", "kernel", "low", "means",
-                 "n_points", "noise_var", "played", "steps", "told", "var", "wt")  # fmt: skip
+    __slots__ = ("_cum", "_last", "_z", "capacity", "computed", "fresh", "kdiag", "kernel", "log_shrink",
+                 "low", "means", "n_points", "noise_var", "played", "steps", "told", "var", "wt")  # fmt: skip
 
     def __init__(
         self, kernel: FloatArray | PointKernel, noise_var: float, *, capacity: int | None = None
@@ -930,6 +932,9 @@ class LazyCovariance:
         self.wt = np.empty((n, cap))
         self.low = np.zeros((cap, cap))
         self.played = np.zeros(cap, dtype=np.int64)
+        #: Prefix sums of ``log(1 + sigma_s^2(x_s) / lambda)``: every variance shrinks by at most the
+        #: factor ``exp(-(log_shrink[t] - log_shrink[u]))`` from step ``u`` to ``t``.
+        self.log_shrink = np.zeros(cap + 1)
         self.steps = 0
         self.fresh = np.zeros(n, dtype=np.int64)
         #: Entries of ``W`` computed so far (an eager update computes ``n`` per observation).
@@ -964,6 +969,7 @@ class LazyCovariance:
         low[:cap, :cap] = self.low
         self.wt, self.low = wt, low
         self.played = np.concatenate([self.played, np.zeros(cap, dtype=np.int64)])
+        self.log_shrink = np.concatenate([self.log_shrink, np.zeros(cap)])
         self._z = np.hstack([self._z, np.zeros((self._z.shape[0], cap))])
         self._cum = np.hstack([self._cum, np.zeros((self._cum.shape[0], cap))])
         self.capacity = new
@@ -1031,6 +1037,7 @@ class LazyCovariance:
         self.low[step, :step] = self.wt[i, :step]
         self.low[step, step] = math.sqrt(s)
         self.played[step] = i
+        self.log_shrink[step + 1] = self.log_shrink[step] + math.log1p(max(v, 0.0) / self.noise_var)
         self.steps = step + 1
         self._last = (step, i, s, v)
         return s, v
@@ -1058,7 +1065,10 @@ class LazyCovariance:
 
     @property
     def nbytes(self) -> int:
-        return int(self.wt.nbytes + self.low.nbytes + self.var.nbytes + self._z.nbytes + self._cum.nbytes)
+        return int(
+            self.wt.nbytes + self.low.nbytes + self.var.nbytes + self._z.nbytes + self._cum.nbytes
+            + self.log_shrink.nbytes
+        )  # fmt: skip
 
 
 class LazyGP(Rebinding):

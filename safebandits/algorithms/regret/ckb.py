@@ -279,20 +279,32 @@ def update(st, i, reward, cost):
     gp_observe(st.g, i, cost)
 
 
+@numba.njit(cache=True, inline="always")
+def arc_max(z, c, rho):
+    """``max (Z cos th + c sin th)`` over ``th`` in ``[asin(sqrt(rho)), pi / 2]``: the largest change of
+    ``mu + c sigma`` per ``sigma_u`` when ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2) Z`` and
+    ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``sigma_t = sigma_u sin th``). Unconstrained maximiser
+    ``tan th = c / Z`` (``c > 0``), else the lower end."""
+    if c > 0.0 and c * c >= rho * (z * z + c * c):
+        return math.sqrt(z * z + c * c)
+    return z * math.sqrt(1.0 - rho) + c * math.sqrt(rho)
+
+
 @numba.njit(cache=True)
-def lazy_upper_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, cum_f, cum_g, tf, tg, cf, cg, phi, c):
+def lazy_upper_bounds(
+    ub, mf, mg, vf, vg, fresh_f, fresh_g, cum_f, cum_g, shr_f, shr_g, tf, tg, cf, cg, phi, c
+):
     """Upper bounds of every point's score ``f- - phi g-`` of :func:`select` (UCB or Rand estimates
     ``mu + c sigma``) from a lazy posterior (:class:`~safebandits.estimators.gp.LazyCovariance`), ``O(n)``.
 
-    A point last brought up to date at step ``u < t`` has, for some ``v = sigma_t^2 in [0, sigma_u^2]``,
-    ``mu_t <= mu_u + sqrt(sigma_u^2 - v) Z`` (Cauchy-Schwarz, ``Z = ||z_{u..t-1}||``), hence
-    ``mu_t + c sigma_t <= mu_u + sigma_u sqrt(Z^2 + max(c, 0)^2)``, and symmetrically a lower bound of
-    ``g^``; truncation is monotone and ``phi >= 0``. A point up to date gets its exact score (the same
-    arithmetic as :func:`select`). Bounds of stale points carry a relative margin of ``1e-9`` against
-    round-off (and ``Z^2`` one of ``1e-10`` of the prefix sum).
+    A point last brought up to date at step ``u < t`` has ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2)
+    Z`` (Cauchy-Schwarz, ``Z = ||z_{u..t-1}||``) and ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``rho``
+    the largest shrinkage, from ``log_shrink``), hence ``mu_t + c sigma_t <= mu_u + sigma_u arc_max(Z, c,
+    rho)`` (:func:`arc_max`) and ``mu_t + c sigma_t >= mu_u - sigma_u arc_max(Z, -c, rho)``; truncation is
+    monotone and ``phi >= 0``. A point up to date gets its exact score (the arithmetic of :func:`select`).
+    Against round-off: ``Z^2`` is raised by ``1e-10`` of its prefix sum, ``rho`` lowered by a relative
+    ``1e-9``, and a stale point's bound raised by a relative ``1e-9``.
     """
-    cfp = max(cf, 0.0)
-    cgn = max(-cg, 0.0)
     slack_f = 1e-10 * cum_f[tf]
     slack_g = 1e-10 * cum_g[tg]
     for j in range(ub.shape[0]):
@@ -302,14 +314,18 @@ def lazy_upper_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, cum_f, cum_g, tf, tg
         if fresh_f[j] == tf:
             fh = mf[j] + cf * sf
         else:
-            zz = max(cum_f[tf] - cum_f[fresh_f[j]], 0.0) + slack_f
-            fh = mf[j] + sf * math.sqrt(zz + cfp * cfp)
+            u = fresh_f[j]
+            zf = math.sqrt(max(cum_f[tf] - cum_f[u], 0.0) + slack_f)
+            rho = min(math.exp(-(shr_f[tf] - shr_f[u])), 1.0) * (1.0 - 1e-9)
+            fh = mf[j] + sf * arc_max(zf, cf, rho)
             stale = True
         if fresh_g[j] == tg:
             gh = mg[j] + cg * sg
         else:
-            zz = max(cum_g[tg] - cum_g[fresh_g[j]], 0.0) + slack_g
-            gh = mg[j] - sg * math.sqrt(zz + cgn * cgn)
+            u = fresh_g[j]
+            zg = math.sqrt(max(cum_g[tg] - cum_g[u], 0.0) + slack_g)
+            rho = min(math.exp(-(shr_g[tg] - shr_g[u])), 1.0) * (1.0 - 1e-9)
+            gh = mg[j] - sg * arc_max(zg, -cg, rho)
             stale = True
         fh = _truncate(fh, c.big_b, c.truncate)
         gh = _truncate(gh, c.big_g, c.truncate)
@@ -317,6 +333,62 @@ def lazy_upper_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, cum_f, cum_g, tf, tg
         if stale:
             s += 1e-9 * (1.0 + abs(s))
         ub[j] = s
+
+
+def lazy_argmax(
+    ub: np.ndarray,
+    exact: Any,
+    covariances: tuple[Any, ...],
+    scores: np.ndarray,
+    u: float,
+    first: np.ndarray | None = None,
+) -> int:
+    """The index :func:`_pick` would return on the exact scores of all points, from upper bounds ``ub``
+    (exact for the points up to date in every covariance), bringing up to date only points whose bound
+    reaches the best exact score found so far (minus the tie tolerance).
+
+    ``exact(idx)`` brings the points ``idx`` up to date and returns their exact scores; ``first`` (e.g. a
+    safe seed) is scored first. Then, repeatedly, the ``k`` stale points of largest bound among those
+    reaching ``b - tol(b)`` (``b`` the best exact score so far, ``tol`` :func:`_pick`'s tie tolerance;
+    ``k = 16, 32, 64, ...``) are scored, their bounds replaced by their scores, until no stale point
+    reaches it. Every point left stale then scores below ``max - tol(max)``: neither the maximiser nor a
+    tie; :func:`_pick` runs on the exact scores of the others (``-inf`` elsewhere, written to ``scores``).
+    ``ub`` is overwritten.
+    """
+
+    def stale_points() -> np.ndarray:
+        stale = covariances[0].fresh < covariances[0].steps
+        for cov in covariances[1:]:
+            if cov is not covariances[0]:
+                stale |= cov.fresh < cov.steps
+        return stale
+
+    up_to_date = ~stale_points()
+    best = float(np.max(ub[up_to_date])) if up_to_date.any() else -np.inf  # (exact there)
+    if first is not None and first.size:
+        e = exact(first)
+        ub[first] = e
+        best = max(best, float(np.max(e)))
+    k = 16
+    while True:
+        stale = stale_points()
+        if np.isfinite(best):
+            stale &= ub >= best - 1e-12 * (1.0 + abs(best))
+        else:
+            stale &= ub > -np.inf
+        pool = np.flatnonzero(stale)
+        if pool.size == 0:
+            break
+        if pool.size > k:
+            pool = pool[np.argpartition(ub[pool], pool.size - k)[pool.size - k :]]
+        e = exact(pool)
+        ub[pool] = e
+        best = max(best, float(np.max(e)))
+        k *= 2
+    scores.fill(-np.inf)
+    cand = np.flatnonzero(ub >= best - 1e-12 * (1.0 + abs(best)))
+    scores[cand] = ub[cand]
+    return int(_pick(scores, best, u))
 
 
 #: A posterior record without points: the state of a CKB on a box (its compiled dual step reads none).
@@ -498,11 +570,7 @@ class CKBConfig(GPBanditConfig):
         check_positive(self.jitter, "jitter", owner=owner)
         check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
         check_int(self.ts_candidates, "ts_candidates", low=1, owner=owner)
-        if self.updates == "lazy" and (self.posterior == "dense" or self.hyperparameters == "ml"):
-            raise ConfigError(
-                f"{owner}: updates='lazy' needs the low-rank posterior (posterior 'auto' or 'lowrank') and "
-                "known hyperparameters."
-            )
+        _check_updates(self, owner)
         if self.refresh_every and self.posterior == "lowrank":
             raise ConfigError(
                 f"{owner}: refresh_every needs posterior='dense' (or 'auto' on a small domain)."
@@ -531,14 +599,25 @@ def _same_kernel(a: Any, b: Any) -> bool:
     return False
 
 
-def _resolve_updates(config: CKBConfig, info: KernelInfo, horizon: int) -> bool:
-    """Whether CKB's posteriors are lazy (``updates``; see :class:`CKBConfig`)."""
+def _check_updates(config: Any, owner: str) -> None:
+    """``updates="lazy"`` needs the low-rank posterior and a known kernel."""
+    if config.updates == "lazy" and (config.posterior == "dense" or config.hyperparameters == "ml"):
+        raise ConfigError(
+            f"{owner}: updates='lazy' needs the low-rank posterior (posterior 'auto' or 'lowrank') and "
+            "known hyperparameters."
+        )
+
+
+def _resolve_updates(config: Any, info: KernelInfo, horizon: int, applies: bool) -> bool:
+    """Whether a learner's posteriors are lazy (its ``updates`` option; see :class:`CKBConfig`):
+    ``"auto"`` is lazy where ``applies`` (the learner's acquisition is bounded lazily) on the low-rank
+    posterior with known hyperparameters and ``T <= n``."""
     if getattr(info, "box", None) is not None or config.updates == "eager":
         return False
     if config.updates == "lazy":
         return True
     return (
-        config.exploration in ("ucb", "rand")
+        applies
         and config.hyperparameters == "known"
         and resolve_posterior(config.posterior, info.kernel) == "lowrank"
         and resolve_posterior(config.posterior, info.constraint_kernel) == "lowrank"
@@ -693,7 +772,7 @@ class CKB(GPPairLearner):
             c.constraint_gp_noise if c.constraint_gp_noise is not None else c.gp_noise, self.horizon
         )
         #: Whether the posteriors are lazy (:class:`~safebandits.estimators.gp.LazyGP`; ``updates``).
-        self.lazy = _resolve_updates(c, info, self.horizon)
+        self.lazy = _resolve_updates(c, info, self.horizon, c.exploration in ("ucb", "rand"))
         self._init_gps(c, info, lam, lam_g, c.refresh_every, lazy=self.lazy)
         big_b, big_g = float(info.reward_bound), float(info.constraint_bound)
         self.slater = float(info.slater)
@@ -864,35 +943,21 @@ class CKB(GPPairLearner):
 
     def _lazy_select(self, cf: float, cg: float, u: float) -> int:
         """Lines 3-7 on lazy posteriors: the same ``x_t`` as :func:`select` (ties included), bringing up
-        to date only the points whose score could reach the maximum.
-
-        Upper bounds of all scores (:func:`lazy_upper_bounds`, ``O(n)``); the 16 points of largest bound
-        brought up to date and scored exactly, giving a lower bound ``b0`` of the maximum; then every point
-        whose bound reaches ``b0 - tol(b0)`` (``tol`` the tie tolerance of :func:`_pick`) brought up to
-        date and scored. Any other point scores below ``max - tol(max)``, so it is neither the maximiser
-        nor a tie, and :func:`_pick` on these exact scores (``-inf`` elsewhere) picks as on all of them.
-        """
-        gf, gg, st = self.gp_f, self.gp_g, self.state
+        to date only the points whose score could reach the maximum (:func:`lazy_upper_bounds`,
+        :func:`lazy_argmax`)."""
+        gf, gg = self.gp_f, self.gp_g
         cov_f, cov_g = gf.lowrank, gg.lowrank
-        c = st.const
         phi = float(self.live["phi"])
         ub = self._ub
         lazy_upper_bounds(
             ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh,
-            cov_f.z_squares(gf._slot), cov_g.z_squares(gg._slot), cov_f.steps, cov_g.steps, cf, cg, phi, c,
+            cov_f.z_squares(gf._slot), cov_g.z_squares(gg._slot), cov_f.log_shrink, cov_g.log_shrink,
+            cov_f.steps, cov_g.steps, cf, cg, phi, self.state.const,
         )  # fmt: skip
-        n = ub.shape[0]
-        k = min(n, 16)
-        top = np.argpartition(ub, n - k)[n - k :]
-        best0 = float(np.max(self._exact_scores(top, cf, cg, phi)[0]))
-        cand = np.flatnonzero(ub >= best0 - 1e-12 * (1.0 + abs(best0)))
-        scores_c, fh, gh = self._exact_scores(cand, cf, cg, phi)
-        scores = st.scores
-        scores.fill(-np.inf)
-        scores[cand] = scores_c
-        i = int(_pick(scores, float(np.max(scores_c)), u))
-        j = int(np.searchsorted(cand, i))
-        self.live["f_est"], self.live["g_est"] = fh[j], gh[j]
+        i = lazy_argmax(ub, lambda idx: self._exact_scores(idx, cf, cg, phi)[0], (cov_f, cov_g),
+                        self.state.scores, u)  # fmt: skip
+        _, fh, gh = self._exact_scores(np.array([i]), cf, cg, phi)
+        self.live["f_est"], self.live["g_est"] = fh[0], gh[0]
         return i
 
     def _exact_scores(
@@ -1016,4 +1081,6 @@ class SafeSeedGPLearner(GPPairLearner):
             )
         self.horizon = int(config.horizon if config.horizon is not None else info.horizon)
         lam = resolve_gp_noise(config.gp_noise, self.horizon)
-        self._init_gps(config, info, lam, lam)
+        #: Whether the posteriors are lazy (a learner with an ``updates`` option; SGP-UCB).
+        self.lazy = hasattr(config, "updates") and _resolve_updates(config, info, self.horizon, True)
+        self._init_gps(config, info, lam, lam, lazy=self.lazy)

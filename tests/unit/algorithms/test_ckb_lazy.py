@@ -115,8 +115,8 @@ def test_the_upper_bounds_hold_for_every_point(method):
         cov = gf.lowrank
         ub = np.empty(n)
         lazy_upper_bounds(ub, gf._mean, gg._mean, cov.var, cov.var, cov.fresh, cov.fresh,
-                          cov.z_squares(gf._slot), cov.z_squares(gg._slot), cov.steps, cov.steps, cf, cg,
-                          learner.phi, c)  # fmt: skip
+                          cov.z_squares(gf._slot), cov.z_squares(gg._slot), cov.log_shrink, cov.log_shrink,
+                          cov.steps, cov.steps, cf, cg, learner.phi, c)  # fmt: skip
         stale_seen += int(np.sum(cov.fresh < cov.steps))
         clone = copy.deepcopy(learner)  # bring the copy's points up to date, not the learner's
         exact, _, _ = clone._exact_scores(np.arange(n), cf, cg, learner.phi)
@@ -182,3 +182,55 @@ def test_lazy_updates_need_the_low_rank_posterior_and_a_known_kernel():
         CKBConfig(updates="lazy", hyperparameters="ml")
     with pytest.raises(ConfigError):
         CKBConfig(updates="sometimes")
+
+
+# -- SGP-UCB -----------------------------------------------------------------------------------------
+
+
+def _run_sgp(info, f, g, rounds, seed, **config):
+    learner = make_learner("sgp-ucb", info, np.random.default_rng(seed), config)
+    noise = np.random.default_rng(seed + 1).standard_normal((rounds, 2)) * 0.1
+    arms = []
+    for t in range(rounds):
+        d = learner.ask()
+        i = int(d.arm)
+        arms.append(i)
+        learner.tell(d, Observation(reward=f[i] + noise[t, 0], constraints=np.array([g[i] + noise[t, 1]])))
+    return np.array(arms), learner
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(20, 400),
+    kind=st.sampled_from(["se", "matern"]),
+    lengthscale=st.sampled_from([0.05, 0.2, 0.5]),
+    options=st.sampled_from([{}, {"gp_noise": 0.01}, {"exploration_rounds": 0}, {"beta_scale": 0.3}]),
+)
+def test_lazy_sgp_ucb_makes_the_eager_decisions(seed, n, kind, lengthscale, options):
+    rounds = 150
+    info, f, g = _problem(seed, n, rounds, kind, lengthscale)
+    arms_e, eager = _run_sgp(info, f, g, rounds, seed, updates="eager", **options)
+    arms_l, lazy = _run_sgp(info, f, g, rounds, seed, updates="lazy", **options)
+    assert lazy.lazy and isinstance(lazy.gp_f, LazyGP) and not eager.lazy
+    np.testing.assert_array_equal(arms_l, arms_e)
+    np.testing.assert_array_equal(lazy.safe_set(), eager.safe_set())
+    np.testing.assert_allclose(lazy.gp_f.mean, eager.gp_f.mean, rtol=0, atol=1e-9)
+
+
+def test_lazy_sgp_ucb_on_a_large_domain():
+    n, rounds = 3000, 300
+    info, f, g = _problem(8, n, rounds, lengthscale=0.1)
+    arms_e, _ = _run_sgp(info, f, g, rounds, 8, updates="eager")
+    arms_l, lazy = _run_sgp(info, f, g, rounds, 8)  # auto: lazy here
+    assert lazy.lazy
+    np.testing.assert_array_equal(arms_l, arms_e)
+    cov = lazy.gp_f.lowrank
+    assert cov.computed <= n * rounds and np.sum(cov.fresh < cov.steps) > 0
+
+
+def test_stageopt_and_safeopt_stay_eager():
+    big, _, _ = _problem(0, 600, 100)
+    for method in ("stageopt", "safeopt"):
+        learner = make_learner(method, big, np.random.default_rng(0))
+        assert not learner.lazy and not isinstance(learner.gp_f, LazyGP)
