@@ -4,7 +4,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_ckb_scaling.py                  # |X| in (250, 500, 1000, 2000, 4000)
     .venv/bin/python benchmarks/bench_ckb_scaling.py --sizes 500 1000 2000 --budget 1.0
-    .venv/bin/python benchmarks/bench_ckb_scaling.py --linear         # issue 33's targets (about 4 min)
+    .venv/bin/python benchmarks/bench_ckb_scaling.py --linear         # issue 33's targets (about 5 min)
     .venv/bin/python benchmarks/bench_ckb_scaling.py --ts-effect      # CKB-TS: joint vs candidate draws
 
 ``--linear`` (issue 33) prints the cost of a whole CKB round (ask and tell) at round ``t = 1,000`` for
@@ -16,13 +16,13 @@ normalised, Gaussian noise 0.1) but given to the learner as a
 :class:`~safebandits.estimators.gp.PointKernel` (kernel columns on demand: the instance's ``n x n``
 matrices and its ``O(n^3)`` PSD check would not fit), so CKB runs on its default ``posterior="auto"``,
 here the low-rank posterior shared by ``f`` and ``g`` (same kernel and ``lambda``), with CKB's default
-``updates="auto"``, i.e. lazy exact updates for CKB-UCB and CKB-Rand (points brought up to date only
-when their score could be the maximum; ``docs/decisions/ckb.md``), beside the previous eager updates
-(``updates="eager"``: every point every round). Per-round cost: the median (the target's statistic) and
-the mean of the process CPU time of rounds 951-1,000 (one BLAS thread); also the entries of the factor
-``W`` computed per round over those rounds divided by ``|X|`` (an eager round computes ``|X|``; a lazy
-one catches up on the points left behind, so above 1 is possible), the CPU of the whole run and the load
-average. About 4 minutes.
+``updates="auto"``, i.e. lazy exact updates for CKB-UCB, CKB-Rand and SGP-UCB (points brought up to date
+only when their score could be the maximum; ``docs/decisions/ckb.md``), beside the previous eager
+updates (``updates="eager"``: every point every round). Per-round cost: the median (the target's
+statistic) and the mean of the process CPU time of rounds 951-1,000 (one BLAS thread); also the entries
+of the factor ``W`` computed per round over those rounds divided by ``|X|`` (an eager round computes
+``|X|``; a lazy one catches up on the points left behind, so above 1 is possible), the CPU of the whole
+run and the load average. About 5 minutes.
 
 ``--ts-effect`` measures what the candidate draws of CKB-TS (``ts_sampling="candidates"``) cost against
 the paper's joint draws where both are affordable: ``ckb/synthetic`` with 400 points, ``T = 1,000``,
@@ -243,6 +243,8 @@ LINEAR_ROWS = (
     ("ckb-ucb eager", "ckb-ucb", {"updates": "eager"}),
     ("ckb-rand", "ckb-rand", {}),
     ("ckb-rand eager", "ckb-rand", {"updates": "eager"}),
+    ("sgp-ucb", "sgp-ucb", {}),
+    ("sgp-ucb eager", "sgp-ucb", {"updates": "eager"}),
 )
 
 
