@@ -291,22 +291,32 @@ def arc_max(z, c, rho):
 
 
 @numba.njit(cache=True)
-def lazy_upper_bounds(
-    ub, mf, mg, vf, vg, fresh_f, fresh_g, cum_f, cum_g, shr_f, shr_g, tf, tg, cf, cg, phi, c
-):
+def arc_table(cum, shrink, t, c):
+    """``arc_max(Z, c, rho)`` for a point last brought up to date at each step ``u = 0 .. t - 1``, with
+    ``Z^2 = cum[t] - cum[u]`` (raised by ``1e-10`` of ``cum[t]``) and ``rho = exp(-(shrink[t] -
+    shrink[u]))`` (lowered by a relative ``1e-9``): margins against round-off. ``O(t)``."""
+    out = np.empty(t)
+    slack = 1e-10 * cum[t]
+    for u in range(t):
+        z = math.sqrt(max(cum[t] - cum[u], 0.0) + slack)
+        rho = min(math.exp(-(shrink[t] - shrink[u])), 1.0) * (1.0 - 1e-9)
+        out[u] = arc_max(z, c, rho)
+    return out
+
+
+@numba.njit(cache=True)
+def lazy_upper_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, arc_f, arc_g, tf, tg, cf, cg, phi, c):
     """Upper bounds of every point's score ``f- - phi g-`` of :func:`select` (UCB or Rand estimates
     ``mu + c sigma``) from a lazy posterior (:class:`~safebandits.estimators.gp.LazyCovariance`), ``O(n)``.
 
     A point last brought up to date at step ``u < t`` has ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2)
     Z`` (Cauchy-Schwarz, ``Z = ||z_{u..t-1}||``) and ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``rho``
     the largest shrinkage, from ``log_shrink``), hence ``mu_t + c sigma_t <= mu_u + sigma_u arc_max(Z, c,
-    rho)`` (:func:`arc_max`) and ``mu_t + c sigma_t >= mu_u - sigma_u arc_max(Z, -c, rho)``; truncation is
-    monotone and ``phi >= 0``. A point up to date gets its exact score (the arithmetic of :func:`select`).
-    Against round-off: ``Z^2`` is raised by ``1e-10`` of its prefix sum, ``rho`` lowered by a relative
-    ``1e-9``, and a stale point's bound raised by a relative ``1e-9``.
+    rho)`` (:func:`arc_max`; ``arc_f[u]``, :func:`arc_table`) and ``mu~_t + c~ sigma~_t >= mu~_u -
+    sigma~_u arc_max(Z~, -c~, rho~)`` (``arc_g[u]``); truncation is monotone and ``phi >= 0``. A point up to
+    date gets its exact score (the arithmetic of :func:`select`); a stale point's bound is raised by a
+    relative ``1e-9`` against round-off.
     """
-    slack_f = 1e-10 * cum_f[tf]
-    slack_g = 1e-10 * cum_g[tg]
     for j in range(ub.shape[0]):
         sf = math.sqrt(max(vf[j], 0.0))
         sg = math.sqrt(max(vg[j], 0.0))
@@ -314,18 +324,12 @@ def lazy_upper_bounds(
         if fresh_f[j] == tf:
             fh = mf[j] + cf * sf
         else:
-            u = fresh_f[j]
-            zf = math.sqrt(max(cum_f[tf] - cum_f[u], 0.0) + slack_f)
-            rho = min(math.exp(-(shr_f[tf] - shr_f[u])), 1.0) * (1.0 - 1e-9)
-            fh = mf[j] + sf * arc_max(zf, cf, rho)
+            fh = mf[j] + sf * arc_f[fresh_f[j]]
             stale = True
         if fresh_g[j] == tg:
             gh = mg[j] + cg * sg
         else:
-            u = fresh_g[j]
-            zg = math.sqrt(max(cum_g[tg] - cum_g[u], 0.0) + slack_g)
-            rho = min(math.exp(-(shr_g[tg] - shr_g[u])), 1.0) * (1.0 - 1e-9)
-            gh = mg[j] - sg * arc_max(zg, -cg, rho)
+            gh = mg[j] - sg * arc_g[fresh_g[j]]
             stale = True
         fh = _truncate(fh, c.big_b, c.truncate)
         gh = _truncate(gh, c.big_g, c.truncate)
@@ -356,39 +360,35 @@ def lazy_argmax(
     ``ub`` is overwritten.
     """
 
-    def stale_points() -> np.ndarray:
-        stale = covariances[0].fresh < covariances[0].steps
-        for cov in covariances[1:]:
-            if cov is not covariances[0]:
-                stale |= cov.fresh < cov.steps
-        return stale
-
-    up_to_date = ~stale_points()
-    best = float(np.max(ub[up_to_date])) if up_to_date.any() else -np.inf  # (exact there)
+    stale = covariances[0].fresh < covariances[0].steps
+    for cov in covariances[1:]:
+        if cov is not covariances[0]:
+            stale |= cov.fresh < cov.steps
+    best = float(np.max(ub[~stale])) if not stale.all() else -np.inf  # (exact there)
     if first is not None and first.size:
         e = exact(first)
         ub[first] = e
+        stale[first] = False
         best = max(best, float(np.max(e)))
+    pool = np.flatnonzero(stale & (ub >= _tie_floor(best) if best > -np.inf else ub > -np.inf))
     k = 16
-    while True:
-        stale = stale_points()
-        if np.isfinite(best):
-            stale &= ub >= best - 1e-12 * (1.0 + abs(best))
-        else:
-            stale &= ub > -np.inf
-        pool = np.flatnonzero(stale)
-        if pool.size == 0:
-            break
-        if pool.size > k:
-            pool = pool[np.argpartition(ub[pool], pool.size - k)[pool.size - k :]]
-        e = exact(pool)
-        ub[pool] = e
+    while pool.size:
+        pick = pool if pool.size <= k else pool[np.argpartition(ub[pool], pool.size - k)[pool.size - k :]]
+        e = exact(pick)
+        ub[pick] = e
+        stale[pick] = False
         best = max(best, float(np.max(e)))
+        pool = pool[stale[pool] & (ub[pool] >= _tie_floor(best))]
         k *= 2
     scores.fill(-np.inf)
-    cand = np.flatnonzero(ub >= best - 1e-12 * (1.0 + abs(best)))
+    cand = np.flatnonzero(ub >= _tie_floor(best))
     scores[cand] = ub[cand]
     return int(_pick(scores, best, u))
+
+
+def _tie_floor(best: float) -> float:
+    """The lowest score :func:`_pick` counts as a tie of ``best``."""
+    return best - 1e-12 * (1.0 + abs(best))
 
 
 #: A posterior record without points: the state of a CKB on a box (its compiled dual step reads none).
@@ -949,11 +949,11 @@ class CKB(GPPairLearner):
         cov_f, cov_g = gf.lowrank, gg.lowrank
         phi = float(self.live["phi"])
         ub = self._ub
-        lazy_upper_bounds(
-            ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh,
-            cov_f.z_squares(gf._slot), cov_g.z_squares(gg._slot), cov_f.log_shrink, cov_g.log_shrink,
-            cov_f.steps, cov_g.steps, cf, cg, phi, self.state.const,
-        )  # fmt: skip
+        tf, tg = cov_f.steps, cov_g.steps
+        arc_f = arc_table(cov_f.z_squares(gf._slot), cov_f.log_shrink, tf, cf)
+        arc_g = arc_table(cov_g.z_squares(gg._slot), cov_g.log_shrink, tg, -cg)
+        lazy_upper_bounds(ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh, arc_f,
+                          arc_g, tf, tg, cf, cg, phi, self.state.const)  # fmt: skip
         i = lazy_argmax(ub, lambda idx: self._exact_scores(idx, cf, cg, phi)[0], (cov_f, cov_g),
                         self.state.scores, u)  # fmt: skip
         _, fh, gh = self._exact_scores(np.array([i]), cf, cg, phi)

@@ -29,7 +29,7 @@ from safebandits.algorithms.regret.ckb import (
     SafeSeedGPLearner,
     _check_updates,
     _pick,
-    arc_max,
+    arc_table,
     lazy_argmax,
     reward_and_constraint,
 )
@@ -78,39 +78,31 @@ class SGPUCBConfig(GPBanditConfig):
 
 
 @numba.njit(cache=True)
-def lazy_safe_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, cum_f, cum_g, shr_f, shr_g, tf, tg, beta, beta_g,
-                     seed):  # fmt: skip
+def lazy_safe_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, arc_f, arc_g, tf, tg, beta, beta_g, seed):
     """Upper bounds of every point's SGP-UCB score (``mu + beta sigma`` in the safe set ``mu~ + beta~
     sigma~ <= 0`` or the seed, ``-inf`` elsewhere) from a lazy posterior, ``O(n)``.
 
     As :func:`~safebandits.algorithms.regret.ckb.lazy_upper_bounds`: since a point's last update at step
-    ``u``, ``mu_t + beta sigma_t <= mu_u + sigma_u arc_max(Z, beta, rho)`` and ``mu~_t + beta~ sigma~_t >=
-    mu~_u - sigma~_u arc_max(Z~, -beta~, rho~)`` (:func:`~safebandits.algorithms.regret.ckb.arc_max`): a
-    stale point whose lower bound is positive (by more than a relative ``1e-9``) is surely outside the
-    safe set. A point up to date gets its exact score (the arithmetic of :meth:`SGPUCB.safe_set`).
+    ``u``, ``mu_t + beta sigma_t <= mu_u + sigma_u arc_f[u]`` and ``mu~_t + beta~ sigma~_t >= mu~_u -
+    sigma~_u arc_g[u]`` (:func:`~safebandits.algorithms.regret.ckb.arc_table` with ``beta`` and
+    ``-beta~``): a stale point whose lower bound is positive (by more than a relative ``1e-9``) is surely
+    outside the safe set. A point up to date gets its exact score (the arithmetic of
+    :meth:`SGPUCB.safe_set`).
     """
-    slack_f = 1e-10 * cum_f[tf]
-    slack_g = 1e-10 * cum_g[tg]
     for j in range(ub.shape[0]):
         sf = math.sqrt(max(vf[j], 0.0))
         sg = math.sqrt(max(vg[j], 0.0))
         if fresh_g[j] == tg:
             maybe_safe = mg[j] + beta_g * sg <= 0.0
         else:
-            u = fresh_g[j]
-            zg = math.sqrt(max(cum_g[tg] - cum_g[u], 0.0) + slack_g)
-            rho = min(math.exp(-(shr_g[tg] - shr_g[u])), 1.0) * (1.0 - 1e-9)
-            low = mg[j] - sg * arc_max(zg, -beta_g, rho)
+            low = mg[j] - sg * arc_g[fresh_g[j]]
             maybe_safe = low - 1e-9 * (1.0 + abs(low)) <= 0.0
         if not (maybe_safe or seed[j]):
             ub[j] = -np.inf
         elif fresh_f[j] == tf:
             ub[j] = mf[j] + beta * sf
         else:
-            u = fresh_f[j]
-            zf = math.sqrt(max(cum_f[tf] - cum_f[u], 0.0) + slack_f)
-            rho = min(math.exp(-(shr_f[tf] - shr_f[u])), 1.0) * (1.0 - 1e-9)
-            s = mf[j] + sf * arc_max(zf, beta, rho)
+            s = mf[j] + sf * arc_f[fresh_f[j]]
             ub[j] = s + 1e-9 * (1.0 + abs(s))
 
 
@@ -215,11 +207,11 @@ class SGPUCB(SafeSeedGPLearner):
         gf, gg = self.gp_f, self.gp_g
         cov_f, cov_g = gf.lowrank, gg.lowrank
         ub = self._ub
-        lazy_safe_bounds(
-            ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh,
-            cov_f.z_squares(gf._slot), cov_g.z_squares(gg._slot), cov_f.log_shrink, cov_g.log_shrink,
-            cov_f.steps, cov_g.steps, beta, beta_g, self._seed_mask,
-        )  # fmt: skip
+        tf, tg = cov_f.steps, cov_g.steps
+        arc_f = arc_table(cov_f.z_squares(gf._slot), cov_f.log_shrink, tf, beta)
+        arc_g = arc_table(cov_g.z_squares(gg._slot), cov_g.log_shrink, tg, -beta_g)
+        lazy_safe_bounds(ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh, arc_f,
+                         arc_g, tf, tg, beta, beta_g, self._seed_mask)  # fmt: skip
         f = lambda idx: self._exact_scores(idx, beta, beta_g)  # noqa: E731
         return lazy_argmax(ub, f, (cov_f, cov_g), self._scores, u, first=self.seed)
 

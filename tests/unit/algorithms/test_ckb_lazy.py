@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from safebandits.algorithms import make_learner
-from safebandits.algorithms.regret.ckb import CKBConfig, lazy_upper_bounds
+from safebandits.algorithms.regret.ckb import CKBConfig, arc_table, lazy_upper_bounds
 from safebandits.estimators.gp import LazyGP, PointKernel
 from safebandits.exceptions import ConfigError
 from safebandits.problems.kernel import KernelInfo
@@ -114,9 +114,11 @@ def test_the_upper_bounds_hold_for_every_point(method):
         gf, gg, c = learner.gp_f, learner.gp_g, learner.state.const
         cov = gf.lowrank
         ub = np.empty(n)
-        lazy_upper_bounds(ub, gf._mean, gg._mean, cov.var, cov.var, cov.fresh, cov.fresh,
-                          cov.z_squares(gf._slot), cov.z_squares(gg._slot), cov.log_shrink, cov.log_shrink,
-                          cov.steps, cov.steps, cf, cg, learner.phi, c)  # fmt: skip
+        t = cov.steps
+        arc_f = arc_table(cov.z_squares(gf._slot), cov.log_shrink, t, cf)
+        arc_g = arc_table(cov.z_squares(gg._slot), cov.log_shrink, t, -cg)
+        lazy_upper_bounds(ub, gf._mean, gg._mean, cov.var, cov.var, cov.fresh, cov.fresh, arc_f, arc_g, t,
+                          t, cf, cg, learner.phi, c)  # fmt: skip
         stale_seen += int(np.sum(cov.fresh < cov.steps))
         clone = copy.deepcopy(learner)  # bring the copy's points up to date, not the learner's
         exact, _, _ = clone._exact_scores(np.arange(n), cf, cg, learner.phi)
