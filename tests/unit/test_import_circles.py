@@ -9,60 +9,28 @@ on), with imports inside functions counted: a lazy import is still a dependency.
 from __future__ import annotations
 
 import grimp
+import numpy as np
 import pytest
+from scipy.sparse import coo_array
+from scipy.sparse.csgraph import connected_components
 
 #: Circles left, each with its reason. Only ever shrink this set.
-KNOWN: dict[frozenset[str], str] = {
-    frozenset({"safebandits.algorithms.regret.ckb", "safebandits.algorithms.regret.ckb_box"}): (
-        "CKB's continuous-domain module and CKB share helpers both ways (the CKB rework of issue 32 owns "
-        "these files)"
-    ),
-}
+KNOWN: dict[frozenset[str], str] = {}
 
 
 def circles(graph: grimp.ImportGraph, package: str) -> list[frozenset[str]]:
-    """The strongly connected components of more than one module among ``package``'s modules (Tarjan's
-    algorithm, iterative)."""
+    """The strongly connected components of more than one module among ``package``'s modules (scipy's
+    ``connected_components(connection="strong")`` on the graph's direct imports)."""
     mods = sorted(m for m in graph.modules if m == package or m.startswith(package + "."))
-    inside = set(mods)
-    edges = {m: sorted(graph.find_modules_directly_imported_by(m) & inside) for m in mods}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[frozenset[str]] = []
-    for root in mods:
-        if root in index:
-            continue
-        work = [(root, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                index[v] = low[v] = len(index)
-                stack.append(v)
-                on_stack.add(v)
-            if i < len(edges[v]):
-                work.append((v, i + 1))
-                w = edges[v][i]
-                if w not in index:
-                    work.append((w, 0))
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
-                continue
-            if low[v] == index[v]:
-                comp = set()
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.add(w)
-                    if w == v:
-                        break
-                if len(comp) > 1:
-                    found.append(frozenset(comp))
-            if work:  # (back in the caller: it takes the callee's low link)
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[v])
-    return found
+    at = {m: i for i, m in enumerate(mods)}
+    pairs = [(at[m], at[w]) for m in mods for w in graph.find_modules_directly_imported_by(m) if w in at]
+    rows, cols = zip(*pairs) if pairs else ((), ())
+    adjacency = coo_array((np.ones(len(pairs)), (rows, cols)), shape=(len(mods), len(mods)))
+    _, labels = connected_components(adjacency, directed=True, connection="strong")
+    groups: dict[int, set[str]] = {}
+    for m, label in zip(mods, labels):
+        groups.setdefault(int(label), set()).add(m)
+    return [frozenset(g) for g in groups.values() if len(g) > 1]
 
 
 @pytest.fixture(scope="module")

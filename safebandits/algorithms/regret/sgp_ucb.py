@@ -23,12 +23,11 @@ import numpy as np
 
 from safebandits._validation import check_int, check_interval
 from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick
 from safebandits.algorithms.regret.ckb import (
     GPBanditConfig,
-    RoundDraws,
     SafeSeedGPLearner,
     _check_updates,
-    _pick,
     arc_table,
     lazy_argmax,
     reward_and_constraint,
