@@ -638,7 +638,26 @@ def resolve_posterior(mode: str, kernel: FloatArray | PointKernel) -> str:
     return "dense"
 
 
-class FiniteGP(Rebinding):
+class _LiveGP(Rebinding):
+    """What the finite-domain GPs (:class:`FiniteGP`, :class:`LazyGP`) share: the changing scalars of
+    their state record (``state.live[0]``, a view: the kernels' writes show there)."""
+
+    __slots__ = ()
+
+    def _make_views(self) -> None:
+        self.live = self.state.live[0]
+
+    @property
+    def n_obs(self) -> int:
+        return int(self.live["n_obs"])
+
+    @property
+    def info_gain(self) -> float:
+        """Realised information gain ``1/2 sum_s log(1 + sigma^2_{s-1}(x_s) / lambda)`` of the data."""
+        return float(self.live["info_gain"])
+
+
+class FiniteGP(_LiveGP):
     """GP posterior on ``n`` points with exact rank-one updates (Eqs. (3)-(4)).
 
     Parameters
@@ -728,21 +747,9 @@ class FiniteGP(Rebinding):
         FiniteGP._make_views(self)
         self._update = bind_kernel(gp_observe, (self.state, 0, 0.0)) if self.mode == "dense" else None
 
-    def _make_views(self) -> None:
-        self.live = self.state.live[0]  # a view: the kernels' writes show here
-
     @property
     def n_points(self) -> int:
         return self.mean.shape[0]
-
-    @property
-    def n_obs(self) -> int:
-        return int(self.live["n_obs"])
-
-    @property
-    def info_gain(self) -> float:
-        """Realised information gain ``1/2 sum_s log(1 + sigma^2_{s-1}(x_s) / lambda)`` of the data."""
-        return float(self.live["info_gain"])
 
     @property
     def var(self) -> FloatArray:
@@ -1071,7 +1078,7 @@ class LazyCovariance:
         )  # fmt: skip
 
 
-class LazyGP(Rebinding):
+class LazyGP(_LiveGP):
     """A GP posterior on ``n`` points kept by a :class:`LazyCovariance` (the interface of
     :class:`FiniteGP` in low-rank mode): exact, each point brought up to date when it is read.
 
@@ -1127,20 +1134,9 @@ class LazyGP(Rebinding):
         )  # fmt: skip
         LazyGP._make_views(self)
 
-    def _make_views(self) -> None:
-        self.live = self.state.live[0]
-
     @property
     def n_points(self) -> int:
         return self._mean.shape[0]
-
-    @property
-    def n_obs(self) -> int:
-        return int(self.live["n_obs"])
-
-    @property
-    def info_gain(self) -> float:
-        return float(self.live["info_gain"])
 
     @property
     def mean(self) -> FloatArray:
