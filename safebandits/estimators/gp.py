@@ -643,6 +643,18 @@ class _LiveGP(Rebinding):
     their state record (``state.live[0]``, a view: the kernels' writes show there)."""
 
     __slots__ = ()
+    #: ``live`` is a view of ``state.live[0]``: a copy or a pickle leaves it out and makes it again
+    #: (:class:`~safebandits._numba.Rebinding`).
+    _views = ("live",)
+
+    def _set_kernel(self, kernel: FloatArray | PointKernel, noise_var: float) -> int:
+        """Store the kernel (a :class:`PointKernel` as it is, a matrix as contiguous float64) and the
+        checked ``lambda``; returns the number of points."""
+        self.kernel = (
+            kernel if isinstance(kernel, PointKernel) else np.ascontiguousarray(kernel, dtype=np.float64)
+        )
+        self.noise_var = check_positive(noise_var, "noise_var", owner=type(self).__name__)
+        return int(self.kernel.shape[0])
 
     def _make_views(self) -> None:
         self.live = self.state.live[0]
@@ -698,9 +710,7 @@ class FiniteGP(_LiveGP):
 
     __slots__ = ("_cov", "_update", "counts", "kernel", "live", "lowrank", "mean", "mode", "noise_var",
                  "refresh_every", "state", "sums")  # fmt: skip
-    #: ``live`` is a view of ``state.live[0]``: a copy or a pickle leaves it out and makes it again
-    #: (:class:`~safebandits._numba.Rebinding`, which also binds ``_update`` again).
-    _views = ("live",)
+    #: (``live``, a view of ``state.live[0]``, is made again after a copy or a pickle, as is ``_update``.)
 
     def __init__(
         self,
@@ -712,11 +722,7 @@ class FiniteGP(_LiveGP):
         covariance: LowRankCovariance | None = None,
         capacity: int | None = None,
     ) -> None:
-        self.kernel = (
-            kernel if isinstance(kernel, PointKernel) else np.ascontiguousarray(kernel, dtype=np.float64)
-        )
-        n = int(self.kernel.shape[0])
-        self.noise_var = check_positive(noise_var, "noise_var", owner="FiniteGP")
+        n = self._set_kernel(kernel, noise_var)
         self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="FiniteGP")
         self.mode = "lowrank" if covariance is not None else resolve_posterior(posterior, self.kernel)
         self.mean = np.zeros(n)
@@ -1099,7 +1105,6 @@ class LazyGP(_LiveGP):
 
     __slots__ = ("_mean", "_slot", "counts", "kernel", "live", "lowrank", "mode", "noise_var",
                  "refresh_every", "state", "sums")  # fmt: skip
-    _views = ("live",)
 
     def __init__(
         self,
@@ -1109,11 +1114,7 @@ class LazyGP(_LiveGP):
         covariance: LazyCovariance | None = None,
         capacity: int | None = None,
     ) -> None:
-        self.kernel = (
-            kernel if isinstance(kernel, PointKernel) else np.ascontiguousarray(kernel, dtype=np.float64)
-        )
-        n = int(self.kernel.shape[0])
-        self.noise_var = check_positive(noise_var, "noise_var", owner="LazyGP")
+        n = self._set_kernel(kernel, noise_var)
         self.mode = "lazy"
         self.refresh_every = 0
         if covariance is not None:

@@ -183,32 +183,25 @@ class KernelProblem(Problem):
         from safebandits.problems.kernel import KernelInfo
 
         r = self.feedback.noise_bound
-        if self.domain is not None:
+        if self.domain is not None:  # (the safe seed's points; their indices are the seed)
             seed = self.safe_seed
-            return KernelInfo(
-                kernel=self._gram_k,  # type: ignore[attr-defined]
-                constraint_kernel=self._gram_g,  # type: ignore[attr-defined]
-                points=np.array(seed) if len(seed) else None,
-                reward_bound=self.reward_bound,
-                constraint_bound=self.constraint_bound,
-                noise_bound=r,
-                constraint_noise_bound=r,
-                slater=float(self.slater),
-                horizon=horizon,
-                safe_seed=tuple(range(len(seed))),
-                box=self.domain,
-            )
+            where = {
+                "points": np.array(seed) if len(seed) else None,
+                "safe_seed": tuple(range(len(seed))),
+                "box": self.domain,
+            }
+        else:  # (an empty seed: no point is assumed safe)
+            where = {"points": self.points, "safe_seed": tuple(self.safe_seed)}  # type: ignore[attr-defined]
         return KernelInfo(
-            kernel=self._gram_k,
-            constraint_kernel=self._gram_g,
-            points=self.points,  # type: ignore[attr-defined]
+            kernel=self._gram_k,  # type: ignore[attr-defined]
+            constraint_kernel=self._gram_g,  # type: ignore[attr-defined]
             reward_bound=self.reward_bound,
             constraint_bound=self.constraint_bound,
             noise_bound=r,
             constraint_noise_bound=r,
             slater=float(self.slater),
             horizon=horizon,
-            safe_seed=tuple(self.safe_seed),  # (empty: no point is assumed safe)
+            **where,
         )
 
     def why_not(self, kind: str) -> str | None:
