@@ -4,7 +4,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_ckb_scaling.py                  # |X| in (250, 500, 1000, 2000, 4000)
     .venv/bin/python benchmarks/bench_ckb_scaling.py --sizes 500 1000 2000 --budget 1.0
-    .venv/bin/python benchmarks/bench_ckb_scaling.py --linear         # issue 33's targets (about 3 min)
+    .venv/bin/python benchmarks/bench_ckb_scaling.py --linear         # issue 33's targets (about 5 min)
     .venv/bin/python benchmarks/bench_ckb_scaling.py --ts-effect      # CKB-TS: joint vs candidate draws
 
 ``--linear`` (issue 33) prints the cost of a whole CKB round (ask and tell) at round ``t = 1,000`` for
@@ -15,8 +15,14 @@ of [0, 1], SE kernel with lengthscale 0.2, ``f`` and ``g`` random RKHS functions
 normalised, Gaussian noise 0.1) but given to the learner as a
 :class:`~safebandits.estimators.gp.PointKernel` (kernel columns on demand: the instance's ``n x n``
 matrices and its ``O(n^3)`` PSD check would not fit), so CKB runs on its default ``posterior="auto"``,
-here the low-rank posterior shared by ``f`` and ``g`` (same kernel and ``lambda``). Per-round cost:
-median process CPU time of rounds 951-1,000 (one BLAS thread).
+here the low-rank posterior shared by ``f`` and ``g`` (same kernel and ``lambda``), with CKB's default
+``updates="auto"``, i.e. lazy exact updates for CKB-UCB, CKB-Rand and SGP-UCB (points brought up to date
+only when their score could be the maximum; ``docs/decisions/ckb.md``), beside the previous eager
+updates (``updates="eager"``: every point every round). Per-round cost: the median (the target's
+statistic) and the mean of the process CPU time of rounds 951-1,000 (one BLAS thread); also the entries
+of the factor ``W`` computed per round over those rounds divided by ``|X|`` (an eager round computes
+``|X|``; a lazy one catches up on the points left behind, so above 1 is possible), the CPU of the whole
+run and the load average. About 5 minutes.
 
 ``--ts-effect`` measures what the candidate draws of CKB-TS (``ts_sampling="candidates"``) cost against
 the paper's joint draws where both are affordable: ``ckb/synthetic`` with 400 points, ``T = 1,000``,
@@ -181,32 +187,43 @@ def _point_problem(n: int, horizon: int, seed: int = 0):
     return info, f, g
 
 
-def run_rounds(method: str, n: int, horizon: int, config: dict | None = None) -> np.ndarray:
-    """CPU seconds of every round (ask + tell) of ``method`` on the point problem with ``n`` points."""
+def run_rounds(
+    method: str, n: int, horizon: int, config: dict | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """CPU seconds of every round (ask + tell) of ``method`` on the point problem with ``n`` points, and
+    after every round the entries of the factor ``W`` computed so far (lazy updates; ``n`` per round
+    for eager ones)."""
     from safebandits.types import Observation
 
     info, f, g = _point_problem(n, horizon)
     learner = make_learner(method, info, np.random.default_rng(1), config or {})
+    cov = learner.gp_f.lowrank
+    lazy = bool(getattr(learner, "lazy", False))
     noise = np.random.default_rng(2).standard_normal((horizon, 2)) * 0.1
     out = np.empty(horizon)
+    work = np.empty(horizon)
     for t in range(horizon):
         t0 = clock()
         d = learner.ask()
         i = int(d.arm)
         learner.tell(d, Observation(reward=f[i] + noise[t, 0], constraints=np.array([g[i] + noise[t, 1]])))
         out[t] = clock() - t0
-    return out
+        work[t] = cov.computed if lazy else (t + 1) * n
+    return out, work
 
 
 def _child(method: str, n: int, horizon: int, config: dict) -> None:
-    """Run in a fresh process: print the median of the last 50 rounds (µs), total CPU and peak RSS."""
+    """Run in a fresh process: print the median and mean of the last 50 rounds (µs), the entries of ``W``
+    computed per round over them (as a fraction of an eager update's ``n``), total CPU and peak RSS."""
     import json
     import resource
 
-    times = run_rounds(method, n, horizon, config)
+    times, work = run_rounds(method, n, horizon, config)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: kB
-    print(json.dumps({"round_us": float(np.median(times[-50:]) * 1e6), "total_s": float(times.sum()),
-                      "peak_rss": rss}))  # fmt: skip
+    last = times[-50:]
+    share = float((work[-1] - work[-51]) / 50.0 / n) if horizon > 50 else float("nan")
+    print(json.dumps({"round_us": float(np.median(last) * 1e6), "mean_us": float(np.mean(last) * 1e6),
+                      "work_share": share, "total_s": float(times.sum()), "peak_rss": rss}))  # fmt: skip
 
 
 def _spawn(method: str, n: int, horizon: int, config: dict | None = None) -> dict:
@@ -219,24 +236,56 @@ def _spawn(method: str, n: int, horizon: int, config: dict | None = None) -> dic
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+#: The rows of ``--linear``: (label, method, config). ``updates="eager"`` is the previous method (every
+#: point's mean and variance updated each round), kept as a named option.
+LINEAR_ROWS = (
+    ("ckb-ucb", "ckb-ucb", {}),
+    ("ckb-ucb eager", "ckb-ucb", {"updates": "eager"}),
+    ("ckb-rand", "ckb-rand", {}),
+    ("ckb-rand eager", "ckb-rand", {"updates": "eager"}),
+    ("sgp-ucb", "sgp-ucb", {}),
+    ("sgp-ucb eager", "sgp-ucb", {"updates": "eager"}),
+)
+
+
 def linear_table(sizes: tuple[int, ...] = LINEAR_SIZES, horizon: int = LINEAR_T, big: int = 100_000) -> None:
-    rows = {m: [_spawn(m, n, horizon) for n in sizes] for m in ("ckb-ucb", "ckb-rand")}
+    rows = {label: [_spawn(m, n, horizon, cfg) for n in sizes] for label, m, cfg in LINEAR_ROWS}
     ts = _spawn("ckb-ts", 5000, horizon)
     mem = _spawn("ckb-ucb", big, horizon)
-    print(f"CKB per round (ask + tell) at t = {horizon} [µs, process CPU, median of rounds "
-          f"{horizon - 49}-{horizon}], point problem (ckb/synthetic's construction), "
-          "posterior='auto'")  # fmt: skip
-    print(f"{'method':<10}" + "".join(f"{f'|X|={n}':>12}" for n in sizes) + f"{'exponent':>10}{'target':>22}")
+    load = os.getloadavg()[0]
+    print(f"CKB per round (ask + tell) at t = {horizon} [µs, process CPU, rounds {horizon - 49}-{horizon}: "
+          "median (the target's statistic) and mean], point problem (ckb/synthetic's construction), "
+          f"posterior='auto', updates='auto' (lazy) unless 'eager'; load average {load:.1f} at the "
+          "end")  # fmt: skip
+    print(
+        f"{'method':<16}{'':<7}" + "".join(f"{f'|X|={n}':>10}" for n in sizes) + f"{'exponent':>10}  target"
+    )
     lo, hi = sizes.index(1000) if 1000 in sizes else 0, len(sizes)
-    for m, res in rows.items():
-        c = [r["round_us"] for r in res]
-        e = exponent(list(sizes[lo:hi]), c[lo:hi])
-        target = "<= 2,000 at 5,000; <= 1.1" if m == "ckb-ucb" else "-"
-        print(f"{m:<10}" + "".join(f"{v:>12.0f}" for v in c) + f"{e:>10.2f}{target:>22}")
+    targets = {"median": "<= 2,000 at 5,000; exponent <= 1.1", "mean": "(no target; the mean cost)"}
+    for label, res in rows.items():
+        for stat, key in (("median", "round_us"), ("mean", "mean_us")):
+            c = [r[key] for r in res]
+            e = exponent(list(sizes[lo:hi]), c[lo:hi])
+            target = targets[stat] if label == "ckb-ucb" else ""
+            print(f"{label if stat == 'median' else '':<16}{stat:<7}" + "".join(f"{v:>10.0f}" for v in c)
+                  + f"{e:>10.2f}  {target}")  # fmt: skip
+        share = [r["work_share"] for r in res]
+        total = [r["total_s"] for r in res]
+        print(
+            f"{'':<16}{'W/n':<7}"
+            + "".join(f"{v:>10.3f}" for v in share)
+            + "  (entries of W computed per round / |X|)"
+        )
+        print(
+            f"{'':<16}{'total s':<7}"
+            + "".join(f"{v:>10.2f}" for v in total)
+            + f"  (CPU of the whole run, T = {horizon:,})"
+        )
     print(f"ckb-ts (ts_sampling='candidates', 200 candidates) at |X|=5000: {ts['round_us']:.0f} µs per round")
     gb = mem["peak_rss"] / 2**30
     print(f"|X| = {big:,}, T = {horizon:,} (ckb-ucb): peak RSS {gb:.2f} GB (target < 2 GB), "
-          f"{mem['total_s']:.1f} s CPU in total")  # fmt: skip
+          f"{mem['total_s']:.1f} s CPU in total, {mem['round_us']:.0f} µs per round at t = {horizon:,} "
+          "(median)")  # fmt: skip
 
 
 def ts_effect(n: int = 400, horizon: int = 1000, seeds: int = 10) -> None:

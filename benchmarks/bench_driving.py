@@ -22,10 +22,10 @@ import time
 
 import numpy as np
 
-from safebandits.problems.driving import get_scenario, policy_features
-from safebandits.problems.driving.candidates import generate_candidates
-from safebandits.problems.driving.cem import cem
-from safebandits.problems.driving.constrained import constrained_optimum
+from safebandits.papers.acol.simulator import get_scenario, policy_features
+from safebandits.papers.acol.simulator.candidates import generate_candidates
+from safebandits.papers.acol.simulator.cem import cem
+from safebandits.papers.acol.simulator.constrained import constrained_optimum
 
 
 def throughput(batch: int, repeats: int) -> float:

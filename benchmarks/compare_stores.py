@@ -52,6 +52,65 @@ def _norm(value: Any) -> Any:
     return value
 
 
+class Close:
+    """Equality of stored values within a tolerance (``rtol``, ``atol``) for floats, exact otherwise;
+    ``worst`` is the largest relative difference seen between floats that are not bit-identical."""
+
+    def __init__(self, rtol: float, atol: float = 0.0) -> None:
+        self.rtol, self.atol, self.worst = rtol, atol, 0.0
+
+    def cell(self, a: Any, b: Any) -> bool:
+        if a == b:
+            return True
+        fa, fb = _as_float(a), _as_float(b)
+        if fa is None or fb is None:
+            return False
+        return self._floats(fa, fb)
+
+    def trace(self, a: str | None, b: str | None) -> bool:
+        if a == b:
+            return True
+        if a is None or b is None:
+            return False
+        try:
+            return self._tree(json.loads(a), json.loads(b))
+        except (TypeError, ValueError):
+            return False
+
+    def _floats(self, a: float, b: float) -> bool:
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if a != b and math.isfinite(a) and math.isfinite(b):
+            self.worst = max(self.worst, abs(a - b) / max(abs(a), abs(b)))
+        return math.isclose(a, b, rel_tol=self.rtol, abs_tol=self.atol)
+
+    def _tree(self, a: Any, b: Any) -> bool:
+        if isinstance(a, dict) and isinstance(b, dict):
+            return a.keys() == b.keys() and all(self._tree(a[k], b[k]) for k in a)
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(self._tree(x, y) for x, y in zip(a, b))
+        if isinstance(a, float) or isinstance(b, float):
+            if (
+                isinstance(a, bool)
+                or isinstance(b, bool)
+                or not isinstance(a, (int, float))
+                or not isinstance(b, (int, float))
+            ):
+                return False
+            return self._floats(float(a), float(b))
+        return a == b
+
+
+def _as_float(value: Any) -> float | None:
+    """A cell's float (cells hold floats as their repr, see ``_norm``), or None for other values."""
+    if isinstance(value, str):
+        try:
+            return float(value) if value == "nan" or ("." in value or "e" in value) else None
+        except ValueError:
+            return None
+    return None
+
+
 def load(directory: Path, experiments: set[str] | None, scales: set[str] | None) -> tuple[dict, dict]:
     """``({run: {column: value}}, {(run, trace name): json text})`` of the latest row of each run
     ``"experiment|scale|run_key"``."""
@@ -97,7 +156,17 @@ def _canonical_json(text: str | None) -> str | None:
         return text
 
 
-def compare(before: Path, after: Path, experiments=None, scales=None, subset=False, show=10) -> int:
+def compare(
+    before: Path,
+    after: Path,
+    experiments=None,
+    scales=None,
+    subset=False,
+    show=10,
+    rtol: float | None = None,
+    atol: float = 0.0,
+) -> int:
+    close = Close(rtol, atol) if rtol is not None else None
     runs_a, traces_a = load(before, experiments, scales)
     runs_b, traces_b = load(after, experiments, scales)
     diffs: dict[str, list[str]] = defaultdict(list)
@@ -114,7 +183,8 @@ def compare(before: Path, after: Path, experiments=None, scales=None, subset=Fal
         a, b = runs_a[key], runs_b[key]
         for col in sorted(set(a) | set(b)):
             cells += 1
-            if a.get(col) != b.get(col):
+            va, vb = a.get(col), b.get(col)
+            if va != vb and not (close is not None and close.cell(va, vb)):
                 diffs[f"column {col}"].append(f"{key}: {a.get(col)!r} -> {b.get(col)!r}")
     n_traces = 0
     common_set = set(common)
@@ -123,7 +193,7 @@ def compare(before: Path, after: Path, experiments=None, scales=None, subset=Fal
             continue
         n_traces += 1
         ta, tb = traces_a.get(tk), traces_b.get(tk)
-        if ta != tb:
+        if ta != tb and not (close is not None and close.trace(ta, tb)):
             short = lambda t: None if t is None else (t if len(t) < 120 else t[:117] + "...")  # noqa: E731
             diffs[f"trace {tk[1]}"].append(f"{tk[0]}: {short(ta)} -> {short(tb)}")
     for kind, items in sorted(diffs.items()):
@@ -135,6 +205,11 @@ def compare(before: Path, after: Path, experiments=None, scales=None, subset=Fal
         f"compared {len(common)} runs ({cells} cells, {n_traces} traces); "
         f"{len(only_a)} only in BEFORE, {len(only_b)} only in AFTER; {n_diff} difference(s)"
     )
+    if close is not None:
+        print(
+            f"floats compared with rel_tol={close.rtol:g}, abs_tol={close.atol:g}; "
+            f"largest relative difference seen: {close.worst:.3g}"
+        )
     if not common:
         print("no run in common: nothing was compared")
         return 1
@@ -149,10 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", action="append", help="only this scale (repeatable)")
     parser.add_argument("--subset", action="store_true", help="AFTER may hold runs BEFORE has not")
     parser.add_argument("--show", type=int, default=10, help="examples printed per kind of difference")
+    parser.add_argument("--rtol", type=float, help="compare floats within this relative tolerance")
+    parser.add_argument("--atol", type=float, default=0.0, help="absolute tolerance (with --rtol)")
     args = parser.parse_args(argv)
     exps = set(args.experiment) if args.experiment else None
     scales = set(args.scale) if args.scale else None
-    return compare(args.before, args.after, exps, scales, args.subset, args.show)
+    return compare(args.before, args.after, exps, scales, args.subset, args.show, args.rtol, args.atol)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 The API reference is generated at build time from ``safebandits.__all__`` and the ``__all__`` of the
 main subpackages (``docs/reference/``, not committed), so a name exported later is documented without
-editing a list here. The algorithm table is generated from the registry in the same way.
+editing a list here. The algorithm table is generated from the registry in the same way, and the papers'
+pages (``docs/papers/``, not committed) are collected from the registered paper packages.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(HERE))  # apigen, gallery_order
+sys.path.insert(0, str(HERE))  # apigen, paperdocs, gallery_order
 os.environ.setdefault("MPLBACKEND", "Agg")
 # The gallery examples read this to run at a small size (see docs/examples/GALLERY_HEADER.rst).
 os.environ.setdefault("SAFEBANDITS_DOCS_SMALL", "1")
 
 import apigen  # noqa: E402
+import paperdocs  # noqa: E402
 
 import safebandits  # noqa: E402
 
@@ -99,6 +101,8 @@ html_show_sourcelink = False
 # -- generated reference pages (docs/apigen.py) -----------------------------------------------------
 # Written at configuration time, so that they exist before Sphinx scans the source directory.
 apigen.generate(HERE / "reference")
+# The papers' pages, from each registered paper's package (docs/paperdocs.py), and their index.
+paperdocs.generate(HERE / "papers")
 
 
 # -- the command line reference (sphinx-click) -------------------------------------------------------
@@ -107,6 +111,21 @@ def _plain_help(app, ctx, lines) -> None:
     for i, line in enumerate(lines):
         if not line.lstrip().startswith(".."):
             lines[i] = line.replace("\\", "\\\\").replace("*", r"\*").replace("`", r"\`").replace("|", r"\|")
+
+
+def _load_lazy_commands() -> None:
+    """Load the commands ``safebandits`` imports on first use (``study``, and the packages' commands of
+    the entry-point group ``safebandits.commands``: ACOL's ``driving``), so sphinx-click documents them."""
+    import click
+
+    from safebandits.cli import cli
+
+    with click.Context(cli) as ctx:
+        for name in cli.list_commands(ctx):
+            cli.get_command(ctx, name)
+
+
+_load_lazy_commands()
 
 
 def setup(app) -> None:

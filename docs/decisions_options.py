@@ -2,8 +2,9 @@
 
 The option names are the fields of every registered learner's and solver's config, the keyword parameters
 of every registered instance factory and of the public functions of ``safebandits.design``, and the
-fields of the ``*Config`` dataclasses of ``safebandits.problems``; a name enters the table when it
-appears in backticks (``name``, ``name="..."``, ``SomeConfig.name``) in a decisions page.
+fields of the ``*Config`` dataclasses of ``safebandits.problems`` and of the registered paper packages
+(ACOL's driving simulator); a name enters the table when it appears in backticks (``name``,
+``name="..."``, ``SomeConfig.name``) in a decisions page.
 Run ``python docs/decisions_options.py`` after editing docs/decisions/*.md; the text between the two
 marker lines of docs/decisions.md is replaced.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 import safebandits.design as design
 import safebandits.problems as problems
 from safebandits.algorithms.registry import list_algorithms
+from safebandits.experiments.papers import list_papers
 from safebandits.experiments.solvers import list_solvers
 from safebandits.problems.registry import list_instances
 
@@ -38,7 +40,8 @@ def option_names() -> set[str]:
         names |= set(inspect.signature(entry.factory).parameters)
     for entry in list_solvers().values():
         names |= entry.fields
-    for package in (problems, design):
+    papers = [importlib.import_module(info.module) for info in list_papers().values()]
+    for package in (problems, design, *(p for p in papers if hasattr(p, "__path__"))):
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
             module = importlib.import_module(info.name)
             for key, obj in vars(module).items():

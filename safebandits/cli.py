@@ -1,5 +1,6 @@
-"""Command-line interface: ``safebandits list | run | learners | report | results | bounds | data | driving |
-study | dashboard``.
+"""Command-line interface: ``safebandits list | run | learners | report | results | bounds | data | study |
+dashboard``, and the commands other packages add (entry-point group ``safebandits.commands``: ACOL's
+``driving``).
 
 Examples
 --------
@@ -18,10 +19,12 @@ Examples
     safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
     safebandits data fetch uci_adult uci_german
     safebandits data list --verify
-    safebandits driving render --scenario base --policy constrained --policy penalised:1 --out cars.png
     safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --storage sqlite:///s.db
 
-``safebandits study ...`` (persistent ask / tell studies) lives in :mod:`safebandits.study.cli`.
+``safebandits study ...`` (persistent ask / tell studies) lives in :mod:`safebandits.study.cli`. A package
+adds a command by naming it in the entry-point group :data:`COMMANDS_GROUP` of its distribution
+(``driving = "safebandits.papers.acol.commands:driving"``); it is imported when it is used (``--help``
+lists it without importing it).
 
 Exit status (also in ``safebandits --help`` and the README): 0 success; 1 the command ran but failed
 (runs failed: the sweep finishes, says how many and where to read why; a database could not be written,
@@ -45,7 +48,10 @@ import click
 from safebandits._limits import MAX_BUDGET, MAX_REPLICATES, MAX_SEED, MAX_WORKERS
 from safebandits.exceptions import ConfigError, SafeBanditsError
 
-__all__ = ["cli", "main"]
+__all__ = ["COMMANDS_GROUP", "cli", "main"]
+
+#: The entry-point group of commands other packages add (a paper's own tools), imported on first use.
+COMMANDS_GROUP = "safebandits.commands"
 
 
 #: Subcommands defined in other modules, imported only when used: name -> (module, attribute, short help).
@@ -122,12 +128,47 @@ def _storage_urls(ctx: click.Context) -> list[str]:
     return [u for u in urls if u]
 
 
+def _entry_commands() -> dict[str, Any]:
+    """The entry points of :data:`COMMANDS_GROUP` by command name, built-in names left out (read from the
+    installed distributions' metadata once; nothing imported)."""
+    global _ENTRY_COMMANDS
+    if _ENTRY_COMMANDS is None:
+        from importlib.metadata import entry_points
+
+        _ENTRY_COMMANDS = {
+            ep.name: ep
+            for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.value)
+            if ep.name not in _LAZY_COMMANDS and ep.name not in cli.commands
+        }
+    return _ENTRY_COMMANDS
+
+
+_ENTRY_COMMANDS: dict[str, Any] | None = None
+
+
+def _load_entry_command(ep: Any) -> click.Command:
+    """The command an entry point of :data:`COMMANDS_GROUP` names; a failure names the entry point."""
+    try:
+        command = ep.load()
+    except Exception as exc:  # (any failure of another package's code: reported with its origin)
+        raise ConfigError(
+            f"The command {ep.name!r} (entry point {ep.value!r} of group {COMMANDS_GROUP!r}) failed to "
+            f"import: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(command, click.Command):
+        raise ConfigError(
+            f"The entry point {ep.value!r} of group {COMMANDS_GROUP!r} names {type(command).__name__}, not "
+            "a click command."
+        )
+    return command
+
+
 class _Group(click.Group):
     """Click group with one error discipline: a one-line message, exit 2 for refused input, 1 for
     failures; the traceback only with ``--debug`` (or ``SAFEBANDITS_DEBUG=1``).
 
-    Subcommands of :data:`_LAZY_COMMANDS` are imported on first use, and every subcommand accepts
-    ``--plugin``.
+    Subcommands of :data:`_LAZY_COMMANDS` and of the entry-point group :data:`COMMANDS_GROUP` are
+    imported on first use (a built-in name wins), and every subcommand accepts ``--plugin``.
     """
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -184,12 +225,15 @@ class _Group(click.Group):
         super().add_command(_with_plugin_option(cmd), name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS, *_entry_commands()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
-            module, attr, _ = _LAZY_COMMANDS[cmd_name]
-            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        if cmd_name not in self.commands:
+            if cmd_name in _LAZY_COMMANDS:
+                module, attr, _ = _LAZY_COMMANDS[cmd_name]
+                self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+            elif cmd_name in _entry_commands():
+                self.add_command(_load_entry_command(_entry_commands()[cmd_name]), cmd_name)
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -197,6 +241,10 @@ class _Group(click.Group):
         for name in self.list_commands(ctx):
             if name in _LAZY_COMMANDS and name not in self.commands:
                 rows.append((name, _LAZY_COMMANDS[name][2]))
+                continue
+            if name in _entry_commands() and name not in self.commands:
+                module = _entry_commands()[name].module
+                rows.append((name, f"A command of {module}."))
                 continue
             cmd = self.get_command(ctx, name)
             if cmd is not None and not cmd.hidden:
@@ -884,102 +932,6 @@ def data_fetch(names: tuple[str, ...], dest: str | None, force: bool, source: st
             + f", put them in a folder per data set and point {DATA_ENV} at their parent folder "
             "(see `safebandits data list`)."
         )
-
-
-# -- driving -----------------------------------------------------------------------------------------
-
-
-@cli.group()
-def driving() -> None:
-    """Driving simulator of Lindner et al. (2022), Sec. 4.3: pictures of policies."""
-
-
-@driving.command("render")
-@click.option(
-    "--scenario",
-    type=click.Choice(["base", "different-reward", "different-environment"]),
-    default="base",
-    show_default=True,
-)
-@click.option(
-    "--policy",
-    "policies",
-    multiple=True,
-    required=True,
-    metavar="SPEC",
-    help="FILE.npy (a (20, 2) policy or an (n, 20, 2) set, with --index), 'constrained' (the warm-polish "
-    "reference solver; 'constrained:wen-topcu' for the authors' constrained CEM), 'unconstrained' or "
-    "'penalised:LAMBDA' (solved with CEM). Repeatable: side by side.",
-)
-@click.option(
-    "--index", type=click.IntRange(min=0), default=0, show_default=True, help="Policy of a set file."
-)
-@click.option("--features", type=click.Choice(["paper", "code"]), default="paper", show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="CEM seed.")
-@click.option("--restarts", type=click.IntRange(min=1), default=10, show_default=True, help="CEM restarts.")
-@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Output PNG.")
-@click.option("--force", is_flag=True, help="Replace an existing --out file (never a database).")
-def driving_render(
-    scenario: str,
-    policies: tuple[str, ...],
-    index: int,
-    features: str,
-    seed: int,
-    restarts: int,
-    out: str,
-    force: bool,
-) -> None:
-    """Draw the trajectories of policies in SCENARIO, top-down (Figure 1 layout), to --out.
-
-    --out never replaces an existing file unless --force (a database never); written whole and renamed.
-    """
-    import numpy as np
-
-    from safebandits._output import check_output_file, write_output
-
-    out_path = check_output_file(out, "--out", force=force)
-
-    from safebandits.problems.driving.cem import CEMConfig, cem
-    from safebandits.problems.driving.constrained import CONSTRAINED_SOLVERS, constrained_optimum
-    from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
-    from safebandits.problems.driving.render import policies_figure
-
-    sc, env = get_scenario(scenario), DrivingConfig.preset(features)
-    items = []
-    for k, spec in enumerate(policies):
-        mode, _, value = spec.partition(":")
-        if mode in ("constrained", "unconstrained", "penalised"):
-            if mode == "constrained" and value not in ("", *CONSTRAINED_SOLVERS):
-                raise ConfigError(f"--policy {spec!r}: the solver must be one of {CONSTRAINED_SOLVERS}.")
-            try:
-                penalty = float(value) if mode == "penalised" else 0.0
-            except ValueError:
-                raise ConfigError(f"--policy {spec!r}: expected penalised:LAMBDA with a number.") from None
-            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
-            if mode == "constrained":
-                solver = value or "warm-polish"
-                res, _ = constrained_optimum(sc, rng, solver=solver, env=env, n_restarts=restarts)
-            else:
-                res = cem(sc, rng, config=CEMConfig(mode=mode, penalty=penalty), env=env, n_restarts=restarts)
-            items.append((spec, res.policies[0], sc))
-            continue
-        path = Path(spec)
-        if not path.is_file():
-            raise ConfigError(
-                f"--policy {spec!r} is neither a file nor 'constrained[:SOLVER]', 'unconstrained', "
-                "'penalised:LAMBDA'."
-            )
-        arr = np.load(path, allow_pickle=False)
-        label = path.name
-        if arr.ndim == 3:
-            if index >= arr.shape[0]:
-                raise ConfigError(f"--index {index} is out of range for {spec!r} ({arr.shape[0]} policies).")
-            arr, label = arr[index], f"{path.name}[{index}]"
-        items.append((label, arr, sc))
-    fig = policies_figure(items, env, title=f"{sc.title} scenario ({features} features)")
-    fmt = out_path.suffix.lstrip(".").lower() or "png"
-    write_output(out_path, lambda tmp: fig.savefig(tmp, dpi=110, format=fmt), force=force)
-    click.echo(f"{out}: {len(items)} polic{'y' if len(items) == 1 else 'ies'} in {scenario}")
 
 
 # Commands of subgroups (``data fetch``...) were added after their group: give them --plugin too.

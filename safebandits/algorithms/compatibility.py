@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from safebandits.algorithms._catalogue import get_algorithm, list_algorithms
 from safebandits.exceptions import CannotStartError, ConfigError, DefaultToleranceWarning, Fix
 from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem, info_kind
 
@@ -147,8 +148,6 @@ def compatible_learners(
 
 def _kind_fits(problem: Any, task: str | None) -> list[Compatible]:
     """The learners of a kind ``problem`` offers (no start-up check)."""
-    from safebandits.algorithms.registry import list_algorithms
-
     offered = _problem_kinds(problem)
     out = []
     for name, entry in list_algorithms(task).items():
@@ -203,8 +202,6 @@ def start_check(
     (e.g. Safe-LUCB's actions in the arms' coordinates, not centred at the safe arm).
     """
     import numpy as np
-
-    from safebandits.algorithms.registry import get_algorithm
 
     entry = get_algorithm(name)
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
@@ -283,8 +280,6 @@ def learner_fit(
 
     ``safebandits learners --for FILE`` prints it.
     """
-    from safebandits.algorithms.registry import list_algorithms
-
     fitting, cannot = [], []
     for c in _kind_fits(problem, task):
         check = start_check(problem, c.name, (options or {}).get(c.name), horizon=horizon)
@@ -305,8 +300,6 @@ def learner_fit(
 
 
 def _fitting_names(kind: str | None) -> str:
-    from safebandits.algorithms.registry import list_algorithms
-
     if kind is None:
         return ""
     names = [n for n, e in list_algorithms().items() if kind in kinds_of(e)]
@@ -341,8 +334,6 @@ def check_info(name: str, kinds: Iterable[str], info: Any) -> None:
 
 
 def _entry(name: str) -> Any:
-    from safebandits.algorithms.registry import get_algorithm
-
     return get_algorithm(name)
 
 
@@ -489,8 +480,6 @@ def per_round_safety_note(problem: Any) -> str | None:
     ----------
     problem : Problem, SimulatedProblem or problem information
     """
-    from safebandits.algorithms.registry import list_algorithms
-
     offered = _problem_kinds(problem)
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
     round_kinds: dict[str, list[str]] = {}

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -315,28 +316,42 @@ class _Guard:
 # -- the application -----------------------------------------------------------------------------------
 def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_REQUEST_BYTES) -> Any:
     """The JSON API as an ASGI application (the dashboard mounts it at :data:`API_PREFIX`)."""
-    from fastapi import Depends, FastAPI, Request
-    from fastapi.exceptions import RequestValidationError
-    from fastapi.routing import APIRoute
+    from fastapi import Depends, FastAPI
     from fastapi.security import HTTPBearer
-    from pydantic.json_schema import models_json_schema
-    from starlette.exceptions import HTTPException
-    from starlette.responses import JSONResponse
 
     from safebandits._version import __version__
-    from safebandits.study.codec import jsonable
-    from safebandits.study.options import create_from_options
-    from safebandits.study.study import NoQueryAvailable, list_studies, load_study
-    from safebandits.study.validation import check_study_name
-
-    shown_storage = redact_url(storage)
 
     def clean(exc: BaseException) -> str:
         return redact_text(exc, storage)
 
-    class GuardedRoute(APIRoute):
-        """Every failure of a handler as a JSON error in one log line (no traceback, no credential)."""
+    bearer = HTTPBearer(auto_error=False, description="The server's token, when it was started with one.")
+    api = FastAPI(
+        title="safebandits studies",
+        version=__version__,
+        summary="Ask / tell studies over HTTP: create, ask, tell, status, recommend.",
+        openapi_url="/openapi.json",
+        docs_url=None,  # (Swagger UI loads scripts from elsewhere; the dashboard's CSP runs no script)
+        redoc_url=None,
+        dependencies=[Depends(bearer)],  # (documents the token; _Guard checks it before any route)
+    )
+    api.router.route_class = _guarded_route(clean)
+    api.add_middleware(_Guard, token=token, max_body=max_body)
+    _add_error_handlers(api)
+    _add_collection_routes(api, storage, clean)
+    _add_study_routes(api, storage, clean)
+    api.openapi = _openapi_without_default_422(api)  # type: ignore[method-assign]
+    return api
 
+
+def _guarded_route(clean: Callable[[BaseException], str]) -> Any:
+    """The route class of the API: every failure of a handler as a JSON error in one log line (no
+    traceback, no credential: ``clean`` redacts)."""
+    from fastapi import Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.routing import APIRoute
+    from starlette.exceptions import HTTPException
+
+    class GuardedRoute(APIRoute):
         def get_route_handler(self) -> Any:
             handler = super().get_route_handler()
 
@@ -360,18 +375,15 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
 
             return guarded
 
-    bearer = HTTPBearer(auto_error=False, description="The server's token, when it was started with one.")
-    api = FastAPI(
-        title="safebandits studies",
-        version=__version__,
-        summary="Ask / tell studies over HTTP: create, ask, tell, status, recommend.",
-        openapi_url="/openapi.json",
-        docs_url=None,  # (Swagger UI loads scripts from elsewhere; the dashboard's CSP runs no script)
-        redoc_url=None,
-        dependencies=[Depends(bearer)],  # (documents the token; _Guard checks it before any route)
-    )
-    api.router.route_class = GuardedRoute
-    api.add_middleware(_Guard, token=token, max_body=max_body)
+    return GuardedRoute
+
+
+def _add_error_handlers(api: Any) -> None:
+    """Refusals as :class:`ErrorBody` JSON: the API's own, FastAPI's validation errors (the refused input
+    is not echoed) and Starlette's HTTP errors (no route, wrong method)."""
+    from fastapi import Request
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException
 
     @api.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Any:
@@ -398,15 +410,35 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid")
         return error_response(exc.status_code, code, str(exc.detail), headers=exc.headers)
 
-    def open_study(name: str) -> Any:
-        try:
-            check_study_name(name)
-            return load_study(name, storage)
-        except ConfigError as exc:  # (a valid storage was checked at start: no such study)
-            raise ApiError(404, "not_found", clean(exc)) from None
 
-    def reply(value: Any, status: int = 200) -> Any:
-        return JSONResponse(jsonable(value), status_code=status)
+def _reply(value: Any, status: int = 200) -> Any:
+    from starlette.responses import JSONResponse
+
+    from safebandits.study.codec import jsonable
+
+    return JSONResponse(jsonable(value), status_code=status)
+
+
+def _open_study(name: str, storage: str, clean: Callable[[BaseException], str]) -> Any:
+    """The study ``name`` of ``storage``; 404 ``not_found`` when there is none (the storage was checked
+    at start)."""
+    from safebandits.study.study import load_study
+    from safebandits.study.validation import check_study_name
+
+    try:
+        check_study_name(name)
+        return load_study(name, storage)
+    except ConfigError as exc:
+        raise ApiError(404, "not_found", clean(exc)) from None
+
+
+def _add_collection_routes(api: Any, storage: str, clean: Callable[[BaseException], str]) -> None:
+    """``GET /studies`` (the names) and ``POST /studies`` (create one)."""
+    from safebandits.study.options import create_from_options
+    from safebandits.study.study import list_studies
+
+    reply = _reply
+    shown_storage = redact_url(storage)
 
     @api.get("/studies", response_model=StudyList, responses=_errors(401, 403, 503))
     def studies() -> Any:
@@ -437,6 +469,18 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
         made["storage"] = shown_storage
         return reply(made, 201)
 
+
+def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], str]) -> None:
+    """The routes of one study: ask, tell, expire, its recommendation, queries and summary (the more
+    specific paths first: a name may hold '/')."""
+    from safebandits.study.study import NoQueryAvailable, UnknownQuery
+
+    reply = _reply
+    shown_storage = redact_url(storage)
+
+    def open_study(name: str) -> Any:
+        return _open_study(name, storage, clean)
+
     @api.post(
         "/studies/{name:path}/ask", response_model=QueryOut, responses=_errors(401, 403, 404, 409, 415, 503)
     )
@@ -460,10 +504,10 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
     def tell(name: str, body: Tell) -> Any:
         """Record the answer to a query (checked as Study.tell checks it; answers are final)."""
         with open_study(name) as s:
-            if body.id not in {q["id"] for q in s.queries()}:
-                raise ApiError(404, "unknown_query", f"Study {name!r} has no query {body.id}.")
             try:
-                s.tell(body.id, body.answer)
+                s.tell(body.id, body.answer)  # (the one check of the answer, and of its id)
+            except UnknownQuery as exc:
+                raise ApiError(404, "unknown_query", clean(exc)) from None
             except ProtocolError as exc:
                 raise ApiError(409, "already_told", clean(exc)) from None
             return reply({"id": body.id, "told": True, "n_answered": s.n_answered, "done": s.done})
@@ -506,10 +550,14 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
         summary["storage"] = shown_storage
         return reply(summary)
 
+
+def _openapi_without_default_422(api: Any) -> Callable[[], dict[str, Any]]:
+    """FastAPI's schema without its default 422 body (every error here is an :class:`ErrorBody`)."""
+    from pydantic.json_schema import models_json_schema
+
     plain_openapi = api.openapi
 
     def openapi() -> dict[str, Any]:
-        """FastAPI's schema without its default 422 body (every error here is an :class:`ErrorBody`)."""
         if api.openapi_schema is None:
             schema = plain_openapi()
             default = {"$ref": "#/components/schemas/HTTPValidationError"}
@@ -534,8 +582,7 @@ def create_api(storage: str, token: str | None = None, *, max_body: int = MAX_RE
             api.openapi_schema = schema
         return api.openapi_schema
 
-    api.openapi = openapi  # type: ignore[method-assign]
-    return api
+    return openapi
 
 
 def openapi_schema() -> dict[str, Any]:

@@ -12,25 +12,16 @@ carries the per-process CSRF token the pages embed); every response carries a Co
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
-import json
-import logging
-import secrets
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from safebandits._limits import MAX_REQUEST_BYTES
-from safebandits.dashboard.origin import same_origin
-from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError
-from safebandits.study.redact import redact_text, redact_url
+from safebandits.exceptions import ConfigError
+from safebandits.study.redact import redact_url
 
 __all__ = ["check_bind", "check_storage", "create_app", "local_hosts", "mask_url", "serve"]
-
-TOKEN_COOKIE = "sb_dashboard_token"
-CSRF_FIELD = "csrf"
 
 #: Headers of every response: no script may run, no page may frame the dashboard, no MIME sniffing, no
 #: referrer leaves for another site (a query URL names the study; "no-referrer" would make browsers send
@@ -46,8 +37,6 @@ SECURITY_HEADERS = {
     "cross-origin-opener-policy": "same-origin",
     "cross-origin-resource-policy": "same-origin",
 }
-
-_log = logging.getLogger("safebandits.dashboard")
 
 #: The storage URL as shown everywhere (the one redaction of safebandits.study.redact).
 mask_url = redact_url
@@ -129,13 +118,6 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def _number(value: str, what: str) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"The {what} must be a number; got {value!r}.") from None
-
-
 def create_app(
     storage: str,
     results: str | Path | None = None,
@@ -164,13 +146,13 @@ def create_app(
         Largest request body of the JSON API (bytes).
     """
     try:
-        import jinja2
+        import jinja2  # noqa: F401  (the pages' templates)
         from starlette.applications import Starlette
         from starlette.middleware import Middleware
         from starlette.middleware.trustedhost import TrustedHostMiddleware
         from starlette.requests import Request
-        from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
-        from starlette.routing import Mount, Route
+        from starlette.responses import Response
+        from starlette.routing import Mount
 
         from safebandits.dashboard.api import API_PREFIX, create_api
     except ImportError:
@@ -178,315 +160,19 @@ def create_app(
             "The dashboard needs its optional dependencies: pip install 'safebandits[dashboard]'."
         ) from None
 
-    from safebandits.dashboard import views
-    from safebandits.study.study import NoQueryAvailable, list_studies, load_study
+    from safebandits.dashboard.pages import queries, studies
+    from safebandits.dashboard.pages import results as results_pages
+    from safebandits.dashboard.site import Site
 
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("safebandits.dashboard", "templates"),
-        autoescape=jinja2.select_autoescape(["html"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["q"] = lambda s: quote(str(s), safe="")
-    results_dir = None if results is None else Path(results)
-    shown_storage = redact_url(storage)
-    csrf_token = secrets.token_urlsafe(32)  # (embedded in every form; a cross-site page cannot read it)
-
-    def render(template: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
-        page = env.get_template(template).render(
-            storage=shown_storage,
-            results=results_dir is not None,
-            token_required=token is not None,
-            csrf=csrf_token,
-            **ctx,
-        )
-        return HTMLResponse(page, status_code=status_code)
-
-    def cross_site(request: Request, form: Any) -> str | None:
-        """Why a POST is refused as cross-site (``None``: it comes from the dashboard's own page)."""
-        host = request.headers.get("host", "")
-        origin = request.headers.get("origin")
-        if origin is not None:
-            if not same_origin(origin, host):
-                return f"it comes from another site ({origin[:100]})"
-        else:
-            referer = request.headers.get("referer")
-            if referer is not None and not same_origin(referer, host):
-                return "it comes from another site (its Referer)"
-        given = str(form.get(CSRF_FIELD, "")) if form is not None else ""
-        if not hmac.compare_digest(given.encode(), csrf_token.encode()):
-            return "the form lacks the dashboard's CSRF token (reload the page and send it again)"
-        return None
-
-    def authorised(request: Request, form: Any = None) -> bool:
-        if token is None:
-            return True
-        given = request.cookies.get(TOKEN_COOKIE) or request.headers.get("x-token") or ""
-        if form is not None and form.get("token"):
-            given = str(form.get("token"))
-        return hmac.compare_digest(given.encode(), token.encode())
-
-    def with_token_cookie(request: Request, response: Response) -> Response:
-        given = request.query_params.get("token")
-        if token is not None and given and hmac.compare_digest(given.encode(), token.encode()):
-            response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
-        return response
-
-    def open_study(name: str) -> Any:
-        return load_study(name, storage)
-
-    def study_row(name: str) -> dict[str, Any]:
-        with open_study(name) as s:
-            summary = s.summary()
-            times = s.answer_times()
-        return {
-            "name": name,
-            "algorithm": summary["algorithm"],
-            "task": summary["task"],
-            "n_queries": summary["n_queries"],
-            "n_answered": summary["n_answered"],
-            "n_open": len(summary["open_queries"]),
-            "max_open": summary["max_open"],
-            "done": summary["done"],
-            "recommendation": summary["recommendation"]["arm"],
-            "answers_svg": views.answers_svg(times),
-        }
-
-    async def index(request: Request) -> Response:
-        try:
-            names = list_studies(storage)
-        except ConfigError as exc:
-            return render("error.html", 404, message=redact_text(exc, storage))
-        rows = [study_row(n) for n in names]
-        return with_token_cookie(request, render("index.html", studies=rows))
-
-    async def study_page(request: Request) -> Response:
-        name = request.path_params["name"]
-        with open_study(name) as s:
-            summary = s.summary()
-            threshold = getattr(s.info, "threshold", None)
-            threshold = (
-                float(threshold) if threshold is not None and getattr(threshold, "ndim", 0) == 0 else None
-            )
-            rec = summary["recommendation"]["arm"]
-            instance = views.problem_instance(s)
-            sets = views.arm_sets(s.learner, summary, threshold)
-            horizon = getattr(s.info, "horizon", None)
-            ctx = {
-                "s": summary,
-                "sets": sets,
-                "recommendation_words": views.recommendation_words(
-                    summary, horizon if isinstance(horizon, int) else None
-                ),
-                "estimates_svg": views.estimates_svg(summary, rec, sets),
-                "bounds_svg": views.bounds_svg(summary, threshold, rec, sets),
-                "answers_svg": views.answers_svg(s.answer_times()),
-                "curves_svg": None if instance is None else views.simulated_curves_svg(s, instance),
-                "problem": s.problem,
-                "view": views.view_kind(s),
-                "diagnostics": json.dumps(summary.get("diagnostics"), indent=1, default=str),
-                "recent": s.queries(answered=True, newest_first=True, limit=10),
-            }
-        return with_token_cookie(request, render("study.html", name=name, **ctx))
-
-    async def summary_json(request: Request) -> Response:
-        name = request.path_params["name"]
-        try:
-            with open_study(name) as s:
-                summary = s.summary()
-        except ConfigError as exc:
-            return JSONResponse({"error": redact_text(exc, storage)}, status_code=404)
-        summary["storage"] = shown_storage
-        return JSONResponse(summary)
-
-    async def ask(request: Request) -> Response:
-        name = request.path_params["name"]
-        form = await request.form()
-        refused = cross_site(request, form)
-        if refused is not None:
-            return render("error.html", 403, message=f"The answer was refused: {refused}.")
-        if not authorised(request, form):
-            return render("error.html", 403, message="Answering needs the dashboard's token.")
-        try:
-            with open_study(name) as s:
-                query = s.ask()
-        except NoQueryAvailable as exc:
-            return render("answer_wait.html", 200, name=name, message=str(exc))
-        except ProtocolError as exc:
-            return render("answer_wait.html", 200, name=name, message=str(exc), done=True)
-        return RedirectResponse(f"/study/{quote(name, safe='')}/query/{query.id}", status_code=303)
-
-    def query_context(s: Any, qid: int) -> dict[str, Any] | None:
-        rows = [q for q in s.queries(qid, limit=1) if q["id"] == qid]
-        if not rows:
-            return None
-        row = rows[0]
-        arm = row["decision"].get("arm")
-        info = s.info
-        arms = getattr(info, "arms", None)
-        if arms is None:
-            arms = getattr(info, "features", None)  # FDR labelling: the pool's records
-        features = None if arms is None or arm is None else [float(v) for v in arms[int(arm)]]
-        field_names = (s.problem or {}).get("fields")
-        spec = s.spec
-        view = views.query_view(s)
-        kind = view.kind
-        return {
-            "q": row,
-            "arm": arm,
-            "is_batch": row["decision"].get("counts") is not None and "part_of" not in row["decision"],
-            "features": features,
-            "fields": field_names if isinstance(field_names, list) else None,
-            "kind": kind,
-            "spec": {"reward": spec.reward, "n_constraints": spec.n_constraints, "values": spec.values},
-            "view": view,
-            "caption": view.caption.replace("{arm}", str(arm)),
-            "picture_svg": views.picture_svg(s, int(arm), view)
-            if kind == "picture" and arm is not None
-            else None,
-        }
-
-    async def query_page(request: Request) -> Response:
-        name = request.path_params["name"]
-        qid = int(request.path_params["qid"])
-        with open_study(name) as s:
-            ctx = query_context(s, qid)
-        if ctx is None:
-            return render("error.html", 404, message=f"Study {name!r} has no query {qid}.")
-        return with_token_cookie(request, render("query.html", name=name, **ctx))
-
-    def parse_answer(form: Any, spec: Any, is_batch: bool) -> Any:
-        if is_batch or form.get("json"):
-            try:
-                return json.loads(str(form.get("json", "")))
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"The answer is not valid JSON: {exc}.") from None
-        if form.get("answer") is not None:  # a choice button (a picture's judgement, a record's label)
-            return _number(str(form.get("answer")), "answer")
-        out: dict[str, Any] = {}
-        if spec.reward:
-            out["reward"] = _number(str(form.get("reward", "")), "reward")
-        if spec.n_constraints:
-            out["constraints"] = [
-                _number(str(form.get(f"constraint_{i}", "")), f"constraint value {i}")
-                for i in range(spec.n_constraints)
-            ]
-        return out
-
-    async def tell(request: Request) -> Response:
-        name = request.path_params["name"]
-        qid = int(request.path_params["qid"])
-        form = await request.form()
-        refused = cross_site(request, form)
-        if refused is not None:
-            return render("error.html", 403, message=f"The answer was refused: {refused}.")
-        if not authorised(request, form):
-            return render("error.html", 403, message="Answering needs the dashboard's token.")
-        with open_study(name) as s:
-            ctx = query_context(s, qid)
-            if ctx is None:
-                return render("error.html", 404, message=f"Study {name!r} has no query {qid}.")
-            try:
-                s.tell(qid, parse_answer(form, s.spec, ctx["is_batch"]))  # the same checks as tell
-            except SafeBanditsError as exc:
-                return render("query.html", 400, name=name, error=str(exc), **ctx)
-        return RedirectResponse(f"/study/{quote(name, safe='')}/answer?told={qid}", status_code=303)
-
-    async def answer_page(request: Request) -> Response:
-        name = request.path_params["name"]
-        with open_study(name) as s:
-            summary = s.summary()
-            horizon = getattr(s.info, "horizon", None)
-        told = request.query_params.get("told")
-        words = views.recommendation_words(summary, horizon if isinstance(horizon, int) else None)
-        return with_token_cookie(
-            request, render("answer.html", name=name, s=summary, told=told, recommendation_words=words)
-        )
-
-    async def results_page(request: Request) -> Response:
-        if results_dir is None:
-            return render("error.html", 404, message="Start the dashboard with --results DIR to see results.")
-        report = results_dir / "report"
-        claims_file = report / "claims.json"
-        claims = json.loads(claims_file.read_text()) if claims_file.is_file() else []
-        experiments: dict[tuple[str, str], dict[str, Any]] = {}
-        for c in claims:
-            e = experiments.setdefault((c["experiment"], c["scale"]), {"claims": [], "figures": []})
-            e["claims"].append({**c, "verdict": str(c.get("verdict", "pass" if c.get("passed") else "fail"))})
-        pngs = sorted(p.name for p in report.glob("*.png")) if report.is_dir() else []
-        from safebandits.plotting.report import section_slug, verdict_table
-
-        for (experiment, scale), e in experiments.items():
-            prefix = section_slug(experiment, scale)
-            e["figures"] = [p for p in pngs if p.startswith(prefix)]
-        runs = None
-        try:
-            from safebandits.experiments.store import ResultsStore
-
-            with ResultsStore(results_dir, mode="r") as store:
-                df = store.to_frame()
-            runs = df.groupby(["experiment", "scale"]).size().to_dict() if len(df) else {}
-        except Exception:  # no store (only a report), or a store another version wrote
-            runs = None
-        if runs:
-            from safebandits.dashboard.views import identification_outcomes
-
-            for key, rows in identification_outcomes(df).items():
-                e = experiments.setdefault(key, {"claims": [], "figures": []})
-                e["outcomes"] = rows
-                e["figures"] = [p for p in pngs if p.startswith(section_slug(*key))]
-        return render(
-            "results.html",
-            experiments=sorted(experiments.items()),
-            runs=runs,
-            verdicts=verdict_table(claims),
-            has_report=(report / "index.html").is_file(),
-            results_dir=str(results_dir),
-        )
-
-    async def results_file(request: Request) -> Response:
-        if results_dir is None:
-            return Response(status_code=404)
-        report = (results_dir / "report").resolve()
-        path = (report / request.path_params["path"]).resolve()
-        if report not in path.parents or not path.is_file():
-            return Response(status_code=404)
-        return FileResponse(path)
-
-    def guarded(handler: Any) -> Any:
-        """Errors as pages with the credentials removed, logged in one line (never a traceback with a
-        URL in it): no study / not a study storage 404, a storage failure 503, anything else 500."""
-
-        async def endpoint(request: Request) -> Response:
-            try:
-                return await handler(request)
-            except ConfigError as exc:  # no such study, not a study storage, a bad value
-                return render("error.html", 404, message=redact_text(exc, storage))
-            except SafeBanditsError as exc:
-                _log.warning("dashboard: %s", redact_text(exc, storage))
-                return render("error.html", 503, message=redact_text(exc, storage))
-            except Exception as exc:
-                message = redact_text(exc, storage)
-                _log.error("dashboard: internal error (%s: %s)", type(exc).__name__, message)
-                return render(
-                    "error.html", 500, message=f"Internal error ({type(exc).__name__}); see the server's log."
-                )
-
-        return endpoint
-
+    site = Site(storage, results, token)
     # Study names may hold a '/' (studies created before names were restricted; a link encodes it as
-    # %2F, which arrives decoded): the name is a path, and the more specific routes come first.
+    # %2F, which arrives decoded): the name is a path, and the more specific routes come first (the
+    # study page's catch-all last).
     routes = [
         Mount(API_PREFIX, app=create_api(storage, token, max_body=max_body)),  # the JSON API (api.py)
-        Route("/", guarded(index)),
-        Route("/results", guarded(results_page)),
-        Route("/results/report/{path:path}", guarded(results_file)),
-        Route("/study/{name:path}/summary.json", guarded(summary_json)),
-        Route("/study/{name:path}/answer", guarded(answer_page)),
-        Route("/study/{name:path}/ask", guarded(ask), methods=["POST"]),
-        Route("/study/{name:path}/query/{qid:int}", guarded(query_page)),
-        Route("/study/{name:path}/query/{qid:int}", guarded(tell), methods=["POST"]),
-        Route("/study/{name:path}", guarded(study_page)),
+        *results_pages.routes(site),
+        *queries.routes(site),
+        *studies.routes(site),
     ]
     hosts = list(allowed_hosts) if allowed_hosts is not None else local_hosts()
     middleware = [
@@ -504,7 +190,7 @@ def create_app(
         return Response("Not Found", status_code=404, media_type="text/plain")
 
     app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: not_found})
-    app.state.csrf_token = csrf_token
+    app.state.csrf_token = site.csrf_token
     return app
 
 

@@ -47,6 +47,8 @@ __all__ = [
     "FiniteGP",
     "GPPosterior",
     "InformationGain",
+    "LazyCovariance",
+    "LazyGP",
     "LowRankCovariance",
     "PointKernel",
     "batch_posterior",
@@ -636,7 +638,38 @@ def resolve_posterior(mode: str, kernel: FloatArray | PointKernel) -> str:
     return "dense"
 
 
-class FiniteGP(Rebinding):
+class _LiveGP(Rebinding):
+    """What the finite-domain GPs (:class:`FiniteGP`, :class:`LazyGP`) share: the changing scalars of
+    their state record (``state.live[0]``, a view: the kernels' writes show there)."""
+
+    __slots__ = ()
+    #: ``live`` is a view of ``state.live[0]``: a copy or a pickle leaves it out and makes it again
+    #: (:class:`~safebandits._numba.Rebinding`).
+    _views = ("live",)
+
+    def _set_kernel(self, kernel: FloatArray | PointKernel, noise_var: float) -> int:
+        """Store the kernel (a :class:`PointKernel` as it is, a matrix as contiguous float64) and the
+        checked ``lambda``; returns the number of points."""
+        self.kernel = (
+            kernel if isinstance(kernel, PointKernel) else np.ascontiguousarray(kernel, dtype=np.float64)
+        )
+        self.noise_var = check_positive(noise_var, "noise_var", owner=type(self).__name__)
+        return int(self.kernel.shape[0])
+
+    def _make_views(self) -> None:
+        self.live = self.state.live[0]
+
+    @property
+    def n_obs(self) -> int:
+        return int(self.live["n_obs"])
+
+    @property
+    def info_gain(self) -> float:
+        """Realised information gain ``1/2 sum_s log(1 + sigma^2_{s-1}(x_s) / lambda)`` of the data."""
+        return float(self.live["info_gain"])
+
+
+class FiniteGP(_LiveGP):
     """GP posterior on ``n`` points with exact rank-one updates (Eqs. (3)-(4)).
 
     Parameters
@@ -677,9 +710,7 @@ class FiniteGP(Rebinding):
 
     __slots__ = ("_cov", "_update", "counts", "kernel", "live", "lowrank", "mean", "mode", "noise_var",
                  "refresh_every", "state", "sums")  # fmt: skip
-    #: ``live`` is a view of ``state.live[0]``: a copy or a pickle leaves it out and makes it again
-    #: (:class:`~safebandits._numba.Rebinding`, which also binds ``_update`` again).
-    _views = ("live",)
+    #: (``live``, a view of ``state.live[0]``, is made again after a copy or a pickle, as is ``_update``.)
 
     def __init__(
         self,
@@ -691,11 +722,7 @@ class FiniteGP(Rebinding):
         covariance: LowRankCovariance | None = None,
         capacity: int | None = None,
     ) -> None:
-        self.kernel = (
-            kernel if isinstance(kernel, PointKernel) else np.ascontiguousarray(kernel, dtype=np.float64)
-        )
-        n = int(self.kernel.shape[0])
-        self.noise_var = check_positive(noise_var, "noise_var", owner="FiniteGP")
+        n = self._set_kernel(kernel, noise_var)
         self.refresh_every = check_int(refresh_every, "refresh_every", low=0, owner="FiniteGP")
         self.mode = "lowrank" if covariance is not None else resolve_posterior(posterior, self.kernel)
         self.mean = np.zeros(n)
@@ -726,21 +753,9 @@ class FiniteGP(Rebinding):
         FiniteGP._make_views(self)
         self._update = bind_kernel(gp_observe, (self.state, 0, 0.0)) if self.mode == "dense" else None
 
-    def _make_views(self) -> None:
-        self.live = self.state.live[0]  # a view: the kernels' writes show here
-
     @property
     def n_points(self) -> int:
         return self.mean.shape[0]
-
-    @property
-    def n_obs(self) -> int:
-        return int(self.live["n_obs"])
-
-    @property
-    def info_gain(self) -> float:
-        """Realised information gain ``1/2 sum_s log(1 + sigma^2_{s-1}(x_s) / lambda)`` of the data."""
-        return float(self.live["info_gain"])
 
     @property
     def var(self) -> FloatArray:
@@ -830,6 +845,345 @@ class FiniteGP(Rebinding):
         self, rng: np.random.Generator, scale: float = 1.0, *, size: int | None = None, jitter: float = 1e-10
     ) -> FloatArray:
         """Joint draw(s) from ``N(mean, scale^2 cov)`` (see :func:`joint_sample`)."""
+        return joint_sample(self.mean, self.cov, rng, scale=scale, size=size, jitter=jitter)
+
+
+# --------------------------------------------------------------------------------------------------
+# lazy exact posterior: each point brought up to date only when asked
+# --------------------------------------------------------------------------------------------------
+_NO_MATRIX = np.zeros((0, 0))
+_NO_POINTS = np.zeros((0, 1))
+
+
+@numba.njit(cache=True, inline="always")
+def _kernel_value(kmat, pts, code, ls, kv, a, b):
+    """``k(x_a, x_b)`` of a kernel matrix (``code < 0``) or of :class:`PointKernel`'s formulas on
+    coordinates (``code`` 0: SE; 1, 2, 3: Matérn 1/2, 3/2, 5/2)."""
+    if code < 0:
+        return kmat[a, b]
+    d2 = 0.0
+    for m in range(pts.shape[1]):
+        diff = pts[a, m] - pts[b, m]
+        d2 += diff * diff
+    r = math.sqrt(d2)
+    if code == 0:
+        return kv * math.exp(-0.5 * (r / ls) ** 2)
+    r = r / ls
+    if code == 1:
+        return kv * math.exp(-r)
+    if code == 2:
+        sr = math.sqrt(3.0) * r
+        return kv * (1.0 + sr) * math.exp(-sr)
+    sr = math.sqrt(5.0) * r
+    return kv * (1.0 + sr + sr * sr / 3.0) * math.exp(-sr)
+
+
+@numba.njit(cache=True, fastmath=True)
+def _lazy_dot(low, s, wt, x):
+    """``L[s, :s] . W[:s, x]`` (both contiguous; reassociated, vectorised)."""
+    acc = 0.0
+    for r in range(s):
+        acc += low[s, r] * wt[x, r]
+    return acc
+
+
+@numba.njit(cache=True)
+def _lazy_advance(wt, low, played, fresh, var, means, z, idx, t, kmat, pts, code, ls, kv):
+    """:meth:`LazyCovariance.refresh`'s loop: every point of ``idx`` brought from ``fresh`` to ``t``;
+    returns the number of entries of ``W`` computed."""
+    done = 0
+    for a in range(idx.shape[0]):
+        x = idx[a]
+        done += t - fresh[x]
+        for s in range(fresh[x], t):
+            w = (_kernel_value(kmat, pts, code, ls, kv, played[s], x) - _lazy_dot(low, s, wt, x)) / low[s, s]
+            wt[x, s] = w
+            var[x] -= w * w
+            for j in range(len(means)):
+                means[j][x] += w * z[j, s]
+        fresh[x] = t
+    return done
+
+
+class LazyCovariance:
+    """The low-rank posterior of :class:`LowRankCovariance` kept point-major and brought up to date one
+    point at a time, on demand (issue 33): exact, with the cost paid only for the points a caller asks.
+
+    The same factorisation: ``k_t = k - W_t^T W_t`` with ``W_t = L_t^{-1} K_{A_t, X}`` (``L_t L_t^T = K_t +
+    lambda I``, grown by one row per observation: ``L[s, :s] = W_s[:, x_s]``, ``L[s, s] = sqrt(lambda +
+    sigma_s^2(x_s))``), and for every attached posterior mean ``mu_t(x) = sum_{s < t} W[s, x] z_s`` with
+    ``z_s = (y_s - mu_s(x_s)) / L[s, s]``. Point ``x``'s column ``W[:, x]`` is stored contiguously
+    (``wt[x]``) and is known up to row ``fresh[x]``; so are ``var[x] = sigma^2_{fresh[x]}(x)`` and the means
+    ``means[j][x] = mu_{fresh[x]}(x)``. :meth:`refresh` brings points up to the current step ``t`` by
+    forward substitution (rows ``fresh[x] .. t - 1``, compiled), reading only those points' columns; the
+    played point is brought up to date before its row of ``L`` is taken (:meth:`condition`). Each refreshed
+    point reads
+    its own column and the rows of ``L`` since its last update (which stay in cache), so a round moves
+    ``O(t)`` bytes per point brought up to date instead of the whole ``t x n`` factor.
+
+    Between refreshes the change is bounded (what makes a lazy argmax exact): ``sum_{s = u}^{t-1} W[s, x]^2
+    = sigma_u^2(x) - sigma_t^2(x)``, so by Cauchy-Schwarz ``|mu_t(x) - mu_u(x)| <= sqrt(sigma_u^2(x) -
+    sigma_t^2(x)) ||z_{u..t-1}||``; and ``sigma_u^2(x) rho <= sigma_t^2(x) <= sigma_u^2(x)`` with ``rho =
+    prod_s lambda / (lambda + sigma_s^2(x_s))`` (each observation shrinks a variance by at most that
+    factor: ``k_s(x, x_s)^2 <= sigma_s^2(x) sigma_s^2(x_s)``). The prefix sums of ``z_s^2``
+    (:meth:`z_squares`) and of ``log(1 + sigma_s^2(x_s) / lambda)`` (``log_shrink``) are kept.
+
+    Memory ``O(T n + T^2)`` for a capacity of ``T`` observations (grown by doubling if exceeded).
+    """
+
+    __slots__ = ("_cum", "_last", "_z", "capacity", "computed", "fresh", "kdiag", "kernel", "log_shrink",
+                 "low", "means", "n_points", "noise_var", "played", "steps", "told", "var", "wt")  # fmt: skip
+
+    def __init__(
+        self, kernel: FloatArray | PointKernel, noise_var: float, *, capacity: int | None = None
+    ) -> None:
+        self.kernel = kernel
+        self.noise_var = check_positive(noise_var, "noise_var", owner="LazyCovariance")
+        self.n_points = n = int(kernel.shape[0])
+        cap = max(1, int(capacity) if capacity is not None else 64)
+        self.capacity = cap
+        self.wt = np.empty((n, cap))
+        self.low = np.zeros((cap, cap))
+        self.played = np.zeros(cap, dtype=np.int64)
+        #: Prefix sums of ``log(1 + sigma_s^2(x_s) / lambda)``: every variance shrinks by at most the
+        #: factor ``exp(-(log_shrink[t] - log_shrink[u]))`` from step ``u`` to ``t``.
+        self.log_shrink = np.zeros(cap + 1)
+        self.steps = 0
+        self.fresh = np.zeros(n, dtype=np.int64)
+        #: Entries of ``W`` computed so far (an eager update computes ``n`` per observation).
+        self.computed = 0
+        self.kdiag = kernel_diagonal(kernel)
+        self.var = self.kdiag.copy()
+        self.means: list[np.ndarray] = []
+        self.told = np.zeros(0, dtype=np.int64)
+        self._z = np.zeros((0, cap))
+        self._cum = np.zeros((0, cap + 1))
+        self._last: tuple[int, int, float, float] | None = None
+
+    def attach(self, mean: np.ndarray) -> int:
+        """Register a posterior mean (n,) kept by this covariance (a new one); returns its slot."""
+        if self.steps:
+            raise ConfigError("LazyCovariance: attach the posteriors before the first observation.")
+        self.means.append(mean)
+        self.told = np.append(self.told, 0)
+        self._z = np.vstack([self._z, np.zeros((1, self.capacity))])
+        self._cum = np.vstack([self._cum, np.zeros((1, self.capacity + 1))])
+        return len(self.means) - 1
+
+    def z_squares(self, slot: int) -> np.ndarray:
+        """Prefix sums ``sum_{s < t} z_s^2`` of the posterior in ``slot``, shape (capacity + 1,)."""
+        return self._cum[slot]
+
+    def _grow(self) -> None:
+        cap, new = self.capacity, 2 * self.capacity
+        wt = np.empty((self.n_points, new))
+        wt[:, :cap] = self.wt
+        low = np.zeros((new, new))
+        low[:cap, :cap] = self.low
+        self.wt, self.low = wt, low
+        self.played = np.concatenate([self.played, np.zeros(cap, dtype=np.int64)])
+        self.log_shrink = np.concatenate([self.log_shrink, np.zeros(cap)])
+        self._z = np.hstack([self._z, np.zeros((self._z.shape[0], cap))])
+        self._cum = np.hstack([self._cum, np.zeros((self._cum.shape[0], cap))])
+        self.capacity = new
+
+    def refresh(self, idx: np.ndarray) -> None:
+        """Bring the points ``idx`` up to the current step (columns, variances and every attached mean):
+        for each stale point ``x`` (``fresh[x] = u < t``) the rows ``s = u .. t - 1`` of its column by
+        forward substitution, ``W[s, x] = (k(x_s, x) - L[s, :s] W[:s, x]) / L[s, s]`` (compiled,
+        :func:`_lazy_advance`), then ``sigma^2(x) -= W[s, x]^2`` and ``mu(x) += W[s, x] z_s``."""
+        t = self.steps
+        if t == 0:
+            return
+        if np.any(self.told != t):
+            raise ConfigError("LazyCovariance: every attached posterior must be told each observation.")
+        idx = np.asarray(idx, dtype=np.int64)
+        kmat, pts, code, ls, kv = self._kernel_args()
+        means = tuple(self.means)
+        self.computed += _lazy_advance(
+            self.wt,
+            self.low,
+            self.played,
+            self.fresh,
+            self.var,
+            means,
+            self._z,
+            idx,
+            t,
+            kmat,
+            pts,
+            code,
+            ls,
+            kv,
+        )
+
+    def _kernel_args(self) -> tuple[np.ndarray, np.ndarray, int, float, float]:
+        k = self.kernel
+        if isinstance(k, PointKernel):
+            code = 0 if k.kind == "se" else {0.5: 1, 1.5: 2, 2.5: 3}[k.nu]
+            return _NO_MATRIX, k.points, code, float(k.lengthscale), float(k.variance)
+        return k, _NO_POINTS, -1, 1.0, 1.0
+
+    def sync(self) -> None:
+        """Bring every point up to date (then the arrays hold the posterior of all the data)."""
+        if self.steps:
+            self.refresh(np.flatnonzero(self.fresh < self.steps))
+
+    def condition(self, step: int, i: int) -> tuple[float, float]:
+        """Condition on the ``step``-th observation (0-based), at point ``i``: point ``i`` is brought up
+        to date and its row of ``L`` appended. Returns ``(s, v)``: ``s = lambda + v`` and the old variance
+        ``v = sigma^2(x_i)``; the caller then tells its ``z`` (:meth:`tell`). A second call for the same
+        step and point (another attached posterior) returns the cached answer."""
+        last = self._last
+        if last is not None and last[0] == step and last[1] == i:
+            return last[2], last[3]
+        if step != self.steps:
+            raise ConfigError(
+                f"A shared covariance was asked for observation {step} while at {self.steps}: the "
+                "posteriors sharing it must be told the same points in the same order."
+            )
+        self.refresh(np.array([i]))
+        if step >= self.capacity:
+            self._grow()
+        v = float(self.var[i])
+        s = self.noise_var + v
+        self.low[step, :step] = self.wt[i, :step]
+        self.low[step, step] = math.sqrt(s)
+        self.played[step] = i
+        self.log_shrink[step + 1] = self.log_shrink[step] + math.log1p(max(v, 0.0) / self.noise_var)
+        self.steps = step + 1
+        self._last = (step, i, s, v)
+        return s, v
+
+    def tell(self, slot: int, step: int, z: float) -> None:
+        """Record the ``step``-th ``z_s = (y_s - mu_s(x_s)) / L[s, s]`` of the posterior in ``slot``."""
+        if self.told[slot] != step:
+            raise ConfigError("LazyCovariance: a posterior was told an observation out of order.")
+        self._z[slot, step] = z
+        self._cum[slot, step + 1] = self._cum[slot, step] + z * z
+        self.told[slot] = step + 1
+
+    def matrix(self) -> FloatArray:
+        """The covariance ``k_t`` as an ``n x n`` matrix (``O(n^2 t)``; for small domains)."""
+        self.sync()
+        w = self.wt[:, : self.steps]
+        return np.array(self.kernel, dtype=np.float64) - w @ w.T
+
+    def block(self, idx: np.ndarray) -> FloatArray:
+        """``k_t`` on the points ``idx`` (m, m), bringing only them up to date (``O(m^2 t)``)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        self.refresh(idx)
+        w = self.wt[idx, : self.steps]
+        return kernel_block(self.kernel, idx, idx) - w @ w.T
+
+    @property
+    def nbytes(self) -> int:
+        return int(
+            self.wt.nbytes + self.low.nbytes + self.var.nbytes + self._z.nbytes + self._cum.nbytes
+            + self.log_shrink.nbytes
+        )  # fmt: skip
+
+
+class LazyGP(_LiveGP):
+    """A GP posterior on ``n`` points kept by a :class:`LazyCovariance` (the interface of
+    :class:`FiniteGP` in low-rank mode): exact, each point brought up to date when it is read.
+
+    ``mean``, ``var``, ``std()``, ``cov`` bring every point up to date first (``O(n t (t - u))`` for points
+    last updated at ``u``); a lazy caller reads the stored arrays (``_mean``, ``lowrank.var``, as of
+    ``lowrank.fresh``) and asks :meth:`LazyCovariance.refresh` for the points it needs.
+
+    Parameters
+    ----------
+    kernel : ndarray of shape (n, n) or PointKernel
+    noise_var : float > 0
+    covariance : LazyCovariance, optional
+        One to share (another posterior with the same kernel and ``lambda``, told the same points in the
+        same order); default a new one.
+    capacity : int, optional
+        Expected number of observations (rows reserved).
+    """
+
+    __slots__ = ("_mean", "_slot", "counts", "kernel", "live", "lowrank", "mode", "noise_var",
+                 "refresh_every", "state", "sums")  # fmt: skip
+
+    def __init__(
+        self,
+        kernel: FloatArray | PointKernel,
+        noise_var: float,
+        *,
+        covariance: LazyCovariance | None = None,
+        capacity: int | None = None,
+    ) -> None:
+        n = self._set_kernel(kernel, noise_var)
+        self.mode = "lazy"
+        self.refresh_every = 0
+        if covariance is not None:
+            if covariance.n_points != n or covariance.noise_var != self.noise_var or covariance.steps:
+                raise ConfigError(
+                    "LazyGP: a shared covariance must be new, on the same points, with the same lambda."
+                )
+            self.lowrank = covariance
+        else:
+            self.lowrank = LazyCovariance(self.kernel, self.noise_var, capacity=capacity)
+        self._mean = np.zeros(n)
+        self._slot = self.lowrank.attach(self._mean)
+        self.counts = np.zeros(n, dtype=np.int64)
+        self.sums = np.zeros(n)
+        self.state = GPPosterior(
+            self._mean, np.empty((0, 0)), self.lowrank.var, self.counts, self.sums, np.zeros(0),
+            float(self.noise_var), np.zeros(1, dtype=GP_LIVE),
+        )  # fmt: skip
+        LazyGP._make_views(self)
+
+    @property
+    def n_points(self) -> int:
+        return self._mean.shape[0]
+
+    @property
+    def mean(self) -> FloatArray:
+        """Posterior means ``mu_t`` (every point brought up to date)."""
+        self.lowrank.sync()
+        return self._mean
+
+    @property
+    def var(self) -> FloatArray:
+        """Posterior variances ``sigma_t^2`` (every point brought up to date; unclipped)."""
+        self.lowrank.sync()
+        return self.lowrank.var
+
+    @property
+    def cov(self) -> FloatArray:
+        return self.lowrank.matrix()
+
+    def variance(self) -> FloatArray:
+        return np.maximum(self.var, 0.0)
+
+    def std(self) -> FloatArray:
+        return np.sqrt(self.variance())
+
+    def update(self, i: int, y: float) -> float:
+        """Condition on observation ``y`` of point ``i``; returns ``sigma^2_{t-1}(x_t)``."""
+        step = int(self.live["n_obs"])
+        s, var = self.lowrank.condition(step, i)
+        self.lowrank.tell(self._slot, step, (y - self._mean[i]) / math.sqrt(s))
+        self.counts[i] += 1
+        self.sums[i] += y
+        self.live["n_obs"] += 1
+        self.live["info_gain"] += 0.5 * math.log1p(max(var, 0.0) / self.noise_var)
+        return var
+
+    def refresh_due(self) -> None:
+        """(Nothing to refresh: :class:`FiniteGP`'s periodic batch refresh is dense-only.)"""
+
+    def set_kernel(self, kernel: FloatArray | PointKernel) -> None:
+        raise ConfigError("LazyGP keeps its kernel; refitted hyperparameters need posterior 'lowrank'.")
+
+    def cov_block(self, idx: np.ndarray) -> FloatArray:
+        return self.lowrank.block(idx)
+
+    def sample(
+        self, rng: np.random.Generator, scale: float = 1.0, *, size: int | None = None, jitter: float = 1e-10
+    ) -> FloatArray:
         return joint_sample(self.mean, self.cov, rng, scale=scale, size=size, jitter=jitter)
 
 

@@ -15,7 +15,10 @@ by claim id); a figures module registers with ``safebandits.plotting.report.regi
 its methods' colours with ``safebandits.plotting.figures.register_method_style``). The paper's citation and
 its digest's section-5 items (which claims read each, which no experiment reads and why) are declared with
 the paper (``register_paper(..., citation=, digest=, coverage=, unevaluated=)``); the scoreboard assembles
-them (:mod:`safebandits.experiments.claims_coverage`).
+them (:mod:`safebandits.experiments.claims_coverage`). Its documentation pages are MyST markdown files in
+the ``docs/`` folder of its package, named after the paper (``<name>.md``, then ``<name>_*.md``); the
+documentation build collects them (:func:`paper_pages`), so a paper adds a page without editing the
+docs' index.
 
 The engine never imports a paper by name: with no paper installed it still runs experiments registered
 otherwise (``register_experiment``, ``SAFEBANDITS_PLUGINS``). A paper whose entry point or declared module
@@ -25,6 +28,7 @@ fails to import is a :class:`~safebandits.exceptions.ConfigError` naming it.
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +44,7 @@ from safebandits.experiments.paper_records import (
 )
 
 __all__ = [
+    "DOCS_FOLDER",
     "ENTRY_POINT_GROUP",
     "PaperInfo",
     "claim_sets",
@@ -48,12 +53,16 @@ __all__ = [
     "list_papers",
     "load_claims",
     "load_papers",
+    "paper_pages",
     "register_claims",
     "register_paper",
 ]
 
 #: The entry-point group the engine reads paper packages from.
 ENTRY_POINT_GROUP = PAPERS_GROUP
+
+#: The folder of a paper package that holds its documentation pages (``<package>/docs/<name>*.md``).
+DOCS_FOLDER = "docs"
 
 
 @dataclass(frozen=True)
@@ -217,6 +226,34 @@ def load_claims() -> None:
 def figure_modules() -> tuple[str, ...]:
     """The modules holding the papers' report figures (imported by the report, never by the engine)."""
     return tuple(m for info in load_papers().values() for m in info.figures)
+
+
+def paper_pages(name: str) -> dict[str, str]:
+    """The documentation pages of the registered paper ``name``: file name -> MyST markdown text.
+
+    The pages are the ``.md`` files of the :data:`DOCS_FOLDER` folder of the paper's package: its main page
+    ``<name>.md`` first, then ``<name>_<topic>.md`` pages by name (so pages of two papers never share a
+    file name). A paper without the folder has no page; a page named otherwise is a
+    :class:`~safebandits.exceptions.ConfigError`.
+    """
+    info = load_papers().get(name)
+    if info is None:
+        raise ConfigError(f"Unknown paper {name!r}. Known papers: {', '.join(sorted(_PAPERS))}.")
+    try:
+        folder = importlib.resources.files(info.module).joinpath(DOCS_FOLDER)
+    except (ModuleNotFoundError, TypeError) as exc:  # (a module that is not a package has no folder)
+        raise ConfigError(f"Paper {name!r}: its module {info.module!r} is not a package ({exc}).") from exc
+    if not folder.is_dir():
+        return {}
+    files = [f for f in folder.iterdir() if f.is_file() and f.name.endswith(".md")]
+    bad = [f.name for f in files if not (f.name == f"{name}.md" or f.name.startswith(f"{name}_"))]
+    if bad:
+        raise ConfigError(
+            f"The documentation pages {bad} of paper {name!r} ({info.module}/{DOCS_FOLDER}/) must be named "
+            f"{name}.md or {name}_<topic>.md."
+        )
+    files.sort(key=lambda f: (f.name != f"{name}.md", f.name))
+    return {f.name: f.read_text(encoding="utf-8") for f in files}
 
 
 def register_claims(

@@ -321,38 +321,9 @@ def parse_observation(
         On a missing or extra value, a wrong shape, NaN or infinity, a value outside the feedback's range,
         or batch counts other than the query's.
     """
-    m = spec.n_constraints
     if decision.is_batch:
-        if not (isinstance(value, (Mapping, BatchObservation))):
-            raise ConfigError(
-                "A batch query is answered with per-arm sums: {'counts': [...], 'constraint_sums': "
-                f"[[...]], 'reward_sums': [...]}} (or a BatchObservation); got {value!r}."
-            )
-        if isinstance(value, Mapping):
-            unknown = set(value) - {"counts", "constraint_sums", "reward_sums"}
-            if unknown:
-                raise ConfigError(f"Unknown key(s) {sorted(unknown)} in a batch answer.")
-        want = np.asarray(decision.counts, dtype=np.int64)
-        counts = _get(value, "counts")
-        if counts is not None and not np.array_equal(_number_array(counts, "counts"), want):
-            raise ConfigError(f"The answer's counts {np.asarray(counts).tolist()} differ from the query's.")
-        rs, cs = _get(value, "reward_sums"), _get(value, "constraint_sums")
-        if spec.reward != (rs is not None):
-            raise ConfigError(
-                "This study observes rewards: give 'reward_sums'."
-                if spec.reward
-                else "This study observes no rewards: leave 'reward_sums' out."
-            )
-        if (m > 0) != (cs is not None):
-            raise ConfigError(f"The answer must {'give' if m else 'not give'} 'constraint_sums' (m = {m}).")
-        obs: Observation | BatchObservation = BatchObservation(
-            counts=want,
-            constraint_sums=None if cs is None else _number_array(cs, "constraint_sums"),
-            reward_sums=None if rs is None else _number_array(rs, "reward_sums"),
-        )
-        _checked(decision, obs, spec)
-        return obs
-
+        return _parse_batch(value, decision, spec)
+    m = spec.n_constraints
     if isinstance(value, BatchObservation):
         raise ConfigError("A single-pull query is answered with one observation, not a batch.")
     if isinstance(value, (bool, np.bool_)):
@@ -400,6 +371,40 @@ def parse_observation(
     _checked(decision, obs, spec)
     if m == 0 and obs.constraints is not None:
         obs = obs._replace(constraints=np.zeros(0))
+    return obs
+
+
+def _parse_batch(value: Any, decision: Decision, spec: FeedbackSpec) -> BatchObservation:
+    """A batch query's answer: per-arm sums (and counts equal to the query's)."""
+    m = spec.n_constraints
+    if not (isinstance(value, (Mapping, BatchObservation))):
+        raise ConfigError(
+            "A batch query is answered with per-arm sums: {'counts': [...], 'constraint_sums': "
+            f"[[...]], 'reward_sums': [...]}} (or a BatchObservation); got {value!r}."
+        )
+    if isinstance(value, Mapping):
+        unknown = set(value) - {"counts", "constraint_sums", "reward_sums"}
+        if unknown:
+            raise ConfigError(f"Unknown key(s) {sorted(unknown)} in a batch answer.")
+    want = np.asarray(decision.counts, dtype=np.int64)
+    counts = _get(value, "counts")
+    if counts is not None and not np.array_equal(_number_array(counts, "counts"), want):
+        raise ConfigError(f"The answer's counts {np.asarray(counts).tolist()} differ from the query's.")
+    rs, cs = _get(value, "reward_sums"), _get(value, "constraint_sums")
+    if spec.reward != (rs is not None):
+        raise ConfigError(
+            "This study observes rewards: give 'reward_sums'."
+            if spec.reward
+            else "This study observes no rewards: leave 'reward_sums' out."
+        )
+    if (m > 0) != (cs is not None):
+        raise ConfigError(f"The answer must {'give' if m else 'not give'} 'constraint_sums' (m = {m}).")
+    obs = BatchObservation(
+        counts=want,
+        constraint_sums=None if cs is None else _number_array(cs, "constraint_sums"),
+        reward_sums=None if rs is None else _number_array(rs, "reward_sums"),
+    )
+    _checked(decision, obs, spec)
     return obs
 
 

@@ -1,15 +1,17 @@
-"""A paper is a package (issue 32, item 5): a small test paper written in four files -- its package
-(instances, experiment, paper), its claims, and its distribution's two metadata files naming the entry
-point -- is found by every part of the library without any edit to the engine, the dashboard, the
-import contracts or the docs index: its instance is made by name in a fresh process, its experiment is
-listed and run, its claims are read by ``results`` and the scoreboard, and ``bounds`` serves its instance
-through the paper that registers that kind.
+"""A paper is a package (issue 32, item 5): a small test paper written in five files -- its package
+(instances, experiment, paper), its claims, its docs page, and its distribution's two metadata files
+naming the entry point -- is found by every part of the library without any edit to the engine, the
+dashboard, the import contracts or the docs index: its instance is made by name in a fresh process, its
+experiment is listed and run, its claims are read by ``results`` and the scoreboard, ``bounds`` serves its
+instance through the paper that registers that kind, its own command joins the command line, and the
+documentation build collects its page.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -67,6 +69,18 @@ register_experiment(
 )
 
 register_paper("testpaper", __name__, claims=("testpaper.claims",), citation="Test 2026")
+
+
+import click
+
+
+@click.command()
+@click.option("--tau", type=float, default=0.5)
+def hello(tau):
+    """The test paper's own command: its instance's best value."""
+    from safebandits.problems.registry import make_instance
+
+    click.echo(f"best value at tau={tau}: {make_instance('testpaper/two-arms', tau=tau).optimal_value:.1f}")
 '''
 
 CLAIMS = '''
@@ -91,16 +105,27 @@ register_claims(
 '''
 
 
+PAGE = """# The test paper
+
+OPB on two arms; its one claim is on {doc}`the scoreboard </scoreboard>`.
+"""
+
+
 def _install(root: Path) -> dict[str, str]:
-    """The test paper in ``root`` (four files), and the environment that puts it on the path."""
+    """The test paper in ``root`` (five files), and the environment that puts it on the path."""
     pkg = root / "testpaper"
     pkg.mkdir()
     (pkg / "__init__.py").write_text(textwrap.dedent(PACKAGE))
     (pkg / "claims.py").write_text(textwrap.dedent(CLAIMS))
+    (pkg / "docs").mkdir()
+    (pkg / "docs" / "testpaper.md").write_text(PAGE)
     dist = root / "testpaper-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: testpaper\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[safebandits.papers]\ntestpaper = testpaper\n")
+    (dist / "entry_points.txt").write_text(
+        "[safebandits.papers]\ntestpaper = testpaper\n\n"
+        "[safebandits.commands]\ntestpaper-hello = testpaper:hello\ntestpaper-broken = testpaper:nothing\n"
+    )
     files = [p for p in root.rglob("*") if p.is_file()]
     assert len(files) <= 6, files
     path = os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])
@@ -150,11 +175,45 @@ def test_its_experiment_runs_and_its_claim_is_read(paper):
     assert "testpaper-two-arms" in board.stdout and "sublinear" in board.stdout
 
 
+def test_its_command_is_added_to_the_command_line(paper):
+    root, env = paper
+    listed = _sb(env, "--help", cwd=root)
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(
+        r"\n  testpaper-hello +A command of testpaper\.\n", listed.stdout
+    )  # listed, not imported
+    ran = _sb(env, "testpaper-hello", "--tau", "0.4", cwd=root)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "best value at tau=0.4: 0.8"  # (both arms safe: the better one)
+    broken = _sb(env, "testpaper-broken", cwd=root)
+    assert broken.returncode == 2 and broken.stderr.count("\n") == 1
+    assert "entry point 'testpaper:nothing' of group 'safebandits.commands'" in broken.stderr
+
+
 def test_bounds_serve_its_instance_through_the_paper_of_its_kind(paper):
     root, env = paper
     proc = _sb(env, "bounds", "testpaper/two-arms", cwd=root)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kind"] == "StagewiseInstance"
+
+
+def test_the_docs_build_collects_its_page(paper):
+    root, env = paper
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    if not (docs / "paperdocs.py").exists():
+        pytest.skip("docs/ not present")
+    out = root / "docs-papers"
+    code = (
+        f"import sys, json, pathlib; sys.path.insert(0, {str(docs)!r}); import paperdocs\n"
+        f"print(json.dumps(paperdocs.generate(pathlib.Path({str(out)!r}))))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["testpaper"] == ["testpaper.md"]
+    assert (out / "testpaper.md").read_text() == PAGE
+    index = (out / "index.md").read_text()
+    assert "| {doc}`testpaper` | Test 2026 |" in index  # a row and a toctree entry, no index edit
+    assert "\ntestpaper\n" in index[index.index("```{toctree}") :]
 
 
 def _code_without_docs(source: str) -> str:
@@ -171,20 +230,36 @@ def _code_without_docs(source: str) -> str:
 
 
 def test_the_engine_dashboard_and_contracts_name_no_paper():
-    """No paper's name in the engine's, the dashboard's or the import contracts' source (its entry
-    point and one documented exception of the independence contract aside)."""
+    """No paper's name in the engine's, the dashboard's, the problems layer's or the import contracts'
+    source (its entry point and one documented exception of the independence contract aside)."""
     root = Path(__file__).resolve().parents[2]
     names = ("acol", "beside", "ckb", "safe_lucb", "safelucb", "stagewise", "driving")
     import safebandits as sb
 
     prefixes = ("acol/", "beside/", "ckb/", "safelucb/", "stagewise/", "fdr/", "driving/")
-    literals = [*sb.list_algorithms(), *(n for n in sb.list_instances() if n.startswith(prefixes))]
-    for folder in ("safebandits/experiments", "safebandits/dashboard"):
+    instances = [n for n in sb.list_instances() if n.startswith(prefixes)]
+    # (the problems layer holds the settings the learners share, whose words -- "uniform" noise -- may
+    # be a learner's name: there, only the papers and their instances are looked for)
+    for folder, literals in (
+        ("safebandits/experiments", [*sb.list_algorithms(), *instances]),
+        ("safebandits/dashboard", [*sb.list_algorithms(), *instances]),
+        ("safebandits/problems", instances),
+    ):
         for path in (root / folder).rglob("*.py"):
             code = _code_without_docs(path.read_text())
             found = [n for n in names if f"papers.{n}" in code or f"'{n}/" in code or f'"{n}/' in code]
             found += [n for n in literals if f"'{n}'" in code or f'"{n}"' in code]
             assert not found, (path, found)
+    # the papers' data sets are registered by the papers, not by the data registry's module
+    from safebandits.datasets import list_datasets
+
+    registry_code = _code_without_docs((root / "safebandits" / "datasets.py").read_text())
+    data = sorted(list_datasets())
+    assert {"uci_adult", "light_sensors", "acol_driver"} <= set(data)
+    assert not [n for n in data if f"'{n}'" in registry_code or f'"{n}"' in registry_code]
+    # the paper's own content (its driving simulator, its theorems' bounds) is no module of the layers
+    leftovers = ("problems/driving", "problems/cbai_bounds.py", "problems/beside_bounds.py")
+    assert not [p for p in leftovers if (root / "safebandits" / p).exists()]
     pyproject = (root / "pyproject.toml").read_text()
     contracts = pyproject[pyproject.index("[[tool.importlinter.contracts]]") :]
     named = {n for n in names if f"safebandits.papers.{n}" in contracts}

@@ -95,3 +95,29 @@ def test_runs_are_matched_by_experiment_scale_and_run_key(tmp_path):
     swapped = [{**r, "regret": -r["regret"]} for r in rows]
     c = _store(tmp_path / "c", swapped + other, {})
     assert compare_stores.main([str(a), str(c)]) == 1
+
+
+def test_tolerance_accepts_rounding_and_nothing_else(tmp_path, capsys):
+    """--rtol: floats within the tolerance pass, in columns and in traces; integers, lengths and
+    larger float changes remain differences."""
+    base = {("a0", "curve"): {"y": [1.0, 2.0], "arm": [3, 4]}}
+    before = _store(tmp_path / "a", _rows([1.0, 2.0]), base)
+    ulp = math.nextafter(1.0, 2.0)
+    nudged = {("a0", "curve"): {"y": [ulp, 2.0], "arm": [3, 4]}}
+    after = _store(tmp_path / "b", _rows([ulp, 2.0]), nudged)
+    assert compare_stores.main([str(before), str(after)]) == 1
+    assert compare_stores.main([str(before), str(after), "--rtol", "1e-12"]) == 0
+    assert "largest relative difference seen: 2.22e-16" in capsys.readouterr().out
+    for changed in (
+        {"y": [1.0, 2.0], "arm": [3, 5]},
+        {"y": [1.0], "arm": [3, 4]},
+        {"y": [1.1, 2.0], "arm": [3, 4]},
+    ):
+        other = _store(
+            tmp_path / f"c{len(str(changed))}{changed['arm'][1]}",
+            _rows([1.0, 2.0]),
+            {("a0", "curve"): changed},
+        )
+        assert compare_stores.main([str(before), str(other), "--rtol", "1e-6"]) == 1
+    far = _store(tmp_path / "far", _rows([1.5, 2.0]), base)
+    assert compare_stores.main([str(before), str(far), "--rtol", "1e-6"]) == 1

@@ -114,3 +114,75 @@ def test_code_names_existing_decisions_pages():
         text = path.read_text(encoding="utf-8")
         for chunk in text.split("docs/decisions/")[1:]:
             assert chunk.split(".md", 1)[0] + ".md" in pages, path
+
+
+# -- the papers' pages live in their packages (issue 32, item 5) --------------------------------------------
+def _paperdocs():
+    return _load("safebandits_docs_paperdocs", "paperdocs.py")
+
+
+def _fake_paper(tmp_path, monkeypatch, name, pages):
+    """A paper package ``name`` on the path with ``pages`` (file name -> text) in its docs folder, registered
+    for this test only."""
+    from safebandits.experiments import papers
+
+    pkg = tmp_path / "src" / name
+    (pkg / "docs").mkdir(parents=True)
+    (pkg / "__init__.py").write_text('"""A paper of the docs tests."""\n')
+    for filename, text in pages.items():
+        (pkg / "docs" / filename).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    papers.load_papers()
+    monkeypatch.setitem(papers._PAPERS, name, papers.PaperInfo(name, name, citation=f"{name} 2026"))
+
+
+def test_the_papers_pages_come_from_their_packages(tmp_path):
+    written = _paperdocs().generate(tmp_path)
+    # every page keeps the file name, hence the URL, it had under docs/papers/ (the main page first)
+    assert written["acol"] == ["acol.md"] and written["ckb"] == ["ckb.md", "ckb_botorch.md"]
+    assert {"beside", "stagewise", "safe_lucb"} <= set(written)
+    root = DOCS.parent / "safebandits" / "papers"
+    assert (tmp_path / "acol.md").read_text() == (root / "acol" / "docs" / "acol.md").read_text()
+    index = (tmp_path / "index.md").read_text()
+    assert "| {doc}`ckb` (also {doc}`ckb_botorch`) | Zhou & Ji 2022 (CKB) |" in index
+    assert "`acol-driving`" in index and "`g-acol`" in index
+    toctree = index[index.index("```{toctree}") :]
+    assert [line for line in toctree.splitlines() if line.isidentifier()] == [
+        p for names in written.values() for p in (n.removesuffix(".md") for n in names)
+    ]
+
+
+def test_a_new_papers_page_is_collected_without_an_index_edit(tmp_path, monkeypatch):
+    _fake_paper(tmp_path, monkeypatch, "docspaper", {"docspaper.md": "# The docs paper\n\nIts page.\n"})
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "gone.md").write_text("# A page of a paper no longer installed\n")
+    written = _paperdocs().generate(out)
+    assert written["docspaper"] == ["docspaper.md"]
+    assert (out / "docspaper.md").read_text() == "# The docs paper\n\nIts page.\n"
+    index = (out / "index.md").read_text()
+    assert "| {doc}`docspaper` | docspaper 2026 | - | - |" in index
+    assert "\ndocspaper\n" in index[index.index("```{toctree}") :]
+    assert not (out / "gone.md").exists()  # the folder is generated: stale pages go
+
+
+def test_a_paper_page_must_be_named_after_its_paper(tmp_path, monkeypatch):
+    from safebandits.exceptions import ConfigError
+    from safebandits.experiments.papers import paper_pages
+
+    _fake_paper(tmp_path, monkeypatch, "namedpaper", {"namedpaper_more.md": "b", "namedpaper.md": "a"})
+    assert list(paper_pages("namedpaper")) == ["namedpaper.md", "namedpaper_more.md"]
+    _fake_paper(tmp_path, monkeypatch, "otherpaper", {"index.md": "# would replace the papers' index\n"})
+    with pytest.raises(ConfigError, match=r"otherpaper.md or otherpaper_<topic>.md"):
+        paper_pages("otherpaper")
+    with pytest.raises(ConfigError, match="Unknown paper"):
+        paper_pages("no-such-paper")
+
+
+def test_a_paper_without_a_docs_folder_has_no_page(tmp_path, monkeypatch):
+    from safebandits.experiments.papers import paper_pages
+
+    _fake_paper(tmp_path, monkeypatch, "pagelesspaper", {})
+    (tmp_path / "src" / "pagelesspaper" / "docs").rmdir()
+    assert paper_pages("pagelesspaper") == {}
+    assert "pagelesspaper" not in _paperdocs().generate(tmp_path / "out")

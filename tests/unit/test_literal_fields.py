@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from safebandits._validation import check_literal_fields, literal_choices
 from safebandits.algorithms.registry import list_algorithms
 from safebandits.exceptions import ConfigError
-from safebandits.problems.driving.cem import CEMConfig
-from safebandits.problems.driving.dynamics import DrivingConfig
+from safebandits.papers.acol.simulator.cem import CEMConfig
+from safebandits.papers.acol.simulator.dynamics import DrivingConfig
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

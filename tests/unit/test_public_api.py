@@ -11,6 +11,7 @@ import ast
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -104,6 +105,21 @@ def test_cli_help_and_version_load_no_heavy_module():
     loaded = _loaded_after(code)
     heavy = sorted(m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY))
     assert heavy == [] and "safebandits.study" not in loaded
+    assert "safebandits.papers" not in loaded  # (a paper's commands are listed from their entry points)
+
+
+def test_a_papers_command_is_listed_unloaded_and_loaded_when_used(capsys):
+    from safebandits.cli import _entry_commands, cli, main
+
+    assert _entry_commands()["driving"].value == "safebandits.papers.acol.commands:driving"
+    # listed from its entry point, in a fresh process (this one may have loaded it already)
+    proc = _fresh("from safebandits.cli import main; main(['--help'])")
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"\n  driving +A command of safebandits\.papers\.acol\.commands\.\n", proc.stdout)
+    assert main(["driving", "render", "--help"]) == 0 and "--scenario" in capsys.readouterr().out
+    assert cli.get_command(None, "driving").name == "driving"
+    assert main(["--help"]) == 0  # once loaded, its own short help
+    assert re.search(r"\n  driving +Driving simulator of Lindner", capsys.readouterr().out)
 
 
 def test_version_everywhere():

@@ -51,6 +51,7 @@ from safebandits._validation import (
 )
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick, dual_step
 from safebandits.estimators.gp import (
     DENSE_MAX_POINTS,
     GP_LIVE,
@@ -58,6 +59,7 @@ from safebandits.estimators.gp import (
     GPPosterior,
     InfoGainMode,
     InformationGain,
+    LazyGP,
     PointKernel,
     PosteriorMode,
     beta_width,
@@ -123,34 +125,6 @@ def auto_slack(
     return min(0.5 * slater, k_hat / t)
 
 
-class RoundDraws:
-    """Per-round randomness drawn in blocks from the learner's generator: one uniform (tie-breaking) and
-    ``n_normals`` standard normals per round. :meth:`give_back` returns the last round's draws (cancel)."""
-
-    __slots__ = ("_normals", "_pos", "_rounds", "_uniforms", "n_normals", "rng")
-
-    def __init__(self, rng: np.random.Generator, n_normals: int = 0) -> None:
-        self.rng = rng
-        self.n_normals = int(n_normals)
-        self._rounds = max(1, min(1024, 65536 // max(1, self.n_normals)))
-        self._pos = self._rounds
-        self._uniforms = np.empty(0)
-        self._normals = np.empty((0, self.n_normals))
-
-    def next(self) -> tuple[float, FloatArray]:
-        if self._pos >= self._rounds:
-            self._uniforms = self.rng.random(self._rounds)
-            if self.n_normals:
-                self._normals = self.rng.standard_normal((self._rounds, self.n_normals))
-            self._pos = 0
-        j = self._pos
-        self._pos += 1
-        return float(self._uniforms[j]), (self._normals[j] if self.n_normals else self._normals)
-
-    def give_back(self) -> None:
-        self._pos -= 1
-
-
 # --------------------------------------------------------------------------------------------------
 # compiled round (lines 3-9 of Algorithm 1)
 # --------------------------------------------------------------------------------------------------
@@ -195,23 +169,6 @@ class CKBState(NamedTuple):
     live: np.ndarray
 
 
-@numba.njit(cache=True)
-def _pick(scores, best, u):
-    """Index of a maximiser of ``scores`` chosen uniformly among the (near-)ties with the uniform ``u``."""
-    tol = 1e-12 * (1.0 + abs(best))
-    count = 0
-    for j in range(scores.shape[0]):
-        if scores[j] >= best - tol:
-            count += 1
-    k = min(int(u * count), count - 1)
-    for j in range(scores.shape[0]):
-        if scores[j] >= best - tol:
-            if k == 0:
-                return j
-            k -= 1
-    return 0  # pragma: no cover
-
-
 @numba.njit(cache=True, inline="always")
 def _truncate(value, bound, on):
     """Lines 4-5: ``clip(value, -bound, bound)`` if ``on``."""
@@ -252,23 +209,6 @@ def select(st, cf, cg, u):
 
 
 @numba.njit(cache=True)
-def dual_step(st, cost):
-    """Line 8 of Algorithm 1: ``phi_{t+1} = Proj_[0, rho](phi_t + (g-_t(x_t) + eps) / V)`` (``c_t`` in place
-    of ``g-_t(x_t)`` with ``dual_input="observation"``; no upper projection for the virtual queue), and the
-    dual-path diagnostics (max, sum, rounds at ``rho``)."""
-    c, live = st.const, st.live[0]
-    g_in = live.g_est if c.dual_estimate else cost
-    phi = live.phi + (g_in + c.slack) / c.step
-    phi = min(max(phi, 0.0), c.cap)
-    live.phi = phi
-    live.phi_sum += phi
-    if phi > live.phi_max:
-        live.phi_max = phi
-    if phi >= c.rho:
-        live.rounds_at_rho += 1
-
-
-@numba.njit(cache=True)
 def update(st, i, reward, cost):
     """Lines 8-9 of Algorithm 1 after playing ``x_t`` (index ``i``) and observing ``(r_t, c_t)``:
     :func:`dual_step`, then the rank-one GP updates of both (dense) posteriors
@@ -276,6 +216,118 @@ def update(st, i, reward, cost):
     dual_step(st, cost)
     gp_observe(st.f, i, reward)
     gp_observe(st.g, i, cost)
+
+
+@numba.njit(cache=True, inline="always")
+def arc_max(z, c, rho):
+    """``max (Z cos th + c sin th)`` over ``th`` in ``[asin(sqrt(rho)), pi / 2]``: the largest change of
+    ``mu + c sigma`` per ``sigma_u`` when ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2) Z`` and
+    ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``sigma_t = sigma_u sin th``). Unconstrained maximiser
+    ``tan th = c / Z`` (``c > 0``), else the lower end."""
+    if c > 0.0 and c * c >= rho * (z * z + c * c):
+        return math.sqrt(z * z + c * c)
+    return z * math.sqrt(1.0 - rho) + c * math.sqrt(rho)
+
+
+@numba.njit(cache=True)
+def arc_table(cum, shrink, t, c):
+    """``arc_max(Z, c, rho)`` for a point last brought up to date at each step ``u = 0 .. t - 1``, with
+    ``Z^2 = cum[t] - cum[u]`` (raised by ``1e-10`` of ``cum[t]``) and ``rho = exp(-(shrink[t] -
+    shrink[u]))`` (lowered by a relative ``1e-9``): margins against round-off. ``O(t)``."""
+    out = np.empty(t)
+    slack = 1e-10 * cum[t]
+    for u in range(t):
+        z = math.sqrt(max(cum[t] - cum[u], 0.0) + slack)
+        rho = min(math.exp(-(shrink[t] - shrink[u])), 1.0) * (1.0 - 1e-9)
+        out[u] = arc_max(z, c, rho)
+    return out
+
+
+@numba.njit(cache=True)
+def lazy_upper_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, arc_f, arc_g, tf, tg, cf, cg, phi, c):
+    """Upper bounds of every point's score ``f- - phi g-`` of :func:`select` (UCB or Rand estimates
+    ``mu + c sigma``) from a lazy posterior (:class:`~safebandits.estimators.gp.LazyCovariance`), ``O(n)``.
+
+    A point last brought up to date at step ``u < t`` has ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2)
+    Z`` (Cauchy-Schwarz, ``Z = ||z_{u..t-1}||``) and ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``rho``
+    the largest shrinkage, from ``log_shrink``), hence ``mu_t + c sigma_t <= mu_u + sigma_u arc_max(Z, c,
+    rho)`` (:func:`arc_max`; ``arc_f[u]``, :func:`arc_table`) and ``mu~_t + c~ sigma~_t >= mu~_u -
+    sigma~_u arc_max(Z~, -c~, rho~)`` (``arc_g[u]``); truncation is monotone and ``phi >= 0``. A point up to
+    date gets its exact score (the arithmetic of :func:`select`); a stale point's bound is raised by a
+    relative ``1e-9`` against round-off.
+    """
+    for j in range(ub.shape[0]):
+        sf = math.sqrt(max(vf[j], 0.0))
+        sg = math.sqrt(max(vg[j], 0.0))
+        stale = False
+        if fresh_f[j] == tf:
+            fh = mf[j] + cf * sf
+        else:
+            fh = mf[j] + sf * arc_f[fresh_f[j]]
+            stale = True
+        if fresh_g[j] == tg:
+            gh = mg[j] + cg * sg
+        else:
+            gh = mg[j] - sg * arc_g[fresh_g[j]]
+            stale = True
+        fh = _truncate(fh, c.big_b, c.truncate)
+        gh = _truncate(gh, c.big_g, c.truncate)
+        s = fh - phi * gh
+        if stale:
+            s += 1e-9 * (1.0 + abs(s))
+        ub[j] = s
+
+
+def lazy_argmax(
+    ub: np.ndarray,
+    exact: Any,
+    covariances: tuple[Any, ...],
+    scores: np.ndarray,
+    u: float,
+    first: np.ndarray | None = None,
+) -> int:
+    """The index :func:`_pick` would return on the exact scores of all points, from upper bounds ``ub``
+    (exact for the points up to date in every covariance), bringing up to date only points whose bound
+    reaches the best exact score found so far (minus the tie tolerance).
+
+    ``exact(idx)`` brings the points ``idx`` up to date and returns their exact scores; ``first`` (e.g. a
+    safe seed) is scored first. Then, repeatedly, the ``k`` stale points of largest bound among those
+    reaching ``b - tol(b)`` (``b`` the best exact score so far, ``tol`` :func:`_pick`'s tie tolerance;
+    ``k = 16, 32, 64, ...``) are scored, their bounds replaced by their scores, until no stale point
+    reaches it. Every point left stale then scores below ``max - tol(max)``: neither the maximiser nor a
+    tie; :func:`_pick` runs on the exact scores of the others (``-inf`` elsewhere, written to ``scores``).
+    ``ub`` is overwritten.
+    """
+
+    stale = covariances[0].fresh < covariances[0].steps
+    for cov in covariances[1:]:
+        if cov is not covariances[0]:
+            stale |= cov.fresh < cov.steps
+    best = float(np.max(ub[~stale])) if not stale.all() else -np.inf  # (exact there)
+    if first is not None and first.size:
+        e = exact(first)
+        ub[first] = e
+        stale[first] = False
+        best = max(best, float(np.max(e)))
+    pool = np.flatnonzero(stale & (ub >= _tie_floor(best) if best > -np.inf else ub > -np.inf))
+    k = 16
+    while pool.size:
+        pick = pool if pool.size <= k else pool[np.argpartition(ub[pool], pool.size - k)[pool.size - k :]]
+        e = exact(pick)
+        ub[pick] = e
+        stale[pick] = False
+        best = max(best, float(np.max(e)))
+        pool = pool[stale[pool] & (ub[pool] >= _tie_floor(best))]
+        k *= 2
+    scores.fill(-np.inf)
+    cand = np.flatnonzero(ub >= _tie_floor(best))
+    scores[cand] = ub[cand]
+    return int(_pick(scores, best, u))
+
+
+def _tie_floor(best: float) -> float:
+    """The lowest score :func:`_pick` counts as a tie of ``best``."""
+    return best - 1e-12 * (1.0 + abs(best))
 
 
 #: A posterior record without points: the state of a CKB on a box (its compiled dual step reads none).
@@ -416,6 +468,17 @@ class CKBConfig(GPBanditConfig):
         matrix, candidates otherwise (``docs/decisions/ckb.md``).
     ts_candidates : int >= 1, default 200
         Size of the candidate set of ``ts_sampling="candidates"``.
+    updates : {"auto", "eager", "lazy"}, default "auto"
+        How the low-rank posterior is brought up to date (issue 33; ``docs/decisions/ckb.md``):
+        ``"eager"`` updates every point's mean and variance each round (:class:`~safebandits.estimators.
+        gp.LowRankCovariance`, ``O(t n)`` per round, reading the whole ``t x n`` factor); ``"lazy"``
+        brings a point up to date only when its score could be the round's maximum (bounded by
+        Cauchy-Schwarz since its last update, :func:`lazy_upper_bounds`; :class:`~safebandits.estimators.
+        gp.LazyGP`): the same posterior and the same argmax (ties included) up to round-off, at a cost
+        that depends on how many points come near the top. ``"auto"``: lazy for CKB-UCB and CKB-Rand on
+        the low-rank posterior with known hyperparameters and ``T <= n``, eager otherwise. ``"lazy"``
+        uses the low-rank factorisation whatever ``posterior`` says (not ``"dense"``); CKB-TS reads every
+        point each round, so lazy updates save it nothing.
     """
 
     exploration: Literal["ucb", "ts", "rand"] = "ucb"
@@ -430,6 +493,7 @@ class CKBConfig(GPBanditConfig):
     refresh_every: int = 0
     ts_sampling: Literal["auto", "joint", "candidates"] = "auto"
     ts_candidates: int = 200
+    updates: Literal["auto", "eager", "lazy"] = "auto"
 
     def __post_init__(self) -> None:
         GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
@@ -445,6 +509,7 @@ class CKBConfig(GPBanditConfig):
         check_positive(self.jitter, "jitter", owner=owner)
         check_int(self.refresh_every, "refresh_every", low=0, owner=owner)
         check_int(self.ts_candidates, "ts_candidates", low=1, owner=owner)
+        _check_updates(self, owner)
         if self.refresh_every and self.posterior == "lowrank":
             raise ConfigError(
                 f"{owner}: refresh_every needs posterior='dense' (or 'auto' on a small domain)."
@@ -473,13 +538,39 @@ def _same_kernel(a: Any, b: Any) -> bool:
     return False
 
 
+def _check_updates(config: Any, owner: str) -> None:
+    """``updates="lazy"`` needs the low-rank posterior and a known kernel."""
+    if config.updates == "lazy" and (config.posterior == "dense" or config.hyperparameters == "ml"):
+        raise ConfigError(
+            f"{owner}: updates='lazy' needs the low-rank posterior (posterior 'auto' or 'lowrank') and "
+            "known hyperparameters."
+        )
+
+
+def _resolve_updates(config: Any, info: KernelInfo, horizon: int, applies: bool) -> bool:
+    """Whether a learner's posteriors are lazy (its ``updates`` option; see :class:`CKBConfig`):
+    ``"auto"`` is lazy where ``applies`` (the learner's acquisition is bounded lazily) on the low-rank
+    posterior with known hyperparameters and ``T <= n``."""
+    if getattr(info, "box", None) is not None or config.updates == "eager":
+        return False
+    if config.updates == "lazy":
+        return True
+    return (
+        applies
+        and config.hyperparameters == "known"
+        and resolve_posterior(config.posterior, info.kernel) == "lowrank"
+        and resolve_posterior(config.posterior, info.constraint_kernel) == "lowrank"
+        and horizon <= info.n_points
+    )
+
+
 class GPPairLearner(BaseLearner):
     """What CKB and the safe-seed baselines (StageOpt, SGP-UCB) share: surrogate GPs of ``f`` and ``g``
     (``self.gp_f``, ``self.gp_g``), their information gains, the horizon ``T`` and ``beta_t``, ``beta~_t``
     (:meth:`betas`, the one implementation of Theorem 1's widths)."""
 
     def _init_gps(self, config: GPBanditConfig, info: KernelInfo, lam: float, lam_g: float,
-                  refresh_every: int = 0) -> None:  # fmt: skip
+                  refresh_every: int = 0, lazy: bool = False) -> None:  # fmt: skip
         #: The continuous domain (``info.box``), or ``None`` for a finite one.
         self.box = getattr(info, "box", None)
         if self.box is not None:
@@ -494,7 +585,14 @@ class GPPairLearner(BaseLearner):
             return
         mode = resolve_posterior(config.posterior, info.kernel)
         mode_g = resolve_posterior(config.posterior, info.constraint_kernel)
-        if mode == "lowrank" and mode_g == "lowrank":
+        if lazy:
+            # the lazy exact posterior (updates="lazy"): each point brought up to date when needed
+            self.gp_f = LazyGP(info.kernel, lam, capacity=self.horizon)
+            if lam == lam_g and _same_kernel(info.kernel, info.constraint_kernel):
+                self.gp_g = LazyGP(info.constraint_kernel, lam_g, covariance=self.gp_f.lowrank)
+            else:
+                self.gp_g = LazyGP(info.constraint_kernel, lam_g, capacity=self.horizon)
+        elif mode == "lowrank" and mode_g == "lowrank":
             self.gp_f = FiniteGP(info.kernel, lam, posterior="lowrank", capacity=self.horizon)
             if lam == lam_g and _same_kernel(info.kernel, info.constraint_kernel):
                 # the covariance does not depend on the values: one for both posteriors
@@ -593,8 +691,9 @@ class CKB(GPPairLearner):
     ``1 - delta``; the heuristic ``gamma_t`` and ``beta_scale < 1`` void it. Applicability: finite domains;
     ``O(n^2)`` memory and work per round with the dense posterior (``posterior="dense"``, the default up
     to 512 points), ``O(min(t, n) n)`` with the low-rank one (``10^5`` points and ``T = 1000`` fit in
-    under 2 GB with a :class:`~safebandits.estimators.gp.PointKernel`); TS ``O(n^3)`` with joint draws,
-    ``O(m^2 t + m^3)`` on ``m`` candidates (``ts_sampling``).
+    under 2 GB with a :class:`~safebandits.estimators.gp.PointKernel`), which UCB and Rand bring up to
+    date lazily (``updates``: each point when its score could be the maximum, the same decisions); TS
+    ``O(n^3)`` with joint draws, ``O(m^2 t + m^3)`` on ``m`` candidates (``ts_sampling``).
     Deviations: see the module docstring and ``docs/decisions/ckb.md``.
     """
 
@@ -611,7 +710,9 @@ class CKB(GPPairLearner):
         lam_g = resolve_gp_noise(
             c.constraint_gp_noise if c.constraint_gp_noise is not None else c.gp_noise, self.horizon
         )
-        self._init_gps(c, info, lam, lam_g, c.refresh_every)
+        #: Whether the posteriors are lazy (:class:`~safebandits.estimators.gp.LazyGP`; ``updates``).
+        self.lazy = _resolve_updates(c, info, self.horizon, c.exploration in ("ucb", "rand"))
+        self._init_gps(c, info, lam, lam_g, c.refresh_every, lazy=self.lazy)
         big_b, big_g = float(info.reward_bound), float(info.constraint_bound)
         self.slater = float(info.slater)
         if c.slack == "auto":
@@ -654,6 +755,7 @@ class CKB(GPPairLearner):
             rng, 2 * self._n_draw if c.exploration == "ts" else (2 if c.exploration == "rand" else 0)
         )
         self._select = bind_kernel(select, (self.state, 1.0, -1.0, 0.5))
+        self._ub = np.zeros(n if self.lazy else 0)
         self._dense = self.gp_f.lowrank is None and self.gp_g.lowrank is None
         if self._dense:
             self._update = bind_kernel(update, (self.state, 0, 0.0, 0.0))
@@ -774,7 +876,44 @@ class CKB(GPPairLearner):
             cf, cg = beta, -beta_g
         else:
             cf, cg = beta * float(z[0]), beta_g * float(z[1])
+        if self.lazy:
+            return Decision(arm=self._lazy_select(cf, cg, u))
         return Decision(arm=int(self._select(self.state, cf, cg, u)))
+
+    def _lazy_select(self, cf: float, cg: float, u: float) -> int:
+        """Lines 3-7 on lazy posteriors: the same ``x_t`` as :func:`select` (ties included), bringing up
+        to date only the points whose score could reach the maximum (:func:`lazy_upper_bounds`,
+        :func:`lazy_argmax`)."""
+        gf, gg = self.gp_f, self.gp_g
+        cov_f, cov_g = gf.lowrank, gg.lowrank
+        phi = float(self.live["phi"])
+        ub = self._ub
+        tf, tg = cov_f.steps, cov_g.steps
+        arc_f = arc_table(cov_f.z_squares(gf._slot), cov_f.log_shrink, tf, cf)
+        arc_g = arc_table(cov_g.z_squares(gg._slot), cov_g.log_shrink, tg, -cg)
+        lazy_upper_bounds(ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh, arc_f,
+                          arc_g, tf, tg, cf, cg, phi, self.state.const)  # fmt: skip
+        i = lazy_argmax(ub, lambda idx: self._exact_scores(idx, cf, cg, phi)[0], (cov_f, cov_g),
+                        self.state.scores, u)  # fmt: skip
+        _, fh, gh = self._exact_scores(np.array([i]), cf, cg, phi)
+        self.live["f_est"], self.live["g_est"] = fh[0], gh[0]
+        return i
+
+    def _exact_scores(
+        self, idx: np.ndarray, cf: float, cg: float, phi: float
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(f- - phi g-, f-, g-)`` at the points ``idx``, brought up to date first (the arithmetic of
+        :func:`select`)."""
+        gf, gg, c = self.gp_f, self.gp_g, self.state.const
+        gf.lowrank.refresh(idx)
+        if gg.lowrank is not gf.lowrank:
+            gg.lowrank.refresh(idx)
+        fh = gf._mean[idx] + cf * np.sqrt(np.maximum(gf.lowrank.var[idx], 0.0))
+        gh = gg._mean[idx] + cg * np.sqrt(np.maximum(gg.lowrank.var[idx], 0.0))
+        if c.truncate:
+            fh = np.minimum(np.maximum(fh, -c.big_b), c.big_b)
+            gh = np.minimum(np.maximum(gh, -c.big_g), c.big_g)
+        return fh - phi * gh, fh, gh
 
     def ts_candidates(self, beta: float, beta_g: float) -> np.ndarray:
         """The points CKB-TS draws at with ``ts_sampling="candidates"`` (sorted indices).
@@ -881,4 +1020,6 @@ class SafeSeedGPLearner(GPPairLearner):
             )
         self.horizon = int(config.horizon if config.horizon is not None else info.horizon)
         lam = resolve_gp_noise(config.gp_noise, self.horizon)
-        self._init_gps(config, info, lam, lam)
+        #: Whether the posteriors are lazy (a learner with an ``updates`` option; SGP-UCB).
+        self.lazy = hasattr(config, "updates") and _resolve_updates(config, info, self.horizon, True)
+        self._init_gps(config, info, lam, lam, lazy=self.lazy)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from safebandits._numba import bind_kernel
+from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick, dual_step
 from safebandits.estimators.box_search import accuracy_target, maximise_on_box, uniform_in_box
 from safebandits.estimators.gp import cholesky_jittered
 from safebandits.estimators.gp_points import PointsGP
@@ -179,8 +180,6 @@ class BoxAcquisition:
     ) -> tuple[FloatArray, float, float, float]:
         """CKB-TS on the box: joint draws at the round's candidates (and the last choice), the argmax of
         ``f- - phi g-`` over them (ties by ``u``). Returns ``(x_t, f-, g-, jitter used)``."""
-        from safebandits.algorithms.regret.ckb import _pick
-
         extra = self._extra()
         cands = uniform_in_box(self.rng, self.box.lower, self.box.upper, self.n_candidates)
         if extra is not None:
@@ -257,7 +256,6 @@ class BoxAcquisition:
 def init_box_ckb(learner: Any, rng: np.random.Generator, big_b: float, big_g: float) -> None:
     """The rest of ``CKB.__init__`` on a box: the same compiled dual step (line 8) on a state without
     point arrays (``learner.state`` set by the caller), the acquisition search, the diagnostics."""
-    from safebandits.algorithms.regret.ckb import RoundDraws, dual_step
     from safebandits.records import log_grid
 
     c = learner.config

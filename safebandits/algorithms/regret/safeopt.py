@@ -42,7 +42,7 @@ import numpy as np
 
 from safebandits._validation import check_positive
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.algorithms.regret.ckb import _pick
+from safebandits.algorithms.regret._ckb_common import _pick
 from safebandits.algorithms.regret.stageopt import LipschitzSafeLearner, SafeSetConfig
 from safebandits.estimators.gp import InfoGainMode, kernel_diagonal
 from safebandits.exceptions import ConfigError

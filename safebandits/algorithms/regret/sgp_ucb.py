@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, Literal
 
+import numba
 import numpy as np
 
 from safebandits._validation import check_int, check_interval
 from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick
 from safebandits.algorithms.regret.ckb import (
     GPBanditConfig,
-    RoundDraws,
     SafeSeedGPLearner,
-    _pick,
+    _check_updates,
+    arc_table,
+    lazy_argmax,
     reward_and_constraint,
 )
 from safebandits.exceptions import ConfigError
@@ -51,10 +54,16 @@ class SGPUCBConfig(GPBanditConfig):
     exploration_rounds : int >= 0 or None, default None
         ``T'`` directly (overrides the fraction).
     horizon : int >= 1 or None, default None
+    updates : {"auto", "eager", "lazy"}, default "auto"
+        As CKB's (:class:`~safebandits.algorithms.regret.ckb.CKBConfig`): ``"lazy"`` brings a point's
+        posterior up to date only when it could be the round's choice (:func:`lazy_safe_bounds`; the
+        same decisions as ``"eager"`` up to round-off); ``"auto"``: lazy on the low-rank posterior with
+        known hyperparameters and ``T <= n``.
     """
 
     exploration_fraction: float = 0.05
     exploration_rounds: int | None = None
+    updates: Literal["auto", "eager", "lazy"] = "auto"
 
     def __post_init__(self) -> None:
         GPBanditConfig.__post_init__(self)  # (zero-argument super() fails in slotted dataclasses)
@@ -64,6 +73,36 @@ class SGPUCBConfig(GPBanditConfig):
         )
         if self.exploration_rounds is not None:
             check_int(self.exploration_rounds, "exploration_rounds", low=0, owner=owner)
+        _check_updates(self, owner)
+
+
+@numba.njit(cache=True)
+def lazy_safe_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, arc_f, arc_g, tf, tg, beta, beta_g, seed):
+    """Upper bounds of every point's SGP-UCB score (``mu + beta sigma`` in the safe set ``mu~ + beta~
+    sigma~ <= 0`` or the seed, ``-inf`` elsewhere) from a lazy posterior, ``O(n)``.
+
+    As :func:`~safebandits.algorithms.regret.ckb.lazy_upper_bounds`: since a point's last update at step
+    ``u``, ``mu_t + beta sigma_t <= mu_u + sigma_u arc_f[u]`` and ``mu~_t + beta~ sigma~_t >= mu~_u -
+    sigma~_u arc_g[u]`` (:func:`~safebandits.algorithms.regret.ckb.arc_table` with ``beta`` and
+    ``-beta~``): a stale point whose lower bound is positive (by more than a relative ``1e-9``) is surely
+    outside the safe set. A point up to date gets its exact score (the arithmetic of
+    :meth:`SGPUCB.safe_set`).
+    """
+    for j in range(ub.shape[0]):
+        sf = math.sqrt(max(vf[j], 0.0))
+        sg = math.sqrt(max(vg[j], 0.0))
+        if fresh_g[j] == tg:
+            maybe_safe = mg[j] + beta_g * sg <= 0.0
+        else:
+            low = mg[j] - sg * arc_g[fresh_g[j]]
+            maybe_safe = low - 1e-9 * (1.0 + abs(low)) <= 0.0
+        if not (maybe_safe or seed[j]):
+            ub[j] = -np.inf
+        elif fresh_f[j] == tf:
+            ub[j] = mf[j] + beta * sf
+        else:
+            s = mf[j] + sf * arc_f[fresh_f[j]]
+            ub[j] = s + 1e-9 * (1.0 + abs(s))
 
 
 @register_algorithm(
@@ -105,6 +144,10 @@ class SGPUCB(SafeSeedGPLearner):
         )  # fmt: skip
         self._draws = RoundDraws(rng)
         self._scores = np.zeros(info.n_points)
+        self._ub = np.zeros(info.n_points if self.lazy else 0)
+        self._seed_mask = np.zeros(info.n_points if self.lazy else 0, dtype=np.bool_)
+        if self.lazy:
+            self._seed_mask[self.seed] = True
         if self.box is not None:  # a continuous domain (module docstring of .ckb_box)
             from safebandits.algorithms.regret.ckb_box import BoxAcquisition
 
@@ -148,10 +191,39 @@ class SGPUCB(SafeSeedGPLearner):
             return Decision(point=self.search.safe_ucb(self.n_samples + 1, beta, beta_g, self.seed_points, u))
         if self.in_exploration:
             return Decision(arm=int(self.seed[min(int(u * len(self.seed)), len(self.seed) - 1)]))
+        if self.lazy:
+            return Decision(arm=self._lazy_select(u))
         beta, _ = self.betas()
         scores = self._scores
         scores[:] = np.where(self.safe_set(), self.gp_f.mean + beta * self.gp_f.std(), -np.inf)
         return Decision(arm=int(_pick(scores, float(np.max(scores)), u)))
+
+    def _lazy_select(self, u: float) -> int:
+        """Phase 2 on lazy posteriors: the same point as the eager argmax (ties included), bringing up to
+        date only the points that could be chosen: bounds of all points (:func:`lazy_safe_bounds`), then
+        :func:`~safebandits.algorithms.regret.ckb.lazy_argmax` from the seed (always in the safe set)."""
+        beta, beta_g = self.betas()
+        gf, gg = self.gp_f, self.gp_g
+        cov_f, cov_g = gf.lowrank, gg.lowrank
+        ub = self._ub
+        tf, tg = cov_f.steps, cov_g.steps
+        arc_f = arc_table(cov_f.z_squares(gf._slot), cov_f.log_shrink, tf, beta)
+        arc_g = arc_table(cov_g.z_squares(gg._slot), cov_g.log_shrink, tg, -beta_g)
+        lazy_safe_bounds(ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh, arc_f,
+                         arc_g, tf, tg, beta, beta_g, self._seed_mask)  # fmt: skip
+        f = lambda idx: self._exact_scores(idx, beta, beta_g)  # noqa: E731
+        return lazy_argmax(ub, f, (cov_f, cov_g), self._scores, u, first=self.seed)
+
+    def _exact_scores(self, idx: np.ndarray, beta: float, beta_g: float) -> np.ndarray:
+        """SGP-UCB's scores at the points ``idx``, brought up to date first (the arithmetic of the eager
+        path: :meth:`safe_set` and ``mu + beta sigma``)."""
+        gf, gg = self.gp_f, self.gp_g
+        gf.lowrank.refresh(idx)
+        if gg.lowrank is not gf.lowrank:
+            gg.lowrank.refresh(idx)
+        safe = gg._mean[idx] + beta_g * np.sqrt(np.maximum(gg.lowrank.var[idx], 0.0)) <= 0.0
+        safe |= self._seed_mask[idx]
+        return np.where(safe, gf._mean[idx] + beta * np.sqrt(np.maximum(gf.lowrank.var[idx], 0.0)), -np.inf)
 
     def cancel(self) -> None:
         super().cancel()

@@ -45,11 +45,10 @@ import numpy as np
 from safebandits._limits import MAX_KERNEL_POINTS
 from safebandits._validation import check_int, check_interval, check_positive
 from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick
 from safebandits.algorithms.regret.ckb import (
     GPBanditConfig,
-    RoundDraws,
     SafeSeedGPLearner,
-    _pick,
     reward_and_constraint,
 )
 from safebandits.algorithms.regret.safe_box import discretise_box, grow, grow_due

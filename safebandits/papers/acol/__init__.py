@@ -7,7 +7,15 @@ needed.
 """
 
 from safebandits.experiments.papers import digest_fields, register_paper
-from safebandits.papers.acol import bounds, digest, driving, experiments, instances, instances_driving  # noqa: F401  (registers them)
+from safebandits.papers.acol import (  # noqa: F401  (each registers on import)
+    bounds,
+    datasets,
+    digest,
+    driving,
+    experiments,
+    instances,
+    instances_driving,
+)
 
 register_paper(
     "acol",

@@ -1,12 +1,12 @@
 """``safebandits bounds`` of the ACOL paper's instances: the sample-complexity bounds of constrained
-linear best-arm identification (:func:`safebandits.problems.cbai_bounds.cbai_bounds`)."""
+linear best-arm identification (:func:`safebandits.papers.acol.cbai_bounds.cbai_bounds`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from safebandits.experiments.bounds import register_bounds
-from safebandits.problems.cbai_bounds import cbai_bounds
+from safebandits.papers.acol.cbai_bounds import cbai_bounds
 from safebandits.problems.linear import LinearCBAIInstance
 
 __all__: list[str] = []

@@ -9,7 +9,7 @@
     replicates; they were optimised under the code's constants), which need the data
     (``$SAFEBANDITS_DATA`` or ``--set data_dir=...``); at ``quick`` scale a data-free set of 100
     policies generated with the authors' recipe (the instance defaults ``n_candidates=100``,
-    ``candidate_seed=0``; :mod:`safebandits.problems.driving.candidates`, cached in the user cache
+    ``candidate_seed=0``; :mod:`safebandits.papers.acol.simulator.candidates`, cached in the user cache
     directory), 2 replicates. ``--panel NAME --set candidates=...`` picks another source.
 ``acol-robustness``
     Figure 4: for lambda in {0, 0.1, ..., 2}, the reward and constraint value of the CEM optimum of the
@@ -28,7 +28,7 @@ from __future__ import annotations
 from safebandits.experiments.solvers import register_solver
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec, register_experiment
 from safebandits.papers.acol.experiments import ADAPTIVE, STATIC, adaptive_labels
-from safebandits.problems.driving.solve import DrivingCEMConfig, solve_driving
+from safebandits.papers.acol.simulator.solve import DrivingCEMConfig, solve_driving
 
 __all__ = [
     "DRIVING",
@@ -56,7 +56,7 @@ PAPER_BUDGET = 50_000_000
 QUICK_TUNED_BUDGET = 50_000
 
 
-#: The solver of ``acol-robustness`` (CEM on a driving task; :mod:`safebandits.problems.driving.solve`),
+#: The solver of ``acol-robustness`` (CEM on a driving task; :mod:`safebandits.papers.acol.simulator.solve`),
 #: registered here: problem modules do not import the engine, and the engine names no paper's solver.
 DRIVING_CEM = "driving-cem"
 register_solver(DRIVING_CEM, DrivingCEMConfig)(solve_driving)

@@ -157,8 +157,8 @@ def solutions_figure(spec: Any, runs: pd.DataFrame, traces: Any, out: Path, slug
     """Figure 1: constrained and penalised (lambda tuned on the base scenario) solutions side by side."""
     from safebandits.papers.acol.claims_driving import robustness_table
     from safebandits.papers.acol.driving import SCENARIO_TITLES
-    from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
-    from safebandits.problems.driving.render import policies_figure
+    from safebandits.papers.acol.simulator.dynamics import DrivingConfig, get_scenario
+    from safebandits.papers.acol.simulator.render import policies_figure
 
     ok = runs[runs["status"] == "ok"]
     table, _ = robustness_table(runs)
@@ -223,8 +223,8 @@ def draw_query(ax: Any, params: dict[str, Any], arm: int) -> None:
     """The trajectory of candidate policy ``arm`` with its road and the other cars (the dashboard's
     picture of a driving query)."""
     from safebandits.papers.acol.instances_driving import candidate_policies
-    from safebandits.problems.driving.dynamics import DrivingConfig, get_scenario
-    from safebandits.problems.driving.render import draw_policy
+    from safebandits.papers.acol.simulator.dynamics import DrivingConfig, get_scenario
+    from safebandits.papers.acol.simulator.render import draw_policy
 
     features = str(params.get("features", "paper"))
     pols = candidate_policies(

@@ -8,11 +8,16 @@ from typing import Literal, get_args
 import numpy as np
 
 from safebandits._validation import check_choice, check_int
-from safebandits.problems.driving.bandit import Normalisation, driving_instance
-from safebandits.problems.driving.candidates import candidate_set, load_released_candidates
-from safebandits.problems.driving.dynamics import DrivingConfig, FeatureConstants, ScenarioName, get_scenario
-from safebandits.problems.driving.features import policy_features
-from safebandits.problems.driving.solve import DrivingTask
+from safebandits.papers.acol.simulator.bandit import Normalisation, driving_instance
+from safebandits.papers.acol.simulator.candidates import candidate_set, load_released_candidates
+from safebandits.papers.acol.simulator.dynamics import (
+    DrivingConfig,
+    FeatureConstants,
+    ScenarioName,
+    get_scenario,
+)
+from safebandits.papers.acol.simulator.features import policy_features
+from safebandits.papers.acol.simulator.solve import DrivingTask
 from safebandits.problems.linear import LinearCBAIInstance
 from safebandits.problems.registry import QueryView, register_instance
 

@@ -7,7 +7,7 @@ needed.
 """
 
 from safebandits.experiments.papers import digest_fields, register_paper
-from safebandits.papers.beside import bounds, digest, experiments, fdr, instances, instances_fdr  # noqa: F401  (registers them)
+from safebandits.papers.beside import bounds, datasets, digest, experiments, fdr, instances, instances_fdr  # noqa: F401  (registers them)
 
 register_paper(
     "beside",

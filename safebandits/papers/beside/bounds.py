@@ -1,12 +1,12 @@
 """``safebandits bounds`` of the BESIDE paper's instances: the transductive design quantities
-(:func:`safebandits.problems.beside_bounds.beside_bounds`)."""
+(:func:`safebandits.papers.beside.beside_bounds.beside_bounds`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from safebandits.experiments.bounds import register_bounds
-from safebandits.problems.beside_bounds import beside_bounds
+from safebandits.papers.beside.beside_bounds import beside_bounds
 from safebandits.problems.transductive import TransductiveInstance
 
 __all__: list[str] = []

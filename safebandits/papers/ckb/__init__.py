@@ -9,6 +9,7 @@ needed.
 from safebandits.experiments.papers import digest_fields, register_paper
 from safebandits.papers.ckb import (  # noqa: F401  (each registers on import)
     bounds,
+    datasets,
     digest,
     experiments,
     instances,

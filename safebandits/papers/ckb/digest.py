@@ -75,11 +75,12 @@ UNEVALUATED: tuple[tuple[str, str, str, str], ...] = (
      "|X|^1.32-1.42 over all sizes, |X|^0.8-1.15 over the two largest (the covariance leaves the cache "
      "between 500 and 1000); StageOpt's work apart from the GP update as |X|^1.74-1.82 (|X|^1.79-1.87); "
      "the two rank-one GP updates both share as |X|^2.43-2.49 (dense posterior). Issue 33: with the "
-     "low-rank posterior (default above 512 points) a whole CKB-UCB round at t = 1,000 costs 0.16 / 0.61 / "
-     "1.83 / 3.24 / 6.22 ms at |X| = 1,000 / 2,000 / 5,000 / 10,000 / 20,000 (|X|^1.18 overall, |X|^1.01 "
-     "from 2,000: the rows leave the cache), and |X| = 100,000 runs T = 1,000 in 1.0 GB peak RSS "
-     "(python benchmarks/bench_ckb_scaling.py --linear, 2026-11-27, load about 16). Machine-dependent "
-     "timings: no verdict"),
+     "low-rank posterior (default above 512 points) and lazy exact updates (CKB-UCB, CKB-Rand, SGP-UCB) "
+     "a whole CKB-UCB round at t = 1,000 costs 0.10 / 0.12 / 0.15 / 0.23 / 0.34 ms (median; mean 0.29 / "
+     "0.44 / 0.92 / 1.65 / 3.02 ms) at |X| = 1,000 / 2,000 / 5,000 / 10,000 / 20,000 (|X|^0.42, mean "
+     "|X|^0.79; eager updates 0.13 / 0.32 / 1.80 / 3.05 / 6.02 ms, |X|^1.32: the factor leaves the "
+     "cache), and |X| = 100,000 runs T = 1,000 in 1.02 GB peak RSS (python benchmarks/bench_ckb_scaling.py "
+     "--linear, 2026-11-28, load about 6). Machine-dependent timings: no verdict"),
     ("ckb §5.9", "The empirical R+(T) + phi sum g(x_t) inequality of the proof sketch.", "proof-only",
      "a proof step"),
 )  # fmt: skip

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import safebandits as sb
@@ -182,6 +182,8 @@ def test_stageopt_reads_the_declared_lipschitz_constant():
     safe=st.integers(0, 5),
     ls=st.none() | st.floats(0.1, 1.0),
 )
+@example(k=6, start=0.0, steps=[14.0, 1.0, 1.0, 0.5, 1.0], tau=0.5, frac=0.2, safe=0, ls=1.0)  # singular
+@example(k=3, start=0.0, steps=[10.0, 10.0, 1.0, 1.0, 1.0], tau=0.5, frac=0.2, safe=0, ls=0.1)  # regular
 def test_generated_declarations_round_trip_and_every_routed_learner_starts(
     k, start, steps, tau, frac, safe, ls
 ):
@@ -196,6 +198,12 @@ def test_generated_declarations_round_trip_and_every_routed_learner_starts(
     )
     values = p.to_dict()
     assert problem_from_dict(values).to_dict() == values
+    if not math.isfinite(p.told_constraint_bound):
+        # A lengthscale long against the actions' spacing makes the Gram matrix numerically singular
+        # (lambda_min <= 1e-12): no default RKHS bound, so no kernel view, and the reason says so.
+        assert p.kinds == ("k-armed",) and "singular" in p.why_not("kernel")
+        assert min(np.linalg.eigvalsh(p._gram)) <= 1e-12
+        return
     assert p.kinds == ("kernel", "k-armed") and per_round_safety_note(p) is None
     for name in ("stageopt", "sgp-ucb", "ckb-ucb", "opb", "oplb"):
         learner = make_learner(name, p, np.random.default_rng(0))

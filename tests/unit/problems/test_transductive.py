@@ -86,7 +86,7 @@ def test_invalid_instances_rejected():
 
 
 def test_bounds_terms():
-    from safebandits.problems.beside_bounds import beside_bounds, corollary1
+    from safebandits.papers.beside.beside_bounds import beside_bounds, corollary1
 
     inst = build("beside/vacuous")
     out = beside_bounds(inst, delta=0.1)

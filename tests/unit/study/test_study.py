@@ -165,6 +165,34 @@ def test_told_twice_refused(binary_study):
     assert [r["observation"] for r in study.queries()] == [{"reward": None, "constraints": [1.0]}]
 
 
+def test_an_unknown_query_id_is_its_own_error(binary_study):
+    # (the HTTP API maps it to 404 unknown_query without listing the study's queries first)
+    from safebandits.study import UnknownQuery
+
+    _inst, study = binary_study
+    study.ask()
+    with pytest.raises(UnknownQuery, match=r"has no query 5 \(queries 0\.\.0 were asked\)") as info:
+        study.tell(5, -1)
+    assert isinstance(info.value, ConfigError)
+    assert study.summary()["n_answered"] == 0
+
+
+def test_a_learner_observing_otherwise_is_checked_against_its_own_spec(binary_study, monkeypatch):
+    # The answer is checked once against what the study observes; a learner whose own spec differs (a
+    # plugin's) is checked against it as well, before anything is stored.
+    from safebandits.algorithms import ObservationSpec
+
+    _inst, study = binary_study
+    q = study.ask()
+    own = ObservationSpec(False, 1, "bounded", (0.0, 1.0))
+    monkeypatch.setattr(study.learner, "observation_spec", lambda: own)
+    with pytest.raises(ConfigError, match=r"told to GACOL must be numbers in \[0, 1\]"):
+        study.tell(q.id, -1)  # binary: the study's spec accepts it, the learner's does not
+    assert study.summary()["n_answered"] == 0
+    study.tell(q.id, 1)
+    assert study.summary()["n_answered"] == 1
+
+
 def test_bad_batch_answers(tmp_path):
     inst = sb.make_instance("acol/one-dimensional", noise="binary", n_arms=4)
     study = sb.create_study("a", "acol", inst.public_info(), storage=_url(tmp_path), seed=0)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from safebandits.exceptions import ConfigError
-from safebandits.problems.driving import DrivingConfig, get_scenario, policy_features, rollout
-from safebandits.problems.driving.dynamics import car_trajectories
+from safebandits.papers.acol.simulator import DrivingConfig, get_scenario, policy_features, rollout
+from safebandits.papers.acol.simulator.dynamics import car_trajectories
 
 PHI = np.array([0.0, 0.0, 0.3, 0.05, 0.02, 0.5, 0.3, 0.8])
 

@@ -27,8 +27,8 @@ import numpy as np
 
 from safebandits._validation import check_int, check_literal_fields, check_positive
 from safebandits.exceptions import ConfigError
-from safebandits.problems.driving.dynamics import DrivingConfig, Scenario
-from safebandits.problems.driving.features import policy_features
+from safebandits.papers.acol.simulator.dynamics import DrivingConfig, Scenario
+from safebandits.papers.acol.simulator.features import policy_features
 from safebandits.types import FloatArray
 
 __all__ = ["CEMConfig", "CEMResult", "cem", "cem_batch"]
@@ -227,7 +227,7 @@ def cem(
     Examples
     --------
     >>> import numpy as np
-    >>> from safebandits.problems.driving import get_scenario
+    >>> from safebandits.papers.acol.simulator import get_scenario
     >>> res = cem(get_scenario("base"), np.random.default_rng(0), config=CEMConfig(n_iterations=5))
     >>> res.policies.shape
     (1, 20, 2)

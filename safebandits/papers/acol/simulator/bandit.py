@@ -27,8 +27,8 @@ import numpy as np
 
 from safebandits._validation import check_choice
 from safebandits.exceptions import ConfigError
-from safebandits.problems.driving.dynamics import DrivingConfig, Scenario
-from safebandits.problems.driving.features import policy_features
+from safebandits.papers.acol.simulator.dynamics import DrivingConfig, Scenario
+from safebandits.papers.acol.simulator.features import policy_features
 from safebandits.problems.linear import LinearCBAIInstance
 from safebandits.problems.noise import NoiseModel, make_noise
 from safebandits.types import FloatArray

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from safebandits import make_instance
-from safebandits.problems.cbai_bounds import cbai_bounds, h_clb, h_clb_all_arms
+from safebandits.papers.acol.cbai_bounds import cbai_bounds, h_clb, h_clb_all_arms
 
 
 @pytest.mark.parametrize("d, eps", [(5, 0.05), (20, 0.05), (10, 0.1)])

@@ -11,7 +11,7 @@ solver (:mod:`safebandits.papers.acol.driving`, with :mod:`safebandits.experimen
 being a problem, imports nothing above it.
 
 Constrained tasks are solved by ``constrained_solver``
-(:func:`~safebandits.problems.driving.constrained.constrained_optimum`): ``"wen-topcu"`` (default: the
+(:func:`~safebandits.papers.acol.simulator.constrained.constrained_optimum`): ``"wen-topcu"`` (default: the
 authors' constrained CEM, as the paper prints it) or ``"warm-polish"`` (the library's solver: Wen &
 Topcu and penalised CEM seeds, the best feasible ones polished by a feasible-only local search). See
 ``docs/decisions/acol.md``, "Driving: constrained reference solver".
@@ -25,9 +25,14 @@ from typing import Any, Literal
 import numpy as np
 
 from safebandits._validation import check_int, check_literal_fields, check_positive
-from safebandits.problems.driving.cem import CEMConfig, cem
-from safebandits.problems.driving.constrained import ConstrainedSolver, PolishConfig, constrained_optimum
-from safebandits.problems.driving.dynamics import DrivingConfig, FeatureConstants, ScenarioName, get_scenario
+from safebandits.papers.acol.simulator.cem import CEMConfig, cem
+from safebandits.papers.acol.simulator.constrained import ConstrainedSolver, PolishConfig, constrained_optimum
+from safebandits.papers.acol.simulator.dynamics import (
+    DrivingConfig,
+    FeatureConstants,
+    ScenarioName,
+    get_scenario,
+)
 
 __all__ = ["DrivingCEMConfig", "DrivingTask", "solve_driving"]
 
@@ -56,7 +61,7 @@ class DrivingCEMConfig:
     ``constrained_solver`` picks the solver of constrained tasks ("wen-topcu", the authors', or
     "warm-polish", the library's);
     ``warm_restarts``, ``polish_starts``, ``polish_iterations`` and ``polish_samples`` are the
-    :class:`~safebandits.problems.driving.constrained.PolishConfig` of "warm-polish" (penalised seeds
+    :class:`~safebandits.papers.acol.simulator.constrained.PolishConfig` of "warm-polish" (penalised seeds
     per lambda, polished seeds, local-search iterations and samples per iteration).
     """
 

@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 
 from safebandits.exceptions import ConfigError
-from safebandits.problems import make_instance
-from safebandits.problems.driving import DrivingConfig, get_scenario, policy_features
-from safebandits.problems.driving.bandit import driving_instance, normalise_arms
-from safebandits.problems.driving.candidates import (
+from safebandits.papers.acol.simulator import DrivingConfig, get_scenario, policy_features
+from safebandits.papers.acol.simulator.bandit import driving_instance, normalise_arms
+from safebandits.papers.acol.simulator.candidates import (
     candidate_set,
     generate_candidates,
     load_released_candidates,
 )
-from safebandits.problems.driving.cem import CEMConfig, cem
+from safebandits.papers.acol.simulator.cem import CEMConfig, cem
+from safebandits.problems import make_instance
 from safebandits.problems.kernel import DataNotFoundError
 
 SMALL = CEMConfig(n_iterations=8, n_samples=20, n_elite=4)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from safebandits.problems.driving.dynamics import (
+from safebandits.papers.acol.simulator.dynamics import (
     LANE_CENTRES,
     ROAD_HALF_WIDTH,
     DrivingConfig,
@@ -116,7 +116,7 @@ def policy_features(
     Examples
     --------
     >>> import numpy as np
-    >>> from safebandits.problems.driving import get_scenario, policy_features
+    >>> from safebandits.papers.acol.simulator import get_scenario, policy_features
     >>> f = policy_features(np.zeros((20, 2)), get_scenario("base"))
     >>> f.shape, float(f[0, -1])
     ((1, 9), 1.0)

@@ -25,8 +25,8 @@ import numpy as np
 
 from safebandits._validation import check_int
 from safebandits.datasets import DataNotFoundError, find_dataset
-from safebandits.problems.driving.cem import CEMConfig, cem_batch
-from safebandits.problems.driving.dynamics import CONSTRAINT, DrivingConfig, get_scenario
+from safebandits.papers.acol.simulator.cem import CEMConfig, cem_batch
+from safebandits.papers.acol.simulator.dynamics import CONSTRAINT, DrivingConfig, get_scenario
 from safebandits.types import FloatArray
 
 __all__ = [

@@ -1,13 +1,13 @@
-"""Constrained reference solvers of the driving study (problems/driving/constrained.py)."""
+"""Constrained reference solvers of the driving study (papers/acol/simulator/constrained.py)."""
 
 import numpy as np
 import pytest
 
 from safebandits.exceptions import ConfigError
-from safebandits.problems.driving import DrivingConfig, get_scenario, policy_features
-from safebandits.problems.driving.cem import CEMConfig, cem
-from safebandits.problems.driving.constrained import PolishConfig, constrained_optimum, polish_feasible
-from safebandits.problems.driving.solve import DrivingCEMConfig, DrivingTask, solve_driving
+from safebandits.papers.acol.simulator import DrivingConfig, get_scenario, policy_features
+from safebandits.papers.acol.simulator.cem import CEMConfig, cem
+from safebandits.papers.acol.simulator.constrained import PolishConfig, constrained_optimum, polish_feasible
+from safebandits.papers.acol.simulator.solve import DrivingCEMConfig, DrivingTask, solve_driving
 
 
 def _reward_cost(policy, scenario, env=None):

@@ -1,6 +1,6 @@
 """Driving simulator of Lindner et al. (ICML 2022), Section 4.3: dynamics, features, CEM, candidates."""
 
-from safebandits.problems.driving.dynamics import (
+from safebandits.papers.acol.simulator.dynamics import (
     SCENARIOS,
     DrivingConfig,
     Scenario,
@@ -8,7 +8,7 @@ from safebandits.problems.driving.dynamics import (
     get_scenario,
     rollout,
 )
-from safebandits.problems.driving.features import FEATURE_NAMES, policy_features
+from safebandits.papers.acol.simulator.features import FEATURE_NAMES, policy_features
 
 __all__ = [
     "FEATURE_NAMES",

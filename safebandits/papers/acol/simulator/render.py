@@ -14,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from safebandits.problems.driving.dynamics import (
+from safebandits.papers.acol.simulator.dynamics import (
     LANE_CENTRES,
     LANE_WIDTH,
     ROAD_HALF_WIDTH,
@@ -24,7 +24,7 @@ from safebandits.problems.driving.dynamics import (
     check_policies,
     rollout,
 )
-from safebandits.problems.driving.features import policy_features
+from safebandits.papers.acol.simulator.features import policy_features
 
 __all__ = ["draw_policy", "policies_figure"]
 

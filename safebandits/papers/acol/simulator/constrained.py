@@ -2,7 +2,7 @@
 
 Two solvers (``docs/decisions/acol.md``, "Driving: constrained reference solver"):
 
-- ``"wen-topcu"``: the authors' constrained CEM (:func:`~safebandits.problems.driving.cem.cem`, Wen &
+- ``"wen-topcu"``: the authors' constrained CEM (:func:`~safebandits.papers.acol.simulator.cem.cem`, Wen &
   Topcu elite rule), best of ``n_restarts``.
 - ``"warm-polish"`` (ours): (1) *seeds* -- in one vectorised batch, ``n_restarts`` Wen & Topcu CEM runs
   and ``warm_restarts`` penalised CEM runs (``theta^T f - lambda phi^T f``) for every ``lambda`` of a
@@ -26,9 +26,9 @@ import numpy as np
 
 from safebandits._validation import check_choice, check_int, check_positive
 from safebandits.exceptions import ConfigError
-from safebandits.problems.driving.cem import CEMConfig, CEMResult, cem, cem_batch
-from safebandits.problems.driving.dynamics import DrivingConfig, Scenario
-from safebandits.problems.driving.features import policy_features
+from safebandits.papers.acol.simulator.cem import CEMConfig, CEMResult, cem, cem_batch
+from safebandits.papers.acol.simulator.dynamics import DrivingConfig, Scenario
+from safebandits.papers.acol.simulator.features import policy_features
 from safebandits.types import FloatArray
 
 __all__ = [
@@ -205,7 +205,7 @@ def constrained_optimum(
 
     Examples
     --------
-    >>> from safebandits.problems.driving import get_scenario
+    >>> from safebandits.papers.acol.simulator import get_scenario
     >>> small = CEMConfig(n_iterations=5)
     >>> pol = PolishConfig(penalties=(1.0,), warm_restarts=1, n_starts=1, n_iterations=5)
     >>> res, info = constrained_optimum(get_scenario("base"), np.random.default_rng(0), config=small,
