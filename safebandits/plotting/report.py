@@ -142,7 +142,7 @@ def _figures(
         return files
     if kind == "bar-samples":
         cap = (f"Mean samples to stop per method, ± one standard error, over {runs}; log y axis. "
-               "Several sweep points (e.g. driving scenarios) get one marker each (legend). Runs that hit "
+               "Several sweep points (e.g. scenarios) get one marker each (legend). Runs that hit "
                "the budget count with the samples they used.")  # fmt: skip
         files.append((_save(bar_figure(summary, labels=main_labels, title=title), out / f"{slug}.png"), cap))
         if main_labels != labels and len(labels) <= MAX_BARS:

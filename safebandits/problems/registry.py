@@ -28,7 +28,9 @@ class QueryView:
     matplotlib) out of the import of the instance's module (:meth:`drawer` resolves it); ``caption`` is
     shown beside the picture (``{arm}`` is replaced by the arm), ``question`` above the buttons,
     ``accept`` / ``reject`` are the buttons' words (``accept`` sends the feedback's "no violation"
-    value, ``reject`` 1). ``size`` is the picture's (width, height) in inches.
+    value, ``reject`` 1). ``size`` is the picture's (width, height) in inches. ``aliases`` are other
+    names a study's stored ``problem["view"]`` may give this view (names of studies made before the views
+    were the instances' own): a study naming one is shown with this view's ``kind``.
     """
 
     kind: str = "generic"
@@ -38,10 +40,18 @@ class QueryView:
     accept: str = "Acceptable"
     reject: str = "Not acceptable"
     size: tuple[float, float] = (3.0, 6.0)
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in VIEW_KINDS:
             raise ConfigError(f"A query view's kind is one of {VIEW_KINDS}. Got {self.kind!r} instead.")
+        if not isinstance(self.aliases, tuple) or not all(
+            isinstance(a, str) and a and a not in VIEW_KINDS for a in self.aliases
+        ):
+            raise ConfigError(
+                f"A query view's 'aliases' is a tuple of names other than {VIEW_KINDS}. Got "
+                f"{self.aliases!r:.40} instead."
+            )
         if self.draw is not None and not callable(self.draw):
             module, _, attr = self.draw.partition(":") if isinstance(self.draw, str) else ("", "", "")
             if not (module and attr):

@@ -4,14 +4,16 @@ from a shell.
 Every command prints JSON on stdout, so a shell loop or a program in another language can drive a
 study::
 
-    safebandits study create s1 --algorithm g-acol --instance acol/one-dimensional --set noise='"binary"'
-    safebandits study create mine --algorithm opb --problem my_doses.toml   # one's own [problem] table
+    safebandits study create s1 --algorithm LEARNER --instance INSTANCE --set noise='"binary"'
+    safebandits study create mine --algorithm LEARNER --problem my_doses.toml   # one's own [problem] table
     safebandits study ask s1                      # {"id": 0, "arm": 3, ...}
     safebandits study tell s1 0 -1                # the answer as JSON: a number, or {"reward": ..., ...}
     safebandits study status s1                   # summary: counts, open query, recommendation, bounds
     safebandits study recommend s1
     safebandits study verify s1                   # replay every answer; compare with the snapshot
     safebandits study export s1 --out s1.json
+
+(LEARNER and INSTANCE: names ``safebandits list`` prints.)
 
 The database is ``--storage URL`` (or the ``SAFEBANDITS_STORAGE`` variable; default
 ``sqlite:///study.db``). Errors print one line and exit with status 2 (status 1 when the database

@@ -83,3 +83,33 @@ def test_a_drawing_named_by_module_is_imported_only_to_draw():
     with pytest.raises(ConfigError, match="module:function"):
         QueryView("picture", draw="no-colon-here")
     assert QueryView().drawer() is None
+
+
+@register_instance(
+    "test/aliased",
+    view=QueryView("picture", draw=_draw_bars, caption="Dose {arm}.", aliases=("old-doses",)),
+)
+def _aliased(*, n_arms: int = 4):
+    """A problem whose view had another name in older studies (a test instance)."""
+    return sb.make_instance("acol/one-dimensional", noise="binary", n_arms=n_arms)
+
+
+def test_an_older_view_name_is_registered_by_its_instance(tmp_path):
+    """A study that stored an older view name (``problem["view"]``) opens with the kind the instance that
+    registered the name gives it; the dashboard holds no such name itself."""
+    from safebandits.dashboard import views
+
+    info = sb.make_instance("acol/one-dimensional").public_info()
+    for i, (stored, kind) in enumerate(
+        (("old-doses", "picture"), ("picture", "picture"), ("label", "label"), ("no-such-view", "generic"))
+    ):
+        url = f"sqlite:///{tmp_path / f'{i}.db'}"
+        sb.create_study("s", "g-acol", info, storage=url, seed=0, problem={"view": stored}).close()
+        assert query_view(sb.load_study("s", url)).kind == kind, stored
+    # the papers' older names come from their registrations (acol's driving view, beside's FDR pools)
+    names = views._view_names(sb.list_instances())
+    assert names["old-doses"] == "picture" and names["driving"] == "picture" and names["fdr"] == "label"
+    with pytest.raises(ConfigError, match="aliases"):
+        QueryView("label", aliases=("picture",))
+    with pytest.raises(ConfigError, match="aliases"):
+        QueryView("label", aliases="fdr")

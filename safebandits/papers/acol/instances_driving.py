@@ -66,6 +66,7 @@ DRIVING_VIEW = QueryView(
         "others on the road, fading towards the start."
     ),
     question="Is this driving behaviour acceptable?",
+    aliases=("driving",),  # (the view name studies stored before the views were the instances' own)
 )
 
 

@@ -12,7 +12,8 @@ from safebandits.problems.registry import QueryView, register_instance
 __all__ = ["adult", "german", "half_circle"]
 
 #: An FDR query as an annotator answers it: the record, and its label.
-LABEL_VIEW = QueryView("label", question="Label of this record:")
+#: ("fdr": the view name studies stored before the views were the instances' own.)
+LABEL_VIEW = QueryView("label", question="Label of this record:", aliases=("fdr",))
 
 
 @register_instance("fdr/adult", view=LABEL_VIEW)
