@@ -279,8 +279,13 @@ def test_the_command_lines_help_names_no_paper() -> None:
     INSTANCE, LEARNER (``safebandits list`` prints the registered ones)."""
     from safebandits.algorithms.registry import list_algorithms
 
+    import safebandits.cli
+    import safebandits.study.cli
+
     helps = _helps()
     assert {"safebandits run", "safebandits study create", "safebandits data fetch"} <= {p for p, _ in helps}
+    # (and the examples of the command-line modules' own pages)
+    helps += [(m.__name__, m.__doc__ or "") for m in (safebandits.cli, safebandits.study.cli)]
     # (the learners whose name is a word of its own -- "uniform", "oracle", "passive" -- may be words)
     learners = {n for n in list_algorithms() if "-" in n or n in paper_names()}
     pattern = _pattern(paper_names() | learners)
