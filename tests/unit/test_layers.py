@@ -277,10 +277,9 @@ def _helps() -> list[tuple[str, str]]:
 def test_the_command_lines_help_names_no_paper() -> None:
     """The help names no paper's experiment, method, instance or learner: its examples say EXPERIMENT,
     INSTANCE, LEARNER (``safebandits list`` prints the registered ones)."""
-    from safebandits.algorithms.registry import list_algorithms
-
     import safebandits.cli
     import safebandits.study.cli
+    from safebandits.algorithms.registry import list_algorithms
 
     helps = _helps()
     assert {"safebandits run", "safebandits study create", "safebandits data fetch"} <= {p for p, _ in helps}
