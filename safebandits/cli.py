@@ -457,17 +457,47 @@ def run(
     number of workers. See docs/cluster.md.
     """
     from safebandits.experiments.runner import run_tasks
-    from safebandits.experiments.spec import (
-        apply_overrides,
-        expand,
-        get_experiment,
-        list_experiments,
-        missing_data,
-        parse_assignments,
-        select,
-    )
+    from safebandits.experiments.spec import get_experiment, list_experiments
     from safebandits.experiments.store import ResultsStore
+    from safebandits.experiments.user import is_experiment_file, load_experiment_file, save_experiment_file
 
+    _check_executor(executor, scheduler, workers)
+    user_file = is_experiment_file(name)
+    scale = scale or ("paper" if user_file else "quick")
+    if user_file:
+        specs = [load_experiment_file(name)]
+    else:
+        specs = list(list_experiments().values()) if name == "all" else [get_experiment(name)]
+    tasks, plan = _plan(name, specs, scale, sets, algorithms, panels, replicates, seed, budget)
+    if user_file and tasks:
+        _check_user_learners(name, specs[0], scale)
+    with ResultsStore(out, mode="w") as store:
+        if user_file:
+            save_experiment_file(specs[0], name, out)
+        click.echo(f"{'; '.join(plan)} -> {out}")
+        summary = run_tasks(
+            tasks,
+            store,
+            workers=workers,
+            retry_failed=retry_failed,
+            quiet=quiet,
+            executor=executor,
+            scheduler=scheduler,
+        )
+    click.echo(summary.line())
+    for err in summary.errors:
+        click.echo(f"  failed: {err}", err=True)
+    if summary.n_failed:
+        click.echo(
+            f"{summary.n_failed} runs failed (recorded with their errors); see `safebandits results {out}`.",
+            err=True,
+        )
+        click.get_current_context().exit(1)
+
+
+def _check_executor(executor: str, scheduler: str | None, workers: int | None) -> None:
+    """Refuse --scheduler without --executor dask, and --workers with a --scheduler (whose cluster's own
+    workers run the sweep); --executor dask needs dask.distributed installed."""
     if scheduler is not None and executor != "dask":
         raise ConfigError("--scheduler needs --executor dask.")
     if executor == "dask":
@@ -479,14 +509,26 @@ def run(
                 "--workers sizes the LocalCluster that --executor dask starts; with --scheduler the "
                 "cluster's own workers run the sweep. Drop --workers."
             )
-    from safebandits.experiments.user import is_experiment_file, load_experiment_file, save_experiment_file
 
-    user_file = is_experiment_file(name)
-    scale = scale or ("paper" if user_file else "quick")
-    if user_file:
-        specs = [load_experiment_file(name)]
-    else:
-        specs = list(list_experiments().values()) if name == "all" else [get_experiment(name)]
+
+def _plan(
+    name: str,
+    specs: list[Any],
+    scale: str,
+    sets: tuple[str, ...],
+    algorithms: tuple[str, ...],
+    panels: tuple[str, ...],
+    replicates: int | None,
+    seed: int | None,
+    budget: int | None,
+) -> tuple[list[Any], list[str]]:
+    """The runs of ``specs`` at ``scale`` that ``run`` selects (--algorithm, --panel) and overrides
+    (--set), every config built and checked, with one plan line per experiment. A selector or a --set key
+    that matches nothing is refused; an experiment whose data is missing is refused (skipped, with a
+    line, when running "all")."""
+    from safebandits.experiments.spec import apply_overrides, expand, missing_data, parse_assignments, select
+    from safebandits.experiments.validate import check_tasks
+
     overrides = parse_assignments(sets)
     tasks, plan, unmatched = [], [], set(overrides)
     matched_algs, matched_panels = set(), set()
@@ -521,33 +563,8 @@ def run(
             f"--set key(s) {sorted(unmatched)} match no instance parameter or algorithm config field of "
             f"the selected experiments; see `safebandits list`."
         )
-    from safebandits.experiments.validate import check_tasks
-
     check_tasks(tasks)  # (every config built and checked before anything is written)
-    if user_file and tasks:
-        _check_user_learners(name, specs[0], scale)
-    with ResultsStore(out, mode="w") as store:
-        if user_file:
-            save_experiment_file(specs[0], name, out)
-        click.echo(f"{'; '.join(plan)} -> {out}")
-        summary = run_tasks(
-            tasks,
-            store,
-            workers=workers,
-            retry_failed=retry_failed,
-            quiet=quiet,
-            executor=executor,
-            scheduler=scheduler,
-        )
-    click.echo(summary.line())
-    for err in summary.errors:
-        click.echo(f"  failed: {err}", err=True)
-    if summary.n_failed:
-        click.echo(
-            f"{summary.n_failed} runs failed (recorded with their errors); see `safebandits results {out}`.",
-            err=True,
-        )
-        click.get_current_context().exit(1)
+    return tasks, plan
 
 
 def _check_user_learners(path: str, spec: Any, scale: str) -> None:

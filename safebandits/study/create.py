@@ -24,9 +24,7 @@ from safebandits.study.codec import (
 )
 from safebandits.study.query import _now
 from safebandits.study.session import _SETTINGS_KEY, Study
-from safebandits.study.snapshot import (
-    DEFAULT_SNAPSHOT_EVERY,
-)
+from safebandits.study.snapshot import DEFAULT_SNAPSHOT_EVERY
 from safebandits.study.storage import ConflictError, Storage, open_storage
 from safebandits.study.validation import check_study_name
 
@@ -87,8 +85,9 @@ def create_study(
         ``split_batches=True`` a person answers a batch one pull at a time.
     problem : dict, optional
         JSON-ready description of the problem for people and the dashboard, e.g.
-        ``{"instance": "acol/driving", "params": {"scenario": "base", "n_candidates": 20}}``; the
-        dashboard draws driving queries from it. Not used by the learner.
+        ``{"instance": NAME, "params": {...}}`` (a registered instance and its parameters): the dashboard
+        shows the queries as that instance's view says (a picture to judge, a record to label). Not used
+        by the learner.
     horizon : int, optional
         For a declared problem: the horizon of the view (regret learners are done after that many
         answers); the declaration's own ``horizon`` otherwise. Not allowed with a problem view.
@@ -123,6 +122,37 @@ def create_study(
         raise ConfigError(
             f"The 'seed' of a study must be an integer in [0, 2**63 - 1]. Got {seed!r:.40} instead."
         )
+    settings = _settings(max_open, split_batches, problem, snapshot_every, declared)
+    task = entry.task
+    info_json = json.dumps(info_to_dict(info), separators=(",", ":"))
+    # Fail early: the learner must accept this view, and the view must survive storage exactly.
+    try:
+        entry.cls(cfg, info_from_dict(json.loads(info_json)), np.random.default_rng(0))
+    except (TypeError, AttributeError) as exc:
+        raise ConfigError(f"Algorithm {algorithm!r} cannot run on a {type(info).__name__}: {exc}") from None
+    feedback_spec(info)
+    store = open_storage(storage)
+    owned = isinstance(storage, str)
+    for attempt in range(3):  # a concurrent creator may win the insert: then read its row
+        try:
+            row = _insert_study(store, name, algorithm, task, cfg, info_json, seed, load_if_exists, settings)
+            break
+        except ConflictError:
+            if attempt == 2:
+                if owned:
+                    store.close()
+                raise
+        except BaseException:
+            if owned:
+                store.close()
+            raise
+    return Study(store, name, row)
+
+
+def _settings(
+    max_open: Any, split_batches: Any, problem: Any, snapshot_every: Any, declared: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The study settings stored beside the learner's config, checked (see :func:`create_study`)."""
     if (
         isinstance(max_open, bool)
         or not isinstance(max_open, (int, np.integer))
@@ -151,38 +181,15 @@ def create_study(
             raise ConfigError(
                 f"The 'problem' of a study must be JSON-ready. Got {problem!r} instead."
             ) from None
-    task = entry.task
-    info_json = json.dumps(info_to_dict(info), separators=(",", ":"))
-    # Fail early: the learner must accept this view, and the view must survive storage exactly.
-    try:
-        entry.cls(cfg, info_from_dict(json.loads(info_json)), np.random.default_rng(0))
-    except (TypeError, AttributeError) as exc:
-        raise ConfigError(f"Algorithm {algorithm!r} cannot run on a {type(info).__name__}: {exc}") from None
-    feedback_spec(info)
-    store = open_storage(storage)
-    owned = isinstance(storage, str)
-    for attempt in range(3):  # a concurrent creator may win the insert: then read its row
-        try:
-            settings = {
-                "max_open": int(max_open),
-                "split_batches": bool(split),
-                "problem": problem,
-                "snapshot_every": int(snapshot_every),
-            }
-            if declared is not None:
-                settings["declaration"] = declared
-            row = _insert_study(store, name, algorithm, task, cfg, info_json, seed, load_if_exists, settings)
-            break
-        except ConflictError:
-            if attempt == 2:
-                if owned:
-                    store.close()
-                raise
-        except BaseException:
-            if owned:
-                store.close()
-            raise
-    return Study(store, name, row)
+    settings = {
+        "max_open": int(max_open),
+        "split_batches": bool(split),
+        "problem": problem,
+        "snapshot_every": int(snapshot_every),
+    }
+    if declared is not None:
+        settings["declaration"] = declared
+    return settings
 
 
 def _declared_view(info: Any, algorithm: str, horizon: int | None) -> tuple[Any, dict[str, Any] | None]:
