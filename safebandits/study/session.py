@@ -45,10 +45,11 @@ class Study(Reading):
     --------
     >>> import tempfile, safebandits as sb
     >>> url = f"sqlite:///{tempfile.mkdtemp()}/s.db"
-    >>> info = sb.make_instance("acol/one-dimensional", noise="binary").public_info()
-    >>> study = sb.create_study("demo", "g-acol", info, {"width": "tuned"}, storage=url, seed=0)
+    >>> doses = sb.LinearProblem(arms=[[1, 0], [0, 1], [1, 1]], threshold=0.5, safe_arm=0, safe_cost=0.1,
+    ...                          safe_reward=0.2, feedback="bernoulli", horizon=500)
+    >>> study = sb.create_study("demo", "opb", doses, storage=url, seed=0)
     >>> q = study.ask()
-    >>> study.tell(q.id, -1)
+    >>> study.tell(q.id, {"reward": 1, "constraints": [0]})
     >>> sb.load_study("demo", url).summary()["n_answered"]
     1
     """
