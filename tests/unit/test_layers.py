@@ -120,6 +120,7 @@ ENGINE = (
     "safebandits/plotting",
     "safebandits/dashboard",
     "safebandits/study",
+    "safebandits/cli",
     *(str(p.relative_to(ROOT)) for p in sorted((ROOT / "safebandits").glob("*.py"))),
 )
 
