@@ -95,7 +95,7 @@ def create_from_options(
         rng = np.random.default_rng(instance_seed) if entries[instance].random else None
         inst = make_instance(instance, rng, **params)
         view = inst.privileged_info() if entry.privileged else inst.public_info()
-        # (the dashboard draws queries from it, e.g. driving policies)
+        # (the dashboard shows queries as its instance's view says)
         problem = {"instance": instance, "params": params, "instance_seed": instance_seed}
     else:
         if not isinstance(info, dict):
