@@ -78,8 +78,8 @@ Radii = Literal["theory", "code"]
 RADII: tuple[str, ...] = get_args(Radii)
 #: Noise constant hard-coded in the authors' code radius.
 CODE_NOISE = 2.0
-# columns of the vertex table (see :func:`vertex_table`)
-T_SXX, T_S0X, T_RX, T_QC, T_LIN = range(5)
+#: Number of the vertex table's per-row scalar columns (``sxx``, ``s0x``, ``rx``, ``qc``) before ``lin``.
+_TABLE_SCALARS = 4
 #: Bisection steps of the full estimator's ray scaling (to machine precision on [0, 1]).
 BISECTION_STEPS = 60
 
@@ -155,21 +155,25 @@ class StagewiseState(NamedTuple):
 
 
 class VertexTable(NamedTuple):
-    """Per-vertex table of ``x0`` (row 0) and the vertices (:meth:`StagewiseEstimator.make_table`).
+    """Per-vertex table of ``x0`` (row 0) and the vertices (:meth:`StagewiseEstimator.make_table`): for
+    each row ``x_r`` the terms of ``V~r(x_r)`` (eq. 9) and ``V~c_i(x_r)`` (eq. 10) that the selection
+    combines (:func:`vertex_table` computes them, :func:`table_update` keeps them current).
 
-    ``vx`` (n, d) the points and ``vxt`` its transpose; ``vz`` / ``vzt`` ``vx U`` (empty in the shared
-    layout); ``tab`` (n, 4 + m) the columns ``T_SXX``, ``T_S0X``, ``T_RX``, ``T_QC`` and ``T_LIN + i``
-    of :func:`vertex_table`; ``w``, ``w2`` work vectors of length n. Views of one float64 buffer
-    (:meth:`StagewiseEstimator.table_buffer`, laid out by :func:`table_views`).
+    Named views of one float64 buffer (:meth:`StagewiseEstimator.table_buffer`, laid out by
+    :func:`table_views`; LC-LUCB's ask / tell path takes the buffer, docs/decisions/engine.md).
     """
 
-    vx: np.ndarray
-    vxt: np.ndarray
-    vz: np.ndarray
-    vzt: np.ndarray
-    tab: np.ndarray
-    w: np.ndarray
-    w2: np.ndarray
+    vx: np.ndarray  #: (n, d) the points ``x_r``
+    vxt: np.ndarray  #: (d, n) their transpose
+    vz: np.ndarray  #: (n, d') ``z_r = U^T x_r`` (empty in the shared layout)
+    vzt: np.ndarray  #: (d', n) its transpose
+    sxx: np.ndarray  #: (n,) ``x_r^T Sigma^{-1} x_r``
+    s0x: np.ndarray  #: (n,) ``x0^T Sigma^{-1} x_r``
+    rx: np.ndarray  #: (n,) ``<x_r, theta_hat>``
+    qc: np.ndarray  #: (n,) ``||z_r||^2_{M^{-1}}`` (``sxx`` in the shared layout)
+    lin: np.ndarray  #: (n, m) ``kappa_i <x_r, e0> + <z_r, nu_i>``: the linear part of ``V~c_i(x_r)``
+    w: np.ndarray  #: (n,) work: ``x_r^T Sigma^{-1} x_t`` of the rank-one update
+    w2: np.ndarray  #: (n,) work: ``z_r^T M^{-1} z_t``
 
 
 def _state_size(d: int, dp: int, mdim: int, m: int) -> int:
@@ -239,7 +243,7 @@ def _state_views_overload(buf, const, live):  # type: ignore[no-untyped-def]  # 
 
 def _table_size(n: int, d: int, dz: int, m: int) -> int:
     """Length of the buffer of :func:`table_views` for ``n`` rows."""
-    return n * (2 * d + 2 * dz + T_LIN + m + 2)
+    return n * (2 * d + 2 * dz + _TABLE_SCALARS + m + 2)
 
 
 def table_views(buf: FloatArray, const: StagewiseConstants) -> VertexTable:
@@ -251,8 +255,7 @@ def table_views(buf: FloatArray, const: StagewiseConstants) -> VertexTable:
 def _table_layout(buf, const):  # type: ignore[no-untyped-def]  # (compiled by numba too: no hints)
     d, m = const.d, const.m
     dz = 0 if const.shared else const.dp
-    cols = T_LIN + m
-    n = buf.shape[0] // (2 * d + 2 * dz + cols + 2)
+    n = buf.shape[0] // (2 * d + 2 * dz + _TABLE_SCALARS + m + 2)
     vx = buf[: n * d].reshape(n, d)
     o = n * d
     vxt = buf[o : o + d * n].reshape(d, n)
@@ -261,12 +264,20 @@ def _table_layout(buf, const):  # type: ignore[no-untyped-def]  # (compiled by n
     o += n * dz
     vzt = buf[o : o + dz * n].reshape(dz, n)
     o += dz * n
-    tab = buf[o : o + n * cols].reshape(n, cols)
-    o += n * cols
+    sxx = buf[o : o + n]
+    o += n
+    s0x = buf[o : o + n]
+    o += n
+    rx = buf[o : o + n]
+    o += n
+    qc = buf[o : o + n]
+    o += n
+    lin = buf[o : o + n * m].reshape(n, m)
+    o += n * m
     w = buf[o : o + n]
     o += n
     w2 = buf[o : o + n]
-    return VertexTable(vx, vxt, vz, vzt, tab, w, w2)
+    return VertexTable(vx, vxt, vz, vzt, sxx, s0x, rx, qc, lin, w, w2)
 
 
 @overload(table_views, jit_options={"no_cpython_wrapper": True, "no_cfunc_wrapper": True})
@@ -502,36 +513,34 @@ def stagewise_update(est, x, reward, costs):
 
 @numba.njit(cache=True)
 def vertex_table(est, tbl):
-    """Exact per-vertex table of the rows ``x_r`` of ``tbl[0]`` (row 0 is ``x0``), ``O(n d^2)``.
-
-    Columns: ``x_r^T Sigma^{-1} x_r``, ``x0^T Sigma^{-1} x_r``, ``<x_r, theta_hat>``, the cost quadratic
-    form ``||z_r||^2_{M^{-1}}`` (``||x_r||^2_{Sigma^{-1}}`` in the shared layout) and, per constraint, the
-    linear part of ``V~c_i(x_r)``: ``kappa_i <x_r, e0> + <z_r, nu_i>``.
+    """Exact per-vertex table of the rows ``x_r`` of ``tbl.vx`` (row 0 is ``x0``), ``O(n d^2)``: the
+    fields ``sxx``, ``s0x``, ``rx``, ``qc`` and ``lin`` of :class:`VertexTable` (eqs. 9-10 per row).
     """
     sinv, theta, minv, nu = est.sigma_inv, est.theta, est.m_inv, est.nu
     e0, kappa, wd, wp2 = est.e0, est.kappa, est.u_table, est.mz
-    vx, vz, tab = tbl.vx, tbl.vz, tbl.tab
+    vx, vz = tbl.vx, tbl.vz
+    sxx, s0x, rx, qc, lin = tbl.sxx, tbl.s0x, tbl.rx, tbl.qc, tbl.lin
     d = est.const.d
     shared = est.const.shared
     for r in range(vx.shape[0]):
         x = vx[r]
-        tab[r, T_SXX] = _quad(sinv, x, wd)
-        s0x = 0.0
-        rx = 0.0
+        sxx[r] = _quad(sinv, x, wd)
+        s0x_r = 0.0
+        rx_r = 0.0
         xe = 0.0
         for i in range(d):
-            s0x += vx[0, i] * wd[i]
-            rx += x[i] * theta[i]
+            s0x_r += vx[0, i] * wd[i]
+            rx_r += x[i] * theta[i]
             xe += x[i] * e0[i]
-        tab[r, T_S0X] = s0x
-        tab[r, T_RX] = rx
+        s0x[r] = s0x_r
+        rx[r] = rx_r
         z = x if shared else vz[r]
-        tab[r, T_QC] = tab[r, T_SXX] if shared else _quad(minv, z, wp2)
+        qc[r] = sxx[r] if shared else _quad(minv, z, wp2)
         for k in range(kappa.shape[0]):
             s = 0.0
             for a in range(z.shape[0]):
                 s += z[a] * nu[k, a]
-            tab[r, T_LIN + k] = kappa[k] * xe + s
+            lin[r, k] = kappa[k] * xe + s
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
@@ -551,31 +560,31 @@ def _table_products(est, tbl, projected):
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _table_reward(est, tbl, rs, coef, shared):
-    """The reward columns' rank-one update (and, ``shared``, the cost columns') from ``tbl.w``."""
-    tab, w, wm = tbl.tab, tbl.w, est.cost_coef
+    """The reward fields' rank-one update (and, ``shared``, the cost fields') from ``tbl.w``."""
+    sxx, s0x, rx, qc, lin, w, wm = tbl.sxx, tbl.s0x, tbl.rx, tbl.qc, tbl.lin, tbl.w, est.cost_coef
     m = wm.shape[0]
     w0 = w[0] * rs
     for r in range(w.shape[0]):
         wr = w[r] * rs
-        tab[r, T_SXX] -= wr * wr
-        tab[r, T_S0X] -= w0 * wr
-        tab[r, T_RX] += coef * w[r]
+        sxx[r] -= wr * wr
+        s0x[r] -= w0 * wr
+        rx[r] += coef * w[r]
         if shared:
-            tab[r, T_QC] = tab[r, T_SXX]
+            qc[r] = sxx[r]
             for k in range(m):
-                tab[r, T_LIN + k] += wm[k] * w[r]
+                lin[r, k] += wm[k] * w[r]
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _table_cost(est, tbl, rsm):
-    """The cost columns' rank-one update in the projected layout from ``tbl.w2``."""
-    tab, w2, wm = tbl.tab, tbl.w2, est.cost_coef
+    """The cost fields' rank-one update in the projected layout from ``tbl.w2``."""
+    qc, lin, w2, wm = tbl.qc, tbl.lin, tbl.w2, est.cost_coef
     m = wm.shape[0]
     for r in range(w2.shape[0]):
         wr = w2[r] * rsm
-        tab[r, T_QC] -= wr * wr
+        qc[r] -= wr * wr
         for k in range(m):
-            tab[r, T_LIN + k] += wm[k] * w2[r]
+            lin[r, k] += wm[k] * w2[r]
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
@@ -998,7 +1007,7 @@ class StagewiseEstimator(Rebinding):
     def make_table(self, vertices: FloatArray) -> VertexTable:
         """Vertex table of ``x0`` (row 0) and the rows of ``vertices``, computed exactly.
 
-        Returns the :class:`VertexTable` ``(vx, vx^T, vz, vz^T, table, work, work)`` that
+        Returns the :class:`VertexTable` that
         :func:`vertex_table`, :func:`table_update` and :func:`stagewise_update_table` act on (``vz = vx U``
         with row 0 exactly 0 in the projected layout; empty in the shared one).
         """
@@ -1028,13 +1037,12 @@ class StagewiseEstimator(Rebinding):
 
     def ray_scaling(self, vertices: FloatArray) -> FloatArray:
         """Largest pessimistically feasible mixing coefficient ``a_i`` along each ray ``[x0, x_i]``."""
-        tab = self.make_table(vertices).tab
+        tbl = self.make_table(vertices)
         _, kc = confidence_radii(self.state)
-        l0 = np.ascontiguousarray(tab[0, T_LIN:])
-        out = np.empty(tab.shape[0] - 1)
-        for r in range(1, tab.shape[0]):
+        sxx, lin = tbl.sxx, tbl.lin
+        out = np.empty(sxx.shape[0] - 1)
+        for r in range(1, sxx.shape[0]):
             out[r - 1] = ray_scale(
-                self.affine, np.ascontiguousarray(tab[r, T_LIN:]), tab[r, T_QC], kc, self.c0, self.tau, l0,
-                (tab[0, T_SXX], tab[r, T_S0X], tab[r, T_SXX]),
-            )  # fmt: skip
+                self.affine, lin[r], tbl.qc[r], kc, self.c0, self.tau, lin[0], (sxx[0], tbl.s0x[r], sxx[r])
+            )
         return out

@@ -60,11 +60,6 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.estimators.stagewise import (
     BISECTION_STEPS,
-    T_LIN,
-    T_QC,
-    T_RX,
-    T_S0X,
-    T_SXX,
     StagewiseConstants,
     StagewiseEstimator,
     StagewiseState,
@@ -265,11 +260,11 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
     """:func:`select_action` with the radii given: the scan over the vertex table and the action."""
     star, safe_row, safe_value, use_ts = choice.star, choice.safe_row, choice.safe_value, choice.use_ts
     c0, tau = est.c0, est.tau
-    vx, tab = tbl.vx, tbl.tab
+    vx, sxx_of, s0x_of, rx_of, qc_of, lin = tbl.vx, tbl.sxx, tbl.s0x, tbl.rx, tbl.qc, tbl.lin
     d = vx.shape[1]
     m = tau.shape[0]
     affine = not est.const.full or est.const.x0_zero
-    s00, r0x = tab[0, T_SXX], tab[0, T_RX]
+    s00, r0x = sxx_of[0], rx_of[0]
     t0 = 0.0
     if use_ts:
         for k in range(d):
@@ -285,14 +280,14 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
     for r in range(1, vx.shape[0]):
         if r - 1 == safe_row:
             continue
-        sxx, s0x = tab[r, T_SXX], tab[r, T_S0X]
+        sxx, s0x = sxx_of[r], s0x_of[r]
         # largest pessimistically feasible point of the ray [x0, x_i] (eqs. 6-7, Lemma 14): ray_scale's
         # operations written out (a helper with array parameters costs a count per parameter and row)
         if affine:
             a = 1.0
-            h = kc * math.sqrt(max(tab[r, T_QC], 0.0))
+            h = kc * math.sqrt(max(qc_of[r], 0.0))
             for i in range(m):
-                v = tab[r, T_LIN + i] + h
+                v = lin[r, i] + h
                 if v > tau[i]:
                     q = (tau[i] - c0[i]) / (v - c0[i])
                     if q < a:
@@ -307,8 +302,8 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
                 h = kc * math.sqrt(max(q, 0.0))
                 worst = -np.inf
                 for i in range(m):
-                    l0 = tab[0, T_LIN + i]
-                    v = l0 + pt * (tab[r, T_LIN + i] - l0) + h - tau[i]
+                    l0 = lin[0, i]
+                    v = l0 + pt * (lin[r, i] - l0) + h - tau[i]
                     if v > worst:
                         worst = v
                 if step == 0:
@@ -336,7 +331,7 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
             val = t0 + a * (tx - t0)
         else:
             q = (1.0 - a) * (1.0 - a) * s00 + 2.0 * a * (1.0 - a) * s0x + a * a * sxx
-            val = r0x + a * (tab[r, T_RX] - r0x) + kr * math.sqrt(max(q, 0.0))
+            val = r0x + a * (rx_of[r] - r0x) + kr * math.sqrt(max(q, 0.0))
         if val > best_val:
             best_val = val
             best = r

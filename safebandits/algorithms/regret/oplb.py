@@ -67,11 +67,6 @@ from safebandits.algorithms.regret.lc_lucb import (
     stagewise_update,
 )
 from safebandits.estimators.stagewise import (
-    T_LIN,
-    T_QC,
-    T_RX,
-    T_S0X,
-    T_SXX,
     StagewiseState,
     VertexTable,
     confidence_radii,
@@ -153,10 +148,10 @@ class OPLBWork(NamedTuple):
 
 
 class PairGeometry(NamedTuple):
-    """What :func:`_pair_value` reads of a round: the vertex table ``tab``, the cross Gram matrices, the
+    """What :func:`_pair_value` reads of a round: the vertex table ``tbl``, the cross Gram matrices, the
     ray scaling's ``affine`` flag, the radii ``kr``, ``kc``, ``c0``, ``tau`` and the work vector ``lin_y``."""
 
-    tab: np.ndarray
+    tbl: VertexTable
     gram: np.ndarray
     zgram: np.ndarray
     affine: bool
@@ -173,17 +168,18 @@ class PairGeometry(NamedTuple):
 @numba.njit(cache=True, inline="always")
 def _pair_value(phi, i, k, geo):
     """``(g(phi), eta(phi))`` of the table rows ``(i, k)``: value and scale of the ray to ``y(phi)``."""
-    tab, gram, zgram, lin_y = geo.tab, geo.gram, geo.zgram, geo.lin_y
+    tbl, gram, zgram, lin_y = geo.tbl, geo.gram, geo.zgram, geo.lin_y
     affine, kr, kc, c0, tau = geo.affine, geo.kr, geo.kc, geo.c0, geo.tau
+    lin = tbl.lin
     p = 1.0 - phi
     for j in range(lin_y.shape[0]):
-        lin_y[j] = p * tab[i, T_LIN + j] + phi * tab[k, T_LIN + j]
-    qc = p * p * tab[i, T_QC] + 2.0 * p * phi * zgram[i, k] + phi * phi * tab[k, T_QC]
-    sxx = p * p * tab[i, T_SXX] + 2.0 * p * phi * gram[i, k] + phi * phi * tab[k, T_SXX]
-    s0x = p * tab[i, T_S0X] + phi * tab[k, T_S0X]
-    rx = p * tab[i, T_RX] + phi * tab[k, T_RX]
-    s00, r0x = tab[0, T_SXX], tab[0, T_RX]
-    eta = ray_scale(affine, lin_y, qc, kc, c0, tau, tab[0, T_LIN:], (s00, s0x, sxx))
+        lin_y[j] = p * lin[i, j] + phi * lin[k, j]
+    qc = p * p * tbl.qc[i] + 2.0 * p * phi * zgram[i, k] + phi * phi * tbl.qc[k]
+    sxx = p * p * tbl.sxx[i] + 2.0 * p * phi * gram[i, k] + phi * phi * tbl.sxx[k]
+    s0x = p * tbl.s0x[i] + phi * tbl.s0x[k]
+    rx = p * tbl.rx[i] + phi * tbl.rx[k]
+    s00, r0x = tbl.sxx[0], tbl.rx[0]
+    eta = ray_scale(affine, lin_y, qc, kc, c0, tau, lin[0], (s00, s0x, sxx))
     q = (1.0 - eta) * (1.0 - eta) * s00 + 2.0 * eta * (1.0 - eta) * s0x + eta * eta * sxx
     return r0x + eta * (rx - r0x) + kr * math.sqrt(max(q, 0.0)), eta
 
@@ -222,16 +218,17 @@ def _cross_grams(est, tbl, gram, zgram, wv, wp):
 
 
 @numba.njit(cache=True)
-def _edge_roots(i, k, tab, zgram, kc, tau, roots):
+def _edge_roots(i, k, tbl, zgram, kc, tau, roots):
     """Mixing weights ``phi in (0, 1)`` where the edge ``[a_i, a_k]`` crosses a pessimistic boundary
     ``V~c_j(y(phi)) = tau_j`` (corners of the feasible region): ``(tau_j - L(phi))^2 = kc^2 Q(phi)`` with
     ``tau_j - L(phi) >= 0``, a quadratic in ``phi``. Returns their number (written to ``roots``)."""
     n_roots = 0
-    qi, qk, zik = tab[i, T_QC], tab[k, T_QC], zgram[i, k]
+    lin = tbl.lin
+    qi, qk, zik = tbl.qc[i], tbl.qc[k], zgram[i, k]
     k2 = kc * kc
     for j in range(tau.shape[0]):
-        a0 = tau[j] - tab[i, T_LIN + j]
-        a1 = tab[i, T_LIN + j] - tab[k, T_LIN + j]
+        a0 = tau[j] - lin[i, j]
+        a1 = lin[i, j] - lin[k, j]
         qa = a1 * a1 - k2 * (qi - 2.0 * zik + qk)
         qb = 2.0 * a0 * a1 - 2.0 * k2 * (zik - qi)
         qc = a0 * a0 - k2 * qi
@@ -285,19 +282,19 @@ def oplb_policy(est, tbl, search, work, probs):
     safe_row, safe_value, n_grid, refine = search.safe_row, search.safe_value, search.n_grid, search.refine
     gram, zgram, ucb, scale = work.gram, work.zgram, work.ucb, work.scale
     c0, tau = est.c0, est.tau
-    tab = tbl.tab
-    n = tab.shape[0]
+    sxx, rx = tbl.sxx, tbl.rx
+    n = sxx.shape[0]
     kr, kc = confidence_radii(est)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
     affine = not est.const.full or est.const.x0_zero
-    geo = PairGeometry(tab, gram, zgram, affine, kr, kc, c0, tau, work.lin_y)
-    ucb0 = tab[0, T_RX] + kr * math.sqrt(max(tab[0, T_SXX], 0.0))
+    geo = PairGeometry(tbl, gram, zgram, affine, kr, kc, c0, tau, work.lin_y)
+    ucb0 = rx[0] + kr * math.sqrt(max(sxx[0], 0.0))
     best_val = ucb0 if math.isnan(safe_value) else safe_value
     bi, bk, bphi, beta_ = 0, 0, 0.0, 0.0
     vals = np.empty(n_grid + 1)  # g on the grid phi = 0, 1/n_grid, ..., 1 of the current pair
     v2 = np.empty(n)  # value of each arm's 2-support
     roots = np.empty(2 * tau.shape[0])
     for r in range(1, n):
-        ucb[r] = tab[r, T_RX] + kr * math.sqrt(max(tab[r, T_SXX], 0.0))
+        ucb[r] = rx[r] + kr * math.sqrt(max(sxx[r], 0.0))
         v2[r], scale[r] = _pair_value(0.0, r, r, geo)
         if r - 1 != safe_row and scale[r] > 0.0 and v2[r] > best_val:
             best_val, bi, bk, bphi, beta_ = v2[r], r, 0, 0.0, scale[r]
@@ -319,7 +316,7 @@ def oplb_policy(est, tbl, search, work, probs):
                 vals[g], eta = _pair_value(g / n_grid, i, k, geo)
                 if vals[g] > pv:
                     pv, pphi, peta = vals[g], g / n_grid, eta
-            for q in range(_edge_roots(i, k, tab, zgram, kc, tau, roots)):
+            for q in range(_edge_roots(i, k, tbl, zgram, kc, tau, roots)):
                 val, eta = _pair_value(roots[q], i, k, geo)
                 if val > pv:
                     pv, pphi, peta = val, roots[q], eta

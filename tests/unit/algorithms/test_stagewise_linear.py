@@ -161,8 +161,8 @@ def test_vertex_table_stays_exact_under_rank_one_updates():
     inst = _instance("stagewise/random-linear", 5, action_set="star", n_constraints=2)
     learner = make_learner("lc-lucb", inst.public_info(), np.random.default_rng(0), {"refresh_every": 0})
     learner.simulate(inst.environment(np.random.default_rng(1)), 3000)
-    live = learner._tbl[4]
-    exact = learner.estimator.make_table(inst.arms)[4]
+    live = learner._tbl.lin
+    exact = learner.estimator.make_table(inst.arms).lin
     np.testing.assert_allclose(live, exact, atol=1e-10)
 
 
@@ -272,7 +272,7 @@ def test_decisions_prepared_at_tell_equal_the_selection_at_ask(instance, params)
         plain.tell(b, obs)
     assert prepared > 100
     assert np.array_equal(fused.estimator.buffer, plain.estimator.buffer)
-    assert np.array_equal(fused._tbl.tab, plain._tbl.tab)
+    assert np.array_equal(fused._tbl_buffer, plain._tbl_buffer)
 
 
 @pytest.mark.slow
