@@ -79,7 +79,10 @@ from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
     "LCLUCB",
+    "NO_SAFE_ROW",
+    "REFRESH_FIRST",
     "RNG_POSITIONS",
+    "SAFE_ACTION",
     "LCLUCBConfig",
     "LinearFeedback",
     "PackedRound",
@@ -108,6 +111,11 @@ RNG_POSITIONS = np.dtype([("normals", np.int64), ("uniforms", np.int64)])
 #: :func:`tell_then_select`'s vertex index when the exact refresh fell due with the update: nothing was
 #: selected (the caller refreshes, and the next ``ask`` selects).
 REFRESH_FIRST = -2
+#: The vertex index of ``x0``: :func:`select_action`'s answer when ``x0`` is chosen (row 0 of the vertex
+#: table; vertex ``i`` is row ``i + 1``), and OPLB's ``sample_policy``'s.
+SAFE_ACTION = -1
+#: ``RoundChoice.safe_row`` (and OPLB's ``PolicySearch.safe_row``) when no vertex is ``x0``.
+NO_SAFE_ROW = -1
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -164,7 +172,7 @@ class RoundChoice(NamedTuple):
     """How a round's action is chosen (:func:`select_action`)."""
 
     star: bool  #: star-convex set (scaled vertices) rather than a finite point set
-    safe_row: int  #: row of ``x0`` among the vertices (-1: none), skipped as a vertex
+    safe_row: int  #: row of ``x0`` among the vertices (:data:`NO_SAFE_ROW`: none), skipped as a vertex
     safe_value: float  #: value of the candidate ``x0`` (NaN: its UCB, or ``<x0, theta~>``)
     use_ts: bool  #: Safe-LTS's Thompson index ``<x, theta~>`` rather than LC-LUCB's UCB
     ts_scale: float  #: ``sqrt(inflation)`` of the Thompson sample (Safe-LTS)
@@ -211,7 +219,8 @@ class LinearFeedback(NamedTuple):
 @numba.njit(cache=True)
 def ts_sample(est, eta, scale, low, out):
     """``out = theta_hat + scale * kr * L eta`` with ``L L^T = Sigma^{-1}`` (in-place Cholesky in ``low``)
-    and ``kr = alpha_r beta_r``: a draw of ``N(theta_hat, scale^2 kr^2 Sigma^{-1})``."""
+    and ``kr = alpha_r beta_r``: a draw of ``N(theta_hat, scale^2 kr^2 Sigma^{-1})`` (Safe-LTS's index;
+    the papers give no algorithm box for Safe-LTS: spec ``stagewise.md`` Sec. 2.8 and 3)."""
     sinv, theta = est.sigma_inv, est.theta
     d = theta.shape[0]
     for j in range(d):
@@ -240,14 +249,15 @@ def ts_sample(est, eta, scale, low, out):
 
 @numba.njit(cache=True)
 def select_action(est, tbl, choice, theta_ts, out_point):
-    """Algorithm 1's choice (``choice.use_ts`` False) or Safe-LTS's (True: index ``<x, theta_ts>``),
+    """Algorithm 1, lines 3-4 (``choice.use_ts`` False) or Safe-LTS's choice (True: index ``<x, theta_ts>``),
     ``O(n m)`` from the vertex table ``tbl`` (row 0 ``x0``, row ``i + 1`` vertex ``i``; see
-    :func:`~safebandits.estimators.stagewise.vertex_table`).
+    :func:`~safebandits.estimators.stagewise.vertex_table`): line 3's pessimistic feasible set
+    ``A~f_t`` (eqs. 6-7) along each ray, line 4's ``X_t = argmax_{x in A~f_t} V~r(x)`` (eqs. 8-9).
 
     Candidates: ``x0`` (value ``safe_value`` unless NaN, else ``V~r(x0)`` / ``<x0, theta_ts>``) and, per
     vertex ``i != safe_row``, the scaled vertex ``x0 + a_i (x_i - x0)`` (``star``) or the vertex itself if
     pessimistically feasible (points). Ties keep the earlier candidate (``x0`` first). Writes the action
-    into ``out_point`` and returns ``(vertex index (-1 for x0), the chosen candidate's value)``: its
+    into ``out_point`` and returns ``(vertex index (SAFE_ACTION for x0), the chosen candidate's value)``: its
     optimistic reward ``V~r(X_t)`` (eq. 9; ``safe_value`` for ``x0`` when given) or, for Safe-LTS, its
     Thompson index.
     """
@@ -257,7 +267,9 @@ def select_action(est, tbl, choice, theta_ts, out_point):
 
 @numba.njit(cache=True, inline="always")
 def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
-    """:func:`select_action` with the radii given: the scan over the vertex table and the action."""
+    """:func:`select_action` with the radii given: the scan over the vertex table (Algorithm 1, line 3:
+    each ray's largest pessimistically feasible point; line 4: the best optimistic value) and the
+    action."""
     star, safe_row, safe_value, use_ts = choice.star, choice.safe_row, choice.safe_value, choice.use_ts
     c0, tau = est.c0, est.tau
     vx, sxx_of, s0x_of, rx_of, qc_of, lin = tbl.vx, tbl.sxx, tbl.s0x, tbl.rx, tbl.qc, tbl.lin
@@ -342,7 +354,7 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
     else:
         for k in range(d):
             out_point[k] = vx[0, k] + best_a * (vx[best, k] - vx[0, k])
-    return best - 1, best_val
+    return best - 1, best_val  # (row 0, x0, is SAFE_ACTION)
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
@@ -392,8 +404,9 @@ def stagewise_block(run):
 
 @numba.njit(cache=True, inline="always")
 def lc_lucb_select(b, j):
-    """Algorithm 1, lines 4-5: round ``j``'s action into ``b.points[j]`` (its value into
-    ``b.values[j]``); ``False`` (nothing played) when the exact refresh is due: the caller refreshes."""
+    """Algorithm 1, lines 3-4: round ``j``'s action ``X_t`` into ``b.points[j]`` (its value ``V~r(X_t)``
+    into ``b.values[j]``; the driver plays it, line 5); ``False`` (nothing played) when the exact refresh
+    is due: the caller refreshes."""
     if refresh_due(b.est):
         return False
     kr, kc = confidence_radii(b.est)  # (select_action's parts: a call level fewer)
@@ -403,9 +416,10 @@ def lc_lucb_select(b, j):
 
 @numba.njit(cache=True, inline="always")
 def safe_lts_select(b, j):
-    """Safe-LTS: a Thompson sample from the next normal of ``b.thompson`` (``False``, nothing played,
-    when they ran out or the exact refresh is due: the caller refills or refreshes), then the choice by
-    the sample's index."""
+    """Safe-LTS (no algorithm box in the papers: spec ``stagewise.md`` Sec. 3): a Thompson sample from the
+    next normal of ``b.thompson`` (``False``, nothing played, when they ran out or the exact refresh is
+    due: the caller refills or refreshes), then LC-LUCB's Algorithm 1, lines 3-4 with the sample's index
+    ``<x, theta~>`` in place of ``V~r``."""
     if refresh_due(b.est):
         return False
     th = b.thompson
@@ -420,8 +434,9 @@ def safe_lts_select(b, j):
 
 @numba.njit(cache=True, inline="always")
 def stagewise_update(b, j, y):
-    """Algorithm 1, line 7: the estimators and the vertex table with round ``j``'s observation ``y``
-    (reward, then the costs)."""
+    """Round ``j``'s observation ``y = (R_t, C_t)`` (Algorithm 1, line 5; reward, then the costs) into
+    the estimates of eq. (4) that the next round's line 3 uses (OPLB: Algorithm 2, line 3) and the vertex
+    table."""
     costs = b.costs
     for k in range(costs.shape[0]):
         costs[k] = y[1 + k]
@@ -441,8 +456,9 @@ safe_lts_rounds = make_driver(
 
 @numba.njit(cache=True)
 def tell_then_select(packed, choice, x, reward, costs):
-    """Add the round ``(x, reward, costs)`` (:func:`stagewise_update_table`: Algorithm 1, line 7) and
-    choose the next round's action (:func:`select_action`, lines 4-5) in one call: the ask / tell path's
+    """Add the round ``(x, reward, costs)`` (:func:`stagewise_update_table`: Algorithm 1, line 5's
+    observation into eq. (4)'s estimates) and choose the next round's action (:func:`select_action`,
+    lines 3-4) in one call: the ask / tell path's
     one compiled call per round (LC-LUCB). Returns :func:`select_action`'s ``(vertex index, value)``;
     the action is in ``packed.point``. Reads the state and the table out of their buffers, so that a call
     from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
@@ -487,10 +503,11 @@ def stagewise_fields(
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None, int]:
     """``(arms, x0, tau, c0, safe_row)`` of a checked :class:`~safebandits.problems.stagewise.StagewiseInfo`
     (:func:`~safebandits.problems.stagewise.checked_stagewise_info`; ``c0``: the known safe cost, or
-    ``None``; ``safe_row`` -1 when no arm is ``x0``, else ``x0`` is that row, as the environment plays it)."""
+    ``None``; ``safe_row`` :data:`NO_SAFE_ROW` when no arm is ``x0``, else ``x0`` is that row, as the
+    environment plays it)."""
     arms, x0 = info.arms, info.safe_action
-    safe_row = -1 if info.safe_arm is None else info.safe_arm
-    if safe_row >= 0:
+    safe_row = NO_SAFE_ROW if info.safe_arm is None else info.safe_arm
+    if safe_row != NO_SAFE_ROW:
         x0 = arms[safe_row].copy()
     return arms, x0, info.threshold, info.safe_cost, safe_row
 
@@ -737,11 +754,11 @@ class StagewiseLinearLearner(BaseLearner):
 
     def _context_arms(self, context: Any) -> tuple[FloatArray, VertexTable, int]:
         """The round's vertices, their table (the live one for ``None``, else computed exactly) and
-        the row of ``x0`` among them (-1: none)."""
+        the row of ``x0`` among them (:data:`NO_SAFE_ROW`: none)."""
         if context is None:
             return self._arms, self._tbl, self._safe_row
         arms = check_array(context, "context", shape=(None, self._arms.shape[1]), min_rows=1)
-        return arms, self.estimator.make_table(arms), -1
+        return arms, self.estimator.make_table(arms), NO_SAFE_ROW
 
     def _refill(self) -> None:
         if self.use_ts and self._normals_at[0] >= self._normals.shape[0]:
@@ -760,7 +777,7 @@ class StagewiseLinearLearner(BaseLearner):
         self._drawn_normals = self._drawn_uniforms = 0
 
     def _x0_decision(self) -> Decision:
-        if self._safe_row >= 0:
+        if self._safe_row != NO_SAFE_ROW:
             return Decision(arm=self._safe_row)
         return Decision(point=self._x0.copy())
 
@@ -771,7 +788,7 @@ class StagewiseLinearLearner(BaseLearner):
             if context is None and self._prepared_stamp == self.estimator.changes:
                 self._round_arms = self._arms
                 best, self._last_value = prepared
-                if self._star and (best >= 0 or self._safe_row < 0):
+                if self._star and (best != SAFE_ACTION or self._safe_row == NO_SAFE_ROW):
                     return _new_decision(Decision, (None, None, None, self._point.copy()))
                 return self._decision(best)
         self._drawn_normals = self._drawn_uniforms = 0
@@ -796,10 +813,10 @@ class StagewiseLinearLearner(BaseLearner):
     def _decision(self, best: int) -> Decision:
         """The decision of :func:`select_action`'s vertex index ``best`` (point in ``self._point``)."""
         if self._star:
-            if best < 0 and self._safe_row >= 0:
+            if best == SAFE_ACTION and self._safe_row != NO_SAFE_ROW:
                 return Decision(arm=self._safe_row)
             return Decision(None, None, None, self._point.copy())
-        return Decision(best) if best >= 0 else self._x0_decision()
+        return Decision(best) if best != SAFE_ACTION else self._x0_decision()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:

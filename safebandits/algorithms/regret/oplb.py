@@ -62,6 +62,8 @@ from safebandits._validation import check_int
 from safebandits.algorithms._driver import SIMULATE, make_driver, point_means
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.lc_lucb import (
+    NO_SAFE_ROW,
+    SAFE_ACTION,
     StagewiseLinearConfig,
     StagewiseLinearLearner,
     stagewise_update,
@@ -122,7 +124,7 @@ class OPLBConfig(StagewiseLinearConfig):
 class PolicySearch(NamedTuple):
     """Settings of one round's policy search (:func:`oplb_policy`)."""
 
-    safe_row: int  #: row of ``x0`` among the arms (-1: none)
+    safe_row: int  #: row of ``x0`` among the arms (:data:`~.lc_lucb.NO_SAFE_ROW`: none)
     safe_value: float  #: value of ``pi0`` (NaN: its UCB ``V~r(x0)``)
     n_grid: int  #: cells of the grid over ``phi``
     refine: int  #: golden-section steps around each local maximum
@@ -276,9 +278,12 @@ def _golden(lo, hi, refine, i, k, geo):
 
 @numba.njit(cache=True)
 def oplb_policy(est, tbl, search, work, probs):
-    """Algorithm 2's policy over 2- and 3-supports (module docstring) from the vertex table ``tbl`` (row 0
-    ``x0``, row ``i + 1`` arm ``i``); writes ``probs`` over the arms (mass ``1 - sum`` on ``x0`` unless
-    ``search.safe_row >= 0``) and returns its value ``V~r(pi)``."""
+    """Algorithm 2, lines 4-6: the radii of the confidence sets (line 4, eq. 5), the pessimistically
+    feasible policies (line 5, eq. 33) and the optimistic policy (line 6, problem 34), searched over 2-
+    and 3-supports (module docstring) from the vertex table ``tbl`` (row 0 ``x0``, row ``i + 1`` arm
+    ``i``); writes ``probs`` over the arms (mass ``1 - sum`` on ``x0`` unless ``x0`` is a row,
+    ``search.safe_row``) and returns its value ``V~r(pi)`` (eq. 31). Rows ``bi``, ``bk`` of the best
+    policy's support: 0 (``x0``) for none."""
     safe_row, safe_value, n_grid, refine = search.safe_row, search.safe_value, search.n_grid, search.refine
     gram, zgram, ucb, scale = work.gram, work.zgram, work.ucb, work.scale
     c0, tau = est.c0, est.tau
@@ -335,24 +340,24 @@ def oplb_policy(est, tbl, search, work, probs):
         probs[bi - 1] = beta_ * (1.0 - bphi)
         if bk > 0:
             probs[bk - 1] = beta_ * bphi
-    if safe_row >= 0:
+    if safe_row != NO_SAFE_ROW:
         probs[safe_row] = 1.0 - beta_
     return best_val
 
 
 @numba.njit(cache=True)
 def sample_policy(probs, u, safe_row):
-    """Row sampled by the uniform ``u`` (inverse CDF over the rows), or -1 for ``x0`` (mass
-    ``1 - sum(probs)`` when ``x0`` is not a row)."""
+    """Algorithm 2, line 7's ``X_t ~ pi_t``: the row sampled by the uniform ``u`` (inverse CDF over the
+    rows), or :data:`~.lc_lucb.SAFE_ACTION` for ``x0`` (mass ``1 - sum(probs)`` when ``x0`` is not a row)."""
     cum = 0.0
-    last = -1
+    last = SAFE_ACTION
     for i in range(probs.shape[0]):
         if probs[i] > 0.0:
             cum += probs[i]
             last = i
             if u < cum:
                 return i
-    return last if safe_row >= 0 else -1
+    return last if safe_row != NO_SAFE_ROW else SAFE_ACTION
 
 
 class OPLBRun(NamedTuple):
@@ -372,10 +377,11 @@ class OPLBRun(NamedTuple):
 
 @numba.njit(cache=True, inline="always")
 def oplb_select(run, j):
-    """Algorithm 2, lines 4-5: the policy ``pi_t`` of (34) into ``run.probs[j]`` (its value
-    ``V~r(pi_t)`` into ``run.values[j]``), then ``X_t ~ pi_t`` with the next learner uniform into
-    ``run.points[j]``; ``False`` (nothing played) when the uniforms ran out or the exact refresh is due
-    (the caller refills or refreshes)."""
+    """Algorithm 2, lines 4-6: the policy ``pi_t`` of (34) into ``run.probs[j]`` (its value
+    ``V~r(pi_t)`` into ``run.values[j]``), then line 7's ``X_t ~ pi_t`` with the next learner uniform into
+    ``run.points[j]`` (row ``idx + 1`` of the table, ``x0`` for :data:`~.lc_lucb.SAFE_ACTION`);
+    ``False`` (nothing played) when the uniforms ran out or the exact refresh is due (the caller refills
+    or refreshes)."""
     if refresh_due(run.est):
         return False
     work = run.work
@@ -392,7 +398,8 @@ def oplb_select(run, j):
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPLB's kernels (the
-#: update is LC-LUCB's, :func:`~safebandits.algorithms.regret.lc_lucb.stagewise_update`, line 7):
+#: update is LC-LUCB's, :func:`~safebandits.algorithms.regret.lc_lucb.stagewise_update`: line 7's
+#: observation into the estimates of line 3):
 #: ``oplb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPLBRun`, the first row not
 #: played (refill the uniforms, call again).
 oplb_rounds = make_driver("oplb_rounds", oplb_select, point_means, stagewise_update, __name__)
@@ -476,7 +483,9 @@ class OPLB(StagewiseLinearLearner):
         self._drawn_uniforms = 1
         idx = int(sample_policy(self._probs, u, safe_row))
         probs = self._probs.copy()
-        return Decision(arm=idx, probs=probs) if idx >= 0 else Decision(point=self._x0.copy(), probs=probs)
+        if idx == SAFE_ACTION:
+            return Decision(point=self._x0.copy(), probs=probs)
+        return Decision(arm=idx, probs=probs)
 
     def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
         """Play ``n_rounds`` rounds in one compiled loop (same trajectory as ask / tell); returns the
