@@ -60,7 +60,6 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.estimators.stagewise import (
     BISECTION_STEPS,
-    StagewiseConstants,
     StagewiseEstimator,
     StagewiseState,
     VertexTable,
@@ -68,8 +67,6 @@ from safebandits.estimators.stagewise import (
     refresh_due,
     stagewise_refresh,
     stagewise_update_table,
-    state_views,
-    table_views,
     vertex_table,
 )
 from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
@@ -93,6 +90,7 @@ __all__ = [
     "ThompsonWork",
     "lc_lucb_rounds",
     "lc_lucb_select",
+    "packed_reference",
     "safe_lts_rounds",
     "safe_lts_select",
     "select_action",
@@ -189,16 +187,14 @@ class ThompsonWork(NamedTuple):
 
 
 class PackedRound(NamedTuple):
-    """The ask / tell path's view of a learner in few arrays (:func:`tell_then_select`): the estimator's
-    buffer (``state``, see :func:`~safebandits.estimators.stagewise.state_views`), the live vertex
-    table's buffer (``table``, see :func:`~safebandits.estimators.stagewise.table_views`), the
-    estimator's constants and live record, the output of :func:`select_action` (``point``), the Thompson
-    sample ``theta_ts`` (unused by LC-LUCB) and the observed ``costs`` of :func:`stagewise_update`."""
+    """A learner's records for its compiled calls: the estimator's state ``est``, the live vertex table
+    ``tbl``, the output of :func:`select_action` (``point``), the Thompson sample ``theta_ts`` (unused by
+    LC-LUCB) and the observed ``costs`` of :func:`stagewise_update`. The shared driver reads it in a
+    :class:`StagewiseRun`; the ask / tell path passes it by reference (:func:`packed_reference`), one
+    object for numba to unbox."""
 
-    state: np.ndarray
-    table: np.ndarray
-    const: StagewiseConstants
-    live: np.ndarray
+    est: StagewiseState
+    tbl: VertexTable
     point: np.ndarray
     theta_ts: np.ndarray
     costs: np.ndarray
@@ -393,13 +389,10 @@ class StagewiseBlock(NamedTuple):
 
 @numba.njit(cache=True, inline="always")
 def stagewise_block(run):
-    """The :class:`StagewiseBlock` of ``run`` (named views of the learner's buffers)."""
+    """The :class:`StagewiseBlock` of ``run`` (the learner's records)."""
     packed = run.packed
-    est = state_views(packed.state, packed.const, packed.live)
-    tbl = table_views(packed.table, packed.const)
-    return StagewiseBlock(
-        est, tbl, run.choice, packed.theta_ts, run.thompson, packed.costs, run.points, run.values
-    )
+    est, tbl, theta_ts, costs = packed.est, packed.tbl, packed.theta_ts, packed.costs
+    return StagewiseBlock(est, tbl, run.choice, theta_ts, run.thompson, costs, run.points, run.values)
 
 
 @numba.njit(cache=True, inline="always")
@@ -460,15 +453,22 @@ def tell_then_select(packed, choice, x, reward, costs):
     observation into eq. (4)'s estimates) and choose the next round's action (:func:`select_action`,
     lines 3-4) in one call: the ask / tell path's
     one compiled call per round (LC-LUCB). Returns :func:`select_action`'s ``(vertex index, value)``;
-    the action is in ``packed.point``. Reads the state and the table out of their buffers, so that a call
-    from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
-    :data:`lc_lucb_rounds`, so both paths run the same compiled code."""
-    const = packed.const
-    est = by_reference(state_views(packed.state, const, packed.live))
-    tbl = by_reference(table_views(packed.table, const))
+    the action is in ``packed.point``. ``packed`` is the learner's :class:`PackedRound` by reference
+    (:func:`packed_reference`), so that a call from Python unboxes one object instead of thirty arrays;
+    the two kernels it calls are those of :data:`lc_lucb_rounds`, so both paths run the same compiled
+    code."""
+    est, tbl = packed.est, packed.tbl
     if stagewise_update_table(est, tbl, x, reward, costs):
         return REFRESH_FIRST, math.nan  # (the caller refreshes; the next ask selects)
     return select_action(est, tbl, choice, packed.theta_ts, packed.point)
+
+
+@numba.njit(cache=True)
+def packed_reference(packed):
+    """The :class:`PackedRound` ``packed`` by reference (:func:`~safebandits._numba.by_reference`), as
+    Python holds it: a :class:`~safebandits._numba.StructProxy` of the same arrays, for
+    :func:`tell_then_select`."""
+    return by_reference(packed)
 
 
 @numba.njit(cache=True)
@@ -563,9 +563,8 @@ class StagewiseLinearLearner(BaseLearner):
                 info, c.delta, int(info.horizon), noise_bound=info.noise_bound
             )
         est = self.estimator
-        # vertex table of the fixed arms, kept current by every update (_tbl: views of one buffer, made
-        # by _make_views)
-        self._tbl_buffer = est.table_buffer(arms)
+        # vertex table of the fixed arms, kept current by every update
+        self._tbl = est.make_table(arms)
         self._point = np.zeros(d)
         self._theta_ts = np.zeros(d)
         self._low = np.zeros((d, d))
@@ -588,8 +587,7 @@ class StagewiseLinearLearner(BaseLearner):
         self._fuse = self.setting == "round" and not self.use_ts
         self._prepared: tuple[int, float] | None = None
         self._prepared_stamp = -1
-        self._packed = PackedRound(est.buffer, self._tbl_buffer, est.state.const, est.state.live, self._point,
-                                   self._theta_ts, self._costs)  # fmt: skip
+        self._packed = PackedRound(est.state, self._tbl, self._point, self._theta_ts, self._costs)
         StagewiseLinearLearner._make_views(self)
         self._fused_kernel: Any = None  # bound on first use
         #: The live table's choice while tell selects the next action (see _next_choice), else None.
@@ -702,14 +700,13 @@ class StagewiseLinearLearner(BaseLearner):
         return out
 
     # -- copies and pickles ------------------------------------------------------------------------
-    # Views kept beside the state (the live vertex table's arrays view ``_tbl_buffer``; the cached
-    # arguments of the select kernel hold the estimator's views): a copy or a pickle leaves them out and
-    # makes them again (Rebinding).
-    _views = ("_tbl", "_args_cache", "_normals_at", "_uniforms_at")
+    # Kept beside the state (the cached arguments of the select kernel, the records by reference, the
+    # positions' views): a copy or a pickle leaves them out and makes them again (Rebinding).
+    _views = ("_args_cache", "_packed_ref", "_normals_at", "_uniforms_at")
 
     def _make_views(self) -> None:
-        self._tbl = table_views(self._tbl_buffer, self._packed.const)
         self._args_cache = None
+        self._packed_ref = None  # (made on first use: packed_reference)
         # one-element views of the two positions for the Python side (faster to index than the record)
         block = self._position_block
         self._normals_at, self._uniforms_at = block["normals"], block["uniforms"]
@@ -837,11 +834,12 @@ class StagewiseLinearLearner(BaseLearner):
             self._observe(x, float(observation.reward), costs)
             return
         # update, then select the next round's action now: the next ask returns it
-        kernel = self._fused_kernel
+        kernel, packed = self._fused_kernel, self._packed_ref
+        if packed is None:
+            self._packed_ref = packed = packed_reference(self._packed)
         if kernel is None:
-            args = (self._packed, choice, x, 0.0, costs)
-            self._fused_kernel = kernel = bind_kernel(tell_then_select, args)
-        self._prepared = kernel(self._packed, choice, x, float(observation.reward), costs)
+            self._fused_kernel = kernel = bind_kernel(tell_then_select, (packed, choice, x, 0.0, costs))
+        self._prepared = kernel(packed, choice, x, float(observation.reward), costs)
         self._prepared_stamp = self.estimator.changes
         if self._prepared[0] == REFRESH_FIRST:
             self._prepared = None
