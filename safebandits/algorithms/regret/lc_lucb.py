@@ -702,11 +702,11 @@ class StagewiseLinearLearner(BaseLearner):
     # -- copies and pickles ------------------------------------------------------------------------
     # Kept beside the state (the cached arguments of the select kernel, the records by reference, the
     # positions' views): a copy or a pickle leaves them out and makes them again (Rebinding).
-    _views = ("_args_cache", "_packed_ref", "_normals_at", "_uniforms_at")
+    _views = ("_args_cache", "_packed_ref_cache", "_normals_at", "_uniforms_at")
 
     def _make_views(self) -> None:
         self._args_cache = None
-        self._packed_ref = None  # (made on first use: packed_reference)
+        self._packed_ref_cache = None  # (made on first use: packed_reference)
         # one-element views of the two positions for the Python side (faster to index than the record)
         block = self._position_block
         self._normals_at, self._uniforms_at = block["normals"], block["uniforms"]
@@ -834,9 +834,9 @@ class StagewiseLinearLearner(BaseLearner):
             self._observe(x, float(observation.reward), costs)
             return
         # update, then select the next round's action now: the next ask returns it
-        kernel, packed = self._fused_kernel, self._packed_ref
+        kernel, packed = self._fused_kernel, self._packed_ref_cache
         if packed is None:
-            self._packed_ref = packed = packed_reference(self._packed)
+            self._packed_ref_cache = packed = packed_reference(self._packed)
         if kernel is None:
             self._fused_kernel = kernel = bind_kernel(tell_then_select, (packed, choice, x, 0.0, costs))
         self._prepared = kernel(packed, choice, x, float(observation.reward), costs)
