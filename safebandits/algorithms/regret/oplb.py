@@ -92,6 +92,10 @@ __all__ = [
 ]
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+#: The vertex table's row of ``x0`` (as a row of the best policy's support in :func:`oplb_policy`: none).
+X0_ROW = 0
+#: :func:`_edge_roots`'s placeholder for a root that does not exist (outside ``(0, 1)``: never kept).
+NO_ROOT = -1.0
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -234,10 +238,10 @@ def _edge_roots(i, k, tbl, zgram, kc, tau, roots):
         qa = a1 * a1 - k2 * (qi - 2.0 * zik + qk)
         qb = 2.0 * a0 * a1 - 2.0 * k2 * (zik - qi)
         qc = a0 * a0 - k2 * qi
-        cand = (-1.0, -1.0)
+        cand = (NO_ROOT, NO_ROOT)
         if abs(qa) < 1e-14 * (abs(qb) + abs(qc) + 1e-300):
             if qb != 0.0:
-                cand = (-qc / qb, -1.0)
+                cand = (-qc / qb, NO_ROOT)
         else:
             disc = qb * qb - 4.0 * qa * qc
             if disc >= 0.0:
@@ -283,7 +287,7 @@ def oplb_policy(est, tbl, search, work, probs):
     and 3-supports (module docstring) from the vertex table ``tbl`` (row 0 ``x0``, row ``i + 1`` arm
     ``i``); writes ``probs`` over the arms (mass ``1 - sum`` on ``x0`` unless ``x0`` is a row,
     ``search.safe_row``) and returns its value ``V~r(pi)`` (eq. 31). Rows ``bi``, ``bk`` of the best
-    policy's support: 0 (``x0``) for none."""
+    policy's support: :data:`X0_ROW` for none."""
     safe_row, safe_value, n_grid, refine = search.safe_row, search.safe_value, search.n_grid, search.refine
     gram, zgram, ucb, scale = work.gram, work.zgram, work.ucb, work.scale
     c0, tau = est.c0, est.tau
@@ -294,7 +298,7 @@ def oplb_policy(est, tbl, search, work, probs):
     geo = PairGeometry(tbl, gram, zgram, affine, kr, kc, c0, tau, work.lin_y)
     ucb0 = rx[0] + kr * math.sqrt(max(sxx[0], 0.0))
     best_val = ucb0 if math.isnan(safe_value) else safe_value
-    bi, bk, bphi, beta_ = 0, 0, 0.0, 0.0
+    bi, bk, bphi, beta_ = X0_ROW, X0_ROW, 0.0, 0.0
     vals = np.empty(n_grid + 1)  # g on the grid phi = 0, 1/n_grid, ..., 1 of the current pair
     v2 = np.empty(n)  # value of each arm's 2-support
     roots = np.empty(2 * tau.shape[0])
@@ -302,9 +306,9 @@ def oplb_policy(est, tbl, search, work, probs):
         ucb[r] = rx[r] + kr * math.sqrt(max(sxx[r], 0.0))
         v2[r], scale[r] = _pair_value(0.0, r, r, geo)
         if r - 1 != safe_row and scale[r] > 0.0 and v2[r] > best_val:
-            best_val, bi, bk, bphi, beta_ = v2[r], r, 0, 0.0, scale[r]
+            best_val, bi, bk, bphi, beta_ = v2[r], r, X0_ROW, 0.0, scale[r]
     if n_grid < 2 or n <= 2:
-        bk = 0
+        bk = X0_ROW
     else:
         _cross_grams(est, tbl, gram, zgram, work.wv, work.wp)
     for i in range(1, n if n_grid >= 2 else 1):
@@ -336,9 +340,9 @@ def oplb_policy(est, tbl, search, work, probs):
                 best_val, bi, bk, bphi, beta_ = pv, i, k, pphi, peta
     for r in range(probs.shape[0]):
         probs[r] = 0.0
-    if bi > 0:
+    if bi != X0_ROW:
         probs[bi - 1] = beta_ * (1.0 - bphi)
-        if bk > 0:
+        if bk != X0_ROW:
             probs[bk - 1] = beta_ * bphi
     if safe_row != NO_SAFE_ROW:
         probs[safe_row] = 1.0 - beta_
