@@ -442,31 +442,33 @@ def _table_products(est, tbl, projected):
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _table_reward(est, tbl, rs, coef, shared):
-    """The reward fields' rank-one update (and, ``shared``, the cost fields') from ``tbl.w``."""
-    sxx, s0x, rx, qc, lin, w, wm = tbl.sxx, tbl.s0x, tbl.rx, tbl.qc, tbl.lin, tbl.w, est.cost_coef
+    """The reward fields' rank-one update (and, ``shared``, the cost fields') from ``tbl.w``. The fields
+    are read as ``tbl.<field>[r]`` where used: bound to local names, each held a reference count across
+    the loop that numba's pruning did not remove (LC-LUCB: ~5% of a sample)."""
+    w, wm = tbl.w, est.cost_coef
     m = wm.shape[0]
     w0 = w[0] * rs
     for r in range(w.shape[0]):
         wr = w[r] * rs
-        sxx[r] -= wr * wr
-        s0x[r] -= w0 * wr
-        rx[r] += coef * w[r]
+        tbl.sxx[r] -= wr * wr
+        tbl.s0x[r] -= w0 * wr
+        tbl.rx[r] += coef * w[r]
         if shared:
-            qc[r] = sxx[r]
+            tbl.qc[r] = tbl.sxx[r]
             for k in range(m):
-                lin[r, k] += wm[k] * w[r]
+                tbl.lin[r, k] += wm[k] * w[r]
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _table_cost(est, tbl, rsm):
     """The cost fields' rank-one update in the projected layout from ``tbl.w2``."""
-    qc, lin, w2, wm = tbl.qc, tbl.lin, tbl.w2, est.cost_coef
+    w2, wm = tbl.w2, est.cost_coef
     m = wm.shape[0]
     for r in range(w2.shape[0]):
         wr = w2[r] * rsm
-        qc[r] -= wr * wr
+        tbl.qc[r] -= wr * wr
         for k in range(m):
-            lin[r, k] += wm[k] * w2[r]
+            tbl.lin[r, k] += wm[k] * w2[r]
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)

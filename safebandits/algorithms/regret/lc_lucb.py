@@ -171,7 +171,8 @@ class RoundChoice(NamedTuple):
 
     star: bool  #: star-convex set (scaled vertices) rather than a finite point set
     safe_row: int  #: row of ``x0`` among the vertices (:data:`NO_SAFE_ROW`: none), skipped as a vertex
-    safe_value: float  #: value of the candidate ``x0`` (NaN: its UCB, or ``<x0, theta~>``)
+    safe_value: float  #: value of the candidate ``x0`` when ``known_safe_value``
+    known_safe_value: bool  #: ``x0``'s value is ``safe_value`` (else its UCB, or ``<x0, theta~>``)
     use_ts: bool  #: Safe-LTS's Thompson index ``<x, theta~>`` rather than LC-LUCB's UCB
     ts_scale: float  #: ``sqrt(inflation)`` of the Thompson sample (Safe-LTS)
 
@@ -250,7 +251,7 @@ def select_action(est, tbl, choice, theta_ts, out_point):
     :func:`~safebandits.estimators.stagewise.vertex_table`): line 3's pessimistic feasible set
     ``A~f_t`` (eqs. 6-7) along each ray, line 4's ``X_t = argmax_{x in A~f_t} V~r(x)`` (eqs. 8-9).
 
-    Candidates: ``x0`` (value ``safe_value`` unless NaN, else ``V~r(x0)`` / ``<x0, theta_ts>``) and, per
+    Candidates: ``x0`` (value ``safe_value`` if known, else ``V~r(x0)`` / ``<x0, theta_ts>``) and, per
     vertex ``i != safe_row``, the scaled vertex ``x0 + a_i (x_i - x0)`` (``star``) or the vertex itself if
     pessimistically feasible (points). Ties keep the earlier candidate (``x0`` first). Writes the action
     into ``out_point`` and returns ``(vertex index (SAFE_ACTION for x0), the chosen candidate's value)``: its
@@ -266,19 +267,19 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
     """:func:`select_action` with the radii given: the scan over the vertex table (Algorithm 1, line 3:
     each ray's largest pessimistically feasible point; line 4: the best optimistic value) and the
     action."""
-    star, safe_row, safe_value, use_ts = choice.star, choice.safe_row, choice.safe_value, choice.use_ts
+    star, safe_row, use_ts = choice.star, choice.safe_row, choice.use_ts
     c0, tau = est.c0, est.tau
-    vx, sxx_of, s0x_of, rx_of, qc_of, lin = tbl.vx, tbl.sxx, tbl.s0x, tbl.rx, tbl.qc, tbl.lin
+    vx = tbl.vx  # (the table's terms read as tbl.<field>[r] where used: no count held across loops)
     d = vx.shape[1]
     m = tau.shape[0]
     affine = not est.const.full or est.const.x0_zero
-    s00, r0x = sxx_of[0], rx_of[0]
+    s00, r0x = tbl.sxx[0], tbl.rx[0]
     t0 = 0.0
     if use_ts:
         for k in range(d):
             t0 += vx[0, k] * theta_ts[k]
-    if not math.isnan(safe_value):
-        best_val = safe_value
+    if choice.known_safe_value:
+        best_val = choice.safe_value
     elif use_ts:
         best_val = t0
     else:
@@ -288,14 +289,14 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
     for r in range(1, vx.shape[0]):
         if r - 1 == safe_row:
             continue
-        sxx, s0x = sxx_of[r], s0x_of[r]
+        sxx, s0x = tbl.sxx[r], tbl.s0x[r]
         # largest pessimistically feasible point of the ray [x0, x_i] (eqs. 6-7, Lemma 14): ray_scale's
         # operations written out (a helper with array parameters costs a count per parameter and row)
         if affine:
             a = 1.0
-            h = kc * math.sqrt(max(qc_of[r], 0.0))
+            h = kc * math.sqrt(max(tbl.qc[r], 0.0))
             for i in range(m):
-                v = lin[r, i] + h
+                v = tbl.lin[r, i] + h
                 if v > tau[i]:
                     q = (tau[i] - c0[i]) / (v - c0[i])
                     if q < a:
@@ -310,8 +311,8 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
                 h = kc * math.sqrt(max(q, 0.0))
                 worst = -np.inf
                 for i in range(m):
-                    l0 = lin[0, i]
-                    v = l0 + pt * (lin[r, i] - l0) + h - tau[i]
+                    l0 = tbl.lin[0, i]
+                    v = l0 + pt * (tbl.lin[r, i] - l0) + h - tau[i]
                     if v > worst:
                         worst = v
                 if step == 0:
@@ -339,7 +340,7 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
             val = t0 + a * (tx - t0)
         else:
             q = (1.0 - a) * (1.0 - a) * s00 + 2.0 * a * (1.0 - a) * s0x + a * a * sxx
-            val = r0x + a * (rx_of[r] - r0x) + kr * math.sqrt(max(q, 0.0))
+            val = r0x + a * (tbl.rx[r] - r0x) + kr * math.sqrt(max(q, 0.0))
         if val > best_val:
             best_val = val
             best = r
@@ -730,7 +731,8 @@ class StagewiseLinearLearner(BaseLearner):
                                   unit="point" if self._star else "arm", interval=how)  # fmt: skip
 
     def _choice(self, safe_row: int) -> RoundChoice:
-        return RoundChoice(self._star, safe_row, self._safe_value, self.use_ts, self._ts_scale)
+        value = self._safe_value
+        return RoundChoice(self._star, safe_row, value, not math.isnan(value), self.use_ts, self._ts_scale)
 
     def _select_args(self, tbl: VertexTable, safe_row: int) -> tuple[Any, ...]:
         # (kept between rounds while its inputs are the same: built once instead of every ask)

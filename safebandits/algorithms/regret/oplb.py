@@ -129,7 +129,8 @@ class PolicySearch(NamedTuple):
     """Settings of one round's policy search (:func:`oplb_policy`)."""
 
     safe_row: int  #: row of ``x0`` among the arms (:data:`~.lc_lucb.NO_SAFE_ROW`: none)
-    safe_value: float  #: value of ``pi0`` (NaN: its UCB ``V~r(x0)``)
+    safe_value: float  #: value of ``pi0`` when ``known_safe_value``
+    known_safe_value: bool  #: ``pi0``'s value is ``safe_value`` (else its UCB ``V~r(x0)``)
     n_grid: int  #: cells of the grid over ``phi``
     refine: int  #: golden-section steps around each local maximum
 
@@ -288,7 +289,7 @@ def oplb_policy(est, tbl, search, work, probs):
     ``i``); writes ``probs`` over the arms (mass ``1 - sum`` on ``x0`` unless ``x0`` is a row,
     ``search.safe_row``) and returns its value ``V~r(pi)`` (eq. 31). Rows ``bi``, ``bk`` of the best
     policy's support: :data:`X0_ROW` for none."""
-    safe_row, safe_value, n_grid, refine = search.safe_row, search.safe_value, search.n_grid, search.refine
+    safe_row, n_grid, refine = search.safe_row, search.n_grid, search.refine
     gram, zgram, ucb, scale = work.gram, work.zgram, work.ucb, work.scale
     c0, tau = est.c0, est.tau
     sxx, rx = tbl.sxx, tbl.rx
@@ -297,7 +298,7 @@ def oplb_policy(est, tbl, search, work, probs):
     affine = not est.const.full or est.const.x0_zero
     geo = PairGeometry(tbl, gram, zgram, affine, kr, kc, c0, tau, work.lin_y)
     ucb0 = rx[0] + kr * math.sqrt(max(sxx[0], 0.0))
-    best_val = ucb0 if math.isnan(safe_value) else safe_value
+    best_val = search.safe_value if search.known_safe_value else ucb0
     bi, bk, bphi, beta_ = X0_ROW, X0_ROW, 0.0, 0.0
     vals = np.empty(n_grid + 1)  # g on the grid phi = 0, 1/n_grid, ..., 1 of the current pair
     v2 = np.empty(n)  # value of each arm's 2-support
@@ -455,7 +456,8 @@ class OPLB(StagewiseLinearLearner):
 
     def _search(self, safe_row: int) -> PolicySearch:
         c = self.config
-        return PolicySearch(safe_row, self._safe_value, c.n_grid, c.refine_iters)
+        value = self._safe_value
+        return PolicySearch(safe_row, value, not math.isnan(value), c.n_grid, c.refine_iters)
 
     def _work(self) -> OPLBWork:
         return OPLBWork(
