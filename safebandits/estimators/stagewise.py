@@ -44,7 +44,6 @@ from typing import Any, Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
-from numba.extending import overload
 
 from safebandits._numba import Rebinding
 from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
@@ -67,9 +66,7 @@ __all__ = [
     "stagewise_refresh",
     "stagewise_update",
     "stagewise_update_table",
-    "state_views",
     "table_update",
-    "table_views",
     "vertex_table",
 ]
 
@@ -78,8 +75,6 @@ Radii = Literal["theory", "code"]
 RADII: tuple[str, ...] = get_args(Radii)
 #: Noise constant hard-coded in the authors' code radius.
 CODE_NOISE = 2.0
-# columns of the vertex table (see :func:`vertex_table`)
-T_SXX, T_S0X, T_RX, T_QC, T_LIN = range(5)
 #: Bisection steps of the full estimator's ray scaling (to machine precision on [0, 1]).
 BISECTION_STEPS = 60
 
@@ -125,11 +120,8 @@ class StagewiseState(NamedTuple):
     (the vertex table's), ``z`` (``U^T x``), ``mz`` (``M^{-1} z``) and ``cost_coef`` (the cost RLS
     coefficients). ``const``: :class:`StagewiseConstants`; ``live``: a one-element array of dtype
     :data:`STAGEWISE_LIVE` whose record ``live[0]`` the kernels read and write (an array, not the record:
-    numba unboxes it ten times faster on the ask / tell path).
-
-    The arrays are views of one float64 buffer (:attr:`StagewiseEstimator.buffer`, laid out by
-    :func:`state_views`), so that a kernel called from Python on the ask / tell path can take that one
-    buffer instead of twenty arrays (numba unboxes each array argument, ~30 ns apiece).
+    numba unboxes it ten times faster on the ask / tell path). LC-LUCB's ask / tell path passes it by
+    reference (:func:`~safebandits._numba.by_reference`: one object to unbox, not twenty arrays).
     """
 
     sigma_inv: np.ndarray
@@ -155,123 +147,24 @@ class StagewiseState(NamedTuple):
 
 
 class VertexTable(NamedTuple):
-    """Per-vertex table of ``x0`` (row 0) and the vertices (:meth:`StagewiseEstimator.make_table`).
+    """Per-vertex table of ``x0`` (row 0) and the vertices (:meth:`StagewiseEstimator.make_table`): for
+    each row ``x_r`` the terms of ``V~r(x_r)`` (eq. 9) and ``V~c_i(x_r)`` (eq. 10) that the selection
+    combines (:func:`vertex_table` computes them, :func:`table_update` keeps them current).
 
-    ``vx`` (n, d) the points and ``vxt`` its transpose; ``vz`` / ``vzt`` ``vx U`` (empty in the shared
-    layout); ``tab`` (n, 4 + m) the columns ``T_SXX``, ``T_S0X``, ``T_RX``, ``T_QC`` and ``T_LIN + i``
-    of :func:`vertex_table`; ``w``, ``w2`` work vectors of length n. Views of one float64 buffer
-    (:meth:`StagewiseEstimator.table_buffer`, laid out by :func:`table_views`).
+    Row 0 is ``x0``, row ``i + 1`` vertex ``i``.
     """
 
-    vx: np.ndarray
-    vxt: np.ndarray
-    vz: np.ndarray
-    vzt: np.ndarray
-    tab: np.ndarray
-    w: np.ndarray
-    w2: np.ndarray
-
-
-def _state_size(d: int, dp: int, mdim: int, m: int) -> int:
-    """Length of the buffer of :func:`state_views`."""
-    return 2 * d * d + 2 * mdim * mdim + 2 * m * dp + d * dp + 5 * d + 4 * m + 2 * dp
-
-
-def state_views(buf: FloatArray, const: StagewiseConstants, live: np.ndarray) -> StagewiseState:
-    """The :class:`StagewiseState` whose arrays are consecutive views of the float64 buffer ``buf``
-    (``M`` and ``M^{-1}`` are empty in the shared layout); ``live`` is the state's one-element record
-    array. Ordinary numpy views (slices of ``buf``, reshaped), in Python and in compiled code: one layout
-    for both."""
-    return _state_layout(buf, const, live)
-
-
-def _state_layout(buf, const, live):  # type: ignore[no-untyped-def]  # (compiled by numba too: no hints)
-    d, dp, m = const.d, const.dp, const.m
-    mdim = 0 if const.shared else dp
-    sigma_inv = buf[: d * d].reshape(d, d)
-    o = d * d
-    sigma = buf[o : o + d * d].reshape(d, d)
-    o += d * d
-    b_r = buf[o : o + d]
-    o += d
-    theta = buf[o : o + d]
-    o += d
-    m_inv = buf[o : o + mdim * mdim].reshape(mdim, mdim)
-    o += mdim * mdim
-    m_gram = buf[o : o + mdim * mdim].reshape(mdim, mdim)
-    o += mdim * mdim
-    b_c = buf[o : o + m * dp].reshape(m, dp)
-    o += m * dp
-    nu = buf[o : o + m * dp].reshape(m, dp)
-    o += m * dp
-    basis = buf[o : o + d * dp].reshape(d, dp)
-    o += d * dp
-    e0 = buf[o : o + d]
-    o += d
-    kappa = buf[o : o + m]
-    o += m
-    c0 = buf[o : o + m]
-    o += m
-    tau = buf[o : o + m]
-    o += m
-    u = buf[o : o + d]
-    o += d
-    u_table = buf[o : o + d]
-    o += d
-    z = buf[o : o + dp]
-    o += dp
-    mz = buf[o : o + dp]
-    o += dp
-    cost_coef = buf[o : o + m]
-    o += m
-    if o != buf.shape[0]:
-        raise ValueError("state_views: the buffer's length does not match the constants")
-    return StagewiseState(
-        sigma_inv, sigma, b_r, theta, m_inv, m_gram, b_c, nu, basis, e0, kappa, c0, tau, u, u_table, z, mz,
-        cost_coef, const, live,
-    )  # fmt: skip
-
-
-@overload(state_views, jit_options={"no_cpython_wrapper": True, "no_cfunc_wrapper": True})
-def _state_views_overload(buf, const, live):  # type: ignore[no-untyped-def]  # (numba: no hints)
-    return _state_layout
-
-
-def _table_size(n: int, d: int, dz: int, m: int) -> int:
-    """Length of the buffer of :func:`table_views` for ``n`` rows."""
-    return n * (2 * d + 2 * dz + T_LIN + m + 2)
-
-
-def table_views(buf: FloatArray, const: StagewiseConstants) -> VertexTable:
-    """The :class:`VertexTable` whose arrays are consecutive views of the float64 buffer ``buf`` (its
-    number of rows follows from the buffer's length); see :func:`state_views`."""
-    return _table_layout(buf, const)
-
-
-def _table_layout(buf, const):  # type: ignore[no-untyped-def]  # (compiled by numba too: no hints)
-    d, m = const.d, const.m
-    dz = 0 if const.shared else const.dp
-    cols = T_LIN + m
-    n = buf.shape[0] // (2 * d + 2 * dz + cols + 2)
-    vx = buf[: n * d].reshape(n, d)
-    o = n * d
-    vxt = buf[o : o + d * n].reshape(d, n)
-    o += d * n
-    vz = buf[o : o + n * dz].reshape(n, dz)
-    o += n * dz
-    vzt = buf[o : o + dz * n].reshape(dz, n)
-    o += dz * n
-    tab = buf[o : o + n * cols].reshape(n, cols)
-    o += n * cols
-    w = buf[o : o + n]
-    o += n
-    w2 = buf[o : o + n]
-    return VertexTable(vx, vxt, vz, vzt, tab, w, w2)
-
-
-@overload(table_views, jit_options={"no_cpython_wrapper": True, "no_cfunc_wrapper": True})
-def _table_views_overload(buf, const):  # type: ignore[no-untyped-def]
-    return _table_layout
+    vx: np.ndarray  #: (n, d) the points ``x_r``
+    vxt: np.ndarray  #: (d, n) their transpose
+    vz: np.ndarray  #: (n, d') ``z_r = U^T x_r`` (empty in the shared layout)
+    vzt: np.ndarray  #: (d', n) its transpose
+    sxx: np.ndarray  #: (n,) ``x_r^T Sigma^{-1} x_r``
+    s0x: np.ndarray  #: (n,) ``x0^T Sigma^{-1} x_r``
+    rx: np.ndarray  #: (n,) ``<x_r, theta_hat>``
+    qc: np.ndarray  #: (n,) ``||z_r||^2_{M^{-1}}`` (``sxx`` in the shared layout)
+    lin: np.ndarray  #: (n, m) ``kappa_i <x_r, e0> + <z_r, nu_i>``: the linear part of ``V~c_i(x_r)``
+    w: np.ndarray  #: (n,) work: ``x_r^T Sigma^{-1} x_t`` of the rank-one update
+    w2: np.ndarray  #: (n,) work: ``z_r^T M^{-1} z_t``
 
 
 def orthonormal_complement(x0: FloatArray) -> tuple[FloatArray, FloatArray, float]:
@@ -502,36 +395,34 @@ def stagewise_update(est, x, reward, costs):
 
 @numba.njit(cache=True)
 def vertex_table(est, tbl):
-    """Exact per-vertex table of the rows ``x_r`` of ``tbl[0]`` (row 0 is ``x0``), ``O(n d^2)``.
-
-    Columns: ``x_r^T Sigma^{-1} x_r``, ``x0^T Sigma^{-1} x_r``, ``<x_r, theta_hat>``, the cost quadratic
-    form ``||z_r||^2_{M^{-1}}`` (``||x_r||^2_{Sigma^{-1}}`` in the shared layout) and, per constraint, the
-    linear part of ``V~c_i(x_r)``: ``kappa_i <x_r, e0> + <z_r, nu_i>``.
+    """Exact per-vertex table of the rows ``x_r`` of ``tbl.vx`` (row 0 is ``x0``), ``O(n d^2)``: the
+    fields ``sxx``, ``s0x``, ``rx``, ``qc`` and ``lin`` of :class:`VertexTable` (eqs. 9-10 per row).
     """
     sinv, theta, minv, nu = est.sigma_inv, est.theta, est.m_inv, est.nu
     e0, kappa, wd, wp2 = est.e0, est.kappa, est.u_table, est.mz
-    vx, vz, tab = tbl.vx, tbl.vz, tbl.tab
+    vx, vz = tbl.vx, tbl.vz
+    sxx, s0x, rx, qc, lin = tbl.sxx, tbl.s0x, tbl.rx, tbl.qc, tbl.lin
     d = est.const.d
     shared = est.const.shared
     for r in range(vx.shape[0]):
         x = vx[r]
-        tab[r, T_SXX] = _quad(sinv, x, wd)
-        s0x = 0.0
-        rx = 0.0
+        sxx[r] = _quad(sinv, x, wd)
+        s0x_r = 0.0
+        rx_r = 0.0
         xe = 0.0
         for i in range(d):
-            s0x += vx[0, i] * wd[i]
-            rx += x[i] * theta[i]
+            s0x_r += vx[0, i] * wd[i]
+            rx_r += x[i] * theta[i]
             xe += x[i] * e0[i]
-        tab[r, T_S0X] = s0x
-        tab[r, T_RX] = rx
+        s0x[r] = s0x_r
+        rx[r] = rx_r
         z = x if shared else vz[r]
-        tab[r, T_QC] = tab[r, T_SXX] if shared else _quad(minv, z, wp2)
+        qc[r] = sxx[r] if shared else _quad(minv, z, wp2)
         for k in range(kappa.shape[0]):
             s = 0.0
             for a in range(z.shape[0]):
                 s += z[a] * nu[k, a]
-            tab[r, T_LIN + k] = kappa[k] * xe + s
+            lin[r, k] = kappa[k] * xe + s
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
@@ -551,31 +442,33 @@ def _table_products(est, tbl, projected):
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _table_reward(est, tbl, rs, coef, shared):
-    """The reward columns' rank-one update (and, ``shared``, the cost columns') from ``tbl.w``."""
-    tab, w, wm = tbl.tab, tbl.w, est.cost_coef
+    """The reward fields' rank-one update (and, ``shared``, the cost fields') from ``tbl.w``. The fields
+    are read as ``tbl.<field>[r]`` where used: bound to local names, each held a reference count across
+    the loop that numba's pruning did not remove (LC-LUCB: ~5% of a sample)."""
+    w, wm = tbl.w, est.cost_coef
     m = wm.shape[0]
     w0 = w[0] * rs
     for r in range(w.shape[0]):
         wr = w[r] * rs
-        tab[r, T_SXX] -= wr * wr
-        tab[r, T_S0X] -= w0 * wr
-        tab[r, T_RX] += coef * w[r]
+        tbl.sxx[r] -= wr * wr
+        tbl.s0x[r] -= w0 * wr
+        tbl.rx[r] += coef * w[r]
         if shared:
-            tab[r, T_QC] = tab[r, T_SXX]
+            tbl.qc[r] = tbl.sxx[r]
             for k in range(m):
-                tab[r, T_LIN + k] += wm[k] * w[r]
+                tbl.lin[r, k] += wm[k] * w[r]
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
 def _table_cost(est, tbl, rsm):
-    """The cost columns' rank-one update in the projected layout from ``tbl.w2``."""
-    tab, w2, wm = tbl.tab, tbl.w2, est.cost_coef
+    """The cost fields' rank-one update in the projected layout from ``tbl.w2``."""
+    w2, wm = tbl.w2, est.cost_coef
     m = wm.shape[0]
     for r in range(w2.shape[0]):
         wr = w2[r] * rsm
-        tab[r, T_QC] -= wr * wr
+        tbl.qc[r] -= wr * wr
         for k in range(m):
-            tab[r, T_LIN + k] += wm[k] * w2[r]
+            tbl.lin[r, k] += wm[k] * w2[r]
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
@@ -840,32 +733,34 @@ class StagewiseEstimator(Rebinding):
             dtype=STAGEWISE_LIVE,
         )
         mdim = 0 if shared else dp
-        #: The one float64 buffer the arrays of :attr:`state` view (see :func:`state_views`).
-        self.buffer = np.zeros(_state_size(d, dp, mdim, m))
-        self._const, self._live_block = const, live_block
+        sigma_inv, sigma = np.zeros((d, d)), np.zeros((d, d))
+        m_inv, m_gram = np.zeros((mdim, mdim)), np.zeros((mdim, mdim))
+        # lambda I and I / lambda
+        sigma_inv.flat[:: d + 1] = 1.0 / reg
+        sigma.flat[:: d + 1] = reg
+        m_inv.flat[:: mdim + 1] = 1.0 / reg
+        m_gram.flat[:: mdim + 1] = reg
+        #: The typed record the compiled kernels act on (module docstring), in place.
+        self.state = StagewiseState(
+            sigma_inv, sigma, np.zeros(d), np.zeros(d), m_inv, m_gram, np.zeros((m, dp)), np.zeros((m, dp)),
+            np.array(basis, dtype=np.float64), np.array(e0, dtype=np.float64), np.array(kappa, dtype=float),
+            np.array(c0, dtype=np.float64), np.array(tau, dtype=np.float64), np.zeros(d), np.zeros(d),
+            np.zeros(dp), np.zeros(dp), np.zeros(m), const, live_block,
+        )  # fmt: skip
         StagewiseEstimator._make_views(self)
-        st = self.state
-        # lambda I and I / lambda (the buffer is zero: set the diagonals)
-        st.sigma_inv.flat[:: d + 1] = 1.0 / reg
-        st.sigma.flat[:: d + 1] = reg
-        st.m_inv.flat[:: mdim + 1] = 1.0 / reg
-        st.m_gram.flat[:: mdim + 1] = reg
-        st.basis[:], st.e0[:], st.kappa[:], st.c0[:], st.tau[:] = basis, e0, kappa, c0, tau
         self.basis, self.e0, self.c0, self.tau = basis, e0, c0, tau  # (the state holds copies)
         #: Count of the changes made through this object's methods (:meth:`update`, :meth:`refresh`,
         #: :meth:`set_alphas`): a learner that selected its next action at ``tell`` time checks it at
         #: ``ask`` (kernels acting on :attr:`state` directly do not count).
         self.changes = 0
 
-    # The state lives in :attr:`buffer` and the live record; :attr:`state`'s arrays and :attr:`live` are
-    # views of them: a copy or a pickle leaves the views out and makes them again (Rebinding; copied
-    # separately, they would stop sharing the buffer's memory).
-    _views = ("state", "live")
+    # :attr:`live` is a view of the state's live record: a copy or a pickle leaves it out and makes it
+    # again (Rebinding; copied separately, it would stop sharing the record's memory).
+    _views = ("live",)
 
     def _make_views(self) -> None:
-        self.state = state_views(self.buffer, self._const, self._live_block)
         #: The changing scalars (the record of ``state.live``, a view: writes go through).
-        self.live = self._live_block[0]
+        self.live = self.state.live[0]
 
     # -- read-only live views (the kernels update the state in place and never rebind it) ----------
     @property
@@ -998,43 +893,35 @@ class StagewiseEstimator(Rebinding):
     def make_table(self, vertices: FloatArray) -> VertexTable:
         """Vertex table of ``x0`` (row 0) and the rows of ``vertices``, computed exactly.
 
-        Returns the :class:`VertexTable` ``(vx, vx^T, vz, vz^T, table, work, work)`` that
-        :func:`vertex_table`, :func:`table_update` and :func:`stagewise_update_table` act on (``vz = vx U``
-        with row 0 exactly 0 in the projected layout; empty in the shared one).
+        Returns the :class:`VertexTable` that :func:`vertex_table`, :func:`table_update` and
+        :func:`stagewise_update_table` act on (``vz = vx U`` with row 0 exactly 0 in the projected layout;
+        empty in the shared one).
         """
-        return self.new_table(vertices)[1]
-
-    def table_buffer(self, vertices: FloatArray) -> FloatArray:
-        """The float64 buffer of :meth:`make_table`'s table (``table_views(buffer, state.const)``)."""
-        return self.new_table(vertices)[0]
-
-    def new_table(self, vertices: FloatArray) -> tuple[FloatArray, VertexTable]:
-        """:meth:`table_buffer` and :meth:`make_table` at once: the buffer and its :class:`VertexTable`."""
         v = self._points(vertices)
-        n = v.shape[0] + 1
-        const = self.state.const
-        buf = np.zeros(_table_size(n, self.dim, 0 if self.shared else const.dp, self.n_constraints))
-        tbl = table_views(buf, const)
-        vx = tbl.vx
+        n, m = v.shape[0] + 1, self.n_constraints
+        dz = 0 if self.shared else self.state.const.dp
+        vx = np.empty((n, self.dim))
         vx[0] = self.x0
         vx[1:] = v
-        tbl.vxt[:] = vx.T
+        vz = np.zeros((n, dz))
         if not self.shared:
-            tbl.vz[:] = vx @ self.basis
-            tbl.vz[0] = 0.0  # x0 has no component in e0^perp
-            tbl.vzt[:] = tbl.vz.T
+            vz[:] = vx @ self.basis
+            vz[0] = 0.0  # x0 has no component in e0^perp
+        tbl = VertexTable(
+            vx, np.ascontiguousarray(vx.T), vz, np.ascontiguousarray(vz.T), np.zeros(n), np.zeros(n),
+            np.zeros(n), np.zeros(n), np.zeros((n, m)), np.zeros(n), np.zeros(n),
+        )  # fmt: skip
         vertex_table(self.state, tbl)
-        return buf, tbl
+        return tbl
 
     def ray_scaling(self, vertices: FloatArray) -> FloatArray:
         """Largest pessimistically feasible mixing coefficient ``a_i`` along each ray ``[x0, x_i]``."""
-        tab = self.make_table(vertices).tab
+        tbl = self.make_table(vertices)
         _, kc = confidence_radii(self.state)
-        l0 = np.ascontiguousarray(tab[0, T_LIN:])
-        out = np.empty(tab.shape[0] - 1)
-        for r in range(1, tab.shape[0]):
+        sxx, lin = tbl.sxx, tbl.lin
+        out = np.empty(sxx.shape[0] - 1)
+        for r in range(1, sxx.shape[0]):
             out[r - 1] = ray_scale(
-                self.affine, np.ascontiguousarray(tab[r, T_LIN:]), tab[r, T_QC], kc, self.c0, self.tau, l0,
-                (tab[0, T_SXX], tab[r, T_S0X], tab[r, T_SXX]),
-            )  # fmt: skip
+                self.affine, lin[r], tbl.qc[r], kc, self.c0, self.tau, lin[0], (sxx[0], tbl.s0x[r], sxx[r])
+            )
         return out

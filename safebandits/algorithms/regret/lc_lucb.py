@@ -60,12 +60,6 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.estimators.stagewise import (
     BISECTION_STEPS,
-    T_LIN,
-    T_QC,
-    T_RX,
-    T_S0X,
-    T_SXX,
-    StagewiseConstants,
     StagewiseEstimator,
     StagewiseState,
     VertexTable,
@@ -73,8 +67,6 @@ from safebandits.estimators.stagewise import (
     refresh_due,
     stagewise_refresh,
     stagewise_update_table,
-    state_views,
-    table_views,
     vertex_table,
 )
 from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
@@ -84,7 +76,10 @@ from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
     "LCLUCB",
+    "NO_SAFE_ROW",
+    "REFRESH_FIRST",
     "RNG_POSITIONS",
+    "SAFE_ACTION",
     "LCLUCBConfig",
     "LinearFeedback",
     "PackedRound",
@@ -95,6 +90,7 @@ __all__ = [
     "ThompsonWork",
     "lc_lucb_rounds",
     "lc_lucb_select",
+    "packed_reference",
     "safe_lts_rounds",
     "safe_lts_select",
     "select_action",
@@ -113,6 +109,11 @@ RNG_POSITIONS = np.dtype([("normals", np.int64), ("uniforms", np.int64)])
 #: :func:`tell_then_select`'s vertex index when the exact refresh fell due with the update: nothing was
 #: selected (the caller refreshes, and the next ``ask`` selects).
 REFRESH_FIRST = -2
+#: The vertex index of ``x0``: :func:`select_action`'s answer when ``x0`` is chosen (row 0 of the vertex
+#: table; vertex ``i`` is row ``i + 1``), and OPLB's ``sample_policy``'s.
+SAFE_ACTION = -1
+#: ``RoundChoice.safe_row`` (and OPLB's ``PolicySearch.safe_row``) when no vertex is ``x0``.
+NO_SAFE_ROW = -1
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -169,8 +170,9 @@ class RoundChoice(NamedTuple):
     """How a round's action is chosen (:func:`select_action`)."""
 
     star: bool  #: star-convex set (scaled vertices) rather than a finite point set
-    safe_row: int  #: row of ``x0`` among the vertices (-1: none), skipped as a vertex
-    safe_value: float  #: value of the candidate ``x0`` (NaN: its UCB, or ``<x0, theta~>``)
+    safe_row: int  #: row of ``x0`` among the vertices (:data:`NO_SAFE_ROW`: none), skipped as a vertex
+    safe_value: float  #: value of the candidate ``x0`` when ``known_safe_value``
+    known_safe_value: bool  #: ``x0``'s value is ``safe_value`` (else its UCB, or ``<x0, theta~>``)
     use_ts: bool  #: Safe-LTS's Thompson index ``<x, theta~>`` rather than LC-LUCB's UCB
     ts_scale: float  #: ``sqrt(inflation)`` of the Thompson sample (Safe-LTS)
 
@@ -186,16 +188,14 @@ class ThompsonWork(NamedTuple):
 
 
 class PackedRound(NamedTuple):
-    """The ask / tell path's view of a learner in few arrays (:func:`tell_then_select`): the estimator's
-    buffer (``state``, see :func:`~safebandits.estimators.stagewise.state_views`), the live vertex
-    table's buffer (``table``, see :func:`~safebandits.estimators.stagewise.table_views`), the
-    estimator's constants and live record, the output of :func:`select_action` (``point``), the Thompson
-    sample ``theta_ts`` (unused by LC-LUCB) and the observed ``costs`` of :func:`stagewise_update`."""
+    """A learner's records for its compiled calls: the estimator's state ``est``, the live vertex table
+    ``tbl``, the output of :func:`select_action` (``point``), the Thompson sample ``theta_ts`` (unused by
+    LC-LUCB) and the observed ``costs`` of :func:`stagewise_update`. The shared driver reads it in a
+    :class:`StagewiseRun`; the ask / tell path passes it by reference (:func:`packed_reference`), one
+    object for numba to unbox."""
 
-    state: np.ndarray
-    table: np.ndarray
-    const: StagewiseConstants
-    live: np.ndarray
+    est: StagewiseState
+    tbl: VertexTable
     point: np.ndarray
     theta_ts: np.ndarray
     costs: np.ndarray
@@ -216,7 +216,8 @@ class LinearFeedback(NamedTuple):
 @numba.njit(cache=True)
 def ts_sample(est, eta, scale, low, out):
     """``out = theta_hat + scale * kr * L eta`` with ``L L^T = Sigma^{-1}`` (in-place Cholesky in ``low``)
-    and ``kr = alpha_r beta_r``: a draw of ``N(theta_hat, scale^2 kr^2 Sigma^{-1})``."""
+    and ``kr = alpha_r beta_r``: a draw of ``N(theta_hat, scale^2 kr^2 Sigma^{-1})`` (Safe-LTS's index;
+    the papers give no algorithm box for Safe-LTS: spec ``stagewise.md`` Sec. 2.8 and 3)."""
     sinv, theta = est.sigma_inv, est.theta
     d = theta.shape[0]
     for j in range(d):
@@ -245,14 +246,15 @@ def ts_sample(est, eta, scale, low, out):
 
 @numba.njit(cache=True)
 def select_action(est, tbl, choice, theta_ts, out_point):
-    """Algorithm 1's choice (``choice.use_ts`` False) or Safe-LTS's (True: index ``<x, theta_ts>``),
+    """Algorithm 1, lines 3-4 (``choice.use_ts`` False) or Safe-LTS's choice (True: index ``<x, theta_ts>``),
     ``O(n m)`` from the vertex table ``tbl`` (row 0 ``x0``, row ``i + 1`` vertex ``i``; see
-    :func:`~safebandits.estimators.stagewise.vertex_table`).
+    :func:`~safebandits.estimators.stagewise.vertex_table`): line 3's pessimistic feasible set
+    ``A~f_t`` (eqs. 6-7) along each ray, line 4's ``X_t = argmax_{x in A~f_t} V~r(x)`` (eqs. 8-9).
 
-    Candidates: ``x0`` (value ``safe_value`` unless NaN, else ``V~r(x0)`` / ``<x0, theta_ts>``) and, per
+    Candidates: ``x0`` (value ``safe_value`` if known, else ``V~r(x0)`` / ``<x0, theta_ts>``) and, per
     vertex ``i != safe_row``, the scaled vertex ``x0 + a_i (x_i - x0)`` (``star``) or the vertex itself if
     pessimistically feasible (points). Ties keep the earlier candidate (``x0`` first). Writes the action
-    into ``out_point`` and returns ``(vertex index (-1 for x0), the chosen candidate's value)``: its
+    into ``out_point`` and returns ``(vertex index (SAFE_ACTION for x0), the chosen candidate's value)``: its
     optimistic reward ``V~r(X_t)`` (eq. 9; ``safe_value`` for ``x0`` when given) or, for Safe-LTS, its
     Thompson index.
     """
@@ -262,20 +264,22 @@ def select_action(est, tbl, choice, theta_ts, out_point):
 
 @numba.njit(cache=True, inline="always")
 def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
-    """:func:`select_action` with the radii given: the scan over the vertex table and the action."""
-    star, safe_row, safe_value, use_ts = choice.star, choice.safe_row, choice.safe_value, choice.use_ts
+    """:func:`select_action` with the radii given: the scan over the vertex table (Algorithm 1, line 3:
+    each ray's largest pessimistically feasible point; line 4: the best optimistic value) and the
+    action."""
+    star, safe_row, use_ts = choice.star, choice.safe_row, choice.use_ts
     c0, tau = est.c0, est.tau
-    vx, tab = tbl.vx, tbl.tab
+    vx = tbl.vx  # (the table's terms read as tbl.<field>[r] where used: no count held across loops)
     d = vx.shape[1]
     m = tau.shape[0]
     affine = not est.const.full or est.const.x0_zero
-    s00, r0x = tab[0, T_SXX], tab[0, T_RX]
+    s00, r0x = tbl.sxx[0], tbl.rx[0]
     t0 = 0.0
     if use_ts:
         for k in range(d):
             t0 += vx[0, k] * theta_ts[k]
-    if not math.isnan(safe_value):
-        best_val = safe_value
+    if choice.known_safe_value:
+        best_val = choice.safe_value
     elif use_ts:
         best_val = t0
     else:
@@ -285,14 +289,14 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
     for r in range(1, vx.shape[0]):
         if r - 1 == safe_row:
             continue
-        sxx, s0x = tab[r, T_SXX], tab[r, T_S0X]
+        sxx, s0x = tbl.sxx[r], tbl.s0x[r]
         # largest pessimistically feasible point of the ray [x0, x_i] (eqs. 6-7, Lemma 14): ray_scale's
         # operations written out (a helper with array parameters costs a count per parameter and row)
         if affine:
             a = 1.0
-            h = kc * math.sqrt(max(tab[r, T_QC], 0.0))
+            h = kc * math.sqrt(max(tbl.qc[r], 0.0))
             for i in range(m):
-                v = tab[r, T_LIN + i] + h
+                v = tbl.lin[r, i] + h
                 if v > tau[i]:
                     q = (tau[i] - c0[i]) / (v - c0[i])
                     if q < a:
@@ -307,8 +311,8 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
                 h = kc * math.sqrt(max(q, 0.0))
                 worst = -np.inf
                 for i in range(m):
-                    l0 = tab[0, T_LIN + i]
-                    v = l0 + pt * (tab[r, T_LIN + i] - l0) + h - tau[i]
+                    l0 = tbl.lin[0, i]
+                    v = l0 + pt * (tbl.lin[r, i] - l0) + h - tau[i]
                     if v > worst:
                         worst = v
                 if step == 0:
@@ -336,7 +340,7 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
             val = t0 + a * (tx - t0)
         else:
             q = (1.0 - a) * (1.0 - a) * s00 + 2.0 * a * (1.0 - a) * s0x + a * a * sxx
-            val = r0x + a * (tab[r, T_RX] - r0x) + kr * math.sqrt(max(q, 0.0))
+            val = r0x + a * (tbl.rx[r] - r0x) + kr * math.sqrt(max(q, 0.0))
         if val > best_val:
             best_val = val
             best = r
@@ -347,7 +351,7 @@ def _select_body(est, tbl, choice, theta_ts, out_point, kr, kc):
     else:
         for k in range(d):
             out_point[k] = vx[0, k] + best_a * (vx[best, k] - vx[0, k])
-    return best - 1, best_val
+    return best - 1, best_val  # (row 0, x0, is SAFE_ACTION)
 
 
 @numba.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # (compiled callers only)
@@ -386,19 +390,17 @@ class StagewiseBlock(NamedTuple):
 
 @numba.njit(cache=True, inline="always")
 def stagewise_block(run):
-    """The :class:`StagewiseBlock` of ``run`` (named views of the learner's buffers)."""
+    """The :class:`StagewiseBlock` of ``run`` (the learner's records)."""
     packed = run.packed
-    est = state_views(packed.state, packed.const, packed.live)
-    tbl = table_views(packed.table, packed.const)
-    return StagewiseBlock(
-        est, tbl, run.choice, packed.theta_ts, run.thompson, packed.costs, run.points, run.values
-    )
+    est, tbl, theta_ts, costs = packed.est, packed.tbl, packed.theta_ts, packed.costs
+    return StagewiseBlock(est, tbl, run.choice, theta_ts, run.thompson, costs, run.points, run.values)
 
 
 @numba.njit(cache=True, inline="always")
 def lc_lucb_select(b, j):
-    """Algorithm 1, lines 4-5: round ``j``'s action into ``b.points[j]`` (its value into
-    ``b.values[j]``); ``False`` (nothing played) when the exact refresh is due: the caller refreshes."""
+    """Algorithm 1, lines 3-4: round ``j``'s action ``X_t`` into ``b.points[j]`` (its value ``V~r(X_t)``
+    into ``b.values[j]``; the driver plays it, line 5); ``False`` (nothing played) when the exact refresh
+    is due: the caller refreshes."""
     if refresh_due(b.est):
         return False
     kr, kc = confidence_radii(b.est)  # (select_action's parts: a call level fewer)
@@ -408,9 +410,10 @@ def lc_lucb_select(b, j):
 
 @numba.njit(cache=True, inline="always")
 def safe_lts_select(b, j):
-    """Safe-LTS: a Thompson sample from the next normal of ``b.thompson`` (``False``, nothing played,
-    when they ran out or the exact refresh is due: the caller refills or refreshes), then the choice by
-    the sample's index."""
+    """Safe-LTS (no algorithm box in the papers: spec ``stagewise.md`` Sec. 3): a Thompson sample from the
+    next normal of ``b.thompson`` (``False``, nothing played, when they ran out or the exact refresh is
+    due: the caller refills or refreshes), then LC-LUCB's Algorithm 1, lines 3-4 with the sample's index
+    ``<x, theta~>`` in place of ``V~r``."""
     if refresh_due(b.est):
         return False
     th = b.thompson
@@ -425,8 +428,9 @@ def safe_lts_select(b, j):
 
 @numba.njit(cache=True, inline="always")
 def stagewise_update(b, j, y):
-    """Algorithm 1, line 7: the estimators and the vertex table with round ``j``'s observation ``y``
-    (reward, then the costs)."""
+    """Round ``j``'s observation ``y = (R_t, C_t)`` (Algorithm 1, line 5; reward, then the costs) into
+    the estimates of eq. (4) that the next round's line 3 uses (OPLB: Algorithm 2, line 3) and the vertex
+    table."""
     costs = b.costs
     for k in range(costs.shape[0]):
         costs[k] = y[1 + k]
@@ -446,18 +450,26 @@ safe_lts_rounds = make_driver(
 
 @numba.njit(cache=True)
 def tell_then_select(packed, choice, x, reward, costs):
-    """Add the round ``(x, reward, costs)`` (:func:`stagewise_update_table`: Algorithm 1, line 7) and
-    choose the next round's action (:func:`select_action`, lines 4-5) in one call: the ask / tell path's
+    """Add the round ``(x, reward, costs)`` (:func:`stagewise_update_table`: Algorithm 1, line 5's
+    observation into eq. (4)'s estimates) and choose the next round's action (:func:`select_action`,
+    lines 3-4) in one call: the ask / tell path's
     one compiled call per round (LC-LUCB). Returns :func:`select_action`'s ``(vertex index, value)``;
-    the action is in ``packed.point``. Reads the state and the table out of their buffers, so that a call
-    from Python unboxes a few arrays instead of thirty; the two kernels it calls are those of
-    :data:`lc_lucb_rounds`, so both paths run the same compiled code."""
-    const = packed.const
-    est = by_reference(state_views(packed.state, const, packed.live))
-    tbl = by_reference(table_views(packed.table, const))
+    the action is in ``packed.point``. ``packed`` is the learner's :class:`PackedRound` by reference
+    (:func:`packed_reference`), so that a call from Python unboxes one object instead of thirty arrays;
+    the two kernels it calls are those of :data:`lc_lucb_rounds`, so both paths run the same compiled
+    code."""
+    est, tbl = packed.est, packed.tbl
     if stagewise_update_table(est, tbl, x, reward, costs):
         return REFRESH_FIRST, math.nan  # (the caller refreshes; the next ask selects)
     return select_action(est, tbl, choice, packed.theta_ts, packed.point)
+
+
+@numba.njit(cache=True)
+def packed_reference(packed):
+    """The :class:`PackedRound` ``packed`` by reference (:func:`~safebandits._numba.by_reference`), as
+    Python holds it: a :class:`~safebandits._numba.StructProxy` of the same arrays, for
+    :func:`tell_then_select`."""
+    return by_reference(packed)
 
 
 @numba.njit(cache=True)
@@ -492,10 +504,11 @@ def stagewise_fields(
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None, int]:
     """``(arms, x0, tau, c0, safe_row)`` of a checked :class:`~safebandits.problems.stagewise.StagewiseInfo`
     (:func:`~safebandits.problems.stagewise.checked_stagewise_info`; ``c0``: the known safe cost, or
-    ``None``; ``safe_row`` -1 when no arm is ``x0``, else ``x0`` is that row, as the environment plays it)."""
+    ``None``; ``safe_row`` :data:`NO_SAFE_ROW` when no arm is ``x0``, else ``x0`` is that row, as the
+    environment plays it)."""
     arms, x0 = info.arms, info.safe_action
-    safe_row = -1 if info.safe_arm is None else info.safe_arm
-    if safe_row >= 0:
+    safe_row = NO_SAFE_ROW if info.safe_arm is None else info.safe_arm
+    if safe_row != NO_SAFE_ROW:
         x0 = arms[safe_row].copy()
     return arms, x0, info.threshold, info.safe_cost, safe_row
 
@@ -551,9 +564,8 @@ class StagewiseLinearLearner(BaseLearner):
                 info, c.delta, int(info.horizon), noise_bound=info.noise_bound
             )
         est = self.estimator
-        # vertex table of the fixed arms, kept current by every update (_tbl: views of one buffer, made
-        # by _make_views)
-        self._tbl_buffer = est.table_buffer(arms)
+        # vertex table of the fixed arms, kept current by every update
+        self._tbl = est.make_table(arms)
         self._point = np.zeros(d)
         self._theta_ts = np.zeros(d)
         self._low = np.zeros((d, d))
@@ -576,8 +588,7 @@ class StagewiseLinearLearner(BaseLearner):
         self._fuse = self.setting == "round" and not self.use_ts
         self._prepared: tuple[int, float] | None = None
         self._prepared_stamp = -1
-        self._packed = PackedRound(est.buffer, self._tbl_buffer, est.state.const, est.state.live, self._point,
-                                   self._theta_ts, self._costs)  # fmt: skip
+        self._packed = PackedRound(est.state, self._tbl, self._point, self._theta_ts, self._costs)
         StagewiseLinearLearner._make_views(self)
         self._fused_kernel: Any = None  # bound on first use
         #: The live table's choice while tell selects the next action (see _next_choice), else None.
@@ -690,14 +701,13 @@ class StagewiseLinearLearner(BaseLearner):
         return out
 
     # -- copies and pickles ------------------------------------------------------------------------
-    # Views kept beside the state (the live vertex table's arrays view ``_tbl_buffer``; the cached
-    # arguments of the select kernel hold the estimator's views): a copy or a pickle leaves them out and
-    # makes them again (Rebinding).
-    _views = ("_tbl", "_args_cache", "_normals_at", "_uniforms_at")
+    # Kept beside the state (the cached arguments of the select kernel, the records by reference, the
+    # positions' views): a copy or a pickle leaves them out and makes them again (Rebinding).
+    _views = ("_args_cache", "_packed_ref_cache", "_normals_at", "_uniforms_at")
 
     def _make_views(self) -> None:
-        self._tbl = table_views(self._tbl_buffer, self._packed.const)
         self._args_cache = None
+        self._packed_ref_cache = None  # (made on first use: packed_reference)
         # one-element views of the two positions for the Python side (faster to index than the record)
         block = self._position_block
         self._normals_at, self._uniforms_at = block["normals"], block["uniforms"]
@@ -721,7 +731,8 @@ class StagewiseLinearLearner(BaseLearner):
                                   unit="point" if self._star else "arm", interval=how)  # fmt: skip
 
     def _choice(self, safe_row: int) -> RoundChoice:
-        return RoundChoice(self._star, safe_row, self._safe_value, self.use_ts, self._ts_scale)
+        value = self._safe_value
+        return RoundChoice(self._star, safe_row, value, not math.isnan(value), self.use_ts, self._ts_scale)
 
     def _select_args(self, tbl: VertexTable, safe_row: int) -> tuple[Any, ...]:
         # (kept between rounds while its inputs are the same: built once instead of every ask)
@@ -742,11 +753,11 @@ class StagewiseLinearLearner(BaseLearner):
 
     def _context_arms(self, context: Any) -> tuple[FloatArray, VertexTable, int]:
         """The round's vertices, their table (the live one for ``None``, else computed exactly) and
-        the row of ``x0`` among them (-1: none)."""
+        the row of ``x0`` among them (:data:`NO_SAFE_ROW`: none)."""
         if context is None:
             return self._arms, self._tbl, self._safe_row
         arms = check_array(context, "context", shape=(None, self._arms.shape[1]), min_rows=1)
-        return arms, self.estimator.make_table(arms), -1
+        return arms, self.estimator.make_table(arms), NO_SAFE_ROW
 
     def _refill(self) -> None:
         if self.use_ts and self._normals_at[0] >= self._normals.shape[0]:
@@ -765,7 +776,7 @@ class StagewiseLinearLearner(BaseLearner):
         self._drawn_normals = self._drawn_uniforms = 0
 
     def _x0_decision(self) -> Decision:
-        if self._safe_row >= 0:
+        if self._safe_row != NO_SAFE_ROW:
             return Decision(arm=self._safe_row)
         return Decision(point=self._x0.copy())
 
@@ -776,7 +787,7 @@ class StagewiseLinearLearner(BaseLearner):
             if context is None and self._prepared_stamp == self.estimator.changes:
                 self._round_arms = self._arms
                 best, self._last_value = prepared
-                if self._star and (best >= 0 or self._safe_row < 0):
+                if self._star and (best != SAFE_ACTION or self._safe_row == NO_SAFE_ROW):
                     return _new_decision(Decision, (None, None, None, self._point.copy()))
                 return self._decision(best)
         self._drawn_normals = self._drawn_uniforms = 0
@@ -801,10 +812,10 @@ class StagewiseLinearLearner(BaseLearner):
     def _decision(self, best: int) -> Decision:
         """The decision of :func:`select_action`'s vertex index ``best`` (point in ``self._point``)."""
         if self._star:
-            if best < 0 and self._safe_row >= 0:
+            if best == SAFE_ACTION and self._safe_row != NO_SAFE_ROW:
                 return Decision(arm=self._safe_row)
             return Decision(None, None, None, self._point.copy())
-        return Decision(best) if best >= 0 else self._x0_decision()
+        return Decision(best) if best != SAFE_ACTION else self._x0_decision()
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
@@ -825,11 +836,12 @@ class StagewiseLinearLearner(BaseLearner):
             self._observe(x, float(observation.reward), costs)
             return
         # update, then select the next round's action now: the next ask returns it
-        kernel = self._fused_kernel
+        kernel, packed = self._fused_kernel, self._packed_ref_cache
+        if packed is None:
+            self._packed_ref_cache = packed = packed_reference(self._packed)
         if kernel is None:
-            args = (self._packed, choice, x, 0.0, costs)
-            self._fused_kernel = kernel = bind_kernel(tell_then_select, args)
-        self._prepared = kernel(self._packed, choice, x, float(observation.reward), costs)
+            self._fused_kernel = kernel = bind_kernel(tell_then_select, (packed, choice, x, 0.0, costs))
+        self._prepared = kernel(packed, choice, x, float(observation.reward), costs)
         self._prepared_stamp = self.estimator.changes
         if self._prepared[0] == REFRESH_FIRST:
             self._prepared = None

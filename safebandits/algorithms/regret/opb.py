@@ -67,6 +67,8 @@ from safebandits.records import ArmEstimates, PlayedBlock, interval_estimates
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
+    "INFEASIBLE",
+    "NO_ARM",
     "OPB",
     "OPBConfig",
     "OPBConstants",
@@ -89,6 +91,10 @@ _new_decision = tuple.__new__
 
 #: Learner uniforms drawn per refill of the buffer shared by ``ask`` and :data:`opb_rounds`.
 UNIFORM_BLOCK = 1024
+#: :func:`lp_closed_form`'s value when no arm is feasible (no policy).
+INFEASIBLE = -math.inf
+#: No arm (:func:`lp_closed_form`'s search before it found one, or a policy with one arm only).
+NO_ARM = -1
 
 
 class OPBConstants(NamedTuple):
@@ -226,7 +232,7 @@ class OPBConfig(LearnerConfig):
 # --------------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def opb_indices(st):
-    """Indices of every arm (Algorithm 3, step 1; Sec. 5.2) into ``st.ur`` (clipped) and ``st.raw``
+    """Indices of every arm (Algorithm 3, line 3; Sec. 5.2) into ``st.ur`` (clipped) and ``st.raw``
     (unclipped) reward indices and ``st.uc`` (shape (K, m)) cost indices; the safe arm's cost index is
     ``c_1`` when it is known."""
     n_arms, m = st.cost_sums.shape
@@ -268,23 +274,23 @@ def lp_closed_form(ur, raw, uc, tau, probs):
     Candidates are the vertices of ``{pi in simplex : pi . uc <= tau}``: arms with ``uc <= tau`` and
     pairs ``uc_{a1} < tau < uc_{a2}`` mixed so that the expected index cost is ``tau``. Best value of
     ``pi . ur`` wins; exact ties go to the larger ``pi . raw``, then to the singleton and the lowest
-    indices. Writes the policy into ``probs`` and returns its value (``-inf`` if no arm is feasible,
-    ``probs`` then all zero). ``O(K^2)``.
+    indices. Writes the policy into ``probs`` and returns its value (:data:`INFEASIBLE` if no arm is
+    feasible, ``probs`` then all zero). ``O(K^2)``. Algorithm 3, lines 4-5.
     """
     n_arms = ur.shape[0]
-    best1 = -1
-    best2 = -1
+    best1 = NO_ARM  # the best singleton, then the pair's first arm
+    best2 = NO_ARM  # the pair's second arm (none: a singleton)
     best_v = -np.inf
     best_s = -np.inf
     for a in range(n_arms):
-        if uc[a, 0] <= tau and (best1 < 0 or ur[a] > best_v or (ur[a] == best_v and raw[a] > best_s)):
+        if uc[a, 0] <= tau and (best1 == NO_ARM or ur[a] > best_v or (ur[a] == best_v and raw[a] > best_s)):
             best1 = a
             best_v = ur[a]
             best_s = raw[a]
     for a in range(n_arms):
         probs[a] = 0.0
-    if best1 < 0:
-        return -np.inf
+    if best1 == NO_ARM:
+        return INFEASIBLE
     for a1 in range(n_arms):
         c1 = uc[a1, 0]
         if c1 >= tau:
@@ -302,7 +308,7 @@ def lp_closed_form(ur, raw, uc, tau, probs):
                 best2 = a2
                 best_v = v
                 best_s = s1 + (raw[a2] - s1) * w
-    if best2 < 0:
+    if best2 == NO_ARM:
         probs[best1] = 1.0
     else:
         c1 = uc[best1, 0]
@@ -314,8 +320,8 @@ def lp_closed_form(ur, raw, uc, tau, probs):
 
 @numba.njit(cache=True)
 def sample_arm(probs, u):
-    """Arm drawn from ``probs`` with the uniform ``u`` (inverse CDF; the last arm of the support on
-    rounding)."""
+    """Arm drawn from ``probs`` with the uniform ``u`` (Algorithm 3, line 6: ``a ~ pi_t``; inverse CDF, the
+    last arm of the support on rounding)."""
     acc = 0.0
     last = 0
     for a in range(probs.shape[0]):
@@ -330,9 +336,9 @@ def sample_arm(probs, u):
 
 @numba.njit(cache=True)
 def choose_arm(st):
-    """One round (single constraint): the policy into ``st.probs`` (Algorithm 3, step 2: LP (37) on the
-    indices; the safe arm alone if nothing is feasible or in safe-only mode) and the arm sampled with the
-    next uniform (step 3)."""
+    """One round (single constraint): the indices (Algorithm 3, line 3), the policy into ``st.probs``
+    (lines 4-5: LP (37) on the indices; the safe arm alone if nothing is feasible or in safe-only mode) and
+    the arm sampled with the next uniform (line 6)."""
     live = st.live[0]
     safe = st.const.safe
     if live.safe_only:
@@ -341,7 +347,7 @@ def choose_arm(st):
         st.probs[safe] = 1.0
     else:
         opb_indices(st)
-        if lp_closed_form(st.ur, st.raw, st.uc, st.tau[0], st.probs) == -np.inf:
+        if lp_closed_form(st.ur, st.raw, st.uc, st.tau[0], st.probs) == INFEASIBLE:
             st.probs[safe] = 1.0
             live.infeasible += 1
     u = st.uniforms[live.upos]
@@ -351,8 +357,9 @@ def choose_arm(st):
 
 @numba.njit(cache=True)
 def add_observation(st, arm, reward, costs):
-    """Count one pull of ``arm`` and add its reward and costs to the sums (the ``tell`` of ask / tell,
-    one compiled call instead of three numpy updates; the same additions)."""
+    """Count one pull of ``arm`` and add its reward and costs to the sums of the estimates of Algorithm 3,
+    line 3 (the ``tell`` of ask / tell, one compiled call instead of three numpy updates; the same
+    additions)."""
     st.counts[arm] += 1
     st.reward_sums[arm] += reward
     for i in range(costs.shape[0]):
@@ -386,8 +393,8 @@ class OPBRun(NamedTuple):
 
 @numba.njit(cache=True, inline="always")
 def opb_select(run, j):
-    """Round ``j``: :func:`choose_arm` (the policy, then the arm), written to ``run.arms[j]`` and
-    ``run.probs[j]``; ``False`` (nothing played) when the uniform buffer ran dry."""
+    """Round ``j``: :func:`choose_arm` (Algorithm 3, lines 3-6: the policy, then the arm), written to
+    ``run.arms[j]`` and ``run.probs[j]``; ``False`` (nothing played) when the uniform buffer ran dry."""
     st = run.st
     if st.live[0].upos >= st.uniforms.shape[0]:
         return False
@@ -400,7 +407,8 @@ def opb_select(run, j):
 
 @numba.njit(cache=True, inline="always")
 def opb_update(run, j, y):
-    """Count round ``j``'s pull and add its reward ``y[0]`` and costs ``y[1:]`` to the sums."""
+    """Count round ``j``'s pull and add its reward ``y[0]`` and costs ``y[1:]`` to the sums (the estimates
+    of Algorithm 3, line 3)."""
     count_pull(run.st, run.arms[j], y)
 
 
@@ -456,7 +464,7 @@ def solve_index_lp(
     if uc2.shape[1] == 1:
         probs = np.zeros(ur.shape[0])
         value = lp_closed_form(ur, raw, uc2, float(tau_v[0]), probs)
-        return None if value == -np.inf else (float(value), probs)
+        return None if value == INFEASIBLE else (float(value), probs)
     scale = max(float(np.max(np.abs(raw))), 1.0)
     res = solve_policy_lp(ur + TIE_EPS * raw / scale, uc2, tau_v)
     if res is None:

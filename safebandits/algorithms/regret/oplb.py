@@ -62,16 +62,13 @@ from safebandits._validation import check_int
 from safebandits.algorithms._driver import SIMULATE, make_driver, point_means
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.lc_lucb import (
+    NO_SAFE_ROW,
+    SAFE_ACTION,
     StagewiseLinearConfig,
     StagewiseLinearLearner,
     stagewise_update,
 )
 from safebandits.estimators.stagewise import (
-    T_LIN,
-    T_QC,
-    T_RX,
-    T_S0X,
-    T_SXX,
     StagewiseState,
     VertexTable,
     confidence_radii,
@@ -95,6 +92,10 @@ __all__ = [
 ]
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+#: The vertex table's row of ``x0`` (as a row of the best policy's support in :func:`oplb_policy`: none).
+X0_ROW = 0
+#: :func:`_edge_roots`'s placeholder for a root that does not exist (outside ``(0, 1)``: never kept).
+NO_ROOT = -1.0
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -127,8 +128,9 @@ class OPLBConfig(StagewiseLinearConfig):
 class PolicySearch(NamedTuple):
     """Settings of one round's policy search (:func:`oplb_policy`)."""
 
-    safe_row: int  #: row of ``x0`` among the arms (-1: none)
-    safe_value: float  #: value of ``pi0`` (NaN: its UCB ``V~r(x0)``)
+    safe_row: int  #: row of ``x0`` among the arms (:data:`~.lc_lucb.NO_SAFE_ROW`: none)
+    safe_value: float  #: value of ``pi0`` when ``known_safe_value``
+    known_safe_value: bool  #: ``pi0``'s value is ``safe_value`` (else its UCB ``V~r(x0)``)
     n_grid: int  #: cells of the grid over ``phi``
     refine: int  #: golden-section steps around each local maximum
 
@@ -153,10 +155,10 @@ class OPLBWork(NamedTuple):
 
 
 class PairGeometry(NamedTuple):
-    """What :func:`_pair_value` reads of a round: the vertex table ``tab``, the cross Gram matrices, the
+    """What :func:`_pair_value` reads of a round: the vertex table ``tbl``, the cross Gram matrices, the
     ray scaling's ``affine`` flag, the radii ``kr``, ``kc``, ``c0``, ``tau`` and the work vector ``lin_y``."""
 
-    tab: np.ndarray
+    tbl: VertexTable
     gram: np.ndarray
     zgram: np.ndarray
     affine: bool
@@ -173,17 +175,18 @@ class PairGeometry(NamedTuple):
 @numba.njit(cache=True, inline="always")
 def _pair_value(phi, i, k, geo):
     """``(g(phi), eta(phi))`` of the table rows ``(i, k)``: value and scale of the ray to ``y(phi)``."""
-    tab, gram, zgram, lin_y = geo.tab, geo.gram, geo.zgram, geo.lin_y
+    tbl, gram, zgram, lin_y = geo.tbl, geo.gram, geo.zgram, geo.lin_y
     affine, kr, kc, c0, tau = geo.affine, geo.kr, geo.kc, geo.c0, geo.tau
+    lin = tbl.lin
     p = 1.0 - phi
     for j in range(lin_y.shape[0]):
-        lin_y[j] = p * tab[i, T_LIN + j] + phi * tab[k, T_LIN + j]
-    qc = p * p * tab[i, T_QC] + 2.0 * p * phi * zgram[i, k] + phi * phi * tab[k, T_QC]
-    sxx = p * p * tab[i, T_SXX] + 2.0 * p * phi * gram[i, k] + phi * phi * tab[k, T_SXX]
-    s0x = p * tab[i, T_S0X] + phi * tab[k, T_S0X]
-    rx = p * tab[i, T_RX] + phi * tab[k, T_RX]
-    s00, r0x = tab[0, T_SXX], tab[0, T_RX]
-    eta = ray_scale(affine, lin_y, qc, kc, c0, tau, tab[0, T_LIN:], (s00, s0x, sxx))
+        lin_y[j] = p * lin[i, j] + phi * lin[k, j]
+    qc = p * p * tbl.qc[i] + 2.0 * p * phi * zgram[i, k] + phi * phi * tbl.qc[k]
+    sxx = p * p * tbl.sxx[i] + 2.0 * p * phi * gram[i, k] + phi * phi * tbl.sxx[k]
+    s0x = p * tbl.s0x[i] + phi * tbl.s0x[k]
+    rx = p * tbl.rx[i] + phi * tbl.rx[k]
+    s00, r0x = tbl.sxx[0], tbl.rx[0]
+    eta = ray_scale(affine, lin_y, qc, kc, c0, tau, lin[0], (s00, s0x, sxx))
     q = (1.0 - eta) * (1.0 - eta) * s00 + 2.0 * eta * (1.0 - eta) * s0x + eta * eta * sxx
     return r0x + eta * (rx - r0x) + kr * math.sqrt(max(q, 0.0)), eta
 
@@ -222,23 +225,24 @@ def _cross_grams(est, tbl, gram, zgram, wv, wp):
 
 
 @numba.njit(cache=True)
-def _edge_roots(i, k, tab, zgram, kc, tau, roots):
+def _edge_roots(i, k, tbl, zgram, kc, tau, roots):
     """Mixing weights ``phi in (0, 1)`` where the edge ``[a_i, a_k]`` crosses a pessimistic boundary
     ``V~c_j(y(phi)) = tau_j`` (corners of the feasible region): ``(tau_j - L(phi))^2 = kc^2 Q(phi)`` with
     ``tau_j - L(phi) >= 0``, a quadratic in ``phi``. Returns their number (written to ``roots``)."""
     n_roots = 0
-    qi, qk, zik = tab[i, T_QC], tab[k, T_QC], zgram[i, k]
+    lin = tbl.lin
+    qi, qk, zik = tbl.qc[i], tbl.qc[k], zgram[i, k]
     k2 = kc * kc
     for j in range(tau.shape[0]):
-        a0 = tau[j] - tab[i, T_LIN + j]
-        a1 = tab[i, T_LIN + j] - tab[k, T_LIN + j]
+        a0 = tau[j] - lin[i, j]
+        a1 = lin[i, j] - lin[k, j]
         qa = a1 * a1 - k2 * (qi - 2.0 * zik + qk)
         qb = 2.0 * a0 * a1 - 2.0 * k2 * (zik - qi)
         qc = a0 * a0 - k2 * qi
-        cand = (-1.0, -1.0)
+        cand = (NO_ROOT, NO_ROOT)
         if abs(qa) < 1e-14 * (abs(qb) + abs(qc) + 1e-300):
             if qb != 0.0:
-                cand = (-qc / qb, -1.0)
+                cand = (-qc / qb, NO_ROOT)
         else:
             disc = qb * qb - 4.0 * qa * qc
             if disc >= 0.0:
@@ -279,30 +283,33 @@ def _golden(lo, hi, refine, i, k, geo):
 
 @numba.njit(cache=True)
 def oplb_policy(est, tbl, search, work, probs):
-    """Algorithm 2's policy over 2- and 3-supports (module docstring) from the vertex table ``tbl`` (row 0
-    ``x0``, row ``i + 1`` arm ``i``); writes ``probs`` over the arms (mass ``1 - sum`` on ``x0`` unless
-    ``search.safe_row >= 0``) and returns its value ``V~r(pi)``."""
-    safe_row, safe_value, n_grid, refine = search.safe_row, search.safe_value, search.n_grid, search.refine
+    """Algorithm 2, lines 4-6: the radii of the confidence sets (line 4, eq. 5), the pessimistically
+    feasible policies (line 5, eq. 33) and the optimistic policy (line 6, problem 34), searched over 2-
+    and 3-supports (module docstring) from the vertex table ``tbl`` (row 0 ``x0``, row ``i + 1`` arm
+    ``i``); writes ``probs`` over the arms (mass ``1 - sum`` on ``x0`` unless ``x0`` is a row,
+    ``search.safe_row``) and returns its value ``V~r(pi)`` (eq. 31). Rows ``bi``, ``bk`` of the best
+    policy's support: :data:`X0_ROW` for none."""
+    safe_row, n_grid, refine = search.safe_row, search.n_grid, search.refine
     gram, zgram, ucb, scale = work.gram, work.zgram, work.ucb, work.scale
     c0, tau = est.c0, est.tau
-    tab = tbl.tab
-    n = tab.shape[0]
+    sxx, rx = tbl.sxx, tbl.rx
+    n = sxx.shape[0]
     kr, kc = confidence_radii(est)  # alpha_r beta_r, alpha_c beta_c (eq. 5)
     affine = not est.const.full or est.const.x0_zero
-    geo = PairGeometry(tab, gram, zgram, affine, kr, kc, c0, tau, work.lin_y)
-    ucb0 = tab[0, T_RX] + kr * math.sqrt(max(tab[0, T_SXX], 0.0))
-    best_val = ucb0 if math.isnan(safe_value) else safe_value
-    bi, bk, bphi, beta_ = 0, 0, 0.0, 0.0
+    geo = PairGeometry(tbl, gram, zgram, affine, kr, kc, c0, tau, work.lin_y)
+    ucb0 = rx[0] + kr * math.sqrt(max(sxx[0], 0.0))
+    best_val = search.safe_value if search.known_safe_value else ucb0
+    bi, bk, bphi, beta_ = X0_ROW, X0_ROW, 0.0, 0.0
     vals = np.empty(n_grid + 1)  # g on the grid phi = 0, 1/n_grid, ..., 1 of the current pair
     v2 = np.empty(n)  # value of each arm's 2-support
     roots = np.empty(2 * tau.shape[0])
     for r in range(1, n):
-        ucb[r] = tab[r, T_RX] + kr * math.sqrt(max(tab[r, T_SXX], 0.0))
+        ucb[r] = rx[r] + kr * math.sqrt(max(sxx[r], 0.0))
         v2[r], scale[r] = _pair_value(0.0, r, r, geo)
         if r - 1 != safe_row and scale[r] > 0.0 and v2[r] > best_val:
-            best_val, bi, bk, bphi, beta_ = v2[r], r, 0, 0.0, scale[r]
+            best_val, bi, bk, bphi, beta_ = v2[r], r, X0_ROW, 0.0, scale[r]
     if n_grid < 2 or n <= 2:
-        bk = 0
+        bk = X0_ROW
     else:
         _cross_grams(est, tbl, gram, zgram, work.wv, work.wp)
     for i in range(1, n if n_grid >= 2 else 1):
@@ -319,7 +326,7 @@ def oplb_policy(est, tbl, search, work, probs):
                 vals[g], eta = _pair_value(g / n_grid, i, k, geo)
                 if vals[g] > pv:
                     pv, pphi, peta = vals[g], g / n_grid, eta
-            for q in range(_edge_roots(i, k, tab, zgram, kc, tau, roots)):
+            for q in range(_edge_roots(i, k, tbl, zgram, kc, tau, roots)):
                 val, eta = _pair_value(roots[q], i, k, geo)
                 if val > pv:
                     pv, pphi, peta = val, roots[q], eta
@@ -334,28 +341,28 @@ def oplb_policy(est, tbl, search, work, probs):
                 best_val, bi, bk, bphi, beta_ = pv, i, k, pphi, peta
     for r in range(probs.shape[0]):
         probs[r] = 0.0
-    if bi > 0:
+    if bi != X0_ROW:
         probs[bi - 1] = beta_ * (1.0 - bphi)
-        if bk > 0:
+        if bk != X0_ROW:
             probs[bk - 1] = beta_ * bphi
-    if safe_row >= 0:
+    if safe_row != NO_SAFE_ROW:
         probs[safe_row] = 1.0 - beta_
     return best_val
 
 
 @numba.njit(cache=True)
 def sample_policy(probs, u, safe_row):
-    """Row sampled by the uniform ``u`` (inverse CDF over the rows), or -1 for ``x0`` (mass
-    ``1 - sum(probs)`` when ``x0`` is not a row)."""
+    """Algorithm 2, line 7's ``X_t ~ pi_t``: the row sampled by the uniform ``u`` (inverse CDF over the
+    rows), or :data:`~.lc_lucb.SAFE_ACTION` for ``x0`` (mass ``1 - sum(probs)`` when ``x0`` is not a row)."""
     cum = 0.0
-    last = -1
+    last = SAFE_ACTION
     for i in range(probs.shape[0]):
         if probs[i] > 0.0:
             cum += probs[i]
             last = i
             if u < cum:
                 return i
-    return last if safe_row >= 0 else -1
+    return last if safe_row != NO_SAFE_ROW else SAFE_ACTION
 
 
 class OPLBRun(NamedTuple):
@@ -375,10 +382,11 @@ class OPLBRun(NamedTuple):
 
 @numba.njit(cache=True, inline="always")
 def oplb_select(run, j):
-    """Algorithm 2, lines 4-5: the policy ``pi_t`` of (34) into ``run.probs[j]`` (its value
-    ``V~r(pi_t)`` into ``run.values[j]``), then ``X_t ~ pi_t`` with the next learner uniform into
-    ``run.points[j]``; ``False`` (nothing played) when the uniforms ran out or the exact refresh is due
-    (the caller refills or refreshes)."""
+    """Algorithm 2, lines 4-6: the policy ``pi_t`` of (34) into ``run.probs[j]`` (its value
+    ``V~r(pi_t)`` into ``run.values[j]``), then line 7's ``X_t ~ pi_t`` with the next learner uniform into
+    ``run.points[j]`` (row ``idx + 1`` of the table, ``x0`` for :data:`~.lc_lucb.SAFE_ACTION`);
+    ``False`` (nothing played) when the uniforms ran out or the exact refresh is due (the caller refills
+    or refreshes)."""
     if refresh_due(run.est):
         return False
     work = run.work
@@ -395,7 +403,8 @@ def oplb_select(run, j):
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPLB's kernels (the
-#: update is LC-LUCB's, :func:`~safebandits.algorithms.regret.lc_lucb.stagewise_update`, line 7):
+#: update is LC-LUCB's, :func:`~safebandits.algorithms.regret.lc_lucb.stagewise_update`: line 7's
+#: observation into the estimates of line 3):
 #: ``oplb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPLBRun`, the first row not
 #: played (refill the uniforms, call again).
 oplb_rounds = make_driver("oplb_rounds", oplb_select, point_means, stagewise_update, __name__)
@@ -447,7 +456,8 @@ class OPLB(StagewiseLinearLearner):
 
     def _search(self, safe_row: int) -> PolicySearch:
         c = self.config
-        return PolicySearch(safe_row, self._safe_value, c.n_grid, c.refine_iters)
+        value = self._safe_value
+        return PolicySearch(safe_row, value, not math.isnan(value), c.n_grid, c.refine_iters)
 
     def _work(self) -> OPLBWork:
         return OPLBWork(
@@ -479,7 +489,9 @@ class OPLB(StagewiseLinearLearner):
         self._drawn_uniforms = 1
         idx = int(sample_policy(self._probs, u, safe_row))
         probs = self._probs.copy()
-        return Decision(arm=idx, probs=probs) if idx >= 0 else Decision(point=self._x0.copy(), probs=probs)
+        if idx == SAFE_ACTION:
+            return Decision(point=self._x0.copy(), probs=probs)
+        return Decision(arm=idx, probs=probs)
 
     def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
         """Play ``n_rounds`` rounds in one compiled loop (same trajectory as ask / tell); returns the

@@ -77,6 +77,8 @@ from safebandits.records import ArmEstimates, EstimateSnapshot, PlayedBlock, int
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
+    "EXPLORE_BUFFER_EMPTY",
+    "NO_ARM",
     "SAFE_LUCB_LIVE",
     "ArmRidgeArrays",
     "LossFeedback",
@@ -103,6 +105,10 @@ TRule = Literal["t_delta", "t0", "t0-numerical", "none"]
 T_RULES: tuple[str, ...] = get_args(TRule)
 #: ``gap_lcb`` modes (GSLUCB's ``gap_lcb`` option).
 GAP_VALID, GAP_PLUGIN = 0, 1
+#: :func:`select_arm`'s answer when the exploration buffer ran out: nothing selected (refill, call again).
+EXPLORE_BUFFER_EMPTY = -2
+#: No arm: :func:`optimistic_safe_arm`'s answer when ``D_t^s`` is empty.
+NO_ARM = -1
 
 
 class SafeLUCBConstants(NamedTuple):
@@ -311,8 +317,8 @@ def _exploration_lengths(
 # --------------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def current_beta(t, dim, const, logdet):
-    """``beta`` of the next round after ``t`` samples: eq. (7) or the log-det form (``logdet`` is
-    ``log det(A / lambda)``)."""
+    """``beta_t`` of the confidence set ``C_t`` (Algorithm 1, line 8) of the next round after ``t``
+    samples: eq. (7) or the log-det form (``logdet`` is ``log det(A / lambda)``)."""
     if const.logdet_width:
         return (
             const.noise_bound * math.sqrt(logdet + 2.0 * math.log(1.0 / const.delta))
@@ -324,62 +330,73 @@ def current_beta(t, dim, const, logdet):
     )  # fmt: skip
 
 
+@numba.njit(cache=True, inline="always")
+def _loss_and_safety(preds, sq_widths, n_arms):
+    """The ridge's rows by name: ``(mu_hat^T x, ||x||^2_{A^{-1}}, mu_hat^T B x, ||B x||^2_{A^{-1}})`` of
+    every arm ``x`` (views of rows ``0..K-1`` and ``K..2K-1``)."""
+    return preds[:n_arms], sq_widths[:n_arms], preds[n_arms : 2 * n_arms], sq_widths[n_arms : 2 * n_arms]
+
+
 @numba.njit(cache=True)
 def gap_lcb(preds, sq_widths, n_arms, beta, c, mode):
-    """Lower confidence bound ``Delta_t`` on the safety gap (GSLUCB; spec 2.5).
+    """Lower confidence bound ``Delta_t`` on the safety gap (GSLUCB, Algorithm 2, line 5; spec 2.5).
 
-    Rows ``0..K-1`` of ``preds`` / ``sq_widths`` are the arms, rows ``K..2K-1`` the vectors ``B x``.
-    ``mode`` 0 (valid): ``c - max_{x in P} UCB_s(x)`` over the plausibly safe and plausibly optimal arms
-    ``P`` (``<= Delta`` when ``mu in C_t``); 1 (plug-in): ``c - UCB_s(x_hat)``, ``x_hat`` the estimated
-    safe optimum. ``-inf`` when the set is empty.
+    Rows ``0..K-1`` of ``preds`` / ``sq_widths`` are the arms, rows ``K..2K-1`` the vectors ``B x``
+    (read through the named views of :func:`_loss_and_safety`). ``mode`` 0 (valid): ``c - max_{x in P}
+    UCB_s(x)`` over the plausibly safe and plausibly optimal arms ``P`` (``<= Delta`` when ``mu in
+    C_t``); 1 (plug-in): ``c - UCB_s(x_hat)``, ``x_hat`` the estimated safe optimum.
+    ``-inf`` when the set is empty.
     """
+    loss, loss_sq, safety, safety_sq = _loss_and_safety(preds, sq_widths, n_arms)
     if mode == GAP_PLUGIN:
-        best = -1
+        best = NO_ARM
         best_v = np.inf
         for i in range(n_arms):
-            if preds[n_arms + i] <= c and preds[i] < best_v:
-                best_v = preds[i]
+            if safety[i] <= c and loss[i] < best_v:
+                best_v = loss[i]
                 best = i
-        if best < 0:
+        if best == NO_ARM:
             return -np.inf
-        return c - (preds[n_arms + best] + beta * math.sqrt(max(sq_widths[n_arms + best], 0.0)))
+        return c - (safety[best] + beta * math.sqrt(max(safety_sq[best], 0.0)))
     u_star = np.inf
     for i in range(n_arms):
-        ws = beta * math.sqrt(max(sq_widths[n_arms + i], 0.0))
-        if preds[n_arms + i] + ws <= c:
-            u = preds[i] + beta * math.sqrt(max(sq_widths[i], 0.0))
+        ws = beta * math.sqrt(max(safety_sq[i], 0.0))
+        if safety[i] + ws <= c:
+            u = loss[i] + beta * math.sqrt(max(loss_sq[i], 0.0))
             if u < u_star:
                 u_star = u
     worst = -np.inf
     found = False
     for i in range(n_arms):
-        ws = beta * math.sqrt(max(sq_widths[n_arms + i], 0.0))
-        if preds[n_arms + i] - ws <= c and preds[i] - beta * math.sqrt(max(sq_widths[i], 0.0)) <= u_star:
+        ws = beta * math.sqrt(max(safety_sq[i], 0.0))
+        if safety[i] - ws <= c and loss[i] - beta * math.sqrt(max(loss_sq[i], 0.0)) <= u_star:
             found = True
-            if preds[n_arms + i] + ws > worst:
-                worst = preds[n_arms + i] + ws
+            if safety[i] + ws > worst:
+                worst = safety[i] + ws
     return c - worst if found else -np.inf
 
 
 @numba.njit(cache=True)
 def select_arm(st):
-    """Arm of the next round: an exploration draw while ``t + 1 <= min(T', cap)`` (Algorithm 1, lines
-    2-4), else the optimistic arm of ``D_t^s`` (lines 6-10; a ``D^w`` arm if ``D_t^s`` is empty). Returns
-    -2 when the exploration buffer is empty (refill and call again). Snapshots ``theta``, ``A^{-1}``,
-    ``beta`` and ``lambda_min(A)`` when the exploration phase ends."""
+    """Arm of the next round. Pure exploration (Algorithm 1, lines 2-3; GSLUCB's Algorithm 2, lines 3-4)
+    while ``t + 1 <= min(T', cap)``: a random arm of ``D^w`` from the exploration buffer, or
+    :data:`EXPLORE_BUFFER_EMPTY` when it ran out (refill and call again). Then lines 7-10: ``mu_hat_t``
+    (line 7, kept by :func:`tell_arm`), ``beta_t`` of ``C_t`` (line 8), the arm of ``D_t^s`` (line 9) with
+    the lowest optimistic loss (line 10; a ``D^w`` arm if ``D_t^s`` is empty). Snapshots ``theta``,
+    ``A^{-1}``, ``beta`` and ``lambda_min(A)`` when the exploration phase ends."""
     live, const = st.live[0], st.const
     t = live.t
     if live.exploring:
         if t + 1 <= min(live.t_prime, const.t_cap):
             pos = live.pos
             if pos >= live.drawn:
-                return -2
+                return EXPLORE_BUFFER_EMPTY
             live.pos = pos + 1
             return st.explore_buf[pos]
         end_exploration(st, t)
     beta = current_beta(t, st.ridge.theta.shape[0], const, live.logdet)
     best, best_v = optimistic_safe_arm(st.ridge, const.n_arms, beta, const.c)
-    if best < 0:  # D_t^s empty: the best arm of D^w
+    if best == NO_ARM:  # D_t^s empty: the best arm of D^w
         live.fallback += 1
         best = optimistic_arm_of(st.ridge, st.dw_arms, beta, best, best_v)
     return best
@@ -404,14 +421,14 @@ def end_exploration(st, t):
 
 @numba.njit(cache=True)
 def optimistic_safe_arm(ridge, n_arms, beta, c):
-    """``(arm, value)``: the arm of ``D_t^s`` (pessimistically safe) with the lowest optimistic loss
-    (lines 6-10); ``(-1, inf)`` if ``D_t^s`` is empty."""
-    preds, sq_widths = ridge.preds, ridge.sq_widths
-    best = -1
+    """``(arm, value)``: the arm of ``D_t^s`` (pessimistically safe, Algorithm 1, line 9 / eq. 8) with the
+    lowest optimistic loss (line 10 / eq. 9); ``(NO_ARM, inf)`` if ``D_t^s`` is empty."""
+    loss, loss_sq, safety, safety_sq = _loss_and_safety(ridge.preds, ridge.sq_widths, n_arms)
+    best = NO_ARM
     best_v = np.inf
     for i in range(n_arms):
-        if preds[n_arms + i] + beta * math.sqrt(max(sq_widths[n_arms + i], 0.0)) <= c:
-            s = preds[i] - beta * math.sqrt(max(sq_widths[i], 0.0))
+        if safety[i] + beta * math.sqrt(max(safety_sq[i], 0.0)) <= c:  # x in D_t^s (eq. 8)
+            s = loss[i] - beta * math.sqrt(max(loss_sq[i], 0.0))
             if s < best_v:
                 best_v = s
                 best = i
@@ -432,8 +449,10 @@ def optimistic_arm_of(ridge, arms, beta, best, best_v):
 
 @numba.njit(cache=True)
 def tell_arm(st, arm, loss):
-    """Add the loss of ``arm`` (ridge rank-one update of the arm and ``B`` rows), refresh, and for GSLUCB
-    in its exploration phase update ``Delta_t`` and ``T'_t`` (Algorithm 2, lines 5-8)."""
+    """Add the loss of ``arm`` observed at Algorithm 1, line 3 or 11: the ridge of line 7 (``A_t``,
+    ``mu_hat_t``) by a rank-one update of the arm and ``B`` rows, with an exact refresh every
+    ``refresh_every`` rounds; for GSLUCB in its exploration phase, ``Delta_t`` (Algorithm 2, line 5) and
+    ``T'_t`` (lines 6-8)."""
     r, const, live = st.ridge, st.const, st.live[0]
     if const.logdet_width:
         live.logdet += math.log(1.0 + max(r.sq_widths[arm], 0.0))
@@ -478,10 +497,10 @@ class SafeLUCBRun(NamedTuple):
 
 @numba.njit(cache=True, inline="always")
 def safe_lucb_select(run, j):
-    """Round ``j``'s arm (:func:`select_arm`) into ``run.arms[j]``; ``False`` (nothing played) when the
-    exploration buffer must be refilled first."""
+    """Round ``j``'s arm (:func:`select_arm`: Algorithm 1, lines 3 or 7-10) into ``run.arms[j]``;
+    ``False`` (nothing played) when the exploration buffer must be refilled first."""
     arm = select_arm(run.st)
-    if arm < 0:
+    if arm == EXPLORE_BUFFER_EMPTY:
         return False
     run.arms[j] = arm
     return True
@@ -489,7 +508,8 @@ def safe_lucb_select(run, j):
 
 @numba.njit(cache=True, inline="always")
 def safe_lucb_update(run, j, y):
-    """:func:`tell_arm` with round ``j``'s loss: the observation ``y[0]`` is the negated loss."""
+    """:func:`tell_arm` with round ``j``'s loss (Algorithm 1, line 3 or 11): the observation ``y[0]`` is
+    the negated loss."""
     tell_arm(run.st, run.arms[j], -y[0])
 
 
@@ -913,7 +933,7 @@ class SafeLUCB(BaseLearner):
             if kernel is None:
                 kernel = self._select_kernel = bind_kernel(select_arm_entry, (self.state,))
             arm = kernel(self.state)
-            if arm == -2:
+            if arm == EXPLORE_BUFFER_EMPTY:
                 self._refill()
                 arm = kernel(self.state)
             return Decision(arm=int(arm))

@@ -92,7 +92,8 @@ class UniformRun(NamedTuple):
 @numba.njit(cache=True, inline="always")
 def uniform_select(run, j):
     """Round ``j``'s vertex, ``candidates[floor(u * n)]`` for the next learner uniform ``u``, into
-    ``run.played[j]`` and ``run.points[j]``; ``False`` (nothing drawn) when the uniforms ran out."""
+    ``run.played[j]`` and ``run.points[j]``; ``False`` (nothing drawn) when the uniforms ran out. (No
+    paper's algorithm box: the unsafe reference is ours, module docstring.)"""
     st = run.st
     if st.upos[0] >= st.uniforms.shape[0]:
         return False
@@ -107,7 +108,8 @@ def uniform_select(run, j):
 
 @numba.njit(cache=True, inline="always")
 def uniform_update(run, j, y):
-    """Counts and sums of round ``j``'s vertex with its observation ``y`` (reward, then the costs)."""
+    """Counts and sums of round ``j``'s vertex with its observation ``y`` (reward, then the costs): the
+    empirical means of ``diagnostics()`` (no paper's algorithm box: ours)."""
     count_pull(run.st, run.played[j], y)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from safebandits.algorithms import get_algorithm, make_learner
-from safebandits.algorithms.regret.opb import OPB, OPBConfig, lp_closed_form, solve_index_lp
+from safebandits.algorithms.regret.opb import INFEASIBLE, OPB, OPBConfig, lp_closed_form, solve_index_lp
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.regret_loop import run_regret
 from safebandits.problems import make_instance
@@ -85,7 +85,7 @@ def test_closed_form_matches_linprog_with_support_at_most_two():
 def test_closed_form_edge_cases():
     probs = np.zeros(3)
     uc = np.array([[0.9], [0.95], [1.0]])
-    assert lp_closed_form(np.ones(3), np.ones(3), uc, 0.5, probs) == -np.inf and not probs.any()
+    assert lp_closed_form(np.ones(3), np.ones(3), uc, 0.5, probs) == INFEASIBLE == -np.inf and not probs.any()
     assert solve_index_lp(np.ones(3), uc[:, 0], 0.5) is None
     # only the safe arm feasible: mix it with the best arm above tau
     value, pi = solve_index_lp(np.array([0.1, 0.9, 0.5]), np.array([0.0, 1.0, 1.0]), 0.25)

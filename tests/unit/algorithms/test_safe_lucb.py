@@ -377,3 +377,21 @@ def test_exploration_arms_are_one_draw_of_the_stream(t_prime):
     fast = learner(inst, seed=11, t_prime=t_prime)
     points = fast.simulate(inst.environment(np.random.default_rng(1)), n).points
     assert points.tolist() == inst.arms[arms].tolist()
+
+
+def test_select_arm_answers_explore_buffer_empty_then_the_refilled_draw():
+    """With its exploration buffer used up, Algorithm 1's line 3 cannot draw: ``select_arm`` answers
+    the named ``EXPLORE_BUFFER_EMPTY`` and changes nothing; after a refill it draws the next arm of
+    ``D^w``, and ``D_t^s`` empty is ``NO_ARM`` (no arm index)."""
+    from safebandits.algorithms.regret.safe_lucb import EXPLORE_BUFFER_EMPTY, NO_ARM, select_arm_entry
+
+    inst = karm(0, horizon=2000)
+    lrn = learner(inst, seed=3, t_prime=100)
+    lrn.live["pos"] = lrn.live["drawn"]
+    before = lrn.live.tobytes()
+    assert select_arm_entry(lrn.state) == EXPLORE_BUFFER_EMPTY
+    assert lrn.live.tobytes() == before
+    lrn._refill()
+    arm = select_arm_entry(lrn.state)
+    assert arm != EXPLORE_BUFFER_EMPTY and arm in set(lrn._dw.tolist()) and lrn.live["pos"] == 1
+    assert NO_ARM < 0 and EXPLORE_BUFFER_EMPTY < 0 and NO_ARM != EXPLORE_BUFFER_EMPTY
