@@ -33,7 +33,7 @@ from safebandits.estimators.ridge import (
     GRAM,
     ArmRidgeArrays,
     arm_state_refresh,
-    arm_state_update,
+    arm_state_step,
     numerics_impl,
 )
 from safebandits.types import FloatArray
@@ -161,9 +161,10 @@ def best_candidate(scores, select_from, in_uncertain, in_feasible):
 
 
 @numba.njit(cache=True)
-def best_candidate_of(st, by_reward, select_from):
+def best_candidate_of(b, by_reward, select_from):
     """:func:`best_candidate` of the rewards (``by_reward``) or of ``||x||^2_{A^{-1}}`` over the
-    candidates of ``st``: one record in, nothing called (its arrays' counts pruned)."""
+    candidates of the state ``b.st``: one record in, nothing called (its arrays' counts pruned)."""
+    st = b.st
     best = -1
     best_val = -np.inf
     for i in range(st.sets.rewards.shape[0]):
@@ -179,6 +180,12 @@ def best_candidate_of(st, by_reward, select_from):
                 best = i
                 best_val = score
     return best
+
+
+@numba.njit(cache=True)
+def uniform_candidate_of(b, select_from):
+    """:func:`_uniform_candidate` of the state ``b.st``: one record in, nothing called."""
+    return _uniform_candidate(b.st, select_from)
 
 
 @numba.njit(cache=True, inline="always")
@@ -220,7 +227,7 @@ def _lookahead_gram(ridge, st, best):
     return _lookahead_gram_pick(st, best)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _lookahead_gram_pick(st, best):
     """:func:`_lookahead_pick` on row ``best`` of ``G`` (Gram numerics), read from ``st.ridge``: one
     record in, nothing called, so the counts of the arrays it binds are pruned."""
@@ -285,6 +292,13 @@ def _lookahead_entry(ridge, st, best):
 
 
 @numba.njit(cache=True)
+def lookahead_of(b, best):
+    """:func:`lookahead` on the state ``b.st``: one record in, nothing called (Gram numerics)."""
+    st = b.st
+    return lookahead(st.ridge, st, best)
+
+
+@numba.njit(cache=True)
 def _lookahead_pick(g, sq_widths, best):
     """``argmin_k ||y||^2 - g_k^2 / (1 + ||x_k||^2)`` for ``y = x_best``, the lowest index on ties."""
     target = sq_widths[best]
@@ -299,32 +313,53 @@ def _lookahead_pick(g, sq_widths, best):
 
 
 @numba.njit(cache=True, inline="always")
-def select_arm(st):
-    """Arm to pull next (Algorithm 2, line 4, and the rules of Table D.2); ``O(n d + d^2)`` with primal
-    numerics (look-ahead from ``A^{-1}``), ``O(n)`` with Gram numerics (a row of ``G``).
+def select_arm(b):
+    """Arm to pull next (Algorithm 2, line 4, and the rules of Table D.2) for the state ``b.st``, into
+    ``b.chosen[0]``; ``O(n d + d^2)`` with primal numerics (look-ahead from ``A^{-1}``), ``O(n)`` with
+    Gram numerics (a row of ``G``).
 
     Consumes one learner uniform (advancing ``live.upos``) exactly when the pick is uniform random.
-    Ties go to the lowest index. Each branch reads only the arrays it needs (see :func:`effective_rule`).
+    Ties go to the lowest index. Each branch reads only the arrays it needs (see :func:`effective_rule`);
+    the scans are functions of ``b`` (one reference count in the caller: that of ``b``).
     """
-    selection, select_from = effective_rule(st.const, st.sets.live[0].best_arm < 0)
+    selection, select_from = effective_rule(b.st.const, b.st.sets.live[0].best_arm < 0)
     if selection == UNIFORM:
-        return _uniform_candidate(st, select_from)
-    # y = argmax over the candidates of the reward (Max Rew) or of ||x||^2_{A^{-1}} (line 4)
-    best = best_candidate_of(st, selection == MAX_REWARD, select_from)
-    if selection != LOOKAHEAD or select_from == FROM_ALL:
-        # Over all of X the look-ahead picks the target itself: (y^T A^{-1} a)^2 / (1 + ||a||^2) <=
-        # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
-        # ||a|| <= ||y|| (norms in A^{-1}), with equality at a = y; so it is not computed.
-        return best
-    return lookahead(st.ridge, st, best)  # the one-step look-ahead of G-ACOL
+        arm = uniform_candidate_of(b, select_from)
+    else:
+        # y = argmax over the candidates of the reward (Max Rew) or of ||x||^2_{A^{-1}} (line 4)
+        arm = best_candidate_of(b, selection == MAX_REWARD, select_from)
+        if selection == LOOKAHEAD and select_from != FROM_ALL:
+            # (Over all of X the look-ahead picks the target itself: (y^T A^{-1} a)^2 / (1 + ||a||^2) <=
+            # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
+            # ||a|| <= ||y|| (norms in A^{-1}), with equality at a = y; so it is not computed there.)
+            arm = lookahead_of(b, arm)  # the one-step look-ahead of G-ACOL
+    b.chosen[0] = arm
 
 
-@numba.njit(cache=True)
+def _width(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound):
+    """:func:`~safebandits.estimators.confidence.adaptive_width_scalar`, inlined into a compiled caller."""
+    return adaptive_width_scalar(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound)
+
+
+@overload(_width, inline="always")
+def _overload_width(  # (annotated as the implementation: numba compares the two signatures)
+    t: float,
+    dim: float,
+    delta: float,
+    reg: float,
+    noise_bound: float,
+    arm_norm_bound: float,
+    param_norm_bound: float,
+):
+    return adaptive_width_scalar.py_func  # (the same function's code, inlined: no call in the caller)
+
+
+@numba.njit(cache=True, inline="always")
 def current_width(const, t, dim):
     """``beta_t``: Proposition 3 with ``t`` samples, or the tuned constant."""
     if const.tuned:
         return const.tuned_width
-    return adaptive_width_scalar(
+    return _width(
         float(t), float(dim), const.delta, const.reg, const.noise_bound, const.arm_norm_bound,
         const.param_norm_bound,
     )  # fmt: skip
@@ -340,6 +375,12 @@ def certify(st, t):
 
 @numba.njit(cache=True)
 def bounds_and_sets(beta, st):
+    """:func:`_bounds_and_sets`, a function of its own (the certified skips' :func:`certify`)."""
+    _bounds_and_sets(beta, st)
+
+
+@numba.njit(cache=True, inline="always")
+def _bounds_and_sets(beta, st):
     """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7) into ``st.lower`` and
     ``st.upper``, then the update of ``F``, ``r``, ``U`` (``cbai_update_step`` on ``st.sets``,
     ``st.lower``, ``st.upper``): one record in, nothing called (one call per sample instead of two; the
@@ -361,12 +402,37 @@ def bounds_and_sets(beta, st):
 
 
 @numba.njit(cache=True, inline="always")
-def tell_sample(st, arm, y):
-    """Add observation ``y`` of ``arm`` (Algorithm 2, lines 5-8)."""
-    const, live = st.const, st.live[0]
-    arm_state_update(const.numerics, st.ridge, arm, y)  # line 6: A <- A + x x^T, phi_hat
-    live.t += 1  # line 6: t <- t + 1
-    t = live.t
+def tell_sample(b, y):
+    """Add observation ``y`` of the arm ``b.chosen[0]`` to the state ``b.st`` (Algorithm 2, lines 5-8).
+    The steps are functions of ``b`` (one reference count in the caller: that of ``b``)."""
+    t = observe_of(b, y)  # line 6
+    const = b.st.const
     if const.refresh_every > 0 and t % const.refresh_every == 0:  # exact recompute against rounding
-        arm_state_refresh(const.numerics, st.ridge, const.reg)
-    certify(st, t)  # lines 7-8
+        refresh_of(b)
+    certify_of(b, t)  # lines 7-8
+
+
+@numba.njit(cache=True)
+def observe_of(b, y):
+    """Line 6: ``A <- A + x x^T`` and ``phi_hat`` with observation ``y`` of ``b.chosen[0]``, then
+    ``t <- t + 1``; the new ``t``. One record in, nothing called (the numerics' step inlined)."""
+    st = b.st
+    arm_state_step(st.const.numerics, st.ridge, b.chosen[0], y)
+    live = st.live[0]
+    live.t += 1
+    return live.t
+
+
+@numba.njit(cache=True)
+def refresh_of(b):
+    """The exact recompute of the ridge arrays of ``b.st`` from the counts and sums."""
+    st = b.st
+    arm_state_refresh(st.const.numerics, st.ridge, st.const.reg)
+
+
+@numba.njit(cache=True)
+def certify_of(b, t):
+    """:func:`certify` on the state ``b.st``: one record in, nothing called (``beta_t`` and the scans
+    inlined)."""
+    st = b.st
+    _bounds_and_sets(current_width(st.const, t, st.ridge.arms.shape[1]), st)
