@@ -5,12 +5,13 @@ Everything a run changes is one named record, :class:`GACOLState`: the ridge arr
 (:class:`~safebandits.algorithms.pure_exploration._cbai.CBAIState`), the bounds, the learner's uniform
 buffer and the counters ``t`` and the buffer position (a :data:`GACOL_LIVE` record); the constants of
 the run are named in :class:`GACOLConstants`. Two pure kernels act on it in place and read like the
-pseudocode (the line numbers are those of Algorithm 2 as written in ``docs/decisions/acol.md``):
+pseudocode (the line numbers are those of Algorithm 2 as written in ``docs/decisions/acol.md``), on
+the driver's block ``b`` (the state ``b.st``, the chosen arm ``b.chosen[0]``):
 
 * :func:`select_arm` -- line 4 and the rules of Table D.2: which arm to pull;
-* :func:`tell_sample` -- lines 5-8: add the observation to the ridge estimate, ``t <- t + 1``,
-  recompute the bounds ``l_t, u_t`` of ``U`` with ``beta_t`` (:func:`certify`) and update ``F``, ``r``,
-  ``U``.
+* :func:`tell_sample` -- lines 5-8: add the observation to the ridge estimate, ``t <- t + 1``
+  (:func:`observe_of`), recompute the bounds ``l_t, u_t`` of ``U`` with ``beta_t`` and update ``F``,
+  ``r``, ``U`` (:func:`certify_of`; :func:`certify` on a state, for the certified skips).
 
 The learner (:class:`~safebandits.algorithms.pure_exploration.g_acol.GACOL`) adapts ask / tell to
 them; its compiled simulation loop and the certified skips
@@ -134,14 +135,14 @@ def effective_rule(const, f_empty):
     where it cannot prune them (a record passed to an inlined helper, arrays bound to locals across
     early returns) they cost more than the whole selection on small instances (measured: 0.06 us -> 0.48
     us per selection on 11 arms, back to 0.10 us with this layout). The per-sample scans
-    (:func:`best_candidate_of`, :func:`_lookahead_gram_pick`, :func:`bounds_and_sets`) take
-    the record and call nothing: numba prunes the counts of the arrays such a function binds, but not
-    of arrays passed as arguments or kept across a call. The small helpers (this one,
-    :func:`needs_uniform`, :func:`is_candidate`, :func:`best_candidate`, :func:`_lookahead_pick`,
-    and the scans) are compiled once as functions of their own, not inlined by
-    numba (LLVM inlines them where it pays): numba's inlining copies and re-types a callee's code at every
-    call site, ~2.5 s of the family's cold compile; per sample it is 0.16 -> 0.19 us at 10 arms and
-    0.37 -> 0.33 us at 30 (docs/decisions/engine.md).
+    (:func:`best_candidate_of`, :func:`lookahead_of`, :func:`uniform_candidate_of`, :func:`observe_of`,
+    :func:`certify_of`) take the driver's block ``b`` and call nothing: numba prunes the counts of the
+    arrays such a function binds, but not of a reference kept across a call (its error exit skips the
+    decrement), so their callers (:func:`select_arm`, :func:`tell_sample`) hold nothing but ``b``. The
+    small helpers (this one, :func:`needs_uniform`, :func:`is_candidate`, :func:`best_candidate`,
+    :func:`_lookahead_pick`) are compiled once as functions of their own, not inlined by numba (LLVM
+    inlines them where it pays): numba's inlining copies and re-types a callee's code at every call
+    site, ~2.5 s of the family's cold compile (docs/decisions/engine.md).
     """
     if const.select_from == FROM_FEASIBLE and f_empty:
         return UNIFORM, FROM_ALL
@@ -229,8 +230,8 @@ def _lookahead_gram(ridge, st, best):
 
 @numba.njit(cache=True, inline="always")
 def _lookahead_gram_pick(st, best):
-    """:func:`_lookahead_pick` on row ``best`` of ``G`` (Gram numerics), read from ``st.ridge``: one
-    record in, nothing called, so the counts of the arrays it binds are pruned."""
+    """:func:`_lookahead_pick` on row ``best`` of ``G`` (Gram numerics), read from ``st.ridge`` (inlined
+    into :func:`lookahead_of`, which calls nothing)."""
     gram, sq_widths = st.ridge.gram, st.ridge.sq_widths
     target = sq_widths[best]
     pick = 0
