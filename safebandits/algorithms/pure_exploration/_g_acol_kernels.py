@@ -10,8 +10,8 @@ the driver's block ``b`` (the state ``b.st``, the chosen arm ``b.chosen[0]``):
 
 * :func:`select_arm` -- line 4 and the rules of Table D.2: which arm to pull;
 * :func:`tell_sample` -- lines 5-8: add the observation to the ridge estimate, ``t <- t + 1``
-  (:func:`observe_of`), recompute the bounds ``l_t, u_t`` of ``U`` with ``beta_t`` and update ``F``,
-  ``r``, ``U`` (:func:`certify_of`; :func:`certify` on a state, for the certified skips).
+  (:func:`observe`), recompute the bounds ``l_t, u_t`` of ``U`` with ``beta_t`` and update ``F``,
+  ``r``, ``U`` (:func:`certify`).
 
 The learner (:class:`~safebandits.algorithms.pure_exploration.g_acol.GACOL`) adapts ask / tell to
 them; its compiled simulation loop and the certified skips
@@ -46,7 +46,10 @@ __all__ = [
     "GACOLState",
     "certify",
     "current_width",
+    "observe",
+    "refresh_due",
     "select_arm",
+    "tell_refreshing",
     "tell_sample",
 ]
 
@@ -135,10 +138,10 @@ def effective_rule(const, f_empty):
     where it cannot prune them (a record passed to an inlined helper, arrays bound to locals across
     early returns) they cost more than the whole selection on small instances (measured: 0.06 us -> 0.48
     us per selection on 11 arms, back to 0.10 us with this layout). The per-sample scans
-    (:func:`best_candidate_of`, :func:`lookahead_of`, :func:`uniform_candidate_of`, :func:`observe_of`,
-    :func:`certify_of`) take the driver's block ``b`` and call nothing: numba prunes the counts of the
-    arrays such a function binds, but not of a reference kept across a call (its error exit skips the
-    decrement), so their callers (:func:`select_arm`, :func:`tell_sample`) hold nothing but ``b``. The
+    (:func:`best_candidate_of`, :func:`lookahead_of`, :func:`uniform_candidate_of`) take the driver's
+    block ``b`` and call nothing: numba prunes the counts of the arrays such a function binds, but not
+    of a reference kept across a call (its error exit skips the decrement), so their caller
+    (:func:`select_arm`) holds nothing but ``b``. The
     small helpers (this one, :func:`needs_uniform`, :func:`is_candidate`, :func:`best_candidate`,
     :func:`_lookahead_pick`) are compiled once as functions of their own, not inlined by numba (LLVM
     inlines them where it pays): numba's inlining copies and re-types a callee's code at every call
@@ -374,14 +377,8 @@ def certify(st, t):
     bounds_and_sets(current_width(st.const, t, st.ridge.arms.shape[1]), st)
 
 
-@numba.njit(cache=True)
-def bounds_and_sets(beta, st):
-    """:func:`_bounds_and_sets`, a function of its own (the certified skips' :func:`certify`)."""
-    _bounds_and_sets(beta, st)
-
-
 @numba.njit(cache=True, inline="always")
-def _bounds_and_sets(beta, st):
+def bounds_and_sets(beta, st):
     """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7) into ``st.lower`` and
     ``st.upper``, then the update of ``F``, ``r``, ``U`` (``cbai_update_step`` on ``st.sets``,
     ``st.lower``, ``st.upper``): one record in, nothing called (one call per sample instead of two; the
@@ -403,37 +400,34 @@ def _bounds_and_sets(beta, st):
 
 
 @numba.njit(cache=True, inline="always")
-def tell_sample(b, y):
-    """Add observation ``y`` of the arm ``b.chosen[0]`` to the state ``b.st`` (Algorithm 2, lines 5-8).
-    The steps are functions of ``b`` (one reference count in the caller: that of ``b``)."""
-    t = observe_of(b, y)  # line 6
-    const = b.st.const
-    if const.refresh_every > 0 and t % const.refresh_every == 0:  # exact recompute against rounding
-        refresh_of(b)
-    certify_of(b, t)  # lines 7-8
+def refresh_due(const, t):
+    """Whether the ridge arrays are recomputed exactly (against rounding) after sample ``t``."""
+    return const.refresh_every > 0 and t % const.refresh_every == 0
 
 
-@numba.njit(cache=True)
-def observe_of(b, y):
-    """Line 6: ``A <- A + x x^T`` and ``phi_hat`` with observation ``y`` of ``b.chosen[0]``, then
-    ``t <- t + 1``; the new ``t``. One record in, nothing called (the numerics' step inlined)."""
-    st = b.st
-    arm_state_step(st.const.numerics, st.ridge, b.chosen[0], y)
+@numba.njit(cache=True, inline="always")
+def observe(st, arm, y):
+    """Line 6: ``A <- A + x x^T`` and ``phi_hat`` with observation ``y`` of ``arm`` (the numerics' step
+    inlined), then ``t <- t + 1``; the new ``t``."""
     live = st.live[0]
+    arm_state_step(st.const.numerics, st.ridge, arm, y)
     live.t += 1
     return live.t
 
 
-@numba.njit(cache=True)
-def refresh_of(b):
-    """The exact recompute of the ridge arrays of ``b.st`` from the counts and sums."""
-    st = b.st
-    arm_state_refresh(st.const.numerics, st.ridge, st.const.reg)
+@numba.njit(cache=True, inline="always")
+def tell_sample(st, arm, y):
+    """Add observation ``y`` of ``arm`` (Algorithm 2, lines 5-8)."""
+    t = observe(st, arm, y)  # line 6
+    const = st.const
+    if refresh_due(const, t):  # exact recompute against rounding
+        arm_state_refresh(const.numerics, st.ridge, const.reg)
+    certify(st, t)  # lines 7-8
 
 
 @numba.njit(cache=True)
-def certify_of(b, t):
-    """:func:`certify` on the state ``b.st``: one record in, nothing called (``beta_t`` and the scans
-    inlined)."""
-    st = b.st
-    _bounds_and_sets(current_width(st.const, t, st.ridge.arms.shape[1]), st)
+def tell_refreshing(st, arm, y):
+    """:func:`tell_sample` of a sample after which the ridge arrays are recomputed, compiled apart: the
+    compiled per-sample path (:func:`~safebandits.algorithms.pure_exploration.g_acol.gacol_update`)
+    then calls nothing on the other samples."""
+    tell_sample(st, arm, y)

@@ -60,9 +60,12 @@ from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     ConstraintFeedback,
     GACOLConstants,
     GACOLState,
+    certify,
     current_width,
     needs_uniform,
+    observe,
     select_arm,
+    tell_refreshing,
     tell_sample,
 )
 from safebandits.algorithms.pure_exploration._skips import SKIP_LIVE, SkipWork, new_skip_work, try_skip
@@ -272,11 +275,20 @@ def gacol_means(b, env, j):
     return env.means[arm : arm + 1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def gacol_update(b, j, y):
-    """Lines 6-8 with the observation ``y[0]`` (:func:`tell_sample`); a function of its own, as
-    :func:`gacol_select`."""
-    tell_sample(b, y[0])
+    """Lines 6-8 with the observation ``y[0]`` (:func:`tell_sample`), a function of its own as
+    :func:`gacol_select`: a sample followed by an exact refresh calls :func:`tell_refreshing`; the others
+    run :func:`observe` (line 6) and :func:`certify` (lines 7-8) here and call nothing, so numba prunes
+    every reference count of their path (``error_model="numpy"``: no division raises, so no exit skips a
+    decrement; none divides by zero: ``c = 1 + x^T A^{-1} x >= 1``, ``lambda, delta > 0``)."""
+    y0 = y[0]
+    period, t = b.st.const.refresh_every, b.st.live[0].t + 1  # (the state's numbers, before any branch)
+    if period > 0 and t % period == 0:
+        tell_refreshing(b.st, b.chosen[0], y0)
+    else:
+        st = b.st
+        certify(st, observe(st, b.chosen[0], y0))
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over G-ACOL's kernels and
