@@ -5,10 +5,10 @@ Everything a run changes is one named record, :class:`GACOLState`: the ridge arr
 (:class:`~safebandits.algorithms.pure_exploration._cbai.CBAIState`), the bounds, the learner's uniform
 buffer and the counters ``t`` and the buffer position (a :data:`GACOL_LIVE` record); the constants of
 the run are named in :class:`GACOLConstants`. Two pure kernels act on it in place and read like the
-pseudocode (the line numbers are those of Algorithm 2 as written in ``docs/decisions/acol.md``), on
-the driver's block ``b`` (the state ``b.st``, the chosen arm ``b.chosen[0]``):
+pseudocode (the line numbers are those of Algorithm 2 as written in ``docs/decisions/acol.md``):
 
-* :func:`select_arm` -- line 4 and the rules of Table D.2: which arm to pull;
+* :func:`select_arm` -- line 4 and the rules of Table D.2: which arm to pull (into ``b.chosen[0]`` of
+  the driver's block ``b``, whose state is ``b.st``);
 * :func:`tell_sample` -- lines 5-8: add the observation to the ridge estimate, ``t <- t + 1``
   (:func:`observe`), recompute the bounds ``l_t, u_t`` of ``U`` with ``beta_t`` and update ``F``,
   ``r``, ``U`` (:func:`certify`).
