@@ -35,6 +35,7 @@ from safebandits.estimators.ridge import (
     ArmRidgeArrays,
     arm_state_refresh,
     arm_state_step,
+    arm_state_update,
     numerics_impl,
 )
 from safebandits.types import FloatArray
@@ -417,7 +418,8 @@ def observe(st, arm, y):
 
 @numba.njit(cache=True, inline="always")
 def tell_sample(st, arm, y):
-    """Add observation ``y`` of ``arm`` (Algorithm 2, lines 5-8)."""
+    """Add observation ``y`` of ``arm`` (Algorithm 2, lines 5-8). The compiled per-sample path runs these
+    steps split by whether a refresh follows (``g_acol.gacol_update``, :func:`tell_refreshing`)."""
     t = observe(st, arm, y)  # line 6
     const = st.const
     if refresh_due(const, t):  # exact recompute against rounding
@@ -429,5 +431,16 @@ def tell_sample(st, arm, y):
 def tell_refreshing(st, arm, y):
     """:func:`tell_sample` of a sample after which the ridge arrays are recomputed, compiled apart: the
     compiled per-sample path (:func:`~safebandits.algorithms.pure_exploration.g_acol.gacol_update`)
-    then calls nothing on the other samples."""
-    tell_sample(st, arm, y)
+    then calls nothing on the other samples. Its steps are compiled functions of their own (the same
+    operations; not a second inlined copy of the per-sample code: a shorter cold compile)."""
+    const, live = st.const, st.live[0]
+    arm_state_update(const.numerics, st.ridge, arm, y)  # line 6
+    live.t += 1
+    arm_state_refresh(const.numerics, st.ridge, const.reg)  # exact recompute against rounding
+    certify_apart(st, live.t)  # lines 7-8
+
+
+@numba.njit(cache=True)
+def certify_apart(st, t):
+    """:func:`certify`, compiled as a function of its own."""
+    certify(st, t)

@@ -64,6 +64,7 @@ from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     current_width,
     needs_uniform,
     observe,
+    refresh_due,
     select_arm,
     tell_refreshing,
     tell_sample,
@@ -283,8 +284,8 @@ def gacol_update(b, j, y):
     every reference count of their path (``error_model="numpy"``: no division raises, so no exit skips a
     decrement; none divides by zero: ``c = 1 + x^T A^{-1} x >= 1``, ``lambda, delta > 0``)."""
     y0 = y[0]
-    period, t = b.st.const.refresh_every, b.st.live[0].t + 1  # (the state's numbers, before any branch)
-    if period > 0 and t % period == 0:
+    const, t = b.st.const, b.st.live[0].t + 1  # (the state's numbers, before any branch)
+    if refresh_due(const, t):
         tell_refreshing(b.st, b.chosen[0], y0)
     else:
         st = b.st
