@@ -52,6 +52,7 @@ __all__ = [
     "arm_ridge_refresh",
     "arm_ridge_update",
     "arm_state_refresh",
+    "arm_state_step",
     "arm_state_update",
     "cholesky_inverse",
     "choose_numerics",
@@ -497,6 +498,11 @@ def arm_state_update(numerics: int, r: ArmRidgeArrays, arm: int, y: float) -> No
     _state_update_entry(numerics, r, arm, y)
 
 
+def arm_state_step(numerics: int, r: ArmRidgeArrays, arm: int, y: float) -> None:
+    """:func:`arm_state_update` with the numerics' step inlined into the compiled caller."""
+    _state_update_entry(numerics, r, arm, y)
+
+
 def arm_state_refresh(numerics: int, r: ArmRidgeArrays, reg: float) -> None:
     """Exact recompute of ``r`` (:class:`ArmRidgeArrays`) from its counts and sums with ridge ``reg``, the
     numerics chosen as in :func:`arm_state_update`."""
@@ -526,6 +532,20 @@ def _overload_state_update(numerics, r, arm, y):
 
     def gram(numerics, r, arm, y):
         arm_gram_update(r, arm, y)
+
+    def diagonal(numerics, r, arm, y):
+        arm_diag_update(r, arm, y)
+
+    return numerics_impl(r, (primal, gram, diagonal), _runtime_update)
+
+
+@overload(arm_state_step, inline="always")
+def _overload_state_step(numerics, r, arm, y):
+    def primal(numerics, r, arm, y):
+        arm_ridge_step(r, arm, y)
+
+    def gram(numerics, r, arm, y):
+        arm_gram_step(r, arm, y)
 
     def diagonal(numerics, r, arm, y):
         arm_diag_update(r, arm, y)

@@ -7,10 +7,11 @@ buffer and the counters ``t`` and the buffer position (a :data:`GACOL_LIVE` reco
 the run are named in :class:`GACOLConstants`. Two pure kernels act on it in place and read like the
 pseudocode (the line numbers are those of Algorithm 2 as written in ``docs/decisions/acol.md``):
 
-* :func:`select_arm` -- line 4 and the rules of Table D.2: which arm to pull;
-* :func:`tell_sample` -- lines 5-8: add the observation to the ridge estimate, ``t <- t + 1``,
-  recompute the bounds ``l_t, u_t`` of ``U`` with ``beta_t`` (:func:`certify`) and update ``F``, ``r``,
-  ``U``.
+* :func:`select_arm` -- line 4 and the rules of Table D.2: which arm to pull (into ``b.chosen[0]`` of
+  the driver's block ``b``, whose state is ``b.st``);
+* :func:`tell_sample` -- lines 5-8: add the observation to the ridge estimate, ``t <- t + 1``
+  (:func:`observe`), recompute the bounds ``l_t, u_t`` of ``U`` with ``beta_t`` and update ``F``,
+  ``r``, ``U`` (:func:`certify`).
 
 The learner (:class:`~safebandits.algorithms.pure_exploration.g_acol.GACOL`) adapts ask / tell to
 them; its compiled simulation loop and the certified skips
@@ -33,6 +34,7 @@ from safebandits.estimators.ridge import (
     GRAM,
     ArmRidgeArrays,
     arm_state_refresh,
+    arm_state_step,
     arm_state_update,
     numerics_impl,
 )
@@ -45,7 +47,10 @@ __all__ = [
     "GACOLState",
     "certify",
     "current_width",
+    "observe",
+    "refresh_due",
     "select_arm",
+    "tell_refreshing",
     "tell_sample",
 ]
 
@@ -134,14 +139,14 @@ def effective_rule(const, f_empty):
     where it cannot prune them (a record passed to an inlined helper, arrays bound to locals across
     early returns) they cost more than the whole selection on small instances (measured: 0.06 us -> 0.48
     us per selection on 11 arms, back to 0.10 us with this layout). The per-sample scans
-    (:func:`best_candidate_of`, :func:`_lookahead_gram_pick`, :func:`bounds_and_sets`) take
-    the record and call nothing: numba prunes the counts of the arrays such a function binds, but not
-    of arrays passed as arguments or kept across a call. The small helpers (this one,
-    :func:`needs_uniform`, :func:`is_candidate`, :func:`best_candidate`, :func:`_lookahead_pick`,
-    and the scans) are compiled once as functions of their own, not inlined by
-    numba (LLVM inlines them where it pays): numba's inlining copies and re-types a callee's code at every
-    call site, ~2.5 s of the family's cold compile; per sample it is 0.16 -> 0.19 us at 10 arms and
-    0.37 -> 0.33 us at 30 (docs/decisions/engine.md).
+    (:func:`best_candidate_of`, :func:`lookahead_of`, :func:`uniform_candidate_of`) take the driver's
+    block ``b`` and call nothing: numba prunes the counts of the arrays such a function binds, but not
+    of a reference kept across a call (its error exit skips the decrement), so their caller
+    (:func:`select_arm`) holds nothing but ``b``. The
+    small helpers (this one, :func:`needs_uniform`, :func:`is_candidate`, :func:`best_candidate`,
+    :func:`_lookahead_pick`) are compiled once as functions of their own, not inlined by numba (LLVM
+    inlines them where it pays): numba's inlining copies and re-types a callee's code at every call
+    site, ~2.5 s of the family's cold compile (docs/decisions/engine.md).
     """
     if const.select_from == FROM_FEASIBLE and f_empty:
         return UNIFORM, FROM_ALL
@@ -161,9 +166,10 @@ def best_candidate(scores, select_from, in_uncertain, in_feasible):
 
 
 @numba.njit(cache=True)
-def best_candidate_of(st, by_reward, select_from):
+def best_candidate_of(b, by_reward, select_from):
     """:func:`best_candidate` of the rewards (``by_reward``) or of ``||x||^2_{A^{-1}}`` over the
-    candidates of ``st``: one record in, nothing called (its arrays' counts pruned)."""
+    candidates of the state ``b.st``: one record in, nothing called (its arrays' counts pruned)."""
+    st = b.st
     best = -1
     best_val = -np.inf
     for i in range(st.sets.rewards.shape[0]):
@@ -179,6 +185,12 @@ def best_candidate_of(st, by_reward, select_from):
                 best = i
                 best_val = score
     return best
+
+
+@numba.njit(cache=True)
+def uniform_candidate_of(b, select_from):
+    """:func:`_uniform_candidate` of the state ``b.st``: one record in, nothing called."""
+    return _uniform_candidate(b.st, select_from)
 
 
 @numba.njit(cache=True, inline="always")
@@ -220,10 +232,10 @@ def _lookahead_gram(ridge, st, best):
     return _lookahead_gram_pick(st, best)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _lookahead_gram_pick(st, best):
-    """:func:`_lookahead_pick` on row ``best`` of ``G`` (Gram numerics), read from ``st.ridge``: one
-    record in, nothing called, so the counts of the arrays it binds are pruned."""
+    """:func:`_lookahead_pick` on row ``best`` of ``G`` (Gram numerics), read from ``st.ridge`` (inlined
+    into :func:`lookahead_of`, which calls nothing)."""
     gram, sq_widths = st.ridge.gram, st.ridge.sq_widths
     target = sq_widths[best]
     pick = 0
@@ -285,6 +297,13 @@ def _lookahead_entry(ridge, st, best):
 
 
 @numba.njit(cache=True)
+def lookahead_of(b, best):
+    """:func:`lookahead` on the state ``b.st``: one record in, nothing called (Gram numerics)."""
+    st = b.st
+    return lookahead(st.ridge, st, best)
+
+
+@numba.njit(cache=True)
 def _lookahead_pick(g, sq_widths, best):
     """``argmin_k ||y||^2 - g_k^2 / (1 + ||x_k||^2)`` for ``y = x_best``, the lowest index on ties."""
     target = sq_widths[best]
@@ -299,32 +318,53 @@ def _lookahead_pick(g, sq_widths, best):
 
 
 @numba.njit(cache=True, inline="always")
-def select_arm(st):
-    """Arm to pull next (Algorithm 2, line 4, and the rules of Table D.2); ``O(n d + d^2)`` with primal
-    numerics (look-ahead from ``A^{-1}``), ``O(n)`` with Gram numerics (a row of ``G``).
+def select_arm(b):
+    """Arm to pull next (Algorithm 2, line 4, and the rules of Table D.2) for the state ``b.st``, into
+    ``b.chosen[0]``; ``O(n d + d^2)`` with primal numerics (look-ahead from ``A^{-1}``), ``O(n)`` with
+    Gram numerics (a row of ``G``).
 
     Consumes one learner uniform (advancing ``live.upos``) exactly when the pick is uniform random.
-    Ties go to the lowest index. Each branch reads only the arrays it needs (see :func:`effective_rule`).
+    Ties go to the lowest index. Each branch reads only the arrays it needs (see :func:`effective_rule`);
+    the scans are functions of ``b`` (one reference count in the caller: that of ``b``).
     """
-    selection, select_from = effective_rule(st.const, st.sets.live[0].best_arm < 0)
+    selection, select_from = effective_rule(b.st.const, b.st.sets.live[0].best_arm < 0)
     if selection == UNIFORM:
-        return _uniform_candidate(st, select_from)
-    # y = argmax over the candidates of the reward (Max Rew) or of ||x||^2_{A^{-1}} (line 4)
-    best = best_candidate_of(st, selection == MAX_REWARD, select_from)
-    if selection != LOOKAHEAD or select_from == FROM_ALL:
-        # Over all of X the look-ahead picks the target itself: (y^T A^{-1} a)^2 / (1 + ||a||^2) <=
-        # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
-        # ||a|| <= ||y|| (norms in A^{-1}), with equality at a = y; so it is not computed.
-        return best
-    return lookahead(st.ridge, st, best)  # the one-step look-ahead of G-ACOL
+        arm = uniform_candidate_of(b, select_from)
+    else:
+        # y = argmax over the candidates of the reward (Max Rew) or of ||x||^2_{A^{-1}} (line 4)
+        arm = best_candidate_of(b, selection == MAX_REWARD, select_from)
+        if selection == LOOKAHEAD and select_from != FROM_ALL:
+            # (Over all of X the look-ahead picks the target itself: (y^T A^{-1} a)^2 / (1 + ||a||^2) <=
+            # ||y||^2 ||a||^2 / (1 + ||a||^2) <= ||y||^4 / (1 + ||y||^2) by Cauchy-Schwarz and
+            # ||a|| <= ||y|| (norms in A^{-1}), with equality at a = y; so it is not computed there.)
+            arm = lookahead_of(b, arm)  # the one-step look-ahead of G-ACOL
+    b.chosen[0] = arm
 
 
-@numba.njit(cache=True)
+def _width(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound):
+    """:func:`~safebandits.estimators.confidence.adaptive_width_scalar`, inlined into a compiled caller."""
+    return adaptive_width_scalar(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound)
+
+
+@overload(_width, inline="always")
+def _overload_width(  # (annotated as the implementation: numba compares the two signatures)
+    t: float,
+    dim: float,
+    delta: float,
+    reg: float,
+    noise_bound: float,
+    arm_norm_bound: float,
+    param_norm_bound: float,
+):
+    return adaptive_width_scalar.py_func  # (the same function's code, inlined: no call in the caller)
+
+
+@numba.njit(cache=True, inline="always")
 def current_width(const, t, dim):
     """``beta_t``: Proposition 3 with ``t`` samples, or the tuned constant."""
     if const.tuned:
         return const.tuned_width
-    return adaptive_width_scalar(
+    return _width(
         float(t), float(dim), const.delta, const.reg, const.noise_bound, const.arm_norm_bound,
         const.param_norm_bound,
     )  # fmt: skip
@@ -338,7 +378,7 @@ def certify(st, t):
     bounds_and_sets(current_width(st.const, t, st.ridge.arms.shape[1]), st)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def bounds_and_sets(beta, st):
     """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7) into ``st.lower`` and
     ``st.upper``, then the update of ``F``, ``r``, ``U`` (``cbai_update_step`` on ``st.sets``,
@@ -361,12 +401,46 @@ def bounds_and_sets(beta, st):
 
 
 @numba.njit(cache=True, inline="always")
+def refresh_due(const, t):
+    """Whether the ridge arrays are recomputed exactly (against rounding) after sample ``t``."""
+    return const.refresh_every > 0 and t % const.refresh_every == 0
+
+
+@numba.njit(cache=True, inline="always")
+def observe(st, arm, y):
+    """Line 6: ``A <- A + x x^T`` and ``phi_hat`` with observation ``y`` of ``arm`` (the numerics' step
+    inlined), then ``t <- t + 1``; the new ``t``."""
+    live = st.live[0]
+    arm_state_step(st.const.numerics, st.ridge, arm, y)
+    live.t += 1
+    return live.t
+
+
+@numba.njit(cache=True, inline="always")
 def tell_sample(st, arm, y):
-    """Add observation ``y`` of ``arm`` (Algorithm 2, lines 5-8)."""
-    const, live = st.const, st.live[0]
-    arm_state_update(const.numerics, st.ridge, arm, y)  # line 6: A <- A + x x^T, phi_hat
-    live.t += 1  # line 6: t <- t + 1
-    t = live.t
-    if const.refresh_every > 0 and t % const.refresh_every == 0:  # exact recompute against rounding
+    """Add observation ``y`` of ``arm`` (Algorithm 2, lines 5-8). The compiled per-sample path runs these
+    steps split by whether a refresh follows (``g_acol.gacol_update``, :func:`tell_refreshing`)."""
+    t = observe(st, arm, y)  # line 6
+    const = st.const
+    if refresh_due(const, t):  # exact recompute against rounding
         arm_state_refresh(const.numerics, st.ridge, const.reg)
     certify(st, t)  # lines 7-8
+
+
+@numba.njit(cache=True)
+def tell_refreshing(st, arm, y):
+    """:func:`tell_sample` of a sample after which the ridge arrays are recomputed, compiled apart: the
+    compiled per-sample path (:func:`~safebandits.algorithms.pure_exploration.g_acol.gacol_update`)
+    then calls nothing on the other samples. Its steps are compiled functions of their own (the same
+    operations; not a second inlined copy of the per-sample code: a shorter cold compile)."""
+    const, live = st.const, st.live[0]
+    arm_state_update(const.numerics, st.ridge, arm, y)  # line 6
+    live.t += 1
+    arm_state_refresh(const.numerics, st.ridge, const.reg)  # exact recompute against rounding
+    certify_apart(st, live.t)  # lines 7-8
+
+
+@numba.njit(cache=True)
+def certify_apart(st, t):
+    """:func:`certify`, compiled as a function of its own."""
+    certify(st, t)

@@ -60,9 +60,13 @@ from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     ConstraintFeedback,
     GACOLConstants,
     GACOLState,
+    certify,
     current_width,
     needs_uniform,
+    observe,
+    refresh_due,
     select_arm,
+    tell_refreshing,
     tell_sample,
 )
 from safebandits.algorithms.pure_exploration._skips import SKIP_LIVE, SkipWork, new_skip_work, try_skip
@@ -235,11 +239,13 @@ def gacol_plain_block(run):
 
 @numba.njit(cache=True, inline="always")
 def _can_sample(b):
-    """Line 3 (stop when ``U`` is empty) and a uniform left for rules that draw one."""
+    """Line 3 (stop when ``U`` is empty) and a uniform left for rules that draw one (the state's numbers
+    read before any branch: its reference count is pruned)."""
     st = b.st
-    if st.sets.live[0].n_uncertain == 0:
+    n_uncertain, upos, n_uniforms = st.sets.live[0].n_uncertain, st.live[0].upos, st.uniforms.shape[0]
+    if n_uncertain == 0:
         return False
-    return not (b.uses_uniforms and st.live[0].upos >= st.uniforms.shape[0])
+    return not (b.uses_uniforms and upos >= n_uniforms)
 
 
 @numba.njit(cache=True, inline="always")
@@ -252,13 +258,14 @@ def gacol_skip(b, env, variates, j, stop):
     return 0
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def gacol_select(b, j):
     """Line 4: the arm to pull (:func:`select_arm`) into ``b.chosen``; ``False`` when ``U`` is empty
-    (line 3) or the uniform buffer ran dry (the caller refills it and calls again)."""
+    (line 3) or the uniform buffer ran dry (the caller refills it and calls again). A function of its
+    own: the driver passes it its block without a reference count."""
     if not _can_sample(b):
         return False
-    b.chosen[0] = select_arm(b.st)
+    select_arm(b)
     return True
 
 
@@ -269,10 +276,20 @@ def gacol_means(b, env, j):
     return env.means[arm : arm + 1]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, error_model="numpy")
 def gacol_update(b, j, y):
-    """Lines 6-8 with the observation ``y[0]`` (:func:`tell_sample`)."""
-    tell_sample(b.st, b.chosen[0], y[0])
+    """Lines 6-8 with the observation ``y[0]`` (:func:`tell_sample`), a function of its own as
+    :func:`gacol_select`: a sample followed by an exact refresh calls :func:`tell_refreshing`; the others
+    run :func:`observe` (line 6) and :func:`certify` (lines 7-8) here and call nothing, so numba prunes
+    every reference count of their path (``error_model="numpy"``: no division raises, so no exit skips a
+    decrement; none divides by zero: ``c = 1 + x^T A^{-1} x >= 1``, ``lambda, delta > 0``)."""
+    y0 = y[0]
+    const, t = b.st.const, b.st.live[0].t + 1  # (the state's numbers, before any branch)
+    if refresh_due(const, t):
+        tell_refreshing(b.st, b.chosen[0], y0)
+    else:
+        st = b.st
+        certify(st, observe(st, b.chosen[0], y0))
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over G-ACOL's kernels and

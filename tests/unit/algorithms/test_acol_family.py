@@ -181,7 +181,11 @@ def select(
             ridge, sets, np.zeros(n), np.zeros(n), np.asarray(uniforms, dtype=np.float64), np.zeros(d),
             np.zeros(n), const, live,
         )  # fmt: skip
-        arm = select_arm(st)
+        chosen = np.full(1, -1, dtype=np.int64)
+        # (the arm into the block's ``chosen``; a block type of the library: a compiled kernel's cache must
+        # not name a type of the tests)
+        select_arm(g_acol.GACOLPlainBlock(st, chosen, False))
+        arm = chosen[0]
         picks.append((int(arm), int(live["upos"][0])))
     assert picks[0] == picks[1]
     return picks[0]
