@@ -281,17 +281,6 @@ class Study(Reading):
         return f"Study(name={self.name!r}, algorithm={self.algorithm!r}, storage={self._storage.url!r})"
 
 
-def _arm_estimates(learner: Any) -> Any:
-    """``learner.arm_estimates()`` where the learner has it and it is defined now, else None."""
-    method = getattr(learner, "arm_estimates", None)
-    if method is None:
-        return None
-    try:
-        return method()
-    except Exception:  # (a plugin's learner whose estimates are undefined in this state)
-        return None
-
-
 def _query_id(value: Any) -> int:
     if isinstance(value, Query):
         return value.id
