@@ -126,11 +126,6 @@ def new_sampler(feedback: CompiledFeedback, variates: FloatArray) -> Any:
     raise TypeError("new_sampler is compiled code's: a Python caller holds the Sampler class instead")
 
 
-def _opened(sampler: Any) -> Any:
-    """``(feedback, variates)`` of a compiled sampler: for :func:`_sample` alone (this module's key)."""
-    raise TypeError("_opened is compiled code's")
-
-
 @type_callable(new_sampler)
 def _type_new_sampler(context):  # type: ignore[no-untyped-def]  # (numba's extension API)
     def typer(feedback, variates):  # type: ignore[no-untyped-def]
@@ -150,28 +145,42 @@ def _lower_new_sampler(context, builder, sig, args):  # type: ignore[no-untyped-
     return sampler._getvalue()
 
 
-@type_callable(_opened)
-def _type_opened(context):  # type: ignore[no-untyped-def]
-    def typer(sampler):  # type: ignore[no-untyped-def]
-        if isinstance(sampler, SamplerType):
-            return types.Tuple((sampler.feedback, sampler.variates))
+def _draw(sampler: Any, arm: int, row: int) -> float:
+    """The observation of ``arm`` with variate row ``row`` (compiled code: :func:`_sample` alone)."""
+    raise TypeError("_draw is compiled code's")
+
+
+def _draw_from(env, variates, arm, row):  # type: ignore[no-untyped-def]
+    return observe_code(env.noise_code, env.sigma, env.table[arm, 0], variates[row, 0])
+
+
+@type_callable(_draw)
+def _type_draw(context):  # type: ignore[no-untyped-def]
+    def typer(sampler, arm, row):  # type: ignore[no-untyped-def]
+        if (
+            isinstance(sampler, SamplerType)
+            and isinstance(arm, types.Integer)
+            and isinstance(row, types.Integer)
+        ):
+            return types.float64
         return None
 
     return typer
 
 
-@lower_builtin(_opened, SamplerType)
-def _lower_opened(context, builder, sig, args):  # type: ignore[no-untyped-def]
-    proxy = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
-    out = context.make_tuple(builder, sig.return_type, (proxy.feedback, proxy.variates))
-    context.nrt.incref(builder, sig.return_type, out)  # (a new reference to what the sampler holds)
-    return out
+@lower_builtin(_draw, SamplerType, types.Integer, types.Integer)
+def _lower_draw(context, builder, sig, args):  # type: ignore[no-untyped-def]
+    # the fields are read in place and the formula compiled into the caller: no new reference to an
+    # array (a float comes back), so a skip's per-sample draw costs what the inline formula cost
+    typ = sig.args[0]
+    proxy = cgutils.create_struct_proxy(typ)(context, builder, value=args[0])
+    inner = types.float64(typ.feedback, typ.variates, sig.args[1], sig.args[2])
+    return context.compile_internal(builder, _draw_from, inner, [proxy.feedback, proxy.variates, *args[1:]])
 
 
 @overload_method(SamplerType, "sample")
 def _sample(sampler, arm, row):  # type: ignore[no-untyped-def]  # (numba: same names, no hints)
     def impl(sampler, arm, row):  # type: ignore[no-untyped-def]
-        env, variates = _opened(sampler)
-        return observe_code(env.noise_code, env.sigma, env.table[arm, 0], variates[row, 0])
+        return _draw(sampler, arm, row)
 
     return impl
