@@ -144,7 +144,6 @@ class Inner(NamedTuple):
     k: int
 
 
-
 class Block(NamedTuple):
     a: np.ndarray
     inner: Inner
