@@ -22,6 +22,7 @@ from safebandits._numba import Rebinding
 from safebandits._validation import check_int
 from safebandits.algorithms._catalogue import class_kinds
 from safebandits.algorithms._config import LearnerConfig, config_from_dict, config_to_dict
+from safebandits.algorithms._driver import SIMULATE
 from safebandits.algorithms._observation import (
     ObservationSpec,
     admissible_single,
@@ -29,6 +30,7 @@ from safebandits.algorithms._observation import (
     spec_for_info,
 )
 from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.problems.feedback import Sampler
 from safebandits.records import ArmEstimates, PlayedBlock
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
@@ -276,9 +278,6 @@ class BaseLearner(Rebinding):
         buffer of learner random numbers ran out), and the rows played counted on the learner and the
         environment. Regret learners return :meth:`_sim_result`.
         """
-        from safebandits.algorithms._driver import SIMULATE
-        from safebandits.problems.feedback import Sampler
-
         self._sim_start()
         plays = self._sim_plays()
         feedback = self._sim_feedback(env, plays)

@@ -45,6 +45,7 @@ __all__ = [
 
 #: What a learner's compiled rounds play: an arm index or a point per round.
 PLAYS = ("arms", "points")
+_CODES = frozenset(NOISE_CODES.values())
 
 
 class CompiledFeedback(NamedTuple):
@@ -60,17 +61,20 @@ class CompiledFeedback(NamedTuple):
 def compiled_feedback(table: FloatArray, noise: Any, owner: str) -> CompiledFeedback:
     """The record of an environment with means ``table`` and ``noise`` (a model with a noise ``code``).
 
-    The table is copied into a writable C-contiguous float64 array (one numba type for every
-    environment: one compile). Raises :class:`~safebandits.exceptions.ConfigError` for a noise model
-    without a compiled formula."""
+    The table is a writable C-contiguous float64 array (copied if need be: one numba type for every
+    environment, one compile; the driver never writes to it). Raises
+    :class:`~safebandits.exceptions.ConfigError` for a noise model without a compiled formula."""
     code = getattr(noise, "code", None)
-    if code not in NOISE_CODES.values():
+    if code not in _CODES:
         raise ConfigError(
             f"{owner} has no compiled feedback for the noise {getattr(noise, 'name', noise)!r} "
-            f"(compiled noise codes: {sorted(NOISE_CODES.values())}); play it through ask / tell."
+            f"(compiled noise codes: {sorted(_CODES)}); play it through ask / tell."
         )
     sigma = float(getattr(noise, "sigma", 0.0)) if code in (0, 3) else 0.0
-    return CompiledFeedback(np.array(table, dtype=np.float64, order="C"), int(code), sigma)
+    table = np.ascontiguousarray(table, dtype=np.float64)
+    if not table.flags.writeable:  # (a cached, read-only table: numba types it apart)
+        table = table.copy()
+    return CompiledFeedback(table, int(code), sigma)
 
 
 @numba.njit(cache=True, inline="always")
