@@ -289,10 +289,17 @@ class BaseLearner(Rebinding):
             rows = self._sim_rows(n) if stops else n
             variates = np.ascontiguousarray(env.take_variates(rows), dtype=np.float64)
             rounds = self._sim_block(Sampler(feedback, plays, env.noise, variates), rows)
-            j = start = rounds.start
+            j, resumed, stalled = rounds.start, False, 0
             while j < rows and not (stops and self.done):
-                self._sim_refill(j > start)
-                j = rounds.driver(rounds.run, feedback, variates, (j, rows, SIMULATE))
+                self._sim_refill(resumed)
+                j_next = rounds.driver(rounds.run, feedback, variates, (j, rows, SIMULATE))
+                stalled = stalled + 1 if j_next == j else 0
+                if stalled > 1:  # (a refill that lets the driver play nothing would loop for ever)
+                    raise RuntimeError(
+                        f"{type(self).__name__}: the compiled rounds stopped at row {j} again after "
+                        "_sim_refill; the refill hook must refill what the select kernel stops for."
+                    )
+                j, resumed = j_next, True
             self.n_samples += j
             env.n_samples += j
             if not stops:
@@ -356,7 +363,8 @@ class BaseLearner(Rebinding):
 
     def _sim_refill(self, resumed: bool) -> None:
         """Before each driver call: refill the buffers of learner random numbers that ran out
-        (``resumed``: the previous call of the block stopped short)."""
+        (``resumed``: not the block's first call, so the previous one stopped short, even with no row
+        played)."""
 
     def _sim_result(self, rounds: CompiledRounds | None, env: Any, n: int) -> PlayedBlock | None:
         """Regret learners: the :class:`~safebandits.records.PlayedBlock` of the ``n`` rounds (``rounds``
