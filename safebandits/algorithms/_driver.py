@@ -6,17 +6,25 @@ loop over the rows of the environment's standard variates, built from its kernel
     st = by_reference(prepare(run))    # once per block (prepare optional): the record the kernels read
     j = start                          # (rows = (start, stop, SIMULATE))
     while j < stop:
-        taken = skip(st, env, variates, j, stop)   # optional: certified skips (G-ACOL) play rows
-        if taken > 0:                              #   j .. j + taken - 1 at once
+        taken = skip(st, sampler, j, stop)   # optional: certified skips (G-ACOL) play rows j .. j + taken - 1
+        if taken > 0:                        #   at once, drawing observations with sampler.sample(arm, row)
             j += taken
             continue
         if not select(st, j):          # the learner's choice for round j (False: stop here, e.g. a buffer
             break                      #   of learner random numbers ran out; the caller refills, resumes)
-        mu = means(st, env, j)         # true means of the played action's outputs (reward, then costs)
+        mu = means(env, played(st, j)) # the environment's means of the action the learner wrote for round j
         y[k] = observe_code(env.noise_code, env.sigma, mu[k], variates[j, k])   # the one noise model
         update(st, j, y)               # the learner's update with the observation
         j += 1
     return j
+
+The learner's kernels see its own state and the observations only: ``env`` (the environment's
+:class:`~safebandits.problems.feedback.CompiledFeedback`, built by the environment) is read by the
+environment's ``means`` kernel, chosen by what the learner plays (``plays``: ``"arms"``,
+:func:`~safebandits.problems.feedback.arm_means`; ``"points"``, :func:`~safebandits.problems.feedback.
+point_means`), and the skip hook gets an opaque sampler (:class:`~safebandits.problems.feedback.
+SamplerType`: ``sample(arm, row)`` and nothing else). The one loop in Python around it (variates,
+refills, counts) is :meth:`~safebandits.algorithms.base.BaseLearner.simulate`.
 
 The same function serves the ask / tell path (modes :data:`TOLD` and :data:`SELECT`): ``tell`` calls it
 with ``rows = (0, 2, TOLD)``, the observation in ``variates[0]`` and the told action in row 0 of the run's
@@ -26,11 +34,10 @@ site, so numba compiles (and inlines) it once for both paths: G-ACOL's ask / tel
 a kernel of its own took its cold compile from 8.6-9.5 s to ~7 s.
 
 ``run`` is the learner's typed run record (a NamedTuple of its numerical state and the output buffers of
-the block), ``env`` a typed environment record with ``noise_code`` and ``sigma`` (and what ``means``
-reads). :func:`make_driver` builds this loop, compiled, for one learner's kernels: a specialisation per
-learner, so that numba inlines the kernels (no call through a function pointer) and caches it on disk
-like any other kernel (a loop taking the kernels as first-class arguments, or a closure over them, is
-recompiled in every process).
+the block), ``env`` the environment's compiled feedback record. :func:`make_driver` builds this loop,
+compiled, for one learner's kernels: a specialisation per learner, so that numba inlines the kernels
+(no call through a function pointer) and caches it on disk like any other kernel (a loop taking the
+kernels as first-class arguments, or a closure over them, is recompiled in every process).
 
 Every compiled learner simulates on it: LC-LUCB and Safe-LTS, OPLB, OPB, Safe-LUCB and GSLUCB on finite
 sets, the G-ACOL family (with its certified skips as the ``skip`` hook) and ``uniform-exploration``.
@@ -60,9 +67,10 @@ import numba
 import numpy as np
 
 from safebandits._numba import by_reference
+from safebandits.problems.feedback import PLAYS, CompiledFeedback, arm_means, new_sampler, point_means
 from safebandits.problems.noise import observe_code
 
-__all__ = ["SELECT", "SIMULATE", "TOLD", "Driver", "arm_means", "count_pull", "make_driver", "point_means"]
+__all__ = ["SELECT", "SIMULATE", "TOLD", "Driver", "count_pull", "idle_feedback", "make_driver"]
 
 #: Modes of a driver call (the third entry of ``rows``): ``SIMULATE`` plays rows ``start .. stop - 1``
 #: (choice, simulated observation, update); ``TOLD`` is the ask / tell path's ``tell``: row ``start``'s
@@ -81,7 +89,7 @@ def {name}_block(run):
 
 def {name}_loop(st, env, variates, rows):
     j, stop, mode = rows
-    y = np.empty(variates.shape[1])
+    y = np.empty(variates.shape[1]){sampler}
     told = mode == TOLD
     while True:
         if told:
@@ -95,7 +103,7 @@ def {name}_loop(st, env, variates, rows):
                 break
             if mode != SIMULATE:
                 return j + 1
-            mu = _means(st, env, j)
+            mu = _means(env, {played})
             for k in range(y.shape[0]):
                 y[k] = observe_code(env.noise_code, env.sigma, mu[k], variates[j, k])
             told = False  # (a block of this branch after the loop: ``mu`` dies here, not across the update)
@@ -108,27 +116,26 @@ def {name}_loop(st, env, variates, rows):
 #: ask / tell modes).
 _SKIP = """
             if mode == SIMULATE:
-                taken = _skip(st, env, variates, j, stop)
+                taken = _skip(st, sampler, j, stop)
                 if taken > 0:
                     j += taken
                     continue"""
 
-_CHECKSUM = f"{zlib.crc32((_LOOP + _SKIP).encode()):08x}"
+#: The sampler the skip hook reads (made once per call).
+_SAMPLER = """
+    sampler = new_sampler(env, variates)"""
+
+#: What the driver plays of a round, by ``plays``, when the learner gives no ``played`` kernel.
+_PLAYED = {"arms": "st.arms[j]", "points": "st.points[j]"}
+
+_CHECKSUM = f"{zlib.crc32((_LOOP + _SKIP + _SAMPLER + repr(_PLAYED)).encode()):08x}"
 
 
-@numba.njit(cache=True, inline="always")
-def point_means(run, env, j):
-    """The ``means`` kernel of learners that play points: ``run.points[j] @ env.params`` (column 0 the
-    reward, then the costs), as :class:`~safebandits.problems.stagewise.LinearFeedbackEnvironment`
-    computes them."""
-    return np.dot(run.points[j], env.params)
-
-
-@numba.njit(cache=True, inline="always")
-def arm_means(run, env, j):
-    """The ``means`` kernel of learners that pull arms: row ``run.arms[j]`` of ``env.means`` (K, 1 + m)
-    (column 0 the reward or loss, then the costs)."""
-    return env.means[run.arms[j]]
+def idle_feedback() -> CompiledFeedback:
+    """A feedback record that holds no environment, for drivers called in the ask / tell modes only
+    (:data:`TOLD`, :data:`SELECT`: ``env`` is never read); of the type of every environment's record,
+    so the driver compiles once for both paths."""
+    return CompiledFeedback(np.zeros((1, 1)), 0, 0.0)
 
 
 @numba.njit(cache=True, inline="always")
@@ -142,7 +149,15 @@ def count_pull(st, arm, y):
 
 
 def make_driver(
-    name: str, select: Any, means: Any, update: Any, module: str, skip: Any = None, prepare: Any = None
+    name: str,
+    select: Any,
+    update: Any,
+    module: str,
+    *,
+    plays: str,
+    played: Any = None,
+    skip: Any = None,
+    prepare: Any = None,
 ) -> Callable[..., int]:
     """The compiled driver over one learner's kernels: ``driver(run, env, variates, rows) -> j``, ``rows``
     ``(start, stop, mode)`` (:data:`SIMULATE`, :data:`TOLD`, :data:`SELECT`).
@@ -158,15 +173,17 @@ def make_driver(
     select : compiled ``(st, j) -> bool``
         The learner's choice for round ``j``, written into ``st`` (and its output buffers); ``False``
         stops the loop before round ``j`` (nothing consumed).
-    means : compiled ``(st, env, j) -> 1-D array``
-        True means of the outputs of the action chosen for round ``j`` (one per variate column).
     update : compiled ``(st, j, y)``
         The learner's update with the observation ``y`` of round ``j``.
     module : str
         ``__name__`` of the learner's module: the driver's numba cache lives with that file.
-    skip : compiled ``(st, env, variates, j, stop) -> int``, optional
+    plays : ``"arms"`` or ``"points"``
+        What the learner writes for a round: the environment's means kernel of that kind reads it.
+    played : compiled ``(st, j) -> arm index or point``, optional
+        The action the learner wrote for round ``j``; default ``st.arms[j]`` / ``st.points[j]``.
+    skip : compiled ``(st, sampler, j, stop) -> int``, optional
         Called before each round: the number of rows ``j, j+1, ...`` it played itself (certified skips,
-        which draw their observations with the same noise formula), 0 for none.
+        which draw their observations with ``sampler.sample(arm, row)``), 0 for none.
     prepare : compiled ``(run) -> st``, optional
         Called once per block: the record the other kernels read (``st``; without it ``st`` is ``run``),
         such as named views of the learner's buffers; the loop receives it by reference, as an argument
@@ -176,12 +193,16 @@ def make_driver(
     -------
     The :class:`Driver`: ``driver(run, env, variates, rows)`` returns the first variate row not played.
     """
+    if plays not in PLAYS:
+        raise ValueError(f"plays must be one of {PLAYS}, not {plays!r}")
     namespace: dict[str, Any] = {
         "_select": select,
-        "_means": means,
+        "_means": arm_means if plays == "arms" else point_means,
         "_update": update,
         "_skip": skip,
         "_prepare": prepare,
+        "_played": played,
+        "new_sampler": new_sampler,
         "observe_code": observe_code,
         "by_reference": by_reference,
         "np": np,
@@ -191,9 +212,15 @@ def make_driver(
     }
     source_file = sys.modules[module].__file__ or "<driver>"
     prepare_line = "run" if prepare is None else "_prepare(run)"
-    source = _LOOP.format(name=name, skip=_SKIP if skip is not None else "", prepare=prepare_line)
+    source = _LOOP.format(
+        name=name,
+        skip=_SKIP if skip is not None else "",
+        sampler=_SAMPLER if skip is not None else "",
+        prepare=prepare_line,
+        played=_PLAYED[plays] if played is None else "_played(st, j)",
+    )
     exec(compile(source, source_file, "exec"), namespace)
-    kernels = [k.__name__ for k in (prepare, skip, select, means, update) if k is not None]
+    kernels = [k.__name__ for k in (prepare, skip, select, played, update) if k is not None]
     doc = f"(:func:`safebandits.algorithms._driver.make_driver`) over {' / '.join(kernels)}."
     compiled = []
     for part in ("block", "loop"):
@@ -202,7 +229,9 @@ def make_driver(
         fn.__qualname__ = f"{name}_{part}_{_CHECKSUM}"  # (the cache index: a new one when the loop changes)
         fn.__doc__ = f"The {part} of the compiled driver {doc}"
         compiled.append(numba.njit(cache=True)(fn))
-    return Driver(name, *compiled)
+    driver = Driver(name, *compiled)
+    driver.kernels = {"select": select, "update": update, "played": played, "skip": skip, "prepare": prepare}
+    return driver
 
 
 class Driver:
@@ -220,10 +249,13 @@ class Driver:
     and bind the loop (:func:`~safebandits._numba.bind_kernel`).
     """
 
-    __slots__ = ("block", "loop", "name")
+    __slots__ = ("block", "kernels", "loop", "name")
 
     def __init__(self, name: str, block: Any, loop: Any) -> None:
         self.name, self.block, self.loop = name, block, loop
+        #: The learner's kernels it runs, by role (``select``, ``update``, ``played``, ``skip``,
+        #: ``prepare``; ``None`` for a role not given): the contract test reads their arguments.
+        self.kernels: dict[str, Any] = {}
 
     def __call__(self, run: Any, env: Any, variates: np.ndarray, rows: tuple[int, int, int]) -> int:
         return self.loop(self.block(run), env, variates, rows)

@@ -14,7 +14,7 @@ calls it on every :class:`BaseLearner` and nothing else (no attribute guessing).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -22,18 +22,21 @@ from safebandits._numba import Rebinding
 from safebandits._validation import check_int
 from safebandits.algorithms._catalogue import class_kinds
 from safebandits.algorithms._config import LearnerConfig, config_from_dict, config_to_dict
+from safebandits.algorithms._driver import SIMULATE
 from safebandits.algorithms._observation import (
     ObservationSpec,
     admissible_single,
     check_observation,
     spec_for_info,
 )
-from safebandits.exceptions import ProtocolError
+from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.problems.feedback import Sampler
 from safebandits.records import ArmEstimates, PlayedBlock
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
 __all__ = [
     "BaseLearner",
+    "CompiledRounds",
     "Learner",
     "LearnerConfig",
     "PureExplorationLearner",
@@ -83,6 +86,16 @@ class Simulating(Protocol):
     """
 
     def simulate(self, env: Any, n: int) -> PlayedBlock | None: ...
+
+
+class CompiledRounds(NamedTuple):
+    """A learner's block of compiled rounds (:meth:`BaseLearner._sim_block`): the shared driver
+    (algorithms/_driver.py; ``None`` when the learner played every row itself), its run record, and the
+    first row the driver plays (the rows before it the learner played with the sampler)."""
+
+    driver: Any
+    run: Any
+    start: int
 
 
 class BaseLearner(Rebinding):
@@ -225,14 +238,17 @@ class BaseLearner(Rebinding):
         """Play on the simulated ``env`` what ask -> ``env.play`` -> tell would (:class:`Simulating`).
 
         Regret learners: ``n`` rounds, returned as a :class:`~safebandits.records.PlayedBlock`;
-        pure-exploration learners: until ``done`` or ``n`` samples in total, returns ``None``. This
-        default is the plain loop :func:`play_ask_tell` (policy means from the view's ``safe_action`` /
-        ``safe_arm``); learners with compiled kernels override it with a loop that gives the same
-        trajectory (a parity test per learner).
+        pure-exploration learners: until ``done`` or ``n`` samples in total, returns ``None``. A learner
+        without compiled rounds (:meth:`_sim_plays` ``""``) plays the plain loop :func:`play_ask_tell`
+        (policy means from the view's ``safe_action`` / ``safe_arm``); a learner with compiled rounds
+        plays them on the shared driver in the one loop below (:meth:`_simulate_compiled`), with the
+        same trajectory (a parity test per learner).
         """
         n = check_int(n, "n", low=0)
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
+        if self._sim_plays():
+            return self._simulate_compiled(env, n)
         info = self.info
         return play_ask_tell(
             self,
@@ -241,6 +257,119 @@ class BaseLearner(Rebinding):
             safe_action=getattr(info, "safe_action", None),
             safe_arm=getattr(info, "safe_arm", None),
         )
+
+    # -- the compiled simulation: one loop, the learner's hooks ---------------------------------------
+    #: Noise codes (:data:`~safebandits.problems.noise.NOISE_CODES`) the compiled rounds take.
+    _sim_noise_codes: ClassVar[tuple[int, ...]] = (0, 1, 2, 3)
+    #: An environment without compiled feedback for this learner: ``True`` plays the ask / tell loop,
+    #: ``False`` raises a :class:`~safebandits.exceptions.ConfigError` saying what is wrong.
+    _sim_fallback: ClassVar[bool] = False
+
+    def _simulate_compiled(self, env: Any, n: int) -> PlayedBlock | None:
+        """The one simulation loop of every learner on the shared driver (algorithms/_driver.py).
+
+        The environment builds its compiled feedback record (``env.compiled_feedback(plays)``: the
+        means table, noise code and sigma; the learner never reads it); then, block by block (one block
+        of ``n`` rows for a regret learner; blocks of :meth:`_sim_rows` until ``done`` or ``n`` samples
+        for a pure-exploration one): the environment's next variate rows, the learner's run record
+        (:meth:`_sim_block`, which may play the first rows itself with a
+        :class:`~safebandits.problems.feedback.Sampler`, e.g. warm-start rounds), then the driver from
+        row to row with the learner's :meth:`_sim_refill` before each call (the driver stops when a
+        buffer of learner random numbers ran out), and the rows played counted on the learner and the
+        environment. Regret learners return :meth:`_sim_result`.
+        """
+        self._sim_start()
+        plays = self._sim_plays()
+        feedback = self._sim_feedback(env, plays)
+        stops = self._has_done
+        if feedback is None:
+            return play_ask_tell(self, env, n) if stops else self._sim_result(None, env, n)
+        rounds = None
+        while not (stops and (self.done or self.n_samples >= n)):
+            rows = self._sim_rows(n) if stops else n
+            variates = np.ascontiguousarray(env.take_variates(rows), dtype=np.float64)
+            rounds = self._sim_block(Sampler(feedback, plays, env.noise, variates), rows)
+            j, resumed, stalled = rounds.start, False, 0
+            while j < rows and not (stops and self.done):
+                self._sim_refill(resumed)
+                j_next = rounds.driver(rounds.run, feedback, variates, (j, rows, SIMULATE))
+                stalled = stalled + 1 if j_next == j else 0
+                if stalled > 1:  # (a refill that lets the driver play nothing would loop for ever)
+                    raise RuntimeError(
+                        f"{type(self).__name__}: the compiled rounds stopped at row {j} again after "
+                        "_sim_refill; the refill hook must refill what the select kernel stops for."
+                    )
+                j, resumed = j_next, True
+            self.n_samples += j
+            env.n_samples += j
+            if not stops:
+                break
+        return self._sim_result(rounds, env, n) if not stops else None
+
+    def _sim_feedback(self, env: Any, plays: str) -> Any:
+        """The environment's compiled feedback record for what this learner plays, checked against the
+        learner's problem (:meth:`_sim_shape`, :attr:`_sim_noise_codes`); ``None`` (with
+        :attr:`_sim_fallback`) or a :class:`~safebandits.exceptions.ConfigError` saying what is wrong."""
+        owner, problem = type(self).__name__, ""
+        make = getattr(env, "compiled_feedback", None)
+        if make is None:
+            problem = f"a {type(env).__name__} has no compiled feedback (compiled_feedback)"
+        else:
+            try:
+                feedback = make(plays)
+            except ConfigError as exc:
+                problem = str(exc)
+            else:
+                shape = self._sim_shape(plays)
+                if feedback.table.shape != shape:
+                    what = "arms x outputs" if plays == "arms" else "dimension x outputs"
+                    problem = (
+                        f"the environment's means table ({what}) has shape {feedback.table.shape}; "
+                        f"this learner's problem has {shape}"
+                    )
+                elif feedback.noise_code not in self._sim_noise_codes:
+                    problem = (
+                        f"noise code {feedback.noise_code} is not one this learner compiles "
+                        f"({self._sim_noise_codes})"
+                    )
+                else:
+                    return feedback
+        if self._sim_fallback:
+            return None
+        raise ConfigError(f"{owner}.simulate needs a simulated environment of its problem: {problem}.")
+
+    def _sim_plays(self) -> str:
+        """What the compiled rounds play (:data:`~safebandits.problems.feedback.PLAYS`: ``"arms"`` or
+        ``"points"``); ``""`` (the default): no compiled rounds."""
+        return ""
+
+    def _sim_shape(self, plays: str) -> tuple[int, int]:
+        """The shape of the environment's means table this learner's problem has (``(n_arms, outputs)``
+        or ``(d, outputs)``)."""
+        raise NotImplementedError
+
+    def _sim_start(self) -> None:
+        """Called once when a compiled simulation starts (e.g. forget a choice prepared for ``ask``)."""
+
+    def _sim_rows(self, budget: int) -> int:
+        """Pure-exploration learners: the variate rows of the next block (at most ``budget`` samples in
+        all)."""
+        return budget - self.n_samples
+
+    def _sim_block(self, sampler: Any, rows: int) -> CompiledRounds:
+        """The learner's run over a block of ``rows`` variate rows: its driver, its run record, and the
+        rows it played itself first with ``sampler`` (``sampler.sample(action, row)``)."""
+        raise NotImplementedError
+
+    def _sim_refill(self, resumed: bool) -> None:
+        """Before each driver call: refill the buffers of learner random numbers that ran out
+        (``resumed``: not the block's first call, so the previous one stopped short, even with no row
+        played)."""
+
+    def _sim_result(self, rounds: CompiledRounds | None, env: Any, n: int) -> PlayedBlock | None:
+        """Regret learners: the :class:`~safebandits.records.PlayedBlock` of the ``n`` rounds (``rounds``
+        ``None``: the environment had no compiled feedback and :attr:`_sim_fallback` is set)."""
+        raise NotImplementedError
 
     # -- to implement ---------------------------------------------------------------------
     def _ask(self, context: Any) -> Decision:

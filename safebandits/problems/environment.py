@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from safebandits.exceptions import ConfigError
+from safebandits.problems.feedback import CompiledFeedback, compiled_feedback
 from safebandits.problems.noise import NoiseModel
 from safebandits.types import BatchObservation, Decision, FloatArray, Observation
 
@@ -133,6 +134,13 @@ class ArmEnvironment(VariateStream):
         return self.means.shape[0]
 
     # -- feedback -------------------------------------------------------------------------
+    def compiled_feedback(self, plays: str) -> CompiledFeedback:
+        """The record the shared compiled driver plays a learner's arms against (``plays="arms"``): the
+        means table ``(n_arms, outputs)``, the noise code and sigma (:mod:`safebandits.problems.feedback`)."""
+        if plays != "arms":
+            raise ConfigError(f"An ArmEnvironment plays arms, not {plays!r}.")
+        return compiled_feedback(self.means, self.noise, type(self).__name__)
+
     def pull(self, arm: int) -> Observation:
         """Pull one arm once and return its noisy observation."""
         v = self.next_row()

@@ -40,6 +40,7 @@ from safebandits._validation import (
 )
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.environment import VariateStream
+from safebandits.problems.feedback import CompiledFeedback, compiled_feedback
 from safebandits.problems.noise import NoiseModel
 from safebandits.types import ArmSetMixin, Decision, FloatArray, Observation
 
@@ -527,6 +528,17 @@ class LinearFeedbackEnvironment(VariateStream):
     @property
     def n_constraints(self) -> int:
         return self.cost_params.shape[0]
+
+    def compiled_feedback(self, plays: str) -> CompiledFeedback:
+        """The record the shared compiled driver plays a learner's actions against
+        (:mod:`safebandits.problems.feedback`): for ``"points"`` the parameters ``(d, 1 + m)``, for
+        ``"arms"`` each vertex's means ``(n_arms, 1 + m)`` (:func:`row_means`: the values :meth:`play`
+        meets), with the noise code and sigma."""
+        if plays == "points":
+            return compiled_feedback(self.params, self.noise, type(self).__name__)
+        if plays == "arms":
+            return compiled_feedback(row_means(self.arms, self.params), self.noise, type(self).__name__)
+        raise ConfigError(f"A LinearFeedbackEnvironment plays arms or points, not {plays!r}.")
 
     def point_of(self, decision: Decision) -> FloatArray:
         if decision.point is not None:

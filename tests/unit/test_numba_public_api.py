@@ -24,6 +24,7 @@ from hypothesis.extra.numpy import arrays
 
 from safebandits._numba import Struct, StructProxy, by_reference
 from safebandits.algorithms._driver import make_driver
+from safebandits.problems.feedback import CompiledFeedback
 
 #: numba's registries an extension could change, as ``module:attribute`` (dicts and lists of hooks).
 REGISTRIES = (
@@ -143,12 +144,6 @@ class Inner(NamedTuple):
     k: int
 
 
-class Env(NamedTuple):
-    means: np.ndarray
-    noise_code: int
-    sigma: float
-
-
 class Block(NamedTuple):
     a: np.ndarray
     inner: Inner
@@ -167,17 +162,17 @@ def _select(b, j):
 
 
 @numba.njit(cache=False, inline="always")
-def _means(b, env, j):
-    return env.means[j : j + 1]
-
-
-@numba.njit(cache=False, inline="always")
 def _update(b, j, y):
     b.a[j] = y[0]  # nothing in the loop reads b.a afterwards: the write must still reach the buffer
     b.inner.x[1, 2] = -b.f
 
 
-_rounds = make_driver("_rounds", _select, _means, _update, __name__, prepare=_views)
+@numba.njit(cache=False, inline="always")
+def _played(b, j):
+    return j  # (arm j: the environment's row j)
+
+
+_rounds = make_driver("_rounds", _select, _update, __name__, plays="arms", played=_played, prepare=_views)
 
 
 @numba.njit
@@ -197,7 +192,7 @@ def test_write_through_a_record_of_views_built_in_the_function_is_kept():
 @given(arrays(np.float64, 8, elements=st.floats(-1e6, 1e6)), st.integers(0, 4))
 def test_driver_writes_through_the_prepared_views_reach_the_buffer(values, stop):
     buf = np.zeros(8)
-    env = Env(np.ascontiguousarray(values), 0, 0.0)  # (Gaussian noise with sigma 0: the mean itself)
+    env = CompiledFeedback(values.reshape(8, 1).copy(), 0, 0.0)  # (Gaussian noise, sigma 0: the mean)
     variates = np.zeros((8, 1))
     j = _rounds((buf,), env, variates, (0, stop, 0))
     expected = np.zeros(8)
@@ -263,5 +258,5 @@ def test_a_record_by_reference_is_one_struct_with_its_class():
 def test_the_driver_is_a_block_then_a_loop_taking_it():
     block = _rounds.block((np.zeros(8),))
     assert isinstance(block, StructProxy)  # (by reference: the loop's argument, writes kept)
-    env = Env(np.arange(8.0), 0, 0.0)
+    env = CompiledFeedback(np.arange(8.0).reshape(8, 1), 0, 0.0)
     assert _rounds.loop(block, env, np.zeros((8, 1)), (0, 3, 0)) == 3

@@ -42,7 +42,6 @@ from safebandits.types import FloatArray
 
 __all__ = [
     "GACOL_LIVE",
-    "ConstraintFeedback",
     "GACOLConstants",
     "GACOLState",
     "certify",
@@ -102,15 +101,6 @@ class GACOLState(NamedTuple):
     work_g: FloatArray
     const: GACOLConstants
     live: np.ndarray
-
-
-class ConstraintFeedback(NamedTuple):
-    """The simulated environment of a CBAI run: each arm's constraint value ``means`` (n_arms,) and the
-    noise (``observe_code(noise_code, sigma, mean, z)``)."""
-
-    means: FloatArray
-    noise_code: int
-    sigma: float
 
 
 @numba.njit(cache=True)

@@ -5,7 +5,7 @@ sets ``U`` and ``F`` of Algorithm 2 stay the same: the uniform rules (G-ACOL Uni
 and the max-reward rules (Max Rew-U, Max Rew-F) depend on the data only through ``U`` and ``F``, and
 Greedy Max Var on a design whose arms each have one non-zero coordinate pulls the widest arm of ``X``,
 a function of the design alone. For a stretch of samples in which no arm leaves ``U`` the pulls are
-therefore known in advance, and the observations follow from the environment's variates.
+therefore known in advance, and the environment's sampler draws their observations.
 
 :func:`try_skip` takes such a stretch at once, starting and ending at exact-refresh points ``t0`` and
 ``t1`` (multiples of ``refresh_every``): it plays the pulls, accumulating the per-arm counts and sums
@@ -49,7 +49,6 @@ from safebandits.estimators.ridge import (
     arm_state_refresh,
     normal_equations,
 )
-from safebandits.problems.noise import observe_code
 from safebandits.types import FloatArray, IntArray
 
 __all__ = ["SKIP_CHUNK", "SKIP_LIVE", "SKIP_SAFETY", "SKIP_TRACKED", "SkipWork", "new_skip_work", "try_skip"]
@@ -274,7 +273,7 @@ def _widest_step(const, w, arm, y, t, refresh):
 
 
 @numba.njit(cache=True)
-def try_skip(st: GACOLState, sk: SkipWork, env, variates, start, max_len):
+def try_skip(st: GACOLState, sk: SkipWork, sampler, start, max_len):
     """Take up to ``max_len`` samples (variate rows from ``start``) at once when no set of Algorithm 2
     can change meanwhile.
 
@@ -283,8 +282,10 @@ def try_skip(st: GACOLState, sk: SkipWork, env, variates, start, max_len):
     depend on the data only through ``U`` and ``F`` (uniform and max-reward), and for Greedy Max Var on
     a diagonal design (its pull, the widest arm of ``X``, depends on the design only:
     :func:`_widest_step` replays it with a tournament tree). While ``U`` and ``F`` are fixed the pulls
-    are known, so the block's observations are drawn from the variates (the same formula and order as
-    ``run_loop``: bit-identical counts and sums). With ``A_{t0} = L_0 L_0^T`` and the residuals
+    are known, so the block's observations are drawn with ``sampler.sample(arm, row)`` (the
+    environment's opaque sampler over its variate rows: the same formula and order as the driver's
+    rounds, bit-identical counts and sums; the means stay the environment's). With
+    ``A_{t0} = L_0 L_0^T`` and the residuals
     ``r_s = y_s - x_s^T phi_hat_{t0}`` of the block, ``phi_hat_t - phi_hat_{t0} = A_t^{-1} sum_s x_s
     r_s``, so by Cauchy-Schwarz and ``A_t >= A_{t0}`` ``|x_i^T phi_hat_t - x_i^T phi_hat_{t0}| <=
     ||x_i||_{A_t^{-1}} F_t`` with ``F_t = ||L_0^{-1} sum_s x_s r_s||``, tracked in ``O(1)`` per sample
@@ -409,7 +410,7 @@ def try_skip(st: GACOLState, sk: SkipWork, env, variates, start, max_len):
             arm = cand[c]
         else:
             arm = fixed
-        y = observe_code(env.noise_code, env.sigma, env.means[arm], variates[start + s, 0])
+        y = sampler.sample(arm, start + s)
         counts[arm] += 1.0
         sums[arm] += y
         if widest:

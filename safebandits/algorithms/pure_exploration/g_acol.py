@@ -48,8 +48,8 @@ from safebandits._validation import (
     check_positive,
     literal_choices,
 )
-from safebandits.algorithms._driver import SELECT, SIMULATE, TOLD, make_driver
-from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms._driver import SELECT, TOLD, idle_feedback, make_driver
+from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import CBAILearner, CBAISets, check_cbai_info
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     FROM_ALL,
@@ -57,7 +57,6 @@ from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     GACOL_LIVE,
     MAX_REWARD,
     UNIFORM,
-    ConstraintFeedback,
     GACOLConstants,
     GACOLState,
     certify,
@@ -77,7 +76,6 @@ from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
     "GACOL",
-    "ConstraintFeedback",
     "GACOLBlock",
     "GACOLConfig",
     "GACOLConstants",
@@ -249,12 +247,13 @@ def _can_sample(b):
 
 
 @numba.njit(cache=True, inline="always")
-def gacol_skip(b, env, variates, j, stop):
+def gacol_skip(b, sampler, j, stop):
     """At a refresh point with a whole period of rows left, a certified skip
-    (:func:`~safebandits.algorithms.pure_exploration._skips.try_skip`); the number of rows it played."""
+    (:func:`~safebandits.algorithms.pure_exploration._skips.try_skip`, drawing its observations with
+    ``sampler.sample(arm, row)``); the number of rows it played."""
     live = b.st.live[0]
     if b.can_skip and _can_sample(b) and live.t % b.period == 0 and stop - j >= b.period:
-        return try_skip(b.st, b.sk, env, variates, j, stop - j)
+        return try_skip(b.st, b.sk, sampler, j, stop - j)
     return 0
 
 
@@ -270,10 +269,9 @@ def gacol_select(b, j):
 
 
 @numba.njit(cache=True, inline="always")
-def gacol_means(b, env, j):
-    """Line 5: the constraint value of the chosen arm (``env.means`` of a :class:`ConstraintFeedback`)."""
-    arm = b.chosen[0]
-    return env.means[arm : arm + 1]
+def gacol_played(b, j):
+    """Line 5: the arm pulled (the environment observes its constraint value)."""
+    return b.chosen[0]
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -294,17 +292,30 @@ def gacol_update(b, j, y):
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over G-ACOL's kernels and
 #: its certified skips: ``gacol_samples(run, env, variates, (start, stop, mode)) -> j`` on a :class:`GACOLRun`
-#: and a :class:`ConstraintFeedback`, the first variate row not used (``U`` empty, ``stop``, or the
+#: and the environment's compiled feedback, the first variate row not used (``U`` empty, ``stop``, or the
 #: uniform buffer ran dry: refill and call again).
 gacol_samples = make_driver(
-    "gacol_samples", gacol_select, gacol_means, gacol_update, __name__, skip=gacol_skip, prepare=gacol_block
+    "gacol_samples",
+    gacol_select,
+    gacol_update,
+    __name__,
+    plays="arms",
+    played=gacol_played,
+    skip=gacol_skip,
+    prepare=gacol_block,
 )
 #: The same driver without the skip hook on a :class:`GACOLPlainRun`, for runs whose skips are off
 #: (G-ACOL's look-ahead rule, ``certified_skip=False``; it does not compile the skips' code, ~5 s of a
 #: cold start) and for the ask / tell path (modes ``TOLD`` / ``SELECT`` of the driver, one sample per
 #: call): one compiled function for both paths.
 gacol_samples_plain = make_driver(
-    "gacol_samples_plain", gacol_select, gacol_means, gacol_update, __name__, prepare=gacol_plain_block
+    "gacol_samples_plain",
+    gacol_select,
+    gacol_update,
+    __name__,
+    plays="arms",
+    played=gacol_played,
+    prepare=gacol_plain_block,
 )
 #: Its loop (bound by the ask / tell path, which keeps the block; a module-level name: a copy or a pickle
 #: of a learner binds it again).
@@ -479,7 +490,7 @@ class GACOL(CBAILearner):
         one = self._one_cache
         if one is None:
             block = gacol_samples_plain.block(GACOLPlainRun(self.state, self._chosen))
-            env = ConstraintFeedback(np.zeros(self.n_arms), 0, 0.0)
+            env = idle_feedback()
             told = np.zeros((2, 1))
             loop = bind_kernel(gacol_samples_plain_loop, (block, env, told, (0, 2, TOLD)))
             one = self._one_cache = (loop, block, env, told)
@@ -513,53 +524,39 @@ class GACOL(CBAILearner):
     def _recommend_info(self) -> dict[str, Any]:
         return {"beta": self.beta}
 
-    # -- compiled simulation ----------------------------------------------------------------------
-    def simulate(self, env: Any, n: int) -> None:
-        """The declared fast path (:meth:`~safebandits.algorithms.base.BaseLearner.simulate`): run
-        ask -> pull -> tell in one compiled loop until ``done`` or ``n`` total samples.
+    # -- compiled simulation (the hooks of BaseLearner.simulate's one loop) ------------------------
+    #: Other noise models and environments play the ask / tell loop.
+    _sim_noise_codes = (0, 1)
+    _sim_fallback = True
 
-        Consumes the environment's standard variates through ``env.take_variates`` in blocks (the
-        k-th pull meets the k-th variate, exactly as ``env.pull``) and the learner's uniforms from the
-        same buffer as :meth:`ask`, so the trajectory equals the ask / tell path's. Variates of the
-        last block left unused when the learner stops are discarded. Environments with more than
-        one output column or an unknown noise model fall back to the Python loop.
+    def _sim_plays(self) -> str:
+        return "arms"
 
-        Parameters
-        ----------
-        env : ArmEnvironment
-        n : int
-            Maximum total number of samples (including samples already taken): the budget.
-        """
-        if self._pending is not None:
-            raise ProtocolError("GACOL.simulate called with a pending ask; tell it first.")
+    def _sim_shape(self, plays: str) -> tuple[int, int]:
+        return (self.n_arms, 1)  # one output: the constraint value
+
+    def _sim_start(self) -> None:
         self._drop_prefetch()
-        budget = check_int(n, "n", low=0)
-        code = getattr(env.noise, "code", None)
-        means = np.asarray(env.means)
-        if means.shape != (self.n_arms, 1) or code not in (0, 1):
-            self._run_python(env, budget)
-            return
-        sigma = float(env.noise.sigma) if code == 0 else 0.0
-        feedback = ConstraintFeedback(np.ascontiguousarray(means[:, 0], dtype=np.float64), int(code), sigma)
+
+    def _sim_rows(self, budget: int) -> int:
+        """Blocks of :data:`VARIATE_BLOCK` rows ending at refresh points (longer certified skips)."""
+        k = min(VARIATE_BLOCK, budget - self.n_samples)
+        period = self.config.refresh_every
+        if period > 0 and k == VARIATE_BLOCK and k > period:
+            k -= (self.n_samples + k) % period
+        return k
+
+    def _sim_block(self, sampler: Any, rows: int) -> CompiledRounds:
+        """:data:`gacol_samples` with the certified skips, or :data:`gacol_samples_plain` when they are
+        off; the uniforms come from the buffer :meth:`ask` reads, so the trajectory is the ask / tell
+        path's. Variates of the last block left when the learner stops are discarded."""
         sk = self._skip_work()
         if sk.cand.shape[0] > 0:
-            run: Any = GACOLRun(self.state, sk, self._chosen)
-            driver = gacol_samples
-        else:
-            run, driver = GACOLPlainRun(self.state, self._chosen), gacol_samples_plain
-        period = self.config.refresh_every
-        while not self.done and self.n_samples < budget:
-            k = min(VARIATE_BLOCK, budget - self.n_samples)
-            if period > 0 and k == VARIATE_BLOCK and k > period:
-                k -= (self.n_samples + k) % period  # end blocks at refresh points: longer skips
-            variates = np.ascontiguousarray(env.take_variates(k), dtype=np.float64)
-            j = 0
-            while j < k and not self.done:
-                self._refill_uniforms()
-                j_next = driver(run, feedback, variates, (j, k, SIMULATE))
-                self.n_samples += j_next - j
-                env.n_samples += j_next - j
-                j = j_next
+            return CompiledRounds(gacol_samples, GACOLRun(self.state, sk, self._chosen), 0)
+        return CompiledRounds(gacol_samples_plain, GACOLPlainRun(self.state, self._chosen), 0)
+
+    def _sim_refill(self, resumed: bool) -> None:
+        self._refill_uniforms()
 
     def _skip_work(self) -> SkipWork:
         """Work arrays of the certified skips (empty: no skipping).
@@ -573,8 +570,3 @@ class GACOL(CBAILearner):
         fixed_rule = c.selection in ("uniform", "max_reward")
         enabled = c.certified_skip and c.refresh_every > 0 and (fixed_rule or widest)
         return new_skip_work(self._ridge.arrays, enabled, widest, self._skip_live)
-
-    def _run_python(self, env: Any, budget: int) -> None:
-        while not self.done and self.n_samples < budget:
-            decision = self.ask()
-            self.tell(decision, env.play(decision))

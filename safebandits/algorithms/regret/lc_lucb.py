@@ -54,8 +54,8 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import SIMULATE, make_driver, point_means
-from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms._driver import make_driver
+from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.estimators.stagewise import (
@@ -81,7 +81,6 @@ __all__ = [
     "RNG_POSITIONS",
     "SAFE_ACTION",
     "LCLUCBConfig",
-    "LinearFeedback",
     "PackedRound",
     "RoundChoice",
     "StagewiseBlock",
@@ -199,15 +198,6 @@ class PackedRound(NamedTuple):
     point: np.ndarray
     theta_ts: np.ndarray
     costs: np.ndarray
-
-
-class LinearFeedback(NamedTuple):
-    """The simulated linear environment: ``params`` (d, 1 + m) (column 0 reward, then the costs) and the
-    noise, ``observe_code(noise_code, sigma, mean, z)``."""
-
-    params: np.ndarray
-    noise_code: int
-    sigma: float
 
 
 # --------------------------------------------------------------------------------------------------
@@ -441,10 +431,10 @@ def stagewise_update(b, j, y):
 #: over Safe-LTS's: ``driver(run, env, variates, (start, stop, mode)) -> j``, the first row not played (a
 #: :class:`StagewiseRun`; Safe-LTS stops early when its normals run out: refill, call again).
 lc_lucb_rounds = make_driver(
-    "lc_lucb_rounds", lc_lucb_select, point_means, stagewise_update, __name__, prepare=stagewise_block
+    "lc_lucb_rounds", lc_lucb_select, stagewise_update, __name__, plays="points", prepare=stagewise_block
 )
 safe_lts_rounds = make_driver(
-    "safe_lts_rounds", safe_lts_select, point_means, stagewise_update, __name__, prepare=stagewise_block
+    "safe_lts_rounds", safe_lts_select, stagewise_update, __name__, plays="points", prepare=stagewise_block
 )
 
 
@@ -877,52 +867,45 @@ class StagewiseLinearLearner(BaseLearner):
             return None
         return self._choice(self._safe_row)
 
-    # -- compiled simulation -----------------------------------------------------------------------
-    def _env_model(self, env: Any) -> LinearFeedback:
-        params = np.ascontiguousarray(env.params, dtype=np.float64)
-        code = int(getattr(env.noise, "code", -1))
-        if code not in (0, 1, 2) or params.shape != (self._arms.shape[1], 1 + self.estimator.tau.shape[0]):
-            raise ConfigError(
-                f"{type(self).__name__}.simulate needs a LinearFeedbackEnvironment of this problem."
-            )
-        return LinearFeedback(params, code, float(getattr(env.noise, "sigma", 0.0)))
+    # -- simulation: the hooks of BaseLearner.simulate's one loop over the shared driver -----------
+    def _sim_plays(self) -> str:
+        return "points"
 
-    def _warm_rounds(self, env: Any, variates: FloatArray, points: FloatArray, j: int, n: int) -> int:
-        """Play warm-start rounds on variate rows ``j..`` exactly as ``env.play`` would."""
+    def _sim_shape(self, plays: str) -> tuple[int, int]:
+        return (self._arms.shape[1], 1 + self.estimator.tau.shape[0])  # (d, reward + costs)
+
+    def _warm_rounds(self, sampler: Any, points: FloatArray, j: int, n: int) -> int:
+        """Play warm-start rounds on variate rows ``j..`` exactly as ``env.play`` would (the sampler's
+        observations of ``x0``)."""
         x = self._x0
         while j < n and self.in_warm_start:
-            y = env.noise.observe(x @ env.params, variates[j])
+            y = sampler.sample(x, j)
             points[j] = x
             self._observe(x, float(y[0]), np.ascontiguousarray(y[1:]))
             j += 1
         return j
 
-    def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
-        """Play ``n_rounds`` rounds in one compiled loop (same trajectory as ask / tell).
-
-        The k-th round meets the k-th row of ``env.take_variates(n_rounds)``; Thompson normals are read
-        from the same buffer as :meth:`ask`. Updates ``n_samples`` of the learner and the environment.
-        """
-        if self._pending is not None:
-            raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
-        n = check_int(n_rounds, "n_rounds", low=0)
+    def _sim_start(self) -> None:
         self._prepared = None
-        feedback = self._env_model(env)
-        variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
-        points = np.empty((n, self._arms.shape[1]))
-        values = np.empty(n)
+
+    def _sim_block(self, sampler: Any, rows: int) -> CompiledRounds:
+        """Warm-start rounds with the sampler, then the shared driver (:data:`lc_lucb_rounds` /
+        :data:`safe_lts_rounds`); Thompson normals are read from the same buffer as :meth:`ask`."""
+        points = np.empty((rows, self._arms.shape[1]))
+        values = np.empty(rows)
         values.fill(math.nan)
-        j = self._warm_rounds(env, variates, points, 0, n)
+        j = self._warm_rounds(sampler, points, 0, rows)
         self._round_arms = self._arms
         thompson = ThompsonWork(self._normals, self._position_block, self._low)
         run = StagewiseRun(self._packed, self._choice(self._safe_row), thompson, points, values)
-        driver = safe_lts_rounds if self.use_ts else lc_lucb_rounds
-        while j < n:  # (the loop stops for new random numbers and for the exact refresh)
-            self._refill()
-            self._refresh_if_due()
-            j = driver(run, feedback, variates, (j, n, SIMULATE))
-        self.n_samples += n
-        env.n_samples += n
+        return CompiledRounds(safe_lts_rounds if self.use_ts else lc_lucb_rounds, run, j)
+
+    def _sim_refill(self, resumed: bool) -> None:
+        self._refill()  # (the driver stops for new random numbers and for the exact refresh)
+        self._refresh_if_due()
+
+    def _sim_result(self, rounds: Any, env: Any, n: int) -> PlayedBlock:
+        points, values = rounds.run.points, rounds.run.values
         if n > 0 and not self.use_ts:
             self._last_value = float(values[-1])
         return PlayedBlock(points, values=None if self.use_ts else values)

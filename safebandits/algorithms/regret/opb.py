@@ -57,8 +57,8 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import SIMULATE, arm_means, count_pull, make_driver
-from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms._driver import count_pull, make_driver
+from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.exceptions import ConfigError, ProtocolError
@@ -139,15 +139,6 @@ class OPBState(NamedTuple):
     uniforms: np.ndarray
     const: OPBConstants
     live: np.ndarray  # one element of dtype OPB_LIVE: the kernels read its record live[0]
-
-
-class ArmFeedback(NamedTuple):
-    """The simulated K-armed environment: ``means[a, j]`` (column 0 reward, then costs) and the noise
-    (``observe_code(noise_code, sigma, mean, z)``)."""
-
-    means: np.ndarray
-    noise_code: int
-    sigma: float
 
 
 #: Weight of the unclipped index in the tie-breaking perturbation of the multi-constraint LP.
@@ -413,9 +404,10 @@ def opb_update(run, j, y):
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over OPB's kernels:
-#: ``opb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPBRun` and an
-#: :class:`ArmFeedback`, the first row not played (refill the uniforms and call again).
-opb_rounds = make_driver("opb_rounds", opb_select, arm_means, opb_update, __name__)
+#: ``opb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPBRun` and the
+#: environment's compiled feedback (the driver plays ``run.arms[j]``), the first row not played (refill the
+#: uniforms and call again).
+opb_rounds = make_driver("opb_rounds", opb_select, opb_update, __name__, plays="arms")
 
 
 def solve_index_lp_scipy(ur: FloatArray, uc: FloatArray, tau: float | FloatArray) -> FloatArray | None:
@@ -767,60 +759,32 @@ class OPB(BaseLearner):
             if self.warm_start.done:
                 self._finish_warm_start()
 
-    # -- compiled simulation ----------------------------------------------------------------------
-    def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
-        """Play ``n_rounds`` rounds on ``env``; same trajectory as ask / ``env.play`` / tell.
+    # -- simulation: the hooks of BaseLearner.simulate's one loop over the shared driver -----------
+    def _sim_plays(self) -> str:
+        return "arms"
 
-        Warm-start rounds and multi-constraint rounds go through ask / tell; single-constraint rounds
-        run on the shared driver (:data:`opb_rounds`) on ``env.take_variates`` rows and the learner's
-        uniform buffer.
+    def _sim_shape(self, plays: str) -> tuple[int, int]:
+        return (self._k, 1 + self._m)
 
-        Parameters
-        ----------
-        env : LinearFeedbackEnvironment
-            Of the same K-armed instance (``env.params`` rows are the arms' means).
-        n_rounds : int >= 0
-
-        Returns
-        -------
-        PlayedBlock
-            ``points`` (one-hot rows of the pulled arms) and ``probs`` (the policies), shape (n_rounds, K).
-        """
-        if self._pending is not None:
-            raise ProtocolError("OPB.simulate called with a pending ask; tell it first.")
-        n_rounds = check_int(n_rounds, "n_rounds", low=0)
-        k = self._k
-        points = np.zeros((n_rounds, k))
-        probs = np.zeros((n_rounds, k))
-        arms = np.asarray(env.arms, dtype=np.float64)
-        code = getattr(env.noise, "code", None)
-        compiled = (
-            self._m == 1
-            and arms.shape == (k, k)
-            and code in (0, 1, 2, 3)
-            and self.config.lp_solver != "linprog"
-        )
+    def _sim_block(self, sampler: Any, rows: int) -> CompiledRounds:
+        """Warm-start rounds (and every round with several constraints or ``lp_solver="linprog"``) are
+        played by the ask / tell kernels with the sampler's observations; the others by the shared
+        driver (:data:`opb_rounds`) on the learner's uniform buffer."""
+        arms = np.zeros(rows, dtype=np.int64)
+        probs = np.zeros((rows, self._k))
+        compiled = self._m == 1 and self.config.lp_solver != "linprog"
         j = 0
-        while j < n_rounds and (self.in_warm_start or not compiled):
-            decision = self.ask()
-            self.tell(decision, env.play(decision))
-            points[j] = arms[decision.arm]
-            probs[j] = decision.probs
+        while j < rows and (self.in_warm_start or not compiled):
+            decision = self._ask(None)
+            y = sampler.sample(decision.arm, j)
+            self._tell(decision, Observation(reward=float(y[0]), constraints=y[1:].copy()))
+            arms[j], probs[j] = decision.arm, decision.probs
             j += 1
-        if j < n_rounds:
-            feedback = ArmFeedback(
-                np.ascontiguousarray(arms @ env.params), int(code), float(getattr(env.noise, "sigma", 0.0))
-            )
-            n = n_rounds - j
-            variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
-            out_arms = np.zeros(n, dtype=np.int64)
-            out_probs = probs[j:]
-            run = OPBRun(self.state, out_arms, out_probs)
-            i = 0
-            while i < n:
-                self._refill_uniforms()
-                i = opb_rounds(run, feedback, variates, (i, n, SIMULATE))
-            points[j:] = arms[out_arms]
-            self.n_samples += n
-            env.n_samples += n
-        return PlayedBlock(points, probs)
+        return CompiledRounds(opb_rounds if compiled else None, OPBRun(self.state, arms, probs), j)
+
+    def _sim_refill(self, resumed: bool) -> None:
+        self._refill_uniforms()
+
+    def _sim_result(self, rounds: Any, env: Any, n: int) -> PlayedBlock:
+        """``points`` (one-hot rows of the pulled arms) and ``probs`` (the policies), shape (n, K)."""
+        return PlayedBlock(np.eye(self._k)[rounds.run.arms], rounds.run.probs)

@@ -59,7 +59,8 @@ import numpy as np
 
 from safebandits._numba import bind_kernel
 from safebandits._validation import check_int
-from safebandits.algorithms._driver import SIMULATE, make_driver, point_means
+from safebandits.algorithms._driver import make_driver
+from safebandits.algorithms.base import CompiledRounds
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.lc_lucb import (
     NO_SAFE_ROW,
@@ -75,7 +76,6 @@ from safebandits.estimators.stagewise import (
     ray_scale,
     refresh_due,
 )
-from safebandits.exceptions import ProtocolError
 from safebandits.records import PlayedBlock
 from safebandits.types import Decision
 
@@ -407,7 +407,7 @@ def oplb_select(run, j):
 #: observation into the estimates of line 3):
 #: ``oplb_rounds(run, env, variates, (start, stop, mode)) -> j`` on an :class:`OPLBRun`, the first row not
 #: played (refill the uniforms, call again).
-oplb_rounds = make_driver("oplb_rounds", oplb_select, point_means, stagewise_update, __name__)
+oplb_rounds = make_driver("oplb_rounds", oplb_select, stagewise_update, __name__, plays="points")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -493,34 +493,29 @@ class OPLB(StagewiseLinearLearner):
             return Decision(point=self._x0.copy(), probs=probs)
         return Decision(arm=idx, probs=probs)
 
-    def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
-        """Play ``n_rounds`` rounds in one compiled loop (same trajectory as ask / tell); returns the
-        played points and the policies they were drawn from."""
-        if self._pending is not None:
-            raise ProtocolError("OPLB.simulate called with a pending ask; tell it first.")
-        n = check_int(n_rounds, "n_rounds", low=0)
-        feedback = self._env_model(env)
+    # -- simulation: the hooks of BaseLearner.simulate's one loop (plays, shape, refill: the base's) --
+    def _sim_start(self) -> None:
         if self._probs.shape[0] != self._arms.shape[0]:
             self._alloc(self._arms.shape[0])
-        variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
-        points = np.empty((n, self._arms.shape[1]))
-        probs = np.zeros((n, self._arms.shape[0]))
-        values = np.full(n, math.nan)
-        j0 = self._warm_rounds(env, variates, points, 0, n)
+
+    def _sim_block(self, sampler: Any, rows: int) -> CompiledRounds:
+        """Warm-start rounds with the sampler, then the shared driver (:data:`oplb_rounds`): the played
+        points, the policies they were drawn from and the optimistic values."""
+        points = np.empty((rows, self._arms.shape[1]))
+        probs = np.zeros((rows, self._arms.shape[0]))
+        values = np.full(rows, math.nan)
+        j0 = self._warm_rounds(sampler, points, 0, rows)
         if self._safe_row >= 0:
             probs[:j0, self._safe_row] = 1.0
-        j = j0
         self._round_arms = self._arms
         work = self._work()
         est, search = self.estimator.state, self._search(self._safe_row)
         run = OPLBRun(est, self._tbl, search, work, work.costs, points, probs, values)
-        while j < n:  # (the loop stops for new random numbers and for the exact refresh)
-            self._refill()
-            self._refresh_if_due()
-            j = oplb_rounds(run, feedback, variates, (j, n, SIMULATE))
-        if n > j0:
-            self._probs[:] = probs[n - 1]
-            self._last_value = float(values[n - 1])
-        self.n_samples += n
-        env.n_samples += n
-        return PlayedBlock(points, probs, values=values)
+        return CompiledRounds(oplb_rounds, run, j0)
+
+    def _sim_result(self, rounds: Any, env: Any, n: int) -> PlayedBlock:
+        run = rounds.run
+        if n > rounds.start:
+            self._probs[:] = run.probs[n - 1]
+            self._last_value = float(run.values[n - 1])
+        return PlayedBlock(run.points, run.probs, values=run.values)

@@ -52,8 +52,8 @@ from safebandits._validation import (
     check_literal_fields,
     check_positive,
 )
-from safebandits.algorithms._driver import SIMULATE, arm_means, make_driver
-from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms._driver import make_driver
+from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.linalg import smallest_eigenvalue
@@ -72,7 +72,6 @@ from safebandits.problems.safe_linear import (
     discrete_step,
     radial_step,
 )
-from safebandits.problems.stagewise import row_means
 from safebandits.records import ArmEstimates, EstimateSnapshot, PlayedBlock, interval_estimates
 from safebandits.types import Decision, FloatArray, Observation
 
@@ -81,7 +80,6 @@ __all__ = [
     "NO_ARM",
     "SAFE_LUCB_LIVE",
     "ArmRidgeArrays",
-    "LossFeedback",
     "SafeLUCB",
     "SafeLUCBBaseConfig",
     "SafeLUCBConfig",
@@ -160,16 +158,6 @@ class SafeLUCBState(NamedTuple):
     snap_ainv: np.ndarray
     const: SafeLUCBConstants
     live: np.ndarray
-
-
-class LossFeedback(NamedTuple):
-    """The simulated environment of a finite decision set: ``means`` (K, 1), each arm's mean observation
-    ``x @ params``, and the noise: ``y = observe_code(noise_code, sigma, means[arm, 0], z)`` is the
-    observation, and ``-y`` the loss told to the learner."""
-
-    means: np.ndarray
-    noise_code: int
-    sigma: float
 
 
 #: What to change when the finite decision set's conservative part D^w cannot start Safe-LUCB.
@@ -515,8 +503,9 @@ def safe_lucb_update(run, j, y):
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over Safe-LUCB's kernels on
 #: finite decision sets: ``safe_lucb_rounds(run, env, variates, (start, stop, mode)) -> j`` on a
-#: :class:`SafeLUCBRun` and a :class:`LossFeedback`, the first row not played (refill, call again).
-safe_lucb_rounds = make_driver("safe_lucb_rounds", safe_lucb_select, arm_means, safe_lucb_update, __name__)
+#: :class:`SafeLUCBRun` and the environment's compiled feedback (the driver plays ``run.arms[j]``; its
+#: observation ``y`` is the negated loss), the first row not played (refill, call again).
+safe_lucb_rounds = make_driver("safe_lucb_rounds", safe_lucb_select, safe_lucb_update, __name__, plays="arms")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -988,43 +977,30 @@ class SafeLUCB(BaseLearner):
         self._ridge.update(x, loss)
         self.live["t"] += 1
 
-    # -- compiled simulation -----------------------------------------------------------------------
-    def simulate(self, env: Any, n_rounds: int) -> PlayedBlock:
-        """Play ``n_rounds`` rounds on ``env`` with the same trajectory as ask / tell.
+    # -- simulation: the hooks of BaseLearner.simulate's one loop over the shared driver -----------
+    def _sim_plays(self) -> str:
+        return "arms" if self._finite else "points"
 
-        Round ``k`` meets row ``k`` of ``env.take_variates(n_rounds)``; finite sets run one compiled loop
-        (the shared driver, :data:`safe_lucb_rounds`), convex bodies a Python loop over the same
-        per-round functions.
-        """
-        if self._pending is not None:
-            raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
-        n = check_int(n_rounds, "n_rounds", low=0)
-        params = np.ascontiguousarray(env.params, dtype=np.float64)
-        code = int(getattr(env.noise, "code", -1))
-        if params.shape != (self._ds.dim, 1) or code not in (0, 1, 2):
-            raise ConfigError(
-                f"{type(self).__name__}.simulate needs the loss-only environment of a safe instance."
-            )
-        sigma = float(getattr(env.noise, "sigma", 0.0))
-        variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
+    def _sim_shape(self, plays: str) -> tuple[int, int]:
+        return (self._ds.arms.shape[0] if self._finite else self._ds.dim, 1)  # one output: the loss
+
+    def _sim_block(self, sampler: Any, rows: int) -> CompiledRounds:
+        """Finite sets: the shared driver (:data:`safe_lucb_rounds`); convex bodies: a Python loop over
+        the same per-round functions, with the sampler's observations (``-y``, the loss)."""
         if self._finite:
-            played = np.empty(n, dtype=np.int64)
-            arms = self._ds.arms
-            feedback = LossFeedback(row_means(arms, params).copy(), code, sigma)  # (writable: one signature)
-            run = SafeLUCBRun(self.state, played)
-            j = 0
-            while j < n:
-                j = safe_lucb_rounds(run, feedback, variates, (j, n, SIMULATE))
-                if j < n:
-                    self._refill()
-            points = arms[played]
-        else:
-            points = np.empty((n, self._ds.dim))
-            for j in range(n):
-                x = self._next_point().copy()
-                y = env.noise.observe(x @ params, variates[j])
-                self._observe_point(x, -float(y[0]))
-                points[j] = x
-        self.n_samples += n
-        env.n_samples += n
-        return PlayedBlock(points)
+            return CompiledRounds(
+                safe_lucb_rounds, SafeLUCBRun(self.state, np.empty(rows, dtype=np.int64)), 0
+            )
+        points = np.empty((rows, self._ds.dim))
+        for j in range(rows):
+            x = self._next_point().copy()
+            self._observe_point(x, -float(sampler.sample(x, j)[0]))
+            points[j] = x
+        return CompiledRounds(None, points, rows)
+
+    def _sim_refill(self, resumed: bool) -> None:
+        if resumed:  # (the driver stopped: the exploration buffer ran out)
+            self._refill()
+
+    def _sim_result(self, rounds: Any, env: Any, n: int) -> PlayedBlock:
+        return PlayedBlock(self._ds.arms[rounds.run.arms] if self._finite else rounds.run)

@@ -9,9 +9,11 @@ measured against. The uniforms come from the learner's ``rng`` in blocks of :dat
 
 It is also the worked example of ``docs/user_guide/writing_a_learner.md``: one module with the config, a
 typed state (:class:`UniformState`), the per-round kernels in the shape of the shared compiled driver
-(:func:`uniform_select`, :func:`~safebandits.algorithms._driver.point_means`,
-:func:`uniform_update`) and the learner class, a thin ask / tell adapter over the same kernels; its
-``simulate`` is the shared driver over them (:func:`~safebandits.algorithms._driver.make_driver`).
+(:func:`uniform_select`, :func:`uniform_update`) and the learner class, a thin ask / tell adapter over
+the same kernels; its ``simulate`` is the base class's one loop over the shared driver
+(:func:`~safebandits.algorithms._driver.make_driver`), given by three small hooks (``_sim_plays``,
+``_sim_shape``, ``_sim_block``; ``_sim_refill`` and ``_sim_result``). The learner never sees the
+environment's means: the driver plays the points it writes against the environment's feedback.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ import numba
 import numpy as np
 
 from safebandits._numba import bind_kernel
-from safebandits._validation import check_array, check_int
-from safebandits.algorithms._driver import SIMULATE, count_pull, make_driver, point_means
-from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits._validation import check_array
+from safebandits.algorithms._driver import count_pull, make_driver
+from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.records import PlayedBlock
@@ -115,13 +117,8 @@ def uniform_update(run, j, y):
 
 #: The shared driver over the three kernels: ``uniform_rounds(run, env, variates, (start, stop, mode)) -> j``,
 #: the first row not played (``stop``, or earlier when the uniforms ran out: refill and call again).
-uniform_rounds = make_driver("uniform_rounds", uniform_select, point_means, uniform_update, __name__)
-
-
-class _Feedback(NamedTuple):
-    params: np.ndarray
-    noise_code: int
-    sigma: float
+#: The driver plays the point each round wrote (``run.points[j]``) against the environment's parameters.
+uniform_rounds = make_driver("uniform_rounds", uniform_select, uniform_update, __name__, plays="points")
 
 
 @register_algorithm(
@@ -201,27 +198,24 @@ class UniformExploration(BaseLearner):
             y[1:] = np.asarray(observation.constraints, dtype=np.float64).reshape(-1)
         self._update(self._one, 0, y)
 
-    def simulate(self, env: Any, n: int) -> PlayedBlock:
-        """``n`` rounds in the shared compiled driver (same trajectory as ask / ``env.play`` / tell)."""
-        if self._pending is not None:
-            raise ProtocolError(f"{type(self).__name__}.simulate called with a pending ask; tell it first.")
-        n = check_int(n, "n", low=0)
-        params = np.ascontiguousarray(env.params, dtype=np.float64)
-        code = int(getattr(env.noise, "code", -1))
-        if params.shape != (self.state.arms.shape[1], self._y.shape[0]) or code not in (0, 1, 2):
-            raise ConfigError(
-                f"{type(self).__name__}.simulate needs a LinearFeedbackEnvironment of its problem."
-            )
-        feedback = _Feedback(params, code, float(getattr(env.noise, "sigma", 0.0)))
-        variates = np.ascontiguousarray(env.take_variates(n), dtype=np.float64)
-        run = UniformRun(self.state, np.zeros(n, dtype=np.int64), np.empty((n, self.state.arms.shape[1])))
-        j = 0
-        while j < n:
-            self._refill()
-            j = uniform_rounds(run, feedback, variates, (j, n, SIMULATE))
-        self.n_samples += n
-        env.n_samples += n
-        return PlayedBlock(run.points)
+    # -- simulation: the hooks of BaseLearner.simulate's one loop over the shared driver -----------
+    def _sim_plays(self) -> str:
+        return "points"
+
+    def _sim_shape(self, plays: str) -> tuple[int, int]:
+        return (self.state.arms.shape[1], self._y.shape[0])  # (d, reward + costs)
+
+    def _sim_block(self, sampler: Any, rows: int) -> CompiledRounds:
+        run = UniformRun(
+            self.state, np.zeros(rows, dtype=np.int64), np.empty((rows, self.state.arms.shape[1]))
+        )
+        return CompiledRounds(uniform_rounds, run, 0)
+
+    def _sim_refill(self, resumed: bool) -> None:
+        self._refill()
+
+    def _sim_result(self, rounds: Any, env: Any, n: int) -> PlayedBlock:
+        return PlayedBlock(rounds.run.points)
 
     def diagnostics(self) -> dict[str, Any]:
         """Empirical mean reward and costs of each vertex (NaN: never played)."""

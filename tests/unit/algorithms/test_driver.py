@@ -9,7 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safebandits.algorithms._driver import SELECT, SIMULATE, TOLD, arm_means, make_driver
+from safebandits.algorithms._driver import SELECT, SIMULATE, TOLD, make_driver
+from safebandits.problems.feedback import CompiledFeedback
 from safebandits.problems.noise import observe_code
 
 
@@ -18,12 +19,6 @@ class ToyRun(NamedTuple):
     sums: np.ndarray  # observed sums per arm
     arms: np.ndarray  # output: the arm of each row
     budget: np.ndarray  # one int64: selections left (0: select returns False)
-
-
-class ToyEnv(NamedTuple):
-    means: np.ndarray  # (K, 1)
-    noise_code: int
-    sigma: float
 
 
 @numba.njit(cache=True, inline="always")
@@ -49,7 +44,7 @@ def toy_update(run, j, y):
     run.sums[a] += y[0]
 
 
-toy_rounds = make_driver("toy_rounds", toy_select, arm_means, toy_update, __name__)
+toy_rounds = make_driver("toy_rounds", toy_select, toy_update, __name__, plays="arms")
 
 
 def _run(k, rows, budget):
@@ -66,7 +61,7 @@ def _run(k, rows, budget):
 )
 def test_told_and_select_modes_replay_simulate(k, n, budget, code, seed):
     rng = np.random.default_rng(seed)
-    env = ToyEnv(rng.uniform(-1, 1, (k, 1)), code, 0.3)
+    env = CompiledFeedback(rng.uniform(-1, 1, (k, 1)), code, 0.3)
     variates = rng.standard_normal((n, 1))
     sim = _run(k, n, budget)
     stop = toy_rounds(sim, env, variates, (0, n, SIMULATE))
@@ -79,7 +74,7 @@ def test_told_and_select_modes_replay_simulate(k, n, budget, code, seed):
     while j == 1 and len(played) < n:
         arm = int(one.arms[0])
         played.append(arm)
-        told[0, 0] = observe_code(code, 0.3, env.means[arm, 0], variates[len(played) - 1, 0])
+        told[0, 0] = observe_code(code, 0.3, env.table[arm, 0], variates[len(played) - 1, 0])
         j = toy_rounds(one, env, told, (0, 2, TOLD))
         assert j in (1, 2)
         one.arms[0] = one.arms[1]  # (the prepared choice is the next round's)
