@@ -49,6 +49,7 @@ from safebandits.types import BatchObservation, BoolArray, Decision, FloatArray,
 __all__ = [
     "CBAI_LIVE",
     "MAX_ROUND_SAMPLES",
+    "NO_ARM",
     "CBAISets",
     "CBAIState",
     "RoundBasedCBAI",
@@ -56,13 +57,17 @@ __all__ = [
     "check_cbai_info",
 ]
 
+#: The arm index that means "no arm": ``F`` is empty (no best certified arm), no upper bound read yet,
+#: or no candidate to pull (G-ACOL's selection). Never a valid index.
+NO_ARM = -1
+
 #: Cap on the length of one round (a round this long exceeds any budget; it avoids int64 overflow).
 MAX_ROUND_SAMPLES = 2**50
 
 #: The scalars of the sets that change: ``r`` (the best certified-feasible reward, ``-inf`` while ``F``
-#: is empty) and its arm (-1 while ``F`` is empty), the lowest upper bound in ``U`` at the last update
-#: while ``F`` was empty and its arm (-1 before any update), and ``|U|``. One numpy record, written in
-#: place by :func:`cbai_update`.
+#: is empty) and its arm (:data:`NO_ARM` while ``F`` is empty), the lowest upper bound in ``U`` at the
+#: last update while ``F`` was empty and its arm (:data:`NO_ARM` before any update), and ``|U|``. One
+#: numpy record, written in place by :func:`cbai_update`.
 CBAI_LIVE = np.dtype(
     [("best_reward", np.float64), ("lowest_ucb", np.float64), ("best_arm", np.int64),
      ("lowest_ucb_arm", np.int64), ("n_uncertain", np.int64)]
@@ -89,7 +94,7 @@ def new_cbai_state(rewards: FloatArray, threshold: float) -> CBAIState:
     """The sets before any data: ``U = X``, ``F = {}``, ``r = -inf``."""
     n = rewards.shape[0]
     live = np.zeros(1, dtype=CBAI_LIVE)
-    live[0] = (-np.inf, np.inf, -1, -1, n)
+    live[0] = (-np.inf, np.inf, NO_ARM, NO_ARM, n)
     return CBAIState(rewards, float(threshold), np.ones(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_), live)
 
 
@@ -126,9 +131,9 @@ def cbai_update_step(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> N
     best = live.best_reward
     best_arm = live.best_arm
     # While F is empty the anytime answer is the arm of U with the lowest current upper bound.
-    track_lowest = best_arm < 0
+    track_lowest = best_arm == NO_ARM
     lowest = np.inf
-    lowest_arm = -1
+    lowest_arm = NO_ARM
     for i in range(n):
         if not in_uncertain[i]:
             continue
@@ -153,7 +158,7 @@ def cbai_update_step(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> N
     live.best_reward = best
     live.best_arm = best_arm
     live.n_uncertain = count
-    if lowest_arm >= 0:
+    if lowest_arm != NO_ARM:
         live.lowest_ucb = lowest
         live.lowest_ucb_arm = lowest_arm
 

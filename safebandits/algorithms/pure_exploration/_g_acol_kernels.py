@@ -27,7 +27,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from safebandits.algorithms.pure_exploration._cbai import CBAIState, cbai_update_step
+from safebandits.algorithms.pure_exploration._cbai import NO_ARM, CBAIState, cbai_update_step
 from safebandits.estimators.confidence import adaptive_width_scalar
 from safebandits.estimators.ridge import (
     DIAGONAL,
@@ -145,11 +145,13 @@ def effective_rule(const, f_empty):
 
 @numba.njit(cache=True)
 def best_candidate(scores, select_from, in_uncertain, in_feasible):
-    """Candidate with the highest score, the lowest index on ties; -1 if there is none."""
-    best = -1
+    """Candidate with the highest score, the lowest index on ties; :data:`NO_ARM` if there is none."""
+    best = NO_ARM
     best_val = -np.inf
     for i in range(scores.shape[0]):
-        if is_candidate(i, select_from, in_uncertain, in_feasible) and (best < 0 or scores[i] > best_val):
+        if is_candidate(i, select_from, in_uncertain, in_feasible) and (
+            best == NO_ARM or scores[i] > best_val
+        ):
             best = i
             best_val = scores[i]
     return best
@@ -160,7 +162,7 @@ def best_candidate_of(b, by_reward, select_from):
     """:func:`best_candidate` of the rewards (``by_reward``) or of ``||x||^2_{A^{-1}}`` over the
     candidates of the state ``b.st``: one record in, nothing called (its arrays' counts pruned)."""
     st = b.st
-    best = -1
+    best = NO_ARM
     best_val = -np.inf
     for i in range(st.sets.rewards.shape[0]):
         if select_from == FROM_UNCERTAIN:
@@ -171,7 +173,7 @@ def best_candidate_of(b, by_reward, select_from):
             candidate = True
         if candidate:
             score = st.sets.rewards[i] if by_reward else st.ridge.sq_widths[i]
-            if best < 0 or score > best_val:
+            if best == NO_ARM or score > best_val:
                 best = i
                 best_val = score
     return best
@@ -185,7 +187,8 @@ def uniform_candidate_of(b, select_from):
 
 @numba.njit(cache=True, inline="always")
 def _uniform_candidate(st, select_from):
-    """A uniform random candidate, by one learner uniform (advancing ``live.upos``); -1 if none."""
+    """A uniform random candidate, by one learner uniform (advancing ``live.upos``); :data:`NO_ARM` if
+    none."""
     in_uncertain, in_feasible = st.sets.in_uncertain, st.sets.in_feasible
     n = in_uncertain.shape[0]
     m = 0
@@ -203,7 +206,7 @@ def _uniform_candidate(st, select_from):
             if k == 0:
                 return i
             k -= 1
-    return -1
+    return NO_ARM
 
 
 def lookahead(ridge, st, best):
@@ -317,7 +320,7 @@ def select_arm(b):
     Ties go to the lowest index. Each branch reads only the arrays it needs (see :func:`effective_rule`);
     the scans are functions of ``b`` (one reference count in the caller: that of ``b``).
     """
-    selection, select_from = effective_rule(b.st.const, b.st.sets.live[0].best_arm < 0)
+    selection, select_from = effective_rule(b.st.const, b.st.sets.live[0].best_arm == NO_ARM)
     if selection == UNIFORM:
         arm = uniform_candidate_of(b, select_from)
     else:

@@ -33,6 +33,7 @@ import numpy as np
 
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     MAX_REWARD,
+    NO_ARM,
     UNIFORM,
     GACOLState,
     best_candidate,
@@ -181,27 +182,27 @@ def _block_rule(st, cand):
     """The selection rule while ``U`` and ``F`` stay fixed, as :func:`select_arm` applies it.
 
     Returns ``(m, arm)``: ``m > 0`` -- uniform over the ``m`` candidates ``cand[:m]`` (index order,
-    one learner uniform per sample); ``m == 0`` -- always ``arm``; ``arm < 0`` -- no candidate.
+    one learner uniform per sample); ``m == 0`` -- always ``arm``; ``arm == NO_ARM`` -- no candidate.
     """
     sets = st.sets
     rewards, in_uncertain, in_feasible = sets.rewards, sets.in_uncertain, sets.in_feasible
-    selection, select_from = effective_rule(st.const, sets.live[0].best_arm < 0)
+    selection, select_from = effective_rule(st.const, sets.live[0].best_arm == NO_ARM)
     if selection == UNIFORM:
         m = 0
         for i in range(rewards.shape[0]):
             if is_candidate(i, select_from, in_uncertain, in_feasible):
                 cand[m] = i
                 m += 1
-        return m, 0 if m > 0 else -1
+        return m, 0 if m > 0 else NO_ARM
     return 0, best_candidate(rewards, select_from, in_uncertain, in_feasible)
 
 
 @numba.njit(cache=True, inline="always")
 def _wider(ssq, a, b):
     """The arm :func:`select_arm` prefers among ``a`` and ``b`` by width: the wider, else the lower index."""
-    if a < 0:
+    if a == NO_ARM:
         return b
-    if b < 0:
+    if b == NO_ARM:
         return a
     if ssq[a] > ssq[b]:
         return a
@@ -212,11 +213,12 @@ def _wider(ssq, a, b):
 
 @numba.njit(cache=True)
 def _tree_build(ssq, tree):
-    """Tournament tree over the arms (leaves at ``size + i``); ``tree[1]`` is the widest arm."""
+    """Tournament tree over the arms (leaves at ``size + i``, :data:`NO_ARM` past the last arm); ``tree[1]``
+    is the widest arm."""
     n = ssq.shape[0]
     size = tree.shape[0] // 2
     for i in range(size):
-        tree[size + i] = i if i < n else -1
+        tree[size + i] = i if i < n else NO_ARM
     for k in range(size - 1, 0, -1):
         tree[k] = _wider(ssq, tree[2 * k], tree[2 * k + 1])
 
@@ -315,7 +317,7 @@ def try_skip(st: GACOLState, sk: SkipWork, sampler, start, max_len):
         m_cand, fixed = 0, 0
     else:
         m_cand, fixed = _block_rule(st, cand)
-    if fixed < 0:
+    if fixed == NO_ARM:
         return 0
     if m_cand > 0:
         max_len = min(max_len, uniforms.shape[0] - live.upos)

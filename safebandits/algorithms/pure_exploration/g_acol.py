@@ -50,7 +50,7 @@ from safebandits._validation import (
 )
 from safebandits.algorithms._driver import SELECT, TOLD, idle_feedback, make_driver
 from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
-from safebandits.algorithms.pure_exploration._cbai import CBAILearner, CBAISets, check_cbai_info
+from safebandits.algorithms.pure_exploration._cbai import NO_ARM, CBAILearner, CBAISets, check_cbai_info
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     FROM_ALL,
     FROM_FEASIBLE,
@@ -422,7 +422,7 @@ class GACOL(CBAILearner):
         self._one_cache: tuple[Any, ...] | None = (
             None  # the ask / tell path's driver call, bound on first use
         )
-        self._prefetched = -1  # next arm, selected at the end of the last tell
+        self._prefetched = NO_ARM  # next arm, selected at the end of the last tell
         self._skip_live = np.zeros(1, dtype=SKIP_LIVE)
         self._skip_live[0] = (float(VARIATE_BLOCK), 0.0, 0)  # length cap, last F, samples skipped
 
@@ -473,15 +473,15 @@ class GACOL(CBAILearner):
 
     def _ask(self, context: Any) -> Decision:
         arm = self._prefetched
-        if arm >= 0:
-            self._prefetched = -1
+        if arm != NO_ARM:
+            self._prefetched = NO_ARM
             return Decision(arm=arm)
         if self._needs_uniform:
             self._refill_uniforms()
-        # the selection alone: the driver's SELECT mode (-1 when there is no arm to pull: U is empty)
+        # the selection alone: the driver's SELECT mode (NO_ARM when there is no arm to pull: U is empty)
         loop, block, env, told = self._one_sample()
         j = loop(block, env, told, (0, 1, SELECT))
-        return Decision(arm=int(self._chosen[0]) if j == 1 else -1)
+        return Decision(arm=int(self._chosen[0]) if j == 1 else NO_ARM)
 
     def _one_sample(self) -> tuple[Any, ...]:
         """The ask / tell path's call of :data:`gacol_samples_plain`: its loop (bound), the block (made
@@ -498,14 +498,14 @@ class GACOL(CBAILearner):
 
     def _drop_prefetch(self) -> None:
         """Forget the arm selected at the end of the last tell, giving back the uniform it drew."""
-        if self._prefetched < 0:
+        if self._prefetched == NO_ARM:
             return
         c = self.config
         f_empty = self._sets.best_arm is None
         drew_uniform = c.selection == "uniform" or (c.select_from == "feasible" and f_empty)
         if drew_uniform:
             self._upos[0] -= 1
-        self._prefetched = -1
+        self._prefetched = NO_ARM
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.constraints is None:
@@ -519,7 +519,7 @@ class GACOL(CBAILearner):
         self._chosen[0] = arm
         told[0, 0] = y
         j = loop(block, env, told, (0, 2, TOLD))
-        self._prefetched = int(self._chosen[0]) if j == 2 else -1
+        self._prefetched = int(self._chosen[0]) if j == 2 else NO_ARM
 
     def _recommend_info(self) -> dict[str, Any]:
         return {"beta": self.beta}
