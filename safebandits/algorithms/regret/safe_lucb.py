@@ -533,9 +533,10 @@ def safe_lucb_select(run, j):
     ``False`` (nothing played) when the exploration buffer must be refilled first.
 
     A function of its own: the driver passes it its block without a reference count. In the exploration
-    phase it calls :func:`select_arm`; after it, it runs :func:`optimistic_round` here and calls nothing,
-    so numba prunes every reference count of that path (``error_model="numpy"``: no division raises, so
-    no exit skips a decrement; none divides by zero: ``delta``, ``lambda > 0``)."""
+    phase it calls :func:`exploring_select`; after it, it runs :func:`optimistic_round` here and calls
+    nothing, so numba prunes the reference counts of that path but two (the block and its state; three
+    more when ``D_t^s`` is empty). ``error_model="numpy"``: no division raises, so no exit skips a
+    decrement; none divides by zero (``delta``, ``lambda > 0``)."""
     if run.st.live[0].exploring:
         return exploring_select(run, j)
     st = run.st  # (bound after the branch: its reference count is pruned)
