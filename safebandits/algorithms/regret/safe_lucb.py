@@ -43,6 +43,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 from safebandits._numba import bind_kernel, by_reference
 from safebandits._validation import (
@@ -62,6 +63,7 @@ from safebandits.estimators.ridge import (
     ArmRidgeArrays,
     OnlineRidge,
     arm_ridge_refresh,
+    arm_ridge_step,
     arm_ridge_update,
 )
 from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
@@ -303,16 +305,35 @@ def _exploration_lengths(
 # --------------------------------------------------------------------------------------------------
 # compiled kernels: finite decision sets
 # --------------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
+def _width(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound):
+    """:func:`~safebandits.estimators.confidence.adaptive_width_scalar`, inlined into a compiled caller."""
+    return adaptive_width_scalar(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound)
+
+
+@overload(_width, inline="always")
+def _overload_width(  # (annotated as the implementation: numba compares the two signatures)
+    t: float,
+    dim: float,
+    delta: float,
+    reg: float,
+    noise_bound: float,
+    arm_norm_bound: float,
+    param_norm_bound: float,
+):
+    return adaptive_width_scalar.py_func  # (the same function's code, inlined: no call in the caller)
+
+
+@numba.njit(cache=True, inline="always")
 def current_beta(t, dim, const, logdet):
     """``beta_t`` of the confidence set ``C_t`` (Algorithm 1, line 8) of the next round after ``t``
-    samples: eq. (7) or the log-det form (``logdet`` is ``log det(A / lambda)``)."""
+    samples: eq. (7) or the log-det form (``logdet`` is ``log det(A / lambda)``). Inlined into its
+    compiled callers (eq. (7) through :func:`_width`): no call on the per-sample path."""
     if const.logdet_width:
         return (
             const.noise_bound * math.sqrt(logdet + 2.0 * math.log(1.0 / const.delta))
             + math.sqrt(const.reg) * const.param_norm_bound
         )
-    return adaptive_width_scalar(
+    return _width(
         float(t), float(dim), const.delta, const.reg, const.noise_bound, const.arm_norm_bound,
         const.param_norm_bound,
     )  # fmt: skip
@@ -382,7 +403,16 @@ def select_arm(st):
             live.pos = pos + 1
             return st.explore_buf[pos]
         end_exploration(st, t)
-    beta = current_beta(t, st.ridge.theta.shape[0], const, live.logdet)
+    return optimistic_round(st)
+
+
+@numba.njit(cache=True, inline="always")
+def optimistic_round(st):
+    """Algorithm 1, lines 7-10 after the exploration phase (:func:`select_arm`): ``beta_t`` (line 8),
+    the arm of ``D_t^s`` (line 9) with the lowest optimistic loss (line 10; a ``D^w`` arm if ``D_t^s``
+    is empty). Inlined: it calls nothing."""
+    live, const = st.live[0], st.const
+    beta = current_beta(live.t, st.ridge.theta.shape[0], const, live.logdet)
     best, best_v = optimistic_safe_arm(st.ridge, const.n_arms, beta, const.c)
     if best == NO_ARM:  # D_t^s empty: the best arm of D^w
         live.fallback += 1
@@ -407,7 +437,7 @@ def end_exploration(st, t):
     live.beta_snap = current_beta(t, d, const, live.logdet)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def optimistic_safe_arm(ridge, n_arms, beta, c):
     """``(arm, value)``: the arm of ``D_t^s`` (pessimistically safe, Algorithm 1, line 9 / eq. 8) with the
     lowest optimistic loss (line 10 / eq. 9); ``(NO_ARM, inf)`` if ``D_t^s`` is empty."""
@@ -423,7 +453,7 @@ def optimistic_safe_arm(ridge, n_arms, beta, c):
     return best, best_v
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def optimistic_arm_of(ridge, arms, beta, best, best_v):
     """The arm of ``arms`` with the lowest optimistic loss below ``best_v`` (else ``best``)."""
     preds, sq_widths = ridge.preds, ridge.sq_widths
@@ -444,10 +474,10 @@ def tell_arm(st, arm, loss):
     r, const, live = st.ridge, st.const, st.live[0]
     if const.logdet_width:
         live.logdet += math.log(1.0 + max(r.sq_widths[arm], 0.0))
-    arm_ridge_update(r, arm, loss)
+    arm_ridge_update(r, arm, loss)  # (compiled apart: :func:`tell_sample` inlines the same step)
     live.t += 1
     t = live.t
-    if const.refresh_every > 0 and t % const.refresh_every == 0:
+    if refresh_due(const, t):
         arm_ridge_refresh(r, const.reg)
     if const.adaptive and live.exploring:
         beta = current_beta(t, r.theta.shape[0], const, live.logdet)
@@ -458,6 +488,26 @@ def tell_arm(st, arm, loss):
             live.t_prime = math.ceil(min(tp, 1e15))
         else:
             live.t_prime = const.t_cap
+
+
+@numba.njit(cache=True, inline="always")
+def tell_sample(st, arm, loss):
+    """The part of :func:`tell_arm` every sample runs (Algorithm 1, line 7), the same operations inlined
+    into :func:`safe_lucb_update` (:func:`tell_arm` calls the compiled step instead: one inlined copy of
+    the ridge step, a shorter cold compile): the log-det width's
+    ``log det(A / lambda)``, the ridge's rank-one update
+    (:func:`~safebandits.estimators.ridge.arm_ridge_step`, inlined) and ``t``. Calls nothing."""
+    r, const, live = st.ridge, st.const, st.live[0]
+    if const.logdet_width:
+        live.logdet += math.log(1.0 + max(r.sq_widths[arm], 0.0))
+    arm_ridge_step(r, arm, loss)
+    live.t += 1
+
+
+@numba.njit(cache=True, inline="always")
+def refresh_due(const, t):
+    """Whether the ridge is refreshed exactly after ``t`` samples (every ``refresh_every``)."""
+    return const.refresh_every > 0 and t % const.refresh_every == 0
 
 
 @numba.njit(cache=True)
@@ -483,10 +533,27 @@ class SafeLUCBRun(NamedTuple):
     arms: np.ndarray
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, error_model="numpy")
 def safe_lucb_select(run, j):
     """Round ``j``'s arm (:func:`select_arm`: Algorithm 1, lines 3 or 7-10) into ``run.arms[j]``;
-    ``False`` (nothing played) when the exploration buffer must be refilled first."""
+    ``False`` (nothing played) when the exploration buffer must be refilled first.
+
+    A function of its own: the driver passes it its block without a reference count. In the exploration
+    phase it calls :func:`exploring_select`; after it, it runs :func:`optimistic_round` here and calls
+    nothing, so numba prunes the reference counts of that path but two (the block and its state; three
+    more when ``D_t^s`` is empty). ``error_model="numpy"``: no division raises, so no exit skips a
+    decrement; none divides by zero (``delta``, ``lambda > 0``)."""
+    if run.st.live[0].exploring:
+        return exploring_select(run, j)
+    st = run.st  # (bound after the branch: its reference count is pruned)
+    run.arms[j] = optimistic_round(st)
+    return True
+
+
+@numba.njit(cache=True)
+def exploring_select(run, j):
+    """:func:`safe_lucb_select` in the exploration phase (:func:`select_arm`), compiled apart: ``run``
+    is not read after the call, so the caller's other path keeps no reference count."""
     arm = select_arm(run.st)
     if arm == EXPLORE_BUFFER_EMPTY:
         return False
@@ -494,11 +561,22 @@ def safe_lucb_select(run, j):
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, error_model="numpy")
 def safe_lucb_update(run, j, y):
     """:func:`tell_arm` with round ``j``'s loss (Algorithm 1, line 3 or 11): the observation ``y[0]`` is
-    the negated loss."""
-    tell_arm(run.st, run.arms[j], -y[0])
+    the negated loss.
+
+    A function of its own as :func:`safe_lucb_select`: a sample followed by an exact refresh, or one of
+    GSLUCB's exploration phase (``Delta_t``, ``T'_t``: Algorithm 2, lines 5-8), calls :func:`tell_arm`;
+    the others run :func:`tell_sample` here and call nothing (``error_model="numpy"``: no division
+    raises; none divides by zero: ``c = 1 + x^T A^{-1} x >= 1``, ``refresh_every > 0`` where taken)."""
+    arm, loss = run.arms[j], -y[0]
+    const, live = run.st.const, run.st.live[0]  # (the state's numbers, before any branch)
+    if refresh_due(const, live.t + 1) or (const.adaptive and live.exploring):
+        tell_arm(run.st, arm, loss)
+    else:
+        st = run.st
+        tell_sample(st, arm, loss)
 
 
 #: The shared driver (:func:`~safebandits.algorithms._driver.make_driver`) over Safe-LUCB's kernels on
