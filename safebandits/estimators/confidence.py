@@ -19,12 +19,13 @@ import math
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 from safebandits._validation import check_int, check_interval, check_positive
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
 
-__all__ = ["adaptive_width", "adaptive_width_scalar", "static_width"]
+__all__ = ["adaptive_width", "adaptive_width_inline", "adaptive_width_scalar", "static_width"]
 
 
 def static_width(n_arms: int, delta: float) -> float:
@@ -122,3 +123,22 @@ def adaptive_width_scalar(
         noise_bound * math.sqrt(dim * math.log((1.0 + t * arm_norm_bound * arm_norm_bound / reg) / delta))
         + math.sqrt(reg) * param_norm_bound
     )
+
+
+def adaptive_width_inline(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound):
+    """:func:`~safebandits.estimators.confidence.adaptive_width_scalar`, inlined into a compiled caller
+    (no call on its path: G-ACOL's and Safe-LUCB's per-sample kernels)."""
+    return adaptive_width_scalar(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound)
+
+
+@overload(adaptive_width_inline, inline="always")
+def _overload_adaptive_width_inline(  # (annotated as the implementation: numba compares the two signatures)
+    t: float,
+    dim: float,
+    delta: float,
+    reg: float,
+    noise_bound: float,
+    arm_norm_bound: float,
+    param_norm_bound: float,
+):
+    return adaptive_width_scalar.py_func  # (the same function's code, inlined: no call in the caller)

@@ -28,7 +28,7 @@ import numpy as np
 from numba.extending import overload
 
 from safebandits.algorithms.pure_exploration._cbai import NO_ARM, CBAIState, cbai_update_step
-from safebandits.estimators.confidence import adaptive_width_scalar
+from safebandits.estimators.confidence import adaptive_width_inline
 from safebandits.estimators.ridge import (
     DIAGONAL,
     GRAM,
@@ -334,30 +334,12 @@ def select_arm(b):
     b.chosen[0] = arm
 
 
-def _width(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound):
-    """:func:`~safebandits.estimators.confidence.adaptive_width_scalar`, inlined into a compiled caller."""
-    return adaptive_width_scalar(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound)
-
-
-@overload(_width, inline="always")
-def _overload_width(  # (annotated as the implementation: numba compares the two signatures)
-    t: float,
-    dim: float,
-    delta: float,
-    reg: float,
-    noise_bound: float,
-    arm_norm_bound: float,
-    param_norm_bound: float,
-):
-    return adaptive_width_scalar.py_func  # (the same function's code, inlined: no call in the caller)
-
-
 @numba.njit(cache=True, inline="always")
 def current_width(const, t, dim):
     """``beta_t``: Proposition 3 with ``t`` samples, or the tuned constant."""
     if const.tuned:
         return const.tuned_width
-    return _width(
+    return adaptive_width_inline(
         float(t), float(dim), const.delta, const.reg, const.noise_bound, const.arm_norm_bound,
         const.param_norm_bound,
     )  # fmt: skip

@@ -43,7 +43,6 @@ from typing import Any, ClassVar, Literal, NamedTuple, get_args
 
 import numba
 import numpy as np
-from numba.extending import overload
 
 from safebandits._numba import bind_kernel, by_reference
 from safebandits._validation import (
@@ -56,7 +55,7 @@ from safebandits._validation import (
 from safebandits.algorithms._driver import make_driver
 from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.estimators.confidence import adaptive_width_scalar
+from safebandits.estimators.confidence import adaptive_width_inline, adaptive_width_scalar
 from safebandits.estimators.linalg import smallest_eigenvalue
 from safebandits.estimators.ridge import (
     ArmRidge,
@@ -305,35 +304,18 @@ def _exploration_lengths(
 # --------------------------------------------------------------------------------------------------
 # compiled kernels: finite decision sets
 # --------------------------------------------------------------------------------------------------
-def _width(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound):
-    """:func:`~safebandits.estimators.confidence.adaptive_width_scalar`, inlined into a compiled caller."""
-    return adaptive_width_scalar(t, dim, delta, reg, noise_bound, arm_norm_bound, param_norm_bound)
-
-
-@overload(_width, inline="always")
-def _overload_width(  # (annotated as the implementation: numba compares the two signatures)
-    t: float,
-    dim: float,
-    delta: float,
-    reg: float,
-    noise_bound: float,
-    arm_norm_bound: float,
-    param_norm_bound: float,
-):
-    return adaptive_width_scalar.py_func  # (the same function's code, inlined: no call in the caller)
-
-
 @numba.njit(cache=True, inline="always")
 def current_beta(t, dim, const, logdet):
     """``beta_t`` of the confidence set ``C_t`` (Algorithm 1, line 8) of the next round after ``t``
     samples: eq. (7) or the log-det form (``logdet`` is ``log det(A / lambda)``). Inlined into its
-    compiled callers (eq. (7) through :func:`_width`): no call on the per-sample path."""
+    compiled callers (eq. (7) through :func:`~safebandits.estimators.confidence.adaptive_width_inline`):
+    no call on the per-sample path."""
     if const.logdet_width:
         return (
             const.noise_bound * math.sqrt(logdet + 2.0 * math.log(1.0 / const.delta))
             + math.sqrt(const.reg) * const.param_norm_bound
         )
-    return _width(
+    return adaptive_width_inline(
         float(t), float(dim), const.delta, const.reg, const.noise_bound, const.arm_norm_bound,
         const.param_norm_bound,
     )  # fmt: skip
