@@ -70,9 +70,11 @@ bench-botorch: $(BOTORCH_VENV)/.installed
 # kept in docs/data. `make quick-archive` re-runs the quick scale of every experiment into a fresh store and
 # archives it (about 4-15 minutes on 2 cores); set SAFEBANDITS_DATA to the folder of the data sets so that
 # the four experiments on real data run too (without it they are skipped). The paper archive is made the
-# same way from a paper-scale run.
+# same way from a paper-scale run. The paragraph under the page's header (how the stores were made) is
+# kept beside them, in $(SCOREBOARD_NOTE).
 QUICK_ARCHIVE := docs/data/quick-results.sqlite.xz
 PAPER_ARCHIVE := docs/data/paper-results.sqlite.xz
+SCOREBOARD_NOTE := docs/data/scoreboard-note.txt
 
 quick-archive: $(STAMP)
 	rm -rf results/quick-archive
@@ -80,7 +82,8 @@ quick-archive: $(STAMP)
 	xz -9 -c results/quick-archive/results.sqlite > $(QUICK_ARCHIVE)
 
 scoreboard: $(STAMP)
-	$(BIN)/safebandits scoreboard $(PAPER_ARCHIVE) $(QUICK_ARCHIVE) --out docs/scoreboard.md --force
+	$(BIN)/safebandits scoreboard $(PAPER_ARCHIVE) $(QUICK_ARCHIVE) --out docs/scoreboard.md --force \
+		--note "$$(cat $(SCOREBOARD_NOTE))"
 
 clean:
 	rm -rf $(VENV) $(BOTORCH_VENV) results .pytest_cache docs/_build docs/auto_examples docs/reference

@@ -6,6 +6,7 @@ from __future__ import annotations
 import lzma
 import shutil
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -89,3 +90,24 @@ def test_cli_scoreboard_reads_an_archive(tmp_path):
     result = CliRunner().invoke(cli, ["scoreboard", str(arc), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "stagewise-ball" in out.read_text() and str(tmp_path) not in out.read_text()
+
+
+@pytest.mark.slow
+def test_published_page_regenerates_from_the_archives():
+    """docs/scoreboard.md's claim rows (verdict, reason, evidence) are those that its two archived stores
+    give with today's code (`make scoreboard`)."""
+    import re
+    from pathlib import Path
+
+    import safebandits
+
+    repo = Path(safebandits.__file__).resolve().parents[1]
+    data, page = repo / "docs" / "data", repo / "docs" / "scoreboard.md"
+    archives = [data / "paper-results.sqlite.xz", data / "quick-results.sqlite.xz"]
+    if not page.exists() or not all(a.exists() for a in archives):
+        pytest.skip("the published page or its archives are not in this checkout")
+    row = re.compile(r"^\| *[\w-]+ *\| *(?:paper|quick) *\| *`[^`]+` *\| *\*\*\w[\w ]*\*\*.*$", re.M)
+    published = row.findall(page.read_text())
+    regenerated = row.findall(scoreboard_markdown(archives))
+    assert len(published) > 200
+    assert published == regenerated
