@@ -1,5 +1,5 @@
 """What CKB's finite-domain learner and its continuous-domain round share (issue 32: no import circle
-between ``ckb`` and ``ckb_box``): the per-round random draws, the tie-breaking argmax and the dual step
+between ``ckb`` and ``ckb_box``): the per-round random draws, the tie-breaking argmax (:func:`_pick`) and the dual step
 (line 8 of Algorithm 1). StageOpt, SafeOpt and SGP-UCB use the first two."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 
 from safebandits.types import FloatArray
 
-__all__ = ["RoundDraws", "_pick", "dual_step"]
+__all__ = ["RoundDraws", "_pick", "_pick_any", "dual_step"]
 
 
 class RoundDraws:
@@ -42,19 +42,40 @@ class RoundDraws:
 
 @numba.njit(cache=True)
 def _pick(scores, best, u):
-    """Index of a maximiser of ``scores`` chosen uniformly among the (near-)ties with the uniform ``u``."""
-    tol = 1e-12 * (1.0 + abs(best))
+    """Index of a maximiser of ``scores`` chosen uniformly among the (near-)ties with the uniform ``u``;
+    ``-1`` when there is no candidate (issue 40).
+
+    ``-inf`` marks a point that is not a candidate: with ``best`` ``-inf`` or NaN (an empty candidate set)
+    the answer is ``-1`` and the caller decides what to play (never the whole domain). The tie tolerance
+    ``1e-12 (1 + |best|)`` is taken only for a finite ``best``; ``best = +inf`` ties the ``+inf`` scores.
+    """
+    if not best > -np.inf:  # (-inf or NaN: no candidate)
+        return -1
+    floor = best - 1e-12 * (1.0 + abs(best)) if best < np.inf else np.inf
     count = 0
     for j in range(scores.shape[0]):
-        if scores[j] >= best - tol:
+        if scores[j] >= floor:
             count += 1
+    if count == 0:
+        return -1
     k = min(int(u * count), count - 1)
     for j in range(scores.shape[0]):
-        if scores[j] >= best - tol:
+        if scores[j] >= floor:
             if k == 0:
                 return j
             k -= 1
-    return 0  # pragma: no cover
+    return -1  # pragma: no cover
+
+
+@numba.njit(cache=True)
+def _pick_any(scores, best, u):
+    """:func:`_pick` for CKB, which has no certified set (every point is a candidate): with no finite
+    or ``+inf`` score (NaN scores) a point uniform over the whole domain with ``u``, as before."""
+    i = _pick(scores, best, u)
+    if i < 0:
+        n = scores.shape[0]
+        i = min(int(u * n), n - 1)
+    return i
 
 
 @numba.njit(cache=True)

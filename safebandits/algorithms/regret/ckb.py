@@ -51,7 +51,7 @@ from safebandits._validation import (
 )
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick, dual_step
+from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick, _pick_any, dual_step
 from safebandits.estimators.gp import (
     DENSE_MAX_POINTS,
     GP_LIVE,
@@ -202,7 +202,7 @@ def select(st, cf, cg, u):
         scores[j] = s
         if s > best:
             best = s
-    i = _pick(scores, best, u)
+    i = _pick_any(scores, best, u)
     live.f_est = f_hat[i]
     live.g_est = g_hat[i]
     return i
@@ -326,8 +326,9 @@ def lazy_argmax(
 
 
 def _tie_floor(best: float) -> float:
-    """The lowest score :func:`_pick` counts as a tie of ``best``."""
-    return best - 1e-12 * (1.0 + abs(best))
+    """The lowest score :func:`_pick` counts as a tie of ``best`` (``best`` itself when it is not finite:
+    no tolerance is taken from an infinite score)."""
+    return best - 1e-12 * (1.0 + abs(best)) if math.isfinite(best) else best
 
 
 #: A posterior record without points: the state of a CKB on a box (its compiled dual step reads none).
@@ -895,6 +896,8 @@ class CKB(GPPairLearner):
                           arc_g, tf, tg, cf, cg, phi, self.state.const)  # fmt: skip
         i = lazy_argmax(ub, lambda idx: self._exact_scores(idx, cf, cg, phi)[0], (cov_f, cov_g),
                         self.state.scores, u)  # fmt: skip
+        if i < 0:  # (no finite score: CKB has no candidate set, every point is one)
+            i = min(int(u * ub.shape[0]), ub.shape[0] - 1)
         _, fh, gh = self._exact_scores(np.array([i]), cf, cg, phi)
         self.live["f_est"], self.live["g_est"] = fh[0], gh[0]
         return i
@@ -952,7 +955,7 @@ class CKB(GPPairLearner):
             np.clip(fh, -st.const.big_b, st.const.big_b, out=fh)
             np.clip(gh, -st.const.big_g, st.const.big_g, out=gh)
         scores = fh - self.phi * gh
-        k = int(_pick(scores, float(np.max(scores)), u))
+        k = int(_pick_any(scores, float(np.max(scores)), u))
         self.live["f_est"], self.live["g_est"] = fh[k], gh[k]
         return int(idx[k])
 

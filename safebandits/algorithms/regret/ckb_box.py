@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from safebandits._numba import bind_kernel
-from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick, dual_step
+from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick_any, dual_step
 from safebandits.estimators.box_search import accuracy_target, maximise_on_box, uniform_in_box
 from safebandits.estimators.gp import cholesky_jittered
 from safebandits.estimators.gp_points import PointsGP
@@ -198,7 +198,7 @@ class BoxAcquisition:
             np.clip(fh, -self.big_b, self.big_b, out=fh)
             np.clip(gh, -self.big_g, self.big_g, out=gh)
         scores = fh - phi * gh
-        k = int(_pick(scores, float(np.max(scores)), u))
+        k = int(_pick_any(scores, float(np.max(scores)), u))
         self.last_x = cands[k].copy()
         self._record(float(scores[k]), float(scores[k]), 0)
         return cands[k].copy(), float(fh[k]), float(gh[k]), eps_used

@@ -119,6 +119,8 @@ class SafeOpt(LipschitzSafeLearner):
         super().__init__(config, info, rng)
         self._prior_sd_f = np.sqrt(np.maximum(kernel_diagonal(self.info.kernel), 1e-300))
         self._prior_sd_g = np.sqrt(np.maximum(kernel_diagonal(self.info.constraint_kernel), 1e-300))
+        #: Rounds in which ``M_t u G_t`` was empty and the learner played :meth:`_fallback`'s point.
+        self.fallback_rounds = 0
 
     def betas(self, t: int | None = None) -> tuple[float, float]:
         """``(beta_t, beta~_t)``: the theory widths, or ``constant_beta`` twice."""
@@ -170,4 +172,22 @@ class SafeOpt(LipschitzSafeLearner):
         if best == math.inf:  # (no data yet: every candidate's interval is unbounded) ties at +inf
             scores[:] = np.where(scores == math.inf, 1.0, -np.inf)
             best = 1.0
-        return self._played(int(_pick(scores, best, u)))
+        i = int(_pick(scores, best, u))
+        if i < 0:
+            i = self._fallback(u)
+        return self._played(i)
+
+    def _fallback(self, u: float) -> int:
+        """The point played when ``M_t u G_t`` is empty (issue 40; ``docs/decisions/ckb.md``, "SafeOpt with
+        no candidate"): the safe point of largest certified lower bound ``l^f_t`` (the paper's reported
+        point ``x^_t``; ties by ``u``), never a point outside ``S_t``. ``M_t`` is empty only when the
+        intervals of ``f`` crossed (``l^f > u^f`` where ``l^f`` is largest): the data contradict the
+        intervals, no point can be certified better, and the safe set is all that is still certified."""
+        self.fallback_rounds += 1
+        scores = self._scores
+        scores[:] = np.where(self.safe, self.f_lower, -np.inf)
+        i = int(_pick(scores, float(np.max(scores)), u))
+        if i < 0:  # (no finite lower bound in S_t: a safe point, uniform with u)
+            scores[:] = np.where(self.safe, 0.0, -np.inf)
+            i = int(_pick(scores, 0.0, u))
+        return i

@@ -13,6 +13,7 @@ from safebandits.estimators.gp import beta_width
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.regret_loop import run_regret
 from safebandits.problems import make_instance
+from safebandits.types import Observation
 
 
 def synthetic(seed=0, n=60, T=300, **kw):
@@ -106,3 +107,51 @@ def test_needs_a_safe_seed():
 
     with pytest.raises(ConfigError, match="safe seed"):
         make_learner("safeopt", dataclasses.replace(info, safe_seed=()), np.random.default_rng(0))
+
+
+def _crossing_instance(n=6):
+    """Far-apart points (a nearly diagonal kernel: no point certifies another), the seed point 0."""
+    from safebandits.problems.kernel import GaussianFeedback, KernelInstance
+
+    x = np.arange(n, dtype=float)[:, None]
+    k = np.exp(-((x - x.T) ** 2) / (2 * 0.05**2))
+    g = np.full(n, 0.5)
+    g[0] = -0.5
+    return KernelInstance(
+        reward=np.linspace(0.1, 0.6, n), constraint=g, kernel=k, points=x, horizon=50,
+        feedback=GaussianFeedback(sigma=0.01),
+    )  # fmt: skip
+
+
+def test_crossed_intervals_play_inside_the_safe_set():
+    # Issue 40: observations that contradict the intervals (a constant beta, a tiny lambda) make the
+    # seed's interval of f cross (l^f > u^f); M_t and G_t are then empty. The old tie rule took its
+    # tolerance from the -inf scores (tol = inf) and drew from the whole domain: unsafe points.
+    inst = _crossing_instance()
+    learner = make_learner(
+        "safeopt", inst.public_info(), np.random.default_rng(0), {"confidence": "constant", "gp_noise": 1e-4}
+    )
+    for y in (0.0, 1.0, 0.0, 1.0, 0.0, 1.0):
+        d = learner.ask()
+        assert learner.safe[d.arm], d.arm
+        learner.tell(d, Observation(reward=y, constraints=np.array([-0.5])))
+    assert learner.f_lower[0] > learner.f_upper[0]  # (the case: crossed)
+    assert not (learner.maximisers() | learner.expanders()).any()
+    for _ in range(20):
+        d = learner.ask()
+        assert d.arm == 0  # the only safe point: the fallback (largest certified l^f in S_t)
+        learner.tell(d, Observation(reward=0.5, constraints=np.array([-0.5])))
+    assert learner.fallback_rounds >= 20
+
+
+def test_pick_never_takes_an_infinite_tolerance():
+    from safebandits.algorithms.regret._ckb_common import _pick, _pick_any
+
+    none = np.full(5, -np.inf)
+    assert _pick(none, -np.inf, 0.3) == -1
+    assert _pick(np.full(5, np.nan), np.nan, 0.3) == -1
+    assert _pick_any(none, -np.inf, 0.5) == 2  # (CKB: every point is a candidate)
+    s = np.array([-np.inf, np.inf, 1.0, np.inf])
+    assert {_pick(s, np.inf, u) for u in (0.0, 0.99)} == {1, 3}
+    s = np.array([-np.inf, 2.0, 2.0 + 1e-14, 1.0])
+    assert {_pick(s, 2.0 + 1e-14, u) for u in np.linspace(0, 0.999, 7)} == {1, 2}
