@@ -6,7 +6,8 @@ compiled simulation returns a :class:`PlayedBlock` (read by the engine's regret 
 regret loop and learners that keep their own curves (CKB) record them. :class:`EstimateSnapshot` is a
 learner's diagnostic copy of its estimate, which the results store keeps as JSON. :class:`ArmEstimates`
 is what every learner with per-arm estimates shows of them (``learner.arm_estimates()``: studies, the
-dashboard).
+dashboard). :class:`Certificate` is what a learner with a safety promise certified for the action it is
+about to play (``learner.certificate()``, between ``ask`` and ``tell``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 from safebandits._validation import check_int
 from safebandits.types import FloatArray
 
-__all__ = ["ArmEstimates", "EstimateSnapshot", "PlayedBlock", "log_grid"]
+__all__ = ["ArmEstimates", "Certificate", "EstimateSnapshot", "PlayedBlock", "log_grid"]
 
 
 class PlayedBlock(NamedTuple):
@@ -247,3 +248,83 @@ def _finite(v: float) -> float | None:
 
 def _finite_lists(a: FloatArray) -> list[list[float | None]]:
     return [[_finite(v) for v in row] for row in a]
+
+
+#: What a :class:`Certificate` says (see its docstring).
+CERTIFICATE_KINDS = ("safe-set", "upper-bound", "policy-bound")
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Certificate:
+    """What a learner certified for the decision it is about to play (issue 40).
+
+    ``learner.certificate()`` between ``ask`` and ``tell`` (:meth:`~safebandits.algorithms.base.
+    BaseLearner.certificate`), read from the state the learner decided with. Three kinds:
+
+    * ``"safe-set"``: the action lies in a set the learner holds certified safe -- ``safe_arms``, a mask
+      over the arm (or candidate) indices, and / or ``safe_points``, rows of action vectors (e.g. the
+      known safe action ``x0``, a safe seed's coordinates);
+    * ``"upper-bound"``: ``bound`` is the action's certified upper confidence bound on each constraint
+      (``bound <= threshold`` is safe);
+    * ``"policy-bound"``: ``bound`` is the certified upper bound on the expected cost of the randomised
+      policy the action was drawn from (in-expectation constraints).
+
+    A certificate holds only on the learner's own confidence event (intervals that hold, a valid
+    Lipschitz constant, ...): it says what the learner relied on, not that the action is truly safe.
+
+    Attributes
+    ----------
+    kind : {"safe-set", "upper-bound", "policy-bound"}
+    round : int
+        The round (1-based sample count) of the decision it certifies.
+    basis : str
+        What certifies it, in the paper's terms (e.g. ``"S_t: Lipschitz safe set"``, ``"D_t^s (eq. 8)"``,
+        ``"x0 (known safe)"``).
+    safe_arms : ndarray of bool, shape (n,), or None
+    safe_points : ndarray of shape (k, d) or None
+    bound, threshold : ndarray of shape (m,) or None
+    """
+
+    kind: str
+    round: int
+    basis: str
+    safe_arms: np.ndarray | None = None
+    safe_points: FloatArray | None = None
+    bound: FloatArray | None = None
+    threshold: FloatArray | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in CERTIFICATE_KINDS:
+            raise ValueError(
+                f"Certificate kind must be one of {CERTIFICATE_KINDS}. Got {self.kind!r} instead."
+            )
+        if self.kind == "safe-set":
+            if self.safe_arms is None and self.safe_points is None:
+                raise ValueError("A 'safe-set' certificate needs safe_arms or safe_points.")
+        elif self.bound is None or self.threshold is None:
+            raise ValueError(f"A {self.kind!r} certificate needs bound and threshold.")
+        for name in ("safe_arms", "safe_points", "bound", "threshold"):
+            value = getattr(self, name)
+            if value is not None:
+                arr = np.array(value, dtype=bool if name == "safe_arms" else np.float64, ndmin=1)
+                arr.setflags(write=False)
+                object.__setattr__(self, name, arr)
+
+    def covers(self, decision: Any, *, rtol: float = 1e-9) -> bool:
+        """Whether ``decision`` (a :class:`~safebandits.types.Decision`) lies inside this certificate:
+        its arm in ``safe_arms`` or its point a row of ``safe_points`` (``"safe-set"``), or every
+        ``bound <= threshold`` up to ``rtol (1 + |threshold|)`` of round-off (the other kinds: a bound
+        certifies the decision it was made for; NaN never passes)."""
+        if self.kind != "safe-set":
+            slack = rtol * (1.0 + np.abs(self.threshold))
+            return bool(np.all(self.bound <= self.threshold + slack))
+        arm, point = getattr(decision, "arm", None), getattr(decision, "point", None)
+        if self.safe_arms is not None and arm is not None and 0 <= int(arm) < self.safe_arms.shape[0]:
+            if self.safe_arms[int(arm)]:
+                return True
+        if self.safe_points is not None and point is not None:
+            p = np.asarray(point, dtype=np.float64).reshape(1, -1)
+            rows = self.safe_points.reshape(-1, p.shape[1])
+            scale = 1.0 + np.abs(rows)
+            return bool(np.any(np.all(np.abs(rows - p) <= rtol * scale, axis=1)))
+        return False

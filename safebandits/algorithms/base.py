@@ -31,7 +31,7 @@ from safebandits.algorithms._observation import (
 )
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.feedback import Sampler
-from safebandits.records import ArmEstimates, PlayedBlock
+from safebandits.records import ArmEstimates, Certificate, PlayedBlock
 from safebandits.types import BatchObservation, Decision, Observation, Recommendation
 
 __all__ = [
@@ -231,6 +231,32 @@ class BaseLearner(Rebinding):
         """The learner's per-arm (or per-action) estimates and confidence intervals now, as one tidy
         :class:`~safebandits.records.ArmEstimates` (what studies and the dashboard show); ``None`` for a
         learner without per-arm estimates or before its first one. Families with estimates override it."""
+        return None
+
+    def certificate(self) -> Certificate | None:
+        """What the learner certified for the decision it is about to play (issue 40): a
+        :class:`~safebandits.records.Certificate` (the safe set it plays in, the action's upper
+        confidence bound on each constraint, or the bound on its policy's expected cost), read from the
+        state the pending decision was made with. Call it between ``ask`` and ``tell``.
+
+        ``None`` for a learner without a safety promise (registered guarantee other than ``"round"`` or
+        ``"expectation"``); every learner with one implements :meth:`_certificate`, and a contract test
+        (tests/contract/test_certificates.py) checks every round that the action lies inside it.
+
+        Raises
+        ------
+        ProtocolError
+            No pending ``ask``.
+        """
+        if self._pending is None:
+            raise ProtocolError(
+                f"{type(self).__name__}.certificate describes the pending decision: call it between ask "
+                "and tell."
+            )
+        return self._certificate(self._pending)
+
+    def _certificate(self, decision: Decision) -> Certificate | None:
+        """The certificate of the pending ``decision`` (learners with a safety promise override it)."""
         return None
 
     # -- the declared fast path ------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """What CKB's finite-domain learner and its continuous-domain round share (issue 32: no import circle
-between ``ckb`` and ``ckb_box``): the per-round random draws, the tie-breaking argmax (:func:`_pick`) and the dual step
-(line 8 of Algorithm 1). StageOpt, SafeOpt and SGP-UCB use the first two."""
+between ``ckb`` and ``ckb_box``): the per-round random draws, the tie-breaking argmax (:func:`_pick`)
+and the dual step (line 8 of Algorithm 1). StageOpt, SafeOpt and SGP-UCB use the first two."""
 
 from __future__ import annotations
 

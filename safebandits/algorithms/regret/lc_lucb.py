@@ -71,7 +71,7 @@ from safebandits.estimators.stagewise import (
 )
 from safebandits.exceptions import CannotStartError, ConfigError, Fix, ProtocolError
 from safebandits.problems.stagewise import StagewiseInfo, checked_stagewise_info
-from safebandits.records import ArmEstimates, PlayedBlock, interval_estimates
+from safebandits.records import ArmEstimates, Certificate, PlayedBlock, interval_estimates
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -798,6 +798,30 @@ class StagewiseLinearLearner(BaseLearner):
         if not self.use_ts:
             self._last_value = value
         return self._decision(best)
+
+    def _x0_certificate(self) -> Certificate:
+        """``x0``, the action known to be safe (``c0 < tau``, Assumption 5): the certified set when a
+        learner plays it (warm start, no feasible candidate, or the best one)."""
+        mask = None
+        if self._safe_row != NO_SAFE_ROW:
+            mask = np.zeros(self._arms.shape[0], dtype=bool)
+            mask[self._safe_row] = True
+        return Certificate(kind="safe-set", round=self.n_samples + 1, safe_arms=mask,
+                           safe_points=self._x0[None, :], basis="x0: the known safe action")  # fmt: skip
+
+    def _certificate(self, decision: Decision) -> Certificate:
+        """The action's pessimistic costs ``V~c_i(X_t) <= tau_i`` (eqs. 6-7, 10: line 3's ``A~f_t``), with
+        the estimates and radii it was chosen with; ``x0`` is certified as the known safe action."""
+        x = decision.point
+        if x is None:
+            x = (self._arms if self.in_warm_start else self._round_arms)[decision.arm]
+        x = np.asarray(x, dtype=np.float64)
+        if self.in_warm_start or np.array_equal(x, self._x0):
+            return self._x0_certificate()
+        est = self.estimator
+        bound, t = est.pessimistic_cost(x[None, :])[0], self.n_samples + 1
+        return Certificate(kind="upper-bound", round=t, bound=bound, threshold=est.tau.copy(),
+                           basis="A~f_t: V~c_i(x) <= tau_i (eqs. 6-7)")  # fmt: skip
 
     def _decision(self, best: int) -> Decision:
         """The decision of :func:`select_action`'s vertex index ``best`` (point in ``self._point``)."""

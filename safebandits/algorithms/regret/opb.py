@@ -63,7 +63,7 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.stagewise import solve_policy_lp
-from safebandits.records import ArmEstimates, PlayedBlock, interval_estimates
+from safebandits.records import ArmEstimates, Certificate, PlayedBlock, interval_estimates
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -732,6 +732,21 @@ class OPB(BaseLearner):
         u = st.uniforms[self.live["upos"]]
         self.live["upos"] += 1
         return Decision(arm=int(sample_arm(probs, u)), probs=probs)
+
+    def _certificate(self, decision: Decision) -> Certificate:
+        """The policy's expected cost index ``pi_t . u^c <= tau`` (LP (37)'s constraint) with the indices
+        it was solved with (``st.uc``: clipped when ``clip``); the safe arm alone (warm start, safe-only
+        mode, an infeasible LP) is certified as the known safe arm."""
+        t, probs = self.n_samples + 1, decision.probs
+        others = probs.copy()
+        others[self._safe] = 0.0
+        if not np.any(others > 0.0):
+            mask = np.zeros(self._k, dtype=bool)
+            mask[self._safe] = True
+            return Certificate(kind="safe-set", round=t, safe_arms=mask, basis="the known safe arm")
+        bound = probs @ self.state.uc
+        return Certificate(kind="policy-bound", round=t, bound=bound, threshold=self.tau.copy(),
+                           basis="pi_t . u^c <= tau (LP (37) on the cost indices)")  # fmt: skip
 
     def cancel(self) -> None:
         super().cancel()

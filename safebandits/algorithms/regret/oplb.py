@@ -76,7 +76,7 @@ from safebandits.estimators.stagewise import (
     ray_scale,
     refresh_due,
 )
-from safebandits.records import PlayedBlock
+from safebandits.records import Certificate, PlayedBlock
 from safebandits.types import Decision
 
 __all__ = [
@@ -492,6 +492,25 @@ class OPLB(StagewiseLinearLearner):
         if idx == SAFE_ACTION:
             return Decision(point=self._x0.copy(), probs=probs)
         return Decision(arm=idx, probs=probs)
+
+    def _certificate(self, decision: Decision) -> Certificate:
+        """The policy's pessimistic expected costs ``V~c_i(pi_t) = V~c_i(x_pi) <= tau_i`` (eqs. 30, 34) at
+        its mean action ``x_pi``, with the estimates and radii it was chosen with; ``pi0`` (all mass on
+        ``x0``: warm start, or the best candidate) is certified as the known safe action."""
+        probs = decision.probs
+        if self.in_warm_start or probs is None:
+            return self._x0_certificate()
+        arms = self._round_arms
+        on_rows = probs.copy()
+        if self._safe_row != NO_SAFE_ROW and self._safe_row < on_rows.shape[0]:
+            on_rows[self._safe_row] = 0.0
+        if not np.any(on_rows > 0.0):
+            return self._x0_certificate()
+        x_pi = probs @ arms + max(1.0 - float(probs.sum()), 0.0) * self._x0
+        est = self.estimator
+        return Certificate(kind="policy-bound", round=self.n_samples + 1,
+                           bound=est.pessimistic_cost(x_pi[None, :])[0], threshold=est.tau.copy(),
+                           basis="V~c_i(pi_t) <= tau_i at the mean action x_pi (eqs. 30, 34)")  # fmt: skip
 
     # -- simulation: the hooks of BaseLearner.simulate's one loop (plays, shape, refill: the base's) --
     def _sim_start(self) -> None:

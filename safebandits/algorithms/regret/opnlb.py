@@ -41,7 +41,7 @@ from safebandits._validation import (
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.exceptions import ConfigError
-from safebandits.records import ArmEstimates
+from safebandits.records import ArmEstimates, Certificate
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -750,6 +750,21 @@ class OPNLB(BaseLearner):
         u = self.rng.random() * cdf[-1]
         a = min(int(np.searchsorted(cdf, u, side="right")), self.n_actions - 1)
         return Decision(arm=a, probs=pi)
+
+    def _certificate(self, decision: Decision) -> Certificate:
+        """The policy's pessimistic expected cost ``V~_t^c(pi_t) = max_{mu in C_t^c} pi_t . mu <= tau``
+        (eq. 40) over the confidence set it was solved with; ``pi0`` (all mass on the safe action: an empty
+        confidence set, or the best policy) is certified as the known safe action."""
+        t, probs = self.n_samples + 1, np.asarray(decision.probs, dtype=np.float64)
+        others = probs.copy()
+        others[self.safe_arm] = 0.0
+        if not np.any(others > 0.0):
+            mask = np.zeros(self.n_actions, dtype=bool)
+            mask[self.safe_arm] = True
+            return Certificate(kind="safe-set", round=t, safe_arms=mask, basis="x0: the known safe action")
+        _, v_c = self.values(probs)
+        return Certificate(kind="policy-bound", round=t, bound=v_c, threshold=np.array([self.tau]),
+                           basis="V~_t^c(pi_t) = max over C_t^c of pi_t . mu <= tau (eq. 40)")  # fmt: skip
 
     def _tell(self, decision: Decision, observation: Observation) -> None:  # type: ignore[override]
         a = int(decision.arm)  # type: ignore[arg-type]

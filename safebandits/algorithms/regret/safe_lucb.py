@@ -73,7 +73,7 @@ from safebandits.problems.safe_linear import (
     discrete_step,
     radial_step,
 )
-from safebandits.records import ArmEstimates, EstimateSnapshot, PlayedBlock, interval_estimates
+from safebandits.records import ArmEstimates, Certificate, EstimateSnapshot, PlayedBlock, interval_estimates
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
@@ -987,6 +987,31 @@ class SafeLUCB(BaseLearner):
                 arm = kernel(self.state)
             return Decision(arm=int(arm))
         return Decision(point=self._next_point().copy())
+
+    def _certificate(self, decision: Decision) -> Certificate:
+        """The action's certified upper bound on ``mu^T B x`` (threshold ``c``): in the exploration phase,
+        and when ``D_t^s`` was empty (the fallback to ``D^w``), ``S ||B x||``, the largest value over
+        ``||mu|| <= S`` (``x in D^w`` iff it is at most ``c``); otherwise eq. (8)'s ``mu_hat^T B x + beta
+        ||B x||_{A^{-1}}`` with the ``mu_hat``, ``A`` and ``beta`` the choice was made with."""
+        live = self.live
+        x = self._ds.arms[decision.arm] if decision.point is None else decision.point
+        bx = self._b @ np.asarray(x, dtype=np.float64)
+        t, threshold = self.n_samples + 1, np.array([self._c])
+        fell_back = self._finite and int(live["fallback"]) > self._undo[1]
+        if bool(live["exploring"]) or fell_back:
+            worst = float(self._const.param_norm_bound * np.linalg.norm(bx))
+            basis = "D^w: S ||B x|| <= c" + (" (D_t^s empty: fallback)" if fell_back else " (exploration)")
+            return Certificate(kind="upper-bound", round=t, bound=np.array([worst]), threshold=threshold,
+                               basis=basis)  # fmt: skip
+        if self._finite:  # (the ridge's rows K..2K-1 are the vectors B x: what the kernel read)
+            row = self._ds.arms.shape[0] + int(decision.arm)
+            pred, sq = float(self._ridge.preds[row]), float(self._ridge.sq_widths[row])
+        else:
+            theta, a_inv = self._theta_ainv()
+            pred, sq = float(theta @ bx), float(bx @ a_inv @ bx)
+        ucb = pred + self.beta * math.sqrt(max(sq, 0.0))
+        return Certificate(kind="upper-bound", round=t, bound=np.array([ucb]), threshold=threshold,
+                           basis="D_t^s: mu_hat^T B x + beta ||B x||_{A^-1} <= c (eq. 8)")  # fmt: skip
 
     def cancel(self) -> None:
         super().cancel()

@@ -33,6 +33,7 @@ from safebandits.algorithms.regret.ckb import (
     reward_and_constraint,
 )
 from safebandits.exceptions import ConfigError
+from safebandits.records import Certificate
 from safebandits.types import Decision
 
 __all__ = ["SGPUCB", "SGPUCBConfig"]
@@ -224,6 +225,27 @@ class SGPUCB(SafeSeedGPLearner):
         safe = gg._mean[idx] + beta_g * np.sqrt(np.maximum(gg.lowrank.var[idx], 0.0)) <= 0.0
         safe |= self._seed_mask[idx]
         return np.where(safe, gf._mean[idx] + beta * np.sqrt(np.maximum(gf.lowrank.var[idx], 0.0)), -np.inf)
+
+    def _certificate(self, decision: Decision) -> Certificate:
+        """Phase 1: the safe seed. Phase 2: ``D_t`` (finite domains; the seed included), or on a box the
+        played point's upper bound ``mu~ + beta~ sigma~ <= 0`` (a seed point: the seed)."""
+        t = self.n_samples + 1
+        if self.box is None:
+            if self.in_exploration:
+                mask = np.zeros(self.info.n_points, dtype=bool)
+                mask[self.seed] = True
+                return Certificate(kind="safe-set", round=t, safe_arms=mask, basis="safe seed (phase 1)")
+            return Certificate(kind="safe-set", round=t, safe_arms=self.safe_set(),
+                               basis="D_t: mu~ + beta~ sigma~ <= 0, and the safe seed")  # fmt: skip
+        x = np.asarray(decision.point, dtype=np.float64)
+        seed = Certificate(kind="safe-set", round=t, safe_points=self.seed_points, basis="safe seed")
+        if self.in_exploration or seed.covers(decision):
+            return seed
+        _, beta_g = self.betas()
+        mg, vg = self.gp_g.predict(x[None, :])
+        ucb = float(mg[0] + beta_g * np.sqrt(max(float(vg[0]), 0.0)))
+        return Certificate(kind="upper-bound", round=t, bound=np.array([ucb]), threshold=np.zeros(1),
+                           basis="D_t: mu~ + beta~ sigma~ <= 0 at the point")  # fmt: skip
 
     def cancel(self) -> None:
         super().cancel()

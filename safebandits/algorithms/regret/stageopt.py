@@ -60,7 +60,7 @@ from safebandits.estimators.gp import (
     kernel_distance,
 )
 from safebandits.exceptions import ConfigError
-from safebandits.records import ArmEstimates
+from safebandits.records import ArmEstimates, Certificate
 from safebandits.types import Decision, FloatArray
 
 __all__ = ["LipschitzSafeLearner", "SafeSetConfig", "StageOpt", "StageOptConfig"]
@@ -283,6 +283,14 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
 
     def safe_set(self) -> np.ndarray:
         return self.safe.copy()
+
+    def _certificate(self, decision: Decision) -> Certificate:
+        """``S_t``, the Lipschitz safe set the choice was made in (on a box: over the candidates); every
+        choice of StageOpt and SafeOpt is one of its points (issue 40)."""
+        return Certificate(
+            kind="safe-set", round=self.n_samples + 1, safe_arms=self.safe.copy(),
+            basis="S_t: Lipschitz safe set grown from the safe seed (intersected intervals of g)",
+        )  # fmt: skip
 
     def _played(self, i: int) -> Decision:
         """The decision of candidate ``i``: its index, and on a box its coordinates too."""
