@@ -14,7 +14,9 @@ From a known safe seed, with the package's sign convention (safe means ``g(x) <=
 * ``x_t = argmax_{x in G_t u M_t} w_t(x)`` with the width ``w_t(x) = max((u^f - l^f)(x), (u - l)(x)) /
   sqrt(k(x, x))`` (each function's width in units of its prior standard deviation: the single
   function of the paper is both objective and safety; with two, the authors' public implementation
-  takes the largest scaled width; random ties).
+  takes the largest scaled width; random ties). When ``G_t u M_t`` is empty (intervals that crossed,
+  ``l^f > u^f``: data that contradict a heuristic width), the safe point of largest ``l^f_t``, never a
+  point outside ``S_t`` (:meth:`SafeOpt._fallback`; ``docs/decisions/ckb.md``).
 
 **Safety guarantee.** If every interval holds at every round and ``g`` is ``L``-Lipschitz for ``d``,
 every point of ``S_t``, hence every ``x_t``, has ``g(x_t) <= 0``. With ``confidence="theory"`` (default)
