@@ -207,6 +207,12 @@ def _consistent(learner, cert: Certificate, decision) -> None:
     if cert.kind == "upper-bound" and decision.arm is not None and cert.basis.startswith("D_t^s"):
         est = learner.arm_estimates()  # (Safe-LUCB on arms: eq. 8's upper end of the constraint)
         assert cert.bound[0] == pytest.approx(est.upper[decision.arm, 1], rel=1e-6, abs=1e-9)
+    if cert.kind == "upper-bound" and decision.point is None and cert.basis.startswith("A~f_t"):
+        est = learner.arm_estimates()  # (LC-LUCB, Safe-LTS on points: the pessimistic costs, eq. 10)
+        np.testing.assert_allclose(cert.bound, est.upper[decision.arm, 1:], rtol=1e-6, atol=1e-9)
+    if cert.kind == "policy-bound" and cert.basis.startswith("V~_t^c"):
+        est = learner.arm_estimates()  # (OPNLB: max over C^c of pi . mu <= pi . (per-action maxima))
+        assert cert.bound[0] <= float(decision.probs @ est.upper[:, 1]) + 1e-9
 
 
 def play_and_check(name, learner, env, rounds):
@@ -267,7 +273,7 @@ def test_learners_without_a_promise_certify_nothing():
 
 @pytest.mark.parametrize("name", sorted(PROMISING))
 @settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
 )
 @given(data=st.data())
 def test_played_action_lies_inside_its_certificate(name, data):
