@@ -5,6 +5,7 @@ resolution."""
 from __future__ import annotations
 
 import copy
+import math
 import dataclasses
 import pickle
 
@@ -236,3 +237,12 @@ def test_stageopt_and_safeopt_stay_eager():
     for method in ("stageopt", "safeopt"):
         learner = make_learner(method, big, np.random.default_rng(0))
         assert not learner.lazy and not isinstance(learner.gp_f, LazyGP)
+
+
+def test_tie_floor_takes_no_tolerance_from_an_infinite_score():
+    # Issue 40: the lazy argmax's tie floor mirrors _pick's; best - 1e-12 (1 + |best|) is NaN at +inf.
+    from safebandits.algorithms.regret.ckb import _tie_floor
+
+    assert _tie_floor(math.inf) == math.inf
+    assert _tie_floor(-math.inf) == -math.inf
+    assert _tie_floor(2.0) == pytest.approx(2.0 - 3e-12)
