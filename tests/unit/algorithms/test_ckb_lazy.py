@@ -5,8 +5,8 @@ resolution."""
 from __future__ import annotations
 
 import copy
-import math
 import dataclasses
+import math
 import pickle
 
 import numpy as np
