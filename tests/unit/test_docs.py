@@ -186,3 +186,35 @@ def test_a_paper_without_a_docs_folder_has_no_page(tmp_path, monkeypatch):
     (tmp_path / "src" / "pagelesspaper" / "docs").rmdir()
     assert paper_pages("pagelesspaper") == {}
     assert "pagelesspaper" not in _paperdocs().generate(tmp_path / "out")
+
+
+#: The user guide's guarantee table: row label prefix -> the registry's guarantee key.
+_GUARANTEE_ROWS = {
+    "`(epsilon, delta)`-PAC": "pac",
+    "PAC identification of the best safe item": "pac",
+    "safe at every round": "round",
+    "safe in expectation": "expectation",
+    "soft constraint": "soft",
+    "FDR-constrained": "fdr",
+    "none (baselines)": "none",
+}
+
+
+def test_guarantee_table_agrees_with_the_registry():
+    """Every registered learner is in the user guide's guarantee table, in the row of its registered
+    guarantee (a learner listed under a promise it does not make misleads the reader)."""
+    import re
+
+    from safebandits.algorithms._catalogue import list_algorithms
+
+    text = (DOCS / "user_guide" / "learners.md").read_text()
+    table = text.split("## Which learner, which guarantee", 1)[1].split("\n\n", 2)[1]
+    listed: dict[str, str] = {}
+    for line in table.splitlines()[2:]:
+        label, names = line.strip("|").split("|", 1)
+        key = next(k for prefix, k in _GUARANTEE_ROWS.items() if label.strip().startswith(prefix))
+        for name in re.findall(r"`([a-z0-9-]+)`", names):
+            assert name not in listed, f"{name} is listed twice in the guarantee table"
+            listed[name] = key
+    registry = {n: e.guarantee for n, e in list_algorithms().items()}
+    assert listed == registry
