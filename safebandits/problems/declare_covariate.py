@@ -378,6 +378,7 @@ class CovariateProblem(Problem):
             arm_norm_bound=1.0,
             safe_arm=self.safe_action,
             noise_kind=self.feedback.kind,
+            mean_bound=self._sups()[0],
         )
 
     # -- truth ------------------------------------------------------------------------------------

@@ -78,7 +78,10 @@ class LinearProblem(Problem):
     arm_norm_bound : float, optional
         ``L >= ||x||`` (default: the largest arm norm, which is public).
     mean_bound : float, default 1.0
-        ``B >= |theta^T x|, |mu_i^T x|`` (transductive learners).
+        ``B >= |theta^T x|, |mu_i^T x|``: the transductive learners' sample sizes read it, the stage-wise
+        learners (whose analysis assumes means at most 1) refuse a problem with ``mean_bound > 1`` (divide
+        rewards and costs by it), and a simulated truth is checked against it
+        (:meth:`truth_violations`).
     slater : float, optional
         Slater constant told to kernel learners (default ``min(1, min_i tau_i - c0_i)`` from ``safe_cost``).
     safety_gap : float, optional
@@ -346,6 +349,7 @@ class LinearProblem(Problem):
                 arm_norm_bound=self.told_arm_norm,
                 safe_arm=self.safe_arm,
                 noise_kind=fb.kind,
+                mean_bound=self.mean_bound,
             )
         if kind == "k-armed":
             k = self.n_arms
@@ -363,6 +367,7 @@ class LinearProblem(Problem):
                 arm_norm_bound=1.0,
                 safe_arm=self.safe_arm,
                 noise_kind=fb.kind,
+                mean_bound=self.mean_bound,
             )
         if kind == "kernel":
             from safebandits.problems.kernel import KernelInfo
