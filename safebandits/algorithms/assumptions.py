@@ -26,19 +26,16 @@ __all__ = ["ASSUMPTIONS", "MEANS_AT_MOST", "assumption_texts", "check_unit_means
 
 #: Assumption keys and their wording (what the guarantee rests on).
 ASSUMPTIONS: dict[str, str] = {
-    "means-at-most-1": (
-        "reward and cost means at most 1 (the paper's means in [0, 1], Assumption 4 / Sec. 5.2 of the "
-        "stage-wise paper; checked against mean_bound)"
-    ),
-    "outcomes-in-unit": "observed rewards and costs in [0, 1] (Assumption 35 of the stage-wise paper)",
-    "noise": "noise R-sub-Gaussian with R the noise bound it is told",
-    "param-norm": "||theta||, ||mu_i|| <= S (param_norm_bound)",
-    "linear": "reward and costs linear in the actions' features (the model is right)",
-    "function-class": "the true reward and cost functions belong to the declared finite classes",
-    "rkhs": "RKHS norms of the reward and of the constraint at most the declared bounds B and G",
-    "safe-action": "a known safe action, strictly below the threshold",
-    "slater": "the safe action's margin tau - c0 at least the Slater constant it is told",
-    "mean-bound": "|means| <= mean_bound (the sample sizes read it)",
+    "means-at-most-1": "reward and cost means at most 1, the paper's [0, 1]",
+    "outcomes-in-unit": "observed rewards and costs in [0, 1]",
+    "noise": "R-sub-Gaussian noise",
+    "param-norm": "||theta||, ||mu_i|| <= S",
+    "linear": "reward and costs linear in the features",
+    "function-class": "true reward and cost functions in the declared classes",
+    "rkhs": "RKHS norms of reward and constraint at most B and G",
+    "safe-action": "a known safe action below the threshold",
+    "slater": "safe action's margin tau - c0 at least the Slater constant",
+    "mean-bound": "|means| <= mean_bound",
 }
 
 #: The largest mean the ``"means-at-most-1"`` learners accept.

@@ -221,6 +221,11 @@ def _run_regret_task(
     )
     if out.optimism:
         traces["optimism"] = _json_safe(out.optimism)
+    if out.assumption:  # (the column only when a flag was raised: other runs' records are unchanged)
+        from safebandits.experiments.watch import FLAG_COLUMN
+
+        record[FLAG_COLUMN] = out.assumption["text"]
+        traces["assumption"] = _json_safe(out.assumption)
     traces["curve"] = _json_safe(out.curves)
     traces["totals"] = _json_safe(
         {

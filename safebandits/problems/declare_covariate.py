@@ -470,6 +470,11 @@ class CovariateProblem(Problem):
                 )
         return out
 
+    def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
+        """Where ``truth`` breaks the declared bounds: means outside the feedback's range are refused by
+        :meth:`simulate` itself; here the RKHS and Lipschitz bounds (:meth:`check_assumptions`)."""
+        return self.check_assumptions(truth)
+
     def lipschitz_of(self, values: Any) -> float:
         """``max |h_i - h_j| / ||x_i - x_j||`` over pairs of actions with distinct covariates."""
         h = np.asarray(values, dtype=np.float64)

@@ -468,6 +468,39 @@ class LinearProblem(Problem):
                 )
         return np.asarray(theta, dtype=float), mu
 
+    def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
+        """Where ``truth`` breaks the declared bounds: a reward or cost mean ``|theta^T x|``, ``|mu_i^T x|``
+        (arms and decisions) above ``mean_bound``, ``||theta||`` or ``||mu_i||`` above ``param_norm_bound``
+        (``mu`` only when given: with ``cost_matrix`` the costs follow from ``theta``)."""
+        theta, mu = self._truth(truth)
+        points = self.arms if self.decisions is None else np.vstack([self.arms, self.decisions])
+        out = []
+        b, s = float(self.mean_bound), float(self.param_norm_bound)
+        tol = 1e-9
+        for what, field, values in (
+            ("reward", "reward_param", points @ theta),
+            *(
+                (f"cost{'' if self.n_constraints == 1 else f' {i + 1}'}", "cost_params", points @ mu[i])
+                for i in range(self.n_constraints)
+            ),
+        ):
+            a = int(np.argmax(np.abs(values)))
+            if abs(values[a]) > b * (1 + tol):
+                out.append(
+                    f"{field}: the {what} mean of arm {a} is {values[a]:.4g}, beyond mean_bound = {b:g} "
+                    f"(|mean| <= mean_bound); declare mean_bound >= {abs(values[a]):.4g} or change the truth"
+                )
+        norms = [("reward_param", "||theta||", float(np.linalg.norm(theta)))]
+        if self.cost_matrix is None:
+            norms += [("cost_params", f"||mu_{i + 1}||", float(np.linalg.norm(mu[i]))) for i in range(len(mu))]
+        for field, name, norm in norms:
+            if norm > s * (1 + tol):
+                out.append(
+                    f"{field}: {name} = {norm:.6g} exceeds param_norm_bound = {s:g}; declare "
+                    f"param_norm_bound >= {norm:.6g} or change the truth"
+                )
+        return out
+
     def _instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
         theta, mu = self._truth(truth)
         sigma = truth.get("sigma")
