@@ -311,6 +311,12 @@ def _check_user_learners(path: str, spec: Any, scale: str) -> None:
             f"{path}: {len(failed)} learner(s) cannot start on this problem (nothing was run):\n"
             + "\n".join(failed)
         )
+    fixed = spec.panels[0].fixed
+    if fixed.get("truth_outside_bounds") == "flag":  # (a misspecified problem run on purpose)
+        from safebandits.problems.zoo.declared import declared
+
+        for line in declared(**fixed).flags:
+            click.echo(f"warning: assumption contradicted (truth_outside_bounds = 'flag'): [truth] {line}")
     for line in tolerance_lines(problem, [alg.name for alg in spec.algorithms]):
         click.echo(f"note: {line}")
     for alg in spec.algorithms:

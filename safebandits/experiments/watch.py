@@ -35,6 +35,7 @@ __all__ = [
     "Flag",
     "Watcher",
     "interval_flags",
+    "learner_flags",
     "norm_flags",
     "outcome_flags",
 ]
@@ -168,6 +169,26 @@ def outcome_flags(values: Any, kind: str | None, round_: int, what: str = "outco
     ]
 
 
+def learner_flags(learner: Any, info: Any, round_: int) -> list[Flag]:
+    """The flags of ``learner``'s current confidence intervals (``arm_estimates()``) and confidence set
+    (``estimated_safe_set()``, where it has one) against the bounds ``info`` declares. Reads only: the
+    learner's state is unchanged."""
+    flags: list[Flag] = []
+    method = getattr(learner, "arm_estimates", None)
+    if callable(method):
+        try:
+            flags += interval_flags(method(), info, round_)
+        except (ValueError, TypeError, AttributeError):  # (a learner without estimates yet)
+            pass
+    conf = getattr(learner, "estimated_safe_set", None)
+    if callable(conf):
+        try:
+            flags += norm_flags(conf(), info, round_)
+        except (ValueError, TypeError, AttributeError, KeyError):
+            pass
+    return flags
+
+
 class Watcher:
     """Watches one run: the flags of a simulated truth (``instance.assumption_flags``) at round 0, then the
     learner's intervals at every :meth:`check`. Keeps the first flag and the count of checks that raised
@@ -201,21 +222,7 @@ class Watcher:
         """Check the learner's current intervals (after round ``round_``)."""
         if not self.active or self._info is None:
             return
-        learner = self._learner
-        flags: list[Flag] = []
-        method = getattr(learner, "arm_estimates", None)
-        if callable(method):
-            try:
-                flags += interval_flags(method(), self._info, round_)
-            except (ValueError, TypeError, AttributeError):  # (a learner without estimates yet)
-                pass
-        conf = getattr(learner, "estimated_safe_set", None)
-        if callable(conf):
-            try:
-                flags += norm_flags(conf(), self._info, round_)
-            except (ValueError, TypeError, AttributeError, KeyError):
-                pass
-        for flag in flags[:1]:
+        for flag in learner_flags(self._learner, self._info, round_)[:1]:
             self._raise(flag)
 
     def summary(self) -> dict[str, Any]:
