@@ -316,7 +316,7 @@ def _check_user_learners(path: str, spec: Any, scale: str) -> None:
         from safebandits.problems.zoo.declared import declared
 
         for line in declared(**fixed).flags:
-            click.echo(f"warning: assumption contradicted (truth_outside_bounds = 'flag'): [truth] {line}")
+            click.echo(f"warning: assumption contradicted (truth_outside_bounds = 'flag'): {line}")
     for line in tolerance_lines(problem, [alg.name for alg in spec.algorithms]):
         click.echo(f"note: {line}")
     for alg in spec.algorithms:

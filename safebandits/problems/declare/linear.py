@@ -478,7 +478,8 @@ class LinearProblem(Problem):
         b, s = float(self.mean_bound), float(self.param_norm_bound)
         tol = 1e-9
         for what, field, values in (
-            ("reward", "reward_param", points @ theta),
+            ("reward", "reward_param" + (" (declared in [problem])" if self.reward_param is not None else ""),
+             points @ theta),
             *(
                 (f"cost{'' if self.n_constraints == 1 else f' {i + 1}'}", "cost_params", points @ mu[i])
                 for i in range(self.n_constraints)
@@ -490,7 +491,8 @@ class LinearProblem(Problem):
                     f"{field}: the {what} mean of arm {a} is {values[a]:.4g}, beyond mean_bound = {b:g} "
                     f"(|mean| <= mean_bound); declare mean_bound >= {abs(values[a]):.4g} or change the truth"
                 )
-        norms = [("reward_param", "||theta||", float(np.linalg.norm(theta)))]
+        known = " (declared in [problem])" if self.reward_param is not None else ""
+        norms = [(f"reward_param{known}", "||theta||", float(np.linalg.norm(theta)))]
         if self.cost_matrix is None:
             norms += [("cost_params", f"||mu_{i + 1}||", float(np.linalg.norm(mu[i]))) for i in range(len(mu))]
         for field, name, norm in norms:

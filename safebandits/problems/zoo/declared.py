@@ -78,7 +78,7 @@ def declared(
     sim = SimulatedProblem(problem=decl, truth=truth)  # (checks the truth's shapes and the safe action)
     broken = decl.truth_violations(truth)
     if broken and truth_outside_bounds == "refuse":
-        lines = "\n".join(f"  - [truth] {b}" for b in broken)
+        lines = "\n".join(f"  - {b}" for b in broken)
         raise ConfigError(
             f"the [truth] is outside the bounds the [problem] declares, so the guarantees printed for it "
             f"would not apply ({len(broken)} bound{'s' if len(broken) != 1 else ''} broken; nothing was "
