@@ -8,8 +8,9 @@ range of the means, the norm bounds, the RKHS bounds. The data of a run can cont
   the truth breaks the bound) -- :func:`interval_flags`, on the learner's ``arm_estimates()``; for a
   learner that exposes its confidence ellipsoid (Safe-LUCB, GSLUCB), an ellipsoid wholly outside the ball
   ``||mu|| <= param_norm_bound`` -- :func:`norm_flags`;
-* a bounded outcome outside its declared range (a Bernoulli outcome of 0.5) -- :func:`outcome_flags`
-  (studies, where outcomes come from the user; the stage-wise learners refuse them outright);
+* a bounded outcome outside its declared range (a Bernoulli outcome of 0.5, a binary one of 2) is not
+  flagged but refused where it enters, by the observation check every learner applies
+  (:mod:`safebandits.algorithms._observation`; a study's ``tell`` stores nothing): never silent;
 * a simulated ``[truth]`` outside the declared bounds, run on purpose (``truth_outside_bounds = "flag"``
   in an experiment file): flagged at round 0.
 
@@ -37,7 +38,6 @@ __all__ = [
     "interval_flags",
     "learner_flags",
     "norm_flags",
-    "outcome_flags",
 ]
 
 #: The results column holding a run's first "assumption contradicted" flag (absent: none raised).
@@ -143,28 +143,6 @@ def norm_flags(confidence_set: Any, info: Any, round_: int) -> list[Flag]:
             round_,
             f"the confidence set of the parameter lies wholly outside ||mu|| <= {s:g} (the declared "
             f"param_norm_bound): its nearest point has norm {nearest:.4g}",
-        )
-    ]
-
-
-#: Ranges of bounded outcomes, by feedback kind.
-OUTCOME_RANGES = {"bernoulli": (0.0, 1.0), "binary": (-1.0, 1.0)}
-
-
-def outcome_flags(values: Any, kind: str | None, round_: int, what: str = "outcome") -> list[Flag]:
-    """A flag if a bounded outcome (feedback ``kind`` ``"bernoulli"`` or ``"binary"``) lies outside its
-    range (``values``: the outcomes of one round or a block)."""
-    rng = OUTCOME_RANGES.get(str(kind))
-    if rng is None:
-        return []
-    v = np.asarray(values, dtype=np.float64).reshape(-1)
-    bad = np.flatnonzero(~np.isfinite(v) | (v < rng[0]) | (v > rng[1]))
-    if not bad.size:
-        return []
-    return [
-        Flag(
-            round_,
-            f"an observed {what} {float(v[bad[0]]):g} lies outside the {kind} range [{rng[0]:g}, {rng[1]:g}]",
         )
     ]
 

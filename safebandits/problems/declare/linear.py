@@ -488,8 +488,8 @@ class LinearProblem(Problem):
             a = int(np.argmax(np.abs(values)))
             if abs(values[a]) > b * (1 + tol):
                 out.append(
-                    f"{field}: the {what} mean of arm {a} is {values[a]:.4g}, beyond mean_bound = {b:g} "
-                    f"(|mean| <= mean_bound); declare mean_bound >= {abs(values[a]):.4g} or change the truth"
+                    f"{field}: the {what} mean of arm {a} is {values[a]:.6g}, beyond mean_bound = {b:g} "
+                    f"(|mean| <= mean_bound); declare mean_bound >= {abs(values[a]):.6g} or change the truth"
                 )
         known = " (declared in [problem])" if self.reward_param is not None else ""
         norms = [(f"reward_param{known}", "||theta||", float(np.linalg.norm(theta)))]
