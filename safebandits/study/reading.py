@@ -167,7 +167,8 @@ class Reading(Replayed):
         if not flags:
             return None
         first = flags[0]
-        return {"round": first.round, "what": first.what, "text": f"after {first.round} answers: {first.what}"}
+        text = f"after {first.round} answers: {first.what}"
+        return {"round": first.round, "what": first.what, "text": text}
 
     def queries(
         self,

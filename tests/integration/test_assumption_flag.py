@@ -54,7 +54,8 @@ def write(tmp_path, name="assume", top="", tau=0.5, c0=0.1, r0=0.2, problem="", 
 
 def test_opb_on_means_above_one_is_refused_with_the_fix_in_the_users_units(tmp_path):
     # the problem: mean_bound 3, tau 1.5 (OPB broke its promise in ~1,500 of 2,000 rounds)
-    f = write(tmp_path, tau=1.5, c0=0.3, r0=0.6, problem="mean_bound = 3.0\nparam_norm_bound = 3.5", theta="[0.6, 1.8, 2.7]",
+    declared = "mean_bound = 3.0\nparam_norm_bound = 3.5"
+    f = write(tmp_path, tau=1.5, c0=0.3, r0=0.6, problem=declared, theta="[0.6, 1.8, 2.7]",
               mu="[0.3, 0.9, 2.07]")  # fmt: skip
     res = CliRunner().invoke(cli, ["run", str(f), "--out", str(tmp_path / "out"), "-q"])
     assert res.exit_code == 2, res.output
@@ -96,7 +97,9 @@ def test_the_flag_reaches_results_the_report_and_the_dashboard(tmp_path):
     page = (out / "report" / "index.html").read_text()
     assert "Assumption contradicted</h3>" in page and "2 of 2" in page
     assert "rests on" in page and "declared mean_bound = 1" in page
-    client = TestClient(create_app(f"sqlite:///{tmp_path / 's.db'}", results=out), base_url="http://127.0.0.1")
+    client = TestClient(
+        create_app(f"sqlite:///{tmp_path / 's.db'}", results=out), base_url="http://127.0.0.1"
+    )
     html = client.get("/results").text
     assert 'id="assumption-contradicted-assume-paper"' in html and "opb: 2 of 2 runs" in html
 

@@ -58,8 +58,8 @@ from safebandits._validation import (
     check_positive,
 )
 from safebandits.algorithms._driver import count_pull, make_driver
-from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.assumptions import check_unit_means
+from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
 from safebandits.exceptions import ConfigError, ProtocolError
@@ -531,7 +531,9 @@ class OPB(BaseLearner):
         super().__init__(config, info, rng)
         k, m, safe = _check_info(info)
         check_unit_means(  # (its indices are clipped at 1: means above 1 break its promise)
-            "OPB", info, "its indices are clipped at 1 (an unpulled arm's cost index is 1), so the expected "
+            "OPB",
+            info,
+            "its indices are clipped at 1 (an unpulled arm's cost index is 1), so the expected "
             "cost of its policies can exceed the threshold",
         )
         c = config

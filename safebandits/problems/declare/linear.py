@@ -478,8 +478,11 @@ class LinearProblem(Problem):
         b, s = float(self.mean_bound), float(self.param_norm_bound)
         tol = 1e-9
         for what, field, values in (
-            ("reward", "reward_param" + (" (declared in [problem])" if self.reward_param is not None else ""),
-             points @ theta),
+            (
+                "reward",
+                "reward_param" + (" (declared in [problem])" if self.reward_param is not None else ""),
+                points @ theta,
+            ),
             *(
                 (f"cost{'' if self.n_constraints == 1 else f' {i + 1}'}", "cost_params", points @ mu[i])
                 for i in range(self.n_constraints)
@@ -494,7 +497,9 @@ class LinearProblem(Problem):
         known = " (declared in [problem])" if self.reward_param is not None else ""
         norms = [(f"reward_param{known}", "||theta||", float(np.linalg.norm(theta)))]
         if self.cost_matrix is None:
-            norms += [("cost_params", f"||mu_{i + 1}||", float(np.linalg.norm(mu[i]))) for i in range(len(mu))]
+            norms += [
+                ("cost_params", f"||mu_{i + 1}||", float(np.linalg.norm(row))) for i, row in enumerate(mu)
+            ]
         for field, name, norm in norms:
             if norm > s * (1 + tol):
                 out.append(

@@ -67,7 +67,8 @@ def declared(
         raise ConfigError("Instance 'user/declared' needs the problem table (instance parameter 'problem').")
     if truth_outside_bounds not in TRUTH_OUTSIDE_BOUNDS:
         raise ConfigError(
-            f"truth_outside_bounds must be one of {TRUTH_OUTSIDE_BOUNDS}. Got {truth_outside_bounds!r} instead."
+            f"truth_outside_bounds must be one of {TRUTH_OUTSIDE_BOUNDS}. Got {truth_outside_bounds!r} "
+            "instead."
         )
     truth = dict(truth or {})
     decl, labels = _declaration(problem)

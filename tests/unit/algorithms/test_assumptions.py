@@ -17,6 +17,7 @@ from safebandits.exceptions import CannotStartError
 from safebandits.problems.declare import LinearProblem
 from safebandits.problems.declare_covariate import CovariateProblem
 
+
 #: The issue's problem: 3 arms with means above 1, mean_bound 3, tau 1.5.
 def big(**extra):
     values = dict(arms=np.eye(3), threshold=1.5, safe_arm=0, safe_cost=0.3, safe_reward=0.6, mean_bound=3.0)

@@ -1,6 +1,7 @@
 """Issue 40, part 2: the assumption watcher. Data that contradict a declared bound (a confidence interval
 lying wholly beyond mean_bound or the norm bound) raise a flag with the round; the watcher never changes
-a result. (A bounded outcome outside its range is refused where it enters: tests/unit/algorithms/test_observation.py.)"""
+a result. (A bounded outcome outside its range is refused where it enters:
+tests/unit/algorithms/test_observation.py.)"""
 
 from __future__ import annotations
 
@@ -73,8 +74,8 @@ SIM = PROBLEM.simulate(reward_param=[0.2, 0.6, 0.9], cost_params=[[0.1, 0.3, 1.6
 @pytest.mark.parametrize("name", ["opb", "oplb"])
 def test_a_run_whose_data_contradict_mean_bound_is_flagged_and_unchanged(name):
     inst = instance_for(SIM, name, horizon=6000)
-    out = run_regret(make_learner(name, SIM, np.random.default_rng(2)), inst.environment(np.random.default_rng(1)),
-                     inst, horizon=6000)  # fmt: skip
+    learner = make_learner(name, SIM, np.random.default_rng(2))
+    out = run_regret(learner, inst.environment(np.random.default_rng(1)), inst, horizon=6000)
     assert out.assumption["round"] == 4096  # (checked after each block of 4096 rounds)
     assert "arm 2's cost" in out.assumption["what"] and "wholly above 1" in out.assumption["what"]
     assert out.assumption["checks"] == 2
@@ -84,13 +85,29 @@ def test_a_run_whose_data_contradict_mean_bound_is_flagged_and_unchanged(name):
                        bare.environment(np.random.default_rng(1)), bare, horizon=6000)  # fmt: skip
     assert plain.assumption == {}
     assert (plain.regret, plain.violations, plain.policy_violations) == (
-        out.regret, out.violations, out.policy_violations
+        out.regret,
+        out.violations,
+        out.policy_violations,
     )
 
 
 def test_a_run_within_the_bounds_raises_nothing():
     sim = PROBLEM.simulate(reward_param=[0.2, 0.6, 0.9], cost_params=[[0.1, 0.3, 0.69]])
     inst = instance_for(sim, "opb", horizon=5000)
-    out = run_regret(make_learner("opb", sim, np.random.default_rng(2)), inst.environment(np.random.default_rng(1)),
-                     inst, horizon=5000)  # fmt: skip
+    learner = make_learner("opb", sim, np.random.default_rng(2))
+    out = run_regret(learner, inst.environment(np.random.default_rng(1)), inst, horizon=5000)
     assert out.assumption == {}
+
+
+def test_safe_lucb_on_a_parameter_beyond_its_norm_bound_is_flagged():
+    # ||theta|| = 2.9 > param_norm_bound 1: its loss intervals and its confidence ellipsoid leave the bounds
+    arms = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [-0.5, 0.5], [-0.3, 0.3], [0.3, 0.3]])
+    p = LinearProblem(arms=arms, threshold=0.5, safe_arm=0, safe_cost=0.0, safe_reward=0.0,
+                      cost_matrix=np.eye(2), feedback={"sigma": 0.05})  # fmt: skip
+    sim = p.simulate(reward_param=[-2.5, 1.5])
+    inst = instance_for(sim, "safe-lucb", horizon=5000)
+    learner = make_learner("safe-lucb", sim, np.random.default_rng(2), {"t_prime": "t0"})
+    out = run_regret(learner, inst.environment(np.random.default_rng(1)), inst, horizon=5000)
+    assert out.assumption["round"] == 4096 and "loss x^T mu" in out.assumption["what"]
+    info = inst.public_info()
+    assert "wholly outside ||mu|| <= 1" in norm_flags(learner.estimated_safe_set(), info, 5000)[0].what

@@ -58,7 +58,7 @@ def test_violations_are_exactly_the_broken_bounds(theta, mu, mean_bound, norm_bo
     means = np.abs(np.concatenate([arms @ np.array(theta), arms @ np.array(mu)]))
     norms = [np.linalg.norm(theta), np.linalg.norm(mu)]
     expected = int(means[: len(arms)].max() > mean_bound * (1 + 1e-9))
-    expected += int(means[len(arms):].max() > mean_bound * (1 + 1e-9))
+    expected += int(means[len(arms) :].max() > mean_bound * (1 + 1e-9))
     expected += sum(n > norm_bound * (1 + 1e-9) for n in norms)
     assert len(broken) == expected
 
