@@ -83,7 +83,7 @@ def _bound_of(quantity: str, info: Any) -> tuple[float, str] | None:
     if q.startswith("loss"):  # (Safe-LUCB: |x^T mu| <= S L)
         s, big_l = _num(info, "param_norm_bound"), _num(info, "arm_norm_bound")
         return None if s is None or big_l is None else (s * big_l, "param_norm_bound x arm_norm_bound")
-    if q.startswith(("reward", "cost")):
+    if q.startswith(("reward", "cost", "constraint")):  # (a mean: z^T mu, phi^T x, ...)
         b = _num(info, "mean_bound")
         return None if b is None else (b, "mean_bound")
     return None

@@ -111,3 +111,9 @@ def test_safe_lucb_on_a_parameter_beyond_its_norm_bound_is_flagged():
     assert out.assumption["round"] == 4096 and "loss x^T mu" in out.assumption["what"]
     info = inst.public_info()
     assert "wholly outside ||mu|| <= 1" in norm_flags(learner.estimated_safe_set(), info, 5000)[0].what
+
+
+def test_identification_constraint_intervals_are_read_against_mean_bound():
+    e = interval_estimates(["constraint z^T mu"], [[0.2], [1.6]], [[0.1], [0.2]], [0.6], unit="decision")
+    flag = interval_flags(e, Info(mean_bound=1.0), 900)[0]
+    assert flag.round == 900 and flag.what.startswith("the confidence interval of decision 1's constraint")
