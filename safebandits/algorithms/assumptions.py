@@ -3,8 +3,9 @@
 A learner names its assumptions on its registration line, beside its guarantee
 (``register_algorithm("opb", ..., guarantee="expectation", assumptions=("means-at-most-1", "noise",
 "safe-action"))``): the keys of :data:`ASSUMPTIONS` (or free text, for a plugin's own).
-:func:`assumption_lines` states them for a problem, with the declared values they rest on; ``safebandits
-run FILE.toml``, ``safebandits learners --for FILE.toml`` and the report print them beside each guarantee.
+:func:`~safebandits.algorithms.compatibility.assumption_statement` states them for a problem, with the
+declared values they rest on; ``safebandits run FILE.toml``, ``safebandits learners --for FILE.toml`` and
+the report print them beside each guarantee.
 
 The checks that stand behind the words: a declaration whose bounds break an assumption is refused at
 start-up (:func:`check_unit_means`, OPB and the stage-wise learners on ``mean_bound > 1``); a ``[truth]``
@@ -22,7 +23,7 @@ import numpy as np
 
 from safebandits.exceptions import CannotStartError
 
-__all__ = ["ASSUMPTIONS", "MEANS_AT_MOST", "assumption_texts", "check_unit_means"]
+__all__ = ["ASSUMPTIONS", "MEANS_AT_MOST", "check_unit_means"]
 
 #: Assumption keys and their wording (what the guarantee rests on).
 ASSUMPTIONS: dict[str, str] = {
@@ -42,11 +43,6 @@ ASSUMPTIONS: dict[str, str] = {
 MEANS_AT_MOST = 1.0
 
 
-def assumption_texts(keys: Any) -> list[str]:
-    """The wording of assumption ``keys`` (free text kept as given)."""
-    return [ASSUMPTIONS.get(k, str(k)) for k in keys]
-
-
 def _fmt(values: Any) -> str:
     arr = np.atleast_1d(np.asarray(values, dtype=float))
     return ", ".join(f"{v:.4g}" for v in arr)
@@ -58,8 +54,8 @@ def check_unit_means(owner: str, info: Any, consequence: str = "its guarantee do
     ``info.mean_bound`` is the declared bound on the means (``None``: not declared, the paper's ``[0, 1]``
     taken on trust, e.g. the paper instances). The fix is stated in the problem's units: divide every
     reward and cost by ``mean_bound`` -- the threshold, the safe arm's known values and the noise bound
-    with them; the constraint ``E[c] <= tau`` and the best policy are unchanged, the regret is counted in
-    units of ``mean_bound``.
+    with them; the constraints and the best action or policy are unchanged, the regret is counted in units
+    of ``mean_bound``.
     """
     bound = getattr(info, "mean_bound", None)
     if bound is None or not math.isfinite(float(bound)) or float(bound) <= MEANS_AT_MOST:
@@ -83,8 +79,8 @@ def check_unit_means(owner: str, info: Any, consequence: str = "its guarantee do
         f"problem declares means up to mean_bound = {s:g}; run as is, {consequence}"
     )
     text = (
-        f"divide every reward and cost by {s:g} (mean_bound {s:g}): {'; '.join(parts)}. The constraint "
-        f"E[cost] <= threshold and the best policy are unchanged; regret is then counted in units of {s:g}"
+        f"divide every reward and cost by {s:g} (mean_bound {s:g}): {'; '.join(parts)}. The constraints "
+        f"and the best action or policy are unchanged; regret is then counted in units of {s:g}"
     )
     # (a note, not a Fix: rescaling the data is the user's to do; tools that apply fixes leave it)
     raise CannotStartError.build(owner, reason, notes=[text])
