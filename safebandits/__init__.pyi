@@ -23,6 +23,7 @@ from .algorithms.classification.fdr_active import (
     PassiveFDRConfig as PassiveFDRConfig,
 )
 from .algorithms.compatibility import (
+    assumption_statement as assumption_statement,
     Compatible as Compatible,
     compatible_learners as compatible_learners,
     guarantee_statement as guarantee_statement,

@@ -48,6 +48,7 @@ class AlgorithmEntry:
     privileged: bool = False
     info: tuple[str, ...] = ()
     guarantee: str = ""
+    assumptions: tuple[str, ...] = ()
 
     def config(self, **overrides: Any) -> LearnerConfig:
         """The validated config of this entry's defaults and ``overrides``.
@@ -118,6 +119,7 @@ def register_algorithm(
     privileged: bool = False,
     info: str | tuple[str, ...] = (),
     guarantee: str = "",
+    assumptions: tuple[str, ...] = (),
 ) -> Callable[[_C], _C]:
     """Register a learner class under ``name``; ``defaults`` preset config fields (variants).
 
@@ -127,7 +129,8 @@ def register_algorithm(
     :data:`safebandits.algorithms.compatibility.GUARANTEES` or free text); with them the learner is
     listed by :func:`~safebandits.algorithms.compatibility.compatible_learners`, takes problem
     declarations in :func:`~safebandits.algorithms.registry.make_learner` and refuses problems of
-    another kind with a clear error.
+    another kind with a clear error. ``assumptions`` names what the guarantee rests on (keys of
+    :data:`safebandits.algorithms.assumptions.ASSUMPTIONS` or free text), stated beside the guarantee.
     """
     kinds = (info,) if isinstance(info, str) else tuple(info)
 
@@ -136,7 +139,7 @@ def register_algorithm(
             raise ConfigError(f"Algorithm {name!r} is already registered.")
         doc = description or (cls.__doc__ or "").strip().split("\n", 1)[0]
         _REGISTRY[name] = AlgorithmEntry(
-            name, cls, task, dict(defaults or {}), doc, privileged, kinds, guarantee
+            name, cls, task, dict(defaults or {}), doc, privileged, kinds, guarantee, tuple(assumptions)
         )
         if kinds:
             _CLASS_KINDS[cls] = tuple(dict.fromkeys((*_CLASS_KINDS.get(cls, ()), *kinds)))

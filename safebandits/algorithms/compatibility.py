@@ -28,6 +28,7 @@ __all__ = [
     "ExcludedFamily",
     "LearnerFit",
     "StartCheck",
+    "assumption_statement",
     "check_info",
     "compatible_learners",
     "guarantee_of",
@@ -465,6 +466,74 @@ def guarantee_statement(
     if key == "none":
         return "no safety guarantee (a baseline)."
     return GUARANTEES.get(key, key) or "guarantee not declared."
+
+
+def _told(view: Any, key: str) -> str:
+    """The value of the problem that assumption ``key`` rests on, from the learner's view ("" if none)."""
+
+    def num(name: str) -> float | None:
+        value = getattr(view, name, None)
+        try:
+            return None if value is None else float(value)
+        except (TypeError, ValueError):
+            return None
+
+    if key in ("means-at-most-1", "mean-bound"):
+        b = num("mean_bound")
+        if b is None:
+            return "not declared: taken on trust" if key == "means-at-most-1" else ""
+        return f"declared mean_bound = {b:g}"
+    if key == "noise":
+        r = num("noise_bound") if num("noise_bound") is not None else num("noise_sd")
+        return "" if r is None else f"R = {r:g}"
+    if key == "param-norm":
+        b = num("param_norm_bound")
+        return "" if b is None else f"S = {b:g}"
+    if key == "rkhs":
+        b, g = num("reward_bound"), num("constraint_bound")
+        return "" if b is None or g is None else f"B = {b:.4g}, G = {g:.4g}"
+    if key == "slater":
+        v = num("slater")
+        return "" if v is None else f"Slater constant {v:.4g}"
+    if key == "safe-action":
+        arm = getattr(view, "safe_arm", None)
+        seed = getattr(view, "safe_seed", None)
+        if arm is not None:
+            return f"action {int(arm)}"
+        if seed:
+            return f"action {int(seed[0])}"
+    return ""
+
+
+def assumption_statement(
+    problem: Any, name: str, options: Mapping[str, Any] | None = None, *, horizon: int | None = None
+) -> str:
+    """What learner ``name``'s guarantee rests on (its registered ``assumptions``), with the values
+    ``problem`` declares for them: the line printed beside :func:`guarantee_statement` ("" if the learner
+    states none).
+
+    Example: ``"reward and cost means at most 1 (...; declared mean_bound = 1); noise R-sub-Gaussian with R
+    the noise bound it is told (R = 1); a known safe action, strictly below the threshold (action 0)"``.
+    """
+    from safebandits.algorithms.assumptions import ASSUMPTIONS
+
+    keys = getattr(_entry(name), "assumptions", ())
+    if not keys:
+        return ""
+    view = problem
+    if isinstance(problem, (Problem, SimulatedProblem)):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                view = view_for(problem, name, horizon=horizon)
+        except ConfigError:
+            view = None
+    parts = []
+    for key in keys:
+        told = _told(view, key) if view is not None else ""
+        text = ASSUMPTIONS.get(key, str(key))
+        parts.append(f"{text} ({told})" if told else text)
+    return "; ".join(parts)
 
 
 def per_round_safety_note(problem: Any) -> str | None:

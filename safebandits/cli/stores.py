@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -136,6 +137,7 @@ def results(directory: str, csv_path: str | None, force: bool) -> None:
                 click.echo("")
             click.echo(f"{kind} runs:")
             click.echo(table.to_string(float_format=lambda v: f"{v:.6g}"))
+            _echo_flags(table, latest_runs(df))
             unsafe = int(table["correct_infeasible"].sum()) if "correct_infeasible" in table else 0
             if unsafe:
                 click.echo(
@@ -144,6 +146,26 @@ def results(directory: str, csv_path: str | None, force: bool) -> None:
                     "learner's own guarantee, which may be relaxed by a tolerance (an answer within a "
                     "tolerance epsilon may exceed the threshold by up to epsilon); 'feasible' is strict."
                 )
+
+
+def _echo_flags(table: Any, runs: Any) -> None:
+    """The "assumption contradicted" warning under a summary table: how many runs were flagged, and the
+    first flag of each learner (the round and what was contradicted)."""
+    from safebandits.experiments.watch import FLAG_COLUMN
+
+    n = int(table[FLAG_COLUMN].sum()) if FLAG_COLUMN in table else 0
+    if not n:
+        return
+    click.echo(
+        f"warning: assumption contradicted in {n} run{'s' if n != 1 else ''} ({FLAG_COLUMN} above): their "
+        "data contradict a bound the problem declares, so the guarantees printed for the learners may not "
+        "hold. First flag per learner:"
+    )
+    flagged = runs[runs[FLAG_COLUMN].notna() & (runs[FLAG_COLUMN].astype(str) != "")]
+    keys = [c for c in ("experiment", "label") if c in flagged]
+    for key, sub in flagged.groupby(keys, sort=True) if keys else []:
+        name = " / ".join(map(str, key if isinstance(key, tuple) else (key,)))
+        click.echo(f"  {name}: {sub[FLAG_COLUMN].iloc[0]}")
 
 
 def _store_files(directory: Path) -> list[tuple[Path, str]]:

@@ -291,7 +291,12 @@ def _check_user_learners(path: str, spec: Any, scale: str) -> None:
     """Before the first run of an experiment file: every learner's start-up check on the declared problem
     (one refusal naming each learner that cannot start), then each learner's guarantee in the problem's
     terms and every tolerance that relaxes one, printed."""
-    from safebandits.algorithms.compatibility import guarantee_statement, start_check, tolerance_lines
+    from safebandits.algorithms.compatibility import (
+        assumption_statement,
+        guarantee_statement,
+        start_check,
+        tolerance_lines,
+    )
     from safebandits.problems.zoo.declared import declaration
 
     problem = declaration(spec.panels[0].fixed["problem"])  # (the file as loaded and checked)
@@ -306,10 +311,19 @@ def _check_user_learners(path: str, spec: Any, scale: str) -> None:
             f"{path}: {len(failed)} learner(s) cannot start on this problem (nothing was run):\n"
             + "\n".join(failed)
         )
+    fixed = spec.panels[0].fixed
+    if fixed.get("truth_outside_bounds") == "flag":  # (a misspecified problem run on purpose)
+        from safebandits.problems.zoo.declared import declared
+
+        for line in declared(**fixed).flags:
+            click.echo(f"warning: assumption contradicted (truth_outside_bounds = 'flag'): {line}")
     for line in tolerance_lines(problem, [alg.name for alg in spec.algorithms]):
         click.echo(f"note: {line}")
     for alg in spec.algorithms:
         click.echo(f"guarantee of {alg.label}: {guarantee_statement(problem, alg.name, alg.params)}")
+        rests = assumption_statement(problem, alg.name, alg.params)
+        if rests:
+            click.echo(f"  it rests on: {rests}.")
 
 
 # -- learners --------------------------------------------------------------------------------------
@@ -361,7 +375,11 @@ def learners(target: str, task: str | None) -> None:
 
 def _echo_fit(fit: Any, problem: Any) -> None:
     """Print a :class:`~safebandits.algorithms.compatibility.LearnerFit` (``learners --for``)."""
-    from safebandits.algorithms.compatibility import per_round_safety_note, tolerance_lines
+    from safebandits.algorithms.compatibility import (
+        assumption_statement,
+        per_round_safety_note,
+        tolerance_lines,
+    )
 
     found = fit.fitting
     if not found:
@@ -372,6 +390,9 @@ def _echo_fit(fit: Any, problem: Any) -> None:
         click.echo(f"{len(found)} learners fit and can start ({', '.join(kinds)}):")
         for c in found:
             click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<16}  {c.guarantee}")
+            rests = assumption_statement(problem, c.name)
+            if rests:
+                click.echo(f"  {'':<{width}}  rests on: {rests}")
         for line in tolerance_lines(problem, [c.name for c in found]):
             click.echo(f"  note: {line}")
     note = per_round_safety_note(problem)

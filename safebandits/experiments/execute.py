@@ -104,6 +104,7 @@ def execute_task(
             _run_classification_task(learner, env, instance, task, record, traces)
             return _finish(record, traces)
         outcome = run(learner, env, instance, budget=task.budget)
+        _watch_final(learner, instance, outcome.samples, record, traces)
         record.update(
             status="ok",
             samples=outcome.samples,
@@ -127,6 +128,21 @@ def execute_task(
             traceback=traceback.format_exc(),
         )
     return _finish(record, traces)
+
+
+def _watch_final(
+    learner: Any, instance: Any, samples: int, record: dict[str, Any], traces: dict[str, Any]
+) -> None:
+    """An identification run of a declared problem: the learner's final intervals against the declared
+    bounds (:mod:`safebandits.experiments.watch`; the column only when a flag was raised)."""
+    from safebandits.experiments.watch import FLAG_COLUMN, Watcher
+
+    watcher = Watcher(learner, instance)
+    watcher.check(int(samples))
+    summary = watcher.summary()
+    if summary:
+        record[FLAG_COLUMN] = summary["text"]
+        traces["assumption"] = _json_safe(summary)
 
 
 def _base_record(task: RunTask) -> dict[str, Any]:
@@ -221,6 +237,11 @@ def _run_regret_task(
     )
     if out.optimism:
         traces["optimism"] = _json_safe(out.optimism)
+    if out.assumption:  # (the column only when a flag was raised: other runs' records are unchanged)
+        from safebandits.experiments.watch import FLAG_COLUMN
+
+        record[FLAG_COLUMN] = out.assumption["text"]
+        traces["assumption"] = _json_safe(out.assumption)
     traces["curve"] = _json_safe(out.curves)
     traces["totals"] = _json_safe(
         {

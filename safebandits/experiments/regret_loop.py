@@ -41,6 +41,7 @@ import numpy as np
 from safebandits._validation import check_int
 from safebandits.algorithms.base import is_simulating, play_ask_tell
 from safebandits.exceptions import ConfigError
+from safebandits.experiments.watch import Watcher
 from safebandits.problems.stagewise import TOL, policy_mean_points
 from safebandits.records import PlayedBlock, log_grid  # (defined in the core; re-exported here)
 
@@ -430,6 +431,9 @@ class RegretOutcome:
         rounds). ``.tolist()`` gives the lists the results store keeps as JSON.
     info : dict
         Learner diagnostics (``learner.diagnostics()`` if it has one).
+    assumption : dict
+        The first "assumption contradicted" flag (:mod:`safebandits.experiments.watch`: ``round``,
+        ``what``, ``text``, ``checks``); empty when none was raised or the problem is not a declaration.
     """
 
     rounds: int
@@ -452,6 +456,7 @@ class RegretOutcome:
     optimism: dict[str, Any] = field(default_factory=dict)
     curves: dict[str, np.ndarray] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
+    assumption: dict[str, Any] = field(default_factory=dict)
 
 
 def _same(a: Any) -> Any:
@@ -511,6 +516,7 @@ def run_regret(
         play = functools.partial(
             play_ask_tell, learner, safe_action=instance.safe_action, safe_arm=instance.safe_arm
         )
+    watcher = Watcher(learner, instance)
     t0 = time.perf_counter()
     played = 0
     while played < limit:
@@ -518,6 +524,7 @@ def run_regret(
         block = play(env, k)
         tracker.update(block)
         played += k
+        watcher.check(played)  # (a declaration's bounds against the learner's intervals; else nothing)
     wall = time.perf_counter() - t0
     tt = tracker._totals(_same)
     expect = setting == "expectation"
@@ -553,4 +560,5 @@ def run_regret(
         ),
         curves=tracker.curves,
         info=diag() if callable(diag) else {},
+        assumption=watcher.summary(),
     )

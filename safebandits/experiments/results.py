@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from safebandits.experiments.store import ResultsStore, latest_runs
+from safebandits.experiments.watch import FLAG_COLUMN
 
 __all__ = [
     "CURVE_KEY_COLUMNS",
@@ -326,6 +327,9 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
             if column in ok:
                 values = pd.to_numeric(ok[column].astype("Float64"), errors="coerce").astype(float)
                 table[out_name] = getattr(values.groupby([ok[c] for c in by], sort=True), how)()
+        if FLAG_COLUMN in ok:  # (runs whose data contradicted a declared bound: watch.py)
+            flagged = ok[FLAG_COLUMN].notna() & (ok[FLAG_COLUMN].astype(str) != "")
+            table[FLAG_COLUMN] = flagged.groupby([ok[c] for c in by], sort=True).sum().astype(int)
         failed = sub[sub["status"] != "ok"].groupby(by).size().rename("failed")
         table = table.join(failed, how="outer")
         table[["runs", "failed"]] = table[["runs", "failed"]].fillna(0).astype(int)

@@ -32,6 +32,12 @@ with their options (``[[learners]]``), the horizon (regret learners) and sample 
     horizon = 500
     replicates = 2
 
+The ``[truth]`` is checked against the bounds the ``[problem]`` declares (means within ``mean_bound``,
+``||theta||`` and ``||mu_i||`` within ``param_norm_bound``, RKHS norms within the declared bounds) before
+anything runs: a truth outside them is refused, one line per bound, unless the file says
+``truth_outside_bounds = "flag"`` at the top (a misspecified problem run on purpose): then every run is
+flagged "assumption contradicted" (``safebandits results``, the report).
+
 The file becomes an experiment with one panel on the registered instance ``user/declared`` (its
 parameters: the two tables and ``T``), run by the same runner, store, executors and report as the
 paper experiments. Scale ``"paper"`` is the file as written; ``"quick"`` applies ``[quick]``.
@@ -48,7 +54,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec
@@ -116,6 +122,7 @@ def _models() -> Any:
         truth: dict[str, Any] = Field(default_factory=dict)
         learners: Annotated[list[Learner], Field(min_length=1)]
         quick: Scale | None = None
+        truth_outside_bounds: Literal["refuse", "flag"] = "refuse"
 
     return File
 
@@ -208,7 +215,9 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
     try:
         from safebandits.problems.zoo.declared import declared
 
-        sim = declared(problem=problem, truth=truth, T=f.horizon or 1000)
+        sim = declared(
+            problem=problem, truth=truth, T=f.horizon or 1000, truth_outside_bounds=f.truth_outside_bounds
+        )
     except ConfigError as exc:
         lines.append(f"problem/truth: {exc}")
     from safebandits.algorithms.compatibility import compatible_learners, instance_for, kinds_of
@@ -259,10 +268,13 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
         raise _fail(source, lines)
     horizon = f.horizon or 1000
     q_h = (quick and quick.horizon) or horizon
+    fixed: dict[str, Any] = {"problem": problem, "truth": truth}
+    if f.truth_outside_bounds != "refuse":  # (only then: the run keys of other files are unchanged)
+        fixed["truth_outside_bounds"] = f.truth_outside_bounds
     panel = PanelSpec(
         name="problem",
         instance=INSTANCE,
-        fixed={"problem": problem, "truth": truth},
+        fixed=fixed,
         sweep_param="T",
         values={"paper": (horizon,), "quick": (q_h,)},
         title=f.title or f.name,

@@ -375,15 +375,16 @@ def _infeasible_note(n: int) -> str:
 def guarantee_rows(spec: ExperimentSpec | None, scale: str) -> list[dict[str, str]]:
     """Each learner's guarantee in the terms of a declared problem (experiment files), else ``[]``.
 
-    One row per learner: its label, its name and the sentence of
+    One row per learner: its label, its name, the sentence of
     :func:`~safebandits.algorithms.compatibility.guarantee_statement` (threshold, delta and any tolerance
-    that relaxes it, with the tolerance's source: the user's value or the documented default).
+    that relaxes it, with the tolerance's source: the user's value or the documented default) and what it
+    rests on (:func:`~safebandits.algorithms.compatibility.assumption_statement`).
     """
     from safebandits.experiments.user import INSTANCE
 
     if spec is None or not spec.panels or spec.panels[0].instance != INSTANCE:
         return []
-    from safebandits.algorithms.compatibility import guarantee_statement
+    from safebandits.algorithms.compatibility import assumption_statement, guarantee_statement
     from safebandits.problems.zoo.declared import declaration
 
     try:
@@ -395,9 +396,25 @@ def guarantee_rows(spec: ExperimentSpec | None, scale: str) -> list[dict[str, st
         horizon = alg.budget.get(scale) if alg.budget else None
         try:
             text = guarantee_statement(problem, alg.name, alg.params, horizon=horizon)
+            rests = assumption_statement(problem, alg.name, alg.params, horizon=horizon)
         except ConfigError as exc:  # (a learner no longer registered)
-            text = str(exc)
-        rows.append({"label": alg.label, "name": alg.name, "guarantee": text})
+            text, rests = str(exc), ""
+        rows.append({"label": alg.label, "name": alg.name, "guarantee": text, "assumptions": rests})
+    return rows
+
+
+def contradicted_rows(group: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per learner (label) whose runs raised an "assumption contradicted" flag
+    (:mod:`safebandits.experiments.watch`): the number of flagged runs and the first flag's text."""
+    from safebandits.experiments.watch import FLAG_COLUMN
+
+    if FLAG_COLUMN not in group or "label" not in group:
+        return []
+    flagged = group[group[FLAG_COLUMN].notna() & (group[FLAG_COLUMN].astype(str) != "")]
+    rows = []
+    for label, sub in flagged.groupby("label", sort=True):
+        rows.append({"label": str(label), "runs": len(sub), "of": int((group["label"] == label).sum()),
+                     "first": str(sub[FLAG_COLUMN].iloc[0])})  # fmt: skip
     return rows
 
 
@@ -573,6 +590,7 @@ def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str
                 "table_title": table_title,
                 "table_html": table_html,
                 "guarantees": guarantee_rows(spec, scale),
+                "contradicted": contradicted_rows(group),
             }
         )
     (out / "claims.json").write_text(json.dumps(all_claims, indent=1, default=str) + "\n")

@@ -378,6 +378,7 @@ class CovariateProblem(Problem):
             arm_norm_bound=1.0,
             safe_arm=self.safe_action,
             noise_kind=self.feedback.kind,
+            mean_bound=self._sups()[0],
         )
 
     # -- truth ------------------------------------------------------------------------------------
@@ -468,6 +469,11 @@ class CovariateProblem(Problem):
                     "truth"
                 )
         return out
+
+    def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
+        """Where ``truth`` breaks the declared bounds: means outside the feedback's range are refused by
+        :meth:`simulate` itself; here the RKHS and Lipschitz bounds (:meth:`check_assumptions`)."""
+        return self.check_assumptions(truth)
 
     def lipschitz_of(self, values: Any) -> float:
         """``max |h_i - h_j| / ||x_i - x_j||`` over pairs of actions with distinct covariates."""

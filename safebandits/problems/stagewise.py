@@ -137,6 +137,11 @@ class StagewiseInfo(ArmSetMixin):
     noise_kind : {"gaussian", "binary", "bernoulli"}
         Feedback model (``"gaussian"`` stands for any sub-Gaussian noise); learners refuse observations
         it makes impossible (e.g. a Bernoulli cost of 0.5).
+    mean_bound : float or None, default None
+        The declared bound on the reward and cost means, ``|<x, theta*>|, |<x, mu*_i>| <= mean_bound``
+        (a problem declaration's ``mean_bound``, or the range of bounded feedback); ``None``: not declared
+        (the paper's means in ``[0, 1]`` are taken on trust). Learners whose analysis assumes means at most
+        1 refuse a larger one (:func:`~safebandits.algorithms.assumptions.check_unit_means`).
     """
 
     arms: FloatArray
@@ -151,6 +156,7 @@ class StagewiseInfo(ArmSetMixin):
     arm_norm_bound: float = 1.0
     safe_arm: int | None = None
     noise_kind: str = "gaussian"
+    mean_bound: float | None = None
 
     def __post_init__(self) -> None:
         """Check every field once, here: a learner trusts a built :class:`StagewiseInfo` (frozen, its
@@ -177,6 +183,8 @@ class StagewiseInfo(ArmSetMixin):
         check_positive(self.noise_bound, "noise_bound", owner=owner)
         check_positive(self.arm_norm_bound, "arm_norm_bound", owner=owner)
         check_positive(self.param_norm_bound, "param_norm_bound", owner=owner, allow_zero=True)
+        if self.mean_bound is not None:
+            object.__setattr__(self, "mean_bound", check_positive(self.mean_bound, "mean_bound", owner=owner))
         for name, value in (("arms", arms), ("safe_action", x0), ("threshold", tau), ("safe_cost", c0)):
             object.__setattr__(self, name, value)
 

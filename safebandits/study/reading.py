@@ -104,6 +104,8 @@ class Reading(Replayed):
         (upper confidence bound at most the threshold). A study made from a declared problem has
         ``declaration``: its ``setting`` and the ``kind`` of view the learner reads. The recommendation's
         ``words`` say it in a sentence (:func:`~safebandits.study.words.recommendation_words`).
+        ``assumption_contradicted`` is ``None``, or the flag raised when the learner's confidence intervals
+        lie wholly beyond a bound the problem declares (``round``: the answers so far, ``what``, ``text``).
         """
         with self._transaction(write=False):
             learner = self._learner
@@ -132,6 +134,7 @@ class Reading(Replayed):
             estimates = _arm_estimates(learner)
             if estimates is not None:
                 out["arm_estimates"] = estimates.to_dict()
+            out["assumption_contradicted"] = self._assumption_flag(learner)
             horizon = getattr(self.info, "horizon", None)
             out["recommendation"]["words"] = recommendation_words(
                 out, horizon if isinstance(horizon, int) else None
@@ -152,6 +155,20 @@ class Reading(Replayed):
                         out["feasible_set"] = np.flatnonzero(upper <= float(threshold)).tolist()
                 out[name] = jsonable(value)
             return out
+
+    def _assumption_flag(self, learner: Any) -> dict[str, Any] | None:
+        """The "assumption contradicted" flag of a study now (:mod:`safebandits.experiments.watch`): the
+        learner's confidence intervals after ``n_answered`` answers against the bounds its problem
+        declares; ``None`` when none lies wholly beyond them. (Bounded outcomes outside their range are
+        refused by :meth:`~safebandits.study.session.Study.tell`, never stored.)"""
+        from safebandits.experiments.watch import learner_flags
+
+        flags = learner_flags(learner, self.info, self._n_told)
+        if not flags:
+            return None
+        first = flags[0]
+        text = f"after {first.round} answers: {first.what}"
+        return {"round": first.round, "what": first.what, "text": text}
 
     def queries(
         self,

@@ -69,6 +69,7 @@ threshold = 0.3
 safe_arm = 0
 {epsilon}
 feedback = {{ kind = "gaussian", sigma = 0.5 }}
+param_norm_bound = 1.5   # ||theta|| = 1.41: a truth above the bound is refused (issue 40)
 
 [truth]
 reward_param = [0.1, 0.25, 0.45, 0.9, 0.95]

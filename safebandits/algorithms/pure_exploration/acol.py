@@ -72,6 +72,7 @@ class ACOLConfig(LearnerConfig):
     description="ACOL: adaptive G-design covering U_t (Alg. 1).",
     info="cbai",
     guarantee="pac",
+    assumptions=("linear", "noise"),
 )
 class ACOL(RoundBasedCBAI):
     """ACOL, Adaptive Constraint Learning (Lindner et al. 2022, Algorithm 1; guarantee: Theorem 2).

@@ -133,6 +133,7 @@ class BESIDEConfig(TransductiveConfig):
     description="BESIDE as printed (Algorithm 1), RIPS.",
     info="transductive",
     guarantee="pac",
+    assumptions=("linear", "mean-bound", "noise"),
 )
 class BESIDE(ProgramLearner):
     """BESIDE (Camilleri et al. 2022, Algorithm 1; guarantee: Theorem 1), as printed.

@@ -45,6 +45,7 @@ class BaselineConfig(EliminationConfig):
     description="BASELINE: find the safe arms (XY_safe rounds), then RAGE on them.",
     info="transductive",
     guarantee="pac",
+    assumptions=("linear", "mean-bound", "noise"),
 )
 class Baseline(EliminationLearner):
     """BASELINE of Figures 2-3: safe-set identification, then RAGE on the safe arms.
@@ -121,4 +122,5 @@ for _name, _design, _text in (
         description=_text,
         info="transductive",
         guarantee="pac",
+        assumptions=("linear", "mean-bound", "noise"),
     )(SingleDesign)

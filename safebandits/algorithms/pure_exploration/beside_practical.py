@@ -96,6 +96,7 @@ class BESIDEPracticalConfig(EliminationConfig):
     description="BESIDE by elimination (digest 2.5): XY_safe and XY_diff (vs certified-safe arms) designs.",
     info="transductive",
     guarantee="pac",
+    assumptions=("linear", "mean-bound", "noise"),
 )
 class BESIDEPractical(EliminationLearner):
     """Practical BESIDE: safety and difference designs each round, with elimination (digest 2.5).

@@ -347,6 +347,7 @@ def _register(cls: type[BaseLearner]) -> type[BaseLearner]:
             description=description,
             info="cbai",
             guarantee="pac",
+            assumptions=("linear", "noise"),
         )(cls)
     return cls
 

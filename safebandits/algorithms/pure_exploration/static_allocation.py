@@ -138,6 +138,7 @@ def _register(cls: type) -> type:
         privileged=True,
         info="cbai",
         guarantee="pac",
+        assumptions=("linear", "noise"),
         description="Oracle: static design optimal for the true phi (Alg. 3, App. B.1).",
     )(cls)
     register_algorithm(
@@ -146,6 +147,7 @@ def _register(cls: type) -> type:
         defaults={"allocation": "g-optimal"},
         info="cbai",
         guarantee="pac",
+        assumptions=("linear", "noise"),
         description="G-Allocation: static G-optimal design over X (Alg. 3, App. B.2).",
     )(cls)
     register_algorithm(
@@ -154,6 +156,7 @@ def _register(cls: type) -> type:
         defaults={"allocation": "uniform"},
         info="cbai",
         guarantee="pac",
+        assumptions=("linear", "noise"),
         description="Uniform: static uniform allocation over X (Alg. 3).",
     )(cls)
     return cls

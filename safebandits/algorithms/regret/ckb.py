@@ -994,6 +994,7 @@ for _variant, _text in _VARIANTS.items():
         description=_text,
         info="kernel",
         guarantee="soft",
+        assumptions=("rkhs", "noise", "slater"),
     )(CKB)
 
 

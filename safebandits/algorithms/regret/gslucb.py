@@ -59,7 +59,12 @@ _DESCRIPTION = (
 
 
 @register_algorithm(
-    "gslucb", task="regret", description=_DESCRIPTION, info="safe-linear-arms", guarantee="round"
+    "gslucb",
+    task="regret",
+    description=_DESCRIPTION,
+    info="safe-linear-arms",
+    guarantee="round",
+    assumptions=("linear", "param-norm", "noise", "safe-action"),
 )
 class GSLUCB(SafeLUCB):
     """GSLUCB (Algorithm 2): adaptive pure-exploration length from a gap LCB, capped at ``T_0``.

@@ -55,6 +55,7 @@ from safebandits._validation import (
     check_positive,
 )
 from safebandits.algorithms._driver import make_driver
+from safebandits.algorithms.assumptions import check_unit_means
 from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
@@ -522,6 +523,12 @@ class StagewiseLinearLearner(BaseLearner):
         super().__init__(config, info, rng)
         owner = type(self).__name__
         self.info = info = checked_stagewise_info(info)  # (a duck-typed info: its checked record)
+        check_unit_means(  # (Assumption A4: a declared mean_bound above 1 is refused)
+            owner,
+            info,
+            "its theory radius alpha_r = 1 + 2 (1 - r0) / (tau - c0) and its warm start's "
+            "stopping rule read the bound 1, so its guarantee does not apply",
+        )
         arms, x0, tau, c0, safe_row = stagewise_fields(info)
         if self.setting == "round" and info.action_set == "simplex":
             raise ConfigError(
@@ -937,7 +944,9 @@ class StagewiseLinearLearner(BaseLearner):
 
 @register_algorithm("lc-lucb", task="regret", description="LC-LUCB: optimistic reward over the pessimistic "
                     "feasible set (Pacchiano et al., Algorithm 1).",
-                    info="stagewise", guarantee="round")  # fmt: skip
+                    info="stagewise", guarantee="round",
+                    assumptions=("linear", "means-at-most-1", "param-norm", "noise",
+                                 "safe-action"))  # fmt: skip
 class LCLUCB(StagewiseLinearLearner):
     """LC-LUCB: Linear Constraint Linear UCB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 1).
 

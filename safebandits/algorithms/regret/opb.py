@@ -58,6 +58,7 @@ from safebandits._validation import (
     check_positive,
 )
 from safebandits.algorithms._driver import count_pull, make_driver
+from safebandits.algorithms.assumptions import check_unit_means
 from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
@@ -496,6 +497,7 @@ def _check_info(info: Any) -> tuple[int, int, int]:
     "(Pacchiano et al., Algorithm 3; in-expectation stage-wise constraints).",
     info="k-armed",
     guarantee="expectation",
+    assumptions=("means-at-most-1", "noise", "safe-action"),
 )
 class OPB(BaseLearner):
     """Optimism-pessimism bandit for K arms with in-expectation stage-wise constraints (Algorithm 3).
@@ -528,6 +530,12 @@ class OPB(BaseLearner):
     def __init__(self, config: OPBConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
         k, m, safe = _check_info(info)
+        check_unit_means(  # (its indices are clipped at 1: means above 1 break its promise)
+            "OPB",
+            info,
+            "its indices are clipped at 1 (an unpulled arm's cost index is 1), so the expected "
+            "cost of its policies can exceed the threshold",
+        )
         c = config
         horizon = int(c.horizon if c.horizon is not None else info.horizon)
         delta_prime = c.delta / (4.0 * k * horizon) if c.confidence == "theory" else 1.0 / horizon**2

@@ -415,7 +415,9 @@ oplb_rounds = make_driver("oplb_rounds", oplb_select, stagewise_update, __name__
 # --------------------------------------------------------------------------------------------------
 @register_algorithm("oplb", task="regret", description="OPLB: optimistic-pessimistic policies for "
                     "in-expectation stage-wise constraints (Pacchiano et al., Algorithm 2).",
-                    info=("stagewise", "k-armed"), guarantee="expectation")  # fmt: skip
+                    info=("stagewise", "k-armed"), guarantee="expectation",
+                    assumptions=("linear", "means-at-most-1", "param-norm", "noise",
+                                 "safe-action"))  # fmt: skip
 class OPLB(StagewiseLinearLearner):
     """OPLB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 2) with the 3-support solver of the module doc.
 

@@ -536,6 +536,7 @@ class _ClassLS:
     description="OPNLB: optimistic-pessimistic least squares over finite function classes (Alg. 4).",
     info="function-class",
     guarantee="expectation",
+    assumptions=("function-class", "outcomes-in-unit", "noise", "safe-action"),
 )
 class OPNLB(BaseLearner):
     """OPNLB, Optimistic-Pessimistic Nonlinear Bandit (Pacchiano et al., Algorithm 4; Theorem 38).

@@ -48,7 +48,9 @@ class SafeLTSConfig(StagewiseLinearConfig):
 
 @register_algorithm("safe-lts", task="regret", description="Safe-LTS: Thompson sampling over LC-LUCB's "
                     "pessimistic safe set (baseline of Pacchiano et al., Sec. 4.5).",
-                    info="stagewise", guarantee="round")  # fmt: skip
+                    info="stagewise", guarantee="round",
+                    assumptions=("linear", "means-at-most-1", "param-norm", "noise",
+                                 "safe-action"))  # fmt: skip
 class SafeLTS(StagewiseLinearLearner):
     """Safe linear Thompson sampling over the pessimistic safe set (baseline of Sec. 4.5).
 

@@ -612,6 +612,7 @@ _DESCRIPTION = (
     description=_DESCRIPTION,
     info=("safe-linear", "safe-linear-arms"),
     guarantee="round",
+    assumptions=("linear", "param-norm", "noise", "safe-action"),
 )
 class SafeLUCB(BaseLearner):
     """Safe-LUCB (Amani, Alizadeh & Thrampoulidis 2019, Algorithm 1): linear bandit with loss ``mu^T x``

@@ -92,6 +92,7 @@ class SafeOptConfig(SafeSetConfig):
     "(Sui et al. 2015); confidence from the RKHS bound by default.",
     info="kernel",
     guarantee="round",
+    assumptions=("rkhs", "noise", "safe-action"),
 )
 class SafeOpt(LipschitzSafeLearner):
     """SafeOpt on a finite domain with a known safe seed (per-round safety; module docstring).

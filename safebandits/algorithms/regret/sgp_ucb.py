@@ -113,6 +113,7 @@ def lazy_safe_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, arc_f, arc_g, tf, tg,
     "(Amani et al. 2020; baseline of Zhou & Ji, Sec. 5).",
     info="kernel",
     guarantee="round",
+    assumptions=("rkhs", "noise", "safe-action", "slater"),
 )
 class SGPUCB(SafeSeedGPLearner):
     """SGP-UCB on a finite domain with a known safe seed (a hard-constraint baseline).

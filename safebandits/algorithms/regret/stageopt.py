@@ -339,6 +339,7 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
     "(Sui et al. 2018; baseline of Zhou & Ji, Sec. 5).",
     info="kernel",
     guarantee="round",
+    assumptions=("rkhs", "noise", "safe-action"),
 )
 class StageOpt(LipschitzSafeLearner):
     """StageOpt on a finite domain with a known safe seed (a hard-constraint baseline).

@@ -48,6 +48,17 @@ def _results_context(results_dir: Path) -> dict[str, Any]:
             e = experiments.setdefault(key, {"claims": [], "figures": []})
             e["outcomes"] = rows
             e["figures"] = [p for p in pngs if p.startswith(section_slug(*key))]
+        from safebandits.experiments.store import latest_runs
+        from safebandits.experiments.watch import FLAG_COLUMN
+        from safebandits.plotting.report import contradicted_rows
+
+        if FLAG_COLUMN in df:  # (runs whose data contradicted a declared bound)
+            for key, group in latest_runs(df).groupby(["experiment", "scale"], sort=True):
+                rows = contradicted_rows(group)
+                if rows:
+                    e = experiments.setdefault(key, {"claims": [], "figures": []})
+                    e["contradicted"] = rows
+                    e["figures"] = [p for p in pngs if p.startswith(section_slug(*key))]
     return {
         "experiments": sorted(experiments.items()),
         "runs": runs,

@@ -206,6 +206,12 @@ def kernel_feedback(feedback: Feedback, *, constraint_shift: float = 0.0) -> Any
 class Problem:
     """Base of the declarations: ``kinds``, ``view(kind)``, ``simulate(...)``, ``to_dict()``."""
 
+    def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
+        """Where a simulation truth breaks the bounds this declaration states (empty: nowhere), one line
+        each naming the field, the value and the bound (``safebandits run FILE.toml`` refuses such a
+        ``[truth]`` before anything runs). The base class states no bounds."""
+        return []
+
     def tolerance(self, kind: str) -> Tolerance | None:
         """The tolerance that relaxes the guarantee of learners of ``kind`` (``None``: none relaxes it)."""
         if kind in TOLERANCE_KINDS and hasattr(self, "answer_tolerance"):
@@ -363,6 +369,10 @@ class SimulatedProblem:
     problem: Problem
     truth: dict[str, Any]
     name: str = "declared"
+    #: Where the truth breaks the declared bounds, kept on purpose (:meth:`Problem.truth_violations`; an
+    #: experiment file's ``truth_outside_bounds = "flag"``): every run raises the "assumption contradicted"
+    #: flag at round 0 (:mod:`safebandits.experiments.watch`).
+    flags: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Fail now on a bad truth (the first kind that builds checks it).
@@ -376,9 +386,10 @@ class SimulatedProblem:
             raise ConfigError(f"{type(self.problem).__name__} cannot be simulated as {kind!r}: {reason}.")
         h = self.problem._horizon(horizon)
         inst = self.problem._instance(kind, self.truth, h, self.name)  # type: ignore[attr-defined]
-        # Learners see the declaration's view, never what the instance would derive from the truth.
+        # Learners see the declaration's view, never what the instance would derive from the truth. The
+        # flags mark the instance as a declaration's: the assumption watcher checks its runs.
         view = self.problem._view(kind, h)  # type: ignore[attr-defined]
-        return _Proxy(inst, public_info=lambda: view)
+        return _Proxy(inst, public_info=lambda: view, assumption_flags=tuple(self.flags))
 
     @property
     def kinds(self) -> tuple[str, ...]:

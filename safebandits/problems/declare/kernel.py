@@ -216,6 +216,33 @@ class KernelProblem(Problem):
             problem=self, truth={"reward": reward, "constraint": constraint, "sigma": sigma}, name=name
         )
 
+    def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
+        """Where ``truth`` breaks the declared bounds (a finite domain): ``|f|`` or the RKHS norm ``||f||_k``
+        above ``reward_bound``, ``|g|`` or ``||g||_k~`` above ``constraint_bound`` (the norm of the
+        smallest-norm function with these values on the points, ``sqrt(h^T K^+ h)``). On a box the truth is
+        a function of its own and is not checked here."""
+        if self.domain is not None:
+            return []
+        owner = "KernelProblem.simulate"
+        n = self.n_points
+        out = []
+        for field_name, attr, gram in (
+            ("reward", "reward_bound", self._gram_k),  # type: ignore[attr-defined]
+            ("constraint", "constraint_bound", self._gram_g),  # type: ignore[attr-defined]
+        ):
+            h = check_array(truth.get(field_name), field_name, shape=(n,), owner=owner)
+            bound = float(getattr(self, attr))
+            sup = float(np.max(np.abs(h)))
+            sol, *_ = np.linalg.lstsq(np.asarray(gram, dtype=np.float64), h, rcond=None)
+            norm = float(np.sqrt(max(float(h @ sol), 0.0)))
+            for what, value in (("max |value|", sup), ("RKHS norm", norm)):
+                if value > bound * (1 + 1e-9):
+                    out.append(
+                        f"{field_name}: its {what} is {value:.4g}, above {attr} = {bound:g}; declare "
+                        f"{attr} >= {value:.4g} or change the truth"
+                    )
+        return out
+
     def _instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
         from safebandits.problems.kernel import KernelInstance
 

@@ -78,7 +78,10 @@ class LinearProblem(Problem):
     arm_norm_bound : float, optional
         ``L >= ||x||`` (default: the largest arm norm, which is public).
     mean_bound : float, default 1.0
-        ``B >= |theta^T x|, |mu_i^T x|`` (transductive learners).
+        ``B >= |theta^T x|, |mu_i^T x|``: the transductive learners' sample sizes read it, the stage-wise
+        learners (whose analysis assumes means at most 1) refuse a problem with ``mean_bound > 1`` (divide
+        rewards and costs by it), and a simulated truth is checked against it
+        (:meth:`truth_violations`).
     slater : float, optional
         Slater constant told to kernel learners (default ``min(1, min_i tau_i - c0_i)`` from ``safe_cost``).
     safety_gap : float, optional
@@ -346,6 +349,7 @@ class LinearProblem(Problem):
                 arm_norm_bound=self.told_arm_norm,
                 safe_arm=self.safe_arm,
                 noise_kind=fb.kind,
+                mean_bound=self.mean_bound,
             )
         if kind == "k-armed":
             k = self.n_arms
@@ -363,6 +367,7 @@ class LinearProblem(Problem):
                 arm_norm_bound=1.0,
                 safe_arm=self.safe_arm,
                 noise_kind=fb.kind,
+                mean_bound=self.mean_bound,
             )
         if kind == "kernel":
             from safebandits.problems.kernel import KernelInfo
@@ -462,6 +467,46 @@ class LinearProblem(Problem):
                     f"truth's {float(theta @ x0)}."
                 )
         return np.asarray(theta, dtype=float), mu
+
+    def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
+        """Where ``truth`` breaks the declared bounds: a reward or cost mean ``|theta^T x|``, ``|mu_i^T x|``
+        (arms and decisions) above ``mean_bound``, ``||theta||`` or ``||mu_i||`` above ``param_norm_bound``
+        (``mu`` only when given: with ``cost_matrix`` the costs follow from ``theta``)."""
+        theta, mu = self._truth(truth)
+        points = self.arms if self.decisions is None else np.vstack([self.arms, self.decisions])
+        out = []
+        b, s = float(self.mean_bound), float(self.param_norm_bound)
+        tol = 1e-9
+        for what, field, values in (
+            (
+                "reward",
+                "reward_param" + (" (declared in [problem])" if self.reward_param is not None else ""),
+                points @ theta,
+            ),
+            *(
+                (f"cost{'' if self.n_constraints == 1 else f' {i + 1}'}", "cost_params", points @ mu[i])
+                for i in range(self.n_constraints)
+            ),
+        ):
+            a = int(np.argmax(np.abs(values)))
+            if abs(values[a]) > b * (1 + tol):
+                out.append(
+                    f"{field}: the {what} mean of arm {a} is {values[a]:.6g}, beyond mean_bound = {b:g} "
+                    f"(|mean| <= mean_bound); declare mean_bound >= {abs(values[a]):.6g} or change the truth"
+                )
+        known = " (declared in [problem])" if self.reward_param is not None else ""
+        norms = [(f"reward_param{known}", "||theta||", float(np.linalg.norm(theta)))]
+        if self.cost_matrix is None:
+            norms += [
+                ("cost_params", f"||mu_{i + 1}||", float(np.linalg.norm(row))) for i, row in enumerate(mu)
+            ]
+        for field, name, norm in norms:
+            if norm > s * (1 + tol):
+                out.append(
+                    f"{field}: {name} = {norm:.6g} exceeds param_norm_bound = {s:g}; declare "
+                    f"param_norm_bound >= {norm:.6g} or change the truth"
+                )
+        return out
 
     def _instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
         theta, mu = self._truth(truth)

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from safebandits._validation import (
     check_array,
     check_int,
@@ -109,6 +111,18 @@ class SafeLinearProblem(Problem):
     def simulate(self, *, mu: Any, sigma: float | None = None, name: str = "declared") -> SimulatedProblem:
         """Add the true loss parameter ``mu``."""
         return SimulatedProblem(problem=self, truth={"mu": mu, "sigma": sigma}, name=name)
+
+    def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
+        """Where ``truth`` breaks the declared bounds: ``||mu||`` above ``param_norm_bound``."""
+        owner = "SafeLinearProblem.simulate"
+        mu = check_array(truth.get("mu"), "mu", shape=(self.decision_set.dim,), owner=owner)
+        norm, s = float(np.linalg.norm(mu)), float(self.param_norm_bound)
+        if norm > s * (1 + 1e-9):
+            return [
+                f"mu: ||mu|| = {norm:.6g} exceeds param_norm_bound = {s:g}; declare param_norm_bound >= "
+                f"{norm:.6g} or change the truth"
+            ]
+        return []
 
     def _instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
         from safebandits.problems.safe_linear import SafeLinearInstance

@@ -42,22 +42,51 @@ def pool_from_csv(values: Mapping[str, Any]) -> tuple[PoolProblem, Any]:
     return PoolProblem.from_frame(frame, label=label, **values)  # type: ignore[return-value]
 
 
+#: What to do with a truth outside the declared bounds: refuse it (default) or run and flag every run.
+TRUTH_OUTSIDE_BOUNDS = ("refuse", "flag")
+
+
 def declared(
-    *, problem: dict[str, Any] | None = None, truth: dict[str, Any] | None = None, T: int = 10_000
+    *,
+    problem: dict[str, Any] | None = None,
+    truth: dict[str, Any] | None = None,
+    T: int = 10_000,
+    truth_outside_bounds: str = "refuse",
 ) -> SimulatedProblem:
     """A problem declared from public parts with its simulation truth (user experiment files).
+
+    The truth is checked against the bounds the problem declares
+    (:meth:`~safebandits.problems.declare.Problem.truth_violations`: means within ``mean_bound``, norms
+    within ``param_norm_bound``, RKHS norms within the declared bounds): a truth outside them is refused
+    (one line per bound it breaks), unless ``truth_outside_bounds="flag"`` -- a misspecified problem run on
+    purpose -- and then every run raises the "assumption contradicted" flag at round 0.
 
     Registered as ``user/declared`` by :mod:`safebandits.problems.registry` itself (the library's own
     instance: the registry imports this module, never the other way round)."""
     if not isinstance(problem, Mapping):
         raise ConfigError("Instance 'user/declared' needs the problem table (instance parameter 'problem').")
+    if truth_outside_bounds not in TRUTH_OUTSIDE_BOUNDS:
+        raise ConfigError(
+            f"truth_outside_bounds must be one of {TRUTH_OUTSIDE_BOUNDS}. Got {truth_outside_bounds!r} "
+            "instead."
+        )
     truth = dict(truth or {})
     decl, labels = _declaration(problem)
     if labels is not None:
         truth.setdefault("eta", labels)
     if "horizon" in {f.name for f in dataclasses.fields(decl)}:  # type: ignore[arg-type]
         decl = dataclasses.replace(decl, horizon=T)  # type: ignore[type-var]
-    return SimulatedProblem(problem=decl, truth=truth)
+    sim = SimulatedProblem(problem=decl, truth=truth)  # (checks the truth's shapes and the safe action)
+    broken = decl.truth_violations(truth)
+    if broken and truth_outside_bounds == "refuse":
+        lines = "\n".join(f"  - {b}" for b in broken)
+        raise ConfigError(
+            f"the [truth] is outside the bounds the [problem] declares, so the guarantees printed for it "
+            f"would not apply ({len(broken)} bound{'s' if len(broken) != 1 else ''} broken; nothing was "
+            f"run):\n{lines}\n  (to run a misspecified problem on purpose, set truth_outside_bounds = "
+            '"flag" at the top of the file: every run is then flagged "assumption contradicted")'
+        )
+    return dataclasses.replace(sim, flags=tuple(broken)) if broken else sim
 
 
 def declaration(problem: Mapping[str, Any]) -> Any:
