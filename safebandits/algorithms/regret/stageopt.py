@@ -19,10 +19,11 @@ kernel metric ``d(x, x') = ||k(x, .) - k(x', .)||`` every ``g`` with ``||g||_k <
 the metric (kernel-induced by default; Euclidean on ``info.points`` as an option, and the default when
 the problem declares a Lipschitz constant, ``info.lipschitz``), ``T_0`` (a fraction of
 ``T``), ``beta_t`` (CKB's formula and options) and the seed (told by the instance). Cost per round
-``O(|S| n)`` for the set updates (``O(n^2)``, with an ``n x n`` distance matrix), plus the two posterior
-updates (``O(min(t, n) n)``, :class:`~safebandits.estimators.gp.FiniteGP`).
+``O(|S| |S^c|)`` for the set updates (at most ``O(n^2)`` time; the distances are computed a block of
+safe points at a time, ``O(n)`` memory beyond the kernel: no ``n x n`` matrix since issue 40), plus the two
+posterior updates (``O(min(t, n) n)``, :class:`~safebandits.estimators.gp.FiniteGP`).
 
-``safe_set="incremental"`` (an option; issue 33) keeps the set without the ``n x n`` matrix: each round
+``safe_set="incremental"`` (an option; issue 33) keeps the set in ``O(n)`` time per source: each round
 only the point just observed and the points certified the round before are *sources* (one distance row
 each, ``O(n)`` from a kernel column), and every point keeps the best certificate
 ``min_sources u_s(x) + L d(x, x')`` seen so far. The intervals are intersected, so ``u_s(x) >= u_t(x)``
@@ -57,13 +58,16 @@ from safebandits.estimators.gp import (
     kernel_block,
     kernel_column,
     kernel_diagonal,
-    kernel_distance,
 )
 from safebandits.exceptions import ConfigError
 from safebandits.records import ArmEstimates
 from safebandits.types import Decision, FloatArray
 
 __all__ = ["LipschitzSafeLearner", "SafeSetConfig", "StageOpt", "StageOptConfig"]
+
+#: Elements of one block of distances in the updates of ``safe_set="full"`` (8 MB of float64): the
+#: ``|S| x n`` work is done a block of safe points at a time, never as an ``n x n`` matrix (issue 40).
+BLOCK_ELEMENTS = 1_000_000
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -117,7 +121,7 @@ class StageOptConfig(SafeSetConfig):
         As CKB's (:class:`~safebandits.algorithms.regret.ckb.GPBanditConfig`).
     safe_set : {"full", "incremental"}, default "full"
         ``"full"``: the paper's construction, every safe point a source every round (``O(|S| n)`` per
-        round, an ``n x n`` distance matrix); ``"incremental"``: the point observed and the new safe
+        round, distances by blocks); ``"incremental"``: the point observed and the new safe
         points as sources (``O(n)`` per source, no matrix; a subset of the paper's set; module docstring).
     box_points : int >= 1, default 1000
         On a box (``info.box``): the safe set is grown on the safe seed plus this many points drawn
@@ -130,7 +134,7 @@ class StageOptConfig(SafeSetConfig):
         (:func:`~safebandits.algorithms.regret.safe_box.grow`); 0: the initial candidates only.
     box_grow_points : int >= 1, default 50
     box_max_points : int >= 1, default 2000
-        Most candidates (the ``n x n`` distance matrix of ``safe_set="full"``: 32 MB at 2,000).
+        Most candidates (each round's set update is ``O(|S| n)``).
     """
 
     expansion_fraction: float = 0.1
@@ -151,7 +155,7 @@ class StageOptConfig(SafeSetConfig):
 class LipschitzSafeLearner(SafeSeedGPLearner):
     """The safe set StageOpt and SafeOpt share: intersected confidence intervals of ``g`` (``l_t``,
     ``u_t``), the Lipschitz safe set ``S_t`` grown from the safe seed, and the expanders ``G_t`` (module
-    docstring; ``safe_set="incremental"`` for the variant without an ``n x n`` matrix)."""
+    docstring; ``safe_set="incremental"`` for the variant with ``O(n)`` sources)."""
 
     owner = "Lipschitz safe learner"
 
@@ -192,19 +196,10 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
             else info.constraint_bound
         )
         self.incremental = c.safe_set == "incremental"
+        self._diag = kernel_diagonal(info.constraint_kernel)
         if self.incremental:
-            self.distance = None
-            self._ld = None
             self._reach = np.full(n, np.inf)  # best certificate min_s u_s(x) + L d(x, .) seen so far
-            self._diag = kernel_diagonal(info.constraint_kernel)
             self._sources = list(info.safe_seed)  # sources of the next set update
-        else:
-            if self.metric == "euclidean":
-                pts = np.asarray(info.points, dtype=np.float64)
-                self.distance = np.sqrt(np.maximum(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1), 0.0))
-            else:
-                self.distance = kernel_distance(info.constraint_kernel)
-            self._ld = self.lipschitz * self.distance
         self.safe = np.zeros(n, dtype=bool)
         self.safe[list(info.safe_seed)] = True
         self.g_lower = np.full(n, -np.inf)
@@ -230,9 +225,31 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
             self.safe |= new
             self._sources.extend(np.flatnonzero(new).tolist())
             return
-        s = np.flatnonzero(self.safe)
-        reach = np.min(self.g_upper[s, None] + self._ld[s], axis=0)
-        self.safe |= reach <= 0.0
+        s, u = np.flatnonzero(self.safe), np.flatnonzero(~self.safe)
+        if u.size == 0:
+            return
+        reach = np.full(u.size, np.inf)  # min over the safe points, a block of them at a time
+        for rows in self._blocks(s, u.size):
+            block = self.g_upper[rows, None] + self.lipschitz * self._distance_block(rows, u)
+            np.minimum(reach, block.min(axis=0), out=reach)
+        self.safe[u[reach <= 0.0]] = True
+
+    def _blocks(self, rows: np.ndarray, n_cols: int) -> Any:
+        """``rows`` in consecutive pieces of at most :data:`BLOCK_ELEMENTS` ``/ n_cols`` rows."""
+        step = max(1, BLOCK_ELEMENTS // max(1, n_cols))
+        for a in range(0, rows.shape[0], step):
+            yield rows[a : a + step]
+
+    def _distance_block(self, rows: np.ndarray, cols: np.ndarray) -> FloatArray:
+        """``d(x_r, x_c)`` (m, p): Euclidean on the coordinates, or the kernel metric ``sqrt(k(x, x) +
+        k(x', x') - 2 k(x, x'))`` from a kernel block; element for element what an ``n x n`` matrix of
+        the same formula holds (for a kernel given as a matrix)."""
+        if self.metric == "euclidean":
+            pts = np.asarray(self.info.points, dtype=np.float64)
+            pts = pts[:, None] if pts.ndim == 1 else pts
+            return np.sqrt(np.maximum(((pts[rows, None, :] - pts[None, cols, :]) ** 2).sum(-1), 0.0))
+        k = kernel_block(self.info.constraint_kernel, rows, cols)
+        return np.sqrt(np.maximum(self._diag[rows, None] + self._diag[None, cols] - 2.0 * k, 0.0))
 
     def _distance_row(self, x: int) -> FloatArray:
         """``d(x, .)`` (n,) without a matrix: Euclidean on the coordinates, or the kernel metric
@@ -276,9 +293,11 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
             mask = np.zeros_like(self.safe)
             mask[s[self.g_lower[s] + self.lipschitz * near <= 0.0]] = True
             return mask
-        cert = (self.g_lower[s, None] + self._ld[np.ix_(s, np.flatnonzero(unsafe))]) <= 0.0
+        u = np.flatnonzero(unsafe)
         mask = np.zeros_like(self.safe)
-        mask[s[cert.any(axis=1)]] = True
+        for rows in self._blocks(s, u.size):
+            cert = (self.g_lower[rows, None] + self.lipschitz * self._distance_block(rows, u)) <= 0.0
+            mask[rows[cert.any(axis=1)]] = True
         return mask
 
     def safe_set(self) -> np.ndarray:
