@@ -6,6 +6,7 @@ not installed there and not imported here)::
 
     .venv-safeopt/bin/python benchmarks/record_safeopt.py            # writes the file below
     .venv-safeopt/bin/python benchmarks/record_safeopt.py --check    # records again, compares
+    .venv-safeopt/bin/python benchmarks/record_safeopt.py --bench FILE --rounds 20   # timing (bench_...py)
 
 Problems: finite domains in 1-D (``N1`` points drawn uniformly in [0, 1], sorted) and 2-D (a ``side`` x
 ``side`` grid of [0, 1]^2, each point moved by a uniform jitter of a third of the spacing, so that no two
@@ -40,6 +41,8 @@ import collections
 import collections.abc
 import json
 import sys
+import time
+import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -88,7 +91,7 @@ def problem(dim: int, seed: int) -> dict:
     return dict(points=pts, f=f, g=g, seed=seed_arm, noise=noise, params=params)
 
 
-def run(p: dict) -> dict:
+def run(p: dict, rounds: int = T) -> dict:
     pts, f, g, noise = p["points"], p["f"], p["g"], p["noise"]
     ls_f, var_f, ls_g, var_g, lam, beta = p["params"]
     d = pts.shape[1]
@@ -103,7 +106,8 @@ def run(p: dict) -> dict:
     )
     opt = safeopt.SafeOpt([gp_f, gp_s], pts, fmin=[-np.inf, 0.0], beta=beta)
     arms, sets, margins = [i0], [], []
-    for t in range(1, T + 1):
+    t0 = time.perf_counter()
+    for t in range(1, rounds + 1):
         x = opt.optimize()
         hit = np.flatnonzero(np.all(pts == x[None, :], axis=1))
         assert hit.size == 1, "the package returned a point that is not one of the domain's"
@@ -118,7 +122,25 @@ def run(p: dict) -> dict:
         obs.append(y)
         arms.append(i)
         opt.add_new_data_point(x, np.array([[y[0], -y[1]]]))
-    return dict(arms=np.array(arms), obs=np.array(obs), sets=np.array(sets), margins=np.array(margins))
+    seconds = time.perf_counter() - t0
+    out = dict(arms=np.array(arms), obs=np.array(obs), sets=np.array(sets), margins=np.array(margins))
+    return {**out, "seconds": seconds}
+
+
+def bench(path: str, rounds: int) -> None:
+    """``--bench FILE``: run the package on the problem of ``FILE`` (an ``.npz`` written by
+    ``benchmarks/bench_safeopt_reference.py``: points, f, g, seed, noise, params), once timed and once under
+    ``tracemalloc``; print one JSON line (seconds per round, peak traced MB, the arms)."""
+    with np.load(path, allow_pickle=False) as z:
+        p = {k: z[k] for k in ("points", "f", "g", "noise", "params")}
+        p["seed"] = int(z["seed"])
+    r = run(p, rounds)
+    tracemalloc.start()
+    run(p, rounds)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    line = {"per_round": r["seconds"] / rounds, "peak_mb": peak / 2**20, "arms": r["arms"].tolist()}
+    print(json.dumps(line))
 
 
 def record(seeds: int) -> dict[str, np.ndarray]:
@@ -157,8 +179,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=8, help="runs per dimension")
     parser.add_argument("--check", action="store_true", help="record again and compare with the file")
+    parser.add_argument("--bench", metavar="FILE", help="time the package on the problem in FILE (.npz)")
+    parser.add_argument("--rounds", type=int, default=T, help="rounds of --bench")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    if args.bench:
+        bench(args.bench, args.rounds)
+        return
     data = record(args.seeds)
     if args.check:
         old = np.load(OUT, allow_pickle=False)

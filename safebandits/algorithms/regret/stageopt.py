@@ -230,7 +230,7 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
             return
         reach = np.full(u.size, np.inf)  # min over the safe points, a block of them at a time
         for rows in self._blocks(s, u.size):
-            block = self.g_upper[rows, None] + self.lipschitz * self._distance_block(rows, u)
+            block = self.g_upper[rows, None] + self.lipschitz * self.distance_block(rows, u)
             np.minimum(reach, block.min(axis=0), out=reach)
         self.safe[u[reach <= 0.0]] = True
 
@@ -240,7 +240,7 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
         for a in range(0, rows.shape[0], step):
             yield rows[a : a + step]
 
-    def _distance_block(self, rows: np.ndarray, cols: np.ndarray) -> FloatArray:
+    def distance_block(self, rows: np.ndarray, cols: np.ndarray) -> FloatArray:
         """``d(x_r, x_c)`` (m, p): Euclidean on the coordinates, or the kernel metric ``sqrt(k(x, x) +
         k(x', x') - 2 k(x, x'))`` from a kernel block; element for element what an ``n x n`` matrix of
         the same formula holds (for a kernel given as a matrix)."""
@@ -296,7 +296,7 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
         u = np.flatnonzero(unsafe)
         mask = np.zeros_like(self.safe)
         for rows in self._blocks(s, u.size):
-            cert = (self.g_lower[rows, None] + self.lipschitz * self._distance_block(rows, u)) <= 0.0
+            cert = (self.g_lower[rows, None] + self.lipschitz * self.distance_block(rows, u)) <= 0.0
             mask[rows[cert.any(axis=1)]] = True
         return mask
 

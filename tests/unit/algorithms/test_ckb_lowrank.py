@@ -155,7 +155,7 @@ def test_incremental_safe_set_is_inside_the_papers(metric):
         s, u = np.flatnonzero(inc.safe), np.flatnonzero(~inc.safe)
         want = np.zeros(80, dtype=bool)
         if u.size:
-            cert = (inc.g_lower[s, None] + full.lipschitz * full._distance_block(s, u)) <= 1e-12
+            cert = (inc.g_lower[s, None] + full.lipschitz * full.distance_block(s, u)) <= 1e-12
             want[s[cert.any(axis=1)]] = True
         np.testing.assert_array_equal(inc.expanders(), want)
         grew |= inc.safe.sum() > len(info.safe_seed)
