@@ -156,6 +156,7 @@ def _rebuild(learner: Any, points: FloatArray) -> None:
     if learner.incremental:
         learner._reach = extend(learner._reach, np.inf)
         learner._sources = sorted(set(learner._sources) | set(np.flatnonzero(learner.safe).tolist()))
+    learner._cache_distances()
     learner._intersect()
 
 

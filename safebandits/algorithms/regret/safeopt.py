@@ -145,9 +145,10 @@ class SafeOpt(LipschitzSafeLearner):
     -----
     Glossary: ``S_t`` -> ``self.safe``; ``l_t, u_t`` -> ``self.g_lower, self.g_upper``; ``l^f_t, u^f_t`` ->
     ``self.f_lower, self.f_upper``; ``M_t`` -> :meth:`maximisers`; ``G_t`` -> :meth:`expanders`; ``L`` ->
-    ``self.lipschitz``. Differences from the authors' public implementation (``docs/decisions/ckb.md``):
-    it takes the safe set as ``{x : l(x) >= threshold}`` from the current intervals (no Lipschitz
-    expansion, no intersection over time) and a constant ``beta = 2`` by default.
+    ``self.lipschitz``. The authors' package ``safeopt`` 0.16 implements another form (in both of its
+    modes the safe set is the GP's own lower bound of the round, no Lipschitz expansion, no intersection
+    over time; a constant ``beta = 2``): ``variant="berkenkamp"`` reproduces it (module docstring;
+    ``docs/decisions/ckb.md``).
     """
 
     config_cls = SafeOptConfig
@@ -175,6 +176,9 @@ class SafeOpt(LipschitzSafeLearner):
         if self.config.confidence == "constant":
             return float(self.config.constant_beta), float(self.config.constant_beta)
         return super().betas(t)
+
+    def _lipschitz_set(self) -> bool:
+        return self.variant == "sui"
 
     def _intersect(self) -> None:
         """Intersect the intervals of ``f`` too, then StageOpt's update of ``g``'s intervals and ``S_t``
