@@ -163,10 +163,7 @@ class SafeOpt(LipschitzSafeLearner):
                 "finite domain."
             )
         #: ``"sui"`` or ``"berkenkamp"`` (the ``variant`` option).
-        self.variant = config.variant
-        if self.variant == "berkenkamp":  # (read by the first set update, in the base's constructor)
-            self._seed_mask = np.zeros(int(info.n_points), dtype=bool)
-            self._seed_mask[list(info.safe_seed)] = True
+        self.variant = config.variant  # (read by the first set update, in the base's constructor)
         super().__init__(config, info, rng)
         self._prior_sd_f = np.sqrt(np.maximum(kernel_diagonal(self.info.kernel), 1e-300))
         self._prior_sd_g = np.sqrt(np.maximum(kernel_diagonal(self.info.constraint_kernel), 1e-300))
@@ -205,7 +202,7 @@ class SafeOpt(LipschitzSafeLearner):
         self.g_upper[:] = self.gp_g.mean + beta_g * sg
         np.less(self.g_upper, 0.0, out=self.safe)
         if not self.safe.any():
-            self.safe |= self._seed_mask
+            self.safe[list(self.info.safe_seed)] = True
 
     def _expander_berkenkamp(self, m: np.ndarray) -> int:
         """``variant="berkenkamp"``: the index of the package's expander for the maximisers ``m``, or -1

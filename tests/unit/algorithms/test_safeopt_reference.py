@@ -122,3 +122,11 @@ def test_berkenkamp_sets_follow_their_definitions(seed, lengthscale, beta):
         i = int(d.arm)
         learner.tell(d, Observation(reward=f[i] + 0.1 * rng.standard_normal(),
                                     constraints=np.array([g[i] + 0.1 * rng.standard_normal()])))  # fmt: skip
+
+
+def test_berkenkamp_plays_the_seed_when_nothing_is_certified():
+    run = recorded(0)
+    learner = learner_for(run)
+    seed = int(run["arms"][0])
+    assert np.flatnonzero(learner.safe).tolist() == [seed]  # the prior certifies nothing: the told seed
+    assert int(learner.ask().arm) == seed
