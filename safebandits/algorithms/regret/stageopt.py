@@ -19,9 +19,11 @@ kernel metric ``d(x, x') = ||k(x, .) - k(x', .)||`` every ``g`` with ``||g||_k <
 the metric (kernel-induced by default; Euclidean on ``info.points`` as an option, and the default when
 the problem declares a Lipschitz constant, ``info.lipschitz``), ``T_0`` (a fraction of
 ``T``), ``beta_t`` (CKB's formula and options) and the seed (told by the instance). Cost per round
-``O(|S| |S^c|)`` for the set updates (at most ``O(n^2)`` time; the distances are computed a block of
-safe points at a time, ``O(n)`` memory beyond the kernel: no ``n x n`` matrix since issue 40), plus the two
-posterior updates (``O(min(t, n) n)``, :class:`~safebandits.estimators.gp.FiniteGP`).
+``O(|S| |S^c|)`` for the set updates at most (the matrix ``L d`` is kept up to
+:data:`DISTANCE_CACHE_POINTS` points; above, no ``n x n`` matrix since issue 40: with coordinates only
+the pairs that can certify are computed, found with a k-d tree, else the distances a block of safe
+points at a time; the same sets either way), plus the two posterior updates (``O(min(t, n) n)``,
+:class:`~safebandits.estimators.gp.FiniteGP`).
 
 ``safe_set="incremental"`` (an option; issue 33) keeps the set in ``O(n)`` time per source: each round
 only the point just observed and the points certified the round before are *sources* (one distance row
