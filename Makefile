@@ -7,7 +7,8 @@ TSTAMP := $(VENV)/.installed-test
 DSTAMP := $(VENV)/.installed-docs
 OUT    ?= results/quick
 
-.PHONY: run test test-slow lint bench docs clean quick-archive scoreboard bench-botorch-venv bench-botorch
+.PHONY: run test test-slow lint bench docs clean quick-archive scoreboard bench-botorch-venv bench-botorch \
+	bench-safeopt-venv record-safeopt bench-safeopt
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +66,23 @@ bench-botorch-venv: $(BOTORCH_VENV)/.installed
 bench-botorch: $(BOTORCH_VENV)/.installed
 	mkdir -p results && nice -n 10 $(BOTORCH_VENV)/bin/python benchmarks/bench_botorch.py --seeds 10 --horizon 300 --jobs 3 --refit-every 10 \
 		--runs-log results/bench_botorch.jsonl --out results/bench_botorch.md
+
+# The reference package safeopt 0.16 (issue 40): its own venv, .venv-safeopt (numpy < 1.24, GPy 1.13),
+# never needed by `make test`. `record-safeopt` checks the recorded trajectories of
+# tests/data/safeopt_reference/ against a new recording; `bench-safeopt` times our SafeOpt beside it.
+SAFEOPT_VENV := .venv-safeopt
+
+$(SAFEOPT_VENV)/.installed: benchmarks/setup_safeopt_venv.sh
+	VENV=$(SAFEOPT_VENV) sh benchmarks/setup_safeopt_venv.sh
+	touch $@
+
+bench-safeopt-venv: $(SAFEOPT_VENV)/.installed
+
+record-safeopt: $(SAFEOPT_VENV)/.installed
+	$(SAFEOPT_VENV)/bin/python benchmarks/record_safeopt.py --check
+
+bench-safeopt: $(SAFEOPT_VENV)/.installed $(STAMP)
+	nice -n 10 $(BIN)/python benchmarks/bench_safeopt_reference.py --sizes 100,900,10000 --rounds 20
 
 # The scoreboard page from the archived stores only (issue 31): the paper store and the quick store, both
 # kept in docs/data. `make quick-archive` re-runs the quick scale of every experiment into a fresh store and

@@ -611,6 +611,14 @@ class LowRankCovariance:
         w = self.w[: self.rows][:, idx]
         return kernel_block(self.kernel, idx, idx) - w.T @ w
 
+    def cross(self, rows: np.ndarray, cols: np.ndarray) -> FloatArray:
+        """``k_t`` between the points ``rows`` and ``cols`` (m, p): ``K_RC - W_R^T W_C``, ``O(m p t)``."""
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        if self.dense is not None:
+            return self.dense[np.ix_(rows, cols)]
+        w = self.w[: self.rows]
+        return kernel_block(self.kernel, rows, cols) - w[:, rows].T @ w[:, cols]
+
     @property
     def nbytes(self) -> int:
         return int(self.w.nbytes + self.var.nbytes + (0 if self.dense is None else self.dense.nbytes))
@@ -840,6 +848,13 @@ class FiniteGP(_LiveGP):
         if self.lowrank is None:
             return self._cov[np.ix_(idx, idx)]
         return self.lowrank.block(idx)
+
+    def cov_cross(self, rows: np.ndarray, cols: np.ndarray) -> FloatArray:
+        """The posterior covariance ``k_t(x_r, x_c)`` between the points ``rows`` and ``cols`` (m, p),
+        without the ``n x n`` matrix in low-rank mode (``O(m p t)``)."""
+        if self.lowrank is None:
+            return self._cov[np.ix_(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))]
+        return self.lowrank.cross(rows, cols)
 
     def sample(
         self, rng: np.random.Generator, scale: float = 1.0, *, size: int | None = None, jitter: float = 1e-10

@@ -139,12 +139,12 @@ def _fake_paper(tmp_path, monkeypatch, name, pages):
 def test_the_papers_pages_come_from_their_packages(tmp_path):
     written = _paperdocs().generate(tmp_path)
     # every page keeps the file name, hence the URL, it had under docs/papers/ (the main page first)
-    assert written["acol"] == ["acol.md"] and written["ckb"] == ["ckb.md", "ckb_botorch.md"]
+    assert written["acol"] == ["acol.md"] and written["ckb"] == ["ckb.md", "ckb_botorch.md", "ckb_safeopt.md"]
     assert {"beside", "stagewise", "safe_lucb"} <= set(written)
     root = DOCS.parent / "safebandits" / "papers"
     assert (tmp_path / "acol.md").read_text() == (root / "acol" / "docs" / "acol.md").read_text()
     index = (tmp_path / "index.md").read_text()
-    assert "| {doc}`ckb` (also {doc}`ckb_botorch`) | Zhou & Ji 2022 (CKB) |" in index
+    assert "| {doc}`ckb` (also {doc}`ckb_botorch`, {doc}`ckb_safeopt`) | Zhou & Ji 2022 (CKB) |" in index
     assert "`acol-driving`" in index and "`g-acol`" in index
     toctree = index[index.index("```{toctree}") :]
     assert [line for line in toctree.splitlines() if line.isidentifier()] == [

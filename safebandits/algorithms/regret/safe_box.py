@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from safebandits.estimators.box_search import uniform_in_box
-from safebandits.estimators.gp import PointKernel, kernel_diagonal, kernel_distance
+from safebandits.estimators.gp import PointKernel, kernel_diagonal
 from safebandits.exceptions import CannotStartError, Fix
 from safebandits.types import FloatArray
 
@@ -152,17 +152,11 @@ def _rebuild(learner: Any, points: FloatArray) -> None:
         learner._prior_sd_f = np.sqrt(np.maximum(kernel_diagonal(learner.info.kernel), 1e-300))
         learner._prior_sd_g = np.sqrt(np.maximum(kernel_diagonal(learner.info.constraint_kernel), 1e-300))
     learner._scores = np.zeros(n)
+    learner._diag = kernel_diagonal(learner.info.constraint_kernel)
     if learner.incremental:
         learner._reach = extend(learner._reach, np.inf)
-        learner._diag = kernel_diagonal(learner.info.constraint_kernel)
         learner._sources = sorted(set(learner._sources) | set(np.flatnonzero(learner.safe).tolist()))
-    else:
-        if learner.metric == "euclidean":
-            diff = points[:, None, :] - points[None, :, :]
-            learner.distance = np.sqrt(np.maximum((diff**2).sum(-1), 0.0))
-        else:
-            learner.distance = kernel_distance(learner.info.constraint_kernel)
-        learner._ld = learner.lipschitz * learner.distance
+    learner._cache_distances()
     learner._intersect()
 
 

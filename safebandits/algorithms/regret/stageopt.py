@@ -19,10 +19,13 @@ kernel metric ``d(x, x') = ||k(x, .) - k(x', .)||`` every ``g`` with ``||g||_k <
 the metric (kernel-induced by default; Euclidean on ``info.points`` as an option, and the default when
 the problem declares a Lipschitz constant, ``info.lipschitz``), ``T_0`` (a fraction of
 ``T``), ``beta_t`` (CKB's formula and options) and the seed (told by the instance). Cost per round
-``O(|S| n)`` for the set updates (``O(n^2)``, with an ``n x n`` distance matrix), plus the two posterior
-updates (``O(min(t, n) n)``, :class:`~safebandits.estimators.gp.FiniteGP`).
+``O(|S| |S^c|)`` for the set updates at most (the matrix ``L d`` is kept up to
+:data:`DISTANCE_CACHE_POINTS` points; above, no ``n x n`` matrix since issue 40: with coordinates only
+the pairs that can certify are computed, found with a k-d tree, else the distances a block of safe
+points at a time; the same sets either way), plus the two posterior updates (``O(min(t, n) n)``,
+:class:`~safebandits.estimators.gp.FiniteGP`).
 
-``safe_set="incremental"`` (an option; issue 33) keeps the set without the ``n x n`` matrix: each round
+``safe_set="incremental"`` (an option; issue 33) keeps the set in ``O(n)`` time per source: each round
 only the point just observed and the points certified the round before are *sources* (one distance row
 each, ``O(n)`` from a kernel column), and every point keeps the best certificate
 ``min_sources u_s(x) + L d(x, x')`` seen so far. The intervals are intersected, so ``u_s(x) >= u_t(x)``
@@ -57,13 +60,20 @@ from safebandits.estimators.gp import (
     kernel_block,
     kernel_column,
     kernel_diagonal,
-    kernel_distance,
 )
 from safebandits.exceptions import ConfigError
 from safebandits.records import ArmEstimates, Certificate
 from safebandits.types import Decision, FloatArray
 
 __all__ = ["LipschitzSafeLearner", "SafeSetConfig", "StageOpt", "StageOptConfig"]
+
+#: Elements of one block of distances in the updates of ``safe_set="full"`` (2 MB of float64): the
+#: ``|S| x n`` work is done a block of safe points at a time (issue 40).
+BLOCK_ELEMENTS = 250_000
+#: ``safe_set="full"`` keeps the matrix ``L d(x, x')`` on domains of at most this many points (32 MB at
+#: most: cheaper rounds) and computes it a block at a time above (no ``n x n`` matrix); both give the same
+#: numbers, element for element.
+DISTANCE_CACHE_POINTS = 2048
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -117,7 +127,7 @@ class StageOptConfig(SafeSetConfig):
         As CKB's (:class:`~safebandits.algorithms.regret.ckb.GPBanditConfig`).
     safe_set : {"full", "incremental"}, default "full"
         ``"full"``: the paper's construction, every safe point a source every round (``O(|S| n)`` per
-        round, an ``n x n`` distance matrix); ``"incremental"``: the point observed and the new safe
+        round, distances by blocks); ``"incremental"``: the point observed and the new safe
         points as sources (``O(n)`` per source, no matrix; a subset of the paper's set; module docstring).
     box_points : int >= 1, default 1000
         On a box (``info.box``): the safe set is grown on the safe seed plus this many points drawn
@@ -130,7 +140,7 @@ class StageOptConfig(SafeSetConfig):
         (:func:`~safebandits.algorithms.regret.safe_box.grow`); 0: the initial candidates only.
     box_grow_points : int >= 1, default 50
     box_max_points : int >= 1, default 2000
-        Most candidates (the ``n x n`` distance matrix of ``safe_set="full"``: 32 MB at 2,000).
+        Most candidates (each round's set update is ``O(|S| n)``).
     """
 
     expansion_fraction: float = 0.1
@@ -151,7 +161,7 @@ class StageOptConfig(SafeSetConfig):
 class LipschitzSafeLearner(SafeSeedGPLearner):
     """The safe set StageOpt and SafeOpt share: intersected confidence intervals of ``g`` (``l_t``,
     ``u_t``), the Lipschitz safe set ``S_t`` grown from the safe seed, and the expanders ``G_t`` (module
-    docstring; ``safe_set="incremental"`` for the variant without an ``n x n`` matrix)."""
+    docstring; ``safe_set="incremental"`` for the variant with ``O(n)`` sources)."""
 
     owner = "Lipschitz safe learner"
 
@@ -192,19 +202,11 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
             else info.constraint_bound
         )
         self.incremental = c.safe_set == "incremental"
+        self._diag = kernel_diagonal(info.constraint_kernel)
         if self.incremental:
-            self.distance = None
-            self._ld = None
             self._reach = np.full(n, np.inf)  # best certificate min_s u_s(x) + L d(x, .) seen so far
-            self._diag = kernel_diagonal(info.constraint_kernel)
             self._sources = list(info.safe_seed)  # sources of the next set update
-        else:
-            if self.metric == "euclidean":
-                pts = np.asarray(info.points, dtype=np.float64)
-                self.distance = np.sqrt(np.maximum(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1), 0.0))
-            else:
-                self.distance = kernel_distance(info.constraint_kernel)
-            self._ld = self.lipschitz * self.distance
+        self._cache_distances()
         self.safe = np.zeros(n, dtype=bool)
         self.safe[list(info.safe_seed)] = True
         self.g_lower = np.full(n, -np.inf)
@@ -230,9 +232,130 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
             self.safe |= new
             self._sources.extend(np.flatnonzero(new).tolist())
             return
+        u = np.flatnonzero(~self.safe)
+        if u.size == 0:
+            return
         s = np.flatnonzero(self.safe)
-        reach = np.min(self.g_upper[s, None] + self._ld[s], axis=0)
-        self.safe |= reach <= 0.0
+        s = s[self.g_upper[s] <= 0.0]  # (u + L d >= u: a source above 0 certifies nothing)
+        coords = self._coordinates() if self._ld is None else None
+        if coords is not None and s.size:
+            self.safe[u[self._certified_near(s, u, coords)]] = True
+            return
+        reach = np.full(u.size, np.inf)  # min over the safe points, a block of them at a time
+        for rows in self._blocks(s, u.size):
+            block = self.g_upper[rows, None] + self._ld_block(rows, u)
+            np.minimum(reach, block.min(axis=0), out=reach)
+        self.safe[u[reach <= 0.0]] = True
+
+    def _coordinates(self) -> tuple[FloatArray, PointKernel | None] | None:
+        """``(points, kernel)`` when ``d`` is computed from coordinates (``kernel`` ``None`` for the
+        Euclidean metric, a :class:`~safebandits.estimators.gp.PointKernel` for its kernel metric), else
+        ``None`` (a kernel given as a matrix)."""
+        kern = self.info.constraint_kernel
+        if self.metric != "euclidean" and not isinstance(kern, PointKernel):
+            return None
+        pts = np.asarray(self.info.points if self.metric == "euclidean" else kern.points, dtype=np.float64)
+        return (pts[:, None] if pts.ndim == 1 else pts), (None if self.metric == "euclidean" else kern)
+
+    def _radius(self, m: FloatArray, coords: tuple[FloatArray, PointKernel | None]) -> FloatArray:
+        """A Euclidean radius beyond which ``d`` exceeds ``m`` for certain (``d`` increases with the
+        Euclidean distance; margins cover round-off; ``inf`` where the whole domain is within ``m``)."""
+        pts, kern = coords
+        if kern is None:
+            return m * (1.0 + 1e-6) + 1e-9
+        v = kern.variance
+        m = m * (1.0 + 1e-6) + 1e-6 * math.sqrt(v)  # (d = sqrt(2v - 2k) loses digits near 0)
+
+        def dist(r: FloatArray) -> FloatArray:
+            return np.sqrt(np.maximum(v + v - 2.0 * kern._of_distance(r), 0.0))
+
+        hi = np.full(m.shape, float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0))) * 1.01 + 1e-9)
+        whole = dist(hi) <= m
+        lo = np.zeros_like(hi)
+        for _ in range(60):  # bisection: dist(lo) <= m < dist(hi)
+            mid = 0.5 * (lo + hi)
+            above = dist(mid) > m
+            hi, lo = np.where(above, mid, hi), np.where(above, lo, mid)
+        return np.where(whole, np.inf, hi * (1.0 + 1e-9) + 1e-12)
+
+    def _pair_distance(self, a: np.ndarray, b: np.ndarray, coords: tuple) -> FloatArray:
+        """``d(x_a[i], x_b[i])`` for index arrays of one length: element for element
+        :meth:`distance_block`'s numbers."""
+        pts, kern = coords
+        r = np.sqrt(np.maximum(((pts[a] - pts[b]) ** 2).sum(-1), 0.0))
+        if kern is None:
+            return r
+        return np.sqrt(np.maximum(self._diag[a] + self._diag[b] - 2.0 * kern._of_distance(r), 0.0))
+
+    def _certified_near(self, s: np.ndarray, u: np.ndarray, coords: tuple) -> np.ndarray:
+        """Mask over ``u``: certified by some source of ``s``, ``u_t(x) + L d(x, x') <= 0``, testing only the
+        pairs within each source's radius (:meth:`_radius`; a k-d tree): the same set as every pair."""
+        from scipy.spatial import cKDTree
+
+        pts = coords[0]
+        tree = cKDTree(pts[u])
+        radius = self._radius(-self.g_upper[s] / self.lipschitz, coords)
+        near, _ = tree.query(pts[s])
+        keep = near <= radius
+        s, radius = s[keep], radius[keep]
+        out = np.zeros(u.size, dtype=bool)
+        for a in range(0, s.size, 256):
+            balls = tree.query_ball_point(pts[s[a : a + 256]], np.minimum(radius[a : a + 256], 1e300))
+            sizes = np.fromiter((len(b) for b in balls), dtype=np.int64, count=len(balls))
+            if not sizes.sum():
+                continue
+            cols = np.concatenate([np.asarray(b, dtype=np.int64) for b in balls])
+            rows = np.repeat(s[a : a + 256], sizes)
+            ok = (self.g_upper[rows] + self.lipschitz * self._pair_distance(rows, u[cols], coords)) <= 0.0
+            out[cols[ok]] = True
+        return out
+
+    def _lipschitz_set(self) -> bool:
+        """Whether the learner keeps the Lipschitz safe set (SafeOpt's ``variant="berkenkamp"`` does not)."""
+        return True
+
+    def _cache_distances(self) -> None:
+        """``safe_set="full"`` on at most :data:`DISTANCE_CACHE_POINTS` points: the matrix ``L d`` once
+        (``self._ld``); else ``None`` (blocks each round)."""
+        n = self.info.n_points
+        self._ld: FloatArray | None = None
+        if self.incremental or not self._lipschitz_set() or n > DISTANCE_CACHE_POINTS:
+            return
+        every = np.arange(n)
+        self._ld = np.empty((n, n))
+        for rows in self._blocks(every, n):
+            self._ld[rows] = self.lipschitz * self.distance_block(rows, every)
+
+    def _ld_block(self, rows: np.ndarray, cols: np.ndarray) -> FloatArray:
+        """``L d(x_r, x_c)``: from the cached matrix, or computed."""
+        if self._ld is not None:
+            return self._ld[np.ix_(rows, cols)]
+        return self.lipschitz * self.distance_block(rows, cols)
+
+    def _blocks(self, rows: np.ndarray, n_cols: int) -> Any:
+        """``rows`` in consecutive pieces of at most :data:`BLOCK_ELEMENTS` ``/ n_cols`` rows."""
+        step = max(1, BLOCK_ELEMENTS // max(1, n_cols))
+        for a in range(0, rows.shape[0], step):
+            yield rows[a : a + step]
+
+    def distance_block(self, rows: np.ndarray, cols: np.ndarray) -> FloatArray:
+        """``d(x_r, x_c)`` (m, p) for index arrays ``rows``, ``cols``: Euclidean on the coordinates, or
+        the kernel metric ``sqrt(k(x, x) + k(x', x') - 2 k(x, x'))``; each element computed on its own
+        (a :class:`~safebandits.estimators.gp.PointKernel` from the coordinates' differences, not through
+        a matrix product), so that any block holds the same numbers as the whole matrix."""
+        kern = self.info.constraint_kernel
+        if self.metric == "euclidean" or isinstance(kern, PointKernel):
+            pts = np.asarray(
+                self.info.points if self.metric == "euclidean" else kern.points, dtype=np.float64
+            )
+            pts = pts[:, None] if pts.ndim == 1 else pts
+            r = np.sqrt(np.maximum(((pts[rows, None, :] - pts[None, cols, :]) ** 2).sum(-1), 0.0))
+            if self.metric == "euclidean":
+                return r
+            k = kern._of_distance(r)
+        else:
+            k = kernel_block(kern, rows, cols)
+        return np.sqrt(np.maximum(self._diag[rows, None] + self._diag[None, cols] - 2.0 * k, 0.0))
 
     def _distance_row(self, x: int) -> FloatArray:
         """``d(x, .)`` (n,) without a matrix: Euclidean on the coordinates, or the kernel metric
@@ -276,9 +399,30 @@ class LipschitzSafeLearner(SafeSeedGPLearner):
             mask = np.zeros_like(self.safe)
             mask[s[self.g_lower[s] + self.lipschitz * near <= 0.0]] = True
             return mask
-        cert = (self.g_lower[s, None] + self._ld[np.ix_(s, np.flatnonzero(unsafe))]) <= 0.0
+        u = np.flatnonzero(unsafe)
         mask = np.zeros_like(self.safe)
-        mask[s[cert.any(axis=1)]] = True
+        s = s[self.g_lower[s] <= 0.0]  # (l + L d >= l)
+        coords = self._coordinates() if self._ld is None else None
+        if coords is not None and s.size:
+            from scipy.spatial import cKDTree
+
+            # l + L d <= 0 for some unsafe point iff it holds at the nearest (l + L d increases with d, and
+            # d with the Euclidean distance): the unsafe points at the nearest distance up to round-off
+            pts = coords[0]
+            tree = cKDTree(pts[u])
+            near, _ = tree.query(pts[s])
+            balls = tree.query_ball_point(pts[s], near * (1.0 + 1e-9) + 1e-12)
+            sizes = np.fromiter((len(b) for b in balls), dtype=np.int64, count=len(balls))
+            cols = u[np.concatenate([np.asarray(b, dtype=np.int64) for b in balls])]
+            rows = np.repeat(np.arange(s.size), sizes)
+            d = self._pair_distance(s[rows], cols, coords)
+            dmin = np.full(s.size, np.inf)
+            np.minimum.at(dmin, rows, d)
+            mask[s[(self.g_lower[s] + self.lipschitz * dmin) <= 0.0]] = True
+            return mask
+        for rows in self._blocks(s, u.size):
+            cert = (self.g_lower[rows, None] + self._ld_block(rows, u)) <= 0.0
+            mask[rows[cert.any(axis=1)]] = True
         return mask
 
     def safe_set(self) -> np.ndarray:

@@ -284,3 +284,8 @@ def test_no_growth_keeps_the_initial_candidates():
     inst = one_d(horizon=40)
     _, learner = points_played("stageopt", inst, 2, 40, {"gp_noise": 0.01, "box_grow_every": 0})
     assert learner.box_points.shape == (1 + 1000, 1)
+
+
+def test_safeopt_berkenkamp_refuses_a_box():
+    with pytest.raises(ConfigError, match="variant='berkenkamp'"):
+        make_learner("safeopt", one_d().public_info(), np.random.default_rng(0), {"variant": "berkenkamp"})

@@ -155,3 +155,78 @@ def test_pick_never_takes_an_infinite_tolerance():
     assert {_pick(s, np.inf, u) for u in (0.0, 0.99)} == {1, 3}
     s = np.array([-np.inf, 2.0, 2.0 + 1e-14, 1.0])
     assert {_pick(s, 2.0 + 1e-14, u) for u in np.linspace(0, 0.999, 7)} == {1, 2}
+
+
+@pytest.mark.parametrize("cached", [True, False])
+@pytest.mark.parametrize("name", ["safeopt", "stageopt"])
+@pytest.mark.parametrize("metric", ["kernel", "euclidean"])
+def test_blocked_safe_set_is_bit_identical_to_the_matrix_form(name, metric, cached, monkeypatch):
+    """The full safe set and expanders computed a block at a time (issue 40: no ``n x n`` distance matrix
+    above ``DISTANCE_CACHE_POINTS``) equal, bit for bit, the ``n x n`` matrix form they replaced, over
+    many blocks per round, with the small-domain matrix and without."""
+    from safebandits.algorithms.regret import stageopt
+    from safebandits.estimators.gp import kernel_distance
+
+    monkeypatch.setattr(stageopt, "BLOCK_ELEMENTS", 97)  # (a few rows per block, ragged last block)
+    monkeypatch.setattr(stageopt, "DISTANCE_CACHE_POINTS", 2048 if cached else 0)
+    inst = synthetic(seed=5, n=70, T=200)
+    info = inst.public_info()
+    cfg = {"metric": metric, **({"confidence": "constant"} if name == "safeopt" else {})}
+    learner = make_learner(name, info, np.random.default_rng(1), cfg)
+    assert (learner._ld is not None) == cached
+    if metric == "euclidean":
+        pts = np.asarray(info.points, dtype=np.float64)
+        dist = np.sqrt(np.maximum(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1), 0.0))
+    else:
+        dist = kernel_distance(info.constraint_kernel)
+    ld = learner.lipschitz * dist
+    env = inst.environment(np.random.default_rng(2))
+    grew = 0
+    for _ in range(120):
+        s, u = np.flatnonzero(learner.safe), np.flatnonzero(~learner.safe)
+        want = np.zeros(70, dtype=bool)
+        if u.size:
+            want[s[((learner.g_lower[s, None] + ld[np.ix_(s, u)]) <= 0.0).any(axis=1)]] = True
+        np.testing.assert_array_equal(learner.expanders(), want)
+        before = learner.safe.copy()
+        d = learner.ask()
+        learner.tell(d, env.play(d))
+        reach = np.min(learner.g_upper[before, None] + ld[before], axis=0)
+        np.testing.assert_array_equal(learner.safe, before | (reach <= 0.0))
+        grew += int(learner.safe.sum() > before.sum())
+    assert grew >= 3  # the set grew in several rounds
+
+
+def test_cached_and_blocked_distances_agree_on_coordinates(monkeypatch):
+    """With a kernel given by its coordinates (a ``PointKernel``) the small-domain matrix and the blocks
+    hold the same numbers (each element computed on its own), so the runs are the same."""
+    from safebandits.algorithms.regret import stageopt
+    from safebandits.estimators.gp import PointKernel
+    from safebandits.problems.kernel import KernelInfo
+
+    pts = np.random.default_rng(0).uniform(size=(150, 2))
+    kern = PointKernel(pts, lengthscale=0.2)
+    f = np.sin(4 * pts[:, 0]) * np.cos(3 * pts[:, 1])
+    g = ((pts - 0.5) ** 2).sum(1) / 0.15 - 1.0
+    seed = int(np.argmin(g))
+    info = KernelInfo(
+        kernel=kern, constraint_kernel=kern, points=pts, reward_bound=1.0, constraint_bound=1.0,
+        noise_bound=0.05, constraint_noise_bound=0.05, slater=0.1, horizon=60, safe_seed=(seed,),
+    )  # fmt: skip
+    noise = 0.05 * np.random.default_rng(1).standard_normal((60, 2))
+    runs = []
+    for cache in (2048, 0):
+        monkeypatch.setattr(stageopt, "DISTANCE_CACHE_POINTS", cache)
+        monkeypatch.setattr(stageopt, "BLOCK_ELEMENTS", 1000)
+        learner = make_learner("safeopt", info, np.random.default_rng(2), {"confidence": "constant"})
+        arms, sizes = [], []
+        for t in range(60):
+            d = learner.ask()
+            i = int(d.arm)
+            arms.append(i)
+            learner.tell(
+                d, Observation(reward=f[i] + noise[t, 0], constraints=np.array([g[i] + noise[t, 1]]))
+            )
+            sizes.append(int(learner.safe.sum()))
+        runs.append((arms, sizes))
+    assert runs[0] == runs[1] and runs[0][1][-1] > 1

@@ -165,9 +165,13 @@ def test_stageopt_reads_the_declared_lipschitz_constant():
     sim = _dose(constraint_bound=0.7, reward_bound=1.0, lipschitz=0.02).simulate(efficacy=EFF, toxicity=TOX)
     learner = make_learner("stageopt", sim, np.random.default_rng(0))
     assert learner.lipschitz == 0.02
-    np.testing.assert_allclose(learner.distance[0], [0, 10, 20, 30, 40])  # Euclidean, in mg
+    np.testing.assert_allclose(
+        learner.distance_block([0], np.arange(5))[0], [0, 10, 20, 30, 40]
+    )  # Euclidean, mg
     own = make_learner("stageopt", sim, np.random.default_rng(0), {"lipschitz": 0.5})
-    assert own.lipschitz == 0.5 and own.distance[0, 1] < 2  # its own option: the kernel metric
+    assert (
+        own.lipschitz == 0.5 and own.distance_block([0], [1])[0, 0] < 2
+    )  # its own option: the kernel metric
     plain = make_learner("stageopt", _dose(constraint_bound=0.7), np.random.default_rng(0))
     assert plain.lipschitz == 0.7  # no declared constant: G in the kernel metric
 
