@@ -72,6 +72,7 @@ OPTION_SPACE: dict[str, tuple] = {
     "clip": (True, False),
     "radius_form": ("squared", "literal"),
     "radius_scale": (1.0, 0.01),
+    "variant": ("sui", "berkenkamp"),
 }
 
 #: Options left out: the literal reading that OPB's docstring calls unsafe (an unpulled arm's cost
