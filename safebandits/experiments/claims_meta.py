@@ -72,10 +72,15 @@ def claim_metadata() -> dict[str, dict[str, ClaimMeta]]:
 
 
 def claim_meta(
-    paper: str, wording: str, methods: tuple[str, ...] | None = None, scale: str = "paper", why: str = ""
+    paper: str,
+    wording: str,
+    methods: tuple[str, ...] | None = None,
+    scale: str = "paper",
+    why: str = "",
+    kind: str = "paper",
 ) -> ClaimMeta:
     """A :class:`ClaimMeta` (``why`` empty: the quick scale's usual reason); the papers' shorthand."""
-    return ClaimMeta(paper, wording, methods, scale, why or QUICK_WHY)
+    return ClaimMeta(paper, wording, methods, scale, why or QUICK_WHY, kind)
 
 
 def _run_status(df: pd.DataFrame) -> tuple[dict[str, int], dict[str, int]]:
@@ -186,6 +191,7 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
         rec["scale_decides"] = m.scale if m else "paper"
         rec["paper"] = m.paper if m else ""
         rec["wording"] = m.wording if m else ""
+        rec["kind"] = m.kind if m else "paper"
         out.append(rec)
     return out
 
