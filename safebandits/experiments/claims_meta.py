@@ -57,11 +57,20 @@ __all__ = [
 
 VERDICTS = ("pass", "fail", "inconclusive", "not run")
 
-#: One line printed after the verdicts (``safebandits report``).
+#: What the scoreboard's verdicts and markers mean (printed under the verdicts of ``safebandits report``
+#: and on the scoreboard page).
 LEGEND = (
-    "Legend: PASS / FAIL as the paper words the claim; INCONCLUSIVE = this scale or budget cannot decide "
-    "(reason given); NOT RUN = a compared method is absent. The quick scale is a smoke test; the paper "
-    "scale decides."
+    "Legend: PASS / FAIL as the paper words the claim (a theorem is read as its bound with its constants); "
+    "INCONCLUSIVE = this scale or budget cannot decide (reason given); NOT RUN = a compared method is "
+    "absent. (diagnostic) = a shape the library derives from a statement (e.g. a slope) or a reading shown "
+    "beside the deciding one: never the paper's verdict. The quick scale is a smoke test; the paper scale "
+    "decides. Robustness (paper scale): robust = the same verdict across 2 seed sets and every declared "
+    "range of an unstated setting; depends on <setting> = the verdict changes across its declared range "
+    "(verdict at each value); fragile = deciding margin under 1 standard error, or a flip across seed sets; "
+    "untested = not yet scored across seed sets or ranges (what is missing is listed); knife-edge (in the "
+    "reason) = margin under 2 standard errors. Reading fixed: before = the reading (code, thresholds, "
+    "panels; fingerprinted) was fixed before its data; post-hoc = fixed after its data or with data of "
+    "this seed in view, until a confirmatory run with a new seed; confirmatory = scored on such fresh data."
 )
 
 

@@ -1,0 +1,156 @@
+"""The scoreboard's scoring of stored runs (issue 42): every claim's verdict on the runs of its experiment's
+seed with today's defaults, whether its reading predates that data
+(:mod:`~safebandits.experiments.readings`), and its robustness marker across seed sets and the declared
+ranges of unstated settings (:mod:`~safebandits.experiments.robustness`).
+
+Sources are read in order: a run (by store key, which includes its configuration hash) stored in several
+sources is read from the first, and the verdict of an (experiment, scale) reads the runs of the first
+source that holds runs of its seed with today's defaults. Runs of other seeds and runs with a declared
+setting at another value, from any source, score the claim again for the marker; they never change the
+verdict.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["Scored", "score_sources"]
+
+
+@dataclass
+class Scored:
+    """What :func:`score_sources` returns: claim records (with ``experiment``, ``scale``,
+    ``reading_status``, ``robustness``), the runs the verdicts read, and completeness by (experiment,
+    scale)."""
+
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    runs: pd.DataFrame = field(default_factory=pd.DataFrame)
+    expected: dict[tuple[str, str], Any] = field(default_factory=dict)
+
+
+def _read(sources: Iterable[str | os.PathLike[str]]) -> tuple[pd.DataFrame, dict[tuple[str, str, int], Any]]:
+    from safebandits.experiments.claims_scoreboard import _opened
+    from safebandits.experiments.readings import stored_readings
+    from safebandits.experiments.store import ResultsStore
+
+    frames, stored = [], {}
+    for i, d in enumerate(sources):
+        with _opened(d) as where, ResultsStore(where, mode="r") as store:
+            part = store.to_frame()
+            if not part.empty and "seed" in part:
+                triples = part[["experiment", "scale", "seed"]].dropna().drop_duplicates()
+                for e, s, seed in triples.itertuples(index=False, name=None):
+                    stored.setdefault((str(e), str(s), int(seed)), stored_readings(store, e, s, int(seed)))
+        frames.append(part.assign(_source=i))
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if not df.empty:
+        df = df.drop_duplicates(["pk", "scale"] if "scale" in df else "pk", keep="first")
+    return df, stored
+
+
+def _verdicts(group: pd.DataFrame, key: str) -> dict[str, str]:
+    from safebandits.experiments.claims import check_claims
+    from safebandits.experiments.store import latest_runs
+
+    if group.empty:
+        return {}
+    return {c["id"]: c["verdict"] for c in check_claims(latest_runs(group.drop(columns="_source")), key)}
+
+
+def _defaults(spec: Any, scale: str, settings: list[Any]) -> dict[str, str]:
+    """Today's value of each declared setting (from the experiment's expanded runs)."""
+    from safebandits.exceptions import SafeBanditsError
+    from safebandits.experiments.robustness import setting_value
+    from safebandits.experiments.spec import expand
+
+    if not settings:
+        return {}
+    try:
+        tasks = expand(spec, scale)
+    except SafeBanditsError:
+        return {}
+    out: dict[str, str] = {}
+    for task in tasks:
+        cfg = task.config()
+        for s in settings:
+            if s.setting in cfg and s.setting not in out:
+                out[s.setting] = setting_value(cfg[s.setting])
+    return out
+
+
+def score_sources(sources: Iterable[str | os.PathLike[str]]) -> Scored:
+    """Score every experiment with claims stored in ``sources`` (module docstring)."""
+    from safebandits.experiments.claims import check_claims
+    from safebandits.experiments.claims_scoreboard import expected_runs, mark_incomplete
+    from safebandits.experiments.readings import fingerprints, ledger, reading_status
+    from safebandits.experiments.robustness import robustness_marker, split_variants, unstated_for
+    from safebandits.experiments.spec import list_experiments
+    from safebandits.experiments.store import latest_runs
+
+    df, stored = _read(sources)
+    out = Scored()
+    if df.empty:
+        return out
+    specs = list_experiments()
+    book = ledger()
+    primaries = []
+    for (experiment, scale), group in df.groupby(["experiment", "scale"], sort=True):
+        spec = specs.get(experiment)
+        if spec is None or not spec.claims:
+            primaries.append(latest_runs(group))
+            continue
+        scale = str(scale)
+        settings = unstated_for(experiment)
+        defaults = _defaults(spec, scale, settings)
+        primary, seed_sets, variants = split_variants(group, spec.seed, settings, defaults)
+        if not primary.empty:
+            primary = primary[primary["_source"] == primary["_source"].min()]
+        primary = latest_runs(primary.drop(columns="_source"))
+        primaries.append(primary)
+        if primary.empty:
+            continue
+        records = check_claims(primary, spec.claims)
+        keys = expected_runs(spec, scale)
+        if keys is not None:
+            n_stored = int(primary["pk"].isin(keys).sum())
+            out.expected[(experiment, scale)] = (n_stored, len(keys))
+            if n_stored < len(keys):
+                records = [mark_incomplete(c, n_stored, len(keys), scale) for c in records]
+        by_seed = {seed: _verdicts(part, spec.claims) for seed, part in seed_sets.items()}
+        by_value = {
+            name: {value: _verdicts(part, spec.claims) for value, part in values.items()}
+            for name, values in variants.items()
+        }
+        first_run = str(pd.to_datetime(primary["timestamp"], utc=True, errors="coerce").min())
+        fps = fingerprints(spec.claims)
+        mine = stored.get((experiment, scale, int(spec.seed)), {})
+        for rec in records:
+            cid = rec.get("id", "")
+            status = reading_status(
+                spec.claims, cid, scale=scale, seed=int(spec.seed), first_run=first_run,
+                stored=mine.get(cid), book=book, today=fps.get(cid, ""),
+            )  # fmt: skip
+            rec = {"experiment": experiment, "scale": scale, **rec, "reading_status": status.cell()}
+            if scale == "paper":
+                mine_settings = [s for s in settings if s.covers(cid)]
+                marker, detail = robustness_marker(
+                    rec["verdict"],
+                    rec.get("margin_se"),
+                    seed_verdicts={int(spec.seed): rec["verdict"], **{s: v.get(cid, "") for s, v in by_seed.items()}},
+                    settings=mine_settings,
+                    setting_verdicts={
+                        name: {val: v.get(cid, "") for val, v in values.items()} for name, values in by_value.items()
+                    },
+                    default_values=defaults,
+                )  # fmt: skip
+                rec["robustness"] = f"{marker}: {detail}" if marker else ""
+            out.claims.append(rec)
+    out.runs = pd.concat(primaries, ignore_index=True) if primaries else pd.DataFrame()
+    if "_source" in out.runs:
+        out.runs = out.runs.drop(columns="_source")
+    return out
