@@ -46,6 +46,7 @@ from safebandits.experiments.papers import load_claims
 
 __all__ = [
     "CLAIM_META",
+    "CONSOLE_LEGEND",
     "LEGEND",
     "UNEVALUATED_STATUS",
     "VERDICTS",
@@ -71,6 +72,15 @@ LEGEND = (
     "reason) = margin under 2 standard errors. Reading fixed: before = the reading (code, thresholds, "
     "panels; fingerprinted) was fixed before its data; post-hoc = fixed after its data or with data of "
     "this seed in view, until a confirmatory run with a new seed; confirmatory = scored on such fresh data."
+)
+
+
+#: The legend ``safebandits report`` prints under its summary lines (the page holds :data:`LEGEND`).
+CONSOLE_LEGEND = (
+    "Legend: PASS / FAIL as the paper words the claim; INCONCLUSIVE = this scale or budget cannot decide;\n"
+    "NOT RUN = a compared method is absent; diagnostics are the library's shapes, not the papers' verdicts.\n"
+    "The quick scale is a smoke test; the paper scale decides. The page gives every verdict, its reason\n"
+    "and the full legend; `safebandits scoreboard` adds robustness markers and when each reading was fixed."
 )
 
 

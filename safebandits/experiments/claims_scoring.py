@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Scored", "score_sources"]
+__all__ = ["Scored", "score_sources", "skipped_experiments"]
 
 
 @dataclass
@@ -153,4 +153,31 @@ def score_sources(sources: Iterable[str | os.PathLike[str]]) -> Scored:
     out.runs = pd.concat(primaries, ignore_index=True) if primaries else pd.DataFrame()
     if "_source" in out.runs:
         out.runs = out.runs.drop(columns="_source")
+    return out
+
+
+def skipped_experiments(df: pd.DataFrame) -> list[dict[str, str]]:
+    """The registered experiments with claims that have no run in ``df`` at a scale it holds, and why
+    (the data they read is missing here, or they were not run into this store): ``experiment``,
+    ``scale``, ``why``. ``safebandits run all`` skips an experiment whose data is missing; the report
+    lists it instead of leaving it out silently (issue 42)."""
+    from safebandits.experiments.spec import list_experiments, missing_data
+
+    if df.empty or "scale" not in df:
+        return []
+    scales = sorted({str(s) for s in df["scale"].dropna()})
+    present = set(zip(df["experiment"].astype(str), df["scale"].astype(str)))
+    out = []
+    for name, spec in sorted(list_experiments().items()):
+        if not spec.claims:
+            continue
+        for scale in scales:
+            if (name, scale) in present:
+                continue
+            try:
+                problem = missing_data(spec, scale)
+            except Exception as exc:  # noqa: BLE001 (a broken data lookup is a reason too)
+                problem = str(exc)
+            why = f"data missing: {problem}" if problem else "not run into this store"
+            out.append({"experiment": name, "scale": scale, "why": why})
     return out

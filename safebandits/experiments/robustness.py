@@ -201,13 +201,20 @@ def split_variants(
 ) -> tuple[pd.DataFrame, dict[int, pd.DataFrame], dict[str, dict[str, pd.DataFrame]]]:
     """The runs of one (experiment, scale): those of the primary seed with today's value of every declared
     setting, those of every other seed (settings at today's values), and those of the primary seed with
-    one declared setting at another value (by setting, then value)."""
+    one declared setting at another value (by setting, then value).
+
+    A run without the setting (a method it does not apply to: its value is missing while today's is not)
+    is at today's value; it joins every variant of that setting, so that the variant compares the same
+    methods."""
     settings = [s for s in settings if s.setting in defaults]
     seeds = pd.to_numeric(df["seed"], errors="coerce") if "seed" in df else pd.Series(primary_seed, df.index)
     off: dict[str, pd.Series] = {}
+    absent: dict[str, pd.Series] = {}
     for s in settings:
         col = df[s.setting] if s.setting in df else pd.Series(None, index=df.index, dtype=object)
-        off[s.setting] = col.map(setting_value) != defaults[s.setting]
+        values = col.map(setting_value)
+        absent[s.setting] = (values == "None") & (defaults[s.setting] != "None")
+        off[s.setting] = (values != defaults[s.setting]) & ~absent[s.setting]
     any_off = pd.Series(False, index=df.index)
     for mask in off.values():
         any_off |= mask
@@ -221,6 +228,9 @@ def split_variants(
                 others_off |= mask
         only = off[s.setting] & ~others_off & (seeds == primary_seed)
         if only.any():
+            shared = primary[absent[s.setting].loc[primary.index]]
             col = df.loc[only, s.setting].map(setting_value)
-            variants[s.setting] = {str(v): part for v, part in df[only].groupby(col)}
+            variants[s.setting] = {
+                str(v): pd.concat([part, shared]) for v, part in df[only].groupby(col)
+            }
     return primary, others, variants

@@ -42,6 +42,7 @@ from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
 from safebandits.papers.beside import claims_fdr  # noqa: F401  (registers its claims too)
 from safebandits.papers.beside.digest import PAPER as BESIDE
+from safebandits.papers.beside import unstated  # noqa: F401  (declares the unstated settings)
 
 __all__ = [
     "BESIDE_CLAIM_SETS",
