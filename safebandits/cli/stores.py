@@ -11,7 +11,7 @@ import click
 from safebandits.cli.group import _with_plugin_option, cli
 from safebandits.exceptions import ConfigError, SafeBanditsError
 
-__all__ = ["dashboard", "data", "merge", "report", "results", "scoreboard", "summary_lines"]
+__all__ = ["dashboard", "data", "merge", "readings", "report", "results", "scoreboard", "summary_lines"]
 
 
 # -- report / results ------------------------------------------------------------------------------
@@ -81,6 +81,42 @@ def summary_lines(claims: list[dict], path: str | Path, skipped: list[dict[str, 
     for s in skipped:
         lines.append(f"  skipped {s['experiment']} ({s['scale']}): {s['why']}")
     return lines
+
+
+@cli.command()
+@click.option("--changed", multiple=True, metavar="SET/ID", help="A reading whose verdict rule changed.")
+@click.option(
+    "--unchanged", multiple=True, metavar="SET/ID", help="A reading whose fingerprint moved with code that "
+    "does not alter it (it keeps its date)."
+)  # fmt: skip
+@click.option("--why", default="", help="Why (recorded in the ledger; needed with --changed/--unchanged).")
+@click.option(
+    "--seen", multiple=True, default=("paper:0", "quick:0"), show_default=True, metavar="SCALE:SEED",
+    help="Data in view when the changed readings were fixed (they stay post-hoc on it).",
+)  # fmt: skip
+def readings(changed: tuple[str, ...], unchanged: tuple[str, ...], why: str, seen: tuple[str, ...]) -> None:
+    """List the readings whose fingerprint is not the ledger's, or record them (issue 42).
+
+    Every claim's reading (its code, thresholds and metadata) is fingerprinted; each paper package's
+    readings.json holds when each reading was fixed. Without options: the readings to record. With
+    --changed / --unchanged: record them (every listed reading must be named)."""
+    from safebandits.experiments.readings import ledger_mismatches, update_ledger
+
+    if not changed and not unchanged:
+        todo = ledger_mismatches()
+        click.echo("Every reading is in the ledger." if not todo else "Readings to record (--changed or "
+                   "--unchanged):\n" + "\n".join(f"  {name}" for name in todo))  # fmt: skip
+        return
+    if not why:
+        raise ConfigError("--why is needed with --changed / --unchanged (it is recorded in the ledger).")
+    data_seen: dict[str, list[int]] = {}
+    for item in seen:
+        scale, _, seed = item.partition(":")
+        if not seed.isdigit():
+            raise ConfigError(f"--seen takes SCALE:SEED (e.g. paper:0). Got {item!r} instead.")
+        data_seen.setdefault(scale, []).append(int(seed))
+    for name in update_ledger(changed, unchanged=unchanged, data_seen=data_seen, why=why):
+        click.echo(f"recorded {name}")
 
 
 @cli.command()

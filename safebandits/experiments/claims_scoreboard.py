@@ -298,8 +298,12 @@ def scoreboard_markdown(
     counts = Counter(zip(paper_claims["scale"], paper_claims["verdict"]))
     diag = board[board["kind"] == "diagnostic"]
     diagnostics = Counter(zip(diag["scale"], diag["verdict"]))
-    markers = Counter(m.split(":")[0] for m in paper_claims.loc[paper_claims["scale"] == "paper", "robustness"])
-    reading = Counter(r.split(" (")[0] for r in paper_claims.loc[paper_claims["scale"] == "paper", "reading_status"])
+    markers = Counter(
+        m.split(":")[0] for m in paper_claims.loc[paper_claims["scale"] == "paper", "robustness"]
+    )
+    reading = Counter(
+        r.split(" (")[0] for r in paper_claims.loc[paper_claims["scale"] == "paper", "reading_status"]
+    )
     lines = [
         "# Reproduction scoreboard",
         "",
@@ -312,10 +316,14 @@ def scoreboard_markdown(
         "Verdicts of the papers' claims: "
         + ", ".join(f"{scale} {verdict} {n}" for (scale, verdict), n in sorted(counts.items()))
         + ". Library diagnostics (not the papers' verdicts): "
-        + (", ".join(f"{scale} {verdict} {n}" for (scale, verdict), n in sorted(diagnostics.items())) or "none")
+        + (
+            ", ".join(f"{scale} {verdict} {n}" for (scale, verdict), n in sorted(diagnostics.items()))
+            or "none"
+        )
         + ".",
         "",
-        "Paper-scale markers: " + (", ".join(f"{m} {n}" for m, n in sorted(markers.items()) if m) or "none")
+        "Paper-scale markers: "
+        + (", ".join(f"{m} {n}" for m, n in sorted(markers.items()) if m) or "none")
         + ". Paper-scale readings: "
         + (", ".join(f"{r} {n}" for r, n in sorted(reading.items()) if r) or "none")
         + ".",
@@ -336,16 +344,17 @@ def scoreboard_markdown(
             "",
             f"## {paper or '(no paper recorded)'}",
             "",
-            "| experiment | scale | claim | verdict | robustness | reading fixed | paper's wording | our reading "
-            "| reason / key numbers |",
+            "| experiment | scale | claim | verdict | robustness | reading fixed | paper's wording | "
+            "our reading | reason / key numbers |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in part.itertuples():
             detail = "; ".join(x for x in (r.reason, r.key_numbers) if x)
             kind = " (diagnostic)" if r.kind == "diagnostic" else ""
             lines.append(
-                f"| {r.experiment} | {r.scale} | `{r.id}` | **{r.verdict.upper()}**{kind} | {_cell(r.robustness)} | "
-                f"{_cell(r.reading_status)} | {_cell(r.wording)} | {_cell(r.reading)} | {_cell(detail)} |"
+                f"| {r.experiment} | {r.scale} | `{r.id}` | **{r.verdict.upper()}**{kind} | "
+                f"{_cell(r.robustness)} | {_cell(r.reading_status)} | {_cell(r.wording)} | "
+                f"{_cell(r.reading)} | {_cell(detail)} |"
             )
     lines += coverage_markdown(board)
     lines += [

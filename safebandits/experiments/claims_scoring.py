@@ -53,13 +53,33 @@ def _read(sources: Iterable[str | os.PathLike[str]]) -> tuple[pd.DataFrame, dict
     return df, stored
 
 
-def _verdicts(group: pd.DataFrame, key: str) -> dict[str, str]:
+def _verdicts(group: pd.DataFrame, key: str, keys: set[str] | None = None, scale: str = "") -> dict[str, str]:
+    """Verdict by claim id on ``group`` (``keys``: the runs a complete seed set has; fewer make a pass or
+    fail inconclusive, as for the verdict itself)."""
     from safebandits.experiments.claims import check_claims
+    from safebandits.experiments.claims_scoreboard import mark_incomplete
     from safebandits.experiments.store import latest_runs
 
     if group.empty:
         return {}
-    return {c["id"]: c["verdict"] for c in check_claims(latest_runs(group.drop(columns="_source")), key)}
+    runs = latest_runs(group.drop(columns="_source"))
+    records = check_claims(runs, key)
+    if keys is not None:
+        n = int(runs["pk"].isin(keys).sum())
+        if n < len(keys):
+            records = [mark_incomplete(c, n, len(keys), scale) for c in records]
+    return {c["id"]: c["verdict"] for c in records}
+
+
+def _seed_keys(spec: Any, scale: str, seed: int) -> set[str] | None:
+    """The store keys of a complete seed set ``seed`` with today's defaults (``None``: cannot expand)."""
+    from safebandits.exceptions import SafeBanditsError
+    from safebandits.experiments.spec import expand
+
+    try:
+        return {task.pk for task in expand(spec, scale, seed=seed)}
+    except SafeBanditsError:
+        return None
 
 
 def _defaults(spec: Any, scale: str, settings: list[Any]) -> dict[str, str]:
@@ -83,10 +103,38 @@ def _defaults(spec: Any, scale: str, settings: list[Any]) -> dict[str, str]:
     return out
 
 
+def _confirmations(
+    spec: Any,
+    cid: str,
+    scale: str,
+    seed_sets: dict[int, pd.DataFrame],
+    by_seed: dict[int, dict[str, str]],
+    stored: dict[tuple[str, str, int], Any],
+    book: Any,
+    today: str,
+) -> str:
+    """The verdicts of a post-hoc reading on the seed sets that confirm it (fresh data with a new seed,
+    made after the reading was fixed), as text to append to its reading cell ("" when none does)."""
+    from safebandits.experiments.readings import reading_status
+
+    found = []
+    for seed, part in sorted(seed_sets.items()):
+        first = str(pd.to_datetime(part["timestamp"], utc=True, errors="coerce").min())
+        status = reading_status(
+            spec.claims, cid, scale=scale, seed=seed, first_run=first,
+            stored=stored.get((spec.name, scale, seed), {}).get(cid), book=book, today=today,
+        )  # fmt: skip
+        if status.status in ("confirmatory", "before"):  # (fresh data, made after the reading was fixed)
+            found.append(f"seed {seed}: {str(by_seed.get(seed, {}).get(cid, 'not run')).upper()}")
+    return f"; confirmatory run(s): {', '.join(found)}" if found else "; no confirmatory run yet"
+
+
 def score_sources(sources: Iterable[str | os.PathLike[str]]) -> Scored:
     """Score every experiment with claims stored in ``sources`` (module docstring)."""
     from safebandits.experiments.claims import check_claims
     from safebandits.experiments.claims_scoreboard import expected_runs, mark_incomplete
+
+    expected_keys = _seed_keys
     from safebandits.experiments.readings import fingerprints, ledger, reading_status
     from safebandits.experiments.robustness import robustness_marker, split_variants, unstated_for
     from safebandits.experiments.spec import list_experiments
@@ -121,7 +169,10 @@ def score_sources(sources: Iterable[str | os.PathLike[str]]) -> Scored:
             out.expected[(experiment, scale)] = (n_stored, len(keys))
             if n_stored < len(keys):
                 records = [mark_incomplete(c, n_stored, len(keys), scale) for c in records]
-        by_seed = {seed: _verdicts(part, spec.claims) for seed, part in seed_sets.items()}
+        by_seed = {
+            seed: _verdicts(part, spec.claims, expected_keys(spec, scale, seed), scale)
+            for seed, part in seed_sets.items()
+        }
         by_value = {
             name: {value: _verdicts(part, spec.claims) for value, part in values.items()}
             for name, values in variants.items()
@@ -135,16 +186,23 @@ def score_sources(sources: Iterable[str | os.PathLike[str]]) -> Scored:
                 spec.claims, cid, scale=scale, seed=int(spec.seed), first_run=first_run,
                 stored=mine.get(cid), book=book, today=fps.get(cid, ""),
             )  # fmt: skip
-            rec = {"experiment": experiment, "scale": scale, **rec, "reading_status": status.cell()}
+            cell = status.cell()
+            if status.status == "post-hoc":
+                cell += _confirmations(spec, cid, scale, seed_sets, by_seed, stored, book, fps.get(cid, ""))
+            rec = {"experiment": experiment, "scale": scale, **rec, "reading_status": cell}
             if scale == "paper":
                 mine_settings = [s for s in settings if s.covers(cid)]
                 marker, detail = robustness_marker(
                     rec["verdict"],
                     rec.get("margin_se"),
-                    seed_verdicts={int(spec.seed): rec["verdict"], **{s: v.get(cid, "") for s, v in by_seed.items()}},
+                    seed_verdicts={
+                        int(spec.seed): rec["verdict"],
+                        **{s: v.get(cid, "") for s, v in by_seed.items()},
+                    },
                     settings=mine_settings,
                     setting_verdicts={
-                        name: {val: v.get(cid, "") for val, v in values.items()} for name, values in by_value.items()
+                        name: {val: v.get(cid, "") for val, v in values.items()}
+                        for name, values in by_value.items()
                     },
                     default_values=defaults,
                 )  # fmt: skip
@@ -176,7 +234,7 @@ def skipped_experiments(df: pd.DataFrame) -> list[dict[str, str]]:
                 continue
             try:
                 problem = missing_data(spec, scale)
-            except Exception as exc:  # noqa: BLE001 (a broken data lookup is a reason too)
+            except Exception as exc:
                 problem = str(exc)
             why = f"data missing: {problem}" if problem else "not run into this store"
             out.append({"experiment": name, "scale": scale, "why": why})

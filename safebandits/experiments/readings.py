@@ -161,7 +161,7 @@ def fingerprints(key: str) -> dict[str, str]:
     """The fingerprint of every claim of claim set ``key`` (by claim id; ``{}`` for an unknown set)."""
     try:
         fn, meta = _claim_set(key)
-    except Exception:  # noqa: BLE001 (an unregistered set has no readings)
+    except Exception:
         return {}
     code = "\n".join(_closure(fn))
     return {cid: reading_fingerprint(key, cid, _code=code) for cid in meta}
@@ -260,7 +260,11 @@ def update_ledger(
         if name in changed or old is None:
             book[name] = asdict(LedgerEntry(fp, now, {k: sorted(v) for k, v in data_seen.items()}, why))
         else:
-            book[name] = {**old, "fingerprint": fp, "why": f"{old.get('why', '')} (code revised {now}: {why})"}
+            book[name] = {
+                **old,
+                "fingerprint": fp,
+                "why": f"{old.get('why', '')} (code revised {now}: {why})",
+            }
         written.append(name)
     for owner, book in books.items():
         files[owner].write_text(json.dumps(dict(sorted(book.items())), indent=1) + "\n")
@@ -326,9 +330,13 @@ def reading_status(
     if entry is None or entry.fingerprint != fp:
         return ReadingStatus("post-hoc", "", "the reading is not in the ledger as it is today")
     if stored and fp not in stored:
-        return ReadingStatus("post-hoc", entry.fixed, f"fixed {entry.fixed}: changed since this data was written")
+        return ReadingStatus(
+            "post-hoc", entry.fixed, f"fixed {entry.fixed}: changed since this data was written"
+        )
     if first and entry.fixed > first:
-        return ReadingStatus("post-hoc", entry.fixed, f"fixed {entry.fixed}, after its data (first run {first})")
+        return ReadingStatus(
+            "post-hoc", entry.fixed, f"fixed {entry.fixed}, after its data (first run {first})"
+        )
     seen = entry.data_seen.get(scale, [])
     if seed in seen:
         return ReadingStatus(
@@ -336,6 +344,8 @@ def reading_status(
         )
     if seen:
         return ReadingStatus(
-            "confirmatory", entry.fixed, f"fixed {entry.fixed}; fresh data with seed {seed}, first run {first}"
+            "confirmatory",
+            entry.fixed,
+            f"fixed {entry.fixed}; fresh data with seed {seed}, first run {first}",
         )
     return ReadingStatus("before", entry.fixed, f"fixed {entry.fixed}, first run {first}")

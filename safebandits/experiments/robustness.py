@@ -230,7 +230,5 @@ def split_variants(
         if only.any():
             shared = primary[absent[s.setting].loc[primary.index]]
             col = df.loc[only, s.setting].map(setting_value)
-            variants[s.setting] = {
-                str(v): pd.concat([part, shared]) for v, part in df[only].groupby(col)
-            }
+            variants[s.setting] = {str(v): pd.concat([part, shared]) for v, part in df[only].groupby(col)}
     return primary, others, variants

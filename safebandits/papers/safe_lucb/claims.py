@@ -247,7 +247,7 @@ def _figure1a(panel: pd.DataFrame) -> dict[str, Any]:
                 np.sign(r0 - rg) * (wide[T_ZERO] - wide[GSLUCB])
                 - np.sign(rg - rd) * (wide[GSLUCB] - wide[T_DELTA])
             ),
-        ),  # fmt: skip
+        ),
     )
     return out
 
@@ -256,11 +256,12 @@ def _figure1a_summary(r: dict[str, Any], claim: str) -> dict[str, Any]:
     """The numbers of one panel's Figure 1a reading, as shown beside the other panel's."""
     if not r["have"]:
         return {}
+    common = {"mean_final_per_step_regret": r["means"], "draws": r["draws"]}
     if claim == "order":
-        return {"mean_final_per_step_regret": r["means"], "draws": r["draws"], "order_holds": r["order"],
-                "margin_se": r["margin_order"], "fraction_of_draws_ordered": r["frac_order"]}  # fmt: skip
-    return {"mean_final_per_step_regret": r["means"], "draws": r["draws"], "closer_to_tdelta": r["close"],
-            "margin_se": r["margin_close"], "fraction_of_draws_closer_to_tdelta": r["frac_close"]}  # fmt: skip
+        return {**common, "order_holds": r["order"], "margin_se": r["margin_order"],
+                "fraction_of_draws_ordered": r["frac_order"]}  # fmt: skip
+    return {**common, "closer_to_tdelta": r["close"], "margin_se": r["margin_close"],
+            "fraction_of_draws_closer_to_tdelta": r["frac_close"]}  # fmt: skip
 
 
 def figure_premise(main: pd.DataFrame) -> pd.DataFrame:
@@ -335,7 +336,7 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
                 fraction: decide[f"frac_{key}"],
                 **decide["se"],
                 ALL_DRAWS_KEY: {**_figure1a_summary(beside, key), **all_ev},
-            },  # fmt: skip
+            },
             margin_se=margin,
         )
         if not decide["have"]:

@@ -307,7 +307,8 @@ def _bound_text(method: str, theorem: str) -> str:
 def _slope_text(method: str) -> str:
     k = LOG_POWER[method]
     return (
-        f"Library diagnostic (not the paper's verdict): {method}'s log-log regret slope over the last decade is at most that of its bound "
+        f"Library diagnostic (not the paper's verdict): {method}'s log-log regret slope over the last "
+        "decade is at most that of its bound "
         f"sqrt(T) (log T)^{k:g} over the same decade (0.5 + {k:g} log10(ln T / ln(T/10)))."
     )
 
@@ -622,7 +623,8 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
         "e1-bound": _m(
             STAGEWISE,
             f"{THM_LC_LUCB}: with alpha_c = 1 and alpha_r = 1 + 2 (1 - r0) / (tau - c0), with probability at "
-            "least 1 - delta, R_C(T) <= alpha_r beta_T(delta, d) sqrt(2 T d log(1 + T L^2 / lambda)) (eq. 22).",
+            "least 1 - delta, R_C(T) <= alpha_r beta_T(delta, d) sqrt(2 T d log(1 + T L^2 / lambda)) "
+            "(eq. 22).",
             ("LC-LUCB",),
         ),
         "e1-slope": _m(

@@ -1,5 +1,6 @@
 """Issue 31: readings that cannot decide are inconclusive with their reason; knife-edge passes and fails
-carry their margin in standard errors; slope checks are library diagnostics and the theorems are read as bounds (issue 42)."""
+carry their margin in standard errors; slope checks are library diagnostics and the theorems are read as
+bounds (issue 42)."""
 
 from __future__ import annotations
 
