@@ -131,12 +131,7 @@ def _confirmations(
 
 def score_sources(sources: Iterable[str | os.PathLike[str]]) -> Scored:
     """Score every experiment with claims stored in ``sources`` (module docstring)."""
-    from safebandits.experiments.claims import check_claims
-    from safebandits.experiments.claims_scoreboard import expected_runs, mark_incomplete
-
-    expected_keys = _seed_keys
-    from safebandits.experiments.readings import fingerprints, ledger, reading_status
-    from safebandits.experiments.robustness import robustness_marker, split_variants, unstated_for
+    from safebandits.experiments.readings import ledger
     from safebandits.experiments.spec import list_experiments
     from safebandits.experiments.store import latest_runs
 
@@ -150,68 +145,95 @@ def score_sources(sources: Iterable[str | os.PathLike[str]]) -> Scored:
     for (experiment, scale), group in df.groupby(["experiment", "scale"], sort=True):
         spec = specs.get(experiment)
         if spec is None or not spec.claims:
-            primaries.append(latest_runs(group))
+            primaries.append(latest_runs(group.drop(columns="_source")))
             continue
-        scale = str(scale)
-        settings = unstated_for(experiment)
-        defaults = _defaults(spec, scale, settings)
-        primary, seed_sets, variants = split_variants(group, spec.seed, settings, defaults)
-        if not primary.empty:
-            primary = primary[primary["_source"] == primary["_source"].min()]
-        primary = latest_runs(primary.drop(columns="_source"))
-        primaries.append(primary)
-        if primary.empty:
-            continue
-        records = check_claims(primary, spec.claims)
-        keys = expected_runs(spec, scale)
-        if keys is not None:
-            n_stored = int(primary["pk"].isin(keys).sum())
-            out.expected[(experiment, scale)] = (n_stored, len(keys))
-            if n_stored < len(keys):
-                records = [mark_incomplete(c, n_stored, len(keys), scale) for c in records]
-        by_seed = {
-            seed: _verdicts(part, spec.claims, expected_keys(spec, scale, seed), scale)
-            for seed, part in seed_sets.items()
-        }
-        by_value = {
-            name: {value: _verdicts(part, spec.claims) for value, part in values.items()}
-            for name, values in variants.items()
-        }
-        first_run = str(pd.to_datetime(primary["timestamp"], utc=True, errors="coerce").min())
-        fps = fingerprints(spec.claims)
-        mine = stored.get((experiment, scale, int(spec.seed)), {})
-        for rec in records:
-            cid = rec.get("id", "")
-            status = reading_status(
-                spec.claims, cid, scale=scale, seed=int(spec.seed), first_run=first_run,
-                stored=mine.get(cid), book=book, today=fps.get(cid, ""),
-            )  # fmt: skip
-            cell = status.cell()
-            if status.status == "post-hoc":
-                cell += _confirmations(spec, cid, scale, seed_sets, by_seed, stored, book, fps.get(cid, ""))
-            rec = {"experiment": experiment, "scale": scale, **rec, "reading_status": cell}
-            if scale == "paper":
-                mine_settings = [s for s in settings if s.covers(cid)]
-                marker, detail = robustness_marker(
-                    rec["verdict"],
-                    rec.get("margin_se"),
-                    seed_verdicts={
-                        int(spec.seed): rec["verdict"],
-                        **{s: v.get(cid, "") for s, v in by_seed.items()},
-                    },
-                    settings=mine_settings,
-                    setting_verdicts={
-                        name: {val: v.get(cid, "") for val, v in values.items()}
-                        for name, values in by_value.items()
-                    },
-                    default_values=defaults,
-                )  # fmt: skip
-                rec["robustness"] = f"{marker}: {detail}" if marker else ""
-            out.claims.append(rec)
+        primaries.append(_score_experiment(spec, str(scale), group, stored, book, out))
     out.runs = pd.concat(primaries, ignore_index=True) if primaries else pd.DataFrame()
-    if "_source" in out.runs:
-        out.runs = out.runs.drop(columns="_source")
     return out
+
+
+def _score_experiment(
+    spec: Any,
+    scale: str,
+    group: pd.DataFrame,
+    stored: dict[tuple[str, str, int], Any],
+    book: Any,
+    out: Scored,
+) -> pd.DataFrame:
+    """Score one (experiment, scale) into ``out``; return the runs its verdicts read."""
+    from safebandits.experiments.claims import check_claims
+    from safebandits.experiments.claims_scoreboard import expected_runs, mark_incomplete
+    from safebandits.experiments.readings import fingerprints, reading_status
+    from safebandits.experiments.robustness import split_variants, unstated_for
+    from safebandits.experiments.store import latest_runs
+
+    settings = unstated_for(spec.name)
+    defaults = _defaults(spec, scale, settings)
+    primary, seed_sets, variants = split_variants(group, spec.seed, settings, defaults)
+    if not primary.empty:
+        primary = primary[primary["_source"] == primary["_source"].min()]
+    primary = latest_runs(primary.drop(columns="_source"))
+    if primary.empty:
+        return primary
+    records = check_claims(primary, spec.claims)
+    keys = expected_runs(spec, scale)
+    if keys is not None:
+        n_stored = int(primary["pk"].isin(keys).sum())
+        out.expected[(spec.name, scale)] = (n_stored, len(keys))
+        if n_stored < len(keys):
+            records = [mark_incomplete(c, n_stored, len(keys), scale) for c in records]
+    by_seed = {
+        seed: _verdicts(part, spec.claims, _seed_keys(spec, scale, seed), scale)
+        for seed, part in seed_sets.items()
+    }
+    by_value = {
+        name: {value: _verdicts(part, spec.claims) for value, part in values.items()}
+        for name, values in variants.items()
+    }
+    first_run = str(pd.to_datetime(primary["timestamp"], utc=True, errors="coerce").min())
+    fps = fingerprints(spec.claims)
+    mine = stored.get((spec.name, scale, int(spec.seed)), {})
+    for rec in records:
+        cid = rec.get("id", "")
+        status = reading_status(
+            spec.claims, cid, scale=scale, seed=int(spec.seed), first_run=first_run,
+            stored=mine.get(cid), book=book, today=fps.get(cid, ""),
+        )  # fmt: skip
+        cell = status.cell()
+        if status.status == "post-hoc":
+            cell += _confirmations(spec, cid, scale, seed_sets, by_seed, stored, book, fps.get(cid, ""))
+        rec = {"experiment": spec.name, "scale": scale, **rec, "reading_status": cell}
+        if scale == "paper":
+            rec["robustness"] = _marker(
+                rec, spec, [s for s in settings if s.covers(cid)], by_seed, by_value, defaults
+            )
+        out.claims.append(rec)
+    return primary
+
+
+def _marker(
+    rec: dict[str, Any],
+    spec: Any,
+    settings: list[Any],
+    by_seed: dict[int, dict[str, str]],
+    by_value: dict[str, dict[str, dict[str, str]]],
+    defaults: dict[str, str],
+) -> str:
+    """The robustness cell of one paper-scale record."""
+    from safebandits.experiments.robustness import robustness_marker
+
+    cid = rec.get("id", "")
+    marker, detail = robustness_marker(
+        rec["verdict"],
+        rec.get("margin_se"),
+        seed_verdicts={int(spec.seed): rec["verdict"], **{s: v.get(cid, "") for s, v in by_seed.items()}},
+        settings=settings,
+        setting_verdicts={
+            name: {val: v.get(cid, "") for val, v in vals.items()} for name, vals in by_value.items()
+        },
+        default_values=defaults,
+    )
+    return f"{marker}: {detail}" if marker else ""
 
 
 def skipped_experiments(df: pd.DataFrame) -> list[dict[str, str]]:
