@@ -46,6 +46,7 @@ __all__ = [
     "ReadingStatus",
     "fingerprints",
     "ledger",
+    "ledger_markdown",
     "ledger_mismatches",
     "note_readings",
     "reading_fingerprint",
@@ -349,3 +350,39 @@ def reading_status(
             f"fixed {entry.fixed}; fresh data with seed {seed}, first run {first}",
         )
     return ReadingStatus("before", entry.fixed, f"fixed {entry.fixed}, first run {first}")
+
+
+def ledger_markdown() -> list[str]:
+    """The tables of docs/decisions/readings.md: every reading with the date it was fixed, the data in view
+    and why; every declared unstated setting with its range (the verdict at each value is the scoreboard's
+    robustness column)."""
+    from safebandits.experiments.claims_meta import claim_metadata
+    from safebandits.experiments.robustness import UNSTATED
+
+    meta = claim_metadata()
+    lines = [
+        "| claim set / claim | kind | fixed (UTC) | data in view when fixed | why |",
+        "|---|---|---|---|---|",
+    ]
+    for name, e in sorted(ledger().items()):
+        key, cid = name.split("/", 1)
+        m = meta.get(key, {}).get(cid)
+        seen = "; ".join(
+            f"{scale} seed {', '.join(map(str, seeds))}" for scale, seeds in sorted(e.data_seen.items())
+        )
+        why = e.why.replace("|", "\\|")
+        lines.append(f"| `{name}` | {m.kind if m else '?'} | {e.fixed} | {seen or 'none'} | {why} |")
+    lines += [
+        "",
+        "| experiment | unstated setting | the paper says | declared range | claims | declared | why |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for experiment in sorted(UNSTATED):
+        for s in UNSTATED[experiment]:
+            values = ", ".join(str(v) for v in s.values)
+            claims = ", ".join(f"`{c}`" for c in s.claims) or "all"
+            lines.append(
+                f"| {experiment} | `{s.setting}` | {s.paper_says} | {values} | {claims} | {s.declared} | "
+                f"{s.why} |"
+            )
+    return lines
