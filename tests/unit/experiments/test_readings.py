@@ -197,3 +197,21 @@ def test_split_variants_by_seed_and_setting_value():
     assert (
         setting_value(0.25) == "0.25" and setting_value(float("nan")) == "None" and setting_value("1") == "1"
     )
+
+
+def test_the_decisions_page_lists_every_reading_and_setting_as_the_ledgers_do():
+    import importlib.util
+    from pathlib import Path
+
+    import safebandits
+
+    docs = Path(safebandits.__file__).resolve().parents[1] / "docs"
+    script = docs / "decisions_readings.py"
+    if not script.exists():
+        pytest.skip("the docs are not in this checkout")
+    spec = importlib.util.spec_from_file_location("safebandits_docs_decisions_readings", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = mod.PAGE.read_text()
+    assert text == mod.render(text), "run: python docs/decisions_readings.py"
+    assert "`stagewise-cyclic/e1-bound`" in text and "`algorithm.gp_noise`" in text
