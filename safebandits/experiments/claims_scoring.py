@@ -83,7 +83,8 @@ def _seed_keys(spec: Any, scale: str, seed: int) -> set[str] | None:
 
 
 def _defaults(spec: Any, scale: str, settings: list[Any]) -> dict[str, str]:
-    """Today's value of each declared setting (from the experiment's expanded runs)."""
+    """Today's value of each declared setting (from the experiment's expanded runs); a setting with several
+    values among them (the experiment sweeps it) is left out: it is not an unstated default."""
     from safebandits.exceptions import SafeBanditsError
     from safebandits.experiments.robustness import setting_value
     from safebandits.experiments.spec import expand
@@ -94,13 +95,13 @@ def _defaults(spec: Any, scale: str, settings: list[Any]) -> dict[str, str]:
         tasks = expand(spec, scale)
     except SafeBanditsError:
         return {}
-    out: dict[str, str] = {}
+    seen: dict[str, set[str]] = {}
     for task in tasks:
         cfg = task.config()
         for s in settings:
-            if s.setting in cfg and s.setting not in out:
-                out[s.setting] = setting_value(cfg[s.setting])
-    return out
+            if s.setting in cfg:
+                seen.setdefault(s.setting, set()).add(setting_value(cfg[s.setting]))
+    return {name: next(iter(values)) for name, values in seen.items() if len(values) == 1}
 
 
 def _confirmations(

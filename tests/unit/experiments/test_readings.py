@@ -215,3 +215,19 @@ def test_the_decisions_page_lists_every_reading_and_setting_as_the_ledgers_do():
     text = mod.PAGE.read_text()
     assert text == mod.render(text), "run: python docs/decisions_readings.py"
     assert "`stagewise-cyclic/e1-bound`" in text and "`algorithm.gp_noise`" in text
+
+
+def test_every_declared_setting_is_a_single_default_of_its_experiment():
+    """A declared unstated setting is one value of every run that has it (runs at another value are made
+    with --set); a setting the experiment sweeps is not unstated."""
+    from safebandits.experiments.claims_scoring import _defaults
+    from safebandits.experiments.robustness import UNSTATED, unstated_for
+    from safebandits.experiments.spec import list_experiments
+
+    unstated_for("any")  # (loads the declarations)
+    specs = list_experiments()
+    for experiment, rows in UNSTATED.items():
+        defaults = _defaults(specs[experiment], "quick", rows)
+        for s in rows:
+            assert s.setting in defaults, (experiment, s.setting)
+            assert defaults[s.setting] in {setting_value(v) for v in s.values} | {"None"}, (experiment, s)
