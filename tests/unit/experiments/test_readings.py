@@ -3,6 +3,8 @@ marks) and robustness markers (fragile / depends on / robust / untested)."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -231,3 +233,52 @@ def test_every_declared_setting_is_a_single_default_of_its_experiment():
         for s in rows:
             assert s.setting in defaults, (experiment, s.setting)
             assert defaults[s.setting] in {setting_value(v) for v in s.values} | {"None"}, (experiment, s)
+
+
+def test_recording_a_changed_reading(tmp_path, monkeypatch):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from safebandits.cli import cli
+    from safebandits.experiments import readings
+    from safebandits.papers.stagewise import claims as sw
+
+    real = readings._ledger_files()
+    copies = {}
+    for module, path in real.items():
+        copies[module] = tmp_path / f"{module}.json"
+        shutil.copy(path, copies[module])
+    monkeypatch.setattr(readings, "_ledger_files", lambda: copies)
+    assert CliRunner().invoke(cli, ["readings"]).output.strip() == "Every reading is in the ledger."
+    monkeypatch.setattr(sw, "COST_TOL", 0.05)  # a changed threshold: every reading of the set moves
+    todo = readings.ledger_mismatches()
+    assert "stagewise-cyclic/e1-cost-0561" in todo and all(t.startswith("stagewise-cyclic/") for t in todo)
+    listed = CliRunner().invoke(cli, ["readings"]).output
+    assert "stagewise-cyclic/e1-cost-tau" in listed
+    res = CliRunner().invoke(cli, ["readings", "--changed", "stagewise-cyclic/e1-cost-0561"])
+    assert res.exit_code != 0 and "--why" in res.output
+    others = [t for t in todo if t != "stagewise-cyclic/e1-cost-0561"]
+    res = CliRunner().invoke(cli, ["readings", "--changed", "stagewise-cyclic/e1-cost-0561", "--why", "w"])
+    assert res.exit_code != 0 and "name each as changed or unchanged" in res.output
+    args = [
+        "readings",
+        "--changed",
+        "stagewise-cyclic/e1-cost-0561",
+        "--why",
+        "tolerance 0.05",
+        "--seen",
+        "paper:0",
+    ]
+    for name in others:
+        args += ["--unchanged", name]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    book = readings.ledger()
+    assert readings.ledger_mismatches() == []
+    assert book["stagewise-cyclic/e1-cost-0561"].data_seen == {"paper": [0]}
+    assert book["stagewise-cyclic/e1-cost-0561"].fixed > "2026-11-29"
+    old = readings.LedgerEntry(
+        **__import__("json").loads(real["safebandits.papers.stagewise"].read_text())[others[0]]
+    )
+    assert book[others[0]].fixed == old.fixed and "code revised" in book[others[0]].why
