@@ -3,8 +3,6 @@ marks) and robustness markers (fragile / depends on / robust / untested)."""
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 from hypothesis import given, settings
