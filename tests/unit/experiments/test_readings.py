@@ -3,6 +3,8 @@ marks) and robustness markers (fragile / depends on / robust / untested)."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -277,6 +279,6 @@ def test_recording_a_changed_reading(tmp_path, monkeypatch):
     assert book["stagewise-cyclic/e1-cost-0561"].data_seen == {"paper": [0]}
     assert book["stagewise-cyclic/e1-cost-0561"].fixed > "2026-11-29"
     old = readings.LedgerEntry(
-        **__import__("json").loads(real["safebandits.papers.stagewise"].read_text())[others[0]]
+        **json.loads(real["safebandits.papers.stagewise"].read_text())[others[0]]
     )
     assert book[others[0]].fixed == old.fixed and "code revised" in book[others[0]].why
