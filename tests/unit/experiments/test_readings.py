@@ -278,7 +278,5 @@ def test_recording_a_changed_reading(tmp_path, monkeypatch):
     assert readings.ledger_mismatches() == []
     assert book["stagewise-cyclic/e1-cost-0561"].data_seen == {"paper": [0]}
     assert book["stagewise-cyclic/e1-cost-0561"].fixed > "2026-11-29"
-    old = readings.LedgerEntry(
-        **json.loads(real["safebandits.papers.stagewise"].read_text())[others[0]]
-    )
+    old = readings.LedgerEntry(**json.loads(real["safebandits.papers.stagewise"].read_text())[others[0]])
     assert book[others[0]].fixed == old.fixed and "code revised" in book[others[0]].why
