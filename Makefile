@@ -28,7 +28,7 @@ $(DSTAMP): pyproject.toml | $(BIN)/python
 
 run: $(STAMP)
 	$(BIN)/safebandits run all --scale quick --out $(OUT)
-	@echo "Report: $(OUT)/report/index.html (verdicts and the legend follow)"
+	@echo "Report: $(OUT)/report/index.html (a summary line per experiment, the skipped experiments and the legend follow)"
 	$(BIN)/safebandits report $(OUT)
 
 test: $(TSTAMP)

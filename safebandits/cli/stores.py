@@ -12,7 +12,7 @@ import click
 from safebandits.cli.group import _with_plugin_option, cli
 from safebandits.exceptions import ConfigError, SafeBanditsError
 
-__all__ = ["dashboard", "data", "merge", "report", "results", "scoreboard"]
+__all__ = ["dashboard", "data", "merge", "readings", "report", "results", "scoreboard", "summary_lines"]
 
 
 # -- report / results ------------------------------------------------------------------------------
@@ -37,17 +37,87 @@ def report(directory: str, out: str | None) -> None:
             "choose a writable folder with --out DIR."
         ) from None
     claims = json.loads((Path(path).parent / "claims.json").read_text())
-    n_pass = sum(c["passed"] for c in claims)
-    click.echo(f"{path} ({n_pass}/{len(claims)} claims pass)")
-    for c in claims:
-        verdict = c.get("verdict", "pass" if c["passed"] else "fail").upper()
-        reason = f": {c['reason']}" if c.get("reason") else ""
-        click.echo(f"  {verdict} {c['experiment']}/{c['scale']} {c['id']}{reason}")
-    from safebandits.experiments.claims_meta import LEGEND
+    for line in summary_lines(claims, path, _skipped(directory)):
+        click.echo(line)
+    from safebandits.experiments.claims_meta import CONSOLE_LEGEND
     from safebandits.experiments.claims_scoreboard import write_scoreboard_data
 
     write_scoreboard_data(claims, Path(path).parent)
-    click.echo(LEGEND)
+    click.echo(CONSOLE_LEGEND)
+
+
+def _skipped(directory: str) -> list[dict[str, str]]:
+    from safebandits.experiments.claims_scoring import skipped_experiments
+    from safebandits.experiments.store import ResultsStore
+
+    with ResultsStore(directory, mode="r") as store:
+        return skipped_experiments(store.to_frame())
+
+
+def summary_lines(claims: list[dict], path: str | Path, skipped: list[dict[str, str]]) -> list[str]:
+    """The console's summary of a report (issue 42): one line per experiment and scale with its counts by
+    verdict (library diagnostics apart) and the page section to open, then the experiments skipped and
+    why; never every verdict (they are on the page and in claims.json)."""
+    from collections import Counter
+
+    from safebandits.experiments.claims_meta import VERDICTS
+    from safebandits.plotting.report import section_slug
+
+    def verdict(c: dict) -> str:
+        return str(c.get("verdict", "pass" if c.get("passed") else "fail"))
+
+    paper = [c for c in claims if c.get("kind", "paper") != "diagnostic"]
+    n_pass = sum(verdict(c) == "pass" for c in paper)
+    lines = [f"{path} ({n_pass}/{len(paper)} claims pass; the page gives every verdict and its reason)"]
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for c in claims:
+        groups.setdefault((str(c["experiment"]), str(c["scale"])), []).append(c)
+    for (experiment, scale), part in sorted(groups.items()):
+        counts = Counter(verdict(c) for c in part if c.get("kind", "paper") != "diagnostic")
+        text = ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts.get(v))
+        diag = sum(1 for c in part if c.get("kind") == "diagnostic")
+        extra = f"; {diag} diagnostic(s)" if diag else ""
+        anchor = section_slug(experiment, scale)
+        lines.append(f"  {experiment} ({scale}): {text or 'no claim'}{extra} -> {path}#{anchor}")
+    for s in skipped:
+        lines.append(f"  skipped {s['experiment']} ({s['scale']}): {s['why']}")
+    return lines
+
+
+@cli.command()
+@click.option("--changed", multiple=True, metavar="SET/ID", help="A reading whose verdict rule changed.")
+@click.option(
+    "--unchanged", multiple=True, metavar="SET/ID", help="A reading whose fingerprint moved with code that "
+    "does not alter it (it keeps its date)."
+)  # fmt: skip
+@click.option("--why", default="", help="Why (recorded in the ledger; needed with --changed/--unchanged).")
+@click.option(
+    "--seen", multiple=True, default=("paper:0", "quick:0"), show_default=True, metavar="SCALE:SEED",
+    help="Data in view when the changed readings were fixed (they stay post-hoc on it).",
+)  # fmt: skip
+def readings(changed: tuple[str, ...], unchanged: tuple[str, ...], why: str, seen: tuple[str, ...]) -> None:
+    """List the readings whose fingerprint is not the ledger's, or record them (issue 42).
+
+    Every claim's reading (its code, thresholds and metadata) is fingerprinted; each paper package's
+    readings.json holds when each reading was fixed. Without options: the readings to record. With
+    --changed / --unchanged: record them (every listed reading must be named)."""
+    from safebandits.experiments.readings import ledger_mismatches, update_ledger
+
+    if not changed and not unchanged:
+        todo = ledger_mismatches()
+        click.echo("Every reading is in the ledger." if not todo else "Readings to record (--changed or "
+                   "--unchanged):\n" + "\n".join(f"  {name}" for name in todo))  # fmt: skip
+        return
+    if not why:
+        raise ConfigError("--why is needed with --changed / --unchanged (it is recorded in the ledger).")
+    data_seen: dict[str, list[int]] = {}
+    for item in seen:
+        scale, _, seed = item.partition(":")
+        if not seed.isdigit():
+            raise ConfigError(f"--seen takes SCALE:SEED (e.g. paper:0). Got {item!r} instead.")
+        data_seen.setdefault(scale, []).append(int(seed))
+    for name in update_ledger(changed, unchanged=unchanged, data_seen=data_seen, why=why):
+        click.echo(f"recorded {name}")
 
 
 @cli.command()

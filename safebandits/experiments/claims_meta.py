@@ -46,6 +46,7 @@ from safebandits.experiments.papers import load_claims
 
 __all__ = [
     "CLAIM_META",
+    "CONSOLE_LEGEND",
     "LEGEND",
     "UNEVALUATED_STATUS",
     "VERDICTS",
@@ -57,11 +58,29 @@ __all__ = [
 
 VERDICTS = ("pass", "fail", "inconclusive", "not run")
 
-#: One line printed after the verdicts (``safebandits report``).
+#: What the scoreboard's verdicts and markers mean (printed under the verdicts of ``safebandits report``
+#: and on the scoreboard page).
 LEGEND = (
-    "Legend: PASS / FAIL as the paper words the claim; INCONCLUSIVE = this scale or budget cannot decide "
-    "(reason given); NOT RUN = a compared method is absent. The quick scale is a smoke test; the paper "
-    "scale decides."
+    "Legend: PASS / FAIL as the paper words the claim (a theorem is read as its bound with its constants); "
+    "INCONCLUSIVE = this scale or budget cannot decide (reason given); NOT RUN = a compared method is "
+    "absent. (diagnostic) = a shape the library derives from a statement (e.g. a slope) or a reading shown "
+    "beside the deciding one: never the paper's verdict. The quick scale is a smoke test; the paper scale "
+    "decides. Robustness (paper scale): robust = the same verdict across 2 seed sets and every declared "
+    "range of an unstated setting; depends on <setting> = the verdict changes across its declared range "
+    "(verdict at each value); fragile = deciding margin under 1 standard error, or a flip across seed sets; "
+    "untested = not yet scored across seed sets or ranges (what is missing is listed); knife-edge (in the "
+    "reason) = margin under 2 standard errors. Reading fixed: before = the reading (code, thresholds, "
+    "panels; fingerprinted) was fixed before its data; post-hoc = fixed after its data or with data of "
+    "this seed in view, until a confirmatory run with a new seed; confirmatory = scored on such fresh data."
+)
+
+
+#: The legend ``safebandits report`` prints under its summary lines (the page holds :data:`LEGEND`).
+CONSOLE_LEGEND = (
+    "Legend: PASS / FAIL as the paper words the claim; INCONCLUSIVE = this scale or budget cannot decide;\n"
+    "NOT RUN = a compared method is absent; diagnostics are the library's shapes, not the papers' verdicts.\n"
+    "The quick scale is a smoke test; the paper scale decides. The page gives every verdict, its reason\n"
+    "and the full legend; `safebandits scoreboard` adds robustness markers and when each reading was fixed."
 )
 
 
@@ -72,10 +91,15 @@ def claim_metadata() -> dict[str, dict[str, ClaimMeta]]:
 
 
 def claim_meta(
-    paper: str, wording: str, methods: tuple[str, ...] | None = None, scale: str = "paper", why: str = ""
+    paper: str,
+    wording: str,
+    methods: tuple[str, ...] | None = None,
+    scale: str = "paper",
+    why: str = "",
+    kind: str = "paper",
 ) -> ClaimMeta:
     """A :class:`ClaimMeta` (``why`` empty: the quick scale's usual reason); the papers' shorthand."""
-    return ClaimMeta(paper, wording, methods, scale, why or QUICK_WHY)
+    return ClaimMeta(paper, wording, methods, scale, why or QUICK_WHY, kind)
 
 
 def _run_status(df: pd.DataFrame) -> tuple[dict[str, int], dict[str, int]]:
@@ -186,6 +210,7 @@ def finalise_claims(claims: list[dict[str, Any]], df: pd.DataFrame, key: str) ->
         rec["scale_decides"] = m.scale if m else "paper"
         rec["paper"] = m.paper if m else ""
         rec["wording"] = m.wording if m else ""
+        rec["kind"] = m.kind if m else "paper"
         out.append(rec)
     return out
 

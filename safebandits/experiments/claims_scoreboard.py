@@ -49,9 +49,12 @@ SCOREBOARD_COLUMNS = (
     "experiment",
     "scale",
     "id",
+    "kind",
     "wording",
     "reading",
     "verdict",
+    "robustness",
+    "reading_status",
     "reason",
     "key_numbers",
 )
@@ -105,9 +108,12 @@ def scoreboard_frame(claims: list[dict[str, Any]]) -> pd.DataFrame:
             "experiment": c.get("experiment", ""),
             "scale": c.get("scale", ""),
             "id": c.get("id", ""),
+            "kind": c.get("kind", "paper"),
             "wording": c.get("wording", ""),
             "reading": c.get("reading") or c.get("claim", ""),
             "verdict": c.get("verdict", "pass" if c.get("passed") else "fail"),
+            "robustness": c.get("robustness", ""),
+            "reading_status": c.get("reading_status", ""),
             "reason": c.get("reason", ""),
             "key_numbers": key_numbers(c),
         }
@@ -275,43 +281,29 @@ def scoreboard_markdown(
 ) -> str:
     """The scoreboard page of one or more results directories (claims evaluated afresh on their stored
     runs; an (experiment, scale) stored in several directories is read from the first)."""
-    from safebandits.experiments.claims import check_claims
     from safebandits.experiments.claims_coverage import UNEVALUATED_STATUS, unevaluated_items
     from safebandits.experiments.claims_meta import LEGEND
-    from safebandits.experiments.spec import list_experiments
-    from safebandits.experiments.store import ResultsStore, latest_runs
+    from safebandits.experiments.claims_scoring import score_sources
 
     dirs = [results_dir] if isinstance(results_dir, (str, os.PathLike)) else list(results_dir)
-    frames = []
-    for d in dirs:
-        with _opened(d) as where, ResultsStore(where, mode="r") as store:
-            part = latest_runs(store.to_frame())
-        if frames and not part.empty:
-            seen = set(pd.concat(frames)[["experiment", "scale"]].itertuples(index=False, name=None))
-            part = part[[(e, s) not in seen for e, s in zip(part["experiment"], part["scale"])]]
-        frames.append(part)
-    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    specs = list_experiments()
-    claims: list[dict[str, Any]] = []
-    expected: dict[tuple[str, str], int | None] = {}
-    for (experiment, scale), group in df.groupby(["experiment", "scale"], sort=True):
-        spec = specs.get(experiment)
-        if spec is None or not spec.claims:
-            continue
-        keys = expected_runs(spec, str(scale))
-        records = check_claims(group, spec.claims)
-        if keys is not None:
-            n_stored = int(group["pk"].isin(keys).sum())
-            expected[(experiment, scale)] = (n_stored, len(keys))
-            if n_stored < len(keys):
-                records = [mark_incomplete(c, n_stored, len(keys), str(scale)) for c in records]
-        claims.extend({"experiment": experiment, "scale": scale, **c} for c in records)
+    scored = score_sources(dirs)
+    claims, df = scored.claims, scored.runs
+    expected = scored.expected
     board = scoreboard_frame(claims)
     times = wall_times(df) if not df.empty else pd.DataFrame()
     if not times.empty:
         times["expected"] = [expected.get((e, s)) for e, s in zip(times["experiment"], times["scale"])]
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    counts = Counter(zip(board["scale"], board["verdict"]))
+    paper_claims = board[board["kind"] != "diagnostic"]
+    counts = Counter(zip(paper_claims["scale"], paper_claims["verdict"]))
+    diag = board[board["kind"] == "diagnostic"]
+    diagnostics = Counter(zip(diag["scale"], diag["verdict"]))
+    markers = Counter(
+        m.split(":")[0] for m in paper_claims.loc[paper_claims["scale"] == "paper", "robustness"]
+    )
+    reading = Counter(
+        r.split(" (")[0] for r in paper_claims.loc[paper_claims["scale"] == "paper", "reading_status"]
+    )
     lines = [
         "# Reproduction scoreboard",
         "",
@@ -321,8 +313,19 @@ def scoreboard_markdown(
         *([note, ""] if note else []),
         LEGEND,
         "",
-        "Verdicts: "
+        "Verdicts of the papers' claims: "
         + ", ".join(f"{scale} {verdict} {n}" for (scale, verdict), n in sorted(counts.items()))
+        + ". Library diagnostics (not the papers' verdicts): "
+        + (
+            ", ".join(f"{scale} {verdict} {n}" for (scale, verdict), n in sorted(diagnostics.items()))
+            or "none"
+        )
+        + ".",
+        "",
+        "Paper-scale markers: "
+        + (", ".join(f"{m} {n}" for m, n in sorted(markers.items()) if m) or "none")
+        + ". Paper-scale readings: "
+        + (", ".join(f"{r} {n}" for r, n in sorted(reading.items()) if r) or "none")
         + ".",
         "",
         "## Wall time per experiment",
@@ -341,13 +344,16 @@ def scoreboard_markdown(
             "",
             f"## {paper or '(no paper recorded)'}",
             "",
-            "| experiment | scale | claim | verdict | paper's wording | our reading | reason / key numbers |",
-            "|---|---|---|---|---|---|---|",
+            "| experiment | scale | claim | verdict | robustness | reading fixed | paper's wording | "
+            "our reading | reason / key numbers |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in part.itertuples():
             detail = "; ".join(x for x in (r.reason, r.key_numbers) if x)
+            kind = " (diagnostic)" if r.kind == "diagnostic" else ""
             lines.append(
-                f"| {r.experiment} | {r.scale} | `{r.id}` | **{r.verdict.upper()}** | {_cell(r.wording)} | "
+                f"| {r.experiment} | {r.scale} | `{r.id}` | **{r.verdict.upper()}**{kind} | "
+                f"{_cell(r.robustness)} | {_cell(r.reading_status)} | {_cell(r.wording)} | "
                 f"{_cell(r.reading)} | {_cell(detail)} |"
             )
     lines += coverage_markdown(board)

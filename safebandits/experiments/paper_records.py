@@ -13,7 +13,15 @@ from typing import NamedTuple
 
 from safebandits.exceptions import ConfigError
 
-__all__ = ["CLAIM_META", "QUICK_WHY", "UNEVALUATED_STATUS", "ClaimMeta", "DigestItem", "Unevaluated"]
+__all__ = [
+    "CLAIM_KINDS",
+    "CLAIM_META",
+    "QUICK_WHY",
+    "UNEVALUATED_STATUS",
+    "ClaimMeta",
+    "DigestItem",
+    "Unevaluated",
+]
 
 #: What the ``status`` of an :class:`Unevaluated` row means (printed under the scoreboard's table).
 UNEVALUATED_STATUS = {
@@ -68,6 +76,9 @@ class Unevaluated(NamedTuple):
     why: str
 
 
+#: What a claim record is: the paper's claim, or a library diagnostic shown beside it (issue 42).
+CLAIM_KINDS = ("paper", "diagnostic")
+
 QUICK_WHY = "quick runs have fewer replicates, shorter horizons or a coarser grid"
 
 
@@ -90,6 +101,11 @@ class ClaimMeta:
         correctness); ``"paper"``: only the paper scale can decide it.
     why_paper : str
         Why a quick-scale run cannot decide it (``scale="paper"`` only).
+    kind : {"paper", "diagnostic"}
+        ``"paper"``: the paper's claim, read as the paper states it (a theorem as its bound); its verdict
+        is the paper's. ``"diagnostic"``: a shape the library derives from a statement of the paper (e.g.
+        a log-log slope from an O~(sqrt T) bound) or a reading shown beside the deciding one; it is
+        labelled as such on the scoreboard and never counted as the paper's verdict (issue 42).
     """
 
     paper: str
@@ -97,11 +113,17 @@ class ClaimMeta:
     methods: tuple[str, ...] | None = None
     scale: str = "paper"
     why_paper: str = QUICK_WHY
+    kind: str = "paper"
 
     def __post_init__(self) -> None:
         if self.scale not in ("paper", "any"):
             raise ConfigError(
                 f"The 'scale' parameter of ClaimMeta must be 'paper' or 'any'. Got {self.scale!r} instead."
+            )
+        if self.kind not in CLAIM_KINDS:
+            raise ConfigError(
+                f"The 'kind' parameter of ClaimMeta must be one of {list(CLAIM_KINDS)}. Got {self.kind!r} "
+                "instead."
             )
 
 

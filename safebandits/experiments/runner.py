@@ -314,6 +314,19 @@ def _progress(total: int, quiet: bool):
     return tqdm(total=total, unit="run", disable=quiet, dynamic_ncols=True)
 
 
+def _note_readings(store: ResultsStore, tasks: Sequence[RunTask]) -> None:
+    """Store the fingerprints of the readings of every experiment about to be written (issue 42), so that
+    the scoreboard can tell whether a reading predates its data."""
+    from safebandits.experiments.readings import note_readings
+    from safebandits.experiments.spec import list_experiments
+
+    specs = list_experiments()
+    for experiment, scale, seed in sorted({(t.experiment, t.scale, t.key.experiment_seed) for t in tasks}):
+        spec = specs.get(experiment)
+        if spec is not None and spec.claims:
+            note_readings(store, experiment, scale, int(seed), spec.claims)
+
+
 def run_tasks(
     tasks: Sequence[RunTask],
     store: ResultsStore,
@@ -358,6 +371,7 @@ def run_tasks(
             summary.n_skipped_failed += 1
         else:
             todo.append(task)
+    _note_readings(store, todo)
     with _progress(len(todo), quiet) as bar:
         for record in iter_records(todo, workers, executor=executor, scheduler=scheduler):
             traces = record.pop("_traces", None)

@@ -402,7 +402,31 @@ class ResultsStore:
             copied += 1
         return copied, kept
 
+    def set_meta(self, key: str, value: str) -> None:
+        """Store ``value`` under ``key`` in the store's ``meta`` table (e.g. the fingerprints of the readings
+        written with the data, :func:`safebandits.experiments.readings.note_readings`)."""
+        if self.mode != "w":
+            raise ConfigError("This ResultsStore was opened read-only (mode='r').")
+        if key == "schema_version":
+            raise ConfigError("The 'key' parameter of set_meta cannot be 'schema_version'.")
+        try:
+            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, str(value)))
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, _WHAT) from None
+
     # -- reading -------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        """The value stored under ``key`` in the ``meta`` table (``None`` if absent)."""
+        with self._errors():
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def meta_keys(self, prefix: str = "") -> list[str]:
+        """The keys of the ``meta`` table that start with ``prefix``."""
+        with self._errors():
+            rows = self._conn.execute("SELECT key FROM meta").fetchall()
+        return sorted(str(r[0]) for r in rows if str(r[0]).startswith(prefix))
+
     def keys(self, status: str | None = None) -> set[str]:
         """Primary keys of stored runs, optionally only those with ``status``."""
         with self._errors():

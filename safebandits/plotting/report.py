@@ -499,6 +499,7 @@ def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str
     curves = {pk: v for (pk, name), v in all_traces.items() if name == "curve"}
     out = results_dir / "report" if out is None else Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    from safebandits.experiments.claims_scoring import skipped_experiments
     from safebandits.experiments.user import stored_specs
 
     load_paper_figures()
@@ -607,6 +608,7 @@ def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str
         versions=versions,
         verdict_table=verdict_table(all_claims),
         sections=sections,
+        skipped=skipped_experiments(df),
     )
     index = out / "index.html"
     index.write_text(page)

@@ -34,6 +34,7 @@ from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
 from safebandits.experiments.results import ok_runs as _ok
+from safebandits.papers.acol import unstated  # noqa: F401  (declares the unstated settings)
 from safebandits.papers.acol.digest import PAPER as ACOL
 from safebandits.papers.acol.driving import GUARANTEE_LABELS, MULTIPLIERS, tuned_label
 from safebandits.papers.acol.experiments import ADAPTIVE

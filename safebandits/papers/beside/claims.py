@@ -40,7 +40,10 @@ from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
-from safebandits.papers.beside import claims_fdr  # noqa: F401  (registers its claims too)
+from safebandits.papers.beside import (
+    claims_fdr,  # noqa: F401  (registers its claims too)
+    unstated,  # noqa: F401  (declares the unstated settings)
+)
 from safebandits.papers.beside.digest import PAPER as BESIDE
 
 __all__ = [

@@ -53,6 +53,7 @@ from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
+from safebandits.papers.ckb import unstated  # noqa: F401  (declares the unstated settings)
 from safebandits.papers.ckb.digest import PAPER
 
 __all__ = [

@@ -8,13 +8,13 @@ rebuilding the run's instance from its config and run key (the same draw as the 
 
 Thresholds that make qualitative claims checkable:
 
-* ``safelucb-karm`` reads its main panel (:data:`MAIN_PANEL`, one unconditioned random instance per
-  draw); the conditioned panel's numbers are reported beside, never read;
-* "GSLUCB close to Safe-LUCB(T_Delta)" and the order ``T_Delta <= GSLUCB < T_0``: on the final per-step
-  regret averaged over the draws that satisfy the figure's premise ``T_Delta <= T_0 < T``
-  (:func:`figure_premise`; the paper's curve averages realisations in which ``T_0`` is the unnecessarily
-  long exploration); the excluded draws are counted in the evidence, the means over every draw reported
-  beside; the fraction of draws that satisfy the order is reported;
+* ``safelucb-karm``: Figure 1a's order ``T_Delta <= GSLUCB < T_0`` and "GSLUCB close to
+  Safe-LUCB(T_Delta)" are decided on the final per-step regret averaged over the draws of the margin panel
+  (:data:`DECIDING_PANEL`), whose generator was fixed before its data; the same readings on every draw of
+  the unconditioned panel (:data:`MAIN_PANEL`) are shown beside them as labelled diagnostics
+  (``karm-order-all-draws``, ``karm-gslucb-close-all-draws``). The premise filter of issue 31 (only draws
+  with ``T_Delta <= T_0 < T``) was removed in issue 42: the paper states no such premise. The other
+  Figure 1a claims read the unconditioned panel;
 * "in most draws" (``T_Delta <= T_0 / 2``, GSLUCB stopping before ``T_0``): the Wilson 95% interval of the
   fraction of draws lies above :data:`MOST_DRAWS` (1/2) to pass, below it to fail, else inconclusive;
 * Theorems 2 and 3 (``safelucb-rate-gap`` / ``-zero``, horizon sweeps): the least-squares log-log slope
@@ -36,11 +36,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claim_base import Claim, z_margin
+from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
+from safebandits.papers.safe_lucb.claims_figure1a import (
+    _CLOSE_ALL_TEXT,
+    _CLOSE_TEXT,
+    _ORDER_ALL_TEXT,
+    _ORDER_TEXT,
+    ALL_DRAWS_KEY,
+    CONDITIONED_KEY,
+    CONDITIONED_PANEL,
+    DECIDING_PANEL,
+    GSLUCB,
+    MAIN_PANEL,
+    T_DELTA,
+    T_ZERO,
+    _draws_evidence,
+    _figure1a,
+    _figure1a_summary,
+    figure_premise,
+)
 from safebandits.papers.safe_lucb.digest import PAPER as SAFE_LUCB
 
 __all__ = [
@@ -62,14 +80,10 @@ LINEAR_SLOPE = 0.9
 LATE_PER_STEP = 0.01
 #: "In most draws": the fraction of random draws that must be exceeded (with 95% confidence).
 MOST_DRAWS = 0.5
-#: Panels of ``safelucb-karm``: the paper's unconditioned draw and the conditioned extra panel.
-MAIN_PANEL, CONDITIONED_PANEL = "karm-random", "karm"
-CONDITIONED_KEY = "conditioned (margin condition; not the paper's draw)"
 #: Power of ``log T`` in the rates the slope claims read: Theorem 2's bound (14) is ``sqrt(T) log T``
 #: (``beta_T ~ sqrt(log T)`` times the ``sqrt(log T)`` of the elliptical potential); Theorem 3 states
 #: ``O(T^(2/3) log T)``.
 THM2_LOG_POWER, THM3_LOG_POWER = 1.0, 1.0
-T_DELTA, T_ZERO, GSLUCB = "Safe-LUCB (T'=T_Delta)", "Safe-LUCB (T'=T_0)", "GSLUCB"
 NO_EXPLORATION = "Safe-LUCB (no exploration)"
 
 
@@ -128,10 +142,6 @@ def _delta(ok: pd.DataFrame) -> float:
     return float(ok["algorithm.delta"].astype(float).max()) if "algorithm.delta" in ok and len(ok) else 0.01
 
 
-def _mean_per_step(ok: pd.DataFrame) -> dict[str, float]:
-    return {str(k): float(v) for k, v in ok.groupby("label")["per_step"].mean().items()}
-
-
 def _lemma1(ok: pd.DataFrame, cid: str, delta: float) -> Claim:
     sub = ok[ok["diag.lemma1_applicable"].astype(bool)] if "diag.lemma1_applicable" in ok else ok.iloc[:0]
     holds = sub["diag.lemma1_holds"].astype(bool) if not sub.empty else pd.Series(dtype=bool)
@@ -183,141 +193,65 @@ def _most_draws(cid: str, text: str, flags: pd.Series, extra: dict[str, Any]) ->
     return _claim(cid, text, bool(n) and lo > MOST_DRAWS, evidence)
 
 
-def _per_draw(ok: pd.DataFrame, column: str) -> pd.DataFrame:
-    """``column`` of every method, one row per draw (replicate) of the panel."""
-    return ok.pivot_table(index="replicate", columns="label", values=column, aggfunc="first")
-
-
-def _se(x: pd.Series) -> float | None:
-    return float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else None
-
-
-def _conditioned_summary(ok: pd.DataFrame) -> dict[str, Any]:
-    """Numbers of the extra, conditioned panel (margin condition; not the paper's draw): reported beside
-    every Figure 1a claim, never part of a verdict."""
-    cond = ok[ok["panel"] == CONDITIONED_PANEL]
-    if cond.empty:
-        return {}
-    g = cond[cond["label"] == GSLUCB]
-    out: dict[str, Any] = {"mean_final_per_step_regret": _mean_per_step(cond), "draws": int(g.shape[0])}
-    if len(g):
-        out["gslucb_stopped_before_T0"] = int((g["diag.t_prime"] < g["diag.T0"]).sum())
-    return out
-
-
-def figure_premise(main: pd.DataFrame) -> pd.DataFrame:
-    """Figure 1a's premise per draw (replicate): ``T_Delta <= T_0 < T``.
-
-    The paper runs Safe-LUCB with ``T_0`` as the "unnecessarily long pure exploration period" against
-    ``T_Delta`` (Sec. 4), so its figure presumes ``T_Delta <= T_0``; and ``T_0 < T`` leaves a phase 2 to
-    compare. A draw's ``T_Delta`` and ``T_0`` are properties of its instance; they are read from the run
-    of Safe-LUCB(T_Delta), the method given Delta (GSLUCB stores ``T_Delta = inf``: it does not know
-    Delta). Columns ``T_Delta``, ``T0``, ``T``, ``holds``; empty when no such run stores them (the premise
-    cannot be checked)."""
-    cols = ("diag.T_Delta", "diag.T0")
-    if any(c not in main for c in cols) or main.empty:
-        return pd.DataFrame(columns=["T_Delta", "T0", "T", "holds"])
-    have = main[main["label"] == T_DELTA].dropna(subset=list(cols))
-    per = have.groupby("replicate").agg(
-        T_Delta=("diag.T_Delta", "first"), T0=("diag.T0", "first"), T=("samples", "max")
-    )
-    per["holds"] = (per["T_Delta"] <= per["T0"]) & (per["T0"] < per["T"])
-    return per
-
-
-def _premise_evidence(premise: pd.DataFrame, main: pd.DataFrame) -> dict[str, Any]:
-    """How many draws the premise excludes, and why; the means over every draw, reported, not read."""
-    if premise.empty:
-        return {"premise": "not checked (no run stores T_Delta and T_0): every draw read"}
-    above = premise["T_Delta"] > premise["T0"]
-    long_t0 = premise["T0"] >= premise["T"]
-    return {
-        "premise": "T_Delta <= T_0 < T",
-        "draws_all": len(premise),
-        "draws_excluded": int((~premise["holds"]).sum()),
-        "excluded_T_Delta_above_T0": int(above.sum()),
-        "excluded_T0_at_or_above_T": int((long_t0 & ~above).sum()),
-        "draws_T_Delta_at_or_above_T": int((premise["T_Delta"] >= premise["T"]).sum()),
-        "all_draws_mean_final_per_step_regret (not read)": _mean_per_step(main),
-    }
-
-
 def check_karm(df: pd.DataFrame) -> list[Claim]:
     """Figure 1a: safety; ordering T_Delta <= GSLUCB < T_0 and GSLUCB close to T_Delta (means over the
-    random draws, with the fraction of draws that satisfy them); T_Delta << T_0 and GSLUCB stopping before
-    T_0 in most draws; Lemmas 1 and 2; per-step regret decreasing.
+    draws, with the fraction of draws that satisfy them); T_Delta << T_0 and GSLUCB stopping before T_0 in
+    most draws; Lemmas 1 and 2; per-step regret decreasing.
 
-    The Figure 1a claims read the main panel (:data:`MAIN_PANEL`, one unconditioned random instance per
-    draw, as the paper's "problem realizations"); the order and the closeness read its draws that satisfy
-    the figure's premise (:func:`figure_premise`; issue 31); the conditioned panel's numbers are in the
-    evidence under ``"conditioned (margin condition; not the paper's draw)"``. Runs without a ``panel``
-    column are all read as the main panel."""
+    The order and the closeness are decided on the margin panel (:data:`DECIDING_PANEL`), whose
+    generator was fixed before its data; the same readings on every draw of the unconditioned panel
+    (:data:`MAIN_PANEL`) are shown beside them, as labelled diagnostics, and in the evidence (issue 42:
+    no draw is dropped). The other Figure 1a claims read the unconditioned panel. Runs without a
+    ``panel`` column are all read as the unconditioned panel (and the deciding claims as not run)."""
     ok = _ok(df)
     n_failed = int((df["status"] != "ok").sum())
     claims = [_safety(ok, "karm-safety", n_failed)]
     panels = ok["panel"] if "panel" in ok else pd.Series(MAIN_PANEL, index=ok.index)
     main = ok[panels != CONDITIONED_PANEL]
-    cond_ev = {CONDITIONED_KEY: _conditioned_summary(ok)} if "panel" in ok else {}
-    premise = figure_premise(main)
-    read = main[main["replicate"].isin(premise.index[premise["holds"]])] if len(premise) else main
-    premise_ev = _premise_evidence(premise, main)
-    means = _mean_per_step(read)
-    have = all(lbl in means for lbl in (T_DELTA, T_ZERO, GSLUCB))
-    rd, rg, r0 = (means.get(lbl, math.nan) for lbl in (T_DELTA, GSLUCB, T_ZERO))
-    wide = _per_draw(read, "per_step") if have else pd.DataFrame()
-    if have:
-        wide = wide.dropna(subset=[T_DELTA, GSLUCB, T_ZERO])
-        ordered = (wide[T_DELTA] <= wide[GSLUCB]) & (wide[GSLUCB] < wide[T_ZERO])
-        closer = (wide[GSLUCB] - wide[T_DELTA]).abs() < (wide[T_ZERO] - wide[GSLUCB]).abs()
-        frac_order, frac_close = float(ordered.mean()), float(closer.mean())
-        se = {"se_gslucb_minus_tdelta": _se(wide[GSLUCB] - wide[T_DELTA]),
-              "se_t0_minus_gslucb": _se(wide[T_ZERO] - wide[GSLUCB])}  # fmt: skip
-        # deciding margins in standard errors of the paired per-draw differences (issue 31)
-        m1 = z_margin(rg - rd, se["se_gslucb_minus_tdelta"])
-        m2 = z_margin(r0 - rg, se["se_t0_minus_gslucb"])
-        margin_order = min(m1, m2) if m1 is not None and m2 is not None else None
-        margin_close = z_margin(
-            abs(r0 - rg) - abs(rg - rd),
-            _se(
-                np.sign(r0 - rg) * (wide[T_ZERO] - wide[GSLUCB])
-                - np.sign(rg - rd) * (wide[GSLUCB] - wide[T_DELTA])
-            ),
-        )
-    else:
-        frac_order = frac_close = math.nan
-        se = {}
-        margin_order = margin_close = None
-    ev = {"mean_final_per_step_regret": means, "draws": len(wide), **premise_ev}
-    claims.append(
-        _claim(
-            "karm-order",
-            "Final per-step regret averaged over the random draws that satisfy the figure's premise "
-            "(T_Delta <= T_0 < T: T_0 is the unnecessarily long exploration; the excluded draws are "
-            "counted): Safe-LUCB(T_Delta) <= GSLUCB < Safe-LUCB(T_0); the fraction of draws in which "
-            "the order holds is reported.",
-            have and rd <= rg < r0,
-            {**ev, "fraction_of_draws_ordered": frac_order, **se, **cond_ev},
-            margin_se=margin_order,
-        )
-    )
-    claims.append(
-        _claim(
-            "karm-gslucb-close",
-            "GSLUCB's final per-step regret averaged over the draws that satisfy the figure's premise "
-            "(T_Delta <= T_0 < T; the excluded draws are counted) is closer to Safe-LUCB(T_Delta)'s than "
-            "to Safe-LUCB(T_0)'s; the fraction of draws in which it is closer is reported.",
-            have and abs(rg - rd) < abs(r0 - rg),
+    decide = _figure1a(ok[panels == DECIDING_PANEL])
+    beside = _figure1a(main)
+    all_ev = {**_draws_evidence(figure_premise(main))}
+    for cid, key, text_main, text_all in (
+        ("karm-order", "order", _ORDER_TEXT, _ORDER_ALL_TEXT),
+        ("karm-gslucb-close", "close", _CLOSE_TEXT, _CLOSE_ALL_TEXT),
+    ):
+        margin = decide[f"margin_{key}"]
+        extra = (
             {
-                **ev,
-                "gslucb_minus_tdelta": rg - rd,
-                "t0_minus_gslucb": r0 - rg,
-                "fraction_of_draws_closer_to_tdelta": frac_close,
-                **se,
-                **cond_ev,
-            },
-            margin_se=margin_close,
+                "gslucb_minus_tdelta": decide["rg"] - decide["rd"],
+                "t0_minus_gslucb": decide["r0"] - decide["rg"],
+            }
+            if key == "close"
+            else {}
         )
-    )
+        fraction = "fraction_of_draws_ordered" if key == "order" else "fraction_of_draws_closer_to_tdelta"
+        rec = _claim(
+            cid,
+            text_main,
+            decide["have"] and decide[key],
+            {
+                "panel": DECIDING_PANEL,
+                "mean_final_per_step_regret": decide["means"],
+                "draws": decide["draws"],
+                **extra,
+                fraction: decide[f"frac_{key}"],
+                **decide["se"],
+                ALL_DRAWS_KEY: {**_figure1a_summary(beside, key), **all_ev},
+            },
+            margin_se=margin,
+        )
+        if not decide["have"]:
+            rec.update(verdict="not run", reason=f"no run of the deciding panel {DECIDING_PANEL!r}")
+        claims.append(rec)
+        claims.append(
+            _claim(
+                f"{cid}-all-draws",
+                text_all,
+                beside["have"] and beside[key],
+                {"panel": MAIN_PANEL, **_figure1a_summary(beside, key), **beside["se"], **all_ev},
+                margin_se=beside[f"margin_{key}"],
+            )
+        )
     sub = main[main["label"] == T_DELTA]
     ratio = (sub["diag.T_Delta"] / sub["diag.T0"]).astype(float) if not sub.empty else pd.Series(dtype=float)
     claims.append(
@@ -336,6 +270,13 @@ def check_karm(df: pd.DataFrame) -> list[Claim]:
     )
     g = main[main["label"] == GSLUCB]
     stopped = (g["diag.t_prime"] < g["diag.T0"]) if not g.empty else pd.Series(dtype=bool)
+    cond = ok[(panels == CONDITIONED_PANEL) & (ok["label"] == GSLUCB)]
+    cond_ev = (
+        {CONDITIONED_KEY: {"draws": len(cond),
+                           "gslucb_stopped_before_T0": int((cond["diag.t_prime"] < cond["diag.T0"]).sum())}}
+        if len(cond)
+        else {}
+    )  # fmt: skip
     claims.append(
         _most_draws(
             "karm-gslucb-stops-early",
@@ -584,17 +525,34 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
         "karm-order": _m(
             SAFE_LUCB,
             "Figure 1a: average per-step regret Safe-LUCB(T_Delta) <~ GSLUCB < Safe-LUCB(T_0) (digest §5.8); "
-            "read on the mean over the random draws in which T_0 is the unnecessarily long exploration "
-            "(T_Delta <= T_0 < T), as the paper averages realisations.",
+            "decided on the margin panel, whose generator was fixed before its data (issue 42), with the "
+            "reading on every draw of the unconditioned panel beside it.",
             (_T_DELTA, _T_ZERO, _GSLUCB),
             why="quick runs have 3 random draws; paper scale 200",
+        ),
+        "karm-order-all-draws": _m(
+            SAFE_LUCB,
+            "Shown beside karm-order, not the paper's verdict: Figure 1a's order on every draw of the "
+            "unconditioned panel (no premise filter).",
+            (_T_DELTA, _T_ZERO, _GSLUCB),
+            why="quick runs have 3 random draws; paper scale 200",
+            kind="diagnostic",
         ),
         "karm-gslucb-close": _m(
             SAFE_LUCB,
             '"GSLUCB ... empirically approaches the same regret" as Safe-LUCB with known Delta (Sec. 4; '
-            "digest §5.8); read on the mean over the random draws with T_Delta <= T_0 < T.",
+            "digest §5.8); decided on the margin panel, with the reading on every draw of the unconditioned "
+            "panel beside it.",
             (_T_DELTA, _T_ZERO, _GSLUCB),
             why="quick runs have 3 random draws; paper scale 200",
+        ),
+        "karm-gslucb-close-all-draws": _m(
+            SAFE_LUCB,
+            "Shown beside karm-gslucb-close, not the paper's verdict: GSLUCB closer to Safe-LUCB(T_Delta) "
+            "on every draw of the unconditioned panel (no premise filter).",
+            (_T_DELTA, _T_ZERO, _GSLUCB),
+            why="quick runs have 3 random draws; paper scale 200",
+            kind="diagnostic",
         ),
         "karm-tdelta-below-t0": _m(
             SAFE_LUCB,

@@ -4,16 +4,19 @@ Each check reads the runs table of one experiment (regret runs: ``regret``, ``re
 ``violations``, ``policy_violations``, ``tail_cost``, ``tail_reward`` columns) and returns claim records
 as :mod:`safebandits.experiments.claims` does. Thresholds that make a qualitative claim checkable:
 
-* "log-log slope at most about 0.5" (the bounds are O~(sqrt(T))): the slope of the mean regret over the
+* Theorems 19 (LC-LUCB) and 31 (OPB) are read as they are stated (issue 42): with probability at least
+  ``1 - delta`` the regret is at most the bound with its constants (:func:`theorem_bound`), per run at
+  ``T/10`` and ``T`` at every point (:func:`_bound_reading`: ``e1-bound``, ``e3-bound``, ``e4-bound``);
+* a library diagnostic, never the paper's verdict, "log-log slope at most about 0.5" (the digest's shape of
+  the O~(sqrt(T)) bounds): the slope of the mean regret over the
   last decade of rounds, ``log10(R(T) / R(T/10))``, is at most the slope of the theorem's own bound shape
   over the same decade, ``0.5 + k log10(ln T / ln(T/10))`` (:func:`bound_slope`), with ``k`` the power of
   ``log T`` in the bound: 1 for LC-LUCB (``beta_T sqrt(T d log T)``, ``beta_T ~ sqrt(log T)``), 1/2 for OPB
   (``sqrt(K T log(KT/delta))``). The offsets inside the logs are dropped, which gives the largest allowance
   (0.579 for LC-LUCB and 0.540 for OPB at T = 10^6). The former fixed 0.6 sat just above the worst measured
-  slope (0.593) and was not derived from the paper. Since issue 31 the slope's standard error gives the
-  deciding margin, and a point above the limit whose regret is still below the theorem's bound with its
-  constants (:func:`theorem_bound`) is *pre-asymptotic*: when every point above the limit is, the reading
-  is inconclusive with that reason;
+  slope (0.593) and was not derived from the paper. The slope's standard error gives the margin; the
+  pre-asymptotic rule of issue 31 (a slope above the limit read as inconclusive while the regret was below
+  the bound) was removed in issue 42: it could move a verdict one way only and was adopted after its data;
 * "cost converges to about 0.561": the mean played cost over the last 10% of rounds is within
   :data:`COST_TOL` (0.03) of the optimal action's cost 0.5614 (d = 10, tau = 0.8);
 * "reward converges to the optimum": mean reward over the last 10% of rounds within
@@ -32,15 +35,27 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from safebandits.experiments.claim_base import Claim, z_margin
+from safebandits.experiments.claim_base import Claim
 from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
+from safebandits.papers.stagewise.claims_bounds import (
+    THM_LC_LUCB,
+    THM_OPB,
+    _bound_reading,
+    _bound_text,
+    _slope_text,
+    _slopes,
+    bound_slope,
+    slope_se,
+    theorem_bound,
+)
 from safebandits.papers.stagewise.digest import PAPER as STAGEWISE
 
 __all__ = [
     "STAGEWISE_CLAIM_SETS",
+    "bound_slope",
     "check_lower_bound",
     "check_opb_four_arm",
     "check_opb_random",
@@ -51,8 +66,6 @@ __all__ = [
     "theorem_bound",
 ]
 
-#: Power of ``log T`` in each method's regret bound (see :func:`bound_slope`).
-LOG_POWER = {"LC-LUCB": 1.0, "OPB": 0.5, "OPLB": 1.0, "OPNLB": 0.5}
 COST_TOL = 0.03
 REWARD_TOL = 0.02
 #: Cost of the optimal action of the cyclic instance at d = 10, tau = 0.8 (Figure 1's caption: 0.561).
@@ -149,126 +162,6 @@ def _optimism_text(method: str, lemma: str) -> str:
     )
 
 
-def bound_slope(t: float, log_power: float) -> float:
-    """Log-log slope of ``sqrt(t) (ln t)^k`` over ``[t/10, t]``: ``0.5 + k log10(ln t / ln(t/10))``."""
-    return 0.5 + log_power * math.log10(math.log(t) / math.log(t / 10.0))
-
-
-def slope_se(regret: pd.Series, regret_tenth: pd.Series) -> float | None:
-    """Standard error of ``log10(mean R(T) / mean R(T/10))`` over runs (delta method on the paired
-    per-run values; ``None`` with fewer than 2 runs or a non-positive mean)."""
-    a, b = np.asarray(regret, float), np.asarray(regret_tenth, float)
-    n = len(a)
-    if n < 2 or a.mean() <= 0 or b.mean() <= 0:
-        return None
-    cov = np.cov(a, b, ddof=1)
-    var = cov[0, 0] / a.mean() ** 2 + cov[1, 1] / b.mean() ** 2 - 2 * cov[0, 1] / (a.mean() * b.mean())
-    return float(math.sqrt(max(var, 0.0) / n) / math.log(10.0))
-
-
-def theorem_bound(label: str, part: pd.DataFrame, t: float) -> float | None:
-    """The value at horizon ``t`` of the theorem's regret bound with its constants, for the runs ``part``
-    of one point (``None`` when the runs do not store what it needs).
-
-    OPB (Thm. 31): ``alpha_r (2 sqrt(2 K t log(4Kt/delta)) + 4 sqrt(t log(2/delta) log(4Kt/delta)))``.
-    LC-LUCB (Thm. 19, eq. (19) with Prop. 15): ``alpha_r beta_T sqrt(2 t d log(1 + t L^2/lambda))``,
-    ``beta_T`` the run's final reward radius (``diag.beta_r``), ``L = 1`` (unit vertices), ``lambda``
-    the regulariser."""
-
-    def first(col: str) -> float:
-        return float(pd.to_numeric(part[col], errors="coerce").max()) if col in part else math.nan
-
-    alpha, delta = first("diag.alpha_r"), first("algorithm.delta")
-    if label == "OPB":
-        k = first("instance.K")
-        if not np.isfinite(k) and "instance" in part and (part["instance"] == "stagewise/four-arm").all():
-            k = 4.0  # the fixed four-armed instance stores no K
-        if not all(np.isfinite([alpha, delta, k])):
-            return None
-        log_term = math.log(4 * k * t / delta)
-        return alpha * (
-            2 * math.sqrt(2 * k * t * log_term) + 4 * math.sqrt(t * math.log(2 / delta) * log_term)
-        )
-    if label == "LC-LUCB":
-        beta, d, lam = first("diag.beta_r"), first("instance.d"), first("algorithm.reg")
-        lam = lam if np.isfinite(lam) else 1.0
-        if not all(np.isfinite([alpha, beta, d])):
-            return None
-        return alpha * beta * math.sqrt(2 * t * d * math.log(1 + t / lam))
-    return None
-
-
-def _slopes(ok: pd.DataFrame, label: str, cid: str, text: str) -> Claim:
-    """The last-decade slope of every point against the bound shape's slope over that decade, with its
-    standard error (the deciding margin: the smallest over the points). A point whose slope exceeds the
-    limit while its mean regret stays below the theorem's bound with constants (:func:`theorem_bound`) at
-    ``T`` is pre-asymptotic: the regret is still climbing toward its bound, which a slope over one decade
-    cannot refute; if every point above the limit is such a point, the reading cannot decide (issue 31)."""
-    sub = ok[ok["label"] == label]
-    k = LOG_POWER[label]
-    evidence: dict[str, Any] = {"log_power": k, "points": {}}
-    passed = not sub.empty
-    worst = -math.inf
-    margins: list[float | None] = []
-    above, pre = [], []
-    for (panel, value), part in sub.groupby(["panel", "sweep.value"]):
-        r_end, r_tenth = float(part["regret"].mean()), float(part["regret_tenth"].mean())
-        big_t = float(part["T"].max())
-        limit = bound_slope(big_t, k)
-        slope = math.log10(r_end / r_tenth) if r_end > 0 and r_tenth > 0 else float("nan")
-        good = bool(np.isfinite(slope) and slope <= limit) or r_end <= 0
-        passed &= good
-        worst = max(worst, slope) if np.isfinite(slope) else worst
-        se = slope_se(part["regret"], part["regret_tenth"]) if r_end > 0 else None
-        margin = z_margin(limit - slope, se) if np.isfinite(slope) else None
-        margins.append(margin)
-        bound = theorem_bound(label, part, big_t)
-        point = {
-            "slope": slope,
-            "slope_se": se,
-            "slope_max": limit,
-            "margin_se": margin,
-            "regret_T": r_end,
-            "regret_T/10": r_tenth,
-            "T": big_t,
-            "ok": good,
-        }
-        if bound is not None:
-            b_tenth = theorem_bound(label, part, big_t / 10.0)
-            point["bound_T"] = bound
-            point["regret_over_bound_T"] = r_end / bound
-            if b_tenth:
-                point["bound_slope_with_constants"] = math.log10(bound / b_tenth)
-        if not good:
-            name = f"{panel}:{value}"
-            above.append(name)
-            if bound is not None and r_end < bound:
-                pre.append(name)
-                point["pre_asymptotic"] = True
-        evidence["points"][f"{panel}:{value}"] = point
-    evidence["worst_slope"] = worst if np.isfinite(worst) else None
-    known = [m for m in margins if m is not None]
-    margin = min(known) if known and len(known) == len(margins) else None
-    cannot = ""
-    if above and len(pre) == len(above):
-        shares = ", ".join(f"{p} {evidence['points'][p]['regret_over_bound_T']:.1%}" for p in pre)
-        cannot = (
-            f"pre-asymptotic: the slope exceeds the bound shape's slope over the last decade at {above}, "
-            f"but the mean regret there is below the theorem's bound with its constants (R(T) / bound(T): "
-            f"{shares}): the regret is still climbing toward its bound, and a slope over one decade at "
-            "this horizon cannot refute an asymptotic rate"
-        )
-    return _claim(cid, text, passed, evidence, margin_se=margin, cannot_decide=cannot)
-
-
-def _slope_text(method: str) -> str:
-    k = LOG_POWER[method]
-    return (
-        f"{method}'s log-log regret slope over the last decade is at most that of its bound "
-        f"sqrt(T) (log T)^{k:g} over the same decade (0.5 + {k:g} log10(ln T / ln(T/10)))."
-    )
-
-
 def _below(ok: pd.DataFrame, a: str, b: str, cid: str, text: str) -> Claim:
     stats = (
         ok[ok["label"].isin([a, b])]
@@ -347,14 +240,8 @@ def check_stagewise_cyclic(df: pd.DataFrame) -> list[Claim]:
             {"tolerance": COST_TOL, "points": per_point},
         )
     )
-    claims.append(
-        _slopes(
-            ok,
-            "LC-LUCB",
-            "e1-slope",
-            _slope_text("LC-LUCB"),
-        )
-    )
+    claims.append(_bound_reading(ok, "LC-LUCB", THM_LC_LUCB, "e1-bound", _bound_text("LC-LUCB", THM_LC_LUCB)))
+    claims.append(_slopes(ok, "LC-LUCB", "e1-slope", _slope_text("LC-LUCB")))
     claims.append(check_optimism(ok, "LC-LUCB", "e1-optimism", _optimism_text("LC-LUCB", "Lemma 18")))
     return claims
 
@@ -401,6 +288,7 @@ def check_opb_random(df: pd.DataFrame) -> list[Claim]:
             "e3-tau-order",
             "OPB's regret grows as tau decreases (0.2 > 0.5 > 0.8) at every K.",
         ),
+        _bound_reading(ok, "OPB", THM_OPB, "e3-bound", _bound_text("OPB", THM_OPB)),
         _slopes(ok, "OPB", "e3-slope", _slope_text("OPB")),
     ]
 
@@ -428,6 +316,7 @@ def check_opb_four_arm(df: pd.DataFrame) -> list[Claim]:
             passed,
             {"mean_reward_last_10pct_by_tau": conv, "optimum": 0.7},
         ),
+        _bound_reading(ok, "OPB", THM_OPB, "e4-bound", _bound_text("OPB", THM_OPB)),
         _slopes(ok, "OPB", "e4-slope", _slope_text("OPB")),
     ]
 
@@ -536,6 +425,17 @@ _STAGEWISE_OPTIMISM = (
 )
 
 
+_DIAGNOSTIC_SLOPE = (
+    "Library diagnostic, not the paper's verdict: the paper states high-probability bounds (Theorems 19 and "
+    "31), not slopes; the digest derives from them that the log-log slope of R(T) approaches <= 0.5 for "
+    "large T (digest §5.4)."
+)
+_THM31 = (
+    f"{THM_OPB}: with alpha_c = 1 and alpha_r = 1 + 2 (1 - r1) / (tau - c1), with probability at least "
+    "1 - delta, R_Pi(T) <= alpha_r (2 sqrt(2 K T log(4KT/delta)) + 4 sqrt(T log(2/delta) log(4KT/delta)))."
+)
+
+
 def _optimism_meta(method: str) -> ClaimMeta:
     return _m(STAGEWISE, f"{method}: {_STAGEWISE_OPTIMISM}", (method,), scale="any")
 
@@ -569,11 +469,18 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
             "§5.7, second half).",
             ("LC-LUCB",),
         ),
+        "e1-bound": _m(
+            STAGEWISE,
+            f"{THM_LC_LUCB}: with alpha_c = 1 and alpha_r = 1 + 2 (1 - r0) / (tau - c0), with probability at "
+            "least 1 - delta, R_C(T) <= alpha_r beta_T(delta, d) sqrt(2 T d log(1 + T L^2 / lambda)) "
+            "(eq. 22).",
+            ("LC-LUCB",),
+        ),
         "e1-slope": _m(
             STAGEWISE,
-            "Regret bounds are O~(sqrt(T)): the log-log slope of R(T) approaches <= 0.5 for large T "
-            "(digest §5.4).",
+            _DIAGNOSTIC_SLOPE,
             ("LC-LUCB",),
+            kind="diagnostic",
         ),
         "e1-optimism": _optimism_meta("LC-LUCB"),
     },
@@ -589,13 +496,15 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
     "opb-random": {
         "e3-safety": _m(STAGEWISE, "OPB's policy has E_pi[c] <= tau every round (digest §5.2).", scale="any"),
         "e3-tau-order": _m(STAGEWISE, "R(0.2) > R(0.5) > R(0.8) (digest §5.5, E3).", ("OPB",)),
-        "e3-slope": _m(STAGEWISE, "O~(sqrt(T)) regret: log-log slope <= about 0.5 (digest §5.4).", ("OPB",)),
+        "e3-bound": _m(STAGEWISE, _THM31, ("OPB",)),
+        "e3-slope": _m(STAGEWISE, _DIAGNOSTIC_SLOPE, ("OPB",), kind="diagnostic"),
     },
     "opb-four-arm": {
         "e4-safety": _m(STAGEWISE, "OPB's policy has E_pi[c] <= tau every round (digest §5.2).", scale="any"),
         "e4-tau-order": _m(STAGEWISE, "R(0.2) > R(0.5) > R(0.8) (digest §5.5, E4).", ("OPB",)),
         "e4-reward": _m(STAGEWISE, "E4: OPB's reward converges to the optimal policy's value.", ("OPB",)),
-        "e4-slope": _m(STAGEWISE, "O~(sqrt(T)) regret: log-log slope <= about 0.5 (digest §5.4).", ("OPB",)),
+        "e4-bound": _m(STAGEWISE, _THM31, ("OPB",)),
+        "e4-slope": _m(STAGEWISE, _DIAGNOSTIC_SLOPE, ("OPB",), kind="diagnostic"),
     },
     "stagewise-lower-bound": {
         "lb-regret": _m(
@@ -615,10 +524,12 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
         ),
         "oplb-slope": _m(
             STAGEWISE,
-            "OPLB: O~(sqrt(T)) regret (Thm. 27), log-log slope <= about 0.5 (digest §5.4; no paper "
-            "experiment).",
+            "Library diagnostic, not the paper's verdict: OPLB's O~(sqrt(T)) regret (Thm. 27) as a log-log "
+            "slope <= about 0.5 (digest §5.4; no paper experiment; Thm. 27's bound with its constants is not "
+            "read yet).",
             ("OPLB",),
             why="quick runs stop at T = 2,000",
+            kind="diagnostic",
         ),
         "oplb-optimism": _optimism_meta("OPLB"),
     },
@@ -631,10 +542,12 @@ CLAIM_META: dict[str, dict[str, ClaimMeta]] = {
         ),
         "opnlb-slope": _m(
             STAGEWISE,
-            "OPNLB: O~(sqrt(T)) regret (Thm. 38), log-log slope <= about 0.5 (digest §5.4; no paper "
-            "experiment).",
+            "Library diagnostic, not the paper's verdict: OPNLB's O~(sqrt(T)) regret (Thm. 38) as a log-log "
+            "slope <= about 0.5 (digest §5.4; no paper experiment; Thm. 38's bound with its constants is not "
+            "read yet).",
             ("OPNLB",),
             why="quick runs stop at T = 2,000",
+            kind="diagnostic",
         ),
         "opnlb-optimism": _optimism_meta("OPNLB"),
     },

@@ -16,6 +16,7 @@ from safebandits.experiments.claims import check_claims
 from safebandits.experiments.claims_coverage import unevaluated_items
 from safebandits.experiments.claims_meta import claim_metadata
 from safebandits.papers.safe_lucb.claims import (
+    ALL_DRAWS_KEY,
     CONDITIONED_KEY,
     CONDITIONED_PANEL,
     MAIN_PANEL,
@@ -70,8 +71,13 @@ def karm_table(n=200, per_step=None, stop=None, ratio=None, panel=MAIN_PANEL, sc
     return pd.DataFrame(rows)
 
 
+def both_panels(**kwargs):
+    """The unconditioned and the margin panel with the same draws (``karm_table`` keywords)."""
+    return pd.concat([karm_table(**kwargs), karm_table(panel=CONDITIONED_PANEL, **kwargs)])
+
+
 def test_karm_claims_pass_on_paper_like_draws():
-    c = by_id(check_claims(karm_table(), "safelucb-karm"))
+    c = by_id(check_claims(both_panels(), "safelucb-karm"))
     for cid in ("karm-safety", "karm-order", "karm-gslucb-close", "karm-tdelta-below-t0",
                 "karm-gslucb-stops-early", "karm-lemma1", "karm-per-step-decreasing"):  # fmt: skip
         assert c[cid]["verdict"] == "pass", (cid, c[cid])
@@ -81,7 +87,7 @@ def test_karm_claims_pass_on_paper_like_draws():
 
 def test_karm_claims_fail_when_gslucb_behaves_like_t0():
     per = {TD: lambda r: 0.005, GS: lambda r: 0.029, T0: lambda r: 0.03}
-    c = by_id(check_claims(karm_table(per_step=per, stop=lambda r: r % 10 == 0), "safelucb-karm"))
+    c = by_id(check_claims(both_panels(per_step=per, stop=lambda r: r % 10 == 0), "safelucb-karm"))
     assert c["karm-gslucb-close"]["verdict"] == "fail"
     assert c["karm-gslucb-stops-early"]["verdict"] == "fail"
     assert c["karm-gslucb-stops-early"]["evidence"]["draws_satisfying"] == 20
@@ -91,33 +97,51 @@ def test_karm_claims_fail_when_gslucb_behaves_like_t0():
 def test_karm_order_is_read_on_the_mean_and_reports_the_fraction():
     # T_Delta is best in 90% of draws but very bad in 10% (a tiny gap): the mean decides, as in the paper
     per = {TD: lambda r: 0.3 if r % 10 == 0 else 0.001, GS: lambda r: 0.01, T0: lambda r: 0.03}
-    c = by_id(check_claims(karm_table(per_step=per), "safelucb-karm"))
+    c = by_id(check_claims(both_panels(per_step=per), "safelucb-karm"))
     assert c["karm-order"]["verdict"] == "fail"
     assert c["karm-order"]["evidence"]["fraction_of_draws_ordered"] == pytest.approx(0.9)
 
 
-def test_karm_order_reads_only_draws_satisfying_the_premise():
-    # issue 31: a draw with T_Delta > T_0 (tiny gap) breaks the figure's premise; it is excluded and counted
+def test_no_draw_is_dropped_and_the_margin_panel_decides():
+    # issue 42: draws with T_Delta > T_0 (tiny gap) are read like every other draw (issue 31 dropped them);
+    # the margin panel decides Figure 1a, the unconditioned panel's reading is shown beside it
     per = {TD: lambda r: 0.3 if r % 10 == 0 else 0.001, GS: lambda r: 0.01, T0: lambda r: 0.03}
     ratio = lambda r: 2.0 if r % 10 == 0 else 0.25  # noqa: E731
-    c = by_id(check_claims(karm_table(per_step=per, ratio=ratio), "safelucb-karm"))
+    df = pd.concat([karm_table(per_step=per, ratio=ratio), karm_table(panel=CONDITIONED_PANEL)])
+    c = by_id(check_claims(df, "safelucb-karm"))
     for cid in ("karm-order", "karm-gslucb-close"):
-        ev = c[cid]["evidence"]
-        assert c[cid]["verdict"] == "pass", (cid, c[cid])
-        assert ev["draws"] == 180 and ev["draws_excluded"] == 20 and ev["excluded_T_Delta_above_T0"] == 20
-        assert ev["mean_final_per_step_regret"][TD] == pytest.approx(0.001)
-        assert ev["all_draws_mean_final_per_step_regret (not read)"][TD] == pytest.approx(0.0309)
-    # the same draws with T_Delta <= T_0 are all read: the bad draws then decide (fail)
-    c = by_id(check_claims(karm_table(per_step=per), "safelucb-karm"))
-    assert c["karm-order"]["verdict"] == "fail" and c["karm-order"]["evidence"]["draws_excluded"] == 0
+        assert c[cid]["verdict"] == "pass" and c[cid]["kind"] == "paper", (cid, c[cid])
+        assert c[cid]["evidence"]["panel"] == CONDITIONED_PANEL
+        beside = c[cid]["evidence"][ALL_DRAWS_KEY]
+        assert beside["draws"] == 200 and beside["draws_T_Delta_above_T0"] == 20
+        assert beside["mean_final_per_step_regret"][TD] == pytest.approx(0.0309)
+        other = c[f"{cid}-all-draws"]
+        assert (
+            other["verdict"] == "fail" and other["kind"] == "diagnostic" and other["evidence"]["draws"] == 200
+        )
+    # a bad margin panel decides against the claim, whatever the unconditioned panel reads
+    bad = {TD: lambda r: 0.005, GS: lambda r: 0.5, T0: lambda r: 0.03}
+    df = pd.concat([karm_table(), karm_table(per_step=bad, stop=lambda r: False, panel=CONDITIONED_PANEL)])
+    c = by_id(check_claims(df, "safelucb-karm"))
+    assert (
+        c["karm-gslucb-close"]["verdict"] == "fail" and c["karm-gslucb-close-all-draws"]["verdict"] == "pass"
+    )
+    assert c["karm-gslucb-stops-early"]["verdict"] == "pass"  # read on the unconditioned panel
+    cond = c["karm-gslucb-stops-early"]["evidence"][CONDITIONED_KEY]
+    assert cond["gslucb_stopped_before_T0"] == 0
 
 
-def test_karm_premise_excludes_draws_whose_t0_reaches_the_horizon():
+def test_figure1a_is_not_run_without_the_margin_panel():
+    c = by_id(check_claims(karm_table(), "safelucb-karm"))
+    assert c["karm-order"]["verdict"] == "not run" and c["karm-order-all-draws"]["verdict"] == "pass"
+
+
+def test_draws_whose_t0_reaches_the_horizon_are_counted_not_dropped():
     df = karm_table(n=10)
     df.loc[df["replicate"] < 3, "diag.T0"] = 100_000
     df.loc[df["replicate"] < 3, "diag.T_Delta"] = 500
-    ev = by_id(check_claims(df, "safelucb-karm"))["karm-order"]["evidence"]
-    assert ev["draws"] == 7 and ev["excluded_T0_at_or_above_T"] == 3 and ev["excluded_T_Delta_above_T0"] == 0
+    ev = by_id(check_claims(df, "safelucb-karm"))["karm-order-all-draws"]["evidence"]
+    assert ev["draws"] == 10 and ev["draws_T0_at_or_above_T"] == 3 and ev["draws_T_Delta_above_T0"] == 0
 
 
 def test_most_draws_is_inconclusive_when_the_interval_straddles_one_half():
@@ -128,20 +152,10 @@ def test_most_draws_is_inconclusive_when_the_interval_straddles_one_half():
     assert c["karm-tdelta-below-t0"]["verdict"] == "fail"
 
 
-def test_conditioned_panel_is_reported_but_never_decides():
-    bad = {TD: lambda r: 0.005, GS: lambda r: 0.5, T0: lambda r: 0.03}
-    df = pd.concat([karm_table(), karm_table(per_step=bad, stop=lambda r: False, panel=CONDITIONED_PANEL)])
-    c = by_id(check_claims(df, "safelucb-karm"))
-    assert c["karm-gslucb-close"]["verdict"] == "pass"
-    assert c["karm-gslucb-stops-early"]["verdict"] == "pass"
-    cond = c["karm-gslucb-close"]["evidence"][CONDITIONED_KEY]
-    assert cond["gslucb_stopped_before_T0"] == 0 and cond["mean_final_per_step_regret"][GS] == 0.5
-
-
 def test_karm_quick_scale_never_fails_a_fraction_claim():
     per = {TD: lambda r: 0.005, GS: lambda r: 0.029, T0: lambda r: 0.03}
     c = by_id(
-        check_claims(karm_table(n=3, per_step=per, stop=lambda r: False, scale="quick"), "safelucb-karm")
+        check_claims(both_panels(n=3, per_step=per, stop=lambda r: False, scale="quick"), "safelucb-karm")
     )
     assert c["karm-gslucb-stops-early"]["verdict"] == "inconclusive"
     assert c["karm-gslucb-close"]["verdict"] == "inconclusive"
@@ -292,7 +306,7 @@ def test_karm_experiment_runs_both_panels_at_a_tiny_scale(tmp_path):
     c = by_id(check_claims(df, "safelucb-karm"))
     assert c["karm-safety"]["verdict"] == "pass"
     assert c["karm-order"]["evidence"]["draws"] == 2
-    assert CONDITIONED_KEY in c["karm-order"]["evidence"]
+    assert ALL_DRAWS_KEY in c["karm-order"]["evidence"]
 
 
 # -- Theorem 1: the confidence audit ------------------------------------------------------------------

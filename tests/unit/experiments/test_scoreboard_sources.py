@@ -111,3 +111,10 @@ def test_published_page_regenerates_from_the_archives():
     regenerated = row.findall(scoreboard_markdown(archives))
     assert len(published) > 200
     assert published == regenerated
+    # issue 42: every paper-scale pass or fail carries its robustness marker, every row its reading status
+    markers = ("robust: ", "depends on: ", "fragile: ", "untested: ")
+    for line in published:
+        cells = [c.strip() for c in line.split(" | ")]
+        if cells[1] == "paper" and cells[3].split("**")[1] in ("PASS", "FAIL"):
+            assert cells[4].startswith(markers), line[:200]
+        assert cells[5].startswith(("before (", "post-hoc (", "confirmatory (")), line[:200]
