@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from safebandits.algorithms._catalogue import get_algorithm, list_algorithms
+from safebandits.algorithms.learning import LeaveEstimate, leave_estimate
 from safebandits.exceptions import CannotStartError, ConfigError, DefaultToleranceWarning, Fix
 from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem, info_kind
 
@@ -27,6 +28,7 @@ __all__ = [
     "Compatible",
     "ExcludedFamily",
     "LearnerFit",
+    "LeaveEstimate",
     "StartCheck",
     "check_info",
     "compatible_learners",
@@ -260,12 +262,29 @@ class ExcludedFamily:
 
 @dataclass(frozen=True, slots=True)
 class LearnerFit:
-    """:func:`learner_fit`'s answer: the learners that fit and start, those that fit but cannot start,
-    and the families (info kinds) the problem does not offer, each with its reason."""
+    """:func:`learner_fit`'s answer: the learners that fit, start and can learn within the horizon; those
+    that start but cannot learn (they would play the known safe action for the whole horizon); those that
+    fit but cannot start; and the families (info kinds) the problem does not offer, each with its reason.
+
+    Attributes
+    ----------
+    fitting : list of Compatible
+    cannot_start : list of (Compatible, StartCheck)
+    families : list of ExcludedFamily
+    cannot_learn : list of (Compatible, LeaveEstimate)
+        Learners that start from a known safe action but need at least as many rounds as the horizon,
+        at best, before they could play another action (:func:`~safebandits.algorithms.learning.
+        leave_estimate`), with that number and what would let them learn.
+    leave_estimates : dict of str -> LeaveEstimate
+        The estimate of every learner that starts from a known safe action (those listed in ``fitting``
+        and in ``cannot_learn``).
+    """
 
     fitting: list[Compatible]
     cannot_start: list[tuple[Compatible, StartCheck]]
     families: list[ExcludedFamily]
+    cannot_learn: list[tuple[Compatible, LeaveEstimate]] = field(default_factory=list)
+    leave_estimates: dict[str, LeaveEstimate] = field(default_factory=dict)
 
 
 def learner_fit(
@@ -275,15 +294,38 @@ def learner_fit(
     options: Mapping[str, Mapping[str, Any]] | None = None,
     horizon: int | None = None,
 ) -> LearnerFit:
-    """Every registered learner sorted into: fits and starts, fits but cannot start (with the check's
-    reason and fixes), and not of a kind the problem offers (by family, with the reason the problem gives).
+    """Every registered learner sorted into: fits, starts and can learn within the horizon; starts but
+    cannot learn (the rounds it needs before it can leave the safe action, and what would let it learn);
+    fits but cannot start (with the check's reason and fixes); and not of a kind the problem offers (by
+    family, with the reason the problem gives).
 
     ``safebandits learners --for FILE`` prints it.
     """
-    fitting, cannot = [], []
+    fitting, cannot, estimates = [], [], {}
     for c in _kind_fits(problem, task):
-        check = start_check(problem, c.name, (options or {}).get(c.name), horizon=horizon)
-        (fitting if check.ok else cannot).append(c if check.ok else (c, check))
+        opts = (options or {}).get(c.name)
+        check = start_check(problem, c.name, opts, horizon=horizon)
+        if not check.ok:
+            cannot.append((c, check))
+            continue
+        fitting.append(c)
+        est = leave_estimate(problem, c.name, opts, horizon=horizon) if c.task == "regret" else None
+        if est is not None:
+            estimates[c.name] = est
+    stuck = {n for n, e in estimates.items() if not e.can_learn}
+    learning = [
+        c.name
+        for c in fitting
+        if c.name not in stuck and c.task == "regret" and getattr(_entry(c.name), "guarantee", "") != "none"
+    ]
+    cannot_learn = []
+    for c in [c for c in fitting if c.name in stuck]:
+        est = estimates[c.name]
+        if learning:
+            est = replace(est, fixes=(*est.fixes, f"another learner: {', '.join(learning)}"))
+            estimates[c.name] = est
+        cannot_learn.append((c, est))
+    fitting = [c for c in fitting if c.name not in stuck]
     families = []
     if isinstance(problem, (Problem, SimulatedProblem)):
         decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
@@ -296,7 +338,7 @@ def learner_fit(
             if kind in offered or kind not in INFO_KINDS:
                 continue
             families.append(ExcludedFamily(kind, decl.why_not(kind) or "not offered", tuple(sorted(names))))
-    return LearnerFit(fitting, cannot, families)
+    return LearnerFit(fitting, cannot, families, cannot_learn, estimates)
 
 
 def _fitting_names(kind: str | None) -> str:

@@ -377,6 +377,24 @@ def _echo_fit(fit: Any, problem: Any) -> None:
     note = per_round_safety_note(problem)
     if note:
         click.echo(f"  note: {note}")
+    if fit.cannot_learn:
+        click.echo("")
+        n = len(fit.cannot_learn)
+        click.echo(
+            f"{n} learner{'s' if n != 1 else ''} can start but cannot learn within the horizon (they would "
+            "play the safe action in every round):"
+        )
+        for c, est in fit.cannot_learn:
+            need = (
+                "never leaves the safe action"
+                if math.isinf(est.rounds)
+                else f"needs >= {int(est.rounds):,} rounds"
+            )
+            click.echo(f"  {c.name}: {need} (horizon {est.horizon:,}); {est.reason}.")
+            if est.fixes:
+                click.echo("    would learn with one of:")
+                for text in est.fixes:
+                    click.echo(f"      - {text}")
     if fit.cannot_start:
         click.echo("")
         n = len(fit.cannot_start)
