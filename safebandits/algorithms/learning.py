@@ -125,8 +125,8 @@ def leave_estimate(
     ws = getattr(learner, "warm_start", None)
     if info is None or getattr(info, "safe_action", None) is None:
         return None
-    if not isinstance(ws, SafeValueWarmStart) and not hasattr(learner, "estimator"):
-        return None
+    if getattr(get_algorithm(name), "guarantee", "") not in ("round", "expectation"):
+        return None  # (a baseline, or a soft constraint: nothing to certify before leaving x0)
     h = int(info.horizon)
     warm, warm_text, warm_fixes = (0.0, "", [])
     if isinstance(ws, SafeValueWarmStart):
