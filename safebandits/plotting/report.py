@@ -375,15 +375,19 @@ def _infeasible_note(n: int) -> str:
 def guarantee_rows(spec: ExperimentSpec | None, scale: str) -> list[dict[str, str]]:
     """Each learner's guarantee in the terms of a declared problem (experiment files), else ``[]``.
 
-    One row per learner: its label, its name and the sentence of
+    One row per learner: its label, its name, the sentence of
     :func:`~safebandits.algorithms.compatibility.guarantee_statement` (threshold, delta and any tolerance
-    that relaxes it, with the tolerance's source: the user's value or the documented default).
+    that relaxes it, with the tolerance's source: the user's value or the documented default) and
+    ``learning``: for a learner that starts from a known safe action, the rounds it needs at best before it
+    can leave it (:func:`~safebandits.algorithms.learning.leave_estimate`), and whether that is within the
+    horizon ("" for the others).
     """
     from safebandits.experiments.user import INSTANCE
 
     if spec is None or not spec.panels or spec.panels[0].instance != INSTANCE:
         return []
     from safebandits.algorithms.compatibility import guarantee_statement
+    from safebandits.algorithms.learning import leave_estimate
     from safebandits.problems.zoo.declared import declaration
 
     try:
@@ -395,10 +399,25 @@ def guarantee_rows(spec: ExperimentSpec | None, scale: str) -> list[dict[str, st
         horizon = alg.budget.get(scale) if alg.budget else None
         try:
             text = guarantee_statement(problem, alg.name, alg.params, horizon=horizon)
+            leave = leave_estimate(problem, alg.name, alg.params, horizon=horizon)
         except ConfigError as exc:  # (a learner no longer registered)
-            text = str(exc)
-        rows.append({"label": alg.label, "name": alg.name, "guarantee": text})
+            text, leave = str(exc), None
+        rows.append(
+            {"label": alg.label, "name": alg.name, "guarantee": text, "learning": _learning_text(leave)}
+        )
     return rows
+
+
+def _learning_text(leave: Any) -> str:
+    """When the learner can first leave the known safe action (issue 40: can start must mean can learn)."""
+    if leave is None:
+        return ""
+    if leave.can_learn:
+        return f"may leave the safe action after {int(leave.rounds):,} rounds at best: {leave.reason}."
+    return (
+        f"cannot learn within the horizon: {leave.describe()}; would learn with one of: "
+        f"{'; '.join(leave.fixes)}."
+    )
 
 
 def _verdict(claim: dict[str, Any]) -> str:

@@ -205,3 +205,14 @@ def test_learners_for_lists_apart_the_learners_that_cannot_leave_the_safe_action
     res = CliRunner().invoke(cli, ["learners", "--for", str(path), "--task", "regret"])
     assert res.exit_code == 0, res.output
     assert {"opb", "oplb"} <= set(_listed(res.output))
+
+
+def test_report_rows_carry_the_rounds_before_leaving_the_safe_action(tmp_path):
+    from safebandits.plotting.report import guarantee_rows
+
+    path = tmp_path / "ads.toml"
+    path.write_text(ADS.format(known=""))
+    rows = guarantee_rows(load_experiment_file(path), "paper")
+    (opb,) = [r for r in rows if r["name"] == "opb"]
+    assert opb["learning"].startswith("cannot learn within the horizon: needs >= ")
+    assert "(horizon 4,000)" in opb["learning"] and "a longer horizon" in opb["learning"]

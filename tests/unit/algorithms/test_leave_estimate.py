@@ -22,7 +22,10 @@ ADS = {
     "safe_arm": 0,
     "feedback": "bernoulli",
 }
-ADS_TRUTH = {"reward_param": [0.02, 0.03, 0.04, 0.05, 0.06, 0.08], "cost_params": [[0.01, 0.02, 0.03, 0.04, 0.08, 0.1]]}
+ADS_TRUTH = {
+    "reward_param": [0.02, 0.03, 0.04, 0.05, 0.06, 0.08],
+    "cost_params": [[0.01, 0.02, 0.03, 0.04, 0.08, 0.1]],
+}
 
 
 def _items() -> tuple[dict, dict]:
