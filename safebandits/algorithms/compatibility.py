@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from safebandits.algorithms._catalogue import get_algorithm, list_algorithms
 from safebandits.algorithms.learning import LeaveEstimate, leave_estimate
 from safebandits.exceptions import CannotStartError, ConfigError, DefaultToleranceWarning, Fix
@@ -203,7 +205,6 @@ def start_check(
     changes that would let it start, stated for a declaration in the declaration's own coordinates
     (e.g. Safe-LUCB's actions in the arms' coordinates, not centred at the safe arm).
     """
-    import numpy as np
 
     entry = get_algorithm(name)
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
@@ -468,18 +469,12 @@ def guarantee_statement(
         else "with high probability"
     )
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
-    threshold = getattr(decl, "threshold", None)
-    tau = (
-        ", ".join(f"{float(t):g}" for t in threshold)
-        if threshold is not None and hasattr(threshold, "__len__")
-        else ("your threshold" if threshold is None else f"{float(threshold):g}")
-    )
-    limit = f"your threshold ({tau})"
+    cost, limit = _limit_words(decl)
     if key == "round":
-        return f"every action it plays has cost at most {limit} in every round, {prob}."
+        return f"every action it plays has {cost} at most {limit} in every round, {prob}."
     if key == "expectation":
         return (
-            f"the expected cost of the policy it plays is at most {limit} in every round, {prob}; single "
+            f"the expected {cost} of the policy it plays is at most {limit} in every round, {prob}; single "
             "rounds may play actions above the limit."
         )
     if key == "soft":
@@ -497,16 +492,36 @@ def guarantee_statement(
         tol = decl.tolerance(kind) if isinstance(decl, Problem) and kind is not None else None
         if tol is not None:
             return (
-                f"{prob}, its final answer has cost at most {limit} + epsilon and reward within epsilon of "
+                f"{prob}, its final answer has {cost} at most {limit} + epsilon and reward within epsilon of "
                 f"the best safe action: it may return an action whose cost is up to {tol.describe()} above "
                 "your threshold."
             )
         return f"{prob}, its final answer is correct (as the learner's problem defines it)."
     if key == "fdr":
-        return f"the false discovery rate of its labels is at most q, {prob}."
+        q = getattr(decl, "q", None)
+        q_text = f"q = {float(q):g}" if isinstance(q, (int, float)) else "q"
+        return f"the false discovery rate of its labels is at most {q_text}, {prob}."
     if key == "none":
         return "no safety guarantee (a baseline)."
     return GUARANTEES.get(key, key) or "guarantee not declared."
+
+
+def _limit_words(decl: Any) -> tuple[str, str]:
+    """``(what is limited, the limit)`` in a problem's own numbers: ``("cost", "your threshold (0.05)")``
+    for a problem with thresholds; for a kernel problem (``g <= 0``; bounded outcomes observed as ``Y +
+    constraint_shift``) ``("constraint function g", "0 (g(x) <= 0 ...)")``."""
+    threshold = getattr(decl, "threshold", None)
+    if threshold is not None:
+        values = np.atleast_1d(np.asarray(threshold, dtype=np.float64))
+        return "cost", f"your threshold ({', '.join(f'{float(t):g}' for t in values)})"
+    shift = getattr(decl, "constraint_shift", None)
+    fb = getattr(getattr(decl, "feedback", None), "kind", None)
+    if shift is not None and fb in ("bernoulli", "binary") and float(shift) != 0.0:
+        return (
+            "constraint value g",
+            f"0 (g = E[Y] + constraint_shift: the mean outcome at most {-float(shift):g})",
+        )
+    return "constraint value g", "0 (the constraint is g(x) <= 0)"
 
 
 def per_round_safety_note(problem: Any) -> str | None:

@@ -569,8 +569,17 @@ class GPPairLearner(BaseLearner):
     (``self.gp_f``, ``self.gp_g``), their information gains, the horizon ``T`` and ``beta_t``, ``beta~_t``
     (:meth:`betas`, the one implementation of Theorem 1's widths)."""
 
+    def _applied_options(self) -> dict[str, Any]:
+        lam, lam_g = self._gp_noises
+        out: dict[str, Any] = {"gp_noise": lam, "horizon": self.horizon}
+        if hasattr(self.config, "constraint_gp_noise"):
+            out["constraint_gp_noise"] = lam_g
+        return out
+
     def _init_gps(self, config: GPBanditConfig, info: KernelInfo, lam: float, lam_g: float,
                   refresh_every: int = 0, lazy: bool = False) -> None:  # fmt: skip
+        #: ``lambda`` and ``lambda~`` as applied (``gp_noise="theory"`` resolved; :meth:`applied_config`).
+        self._gp_noises = (float(lam), float(lam_g))
         #: The continuous domain (``info.box``), or ``None`` for a finite one.
         self.box = getattr(info, "box", None)
         if self.box is not None:
