@@ -78,7 +78,8 @@ def _client(tmp_path):
 def test_api_create_and_status_carry_the_defaults_the_learner_applied(tmp_path):
     c, _ = _client(tmp_path)
     made = c.post("/api/v1/studies", json={
-        "name": "eps", "algorithm": "beside", "experiment": {"problem": dict(LINEAR, epsilon=0.02)}, "seed": 1,
+        "name": "eps", "algorithm": "beside", "experiment": {"problem": dict(LINEAR, epsilon=0.02)},
+        "seed": 1,
     })  # fmt: skip
     assert made.status_code == 201, made.text
     assert made.json()["config"]["epsilon"] == pytest.approx(0.02)  # the problem's, not null
