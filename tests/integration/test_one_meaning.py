@@ -94,3 +94,95 @@ def test_api_create_and_status_carry_the_defaults_the_learner_applied(tmp_path):
     assert config["horizon"] == 50
     status = c.get("/api/v1/studies/gp").json()
     assert status["config"]["gp_noise"] == pytest.approx(1.0 + 2.0 / 50)
+
+
+# -- result columns --------------------------------------------------------------------------------
+
+
+def _store(tmp_path, records):
+    from safebandits.experiments.store import ResultsStore
+
+    with ResultsStore(tmp_path, mode="w") as store:
+        for r in records:
+            store.write(r, {})
+
+
+def _run(pk, algorithm, label, **metrics):
+    return {"pk": pk, "run_key": pk, "config_hash": "1", "experiment": "ads", "scale": "paper",
+            "label": label, "algorithm": algorithm, "status": "ok", "timestamp": pk, "samples": 4000,
+            "stopped": True, **metrics}  # fmt: skip
+
+
+#: Two learners that played only the safe ad for 4000 rounds (identical behaviour): 80 against the best
+#: feasible arm, 142.9 against the best feasible policy; each stores its own benchmark as ``regret``.
+SAME = {"action_regret": 80.0, "policy_regret": 142.9, "violations": 0, "policy_violations": 0}
+
+
+def test_regret_columns_name_their_comparator_and_violations_are_split(tmp_path):
+    from safebandits.experiments.results import load_results, named_columns, summary_by_kind
+
+    _store(tmp_path, [
+        _run("a#1", "opb", "OPB", regret=142.9, **SAME),
+        _run("b#1", "lc-lucb", "LC-LUCB", regret=80.0, **dict(SAME, violations=2, policy_violations=1)),
+    ])  # fmt: skip
+    table = summary_by_kind(load_results(tmp_path))["regret"]
+    assert "regret" not in table.columns and "violations" not in table.columns
+    assert table["regret_vs_best_feasible_arm"].tolist() == [80.0, 80.0]  # identical behaviour, one number
+    assert table["regret_vs_best_feasible_policy"].tolist() == [142.9, 142.9]
+    lc = table.loc[("ads", "paper", "LC-LUCB")]
+    assert (lc["violations_per_round"], lc["violations_of_expected_cost"]) == (2, 1)
+    csv = named_columns(load_results(tmp_path)).set_index("label")
+    assert csv.loc["OPB", "regret_benchmark"] == "best feasible policy"
+    assert csv.loc["LC-LUCB", "regret_benchmark"] == "best feasible arm"
+    assert {"regret", "violations", "policy_regret"}.isdisjoint(csv.columns)
+
+
+def test_results_command_csv_names_the_comparators(tmp_path):
+    from click.testing import CliRunner
+
+    from safebandits.cli import cli
+
+    _store(tmp_path / "store", [_run("a#1", "opb", "OPB", regret=142.9, **SAME)])
+    res = CliRunner().invoke(cli, ["results", str(tmp_path / "store"), "--csv", str(tmp_path / "r.csv")])
+    assert res.exit_code == 0, res.output
+    assert "regret_vs_best_feasible_policy" in res.output and "violations_of_expected_cost" in res.output
+    header = (tmp_path / "r.csv").read_text().splitlines()[0].split(",")
+    assert {"regret_vs_best_feasible_arm", "regret_vs_best_feasible_policy", "regret_benchmark"} <= set(
+        header
+    )
+
+
+class _SafeArmOnly:
+    """Plays arm 0 (the known safe arm) in every round."""
+
+    setting = "round"
+
+    def ask(self, context=None):
+        return sb.Decision(arm=0)
+
+    def tell(self, decision, observation):
+        pass
+
+
+def test_max_policy_cost_has_one_unit_for_kernel_and_linear_instances():
+    """The same plays (the safe arm only) on the linear and the kernel view of one declared problem give
+    the same largest policy cost, stated minus the threshold: c0 - tau."""
+    from types import SimpleNamespace
+
+    from safebandits.experiments.execute import _run_regret_task
+
+    problem = sb.problems.declare.LinearProblem(
+        arms=[[1.0, 0.0], [0.0, 1.0]], threshold=0.5, safe_arm=0, slater=0.3, horizon=20,
+        feedback={"kind": "gaussian", "sigma": 0.1},
+    )  # fmt: skip
+    sim = problem.simulate(reward_param=[0.1, 0.9], cost_params=[[0.2, 0.9]])
+    got = {}
+    for kind in ("stagewise", "kernel"):
+        inst = sim.instance(kind, horizon=20)
+        record, traces = {}, {}
+        env = inst.environment(np.random.default_rng(0))
+        _run_regret_task(_SafeArmOnly(), env, inst, SimpleNamespace(budget=None), record, traces)
+        got[kind] = record["max_policy_cost_over_threshold"]
+        assert "max_policy_cost" not in record
+    assert got["stagewise"] == pytest.approx(0.2 - 0.5)
+    assert got["kernel"] == pytest.approx(got["stagewise"])
