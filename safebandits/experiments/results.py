@@ -325,8 +325,9 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     :data:`REGRET_NAMES`), ``violations_per_round`` (rounds whose played action exceeds a threshold),
     ``violations_of_expected_cost`` (rounds whose policy's expected cost does: the in-expectation promise)
     and ``positive_cost``; the largest ``max_policy_cost_over_threshold`` (cost minus threshold, at most 0
-    within the limit, one unit for every learner); the fraction that reached the horizon. classification: median ``labels`` and mean ``accuracy``, ``fdr``, ``precision``,
-    ``recall``. other: median ``wall_s``. Every table has ``runs`` (ok) and ``failed``.
+    within the limit, one unit for every learner); the fraction that reached the horizon. classification:
+    median ``labels`` and mean ``accuracy``, ``fdr``, ``precision``, ``recall``. other: median
+    ``wall_s``. Every table has ``runs`` (ok) and ``failed``.
 
     Parameters
     ----------
