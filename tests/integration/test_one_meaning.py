@@ -186,3 +186,17 @@ def test_max_policy_cost_has_one_unit_for_kernel_and_linear_instances():
         assert "max_policy_cost" not in record
     assert got["stagewise"] == pytest.approx(0.2 - 0.5)
     assert got["kernel"] == pytest.approx(got["stagewise"])
+
+
+def test_applied_config_resolves_each_default_in_force():
+    from safebandits.algorithms.compatibility import view_for
+
+    p = sb.problems.declare.LinearProblem(arms=[[1, 0], [0, 1], [0.5, 0.5]], threshold=0.5, safe_arm=0,
+                                          slater=0.3, horizon=100)  # fmt: skip
+    opb = sb.make_learner("opb", view_for(p, "opb"), np.random.default_rng(0)).applied_config()
+    assert (opb["warm_start_delta"], opb["warm_start_cap"]) == (opb["delta"], 100)
+    lc = sb.make_learner("lc-lucb", view_for(p, "lc-lucb"), np.random.default_rng(0)).applied_config()
+    assert isinstance(lc["alpha_r"], float) and isinstance(lc["alpha_c"], float)
+    gp = sb.make_learner("sgp-ucb", view_for(p, "sgp-ucb"), np.random.default_rng(0)).applied_config()
+    assert gp["posterior"] in ("dense", "lowrank") and gp["updates"] in ("eager", "lazy")
+    assert gp["horizon"] == 100 and isinstance(gp["gp_noise"], float)

@@ -574,6 +574,11 @@ class GPPairLearner(BaseLearner):
         out: dict[str, Any] = {"gp_noise": lam, "horizon": self.horizon}
         if hasattr(self.config, "constraint_gp_noise"):
             out["constraint_gp_noise"] = lam_g
+        if self.box is None and getattr(self.config, "posterior", None) == "auto":
+            mode = getattr(self.gp_f, "mode", "auto")
+            out["posterior"] = "lowrank" if mode == "lazy" else mode  # (lazy: a low-rank posterior)
+        if getattr(self.config, "updates", None) == "auto":
+            out["updates"] = "lazy" if getattr(self, "lazy", False) else "eager"
         return out
 
     def _init_gps(self, config: GPBanditConfig, info: KernelInfo, lam: float, lam_g: float,
