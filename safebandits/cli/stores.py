@@ -114,8 +114,8 @@ def results(directory: str, csv_path: str | None, force: bool) -> None:
     replaces an existing file unless --force, and never a database or a file of a results store; it is
     written whole and renamed into place. Its regret and violation columns name their comparator
     (``regret_vs_best_feasible_arm``, ``regret_vs_best_feasible_policy``, ``violations_per_round``,
-    ``violations_of_expected_cost``; each learner's own ``regret_vs_own_benchmark`` beside
-    ``regret_benchmark``).
+    ``violations_of_expected_cost``; each learner's own ``regret_vs_own_benchmark``, with
+    ``regret_benchmark`` saying which).
     """
     import pandas as pd
 
