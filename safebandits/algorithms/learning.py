@@ -52,6 +52,9 @@ __all__ = ["LeaveEstimate", "leave_estimate"]
 #: Largest number of rounds searched (a bound beyond it is reported as this many or more).
 _FAR = 10**15
 
+#: The views whose learners are estimated (the stage-wise ones: a known safe action ``x0``).
+_ESTIMATED = ("stagewise", "k-armed")
+
 #: Bounds of the mean of one outcome, per feedback kind of the stage-wise views.
 _MEAN_RANGE = {"bernoulli": (0.0, 1.0), "binary": (-1.0, 1.0)}
 
@@ -118,6 +121,8 @@ def leave_estimate(
     horizon : int, optional
         The horizon (default: the declaration's).
     """
+    if getattr(get_algorithm(name), "guarantee", "") not in ("round", "expectation"):
+        return None  # (a baseline, or a soft constraint: nothing to certify before leaving x0)
     learner = _build(problem, name, options, horizon)
     if learner is None:
         return None
@@ -125,8 +130,6 @@ def leave_estimate(
     ws = getattr(learner, "warm_start", None)
     if info is None or getattr(info, "safe_action", None) is None:
         return None
-    if getattr(get_algorithm(name), "guarantee", "") not in ("round", "expectation"):
-        return None  # (a baseline, or a soft constraint: nothing to certify before leaving x0)
     h = int(info.horizon)
     warm, warm_text, warm_fixes = (0.0, "", [])
     if isinstance(ws, SafeValueWarmStart):
@@ -147,18 +150,22 @@ def leave_estimate(
 
 def _build(problem: Any, name: str, options: Mapping[str, Any] | None, horizon: int | None) -> Any:
     """The learner as a run builds it (``None`` if it refuses to start)."""
-    from safebandits.algorithms.compatibility import check_info, kinds_of, view_for
-    from safebandits.problems.declare import Problem, SimulatedProblem
+    from safebandits.algorithms.compatibility import check_info, kind_for, kinds_of, view_for
+    from safebandits.problems.declare import Problem, SimulatedProblem, info_kind
 
     entry = get_algorithm(name)
     if getattr(entry, "task", "") != "regret" or entry.privileged:
         return None
     try:
         if isinstance(problem, (Problem, SimulatedProblem)):
+            if kind_for(problem, name) not in _ESTIMATED:
+                return None
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DefaultToleranceWarning)
                 info = view_for(problem, name, horizon=horizon)
         else:
+            if info_kind(problem) not in _ESTIMATED:
+                return None
             check_info(name, kinds_of(entry), problem)
             info = problem
         cfg = entry.config(**dict(options or {}))
