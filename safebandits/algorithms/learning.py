@@ -141,6 +141,9 @@ def leave_estimate(
         rounds, reason, fixes = warm, warm_text, warm_fixes
         if isinstance(ws, SafeValueWarmStart) and ws.max_rounds < h <= warm:
             rounds = math.inf  # (a cap below the horizon ends it uncertified: x0 for ever)
+        elif after > warm:  # (the plays of x0 count for both: the larger bound holds)
+            rounds, reason, fixes = after, after_text, after_fixes + [f for f in warm_fixes if
+                                                                      f.startswith("a known")]  # fmt: skip
         if not reason:
             reason = "it may leave the safe action from the first round (no warm start)"
     if rounds < h:
@@ -185,7 +188,7 @@ def _mean_low(info: Any) -> float:
 
 def _first_below(width: Any, target: float) -> int:
     """The first ``t >= 1`` with ``width(t) <= target`` (``width`` non-increasing; ``_FAR`` if none)."""
-    if target <= 0.0 or width(_FAR) > target:
+    if width(_FAR) > target:
         return _FAR
     lo, hi = 0, 1
     while width(hi) > target:
@@ -206,7 +209,7 @@ def _warm_start_bound(ws: SafeValueWarmStart, info: Any) -> tuple[float, str, li
     gap_c = float(tau.min()) - low
     gap_r = 1.0 - low
     target = min(gap_c, gap_r)
-    need = _first_below(ws.width, target)
+    need = _first_below(ws.width, target) if target > 0.0 else _FAR
     kind = str(getattr(info, "noise_kind", ""))
     why_low = (
         f"the safe action's mean cost is at least {low:g} ({kind} outcomes)"
@@ -272,8 +275,16 @@ class _Point:
 
 
 def _points_bound(learner: Any, info: Any) -> tuple[float, str, list[str]]:
-    """``inf`` when a per-round learner on a finite point set can never certify a point while it plays
-    only ``x0`` (module docstring), else 0."""
+    """Per-round learners on a finite point set (full estimator): the fewest plays ``n`` of ``x0`` after
+    which some point's pessimistic cost could be within every threshold (``inf``: never; 0 when the case
+    does not apply), the sentence and the fixes.
+
+    After ``n`` plays of ``x0`` alone, ``Sigma = lambda I + n x0 x0^T``: a point ``x = a x0 + P x`` has
+    ``||x||^2_{Sigma^-1} = ||P x||^2 / lambda + a^2 ||x0||^2 / (lambda + n ||x0||^2)`` and cost estimate
+    ``c0 a s(n)``, ``s(n) = n ||x0||^2 / (lambda + n ||x0||^2)``, ``c0`` in ``[c_low, tau]``; the radius is
+    at least its round-0 value. Both bounds fall with ``n``: the first ``n`` where the lower bound of
+    ``V~c`` reaches ``tau`` for some point is a lower bound on the rounds before it could leave ``x0``.
+    """
     est = getattr(learner, "estimator", None)
     if (
         est is None
@@ -293,27 +304,41 @@ def _points_bound(learner: Any, info: Any) -> tuple[float, str, list[str]]:
     pts = arms[others]
     tau = np.asarray(est.tau, dtype=np.float64)
     a = pts @ x0 / norm2
-    perp = np.linalg.norm(pts - np.outer(a, x0), axis=1)
+    perp2 = np.sum((pts - np.outer(a, x0)) ** 2, axis=1)
     reg = float(est.state.const.reg)
     alpha_c = getattr(learner.config, "alpha_c", None)
     alpha_c = 1.0 if alpha_c is None else float(alpha_c)
     beta0 = float(est.betas[1])
     low = _mean_low(info)
-    lin = np.minimum(0.0, np.minimum(np.outer(a * low, np.ones_like(tau)), np.outer(a, tau)))
-    floor = lin + alpha_c * beta0 * (perp / math.sqrt(reg))[:, None]
-    excess = float((floor - tau[None, :]).max(axis=1).min())
-    if excess <= 0.0:
-        return 0.0, "", []
+
+    def excess(n: float) -> float:
+        """Smallest (over points) largest (over constraints) lower bound of ``V~c - tau`` after ``n``."""
+        s = n * norm2 / (reg + n * norm2) if math.isfinite(n) else 1.0
+        tail = 0.0 if not math.isfinite(n) else a**2 * norm2 / (reg + n * norm2)
+        lin = np.minimum(0.0, np.minimum(np.outer(a * low * s, np.ones_like(tau)), np.outer(a * s, tau)))
+        width = alpha_c * beta0 * np.sqrt(perp2 / reg + tail)
+        return float((lin + width[:, None] - tau[None, :]).max(axis=1).min())
+
+    never = excess(math.inf)
+    if never > 0.0:
+        reason = (
+            "on action_set='points' a point is a candidate only once its pessimistic cost is within the "
+            f"threshold; while only the safe action is played, every point's width stays at least alpha_c "
+            f"beta_0 ||P x|| / sqrt(lambda) (beta_0 = {beta0:.3g}, lambda = {reg:g}; P: the part off x0), "
+            f"so every point's pessimistic cost stays above the threshold by {never:.3g} or more whatever "
+            "the rounds: it plays the safe action for the whole horizon"
+        )
+        fixes = [
+            "action_set='star' (segments [x0, x_i], explored safely)",
+            f"tighter bounds: a smaller param_norm_bound (now {float(info.param_norm_bound):g}; it sets "
+            "beta_0 >= sqrt(lambda) S) if valid",
+        ]
+        return math.inf, reason, fixes
+    need = _first_below(lambda n: excess(float(n)), 0.0) if excess(0.0) > 0.0 else 0
     reason = (
-        "on action_set='points' a point is a candidate only once its pessimistic cost is within the "
-        f"threshold; while only the safe action is played, every point's width stays at least alpha_c "
-        f"beta_0 ||P x|| / sqrt(lambda) (beta_0 = {beta0:.3g}, lambda = {reg:g}; P: the part off x0), so "
-        f"every point's pessimistic cost stays above the threshold by {excess:.3g} or more whatever the "
-        "rounds: it plays the safe action for the whole horizon"
+        f"on action_set='points' no point's pessimistic cost can be within the threshold before the safe "
+        f"action has been played {need:,} times (its width and its estimate, from the plays of x0 alone, "
+        f"at best; beta_0 = {beta0:.3g}, lambda = {reg:g})"
     )
-    fixes = [
-        "action_set='star' (segments [x0, x_i], explored safely)",
-        f"tighter bounds: a smaller param_norm_bound (now {float(info.param_norm_bound):g}; it sets "
-        "beta_0 >= sqrt(lambda) S) if valid",
-    ]
-    return math.inf, reason, fixes
+    fixes = ["action_set='star' (segments [x0, x_i], explored safely)"]
+    return float(need), reason, fixes

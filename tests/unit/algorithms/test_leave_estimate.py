@@ -147,3 +147,17 @@ def test_ads_at_the_issue_horizon_never_leave(name):
     sim = _sim(ADS, ADS_TRUTH, 4000)
     for seed in range(3):
         assert _first_departure(sim, name, 4000, seed) is None
+
+
+@pytest.mark.parametrize("name", ["lc-lucb", "safe-lts"])
+def test_points_bound_beyond_a_short_horizon_means_no_departure(name):
+    """On the 20 items the plays of the safe item alone need >= 100 rounds before any other item's
+    pessimistic cost could be within the threshold: with a horizon of 80 they are listed as unable to
+    learn, and indeed never leave."""
+    problem, truth = _items()
+    sim = _sim(problem, truth, 80)
+    est = leave_estimate(sim.problem, name, horizon=80)
+    assert est is not None and 80 <= est.rounds < math.inf and not est.can_learn
+    assert any("star" in f for f in est.fixes)
+    for seed in range(2):
+        assert _first_departure(sim, name, 80, seed) is None
