@@ -22,10 +22,12 @@ its reward as low as the feedback and ``||mu|| <= S`` permit). The derivation pe
   1 - r_low)``; if that exceeds the warm start's cap (the horizon), it never certifies and plays ``x0``
   for the whole run;
 * **per-round learners on a finite point set** (LC-LUCB, Safe-LTS with ``action_set = "points"``, full
-  estimator): a point ``x_i`` is a candidate only if ``V~c(x_i) <= tau``. While only ``x0`` is played,
-  ``V~c(x_i) >= min(0, a_i c_low, a_i tau) + alpha_c beta_0 ||P x_i|| / sqrt(lambda)`` with ``a_i =
-  <x_i, x0> / ||x0||^2``, ``P`` the projection off ``x0`` and ``beta_0`` the radius of round 0 (radii only
-  grow); if that exceeds ``tau`` for every point, the learner never leaves ``x0``;
+  estimator): a point ``x_i`` is a candidate only if ``V~c(x_i) <= tau``. After ``n`` plays of ``x0``
+  alone, ``V~c(x_i) >= min(0, a_i c_low s(n), a_i tau s(n)) + alpha_c beta_0 ||x_i||_{Sigma_n^-1}`` with
+  ``a_i = <x_i, x0> / ||x0||^2``, ``s(n) = n ||x0||^2 / (lambda + n ||x0||^2)``, ``Sigma_n = lambda I + n
+  x0 x0^T`` and ``beta_0`` the radius of round 0 (radii only grow): the first ``n`` at which that reaches
+  ``tau`` for some point is the bound (``inf`` if none: it never leaves ``x0``); the larger of it and
+  the warm start's holds;
 * after that, OPB and OPLB (which mix ``x0`` with other actions) and LC-LUCB on segments (``"star"``)
   can leave at once: the bound adds nothing.
 
