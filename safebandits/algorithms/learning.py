@@ -144,8 +144,8 @@ def leave_estimate(
         if isinstance(ws, SafeValueWarmStart) and ws.max_rounds < h <= warm:
             rounds = math.inf  # (a cap below the horizon ends it uncertified: x0 for ever)
         elif after > warm:  # (the plays of x0 count for both: the larger bound holds)
-            rounds, reason, fixes = after, after_text, after_fixes + [f for f in warm_fixes if
-                                                                      f.startswith("a known")]  # fmt: skip
+            longer = f"a longer horizon (more than {int(after):,} rounds)"
+            rounds, reason, fixes = after, after_text, [longer, *after_fixes]
         if not reason:
             reason = "it may leave the safe action from the first round (no warm start)"
     if rounds < h:
