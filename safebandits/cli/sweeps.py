@@ -290,7 +290,8 @@ def _plan(
 def _check_user_learners(path: str, spec: Any, scale: str) -> None:
     """Before the first run of an experiment file: every learner's start-up check on the declared problem
     (one refusal naming each learner that cannot start), then each learner's guarantee in the problem's
-    terms and every tolerance that relaxes one, printed."""
+    terms, every tolerance that relaxes one and each learner that could not leave the known safe action
+    within the horizon (issue 40), printed."""
     from safebandits.algorithms.compatibility import guarantee_statement, start_check, tolerance_lines
     from safebandits.problems.zoo.declared import declaration
 
@@ -308,8 +309,17 @@ def _check_user_learners(path: str, spec: Any, scale: str) -> None:
         )
     for line in tolerance_lines(problem, [alg.name for alg in spec.algorithms]):
         click.echo(f"note: {line}")
+    from safebandits.algorithms.learning import leave_estimate
+
     for alg in spec.algorithms:
         click.echo(f"guarantee of {alg.label}: {guarantee_statement(problem, alg.name, alg.params)}")
+        horizon = alg.budget.get(scale) if alg.budget else None
+        leave = leave_estimate(problem, alg.name, alg.params, horizon=horizon)
+        if leave is not None and not leave.can_learn:
+            click.echo(
+                f"note: {alg.label} can start but cannot learn within the horizon, it would play the safe "
+                f"action in every round: {leave.describe()}"
+            )
 
 
 # -- learners --------------------------------------------------------------------------------------
