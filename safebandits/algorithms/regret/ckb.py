@@ -570,7 +570,11 @@ class GPPairLearner(BaseLearner):
     (:meth:`betas`, the one implementation of Theorem 1's widths)."""
 
     def _applied_options(self) -> dict[str, Any]:
-        lam, lam_g = self._gp_noises
+        c = self.config
+        lam, lam_g = getattr(self, "_gp_noises", None) or (  # (a learner restored from an older state)
+            resolve_gp_noise(c.gp_noise, self.horizon),
+            resolve_gp_noise(getattr(c, "constraint_gp_noise", None) or c.gp_noise, self.horizon),
+        )
         out: dict[str, Any] = {"gp_noise": lam, "horizon": self.horizon}
         if hasattr(self.config, "constraint_gp_noise"):
             out["constraint_gp_noise"] = lam_g
