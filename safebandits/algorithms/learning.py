@@ -54,8 +54,8 @@ __all__ = ["LeaveEstimate", "leave_estimate"]
 #: Largest number of rounds searched (a bound beyond it is reported as this many or more).
 _FAR = 10**15
 
-#: The views whose learners are estimated (the stage-wise ones: a known safe action ``x0``).
-_ESTIMATED = ("stagewise", "k-armed")
+#: The views whose learners are estimated (a known safe action ``x0``, or a one-point safe seed).
+_ESTIMATED = ("stagewise", "k-armed", "kernel")
 
 #: Bounds of the mean of one outcome, per feedback kind of the stage-wise views.
 _MEAN_RANGE = {"bernoulli": (0.0, 1.0), "binary": (-1.0, 1.0)}
@@ -130,6 +130,8 @@ def leave_estimate(
         return None
     info = getattr(learner, "info", None)
     ws = getattr(learner, "warm_start", None)
+    if info is not None and getattr(info, "safe_seed", None) is not None:
+        return _kernel_estimate(learner, name, info)
     if info is None or getattr(info, "safe_action", None) is None:
         return None
     h = int(info.horizon)
@@ -344,3 +346,88 @@ def _points_bound(learner: Any, info: Any) -> tuple[float, str, list[str]]:
     )
     fixes = ["action_set='star' (segments [x0, x_i], explored safely)"]
     return float(need), reason, fixes
+
+
+def _kernel_estimate(learner: Any, name: str, info: Any) -> LeaveEstimate | None:
+    """Safe-seed kernel learners on a finite domain with a one-point seed ``x0`` (SGP-UCB, StageOpt,
+    SafeOpt; ``None`` otherwise).
+
+    After ``n`` plays of ``x0`` the constraint's GP (noise variance ``lambda~``, prior mean 0) has, at a
+    point ``x``, mean ``k(x, x0) n y / (lambda~ + n k00)`` (``y`` the mean observation, at best ``-G``,
+    ``G = constraint_bound``) and variance ``k(x, x) - n k(x, x0)^2 / (lambda~ + n k00)``; its radius is at
+    least ``beta~_1`` (the information gain only grows). SGP-UCB certifies ``x`` once ``mu~ + beta~
+    sigma~ <= 0`` and first plays the seed for ``T'`` rounds; StageOpt and SafeOpt grow their set from
+    ``x0`` once ``u(x0) + L d(x0, x) <= 0``. The first ``n`` at which that is possible at best is the bound.
+    """
+    from safebandits.estimators.gp import kernel_column, kernel_diagonal
+
+    seed = tuple(getattr(info, "safe_seed", ()))
+    if getattr(learner, "box", None) is not None or len(seed) != 1 or not hasattr(learner, "betas"):
+        return None
+    x0 = int(seed[0])
+    kern = info.constraint_kernel
+    col = np.asarray(kernel_column(kern, x0), dtype=np.float64)
+    diag = np.asarray(kernel_diagonal(kern), dtype=np.float64)
+    k00 = float(diag[x0])
+    others = np.arange(diag.shape[0]) != x0
+    if k00 <= 0.0 or not others.any():
+        return None
+    lam = float(learner.applied_config().get("gp_noise", 1.0))
+    lam_g = float(learner.applied_config().get("constraint_gp_noise", lam) or lam)
+    beta0 = float(learner.betas(1)[1])
+    big_g = float(info.constraint_bound)
+    h = int(learner.horizon)
+    if hasattr(learner, "lipschitz") and hasattr(learner, "_distance_row"):
+        dist = getattr(learner, "distance", None)
+        row = dist[x0] if dist is not None else learner._distance_row(x0)
+        d_min = float(np.asarray(row, dtype=np.float64)[others].min())
+        lip = float(learner.lipschitz)
+
+        def excess(n: float) -> float:  # u(x0) + L d_min at best, after n plays of x0
+            if not math.isfinite(n):
+                return -big_g + lip * d_min
+            var = k00 - n * k00**2 / (lam_g + n * k00)
+            return -big_g * n * k00 / (lam_g + n * k00) + beta0 * math.sqrt(max(var, 0.0)) + lip * d_min
+
+        rule = (
+            f"its safe set grows from the seed once u(x0) + L d(x0, x) <= 0 (L = {lip:.3g}, nearest point "
+            f"at d = {d_min:.3g}); at best u(x0) falls to -G = {-big_g:g} as the seed's width shrinks"
+        )
+        first = 0
+    else:
+        kx = col[others]
+        kxx = diag[others]
+
+        def excess(n: float) -> float:  # min over points of mu~ + beta~ sigma~ at best, after n plays
+            if not math.isfinite(n):
+                var = kxx - kx**2 / k00
+                mean = -big_g * np.abs(kx) / k00
+            else:
+                var = kxx - n * kx**2 / (lam_g + n * k00)
+                mean = -big_g * np.abs(kx) * n / (lam_g + n * k00)
+            return float((mean + beta0 * np.sqrt(np.maximum(var, 0.0))).min())
+
+        first = int(getattr(learner, "exploration_rounds", 0))
+        rule = (
+            f"it certifies a point once mu~ + beta~ sigma~ <= 0 there (beta~ >= {beta0:.3g}, lambda~ = "
+            f"{lam_g:.3g}; the GP learns other points only through the kernel's correlation with the seed)"
+        )
+    never = excess(math.inf)
+    fixes: list[str] = []
+    if never > 0.0:
+        rounds = math.inf
+        reason = f"{rule}: that never holds, whatever the rounds, so it plays the seed for the whole horizon"
+        fixes = [
+            "tighter bounds (a smaller constraint_bound or noise bound, if valid)",
+            "a larger safe seed (safe_seed: more points known safe)",
+        ]
+    else:
+        need = _first_below(lambda n: excess(float(n)), 0.0) if excess(0.0) > 0.0 else 0
+        rounds = float(max(need, first))
+        reason = f"{rule}: at best after {need:,} plays of the seed"
+        if first > need:
+            reason += f"; it first plays the seed for T' = {first:,} rounds (phase 1)"
+        fixes = [f"a longer horizon (more than {int(rounds):,} rounds)", "a larger safe seed (safe_seed)"]
+    if rounds < h:
+        fixes = []
+    return LeaveEstimate(name, rounds, h, reason, tuple(fixes))

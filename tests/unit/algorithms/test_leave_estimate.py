@@ -58,8 +58,9 @@ def _first_departure(sim, name: str, horizon: int, seed: int) -> int | None:
     info = inst.public_info()
     learner = sb.make_learner(name, info, np.random.default_rng(seed))
     env = inst.environment(np.random.default_rng(seed + 1000))
-    safe = sim.problem.safe_arm
-    x0 = np.asarray(sim.problem.arms, dtype=float)[safe]
+    decl = sim.problem
+    safe = decl.safe_arm if hasattr(decl, "safe_arm") else int(info.safe_seed[0])
+    x0 = np.asarray(decl.arms if hasattr(decl, "arms") else info.points, dtype=float)[safe]
     for t in range(1, horizon + 1):
         d = learner.ask()
         left = d.arm is not None and d.arm != safe
@@ -161,3 +162,35 @@ def test_points_bound_beyond_a_short_horizon_means_no_departure(name):
     assert any("star" in f for f in est.fixes)
     for seed in range(2):
         assert _first_departure(sim, name, 80, seed) is None
+
+
+def _kernel_sim(lengthscale: float, horizon: int):
+    from safebandits.problems.declare import KernelProblem
+
+    pts = np.linspace(0, 1, 21)[:, None]
+    p = KernelProblem(points=pts, kernel={"name": "se", "lengthscale": lengthscale}, reward_bound=1,
+                      constraint_bound=1, slater=0.2, safe_seed=[0], horizon=horizon,
+                      feedback={"kind": "gaussian", "sigma": 0.1})  # fmt: skip
+    return p.simulate(reward=np.sin(3 * pts[:, 0]), constraint=0.8 * np.linspace(-0.5, 0.5, 21))
+
+
+KERNEL = ("sgp-ucb", "stageopt", "safeopt")
+
+
+@pytest.mark.parametrize("name", KERNEL)
+def test_kernel_estimate_is_a_lower_bound_on_the_first_departure(name):
+    sim = _kernel_sim(0.3, 120)
+    est = leave_estimate(sim, name, horizon=120)
+    assert est is not None and est.can_learn and est.rounds >= 1
+    for seed in range(2):
+        first = _first_departure(sim, name, 120, seed)
+        assert first is None or first >= est.rounds + 1, (seed, first, est.rounds)
+
+
+@pytest.mark.parametrize("name", KERNEL)
+def test_kernel_learners_that_can_never_grow_the_seed_are_flagged_and_never_leave(name):
+    """A lengthscale far below the points' spacing: playing the seed says nothing about the others."""
+    sim = _kernel_sim(0.01, 60)
+    est = leave_estimate(sim, name, horizon=60)
+    assert est is not None and math.isinf(est.rounds) and not est.can_learn and est.fixes
+    assert _first_departure(sim, name, 60, seed=0) is None
