@@ -31,8 +31,13 @@ its reward as low as the feedback and ``||mu|| <= S`` permit). The derivation pe
 * after that, OPB and OPLB (which mix ``x0`` with other actions) and LC-LUCB on segments (``"star"``)
   can leave at once: the bound adds nothing.
 
-Learners of other kinds (Safe-LUCB, GSLUCB, the kernel learners) get no estimate (``None``): see the
-decisions page.
+* **safe-seed kernel learners** (SGP-UCB, StageOpt, SafeOpt on a finite domain with a one-point seed):
+  the constraint's GP after ``n`` plays of the seed, its observations at best ``-G``: SGP-UCB certifies a
+  point once its upper bound is at most 0 (after its ``T'`` rounds of phase 1), StageOpt and SafeOpt
+  grow their set once ``u(x0) + L d(x0, x) <= 0`` (:func:`_kernel_estimate`).
+
+Other learners (Safe-LUCB and GSLUCB, which leave ``x0`` from the first round; CKB; kernel learners on a
+box or with a larger seed) get no estimate (``None``): see the decisions page.
 """
 
 from __future__ import annotations
