@@ -35,6 +35,10 @@ from .algorithms.compatibility import (
     StartCheck as StartCheck,
     view_for as view_for,
 )
+from .algorithms.learning import (
+    leave_estimate as leave_estimate,
+    LeaveEstimate as LeaveEstimate,
+)
 from .algorithms.pure_exploration.acol import (
     ACOL as ACOL,
     ACOLConfig as ACOLConfig,

@@ -140,6 +140,29 @@ class BaseLearner(Rebinding):
         self._info_spec = spec_for_info(info)  # (the default observation_spec, computed once)
         self._has_done = hasattr(type(self), "done")  # (pure-exploration learners stop)
 
+    # -- options as applied ------------------------------------------------------------------------
+    def applied_config(self) -> dict[str, Any]:
+        """Every option as the learner applies it: the config's fields, with each default it resolves when
+        built (a ``None`` that takes the problem's value, ``gp_noise="theory"``, ...) replaced by the value
+        it uses. A ``None`` field is resolved from the learner's public attribute of the same name when it
+        has a plain value (e.g. the transductive learners' ``epsilon``); a learner adds others in
+        :meth:`_applied_options`. The study API's create and status replies carry it (issue 40)."""
+        out = config_to_dict(self.config)
+        for key, value in out.items():
+            if value is None and not key.startswith("_"):
+                try:
+                    got = getattr(self, key, None)
+                except Exception:
+                    continue
+                if isinstance(got, (bool, int, float, str)):
+                    out[key] = got
+        out.update(self._applied_options())
+        return out
+
+    def _applied_options(self) -> dict[str, Any]:
+        """Options resolved at construction that :meth:`applied_config` cannot find by name."""
+        return {}
+
     # -- protocol --------------------------------------------------------------------------------
     def _check_usable(self, what: str) -> None:
         if self._failure is not None:

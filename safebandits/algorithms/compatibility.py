@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from safebandits.algorithms._catalogue import get_algorithm, list_algorithms
+from safebandits.algorithms.learning import LeaveEstimate, leave_estimate
 from safebandits.exceptions import CannotStartError, ConfigError, DefaultToleranceWarning, Fix
 from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem, info_kind
 
@@ -27,6 +30,7 @@ __all__ = [
     "Compatible",
     "ExcludedFamily",
     "LearnerFit",
+    "LeaveEstimate",
     "StartCheck",
     "assumption_statement",
     "check_info",
@@ -202,7 +206,6 @@ def start_check(
     changes that would let it start, stated for a declaration in the declaration's own coordinates
     (e.g. Safe-LUCB's actions in the arms' coordinates, not centred at the safe arm).
     """
-    import numpy as np
 
     entry = get_algorithm(name)
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
@@ -261,12 +264,29 @@ class ExcludedFamily:
 
 @dataclass(frozen=True, slots=True)
 class LearnerFit:
-    """:func:`learner_fit`'s answer: the learners that fit and start, those that fit but cannot start,
-    and the families (info kinds) the problem does not offer, each with its reason."""
+    """:func:`learner_fit`'s answer: the learners that fit, start and can learn within the horizon; those
+    that start but cannot learn (they would play the known safe action for the whole horizon); those that
+    fit but cannot start; and the families (info kinds) the problem does not offer, each with its reason.
+
+    Attributes
+    ----------
+    fitting : list of Compatible
+    cannot_start : list of (Compatible, StartCheck)
+    families : list of ExcludedFamily
+    cannot_learn : list of (Compatible, LeaveEstimate)
+        Learners that start from a known safe action but need at least as many rounds as the horizon,
+        at best, before they could play another action (:func:`~safebandits.algorithms.learning.
+        leave_estimate`), with that number and what would let them learn.
+    leave_estimates : dict of str -> LeaveEstimate
+        The estimate of every learner that starts from a known safe action (those listed in ``fitting``
+        and in ``cannot_learn``).
+    """
 
     fitting: list[Compatible]
     cannot_start: list[tuple[Compatible, StartCheck]]
     families: list[ExcludedFamily]
+    cannot_learn: list[tuple[Compatible, LeaveEstimate]] = field(default_factory=list)
+    leave_estimates: dict[str, LeaveEstimate] = field(default_factory=dict)
 
 
 def learner_fit(
@@ -276,15 +296,38 @@ def learner_fit(
     options: Mapping[str, Mapping[str, Any]] | None = None,
     horizon: int | None = None,
 ) -> LearnerFit:
-    """Every registered learner sorted into: fits and starts, fits but cannot start (with the check's
-    reason and fixes), and not of a kind the problem offers (by family, with the reason the problem gives).
+    """Every registered learner sorted into: fits, starts and can learn within the horizon; starts but
+    cannot learn (the rounds it needs before it can leave the safe action, and what would let it learn);
+    fits but cannot start (with the check's reason and fixes); and not of a kind the problem offers (by
+    family, with the reason the problem gives).
 
     ``safebandits learners --for FILE`` prints it.
     """
-    fitting, cannot = [], []
+    fitting, cannot, estimates = [], [], {}
     for c in _kind_fits(problem, task):
-        check = start_check(problem, c.name, (options or {}).get(c.name), horizon=horizon)
-        (fitting if check.ok else cannot).append(c if check.ok else (c, check))
+        opts = (options or {}).get(c.name)
+        check = start_check(problem, c.name, opts, horizon=horizon)
+        if not check.ok:
+            cannot.append((c, check))
+            continue
+        fitting.append(c)
+        est = leave_estimate(problem, c.name, opts, horizon=horizon) if c.task == "regret" else None
+        if est is not None:
+            estimates[c.name] = est
+    stuck = {n for n, e in estimates.items() if not e.can_learn}
+    learning = [
+        c.name
+        for c in fitting
+        if c.name not in stuck and c.task == "regret" and getattr(_entry(c.name), "guarantee", "") != "none"
+    ]
+    cannot_learn = []
+    for c in [c for c in fitting if c.name in stuck]:
+        est = estimates[c.name]
+        if learning:
+            est = replace(est, fixes=(*est.fixes, f"another learner: {', '.join(learning)}"))
+            estimates[c.name] = est
+        cannot_learn.append((c, est))
+    fitting = [c for c in fitting if c.name not in stuck]
     families = []
     if isinstance(problem, (Problem, SimulatedProblem)):
         decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
@@ -297,7 +340,7 @@ def learner_fit(
             if kind in offered or kind not in INFO_KINDS:
                 continue
             families.append(ExcludedFamily(kind, decl.why_not(kind) or "not offered", tuple(sorted(names))))
-    return LearnerFit(fitting, cannot, families)
+    return LearnerFit(fitting, cannot, families, cannot_learn, estimates)
 
 
 def _fitting_names(kind: str | None) -> str:
@@ -427,18 +470,12 @@ def guarantee_statement(
         else "with high probability"
     )
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
-    threshold = getattr(decl, "threshold", None)
-    tau = (
-        ", ".join(f"{float(t):g}" for t in threshold)
-        if threshold is not None and hasattr(threshold, "__len__")
-        else ("your threshold" if threshold is None else f"{float(threshold):g}")
-    )
-    limit = f"your threshold ({tau})"
+    cost, limit = _limit_words(decl)
     if key == "round":
-        return f"every action it plays has cost at most {limit} in every round, {prob}."
+        return f"every action it plays has {cost} at most {limit} in every round, {prob}."
     if key == "expectation":
         return (
-            f"the expected cost of the policy it plays is at most {limit} in every round, {prob}; single "
+            f"the expected {cost} of the policy it plays is at most {limit} in every round, {prob}; single "
             "rounds may play actions above the limit."
         )
     if key == "soft":
@@ -456,13 +493,15 @@ def guarantee_statement(
         tol = decl.tolerance(kind) if isinstance(decl, Problem) and kind is not None else None
         if tol is not None:
             return (
-                f"{prob}, its final answer has cost at most {limit} + epsilon and reward within epsilon of "
+                f"{prob}, its final answer has {cost} at most {limit} + epsilon and reward within epsilon of "
                 f"the best safe action: it may return an action whose cost is up to {tol.describe()} above "
                 "your threshold."
             )
         return f"{prob}, its final answer is correct (as the learner's problem defines it)."
     if key == "fdr":
-        return f"the false discovery rate of its labels is at most q, {prob}."
+        q = getattr(decl, "q", None)
+        q_text = f"q = {float(q):g}" if isinstance(q, (int, float)) else "q"
+        return f"the false discovery rate of its labels is at most {q_text}, {prob}."
     if key == "none":
         return "no safety guarantee (a baseline)."
     return GUARANTEES.get(key, key) or "guarantee not declared."
@@ -534,6 +573,24 @@ def assumption_statement(
         text = ASSUMPTIONS.get(key, str(key))
         parts.append(f"{text} ({told})" if told else text)
     return "; ".join(parts)
+
+
+def _limit_words(decl: Any) -> tuple[str, str]:
+    """``(what is limited, the limit)`` in a problem's own numbers: ``("cost", "your threshold (0.05)")``
+    for a problem with thresholds; for a kernel problem (``g <= 0``; bounded outcomes observed as ``Y +
+    constraint_shift``) ``("constraint function g", "0 (g(x) <= 0 ...)")``."""
+    threshold = getattr(decl, "threshold", None)
+    if threshold is not None:
+        values = np.atleast_1d(np.asarray(threshold, dtype=np.float64))
+        return "cost", f"your threshold ({', '.join(f'{float(t):g}' for t in values)})"
+    shift = getattr(decl, "constraint_shift", None)
+    fb = getattr(getattr(decl, "feedback", None), "kind", None)
+    if shift is not None and fb in ("bernoulli", "binary") and float(shift) != 0.0:
+        return (
+            "constraint value g",
+            f"0 (g = E[Y] + constraint_shift: the mean outcome at most {-float(shift):g})",
+        )
+    return "constraint value g", "0 (the constraint is g(x) <= 0)"
 
 
 def per_round_safety_note(problem: Any) -> str | None:

@@ -177,16 +177,21 @@ def results(directory: str, csv_path: str | None, force: bool) -> None:
     """Print a short summary of the runs stored in DIRECTORY (and export them with --csv).
 
     One table per kind of run: identification (samples, fraction correct and stopped), regret (rounds,
-    regret, policy regret, violating rounds, positive constraint cost), classification (labels,
+    regret against the best feasible arm and against the best feasible policy, rounds whose played action
+    violates a threshold and rounds whose policy's expected cost does, positive constraint cost, the
+    largest policy cost minus the threshold), classification (labels,
     accuracy, false discovery rate, precision, recall). From Python:
     ``safebandits.load_results(DIRECTORY)`` and ``safebandits.load_curves(DIRECTORY)``. --csv never
     replaces an existing file unless --force, and never a database or a file of a results store; it is
-    written whole and renamed into place.
+    written whole and renamed into place. Its regret and violation columns name their comparator
+    (``regret_vs_best_feasible_arm``, ``regret_vs_best_feasible_policy``, ``violations_per_round``,
+    ``violations_of_expected_cost``; each learner's own ``regret_vs_own_benchmark``, with
+    ``regret_benchmark`` saying which).
     """
     import pandas as pd
 
     from safebandits._output import check_output_file, write_output
-    from safebandits.experiments.results import summary_by_kind
+    from safebandits.experiments.results import named_columns, summary_by_kind
     from safebandits.experiments.store import ResultsStore, latest_runs
 
     path, protect = None, []
@@ -195,8 +200,9 @@ def results(directory: str, csv_path: str | None, force: bool) -> None:
         path = check_output_file(csv_path, "--csv", force=force, protect=protect)
     with ResultsStore(directory, mode="r") as store:
         df = store.to_frame()
-    if path is not None:
-        write_output(path, lambda tmp: df.to_csv(tmp, index=False), force=force, protect=protect)
+    if path is not None:  # (regret and violation columns under names that state their comparator)
+        named = named_columns(df)
+        write_output(path, lambda tmp: named.to_csv(tmp, index=False), force=force, protect=protect)
         click.echo(f"{len(df)} runs -> {csv_path}")
     if df.empty:
         click.echo("No runs stored.")

@@ -290,7 +290,8 @@ def _plan(
 def _check_user_learners(path: str, spec: Any, scale: str) -> None:
     """Before the first run of an experiment file: every learner's start-up check on the declared problem
     (one refusal naming each learner that cannot start), then each learner's guarantee in the problem's
-    terms and every tolerance that relaxes one, printed."""
+    terms, every tolerance that relaxes one and each learner that could not leave the known safe action
+    within the horizon (issue 40), printed."""
     from safebandits.algorithms.compatibility import (
         assumption_statement,
         guarantee_statement,
@@ -319,11 +320,20 @@ def _check_user_learners(path: str, spec: Any, scale: str) -> None:
             click.echo(f"warning: assumption contradicted (truth_outside_bounds = 'flag'): {line}")
     for line in tolerance_lines(problem, [alg.name for alg in spec.algorithms]):
         click.echo(f"note: {line}")
+    from safebandits.algorithms.learning import leave_estimate
+
     for alg in spec.algorithms:
         click.echo(f"guarantee of {alg.label}: {guarantee_statement(problem, alg.name, alg.params)}")
         rests = assumption_statement(problem, alg.name, alg.params)
         if rests:
             click.echo(f"  it rests on: {rests}.")
+        horizon = alg.budget.get(scale) if alg.budget else None
+        leave = leave_estimate(problem, alg.name, alg.params, horizon=horizon)
+        if leave is not None and not leave.can_learn:
+            click.echo(
+                f"note: {alg.label} can start but cannot learn within the horizon, it would play the safe "
+                f"action in every round: {leave.describe()}"
+            )
 
 
 # -- learners --------------------------------------------------------------------------------------
@@ -398,6 +408,24 @@ def _echo_fit(fit: Any, problem: Any) -> None:
     note = per_round_safety_note(problem)
     if note:
         click.echo(f"  note: {note}")
+    if fit.cannot_learn:
+        click.echo("")
+        n = len(fit.cannot_learn)
+        click.echo(
+            f"{n} learner{'s' if n != 1 else ''} can start but cannot learn within the horizon (they would "
+            "play the safe action in every round):"
+        )
+        for c, est in fit.cannot_learn:
+            need = (
+                "never leaves the safe action"
+                if math.isinf(est.rounds)
+                else f"needs >= {int(est.rounds):,} rounds"
+            )
+            click.echo(f"  {c.name}: {need} (horizon {est.horizon:,}); {est.reason}.")
+            if est.fixes:
+                click.echo("    would learn with one of:")
+                for text in est.fixes:
+                    click.echo(f"      - {text}")
     if fit.cannot_start:
         click.echo("")
         n = len(fit.cannot_start)

@@ -96,6 +96,9 @@ class Created(BaseModel):
     seed: int
     storage: str = Field(description="The storage URL, credentials redacted.")
     kind: str | None = Field(None, description="The declared problem's view kind (experiments only).")
+    config: dict[str, Any] = Field(
+        description="Every option of the learner as it applies it: the defaults it resolved included."
+    )
 
 
 class QueryOut(BaseModel):
@@ -163,6 +166,9 @@ class Summary(BaseModel):
     open_queries: list[QueryOut]
     done: bool
     recommendation: dict[str, Any]
+    config: dict[str, Any] = Field(
+        description="Every option of the learner as it applies it: the defaults it resolved included."
+    )
 
 
 class StudyList(BaseModel):

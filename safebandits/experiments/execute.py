@@ -174,7 +174,7 @@ REGRET_METRICS = (
     "action_regret",
     "reward",
     "cost",
-    "max_policy_cost",
+    "max_policy_cost_over_threshold",
     "violations",
     "policy_violations",
     "regret_tenth",
@@ -194,7 +194,11 @@ def _run_regret_task(
     """Play a regret learner for the instance's horizon (capped by the budget) and fill the record.
 
     ``samples`` holds the rounds played, ``stopped`` whether the horizon was reached; ``correct``,
-    ``feasible`` and ``recommended`` are left empty. ``cost``, ``max_policy_cost``, ``tail_cost`` and
+    ``feasible`` and ``recommended`` are left empty. ``max_policy_cost_over_threshold`` is the largest true
+    expected cost of a played policy *minus the threshold* (at most 0: within the limit), one unit for
+    every learner: kernel instances state their constraint as ``g = cost - tau <= 0`` (threshold 0), the
+    others as ``cost <= tau``, so the raw largest cost had two meanings (issue 40; stores written before it
+    hold ``max_policy_cost`` instead). ``cost``, ``max_policy_cost_over_threshold``, ``tail_cost`` and
     ``positive_cost`` (``sum_t [c_t - tau]_+``) are those of the first constraint (all constraints are in
     the ``curve`` and ``totals`` traces). ``optimism_failures`` counts the rounds whose optimistic value
     is below the optimal true value (``None`` for learners that report none; details in the ``optimism``
@@ -223,7 +227,7 @@ def _run_regret_task(
         action_regret=out.action_regret,
         reward=out.reward,
         cost=out.cost[0],
-        max_policy_cost=out.max_policy_cost[0],
+        max_policy_cost_over_threshold=out.max_policy_cost[0] - float(tau[0]),
         violations=out.violations,
         policy_violations=out.policy_violations,
         regret_tenth=out.regret_tenth,
@@ -246,7 +250,9 @@ def _run_regret_task(
     traces["totals"] = _json_safe(
         {
             "cost": out.cost,
-            "max_policy_cost": out.max_policy_cost,
+            "max_policy_cost_over_threshold": (
+                np.asarray(out.max_policy_cost, dtype=np.float64) - tau
+            ).tolist(),
             "positive_cost": out.positive_cost,
             "setting": learner.setting,
         }

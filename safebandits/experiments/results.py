@@ -34,6 +34,7 @@ __all__ = [
     "correct_but_infeasible",
     "load_curves",
     "load_results",
+    "named_columns",
     "ok_runs",
     "run_kind",
     "summary_by_kind",
@@ -64,6 +65,52 @@ _DETAIL_COLUMNS = (
     "safebandits_version",
     "curve",
 )
+
+#: Stored regret metrics -> the names users see (``results`` tables, ``--csv``, the report), each naming
+#: its comparator (issue 40): ``action_regret`` is measured against the best feasible arm,
+#: ``policy_regret`` against the best feasible policy (the LP optimum over distributions on the arms),
+#: ``violations`` counts rounds whose *played action* exceeds a threshold, ``policy_violations`` rounds
+#: whose *policy's expected cost* does (the in-expectation promise). The stored ``regret`` is each
+#: learner's own benchmark (the arm for per-round learners, the policy for in-expectation ones): shown
+#: as ``regret_vs_own_benchmark`` beside ``regret_benchmark``, which says which.
+REGRET_NAMES = {
+    "action_regret": "regret_vs_best_feasible_arm",
+    "policy_regret": "regret_vs_best_feasible_policy",
+    "regret": "regret_vs_own_benchmark",
+    "regret_tenth": "regret_vs_own_benchmark_at_tenth",
+    "policy_regret_tenth": "regret_vs_best_feasible_policy_at_tenth",
+    "violations": "violations_per_round",
+    "policy_violations": "violations_of_expected_cost",
+}
+
+
+def regret_benchmark(algorithm: Any) -> str:
+    """The benchmark of a learner's own ``regret``: "best feasible arm" (per-round learners) or "best
+    feasible policy" (learners safe in expectation); "" when the learner is not registered."""
+    from safebandits.algorithms.registry import get_algorithm
+    from safebandits.exceptions import ConfigError
+
+    try:
+        cls = get_algorithm(str(algorithm)).cls
+    except (ConfigError, KeyError, TypeError):
+        return ""
+    return (
+        "best feasible policy" if getattr(cls, "setting", "round") == "expectation" else "best feasible arm"
+    )
+
+
+def named_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` (runs as from :func:`load_results`) with the regret and violation columns under names that
+    state their comparator (:data:`REGRET_NAMES`) and, where there is a ``regret`` column, a
+    ``regret_benchmark`` column saying what each run's own regret is measured against. Old stores read
+    the same way (columns they lack stay absent)."""
+    out = df.rename(columns={k: v for k, v in REGRET_NAMES.items() if k in df})
+    if "regret" in df and "algorithm" in df:
+        marks = {a: regret_benchmark(a) for a in df["algorithm"].dropna().unique()}
+        bench = df["algorithm"].map(marks).where(df["regret"].notna(), None)
+        out.insert(list(out.columns).index(REGRET_NAMES["regret"]) + 1, "regret_benchmark", bench)
+    return out
+
 
 #: Kinds of runs, by the metrics their records hold.
 KINDS = ("identification", "regret", "classification", "other")
@@ -274,10 +321,14 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     identification: ``median_samples``, ``correct`` (under the learner's own guarantee, which may be
     relaxed by a tolerance such as BESIDE's epsilon), ``feasible`` (the answer satisfies every constraint
     under the truth, strictly), ``correct_infeasible`` (the number of runs scored correct whose answer is
-    infeasible) and ``stopped`` (fractions but the count). regret: median
-    ``rounds``, mean ``regret``, ``policy_regret``, ``violations`` and ``positive_cost``, fraction that
-    reached the horizon. classification: median ``labels`` and mean ``accuracy``, ``fdr``, ``precision``,
-    ``recall``. other: median ``wall_s``. Every table has ``runs`` (ok) and ``failed``.
+    infeasible) and ``stopped`` (fractions but the count). regret: median ``rounds``; means of
+    ``regret_vs_best_feasible_arm``, ``regret_vs_best_feasible_policy`` (each names its comparator:
+    :data:`REGRET_NAMES`), ``violations_per_round`` (rounds whose played action exceeds a threshold),
+    ``violations_of_expected_cost`` (rounds whose policy's expected cost does: the in-expectation promise)
+    and ``positive_cost``; the largest ``max_policy_cost_over_threshold`` (cost minus threshold, at most 0
+    within the limit, one unit for every learner); the fraction that reached the horizon. classification:
+    median ``labels`` and mean ``accuracy``, ``fdr``, ``precision``, ``recall``. other: median
+    ``wall_s``. Every table has ``runs`` (ok) and ``failed``.
 
     Parameters
     ----------
@@ -298,10 +349,12 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
         ],
         "regret": [
             ("rounds", "samples", "median"),
-            ("regret", "regret", "mean"),
-            ("policy_regret", "policy_regret", "mean"),
-            ("violations", "violations", "mean"),
+            (REGRET_NAMES["action_regret"], "action_regret", "mean"),
+            (REGRET_NAMES["policy_regret"], "policy_regret", "mean"),
+            (REGRET_NAMES["violations"], "violations", "mean"),
+            (REGRET_NAMES["policy_violations"], "policy_violations", "mean"),
             ("positive_cost", "positive_cost", "mean"),
+            ("max_policy_cost_over_threshold", "max_policy_cost_over_threshold", "max"),
             ("reached_horizon", "stopped", "mean"),
         ],
         "classification": [

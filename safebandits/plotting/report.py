@@ -234,39 +234,41 @@ def _html_table(table: pd.DataFrame) -> str:
 
 
 def _regret_summary_html(group: pd.DataFrame) -> str:
+    """Regret runs per point and learner. Every regret column names its comparator (the best feasible arm,
+    the best feasible policy), per-round violations (the played action) and violations of the promise in
+    expectation (the policy's expected cost) are separate columns, and the largest policy cost is stated
+    minus the threshold, one unit for every learner (issue 40). Stores written before that hold the raw
+    ``max_policy_cost``, shown under its own name."""
     ok = group[group["status"] == "ok"].copy()
     if ok.empty:
         return ""
-    cols = [
-        "regret",
-        "regret_tenth",
-        "reward",
-        "cost",
-        "max_policy_cost",
-        "violations",
-        "policy_violations",
-        "samples",
-        "wall_s",
-    ]
+    cols = ["action_regret", "policy_regret", "policy_regret_tenth", "reward", "cost",
+            "max_policy_cost_over_threshold", "max_policy_cost", "violations", "policy_violations",
+            "samples", "wall_s"]  # fmt: skip
     for c in cols:
-        ok[c] = pd.to_numeric(ok[c], errors="coerce")
+        if c in ok:
+            ok[c] = pd.to_numeric(ok[c], errors="coerce")
     g = ok.groupby(["panel", "sweep.value", "label"], sort=False)
-    table = pd.DataFrame(
-        {
-            "runs": g.size(),
-            "T": g["samples"].max(),
-            "regret mean": g["regret"].mean(),
-            "regret sd": g["regret"].std(ddof=1),
-            "regret at T/10": g["regret_tenth"].mean(),
-            "mean reward": g["reward"].mean(),
-            "mean cost": g["cost"].mean(),
-            "max policy cost": g["max_policy_cost"].max(),
-            "violating rounds": g["violations"].sum(),
-            "policy violations": g["policy_violations"].sum(),
-            "wall s": g["wall_s"].mean(),
-        }
-    ).reset_index()
-    return _html_table(table)
+    columns: dict[str, Any] = {"runs": g.size(), "T": g["samples"].max()}
+    if "action_regret" in ok:
+        columns["regret vs best feasible arm, mean"] = g["action_regret"].mean()
+        columns["regret vs best feasible arm, sd"] = g["action_regret"].std(ddof=1)
+    columns["regret vs best feasible policy, mean"] = g["policy_regret"].mean()
+    columns["regret vs best feasible policy, sd"] = g["policy_regret"].std(ddof=1)
+    if "policy_regret_tenth" in ok:
+        columns["regret vs best feasible policy at T/10"] = g["policy_regret_tenth"].mean()
+    columns["mean reward"] = g["reward"].mean()
+    columns["mean cost"] = g["cost"].mean()
+    if "max_policy_cost_over_threshold" in ok:
+        columns["max policy cost minus threshold"] = g["max_policy_cost_over_threshold"].max()
+    elif "max_policy_cost" in ok:  # (an old store)
+        columns["max policy cost (old store: raw, or minus tau for kernel learners)"] = g[
+            "max_policy_cost"
+        ].max()
+    columns["rounds the played action violated a threshold"] = g["violations"].sum()
+    columns["rounds the policy's expected cost violated a threshold"] = g["policy_violations"].sum()
+    columns["wall s"] = g["wall_s"].mean()
+    return _html_table(pd.DataFrame(columns).reset_index())
 
 
 def _problem_html(spec: Any) -> str:
@@ -377,14 +379,18 @@ def guarantee_rows(spec: ExperimentSpec | None, scale: str) -> list[dict[str, st
 
     One row per learner: its label, its name, the sentence of
     :func:`~safebandits.algorithms.compatibility.guarantee_statement` (threshold, delta and any tolerance
-    that relaxes it, with the tolerance's source: the user's value or the documented default) and what it
-    rests on (:func:`~safebandits.algorithms.compatibility.assumption_statement`).
+    that relaxes it, with the tolerance's source: the user's value or the documented default), what it
+    rests on (:func:`~safebandits.algorithms.compatibility.assumption_statement`) and ``learning``: for a
+    learner that starts from a known safe action, the rounds it needs at best before it can leave it
+    (:func:`~safebandits.algorithms.learning.leave_estimate`), and whether that is within the horizon (""
+    for the others).
     """
     from safebandits.experiments.user import INSTANCE
 
     if spec is None or not spec.panels or spec.panels[0].instance != INSTANCE:
         return []
     from safebandits.algorithms.compatibility import assumption_statement, guarantee_statement
+    from safebandits.algorithms.learning import leave_estimate
     from safebandits.problems.zoo.declared import declaration
 
     try:
@@ -397,9 +403,11 @@ def guarantee_rows(spec: ExperimentSpec | None, scale: str) -> list[dict[str, st
         try:
             text = guarantee_statement(problem, alg.name, alg.params, horizon=horizon)
             rests = assumption_statement(problem, alg.name, alg.params, horizon=horizon)
+            leave = leave_estimate(problem, alg.name, alg.params, horizon=horizon)
         except ConfigError as exc:  # (a learner no longer registered)
-            text, rests = str(exc), ""
-        rows.append({"label": alg.label, "name": alg.name, "guarantee": text, "assumptions": rests})
+            text, rests, leave = str(exc), "", None
+        rows.append({"label": alg.label, "name": alg.name, "guarantee": text, "assumptions": rests,
+                     "learning": _learning_text(leave)})  # fmt: skip
     return rows
 
 
@@ -416,6 +424,18 @@ def contradicted_rows(group: pd.DataFrame) -> list[dict[str, Any]]:
         rows.append({"label": str(label), "runs": len(sub), "of": int((group["label"] == label).sum()),
                      "first": str(sub[FLAG_COLUMN].iloc[0])})  # fmt: skip
     return rows
+
+
+def _learning_text(leave: Any) -> str:
+    """When the learner can first leave the known safe action (issue 40: can start must mean can learn)."""
+    if leave is None:
+        return ""
+    if leave.can_learn:
+        return f"may leave the safe action after {int(leave.rounds):,} rounds at best: {leave.reason}."
+    return (
+        f"cannot learn within the horizon: {leave.describe()}; would learn with one of: "
+        f"{'; '.join(leave.fixes)}."
+    )
 
 
 def _verdict(claim: dict[str, Any]) -> str:

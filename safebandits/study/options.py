@@ -57,7 +57,8 @@ def create_from_options(
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
 ) -> dict[str, Any]:
     """Create study ``name`` and return what ``study create`` prints (name, algorithm, task, seed, the
-    declared ``kind`` for an experiment, and the storage URL with its credentials redacted).
+    declared ``kind`` for an experiment, ``config``: every option as the learner applies it, each default it
+    resolved included, and the storage URL with its credentials redacted).
 
     Exactly one of ``instance``, ``info`` (a problem view's JSON) and ``experiment`` (an experiment file's
     content as a dict; ``experiment_file`` names the file it came from, whose folder a pool's ``csv`` is
@@ -114,7 +115,7 @@ def create_from_options(
     )
     with s:
         return {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed,
-                "storage": s.storage_url}  # fmt: skip
+                "config": s.applied_config, "storage": s.storage_url}  # fmt: skip
 
 
 def learner_of_file(raw: dict[str, Any], algorithm: str, source: str) -> tuple[str, dict[str, Any]]:
@@ -188,4 +189,4 @@ def _create_declared(
         raise ConfigError(f"{source}: {' '.join(str(exc).split())}") from None
     with s:
         return {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed,
-                "kind": s.declared_kind, "storage": s.storage_url}  # fmt: skip
+                "kind": s.declared_kind, "config": s.applied_config, "storage": s.storage_url}  # fmt: skip

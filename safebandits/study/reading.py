@@ -95,6 +95,18 @@ class Reading(Replayed):
         with self._transaction(write=False):
             return self._recommend()
 
+    @property
+    def applied_config(self) -> dict[str, Any]:
+        """Every option of the learner as it applies it (each default it resolved, e.g. ``epsilon`` from
+        the problem or ``gp_noise="theory"`` as a number; :meth:`~safebandits.algorithms.base.BaseLearner.
+        applied_config`), JSON-ready: the ``config`` of the summary and of the API's create reply."""
+        with self._transaction(write=False):
+            return self._applied_config(self._learner)
+
+    def _applied_config(self, learner: Any) -> dict[str, Any]:
+        applied = getattr(learner, "applied_config", None)
+        return jsonable(applied() if callable(applied) else config_to_dict(self.config))
+
     def summary(self) -> dict[str, Any]:
         """JSON-ready state: counts, open query, recommendation and the learner's read-only diagnostics.
 
@@ -117,7 +129,7 @@ class Reading(Replayed):
                 "task": self.task,
                 "seed": self.seed,
                 "storage": self._storage.url,
-                "config": jsonable(config_to_dict(self.config)),
+                "config": self._applied_config(learner),
                 "n_queries": self._n_rows,
                 "n_answered": self._n_told,
                 "n_samples": learner.n_samples,

@@ -3,6 +3,7 @@ limit; the report shows violating rounds, regret and final feasibility per learn
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -31,10 +32,15 @@ def _simulated():
 def test_the_example_is_a_covariate_problem_routed_to_per_round_safe_learners():
     spec = load_experiment_file(FILE)
     names = {a.name for a in spec.algorithms}
-    fits = {c.name: c.guarantee for c in sb.compatible_learners(problem_of_file(FILE), task="regret")}
-    assert names <= set(fits)
-    assert {n for n in names if fits[n] == sb.GUARANTEES["round"]} == {"stageopt", "sgp-ucb"}
-    assert {n for n in names if fits[n] == sb.GUARANTEES["expectation"]} == {"opb", "oplb"}
+    fit = sb.learner_fit(problem_of_file(FILE), task="regret")
+    fits = {c.name: c.guarantee for c in fit.fitting}
+    # Issue 40: SGP-UCB starts but can never certify another dose at these bounds (its GP's upper bound
+    # at every other dose stays above the limit while it plays the seed), so it is listed apart.
+    stuck = {c.name: est for c, est in fit.cannot_learn}
+    assert names <= set(fits) | set(stuck)
+    assert {n for n in names if fits.get(n) == sb.GUARANTEES["round"]} == {"stageopt"}
+    assert names & set(stuck) == {"sgp-ucb"} and math.isinf(stuck["sgp-ucb"].rounds)
+    assert {n for n in names if fits.get(n) == sb.GUARANTEES["expectation"]} == {"opb", "oplb"}
 
 
 @pytest.mark.parametrize("name", ["stageopt", "sgp-ucb"])

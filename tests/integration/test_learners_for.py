@@ -162,3 +162,58 @@ name = "opb"
     assert "2 learner(s) cannot start on this problem (nothing was run)" in res.output
     assert "safe-lucb" in res.output and "lc-lucb" in res.output and "add these rows to arms" in res.output
     assert not (out / "results.sqlite").exists()
+
+
+ADS = """
+name = "ads"
+title = "Six ads, complaint rate at most 0.05"
+horizon = 4000
+
+[problem]
+setting = "linear"
+arms = [[1,0,0,0,0,0],[0,1,0,0,0,0],[0,0,1,0,0,0],[0,0,0,1,0,0],[0,0,0,0,1,0],[0,0,0,0,0,1]]
+threshold = 0.05
+safe_arm = 0
+feedback = "bernoulli"
+{known}
+
+[truth]
+reward_param = [0.02, 0.03, 0.04, 0.05, 0.06, 0.08]
+cost_params = [[0.01, 0.02, 0.03, 0.04, 0.08, 0.1]]
+
+[[learners]]
+name = "opb"
+"""
+
+
+def test_learners_for_lists_apart_the_learners_that_cannot_leave_the_safe_action(tmp_path):
+    """Issue 40 part 3: on a Bernoulli problem whose limit is small against the noise, the learners that
+    would play the safe ad for the whole horizon are listed apart, with the rounds they would need."""
+    path = tmp_path / "ads.toml"
+    path.write_text(ADS.format(known=""))
+    res = CliRunner().invoke(cli, ["learners", "--for", str(path), "--task", "regret"])
+    assert res.exit_code == 0, res.output
+    listed = _listed(res.output)
+    for name in ("lc-lucb", "safe-lts", "opb", "oplb"):
+        assert name not in listed
+    block = res.output.split("cannot learn within the horizon")[1].split("\n\n")[0]
+    assert re.search(r"^  opb: needs >= [\d,]+ rounds \(horizon 4,000\)", block, re.M), block
+    assert re.search(r"^  oplb: needs >= 2\d,\d{3} rounds \(horizon 4,000\)", block, re.M), block
+    assert re.search(r"^  lc-lucb: never leaves the safe action \(horizon 4,000\)", block, re.M), block
+    assert "a longer horizon (>= " in block and "a known safe cost and reward" in block
+    # with the safe ad's cost and reward known, OPB and OPLB need no warm start: they learn
+    path.write_text(ADS.format(known="safe_cost = 0.01\nsafe_reward = 0.02"))
+    res = CliRunner().invoke(cli, ["learners", "--for", str(path), "--task", "regret"])
+    assert res.exit_code == 0, res.output
+    assert {"opb", "oplb"} <= set(_listed(res.output))
+
+
+def test_report_rows_carry_the_rounds_before_leaving_the_safe_action(tmp_path):
+    from safebandits.plotting.report import guarantee_rows
+
+    path = tmp_path / "ads.toml"
+    path.write_text(ADS.format(known=""))
+    rows = guarantee_rows(load_experiment_file(path), "paper")
+    (opb,) = [r for r in rows if r["name"] == "opb"]
+    assert opb["learning"].startswith("cannot learn within the horizon: needs >= ")
+    assert "(horizon 4,000)" in opb["learning"] and "a longer horizon" in opb["learning"]

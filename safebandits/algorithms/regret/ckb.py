@@ -570,8 +570,26 @@ class GPPairLearner(BaseLearner):
     (``self.gp_f``, ``self.gp_g``), their information gains, the horizon ``T`` and ``beta_t``, ``beta~_t``
     (:meth:`betas`, the one implementation of Theorem 1's widths)."""
 
+    def _applied_options(self) -> dict[str, Any]:
+        c = self.config
+        lam, lam_g = getattr(self, "_gp_noises", None) or (  # (a learner restored from an older state)
+            resolve_gp_noise(c.gp_noise, self.horizon),
+            resolve_gp_noise(getattr(c, "constraint_gp_noise", None) or c.gp_noise, self.horizon),
+        )
+        out: dict[str, Any] = {"gp_noise": lam, "horizon": self.horizon}
+        if hasattr(self.config, "constraint_gp_noise"):
+            out["constraint_gp_noise"] = lam_g
+        if self.box is None and getattr(self.config, "posterior", None) == "auto":
+            mode = getattr(self.gp_f, "mode", "auto")
+            out["posterior"] = "lowrank" if mode == "lazy" else mode  # (lazy: a low-rank posterior)
+        if getattr(self.config, "updates", None) == "auto":
+            out["updates"] = "lazy" if getattr(self, "lazy", False) else "eager"
+        return out
+
     def _init_gps(self, config: GPBanditConfig, info: KernelInfo, lam: float, lam_g: float,
                   refresh_every: int = 0, lazy: bool = False) -> None:  # fmt: skip
+        #: ``lambda`` and ``lambda~`` as applied (``gp_noise="theory"`` resolved; :meth:`applied_config`).
+        self._gp_noises = (float(lam), float(lam_g))
         #: The continuous domain (``info.box``), or ``None`` for a finite one.
         self.box = getattr(info, "box", None)
         if self.box is not None:

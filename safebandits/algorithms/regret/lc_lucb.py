@@ -671,6 +671,11 @@ class StagewiseLinearLearner(BaseLearner):
         if math.isnan(self._r0):
             self._r0 = est.r0_hat
 
+    def _applied_options(self) -> dict[str, Any]:
+        """The radius scalings in force (``alpha_r, alpha_c``: set from the known or warm-start gaps)."""
+        alpha_r, alpha_c = self.estimator.alphas
+        return {"alpha_r": alpha_r, "alpha_c": alpha_c}
+
     @property
     def last_value(self) -> float:
         """Optimistic value of the last decision asked: ``V~r(X_t)`` (eq. 9) of LC-LUCB's action or

@@ -632,6 +632,14 @@ class OPB(BaseLearner):
     def n_arms(self) -> int:
         return self._k
 
+    def _applied_options(self) -> dict[str, Any]:
+        """The warm start's level and cap in force (``None`` when the safe values are known: no warm
+        start)."""
+        ws = self.warm_start
+        if ws is None:
+            return {}
+        return {"warm_start_delta": ws.delta, "warm_start_cap": ws.max_rounds}
+
     @property
     def in_warm_start(self) -> bool:
         return self.warm_start is not None and not self.warm_start.done
