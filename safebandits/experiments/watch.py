@@ -19,8 +19,8 @@ A flag is a :class:`Flag` (the round and what was contradicted). Runs keep the f
 ``assumption`` trace; a study's status carries it (the dashboard and the JSON API show it).
 
 Cost: the watcher reads the learner's estimates once per block of the regret loop (every 4096 rounds;
-an identification run: once, at its end), only for problems built from a declaration (the paper instances are never watched), and
-never changes a learner's state: results are unchanged.
+an identification run: once, at its end), only for problems built from a declaration (the paper
+instances are never watched), and never changes a learner's state: results are unchanged.
 """
 
 from __future__ import annotations
