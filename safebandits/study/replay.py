@@ -164,7 +164,11 @@ class Replayed:
             )
         ):
             raise SnapshotError("its play counts are not pairs of non-negative integers")
-        if next_decision(learner) != check:
+        try:
+            asks = next_decision(learner)
+        except Exception as exc:  # (a copy of the restored learner fails: its values are not the learner's)
+            raise SnapshotError(f"the restored learner does not copy ({type(exc).__name__})") from None
+        if asks != check:
             raise SnapshotError("the restored learner does not ask the decision stored with it")
         self._n_seen = self._n_told = self._n_rows = self._snap_seq = self._loaded_from = seq
         self._arm_counts = {a: n for a, n in counts}

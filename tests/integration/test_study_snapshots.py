@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import pickle
 import sqlite3
 import zlib
@@ -380,7 +379,7 @@ def test_verify_reports_a_snapshot_that_differs_from_the_replay(tmp_path):
     study.close()
 
     def edit(learner):
-        key, value = next(
+        _key, value = next(
             (k, v) for k, v in vars(learner).items() if isinstance(v, tuple) and hasattr(v, "_fields")
         )
         field = next(
