@@ -182,7 +182,10 @@ class Replayed:
             "arm_counts": sorted(map(list, self._arm_counts.items())),
         }
         try:
-            text = encode_snapshot(self._learner, self._new_learner(), meta)
+            fresh = getattr(self, "_fresh", None)
+            if fresh is None:  # (the learner as built, kept: writing only reads it)
+                fresh = self._fresh = self._new_learner()
+            text = encode_snapshot(self._learner, fresh, meta)
         except Uncapturable as exc:  # (a learner whose state is not data: loads replay everything)
             self._snapshot_failed = True
             if not type(self._learner).__module__.startswith("safebandits."):
