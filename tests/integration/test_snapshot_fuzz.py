@@ -85,7 +85,7 @@ def test_a_good_record_reads_back(cases):
 
 
 FUZZ = settings(
-    max_examples=150,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
