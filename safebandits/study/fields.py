@@ -128,9 +128,10 @@ def _raw_fields(obj: Any, names: Any) -> dict[str, Any]:
 
 def _own_class(cls: type, home: str) -> bool:
     """Whether objects of ``cls`` may be written and read: a class of safebandits or of the learner's own
-    package (``home``), never a builtin, numpy or numba type."""
+    package (``home``), made by ``object.__new__`` (never a builtin, numpy or numba type, nor a proxy of
+    compiled memory such as a numba structure reference, whose attributes would be pointers)."""
     top = str(getattr(cls, "__module__", "")).partition(".")[0]
-    return top in ("safebandits", home)
+    return top in ("safebandits", home) and cls.__new__ is object.__new__
 
 
 def _layout(a: np.ndarray) -> str:
