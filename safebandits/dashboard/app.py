@@ -138,6 +138,34 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def _routes(
+    storage: str, results: str | Path | None, token: str | None, max_body: int
+) -> tuple[Any, list[Any]]:
+    """The dashboard's :class:`~safebandits.dashboard.site.Site` and routes: the JSON API, then the pages."""
+    from starlette.routing import Mount, Router
+
+    from safebandits.dashboard.api import API_PREFIX, create_api
+    from safebandits.dashboard.pages import queries, signin, studies
+    from safebandits.dashboard.pages import results as results_pages
+    from safebandits.dashboard.site import Site
+
+    site = Site(storage, results, token)
+    # Study names may hold a '/' (studies created before names were restricted; a link encodes it as
+    # %2F, which arrives decoded): the name is a path, and the more specific routes come first (the
+    # study page's catch-all last). The pages' bodies (forms, URL-encoded or multipart) are capped like
+    # the API's JSON: Starlette's body limit answers 413 before the form parser reads past ``max_body``.
+    pages = Router(
+        routes=[
+            *signin.routes(site),
+            *results_pages.routes(site),
+            *queries.routes(site),
+            *studies.routes(site),
+        ],
+        max_body_size=max_body,
+    )
+    return site, [Mount(API_PREFIX, app=create_api(storage, token, max_body=max_body)), Mount("", app=pages)]
+
+
 def create_app(
     storage: str,
     results: str | Path | None = None,
@@ -173,38 +201,14 @@ def create_app(
         from starlette.middleware.trustedhost import TrustedHostMiddleware
         from starlette.requests import Request
         from starlette.responses import Response
-        from starlette.routing import Mount
 
-        from safebandits.dashboard.api import API_PREFIX, create_api
+        from safebandits.dashboard.api import API_PREFIX  # (imports FastAPI, an optional dependency)
     except ImportError:
         raise ConfigError(
             "The dashboard needs its optional dependencies: pip install 'safebandits[dashboard]'."
         ) from None
 
-    from starlette.routing import Router
-
-    from safebandits.dashboard.pages import queries, signin, studies
-    from safebandits.dashboard.pages import results as results_pages
-    from safebandits.dashboard.site import Site
-
-    site = Site(storage, results, token)
-    # Study names may hold a '/' (studies created before names were restricted; a link encodes it as
-    # %2F, which arrives decoded): the name is a path, and the more specific routes come first (the
-    # study page's catch-all last). The pages' bodies (forms, URL-encoded or multipart) are capped like
-    # the API's JSON: Starlette's body limit answers 413 before the form parser reads past ``max_body``.
-    pages = Router(
-        routes=[
-            *signin.routes(site),
-            *results_pages.routes(site),
-            *queries.routes(site),
-            *studies.routes(site),
-        ],
-        max_body_size=max_body,
-    )
-    routes = [
-        Mount(API_PREFIX, app=create_api(storage, token, max_body=max_body)),  # the JSON API (api.py)
-        Mount("", app=pages),
-    ]
+    site, routes = _routes(storage, results, token, max_body)
     hosts = list(allowed_hosts) if allowed_hosts is not None else local_hosts()
     middleware = [
         Middleware(_SecurityHeaders),

@@ -40,9 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from safebandits._numba import Rebind
 from safebandits._version import __version__
-from safebandits.study.fields import FieldError, Uncapturable, read_tree, write_tree
+from safebandits.study.fields import FieldError, Uncapturable, read_tree, same_state, write_tree
 
 __all__ = [
     "DEFAULT_SNAPSHOT_EVERY",
@@ -194,61 +193,6 @@ def next_decision(learner: Any) -> str | None:
     except Exception:  # (ProtocolError of a stopped learner, and anything a plugin's learner raises)
         return None
     return json.dumps(decision_to_dict(decision), sort_keys=True, separators=(",", ":"))
-
-
-def _state_of(value: Any) -> Any:
-    """What a value holds, for :func:`same_state` (``None`` when it is a plain value)."""
-    getstate = getattr(value, "__getstate__", None)
-    if getstate is not None and not isinstance(value, type):
-        try:
-            state = getstate()
-        except TypeError:
-            state = None
-        if state is not None:
-            return state
-    return getattr(value, "__dict__", None)
-
-
-def same_state(a: Any, b: Any, _depth: int = 0) -> bool:
-    """Whether two learners (or parts of them) hold the same state: arrays equal bit for bit with the
-    same dtype, shape and writability, random generators in the same state, records and containers
-    equal field by field, other objects through their ``__getstate__`` / ``__dict__``; a compiled kernel
-    bound equals one not bound yet (a cache: the learner binds it at its next use). (Pickles of equal
-    states may differ in their bytes.)"""
-    if _depth > 50:
-        raise RecursionError("state too deep to compare")
-    if isinstance(a, Rebind) or isinstance(b, Rebind):  # (a kernel bound or not yet: a cache, not state)
-        return a is None or b is None or (type(a) is type(b) and a.__getstate__() == b.__getstate__())
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, np.ndarray):
-        return (
-            a.dtype == b.dtype
-            and a.shape == b.shape
-            and a.flags.writeable == b.flags.writeable
-            and a.tobytes() == b.tobytes()
-        )
-    if isinstance(a, np.random.Generator):
-        return a.bit_generator.state == b.bit_generator.state
-    if isinstance(a, float):
-        return a == b or (a != a and b != b)  # (NaN equals NaN here)
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same_state(a[k], b[k], _depth + 1) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same_state(x, y, _depth + 1) for x, y in zip(a, b))
-    if isinstance(a, (str, bytes, int, bool, complex, type(None), type, np.generic)):
-        return bool(a == b) or (isinstance(a, np.floating) and np.isnan(a) and np.isnan(b))
-    sa, sb = _state_of(a), _state_of(b)
-    if sa is None or sb is None:
-        slots = getattr(type(a), "__slots__", None)
-        if slots:
-            names = (slots,) if isinstance(slots, str) else slots
-            return all(same_state(getattr(a, n, None), getattr(b, n, None), _depth + 1) for n in names)
-        try:
-            return bool(a == b)
-        except Exception:
-            return False
-    return same_state(sa, sb, _depth + 1)
 
 
 def library_version() -> str:
