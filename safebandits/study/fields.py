@@ -319,6 +319,10 @@ class _Reader:
         if node is None or type(node) in (bool, int, float, str):
             if fresh is not None and not isinstance(fresh, _SCALARS) and not isinstance(fresh, np.ndarray):
                 raise FieldError(f"{where}: a plain value where the learner holds a {type(fresh).__name__}")
+            if type(fresh) in (bool, int, float, str) and node is not None and type(node) is not type(fresh):
+                raise FieldError(
+                    f"{where}: a {type(node).__name__} where the learner holds a {type(fresh).__name__}"
+                )
             return node
         if not isinstance(node, dict) or len(node) not in (1, 2):
             raise FieldError(f"{where}: not a field")
