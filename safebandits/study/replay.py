@@ -185,7 +185,7 @@ class Replayed:
             fresh = getattr(self, "_fresh", None)
             if fresh is None:  # (the learner as built, kept: writing only reads it)
                 fresh = self._fresh = self._new_learner()
-            text = encode_snapshot(self._learner, fresh, meta)
+            text = encode_snapshot(self._learner, fresh, meta, snapshot_budget(fresh, self._n_seen))
         except Uncapturable as exc:  # (a learner whose state is not data: loads replay everything)
             self._snapshot_failed = True
             if not type(self._learner).__module__.startswith("safebandits."):

@@ -109,17 +109,20 @@ def _nbytes(fresh: Any) -> int:
     return total
 
 
-def encode_snapshot(learner: Any, fresh: Any, meta: dict[str, Any]) -> str:
+def encode_snapshot(learner: Any, fresh: Any, meta: dict[str, Any], budget: int | None = None) -> str:
     """``learner``'s state as the text of a snapshot record (see the module's docstring): ``meta`` (the
     learner's name, configuration, problem-view hash, ``seq`` and play counts) and the learner's fields,
     written beside ``fresh`` (the study's learner as its constructor builds it).
 
-    Raises :class:`Uncapturable` when the learner's state is not data.
+    Raises :class:`Uncapturable` when the learner's state is not data, or is larger than ``budget`` bytes
+    (what a read would refuse: :func:`snapshot_budget`).
     """
     tree, arrays, blob = write_tree(learner, fresh)
     header = {"format": SNAPSHOT_FORMAT, "library": __version__, **meta, "arrays": arrays, "state": tree}
     text = json.dumps(header, separators=(",", ":"), allow_nan=True).encode("utf-8")
     raw = _MAGIC + struct.pack("<Q", len(text)) + text + blob
+    if budget is not None and len(raw) > budget:
+        raise Uncapturable(f"the state ({len(raw)} bytes) is larger than a snapshot of the study may be")
     return base64.b64encode(zlib.compress(raw, 1)).decode("ascii")
 
 
