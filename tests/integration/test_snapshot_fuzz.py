@@ -12,17 +12,25 @@ import json
 import sqlite3
 import struct
 import tracemalloc
+import warnings
 import zlib
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import safebandits as sb
+from safebandits.cli import cli
+from safebandits.dashboard import create_app
 from safebandits.study.snapshot import _MAGIC, SnapshotError, decode_snapshot, next_decision, same_state
 from safebandits.study.study import StudyIntegrityError
 from tests.contract.test_learners import ENTRIES, problem_for
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 #: Learners whose states cover the kinds of fields: numba records and structured live arrays (lc-lucb,
 #: safe-lucb), random generators and buffers filled later (ckb-ts), a pure-exploration driver (g-acol).
@@ -223,7 +231,7 @@ def test_huge_sizes_allocate_nothing(cases):
         tracemalloc.stop()
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(LEARNERS), data=st.data(), value=HOSTILE)
 def test_a_study_with_a_hostile_snapshot_loads_as_a_full_replay(cases, tmp_path_factory, name, data, value):
     case = cases[name]
@@ -235,7 +243,14 @@ def test_a_study_with_a_hostile_snapshot_loads_as_a_full_replay(cases, tmp_path_
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE sb_snapshots SET state = ?", (pack(header, case.blob),))
     conn.close()
-    study = sb.load_study(name, f"sqlite:///{path}")
+    url = f"sqlite:///{path}"
+    # the read-only command and the dashboard's pages and API read it as they read any study
+    status = CliRunner().invoke(cli, ["study", "status", name, "--storage", url])
+    assert status.exit_code == 0, status.output
+    client = TestClient(create_app(url), base_url="http://127.0.0.1")
+    for page in ("/", f"/study/{name}", f"/api/v1/studies/{name}"):
+        assert client.get(page).status_code == 200, page
+    study = sb.load_study(name, url)
     assert (study._loaded_from is None) == bool(study._ignored)
     full = sb.load_study(name, f"sqlite:///{path}", snapshots=False)
     if study._loaded_from is None:
