@@ -173,3 +173,22 @@ def test_a_dashboard_process_on_a_new_path_serves_pages_and_api(tmp_path):
         assert 'data-study="first"' in httpx.get(f"{base}/", timeout=10).text
         output = stop()
     assert "new: no study yet" in output and TOKEN not in output
+
+
+@pytest.mark.parametrize("behind_proxy", [False, True])
+def test_the_cookie_is_secure_behind_a_trusted_https_proxy_only(storage, behind_proxy):
+    """``serve(..., forwarded_allow_ips=...)`` runs uvicorn with its proxy-headers middleware: the
+    scheme a trusted proxy forwards makes the cookie Secure; without it, a client's header is ignored."""
+    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+    app = create_app(storage, token="s3cret")
+    served = ProxyHeadersMiddleware(app, trusted_hosts="*") if behind_proxy else app
+    client = TestClient(served, base_url="http://127.0.0.1")
+    r = client.post(
+        "/signin",
+        data={"csrf": app.state.csrf_token, "token": "s3cret"},
+        headers={"x-forwarded-proto": "https"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303
+    assert ("secure" in [p.strip() for p in r.headers["set-cookie"].lower().split(";")]) == behind_proxy
