@@ -109,7 +109,7 @@ def _default_setstate(cls: type) -> bool:
 
 def fields_of(obj: Any) -> dict[str, Any]:
     """The attributes an object's state is made of (its ``__getstate__`` of :class:`Rebinding` or the
-    default), as a flat dict (``None`` for an object of another kind)."""
+    default), as a flat dict (:class:`Uncapturable` for a state of another kind)."""
     state = obj.__getstate__()
     if isinstance(state, tuple) and len(state) == 2:  # (the default of a class with __slots__)
         attrs, slots = state
@@ -173,9 +173,9 @@ class _Writer:
         if isinstance(value, np.ndarray):
             return self._array(value)
         if isinstance(value, np.generic):
-            if value.dtype.str not in DTYPES:
+            if value.dtype.str not in DTYPES or np.iscomplexobj(value):
                 raise Uncapturable(f"a scalar of dtype {value.dtype}")
-            return {"X": [value.dtype.str, value.item() if not np.iscomplexobj(value) else None]}
+            return {"X": [value.dtype.str, value.item()]}
         if isinstance(value, bytes):
             return {"B": base64.b64encode(value).decode("ascii")}
         if isinstance(value, np.random.Generator):
@@ -340,7 +340,11 @@ class _Reader:
             self.memo.append(a)
             return a
         if tag == "K":
-            return fresh if _is_bound(fresh) else None
+            if fresh is not None and not _is_bound(fresh):
+                raise FieldError(
+                    f"{where}: a compiled kernel where the learner holds a {type(fresh).__name__}"
+                )
+            return fresh
         if tag == "X":
             if not (isinstance(body, list) and len(body) == 2 and body[0] in DTYPES):
                 raise FieldError(f"{where}: a scalar of another dtype")
