@@ -350,6 +350,12 @@ _with_plugin_option(cli)
     metavar="NAME",
     help="Host name browsers use to reach a non-local bind (checked against the Host header; repeatable).",
 )
+@click.option(
+    "--forwarded-allow-ips",
+    metavar="IPS",
+    help="Behind a reverse proxy: its addresses (comma-separated), whose X-Forwarded-Proto/-For headers are "
+    "believed (the sign-in cookie is then Secure over HTTPS). Default: no forwarded header is believed.",
+)
 def dashboard(
     storage: str,
     results: str | None,
@@ -357,21 +363,32 @@ def dashboard(
     port: int,
     token: str | None,
     allowed_hosts: tuple[str, ...],
+    forwarded_allow_ips: str | None,
 ) -> None:
     """Web dashboard of the studies in --storage (and the results in --results): progress, estimates,
     recommendation, and pages to answer open queries in the browser; and a JSON API under /api/v1 (create,
     ask, tell, status, recommend; schema at /api/v1/openapi.json) for programs in any language.
 
-    Refused at start (exit 2): a storage that is not a URL, a missing or foreign database, and a
-    non-local --host without --token. Cross-site POSTs and foreign Host headers are refused.
+    A new storage (a SQLite path with no file yet) gets the study tables: the dashboard starts from
+    nothing, and its API creates studies. Refused at start (exit 2): a storage that is not a URL, a
+    foreign database, and a non-local --host without --token. Cross-site POSTs and foreign Host headers
+    are refused. With --token, answering in the browser needs signing in once (/signin).
     """
     from safebandits.dashboard.app import check_bind, check_storage, serve
     from safebandits.study.redact import redact_url
 
     check_bind(host, token, allowed_hosts)
-    check_storage(storage)
+    created = check_storage(storage)
     click.echo(
-        f"safebandits dashboard on http://{host}:{port}/ (storage {redact_url(storage)}; "
-        f"JSON API at http://{host}:{port}/api/v1)"
+        f"safebandits dashboard on http://{host}:{port}/ (storage {redact_url(storage)}"
+        f"{', new: no study yet' if created else ''}; JSON API at http://{host}:{port}/api/v1)"
     )
-    serve(storage, results, host=host, port=port, token=token, allowed_hosts=allowed_hosts)
+    serve(
+        storage,
+        results,
+        host=host,
+        port=port,
+        token=token,
+        allowed_hosts=allowed_hosts,
+        forwarded_allow_ips=forwarded_allow_ips,
+    )

@@ -81,9 +81,13 @@ def check_bind(host: str, token: str | None, allowed_hosts: Iterable[str] = ()) 
     return [host.strip("[]")]
 
 
-def check_storage(storage: str) -> None:
-    """Open ``storage`` read-only once: a missing or foreign file or a string that is not a storage URL
-    is refused here (at start) rather than on every page."""
+def check_storage(storage: str) -> bool:
+    """Open ``storage`` once at start: a foreign database or a string that is not a storage URL is
+    refused here rather than on every page. A new storage (a SQLite path with no file yet, or an empty
+    one; a server database without study tables) gets the study tables, so the dashboard starts from
+    nothing (its API then creates studies). Returns whether the tables were created."""
+    from pathlib import Path
+
     from safebandits.study.storage import open_storage
 
     if not isinstance(storage, str) or "://" not in storage:
@@ -91,7 +95,23 @@ def check_storage(storage: str) -> None:
             f"--storage {redact_url(storage)!r} is not a storage URL; give e.g. 'sqlite:///study.db' or "
             "'postgresql://user@host/db'."
         )
-    open_storage(storage, create=False, read_only=True).close()
+    if storage.partition("://")[0].partition("+")[0] == "sqlite" and ":///" in storage:
+        path = Path(storage.partition(":///")[2].partition("?")[0])
+        if str(path) not in ("", ":memory:") and (
+            not path.exists() or (path.is_file() and path.stat().st_size == 0)
+        ):
+            open_storage(storage, create=True).close()
+            return True
+        open_storage(
+            storage, create=False, read_only=True
+        ).close()  # (an existing file: look, change nothing)
+        return False
+    try:
+        open_storage(storage, create=False, read_only=True).close()
+    except ConfigError:  # (no study tables yet, or unreachable: creating says which)
+        open_storage(storage, create=True).close()
+        return True
+    return False
 
 
 class _SecurityHeaders:
@@ -118,6 +138,34 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def _routes(
+    storage: str, results: str | Path | None, token: str | None, max_body: int
+) -> tuple[Any, list[Any]]:
+    """The dashboard's :class:`~safebandits.dashboard.site.Site` and routes: the JSON API, then the pages."""
+    from starlette.routing import Mount, Router
+
+    from safebandits.dashboard.api import API_PREFIX, create_api
+    from safebandits.dashboard.pages import queries, signin, studies
+    from safebandits.dashboard.pages import results as results_pages
+    from safebandits.dashboard.site import Site
+
+    site = Site(storage, results, token)
+    # Study names may hold a '/' (studies created before names were restricted; a link encodes it as
+    # %2F, which arrives decoded): the name is a path, and the more specific routes come first (the
+    # study page's catch-all last). The pages' bodies (forms, URL-encoded or multipart) are capped like
+    # the API's JSON: Starlette's body limit answers 413 before the form parser reads past ``max_body``.
+    pages = Router(
+        routes=[
+            *signin.routes(site),
+            *results_pages.routes(site),
+            *queries.routes(site),
+            *studies.routes(site),
+        ],
+        max_body_size=max_body,
+    )
+    return site, [Mount(API_PREFIX, app=create_api(storage, token, max_body=max_body)), Mount("", app=pages)]
+
+
 def create_app(
     storage: str,
     results: str | Path | None = None,
@@ -136,14 +184,15 @@ def create_app(
     results : str or Path, optional
         A results directory (``safebandits run --out DIR``): its experiments, verdicts and figures.
     token : str, optional
-        When given, answering needs it: open ``/?token=...`` once (a cookie keeps it) or send the form
-        field ``token``. Pages that only show stay open. Every call of the JSON API needs it
+        When given, answering needs it: sign in once at ``/signin`` (a form POST; an HTTP-only cookie
+        keeps it, ``Secure`` over HTTPS) or send the form field ``token``. It is never read from a URL.
+        Pages that only show stay open. Every call of the JSON API needs it
         (``Authorization: Bearer TOKEN``).
     allowed_hosts : iterable of str, optional
         Accepted ``Host`` header names (default: the local names, see :func:`local_hosts`); ``"*"``
         accepts any.
     max_body : int
-        Largest request body of the JSON API (bytes).
+        Largest request body (bytes) of the JSON API and of the pages' forms (413 beyond).
     """
     try:
         import jinja2  # noqa: F401  (the pages' templates)
@@ -152,28 +201,14 @@ def create_app(
         from starlette.middleware.trustedhost import TrustedHostMiddleware
         from starlette.requests import Request
         from starlette.responses import Response
-        from starlette.routing import Mount
 
-        from safebandits.dashboard.api import API_PREFIX, create_api
+        from safebandits.dashboard.api import API_PREFIX  # (imports FastAPI, an optional dependency)
     except ImportError:
         raise ConfigError(
             "The dashboard needs its optional dependencies: pip install 'safebandits[dashboard]'."
         ) from None
 
-    from safebandits.dashboard.pages import queries, studies
-    from safebandits.dashboard.pages import results as results_pages
-    from safebandits.dashboard.site import Site
-
-    site = Site(storage, results, token)
-    # Study names may hold a '/' (studies created before names were restricted; a link encodes it as
-    # %2F, which arrives decoded): the name is a path, and the more specific routes come first (the
-    # study page's catch-all last).
-    routes = [
-        Mount(API_PREFIX, app=create_api(storage, token, max_body=max_body)),  # the JSON API (api.py)
-        *results_pages.routes(site),
-        *queries.routes(site),
-        *studies.routes(site),
-    ]
+    site, routes = _routes(storage, results, token, max_body)
     hosts = list(allowed_hosts) if allowed_hosts is not None else local_hosts()
     middleware = [
         Middleware(_SecurityHeaders),
@@ -202,10 +237,17 @@ def serve(
     port: int = 8080,
     token: str | None = None,
     allowed_hosts: Iterable[str] = (),
+    forwarded_allow_ips: str | None = None,
 ) -> None:
     """Run the dashboard with uvicorn (blocks until interrupted).
 
-    Refuses (:class:`ConfigError`) a non-local ``host`` without ``token`` and a storage it cannot open.
+    Refuses (:class:`ConfigError`) a non-local ``host`` without ``token`` and a storage it cannot open
+    (a new storage gets the study tables: :func:`check_storage`).
+
+    ``forwarded_allow_ips``: the addresses of a reverse proxy (comma-separated, uvicorn's
+    ``--forwarded-allow-ips``) whose ``X-Forwarded-Proto`` / ``X-Forwarded-For`` headers are believed:
+    behind a proxy that terminates HTTPS, the token's cookie is then ``Secure``. ``None`` (the default):
+    no forwarded header is believed from anyone.
     """
     hosts = check_bind(host, token, allowed_hosts)
     check_storage(storage)
@@ -214,4 +256,12 @@ def serve(
         import uvicorn
     except ImportError:
         raise ConfigError("The dashboard needs uvicorn: pip install 'safebandits[dashboard]'.") from None
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        proxy_headers=forwarded_allow_ips is not None,
+        forwarded_allow_ips=forwarded_allow_ips,
+    )

@@ -16,17 +16,21 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from safebandits._limits import MAX_REQUEST_BYTES
 from safebandits.dashboard.origin import same_origin
 from safebandits.exceptions import ConfigError, SafeBanditsError
 from safebandits.study.redact import redact_text, redact_url
 
-__all__ = ["CSRF_FIELD", "TOKEN_COOKIE", "Handler", "Site"]
+__all__ = ["CSRF_FIELD", "MAX_FORM_FIELDS", "TOKEN_COOKIE", "Handler", "Site"]
 
 TOKEN_COOKIE = "sb_dashboard_token"
 CSRF_FIELD = "csrf"
+#: Most fields of a page's form (an answer has a reward and its constraint values).
+MAX_FORM_FIELDS = 1000
 
 _log = logging.getLogger("safebandits.dashboard")
 
@@ -60,11 +64,15 @@ class Site:
         )
         self.env.filters["q"] = lambda s: quote(str(s), safe="")
 
-    def render(self, template: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
+    def render(
+        self, template: str, status_code: int = 200, *, request: Request | None = None, **ctx: Any
+    ) -> HTMLResponse:
+        """The page of ``template``; with ``request``, it knows whether the browser is signed in."""
         page = self.env.get_template(template).render(
             storage=self.shown_storage,
             results=self.results_dir is not None,
             token_required=self.token is not None,
+            signed_in=request is not None and self.token is not None and self.signed_in(request),
             csrf=self.csrf_token,
             **ctx,
         )
@@ -108,11 +116,26 @@ class Site:
             return self.error(403, "Answering needs the dashboard's token.")
         return None
 
-    def with_token_cookie(self, request: Request, response: Response) -> Response:
-        given = request.query_params.get("token")
-        if self.token is not None and given and hmac.compare_digest(given.encode(), self.token.encode()):
-            response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
+    def signed_in(self, request: Request) -> bool:
+        """Whether the request carries the token's cookie (always, when the dashboard has no token)."""
+        given = request.cookies.get(TOKEN_COOKIE, "")
+        return self.token is None or hmac.compare_digest(given.encode(), self.token.encode())
+
+    def set_token_cookie(self, request: Request, response: Response, value: str | None) -> Response:
+        """``response`` setting the token's cookie (``None``: clearing it): HTTP-only, same-site strict,
+        and ``Secure`` when the request came over HTTPS (as uvicorn sees it: behind a reverse proxy, the
+        scheme it forwards once ``--forwarded-allow-ips`` trusts it; docs/dashboard.md)."""
+        secure = request.url.scheme == "https"
+        if value is None:
+            response.delete_cookie(TOKEN_COOKIE, httponly=True, samesite="strict", secure=secure)
+        else:
+            response.set_cookie(TOKEN_COOKIE, value, httponly=True, samesite="strict", secure=secure)
         return response
+
+    async def form(self, request: Request) -> Any:
+        """The request's form (URL-encoded or multipart): no file, at most :data:`MAX_FORM_FIELDS` fields.
+        The body's size is capped before (the routes' ``max_body_size``: 413)."""
+        return await request.form(max_files=0, max_fields=MAX_FORM_FIELDS, max_part_size=MAX_REQUEST_BYTES)
 
     def open_study(self, name: str) -> Any:
         from safebandits.study.study import load_study
@@ -121,11 +144,16 @@ class Site:
 
     def guarded(self, handler: Handler) -> Handler:
         """Errors as pages with the credentials removed, logged in one line (never a traceback with a
-        URL in it): no study / not a study storage 404, a storage failure 503, anything else 500."""
+        URL in it): a form the parser refuses 400, no study / not a study storage 404, a storage failure
+        503, anything else 500 (a body over the cap is answered 413 by the routes' body limit)."""
 
         async def endpoint(request: Request) -> Response:
             try:
                 return await handler(request)
+            except HTTPException as exc:
+                if exc.status_code == 413:  # (a body over the cap: the body limit answers 413 itself)
+                    raise
+                return self.error(exc.status_code, f"The request was refused: {exc.detail}.")
             except ConfigError as exc:  # no such study, not a study storage, a bad value
                 return self.error(404, exc)
             except SafeBanditsError as exc:

@@ -148,7 +148,7 @@ def bounds_svg(
 ) -> str | None:
     """Per-arm estimate (midpoint) and confidence interval of the constraint value against tau."""
     cb = summary.get("confidence_bounds")
-    if not isinstance(cb, dict):
+    if not isinstance(cb, dict) or "lower" not in cb or "upper" not in cb:  # (CKB: f_ and g_ bounds)
         return None
     lower, upper = np.asarray(cb["lower"], dtype=float), np.asarray(cb["upper"], dtype=float)
     if lower.ndim != 1:

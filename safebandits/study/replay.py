@@ -16,15 +16,18 @@ import numpy as np
 from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_to_dict
 from safebandits.exceptions import SafeBanditsError
 from safebandits.rng import RunKey, learner_rng
-from safebandits.study.codec import FeedbackSpec, decision_to_dict, observation_from_dict
+from safebandits.study.codec import FeedbackSpec, decision_to_dict, jsonable, observation_from_dict
 from safebandits.study.query import Query, StudyIntegrityError, _now
 from safebandits.study.snapshot import (
     SnapshotError,
-    decode_state,
-    encode_state,
+    Uncapturable,
+    decode_snapshot,
+    encode_snapshot,
+    info_hash,
     library_version,
     next_decision,
     same_state,
+    snapshot_budget,
 )
 from safebandits.study.storage import Storage, Transaction
 from safebandits.types import BatchObservation, Decision, Observation
@@ -66,6 +69,7 @@ class Replayed:
         self._snap_seq = 0  # first seq after the stored snapshot of the learner (0: none known)
         self._loaded_from: int | None = None  # the snapshot the learner was restored from (None: replay)
         self._rejected = False  # the stored snapshot could not be used: the next one replaces it
+        self._ignored: list[dict[str, Any]] = []  # the stored snapshots not used: {"seq", "reason"}
         self._replayed = 0  # decisions this process replayed since its learner was built or restored
 
     def _new_learner(self) -> BaseLearner:
@@ -110,7 +114,8 @@ class Replayed:
     # -- snapshots ---------------------------------------------------------------------------------
     def _restore(self, tx: Transaction) -> BaseLearner | None:
         """The learner of the stored snapshot, with the study's counters set to it; ``None`` when there is
-        no snapshot this process may use (then everything is replayed; :mod:`~.snapshot` says when)."""
+        no snapshot this process may use (then everything is replayed; :mod:`~.snapshot` says when, and
+        ``_ignored`` names the snapshot and why)."""
         if not (self._use_snapshots and getattr(self._storage, "snapshots", False)):
             return None
         rows = tx.execute(
@@ -118,48 +123,78 @@ class Replayed:
         )
         if not rows:
             return None
-        learner = self._restored(tx, *rows[0])
+        seq = rows[0][0]
+        try:
+            learner = self._restored(tx, *rows[0])
+        except SnapshotError as exc:
+            self._ignored.append({"seq": seq if isinstance(seq, int) else None, "reason": str(exc)})
+            learner = None
         self._rejected = learner is None
         return learner
 
-    def _restored(self, tx: Transaction, seq: Any, library: Any, check: Any, text: Any) -> BaseLearner | None:
-        if library != library_version() or not isinstance(seq, int) or seq < 1 or not isinstance(text, str):
-            return None
+    def _snapshot_meta(self, seq: int) -> dict[str, Any]:
+        """What a snapshot of this study's learner folding in ``seq`` queries must say it is."""
+        config = json.loads(json.dumps(jsonable(config_to_dict(self.config)), sort_keys=True))
+        return {"learner": self.algorithm, "config": config, "info": info_hash(self._row[3]), "seq": seq}
+
+    def _restored(self, tx: Transaction, seq: Any, library: Any, check: Any, text: Any) -> BaseLearner:
+        if library != library_version():
+            raise SnapshotError(
+                f"written by library version and snapshot format {str(library)[:40]!r}, not "
+                f"{library_version()!r}"
+            )
+        if not isinstance(seq, int) or seq < 1:
+            raise SnapshotError("its number of queries is not a positive integer")
         last = tx.execute(
             "SELECT observation_json FROM sb_queries WHERE study = :s AND seq = :q",
             {"s": self.name, "q": seq - 1},
         )
-        if not last or last[0][0] is None:  # (the rows it folds in are not all stored and answered)
-            return None
-        try:
-            state = decode_state(text)
-        except SnapshotError:
-            return None
-        learner, counts = state.get("learner"), state.get("arm_counts")
-        if (
-            type(learner) is not self._entry.cls
-            or config_to_dict(learner.config) != config_to_dict(self.config)
-            or not isinstance(counts, dict)
-            or next_decision(learner) != check
+        if not last or last[0][0] is None:
+            raise SnapshotError(f"the {seq} queries it folds in are not all stored and answered")
+        fresh = self._new_learner()
+        budget = snapshot_budget(fresh, seq)
+        learner, header = decode_snapshot(text, fresh, self._snapshot_meta(seq), budget)
+        counts = header.get("arm_counts")
+        if not (
+            isinstance(counts, list)
+            and len(counts) <= seq
+            and all(
+                isinstance(c, list) and len(c) == 2 and all(type(x) is int and 0 <= x <= 2**62 for x in c)
+                for c in counts
+            )
         ):
-            return None
+            raise SnapshotError("its play counts are not pairs of non-negative integers")
+        try:
+            asks = next_decision(learner)
+        except Exception as exc:  # (a copy of the restored learner fails: its values are not the learner's)
+            raise SnapshotError(f"the restored learner does not copy ({type(exc).__name__})") from None
+        if asks != check:
+            raise SnapshotError("the restored learner does not ask the decision stored with it")
         self._n_seen = self._n_told = self._n_rows = self._snap_seq = self._loaded_from = seq
-        self._arm_counts = {int(a): int(n) for a, n in counts.items()}
+        self._arm_counts = {a: n for a, n in counts}
         return learner
 
     def _write_snapshot(self, tx: Transaction) -> None:
         """Store the learner's state now (every row before ``_n_seen`` answered and told)."""
         assert self._batch is None and self._learner is not None
+        meta = {
+            **self._snapshot_meta(self._n_seen),
+            "arm_counts": sorted(map(list, self._arm_counts.items())),
+        }
         try:
-            text = encode_state({"learner": self._learner, "arm_counts": dict(self._arm_counts)})
-        except Exception as exc:  # (a plugin's learner that does not pickle: loads replay everything)
+            fresh = getattr(self, "_fresh", None)
+            if fresh is None:  # (the learner as built, kept: writing only reads it)
+                fresh = self._fresh = self._new_learner()
+            text = encode_snapshot(self._learner, fresh, meta, snapshot_budget(fresh, self._n_seen))
+        except Uncapturable as exc:  # (a learner whose state is not data: loads replay everything)
             self._snapshot_failed = True
-            warnings.warn(
-                f"Study {self.name!r}: the learner {type(self._learner).__name__} cannot be saved "
-                f"({type(exc).__name__}: {exc}); loading the study replays every answer.",
-                RuntimeWarning,
-                stacklevel=3,
-            )
+            if not type(self._learner).__module__.startswith("safebandits."):
+                warnings.warn(
+                    f"Study {self.name!r}: the state of the learner {type(self._learner).__name__} is not "
+                    f"data ({exc}); loading the study replays every answer.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
             return
         tx.execute("DELETE FROM sb_snapshots WHERE study = :s", {"s": self.name})
         tx.execute(
@@ -280,8 +315,10 @@ class Replayed:
         Returns
         -------
         dict
-            ``n_answered``, ``snapshot_seq`` (the queries the stored snapshot folds in; 0: none) and
-            ``identical`` (True).
+            ``n_answered``; ``snapshot_seq`` (the queries the snapshot it used folds in; 0: none);
+            ``identical``: True when the learner restored from that snapshot (and the answers since) is
+            the replay's, ``None`` when no snapshot was used (nothing to compare); ``ignored``: each stored
+            snapshot it did not use, ``{"seq", "reason"}``.
 
         Raises
         ------
@@ -293,7 +330,7 @@ class Replayed:
             restored, full = (type(self)(self._storage, self.name, self._row) for _ in range(2))
             full._use_snapshots = False
             with restored._transaction(write=False):
-                snapshot_seq = restored._snap_seq
+                snapshot_seq = restored._loaded_from or 0
             with full._transaction(write=False):
                 pass
             mine = (restored._n_told, restored._n_rows, restored._arm_counts)
@@ -308,4 +345,9 @@ class Replayed:
                 "library version changes the algorithm's state. Loading with snapshots=False replays "
                 "everything."
             )
-        return {"n_answered": mine[0], "snapshot_seq": snapshot_seq, "identical": True}
+        return {
+            "n_answered": mine[0],
+            "snapshot_seq": snapshot_seq,
+            "identical": True if snapshot_seq else None,
+            "ignored": list(restored._ignored),
+        }

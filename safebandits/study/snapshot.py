@@ -3,142 +3,186 @@ stored since, instead of every answer from the first.
 
 A snapshot is a cache, never the source of truth (the stored queries and answers are). It is written in
 the same transaction as the answer that completes a decision, every ``snapshot_every`` answered queries
-(:func:`~safebandits.study.study.create_study`), and holds: the number of stored queries it folds in
-(``seq``; all of them answered), the learner pickled, the study's play counts, the library version that
-wrote it and the decision the learner asks next (``check``). It is used only when all of these hold:
+(:func:`~safebandits.study.study.create_study`), and is data, not a program (issue 41): a JSON header and
+the bytes of the learner's arrays (:func:`encode_snapshot`). The header holds the format and library
+version, the learner's registered name, its configuration, a hash of the study's problem view, the number
+of stored queries it folds in (``seq``), the study's play counts, and the learner's state as typed, named
+fields (:mod:`~safebandits.study.fields`): arrays (numeric dtypes only, with their shapes), scalars, and
+the values of the learner's own objects. Reading it builds a learner through its own constructor from the
+study's configuration, problem view and seed, and sets the stored values onto it: no stored byte names a
+class, a module or a function, every size is checked against what the study allows before anything is
+allocated, and a field whose name, dtype or shape is not the fresh learner's is refused.
 
-- the library version is this one (another version may change the learner's state or decisions);
-- the pickle loads through :class:`SnapshotUnpickler`, which builds only the classes a learner's state is
-  made of (safebandits' learners, estimators, problem views and records; numpy arrays, dtypes and random
-  generators; numba's type records) and refuses every other global. A database that someone else can
-  write to is then no way to run code in the processes that load its studies;
+A snapshot is used only when all of these hold (else the study replays every stored answer, exactly as
+without snapshots, and the next answer writes a fresh snapshot; :class:`SnapshotError` says why):
+
+- the library version and snapshot format are this one's (older snapshots, pickles of format 1 among
+  them, are ignored: the answers rebuild the learner);
+- the learner, configuration and problem view are the study's, and the queries it folds in are stored
+  and answered;
+- the record decodes within the study's size and fits the fresh learner;
 - the restored learner asks the same next decision as the one stored with it.
 
-Otherwise the study replays every stored answer, exactly as without snapshots (and the next answer writes
-a fresh snapshot). :meth:`~safebandits.study.study.Study.verify` replays everything and compares.
+:meth:`~safebandits.study.study.Study.verify` replays everything and compares, and names a snapshot it
+ignored. A learner whose state is not data (a generator program: the transductive pure-exploration
+learners; a plugin's learner holding foreign objects) does not snapshot: its study replays every answer.
 """
 
 from __future__ import annotations
 
 import base64
 import copy
-import io
+import hashlib
 import json
-import pickle
+import struct
 import zlib
 from typing import Any
 
 import numpy as np
 
 from safebandits._version import __version__
+from safebandits.study.fields import FieldError, Uncapturable, read_tree, same_state, write_tree
 
 __all__ = [
     "DEFAULT_SNAPSHOT_EVERY",
     "SNAPSHOT_FORMAT",
     "SnapshotError",
-    "SnapshotUnpickler",
-    "decode_state",
-    "encode_state",
+    "Uncapturable",
+    "decode_snapshot",
+    "encode_snapshot",
+    "info_hash",
     "next_decision",
     "same_state",
+    "snapshot_budget",
 ]
 
 #: Answered queries between two snapshots of a study's learner (0: no snapshots).
 DEFAULT_SNAPSHOT_EVERY = 100
 
-#: Version of the snapshot record itself (the payload's layout), beside the library version.
-SNAPSHOT_FORMAT = 1
+#: Version of the snapshot record itself (the payload's layout), beside the library version. Format 1
+#: was a pickle (never read since issue 41).
+SNAPSHOT_FORMAT = 2
 
-#: Packages whose classes a learner's state is made of (``safebandits`` only below these).
-_OWN = (
-    "safebandits.algorithms.",
-    "safebandits.estimators.",
-    "safebandits.design.",
-    "safebandits.problems.",
-    "safebandits.classification.",
-)
-_OWN_MODULES = ("safebandits.types", "safebandits.records", "safebandits._numba")
-
-#: Globals outside safebandits that pickles of learners name (numpy arrays, dtypes, generators; numba's
-#: type records of compiled state; the standard reconstructor of plain objects).
-_FOREIGN = {
-    ("builtins", "object"),
-    ("builtins", "set"),
-    ("builtins", "frozenset"),
-    ("builtins", "slice"),
-    ("builtins", "complex"),
-    ("builtins", "bytearray"),
-    ("copyreg", "_reconstructor"),
-    ("collections", "OrderedDict"),
-    ("numpy", "dtype"),
-    ("numpy", "ndarray"),
-    ("numpy._core.numeric", "_frombuffer"),
-    ("numpy.core.numeric", "_frombuffer"),
-    ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "scalar"),
-    ("numpy.core.multiarray", "scalar"),
-    ("numpy.random._pickle", "__bit_generator_ctor"),
-    ("numpy.random._pickle", "__generator_ctor"),
-    ("numpy.random._pickle", "__randomstate_ctor"),
-    ("numpy.random._pcg64", "PCG64"),
-    ("numpy.random._pcg64", "PCG64DXSM"),
-    ("numpy.random._mt19937", "MT19937"),
-    ("numpy.random._philox", "Philox"),
-    ("numpy.random._sfc64", "SFC64"),
-    ("numpy.random._generator", "Generator"),
-    ("numpy.random.bit_generator", "SeedSequence"),
-    ("numpy.random.bit_generator", "__pyx_unpickle_SeedSequence"),
-}
-_FOREIGN_PREFIX = ("numba.core.types.",)
-_NUMBA_TYPE_NAMES = {"_type_reconstructor"}
+_MAGIC = b"SBSNAP2\n"
 
 
 class SnapshotError(Exception):
-    """A snapshot that cannot be used (it is then ignored: the study replays every answer)."""
+    """A snapshot that cannot be used (it is then ignored: the study replays every answer); the message
+    says why."""
 
 
-class SnapshotUnpickler(pickle.Unpickler):
-    """An unpickler that builds only what a learner's state is made of (see the module's docstring).
+def info_hash(info_json: str) -> str:
+    """A short hash of a study's stored problem view (a snapshot holds the one it was written for)."""
+    return hashlib.sha256(info_json.encode("utf-8")).hexdigest()[:32]
 
-    Classes of safebandits' learner packages (not functions: a pickle could call them), the records and
-    types modules, and the listed numpy / numba / standard globals. Anything else raises
-    :class:`SnapshotError`.
+
+def snapshot_budget(fresh: Any, seq: int) -> int:
+    """Most bytes a snapshot of a study may decode to: its fresh learner's state several times over plus
+    a little per query it folds in (learners keep a few values per decision). Nothing larger is
+    allocated when a snapshot is read."""
+    return (1 << 20) + 8 * _nbytes(fresh) + 4096 * max(int(seq), 0)
+
+
+def _nbytes(fresh: Any) -> int:
+    """The bytes of the arrays a fresh learner holds (shared arrays counted once)."""
+    seen: set[int] = set()
+    total = 0
+    stack = [fresh]
+    depth = 0
+    while stack and depth < 100_000:
+        depth += 1
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, np.ndarray):
+            total += value.nbytes
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif hasattr(value, "__dict__") or hasattr(type(value), "__slots__"):
+            stack.extend(getattr(value, "__dict__", {}).values())
+            for name in getattr(type(value), "__slots__", ()):
+                if isinstance(name, str) and hasattr(value, name):
+                    stack.append(getattr(value, name))
+    return total
+
+
+def encode_snapshot(learner: Any, fresh: Any, meta: dict[str, Any], budget: int | None = None) -> str:
+    """``learner``'s state as the text of a snapshot record (see the module's docstring): ``meta`` (the
+    learner's name, configuration, problem-view hash, ``seq`` and play counts) and the learner's fields,
+    written beside ``fresh`` (the study's learner as its constructor builds it).
+
+    Raises :class:`Uncapturable` when the learner's state is not data, or is larger than ``budget`` bytes
+    (what a read would refuse: :func:`snapshot_budget`).
     """
-
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in _FOREIGN:
-            return super().find_class(module, name)
-        if module.startswith(_FOREIGN_PREFIX):
-            obj = super().find_class(module, name)
-            if isinstance(obj, type) or name in _NUMBA_TYPE_NAMES:
-                return obj
-        elif module.startswith(_OWN) or module in _OWN_MODULES:
-            obj = super().find_class(module, name)
-            if isinstance(obj, type):
-                return obj
-        raise SnapshotError(f"a snapshot may not name {module}.{name}")
-
-
-def encode_state(state: dict[str, Any]) -> str:
-    """``state`` (the learner and the study's counters) as text: base64 of the zlib-compressed pickle."""
-    raw = pickle.dumps(state, protocol=5)
+    tree, arrays, blob = write_tree(learner, fresh)
+    header = {"format": SNAPSHOT_FORMAT, "library": __version__, **meta, "arrays": arrays, "state": tree}
+    text = json.dumps(header, separators=(",", ":"), allow_nan=True).encode("utf-8")
+    raw = _MAGIC + struct.pack("<Q", len(text)) + text + blob
+    if budget is not None and len(raw) > budget:
+        raise Uncapturable(f"the state ({len(raw)} bytes) is larger than a snapshot of the study may be")
     return base64.b64encode(zlib.compress(raw, 1)).decode("ascii")
 
 
-def decode_state(text: str) -> dict[str, Any]:
-    """The state :func:`encode_state` wrote, through :class:`SnapshotUnpickler` (:class:`SnapshotError`
-    on anything else: a damaged record, a foreign global, a missing class)."""
+def _inflate(text: str, budget: int) -> bytes:
+    if not isinstance(text, str):
+        raise SnapshotError("the record is not text")
+    if len(text) > 2 * budget:
+        raise SnapshotError(f"the record ({len(text)} characters) is larger than the study allows")
     try:
-        raw = zlib.decompress(base64.b64decode(text.encode("ascii"), validate=True))
-        state = SnapshotUnpickler(io.BytesIO(raw)).load()
+        packed = base64.b64decode(text.encode("ascii"), validate=True)
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(packed, budget + 64)
+        if inflater.unconsumed_tail:
+            raise SnapshotError(f"the record inflates beyond the {budget} bytes the study allows")
+        if not inflater.eof:
+            raise SnapshotError("the record is truncated")
     except SnapshotError:
         raise
-    except Exception as exc:  # (binascii.Error, zlib.error, UnpicklingError, AttributeError, ...)
-        raise SnapshotError(f"the snapshot does not load: {type(exc).__name__}") from None
-    if not isinstance(state, dict) or "learner" not in state:
-        raise SnapshotError("the snapshot is not a learner's state")
-    return state
+    except (ValueError, zlib.error) as exc:  # (binascii.Error, UnicodeEncodeError, zlib.error)
+        raise SnapshotError(f"the record does not decode ({type(exc).__name__})") from None
+    return raw
+
+
+def decode_snapshot(
+    text: str, fresh: Any, expected: dict[str, Any], budget: int
+) -> tuple[Any, dict[str, Any]]:
+    """The learner a snapshot record holds, read into a copy of ``fresh``'s classes (``fresh`` itself
+    is used up), and its header.
+
+    ``expected`` holds the header values that must match (learner name, configuration, problem-view
+    hash, ``seq``). At most ``budget`` bytes are inflated and allocated
+    (:func:`snapshot_budget`). Raises :class:`SnapshotError` saying why the record is not used.
+    """
+    raw = _inflate(text, budget)
+    if not raw.startswith(_MAGIC) or len(raw) < len(_MAGIC) + 8:
+        raise SnapshotError("the record is not a snapshot of this format")
+    (n,) = struct.unpack_from("<Q", raw, len(_MAGIC))
+    start = len(_MAGIC) + 8
+    if n > len(raw) - start:
+        raise SnapshotError("the record's header is truncated")
+    try:
+        header = json.loads(raw[start : start + n].decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise SnapshotError(f"the record's header is not JSON ({type(exc).__name__})") from None
+    if not isinstance(header, dict):
+        raise SnapshotError("the record's header is not a JSON object")
+    if header.get("format") != SNAPSHOT_FORMAT or header.get("library") != __version__:
+        raise SnapshotError("the record was written by another library version or format")
+    for key, value in expected.items():
+        if header.get(key) != value:
+            raise SnapshotError(f"the record's {key} is not the study's")
+    try:
+        learner = read_tree(header.get("state"), header.get("arrays"), raw[start + n :], fresh, budget)
+    except FieldError as exc:
+        raise SnapshotError(f"the stored state does not fit the learner: {exc}") from None
+    except RecursionError:
+        raise SnapshotError("the stored state is nested too deeply") from None
+    except Exception as exc:  # (a value the learner's own classes refuse while being set)
+        raise SnapshotError(f"the stored state is refused by the learner ({type(exc).__name__})") from None
+    return learner, header
 
 
 def next_decision(learner: Any) -> str | None:
@@ -152,58 +196,6 @@ def next_decision(learner: Any) -> str | None:
     except Exception:  # (ProtocolError of a stopped learner, and anything a plugin's learner raises)
         return None
     return json.dumps(decision_to_dict(decision), sort_keys=True, separators=(",", ":"))
-
-
-def _state_of(value: Any) -> Any:
-    """What a value holds, for :func:`same_state` (``None`` when it is a plain value)."""
-    getstate = getattr(value, "__getstate__", None)
-    if getstate is not None and not isinstance(value, type):
-        try:
-            state = getstate()
-        except TypeError:
-            state = None
-        if state is not None:
-            return state
-    return getattr(value, "__dict__", None)
-
-
-def same_state(a: Any, b: Any, _depth: int = 0) -> bool:
-    """Whether two learners (or parts of them) hold the same state: arrays equal bit for bit with the
-    same dtype, shape and writability, random generators in the same state, records and containers
-    equal field by field, other objects through their ``__getstate__`` / ``__dict__``. (Pickles of equal
-    states may differ in their bytes: pickle's memo follows which objects share memory.)"""
-    if _depth > 50:
-        raise RecursionError("state too deep to compare")
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, np.ndarray):
-        return (
-            a.dtype == b.dtype
-            and a.shape == b.shape
-            and a.flags.writeable == b.flags.writeable
-            and a.tobytes() == b.tobytes()
-        )
-    if isinstance(a, np.random.Generator):
-        return a.bit_generator.state == b.bit_generator.state
-    if isinstance(a, float):
-        return a == b or (a != a and b != b)  # (NaN equals NaN here)
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same_state(a[k], b[k], _depth + 1) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same_state(x, y, _depth + 1) for x, y in zip(a, b))
-    if isinstance(a, (str, bytes, int, bool, complex, type(None), type, np.generic)):
-        return bool(a == b) or (isinstance(a, np.floating) and np.isnan(a) and np.isnan(b))
-    sa, sb = _state_of(a), _state_of(b)
-    if sa is None or sb is None:
-        slots = getattr(type(a), "__slots__", None)
-        if slots:
-            names = (slots,) if isinstance(slots, str) else slots
-            return all(same_state(getattr(a, n, None), getattr(b, n, None), _depth + 1) for n in names)
-        try:
-            return bool(a == b)
-        except Exception:
-            return False
-    return same_state(sa, sb, _depth + 1)
 
 
 def library_version() -> str:

@@ -72,3 +72,37 @@ def test_driving_study_answered_in_the_browser(tmp_path, page, serve, screenshot
     page.goto(base)
     assert page.locator("tr[data-study='driving']").count() == 1
     page.screenshot(path=str(screenshots / "dashboard-studies.png"), full_page=True)
+
+
+def test_signing_in_with_the_token_then_answering_in_the_browser(tmp_path, page, serve):
+    """Issue 41: with a token, the browser signs in once through the sign-in form (the token never appears
+    in a URL), then answers without typing it again; signing out ends that."""
+    inst = sb.make_instance(PROBLEM["instance"], **PROBLEM["params"])
+    url = f"sqlite:///{tmp_path / 'ui.db'}"
+    sb.create_study(
+        "driving", "g-acol", inst.public_info(), CONFIG, storage=url, seed=SEED, problem=PROBLEM
+    ).close()
+    base = serve(url, token="tok-browser-41")
+    urls = []
+    page.on("request", lambda request: urls.append(request.url))
+    page.goto(f"{base}/study/driving/answer")
+    page.click("#sign-in")
+    page.fill("#token", "wrong")
+    page.click("#sign-in-submit")
+    assert page.locator("#error").count() == 1
+    page.fill("#token", "tok-browser-41")
+    page.click("#sign-in-submit")
+    page.wait_for_selector("#sign-out")
+    page.goto(f"{base}/study/driving/answer")
+    assert page.locator("input[name=token]").count() == 0  # (signed in: the form does not ask for it)
+    page.click("#next-query")
+    page.wait_for_selector("#query-arm")
+    page.click("#acceptable")
+    page.wait_for_selector("#told")
+    assert sb.load_study("driving", url).n_answered == 1
+    cookie = next(c for c in page.context.cookies() if c["name"] == "sb_dashboard_token")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and not cookie["secure"]  # (plain HTTP)
+    assert not any("tok-browser-41" in u for u in urls)
+    page.click("#sign-out")
+    page.wait_for_selector("#sign-in")
+    assert not [c for c in page.context.cookies() if c["name"] == "sb_dashboard_token"]

@@ -76,7 +76,10 @@ def test_token_protects_answering_only(storage):
     assert (
         client.post("/study/batch/ask", data={"token": "s3cret"}, follow_redirects=False).status_code == 303
     )
-    client.get("/?token=s3cret")  # sets the cookie
+    client.get("/?token=s3cret")  # a token in a URL is not read (issue 41): no cookie
+    assert client.post("/study/batch/ask").status_code == 403
+    signed = client.post("/signin", data={"token": "s3cret", "next": "/study/batch"}, follow_redirects=False)
+    assert signed.status_code == 303 and signed.headers["location"] == "/study/batch"  # sets the cookie
     assert client.post("/study/batch/ask", follow_redirects=False).status_code == 303
     assert "s3cret" not in client.get("/study/batch").text
 

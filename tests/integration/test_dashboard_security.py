@@ -143,7 +143,7 @@ def test_dashboard_refuses_bad_storage_at_start(tmp_path):
     conn.close()
     cases = {
         f"sqlite:///{tmp_path / 'notes.txt'}": "not a SQLite database",
-        f"sqlite:///{tmp_path / 'missing.db'}": "No study database",
+        f"sqlite:///{tmp_path / 'no-such-folder' / 'missing.db'}": "does not exist; create it first",
         f"sqlite:///{tmp_path / 'other.sqlite'}": "another application",
         str(tmp_path / "study.db"): "not a storage URL",
         "study.db": "not a storage URL",

@@ -88,7 +88,7 @@ def routes(site: Site) -> list[Route]:
 
     async def ask(request: Request) -> Response:
         name = request.path_params["name"]
-        form = await request.form()
+        form = await site.form(request)
         refused = site.refused_post(request, form)
         if refused is not None:
             return refused
@@ -108,12 +108,12 @@ def routes(site: Site) -> list[Route]:
             ctx = query_context(s, qid)
         if ctx is None:
             return site.error(404, f"Study {name!r} has no query {qid}.")
-        return site.with_token_cookie(request, site.render("query.html", name=name, **ctx))
+        return site.render("query.html", request=request, name=name, **ctx)
 
     async def tell(request: Request) -> Response:
         name = request.path_params["name"]
         qid = int(request.path_params["qid"])
-        form = await request.form()
+        form = await site.form(request)
         refused = site.refused_post(request, form)
         if refused is not None:
             return refused
@@ -124,7 +124,7 @@ def routes(site: Site) -> list[Route]:
             try:
                 s.tell(qid, parse_answer(form, s.spec, ctx["is_batch"]))  # the same checks as tell
             except SafeBanditsError as exc:
-                return site.render("query.html", 400, name=name, error=str(exc), **ctx)
+                return site.render("query.html", 400, request=request, name=name, error=str(exc), **ctx)
         return RedirectResponse(f"/study/{quote(name, safe='')}/answer?told={qid}", status_code=303)
 
     async def answer_page(request: Request) -> Response:
@@ -134,8 +134,8 @@ def routes(site: Site) -> list[Route]:
             horizon = getattr(s.info, "horizon", None)
         told = request.query_params.get("told")
         words = views.recommendation_words(summary, horizon if isinstance(horizon, int) else None)
-        return site.with_token_cookie(
-            request, site.render("answer.html", name=name, s=summary, told=told, recommendation_words=words)
+        return site.render(
+            "answer.html", request=request, name=name, s=summary, told=told, recommendation_words=words
         )
 
     return [

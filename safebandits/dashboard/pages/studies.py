@@ -71,13 +71,13 @@ def routes(site: Site) -> list[Route]:
         except ConfigError as exc:
             return site.error(404, exc)
         rows = [_study_row(site, n) for n in names]
-        return site.with_token_cookie(request, site.render("index.html", studies=rows))
+        return site.render("index.html", request=request, studies=rows)
 
     async def study_page(request: Request) -> Response:
         name = request.path_params["name"]
         with site.open_study(name) as s:
             ctx = _study_context(s)
-        return site.with_token_cookie(request, site.render("study.html", name=name, **ctx))
+        return site.render("study.html", request=request, name=name, **ctx)
 
     async def summary_json(request: Request) -> Response:
         name = request.path_params["name"]
