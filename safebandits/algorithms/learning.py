@@ -162,7 +162,7 @@ def leave_estimate(
 
 def _build(problem: Any, name: str, options: Mapping[str, Any] | None, horizon: int | None) -> Any:
     """The learner as a run builds it (``None`` if it refuses to start)."""
-    from safebandits.algorithms.compatibility import check_info, kind_for, kinds_of, view_for
+    from safebandits.algorithms._kinds import check_info, kind_for, kinds_of, view_for
     from safebandits.problems.declare import Problem, SimulatedProblem, info_kind
 
     entry = get_algorithm(name)

@@ -64,7 +64,7 @@ LEGEND = (
     "Legend: PASS / FAIL as the paper words the claim (a theorem is read as its bound with its constants); "
     "INCONCLUSIVE = this scale or budget cannot decide (reason given); NOT RUN = a compared method is "
     "absent. (diagnostic) = a shape the library derives from a statement (e.g. a slope) or a reading shown "
-    "beside the deciding one: never the paper's verdict. The quick scale is a smoke test; the paper scale "
+    "next to the deciding one: never the paper's verdict. The quick scale is a smoke test; the paper scale "
     "decides. Robustness (paper scale): robust = the same verdict across 2 seed sets and every declared "
     "range of an unstated setting; depends on <setting> = the verdict changes across its declared range "
     "(verdict at each value); fragile = deciding margin under 1 standard error, or a flip across seed sets; "

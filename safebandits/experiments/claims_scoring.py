@@ -34,7 +34,7 @@ class Scored:
 
 
 def _read(sources: Iterable[str | os.PathLike[str]]) -> tuple[pd.DataFrame, dict[tuple[str, str, int], Any]]:
-    from safebandits.experiments.claims_scoreboard import _opened
+    from safebandits.experiments.claims_sources import _opened
     from safebandits.experiments.readings import stored_readings
     from safebandits.experiments.store import ResultsStore
 
@@ -57,7 +57,7 @@ def _verdicts(group: pd.DataFrame, key: str, keys: set[str] | None = None, scale
     """Verdict by claim id on ``group`` (``keys``: the runs a complete seed set has; fewer make a pass or
     fail inconclusive, as for the verdict itself)."""
     from safebandits.experiments.claims import check_claims
-    from safebandits.experiments.claims_scoreboard import mark_incomplete
+    from safebandits.experiments.claims_sources import mark_incomplete
     from safebandits.experiments.store import latest_runs
 
     if group.empty:
@@ -162,8 +162,9 @@ def _score_experiment(
     out: Scored,
 ) -> pd.DataFrame:
     """Score one (experiment, scale) into ``out``; return the runs its verdicts read."""
+    from safebandits.experiments import claims_sources
     from safebandits.experiments.claims import check_claims
-    from safebandits.experiments.claims_scoreboard import expected_runs, mark_incomplete
+    from safebandits.experiments.claims_sources import mark_incomplete
     from safebandits.experiments.readings import fingerprints, reading_status
     from safebandits.experiments.robustness import split_variants, unstated_for
     from safebandits.experiments.store import latest_runs
@@ -177,7 +178,7 @@ def _score_experiment(
     if primary.empty:
         return primary
     records = check_claims(primary, spec.claims)
-    keys = expected_runs(spec, scale)
+    keys = claims_sources.expected_runs(spec, scale)
     if keys is not None:
         n_stored = int(primary["pk"].isin(keys).sum())
         out.expected[(spec.name, scale)] = (n_stored, len(keys))

@@ -200,7 +200,7 @@ def test_beside_slope_bands_do_not_overlap(beside, xy, passed):
 
 
 def test_scoreboard_page_from_a_results_dir(tmp_path, monkeypatch):
-    from safebandits.experiments import claims_scoreboard
+    from safebandits.experiments import claims_sources
     from safebandits.experiments.claims_scoreboard import scoreboard_markdown
     from safebandits.experiments.store import ResultsStore
 
@@ -224,7 +224,7 @@ def test_scoreboard_page_from_a_results_dir(tmp_path, monkeypatch):
     assert "`e2-safety` | **INCONCLUSIVE**" in page and f"incomplete: 0 of the {n_paper} runs" in page
     assert "Section-5 claims no experiment evaluates yet" in page and "benchmark = measured" in page
     stored = {f"0/{r['sweep.value']}/{r['label']}/{r['replicate']}#h" for r in df.to_dict(orient="records")}
-    monkeypatch.setattr(claims_scoreboard, "expected_runs", lambda spec, scale: stored)
+    monkeypatch.setattr(claims_sources, "expected_runs", lambda spec, scale: stored)
     complete = scoreboard_markdown(tmp_path, commit="abc1234")
     assert "`e2-safety` | **PASS**" in complete and "| 6 (6 of 6) |" in complete
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from safebandits.experiments import claims_scoreboard, claims_scoring
+from safebandits.experiments import claims_scoring, claims_sources
 from safebandits.experiments.claims_scoreboard import scoreboard_markdown
 from safebandits.experiments.claims_scoring import score_sources, skipped_experiments
 from safebandits.experiments.store import ResultsStore
@@ -26,7 +26,7 @@ def _store(path, seed=0, regret=None, stamp="2026-11-24T07:00"):
 @pytest.fixture(autouse=True)
 def _any_run_count(monkeypatch):
     """These stores hold a few hand-made runs, not an experiment's full set: completeness is not read."""
-    monkeypatch.setattr(claims_scoreboard, "expected_runs", lambda spec, scale: None)
+    monkeypatch.setattr(claims_sources, "expected_runs", lambda spec, scale: None)
     monkeypatch.setattr(claims_scoring, "_seed_keys", lambda spec, scale, seed: None)
 
 
