@@ -82,10 +82,11 @@ def execute_task(
 
         solver = find_solver(task.algorithm)
         if solver is not None:  # a solver run (experiments/solvers.py), not a bandit run
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             metrics, traces = solver.solve(instance, solver.config(**task.algorithm_params), learner_rng(key))
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             record.update(stopped=True, correct=None, recommended=None, error=None, traceback=None)
-            record.update(_json_safe(metrics), status="ok", wall_s=time.perf_counter() - t0)
+            record.update(_json_safe(metrics), status="ok", wall_s=wall, cpu_s=cpu)
             return _finish(record, _json_safe(traces))
         from safebandits.problems.declare import SimulatedProblem
 
@@ -112,6 +113,7 @@ def execute_task(
             recommended=outcome.recommended,
             stopped=outcome.stopped,
             wall_s=outcome.wall_s,
+            cpu_s=outcome.cpu_s,
             error=None,
             traceback=None,
         )
@@ -151,7 +153,7 @@ def failed_record(task: RunTask, error: str, traceback_text: str | None) -> dict
     return _finish(record, {})
 
 
-#: Metric columns of regret runs (in addition to ``samples`` = rounds, ``stopped``, ``wall_s``).
+#: Metric columns of regret runs (besides ``samples`` = rounds, ``stopped``, ``wall_s``, ``cpu_s``).
 REGRET_METRICS = (
     "regret",
     "policy_regret",
@@ -200,6 +202,7 @@ def _run_regret_task(
         recommended=None,
         stopped=out.stopped,
         wall_s=out.wall_s,
+        cpu_s=out.cpu_s,
         error=None,
         traceback=None,
         regret=out.regret,
@@ -262,6 +265,7 @@ def _run_classification_task(
         recommended=None,
         stopped=True,
         wall_s=out.wall_s,
+        cpu_s=out.cpu_s,
         error=None,
         traceback=None,
         curve=json.dumps(_json_safe(out.curves), separators=(",", ":")),

@@ -222,6 +222,7 @@ _COLUMN_NAMES = {
     "frac_correct": "fraction correct",
     "frac_stopped": "fraction stopped",
     "n_failed": "failed runs",
+    "cpu_s": "CPU s",
     "wall_s": "wall s",
 }
 
@@ -246,10 +247,11 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
         "violations",
         "policy_violations",
         "samples",
+        "cpu_s",
         "wall_s",
     ]
     for c in cols:
-        ok[c] = pd.to_numeric(ok[c], errors="coerce")
+        ok[c] = pd.to_numeric(ok[c], errors="coerce") if c in ok else float("nan")
     g = ok.groupby(["panel", "sweep.value", "label"], sort=False)
     table = pd.DataFrame(
         {
@@ -263,6 +265,7 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
             "max policy cost": g["max_policy_cost"].max(),
             "violating rounds": g["violations"].sum(),
             "policy violations": g["policy_violations"].sum(),
+            "CPU s": g["cpu_s"].mean(),  # (blank: stored without it, wall time only)
             "wall s": g["wall_s"].mean(),
         }
     ).reset_index()
@@ -317,8 +320,8 @@ def _comparison_html(group: pd.DataFrame, spec: Any = None) -> str:
 def _solver_summary_html(group: pd.DataFrame) -> str:
     """Table of solver runs (``experiments/solvers.py``): config and metric columns."""
     ok = group[group["status"] == "ok"]
-    cols = [c for c in ("panel", "sweep.value", "label", "reward", "cost", "objective", "feasible", "wall_s")
-            if c in ok]  # fmt: skip
+    cols = [c for c in ("panel", "sweep.value", "label", "reward", "cost", "objective", "feasible", "cpu_s",
+                        "wall_s") if c in ok]  # fmt: skip
     return _html_table(ok[cols])
 
 
