@@ -276,7 +276,8 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     infeasible) and ``stopped`` (fractions but the count). regret: median
     ``rounds``, mean ``regret``, ``policy_regret``, ``violations`` and ``positive_cost``, fraction that
     reached the horizon. classification: median ``labels`` and mean ``accuracy``, ``fdr``, ``precision``,
-    ``recall``. other: median ``cpu_s`` (missing for runs stored without it) and ``wall_s``. Every table has ``runs`` (ok) and ``failed``.
+    ``recall``. other: median ``cpu_s`` (missing for runs stored without it) and ``wall_s``. Every
+    table has ``runs`` (ok) and ``failed``.
 
     Parameters
     ----------
