@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from safebandits._version import __version__
+from safebandits.experiments.progress import WARM_UP_FIELD
 from safebandits.experiments.simulate import run
 from safebandits.experiments.spec import RunTask
 from safebandits.plugins import import_plugins
@@ -65,10 +66,14 @@ def execute_task(
         Store columns: ``pk``, ``run_key``, ``config_hash``, ``scale``, the flattened config, the
         metrics, ``status`` ("ok" or "failed"), ``error`` and ``traceback`` (failed runs), versions
         and a timestamp. Key ``"_traces"`` holds JSON extras (the learner's recommendation info and
-        the instance description) for the ``traces`` table.
+        the instance description) for the ``traces`` table; key ``"_warm_up"`` (not stored) whether this
+        is the process's first run of the method and instance (its CPU time includes loading kernels).
     """
     record = _base_record(task)
     traces: dict[str, Any] = {}
+    warm = (task.algorithm, task.instance)
+    record[WARM_UP_FIELD] = warm not in _WARM  # (not stored: read by the progress estimate)
+    _WARM.add(warm)
     try:
         import_plugins([*task.plugins, *plugins], plugin_path)
         from safebandits.algorithms.registry import get_algorithm, make_learner
@@ -129,6 +134,10 @@ def execute_task(
             traceback=traceback.format_exc(),
         )
     return _finish(record, traces)
+
+
+#: (method, instance) pairs this process has run (their kernels are loaded).
+_WARM: set[tuple[str, str]] = set()
 
 
 def _base_record(task: RunTask) -> dict[str, Any]:

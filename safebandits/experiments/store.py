@@ -458,6 +458,17 @@ class ResultsStore:
                 df[col] = df[col].astype("Int64")
         return df
 
+    def cpu_costs(self, columns: tuple[str, ...]) -> list[tuple[tuple[Any, ...], float]]:
+        """``(values of columns, cpu_s)`` of every ``ok`` run that recorded its CPU time (none when a column
+        is missing: e.g. a store written before ``cpu_s``). The progress estimate reads it."""
+        if not {*columns, "cpu_s"} <= set(self._columns):
+            return []
+        cols = ", ".join(map(_quote, columns))
+        sql = f"SELECT {cols}, cpu_s FROM runs WHERE status = 'ok' AND cpu_s IS NOT NULL"
+        with self._errors():
+            rows = self._conn.execute(sql).fetchall()
+        return [(tuple(r[:-1]), float(r[-1])) for r in rows]
+
     def traces(self, name: str | None = None) -> dict[tuple[str, str], Any]:
         """Stored traces as ``{(pk, name): value}``, optionally only those called ``name``."""
         with self._errors():
