@@ -69,6 +69,7 @@ from safebandits.algorithms.regret.lc_lucb import (
     StagewiseLinearLearner,
     stagewise_update,
 )
+from safebandits.algorithms.regret.oplb_bound import PRUNE_MARGIN, pair_bound
 from safebandits.estimators.stagewise import (
     StagewiseState,
     VertexTable,
@@ -320,6 +321,10 @@ def oplb_policy(est, tbl, search, work, probs):
                 continue  # whole triangle feasible: g convex in phi, maximal at an arm
             if max(ucb0, ucb[i], ucb[k]) <= best_val:
                 continue  # convexity: no point of the triangle beats the incumbent
+            if pair_bound(i, k, ucb, ucb0, geo, est.const.shared) < best_val - PRUNE_MARGIN * (
+                1.0 + abs(best_val)
+            ):
+                continue  # nor of its feasible part: the relaxation's bound (oplb_bound.py)
             pv, pphi, peta = -np.inf, 0.0, 0.0
             vals[0], vals[n_grid] = v2[i], v2[k]
             for g in range(1, n_grid):
