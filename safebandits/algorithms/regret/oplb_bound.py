@@ -18,9 +18,14 @@ three-point linear programme ``max pi . u`` s.t. ``pi . s <= 0``, ``pi`` in the 
 larger. ``z(x0) = 0`` in the projected layout; in the shared one (``M = Sigma``, ``z = x``) row 0's term
 is read off ``s0x``.
 
-:func:`~safebandits.algorithms.regret.oplb.oplb_policy` skips a pair whose bound is below the incumbent by
-:data:`PRUNE_MARGIN`: such a pair cannot change the policy (a pair replaces the incumbent only with a
-strictly larger value), so the policies and values are those of the search without the test, bit for bit.
+The same bound holds on the sub-triangle ``{x0, y(phi_a), y(phi_b)}`` of the mixtures ``y(phi) = (1 -
+phi) a_i + phi a_k`` (its vertices' UCBs and the minorant, affine in ``phi``): :func:`cell_bounds` bounds
+the pair's search on each cell ``[c / n, (c + 1) / n]`` of its grid over ``phi``.
+
+:func:`~safebandits.algorithms.regret.oplb.oplb_policy` skips a pair, an edge root or a golden-section
+refinement whose bound is below the incumbent (or the pair's best value so far) by :data:`PRUNE_MARGIN`
+(:func:`below`): a candidate replaces the incumbent only with a strictly larger value, so none skipped
+could have changed the policy or its value, which are those of the search without the tests, bit for bit.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["PRUNE_MARGIN", "pair_bound", "three_point_lp"]
+__all__ = ["PRUNE_MARGIN", "below", "cell_bounds", "pair_bound", "three_point_lp"]
 
 #: Relative margin below the incumbent that a pair's bound must reach to be skipped (covers the rounding
 #: of the bound and of the search's values, ~1e-15 relative).
@@ -79,3 +84,48 @@ def pair_bound(i, k, ucb, ucb0, geo, shared):
             if b < bound:
                 bound = b
     return bound
+
+
+@numba.njit(cache=True, inline="always")
+def below(bound, incumbent):
+    """``bound`` is below ``incumbent`` by more than :data:`PRUNE_MARGIN` (relative)."""
+    return bound < incumbent - PRUNE_MARGIN * (1.0 + abs(incumbent))
+
+
+@numba.njit(cache=True, inline="always")
+def _mix_ucb(phi, i, k, geo):
+    """``V~r(y(phi))`` of the mixture ``y(phi) = (1 - phi) a_i + phi a_k`` (rows ``i``, ``k``)."""
+    tbl, p = geo.tbl, 1.0 - phi
+    q = p * p * tbl.sxx[i] + 2.0 * p * phi * geo.gram[i, k] + phi * phi * tbl.sxx[k]
+    return p * tbl.rx[i] + phi * tbl.rx[k] + geo.kr * math.sqrt(max(q, 0.0))
+
+
+@numba.njit(cache=True)
+def cell_bounds(i, k, ucb0, geo, shared, out):
+    """``out[c]``: the bound (module docstring) over the sub-triangle ``{x0, y(c / n), y((c + 1) / n)}``,
+    ``n = out.shape[0]``, for the pair of rows ``(i, k)``; returns the largest."""
+    tbl, zgram, kc, tau = geo.tbl, geo.zgram, geo.kc, geo.tau
+    lin, qc = tbl.lin, tbl.qc
+    n = out.shape[0]
+    top = -np.inf
+    ua = _mix_ucb(0.0, i, k, geo)
+    for c in range(n):
+        pa, pb = c / n, (c + 1) / n
+        ub = _mix_ucb(pb, i, k, geo)
+        bound = max(ucb0, ua, ub)
+        for g in (i, k):
+            if qc[g] <= 0.0:
+                continue
+            norm = math.sqrt(qc[g])
+            h0 = kc * tbl.s0x[g] / norm if shared else 0.0
+            hi, hk = kc * zgram[i, g] / norm, kc * zgram[k, g] / norm
+            for j in range(tau.shape[0]):
+                ci, ck = lin[i, j] + hi - tau[j], lin[k, j] + hk - tau[j]
+                sa, sb = (1.0 - pa) * ci + pa * ck, (1.0 - pb) * ci + pb * ck
+                b = three_point_lp(ucb0, ua, ub, lin[0, j] + h0 - tau[j], sa, sb)
+                if b < bound:
+                    bound = b
+        out[c] = bound
+        top = max(top, bound)
+        ua = ub
+    return top

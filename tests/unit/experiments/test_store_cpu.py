@@ -42,8 +42,10 @@ def _columns(path: Path) -> set[str]:
 
 
 def _same(new, old) -> bool:
-    if isinstance(old, float) and isinstance(new, float) and math.isnan(old) and math.isnan(new):
-        return True
+    """Equal; floats to 1e-12 relative (the archive's machine may round the last bits of a sum otherwise:
+    another CPU's BLAS kernel)."""
+    if isinstance(old, float) and isinstance(new, float):
+        return (math.isnan(old) and math.isnan(new)) or math.isclose(new, old, rel_tol=1e-12, abs_tol=1e-300)
     return new == old
 
 
