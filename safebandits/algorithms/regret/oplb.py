@@ -21,7 +21,9 @@ the ray, the best policy of the ray is ``pi0`` or the one at ``eta(phi)``. Per r
   on a grid of ``n_grid`` cells, then by ``refine_iters`` golden-section steps around every local
   maximum of the grid values. Pairs with both arms feasible are skipped (the whole triangle is feasible
   at ``eta = 1``, ``g`` is convex in ``phi`` and maximal at an arm), and so are pairs whose upper bound
-  ``max(V~r(x0), V~r(a_i), V~r(a_k))`` (convexity of ``V~r``) cannot beat the incumbent.
+  ``max(V~r(x0), V~r(a_i), V~r(a_k))`` (convexity of ``V~r``) cannot beat the incumbent. Pairs, edge
+  roots and refinements whose certified bounds (:mod:`~.oplb_bound`: a three-point linear relaxation
+  on each grid cell) are below the incumbent are skipped too: none could have changed the policy.
 
 Guarantees
 ----------
