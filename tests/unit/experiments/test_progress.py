@@ -137,3 +137,17 @@ def test_run_tasks_reads_the_stores_cpu_times(tmp_path, monkeypatch, capsys, fak
     assert "progress: 1/" in err and " s left" in err
     with ResultsStore(tmp_path / "empty", mode="w") as store:
         assert store.cpu_costs(progress_mod.COST_COLUMNS) == []
+
+
+def test_the_bar_shows_the_same_time_left_not_tqdms(capsys):
+    from safebandits.experiments.progress import BarProgress
+
+    tasks = [run(0)] * 3 + [run(1)] * 2
+    bar = BarProgress(tasks, [(cost_key(run(0)), 1.0)])
+    bar.bar.mininterval = 0.0
+    bar.update(done(run(0), 1.0))
+    text = bar.describe()
+    bar.close()
+    err = capsys.readouterr().err
+    assert text.startswith("about 4 s left (a guess for 2 of the 4 runs left") and text in err
+    assert "<" not in err.split("|")[-1]  # (tqdm's own remaining-time estimate, "elapsed<remaining", is gone)
