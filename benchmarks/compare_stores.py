@@ -34,7 +34,16 @@ from typing import Any
 
 #: Columns that describe the execution, not the result.
 IGNORED = frozenset(
-    {"pk", "wall_s", "timestamp", "python_version", "numpy_version", "safebandits_version", "traceback"}
+    {
+        "pk",
+        "wall_s",
+        "cpu_s",
+        "timestamp",
+        "python_version",
+        "numpy_version",
+        "safebandits_version",
+        "traceback",
+    }
 )
 
 

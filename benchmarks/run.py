@@ -5,7 +5,8 @@ Prints two tables:
    ``--paper``; that takes tens of minutes), run through the CLI with all cores;
 2. the tables of every ``benchmarks/bench_*.py`` script: cost per sample of the ACOL family at
    (n, d) = (11, 10), (30, 30), (100, 30) (bench_acol.py), the design solver (bench_design.py), cost per
-   round and memory of the stage-wise learners (bench_stagewise.py) and of Safe-LUCB (bench_safe_lucb.py),
+   round and memory of the stage-wise learners (bench_stagewise.py), OPLB / LC-LUCB per round beside the
+   target 5 (bench_oplb.py) and of Safe-LUCB (bench_safe_lucb.py),
    and so on for each family, the start-up time of ``import safebandits`` and ``safebandits --help``
    beside their targets (bench_startup.py), and the issue-19 shape table of G-ACOL, LC-LUCB, Safe-LUCB and
    OPB at (K, d) = (10, 10): ask / tell and compiled cost per step, fixed cost of one simulated run, cold

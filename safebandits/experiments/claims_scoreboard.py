@@ -134,11 +134,15 @@ def write_scoreboard_data(claims: list[dict[str, Any]], out_dir: str | os.PathLi
 
 def wall_times(df: pd.DataFrame) -> pd.DataFrame:
     """Per (experiment, scale): runs, failed, span of the run timestamps plus the first run's wall time
-    (an estimate of the experiment's wall time) and the sum of the runs' wall times."""
+    (an estimate of the experiment's wall time), the compute: the sum of the runs' CPU seconds
+    ``sum_run_cpu_s`` over the ``cpu_runs`` runs that recorded it (stores written before ``cpu_s``
+    existed have none: CPU unknown) and the sum of the runs' wall times ``sum_run_wall_s`` (which also
+    counts the time a run waited for a core)."""
     rows = []
     for (exp, scale), g in df.groupby(["experiment", "scale"], sort=True):
         ts = pd.to_datetime(g["timestamp"], errors="coerce", utc=True).dropna()
         wall = pd.to_numeric(g["wall_s"], errors="coerce")
+        cpu = pd.to_numeric(g["cpu_s"], errors="coerce") if "cpu_s" in g else pd.Series(dtype=float)
         span = float((ts.max() - ts.min()).total_seconds()) if len(ts) else float("nan")
         first = float(wall[ts.index == ts.idxmin()].iloc[0]) if len(ts) else 0.0
         rows.append(
@@ -148,10 +152,20 @@ def wall_times(df: pd.DataFrame) -> pd.DataFrame:
                 "runs": len(g),
                 "failed": int((g["status"] != "ok").sum()),
                 "wall_s": span + (first if pd.notna(first) else 0.0),
+                "sum_run_cpu_s": float(cpu.sum()),
+                "cpu_runs": int(cpu.notna().sum()),
                 "sum_run_wall_s": float(wall.sum()),
             }
         )
     return pd.DataFrame(rows)
+
+
+def _cpu_cell(cpu: float, known: int, runs: int) -> str:
+    """The compute cell: the runs' CPU seconds; "unknown (wall only)" when no run recorded it (a store
+    written before ``cpu_s``), and the share that did when only some did."""
+    if known == 0:
+        return "unknown (wall only)"
+    return f"{cpu:.0f}" if known == runs else f"{cpu:.0f} ({known} of {runs} runs; the rest wall only)"
 
 
 def _of(counts: Any) -> str:
@@ -280,12 +294,12 @@ def scoreboard_markdown(
         "## Wall time per experiment",
         "",
         "| experiment | scale | runs stored (of the scale's runs) | failed | wall s (timestamps) | "
-        "sum of run wall s |",
-        "|---|---|---|---|---|---|",
+        "sum of run CPU s | sum of run wall s |",
+        "|---|---|---|---|---|---|---|",
     ]
     lines += [
         f"| {r.experiment} | {r.scale} | {r.runs}{_of(getattr(r, 'expected', None))} | {r.failed} | "
-        f"{r.wall_s:.0f} | {r.sum_run_wall_s:.0f} |"
+        f"{r.wall_s:.0f} | {_cpu_cell(r.sum_run_cpu_s, r.cpu_runs, r.runs)} | {r.sum_run_wall_s:.0f} |"
         for r in times.itertuples()
     ]
     for paper, part in board.groupby("paper", sort=True):

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from safebandits._version import __version__
+from safebandits.experiments.progress import WARM_UP_FIELD
 from safebandits.experiments.simulate import run
 from safebandits.experiments.spec import RunTask
 from safebandits.plugins import import_plugins
@@ -65,10 +66,14 @@ def execute_task(
         Store columns: ``pk``, ``run_key``, ``config_hash``, ``scale``, the flattened config, the
         metrics, ``status`` ("ok" or "failed"), ``error`` and ``traceback`` (failed runs), versions
         and a timestamp. Key ``"_traces"`` holds JSON extras (the learner's recommendation info and
-        the instance description) for the ``traces`` table.
+        the instance description) for the ``traces`` table; key ``"_warm_up"`` (not stored) whether this
+        is the process's first run of the method and instance (its CPU time includes loading kernels).
     """
     record = _base_record(task)
     traces: dict[str, Any] = {}
+    warm = (task.algorithm, task.instance)
+    record[WARM_UP_FIELD] = warm not in _WARM  # (not stored: read by the progress estimate)
+    _WARM.add(warm)
     try:
         import_plugins([*task.plugins, *plugins], plugin_path)
         from safebandits.algorithms.registry import get_algorithm, make_learner
@@ -82,10 +87,11 @@ def execute_task(
 
         solver = find_solver(task.algorithm)
         if solver is not None:  # a solver run (experiments/solvers.py), not a bandit run
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             metrics, traces = solver.solve(instance, solver.config(**task.algorithm_params), learner_rng(key))
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             record.update(stopped=True, correct=None, recommended=None, error=None, traceback=None)
-            record.update(_json_safe(metrics), status="ok", wall_s=time.perf_counter() - t0)
+            record.update(_json_safe(metrics), status="ok", wall_s=wall, cpu_s=cpu)
             return _finish(record, _json_safe(traces))
         from safebandits.problems.declare import SimulatedProblem
 
@@ -113,6 +119,7 @@ def execute_task(
             recommended=outcome.recommended,
             stopped=outcome.stopped,
             wall_s=outcome.wall_s,
+            cpu_s=outcome.cpu_s,
             error=None,
             traceback=None,
         )
@@ -145,6 +152,10 @@ def _watch_final(
         traces["assumption"] = _json_safe(summary)
 
 
+#: (method, instance) pairs this process has run (their kernels are loaded).
+_WARM: set[tuple[str, str]] = set()
+
+
 def _base_record(task: RunTask) -> dict[str, Any]:
     return {
         "pk": task.pk,
@@ -167,7 +178,7 @@ def failed_record(task: RunTask, error: str, traceback_text: str | None) -> dict
     return _finish(record, {})
 
 
-#: Metric columns of regret runs (in addition to ``samples`` = rounds, ``stopped``, ``wall_s``).
+#: Metric columns of regret runs (besides ``samples`` = rounds, ``stopped``, ``wall_s``, ``cpu_s``).
 REGRET_METRICS = (
     "regret",
     "policy_regret",
@@ -220,6 +231,7 @@ def _run_regret_task(
         recommended=None,
         stopped=out.stopped,
         wall_s=out.wall_s,
+        cpu_s=out.cpu_s,
         error=None,
         traceback=None,
         regret=out.regret,
@@ -289,6 +301,7 @@ def _run_classification_task(
         recommended=None,
         stopped=True,
         wall_s=out.wall_s,
+        cpu_s=out.cpu_s,
         error=None,
         traceback=None,
         curve=json.dumps(_json_safe(out.curves), separators=(",", ":")),

@@ -410,6 +410,8 @@ class RegretOutcome:
     stopped : bool
         The horizon was reached (``False`` when a budget cut the run short).
     wall_s : float
+    cpu_s : float
+        CPU seconds of this process over the same rounds (``time.process_time``).
     regret_tenth : float
         Regret (same benchmark as ``regret``) after ``T // 10`` rounds, for the log-log slope.
     policy_regret_tenth : float
@@ -457,6 +459,7 @@ class RegretOutcome:
     curves: dict[str, np.ndarray] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
     assumption: dict[str, Any] = field(default_factory=dict)
+    cpu_s: float = float("nan")
 
 
 def _same(a: Any) -> Any:
@@ -517,7 +520,7 @@ def run_regret(
             play_ask_tell, learner, safe_action=instance.safe_action, safe_arm=instance.safe_arm
         )
     watcher = Watcher(learner, instance)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     played = 0
     while played < limit:
         k = min(BLOCK, limit - played)
@@ -525,7 +528,7 @@ def run_regret(
         tracker.update(block)
         played += k
         watcher.check(played)  # (a declaration's bounds against the learner's intervals; else nothing)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     tt = tracker._totals(_same)
     expect = setting == "expectation"
     diag = getattr(learner, "diagnostics", None)
@@ -561,4 +564,5 @@ def run_regret(
         curves=tracker.curves,
         info=diag() if callable(diag) else {},
         assumption=watcher.summary(),
+        cpu_s=cpu,
     )

@@ -328,7 +328,8 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     and ``positive_cost``; the largest ``max_policy_cost_over_threshold`` (cost minus threshold, at most 0
     within the limit, one unit for every learner); the fraction that reached the horizon. classification:
     median ``labels`` and mean ``accuracy``, ``fdr``, ``precision``, ``recall``. other: median
-    ``wall_s``. Every table has ``runs`` (ok) and ``failed``.
+    ``cpu_s`` (missing for runs stored without it) and ``wall_s``. Every table has ``runs`` (ok) and
+    ``failed``.
 
     Parameters
     ----------
@@ -364,7 +365,7 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
             ("precision", "precision", "mean"),
             ("recall", "recall", "mean"),
         ],
-        "other": [("median_wall_s", "wall_s", "median")],
+        "other": [("median_cpu_s", "cpu_s", "median"), ("median_wall_s", "wall_s", "median")],
     }
     tables = {}
     for kind in KINDS:

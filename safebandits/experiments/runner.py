@@ -15,10 +15,8 @@ loses at most the runs in flight, and re-running skips every key already stored 
 from __future__ import annotations
 
 import contextlib
-import math
 import multiprocessing as mp
 import os
-import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -35,6 +33,7 @@ from safebandits.experiments.execute import (  # noqa: F401  (defined below the 
     execute_task,
     failed_record,
 )
+from safebandits.experiments.progress import COST_COLUMNS, WARM_UP_FIELD, progress
 from safebandits.experiments.spec import RunTask
 from safebandits.experiments.store import ResultsStore
 from safebandits.plugins import active_plugins, plugin_path
@@ -254,66 +253,6 @@ class RunSummary:
         return ", ".join(parts) + f" in {self.wall_s:.1f} s"
 
 
-#: Seconds between progress lines when stderr is not a terminal (CI logs, ``make run > log``).
-PROGRESS_EVERY_S = float(os.environ.get("SAFEBANDITS_PROGRESS_S", "30"))
-
-
-class _LineProgress:
-    """A progress line on stderr now and then (not a bar: stderr is not a terminal).
-
-    The time left is estimated from the runs finished *after* the first ``WARMUP`` share of the runs
-    (the first runs of a sweep compile kernels and are much slower than the rest): until then the line
-    says it is estimating, so the estimate does not start orders of magnitude too high and then drop.
-    """
-
-    #: Share of the runs finished before the time left is estimated.
-    WARMUP = 0.05
-
-    def __init__(self, total: int, every: float = PROGRESS_EVERY_S, clock: Any = time.monotonic) -> None:
-        self.total, self.every, self.n = total, every, 0
-        self.clock = clock
-        self.t0 = self.last = clock()
-        self._mark: tuple[float, int] | None = None  # (time, runs) when the warm-up share was done
-        self._warm = max(1, math.ceil(self.WARMUP * total))
-
-    def time_left(self, now: float) -> float | None:
-        """Seconds left at ``now`` (``None`` while estimating)."""
-        if self._mark is None or self.n <= self._mark[1]:
-            return None
-        t_mark, n_mark = self._mark
-        rate = (self.n - n_mark) / max(now - t_mark, 1e-9)
-        return (self.total - self.n) / rate
-
-    def update(self, k: int = 1) -> None:
-        self.n += k
-        now = self.clock()
-        if self._mark is None and self.n >= self._warm:
-            self._mark = (now, self.n)
-        if now - self.last >= self.every and self.n < self.total:
-            self.last = now
-            eta = self.time_left(now)
-            left = "estimating the time left" if eta is None else f"{eta:.0f} s left"
-            print(
-                f"progress: {self.n}/{self.total} runs, {now - self.t0:.0f} s elapsed, {left}",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    def __enter__(self) -> _LineProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-
-def _progress(total: int, quiet: bool):
-    from tqdm import tqdm
-
-    if not quiet and not sys.stderr.isatty():
-        return _LineProgress(total)
-    return tqdm(total=total, unit="run", disable=quiet, dynamic_ncols=True)
-
-
 def _note_readings(store: ResultsStore, tasks: Sequence[RunTask]) -> None:
     """Store the fingerprints of the readings of every experiment about to be written (issue 42), so that
     the scoreboard can tell whether a reading predates its data."""
@@ -350,7 +289,9 @@ def run_tasks(
         Re-execute runs stored with status "failed" (otherwise they are skipped).
     quiet : bool, default=False
         No progress bar (when stderr is not a terminal: a progress line every
-        ``SAFEBANDITS_PROGRESS_S`` seconds, default 30, instead of a bar).
+        ``SAFEBANDITS_PROGRESS_S`` seconds, default 30, instead of a bar). The time left comes from the
+        CPU times recorded for the same experiment, method and point
+        (:mod:`~safebandits.experiments.progress`) and says when it is a guess.
     executor : {"local", "dask"}, default="local"
         See :func:`iter_records`. Whatever the executor, only this process writes the store.
     scheduler : str, optional
@@ -372,9 +313,13 @@ def run_tasks(
         else:
             todo.append(task)
     _note_readings(store, todo)
-    with _progress(len(todo), quiet) as bar:
+    history = store.cpu_costs(COST_COLUMNS) if todo else []
+    parallel = min((os.cpu_count() or 1) if workers is None else workers, max(len(todo), 1))
+    bar = progress(todo, history, workers=parallel, quiet=quiet)
+    try:
         for record in iter_records(todo, workers, executor=executor, scheduler=scheduler):
             traces = record.pop("_traces", None)
+            warm_up = record.pop(WARM_UP_FIELD, False)
             store.write(record, traces)
             if record["status"] == "ok":
                 summary.n_ok += 1
@@ -383,6 +328,8 @@ def run_tasks(
                 summary.n_failed += 1
                 if len(summary.errors) < 5:
                     summary.errors.append(f"{record['run_key']}: {record['error']}")
-            bar.update(1)
+            bar.update({**record, WARM_UP_FIELD: warm_up})
+    finally:
+        bar.close()
     summary.wall_s = time.perf_counter() - t0
     return summary

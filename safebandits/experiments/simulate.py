@@ -30,6 +30,9 @@ class RunOutcome:
         The learner stopped by its own rule (``done``) within the budget.
     wall_s : float
         Wall-clock seconds.
+    cpu_s : float
+        CPU seconds of this process over the same interval (``time.process_time``: every thread of the
+        process, so a worker's figure is its run's alone).
     info : dict
         Recommendation extras.
     """
@@ -41,6 +44,7 @@ class RunOutcome:
     stopped: bool
     wall_s: float
     info: dict[str, Any] = field(default_factory=dict)
+    cpu_s: float = float("nan")
 
 
 def run(
@@ -82,13 +86,13 @@ def run(
                 f"run scores the answer with the instance's oracle ({attr}); a {type(instance).__name__} has "
                 "none. Pass an identification instance (e.g. SimulatedProblem.instance('cbai'))."
             )
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     if compiled and is_simulating(learner):
         learner.simulate(env, budget)
     else:
         play_ask_tell(learner, env, budget)
     rec = learner.recommend(anytime=True)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return RunOutcome(
         samples=int(learner.n_samples),
         recommended=rec.arm,
@@ -97,4 +101,5 @@ def run(
         stopped=bool(learner.done),
         wall_s=wall,
         info=rec.info,
+        cpu_s=cpu,
     )

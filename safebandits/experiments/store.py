@@ -4,9 +4,9 @@ Table ``runs`` holds one row per run. Its primary key ``pk`` is the run key stri
 of the run's full config (``"0/123456/ACOL/4#1a2b3c4d5e6f"``), so a changed config never reuses a
 stale result. Every config value has its own column with a dotted name (``instance.d``,
 ``algorithm.width``, ``sweep.value``, ...); columns are added with ``ALTER TABLE`` when new keys
-appear. Metrics (``samples``, ``correct``, ``feasible``, ``recommended``, ``stopped``, ``wall_s``),
-``status`` (``"ok"`` or ``"failed"``), ``error``, ``traceback``, versions and a UTC timestamp complete
-the row. Table ``traces`` holds optional JSON extras per run (``pk``, ``name``, ``json``).
+appear. Metrics (``samples``, ``correct``, ``feasible``, ``recommended``, ``stopped``, ``wall_s``,
+``cpu_s``), ``status`` (``"ok"`` or ``"failed"``), ``error``, ``traceback``, versions and a UTC
+timestamp complete the row. Table ``traces`` holds optional JSON extras per run (``pk``, ``name``, ``json``).
 
 Each run is written in one transaction, by the parent process only. Opening a store for writing
 takes an exclusive, non-blocking cross-platform lock (:mod:`filelock`) on ``DIR/.lock``: a second
@@ -19,6 +19,12 @@ SQLite database without this library's tables is refused by name and left byte f
 never creates or alters anything. The schema version is kept in table ``meta`` (``schema_version``,
 currently 1); a store written by a newer version is refused. Disk full, corruption, a foreign schema
 and integers beyond 64 bits are reported in one plain line.
+
+``cpu_s`` (the run's CPU seconds, beside its wall time ``wall_s``) came after stores had been written
+without it. Adding a nullable column is compatible both ways, so it does not change the schema version
+(an older safebandits reads a newer store, its extra column ignored): opening a store for writing adds
+the column (empty for the runs already there), and :meth:`ResultsStore.to_frame` of a store without
+it (read-only, e.g. the archived stores) gives ``cpu_s`` as missing -- CPU unknown, wall time only.
 """
 
 from __future__ import annotations
@@ -65,7 +71,10 @@ _INT64 = (-(2**63), 2**63 - 1)
 _WHAT = "results store"
 
 #: Metric columns of every run.
-METRICS = ("samples", "correct", "feasible", "recommended", "stopped", "wall_s")
+METRICS = ("samples", "correct", "feasible", "recommended", "stopped", "wall_s", "cpu_s")
+#: Columns added to ``runs`` after stores had been written without them (added on opening for writing;
+#: missing values, ``NULL``, when a read-only store lacks them).
+_ADDED_COLUMNS = (("cpu_s", "REAL"),)
 _BOOL_COLUMNS = ("correct", "feasible", "stopped")
 _CORE_COLUMNS = (
     ("pk", "TEXT PRIMARY KEY"),
@@ -80,6 +89,7 @@ _CORE_COLUMNS = (
     ("recommended", "INTEGER"),
     ("stopped", "INTEGER"),
     ("wall_s", "REAL"),
+    ("cpu_s", "REAL"),
     ("error", "TEXT"),
     ("traceback", "TEXT"),
     ("config_json", "TEXT"),
@@ -298,6 +308,10 @@ class ResultsStore:
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
             conn.execute("CREATE INDEX IF NOT EXISTS runs_status ON runs (status)")
+            have = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+            for name, kind in _ADDED_COLUMNS:
+                if name not in have:  # a store written before the column existed
+                    conn.execute(f"ALTER TABLE runs ADD COLUMN {_quote(name)} {kind}")
             conn.execute("COMMIT")
         except BaseException:
             rollback(conn)
@@ -452,9 +466,14 @@ class ResultsStore:
         """All runs as a DataFrame (one row per run, ordered by ``pk``).
 
         ``correct``, ``feasible`` and ``stopped`` are nullable booleans (missing for failed runs).
+        ``cpu_s`` is missing (NaN) for runs stored without it, and for every run of a store written
+        before the column existed.
         """
         with self._errors():
             df = pd.read_sql_query("SELECT * FROM runs ORDER BY pk", self._conn)
+        for name, _ in _ADDED_COLUMNS:
+            if name not in df:
+                df[name] = np.nan
         for col in _BOOL_COLUMNS:
             if col in df:
                 df[col] = df[col].astype("boolean")
@@ -462,6 +481,17 @@ class ResultsStore:
             if col in df:
                 df[col] = df[col].astype("Int64")
         return df
+
+    def cpu_costs(self, columns: tuple[str, ...]) -> list[tuple[tuple[Any, ...], float]]:
+        """``(values of columns, cpu_s)`` of every ``ok`` run that recorded its CPU time (none when a column
+        is missing: e.g. a store written before ``cpu_s``). The progress estimate reads it."""
+        if not {*columns, "cpu_s"} <= set(self._columns):
+            return []
+        cols = ", ".join(map(_quote, columns))
+        sql = f"SELECT {cols}, cpu_s FROM runs WHERE status = 'ok' AND cpu_s IS NOT NULL"
+        with self._errors():
+            rows = self._conn.execute(sql).fetchall()
+        return [(tuple(r[:-1]), float(r[-1])) for r in rows]
 
     def traces(self, name: str | None = None) -> dict[tuple[str, str], Any]:
         """Stored traces as ``{(pk, name): value}``, optionally only those called ``name``."""

@@ -200,9 +200,9 @@ def comparison_tables(runs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     if not regret.empty:
         r = regret.copy()
         cols = ["regret", "action_regret", "policy_regret", "violations", "policy_violations"]
-        cols += ["positive_cost", "samples", "wall_s"]
+        cols += ["positive_cost", "samples", "cpu_s", "wall_s"]
         for c in cols:
-            r[c] = pd.to_numeric(r[c], errors="coerce")
+            r[c] = pd.to_numeric(r[c], errors="coerce") if c in r else float("nan")
         g = r.groupby("label", sort=False)
         table = pd.DataFrame(
             {
@@ -216,6 +216,7 @@ def comparison_tables(runs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
                 "rounds with expected cost above tau": g["policy_violations"].mean(),
                 "positive constraint cost": g["positive_cost"].mean(),
                 **_final_feasible_column(r, g),
+                "CPU s": g["cpu_s"].mean(),  # (NaN: stored without it, wall time only)
                 "wall s": g["wall_s"].mean(),
             }
         ).reset_index()

@@ -222,6 +222,7 @@ _COLUMN_NAMES = {
     "frac_correct": "fraction correct",
     "frac_stopped": "fraction stopped",
     "n_failed": "failed runs",
+    "cpu_s": "CPU s",
     "wall_s": "wall s",
 }
 
@@ -244,7 +245,7 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
         return ""
     cols = ["action_regret", "policy_regret", "policy_regret_tenth", "reward", "cost",
             "max_policy_cost_over_threshold", "max_policy_cost", "violations", "policy_violations",
-            "samples", "wall_s"]  # fmt: skip
+            "samples", "cpu_s", "wall_s"]  # fmt: skip
     for c in cols:
         if c in ok:
             ok[c] = pd.to_numeric(ok[c], errors="coerce")
@@ -267,6 +268,7 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
         ].max()
     columns["rounds the played action violated a threshold"] = g["violations"].sum()
     columns["rounds the policy's expected cost violated a threshold"] = g["policy_violations"].sum()
+    columns["CPU s"] = g["cpu_s"].mean() if "cpu_s" in ok else float("nan")  # (blank: stored without it)
     columns["wall s"] = g["wall_s"].mean()
     return _html_table(pd.DataFrame(columns).reset_index())
 
@@ -319,8 +321,8 @@ def _comparison_html(group: pd.DataFrame, spec: Any = None) -> str:
 def _solver_summary_html(group: pd.DataFrame) -> str:
     """Table of solver runs (``experiments/solvers.py``): config and metric columns."""
     ok = group[group["status"] == "ok"]
-    cols = [c for c in ("panel", "sweep.value", "label", "reward", "cost", "objective", "feasible", "wall_s")
-            if c in ok]  # fmt: skip
+    cols = [c for c in ("panel", "sweep.value", "label", "reward", "cost", "objective", "feasible", "cpu_s",
+                        "wall_s") if c in ok]  # fmt: skip
     return _html_table(ok[cols])
 
 

@@ -24,7 +24,7 @@ PLUGIN = "tests.unit.experiments.fakes"
 FAKE = "_fake-experiment"
 N_RUNS = 24
 ARGS = ["run", FAKE, "--workers", "2", "--quiet", "--set", "sleep_s=0.02"]
-EXECUTION = ["wall_s", "timestamp"]
+EXECUTION = ["wall_s", "cpu_s", "timestamp"]
 
 
 def cli(*args: str) -> tuple[int, str]:

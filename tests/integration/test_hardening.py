@@ -8,9 +8,7 @@ are in ``test_hardening_postgres.py``; the fuzz and fault suites in ``test_fuzz_
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -418,16 +416,6 @@ def test_an_unversioned_study_database_is_stamped_by_a_writer(tmp_path):
     conn.close()
 
 
-def test_progress_lines_when_stderr_is_not_a_terminal(capsys):
-    from safebandits.experiments.runner import _LineProgress
-
-    bar = _LineProgress(5, every=0.0)
-    for _ in range(5):
-        bar.update()
-    err = capsys.readouterr().err
-    assert err.count("progress: ") == 4 and "1/5 runs" in err
-
-
 def _create_sqlite(url, seed, barrier, queue):
     try:
         info = sb.make_instance("acol/one-dimensional", noise="binary", n_arms=5).public_info()
@@ -481,28 +469,3 @@ def test_redact_url(url):
 
     shown = redact_url(url)
     assert SECRET not in shown and "***" in shown and shown.split("://")[0] == url.split("://")[0]
-
-
-def test_progress_time_left_does_not_jump_by_orders_of_magnitude(capsys):
-    # A sweep whose first 10 runs compile (30 s each) and whose other 990 runs take 0.1 s: the time left
-    # estimated from the run rate so far started at ~30,000 s and fell to ~100 s (issue 30); it is now
-    # estimated from the runs after the warm-up share, and says so until then.
-    from safebandits.experiments.runner import _LineProgress
-
-    now = [0.0]
-    bar = _LineProgress(1000, every=5.0, clock=lambda: now[0])
-    lefts, true_lefts = [], []
-    for i in range(1000):
-        now[0] += 30.0 if i < 10 else 0.1
-        bar.update()
-        left = bar.time_left(now[0])
-        if left is not None:
-            lefts.append(left)
-            true_lefts.append((1000 - i - 1) * 0.1)
-    err = capsys.readouterr().err
-    assert "estimating the time left" in err.splitlines()[0]
-    assert lefts and max(lefts) < 200.0  # never the warm-up's ~30,000 s
-    ratios = [a / b for a, b in zip(lefts, true_lefts) if b > 1.0]
-    assert ratios and max(ratios) < 1.5 and min(ratios) > 0.67  # within 50% of the truth
-    printed = [float(m) for m in re.findall(r"(\d+) s left", err)]
-    assert printed and all(a >= b for a, b in itertools.pairwise(printed))  # it only counts down

@@ -21,7 +21,9 @@ the ray, the best policy of the ray is ``pi0`` or the one at ``eta(phi)``. Per r
   on a grid of ``n_grid`` cells, then by ``refine_iters`` golden-section steps around every local
   maximum of the grid values. Pairs with both arms feasible are skipped (the whole triangle is feasible
   at ``eta = 1``, ``g`` is convex in ``phi`` and maximal at an arm), and so are pairs whose upper bound
-  ``max(V~r(x0), V~r(a_i), V~r(a_k))`` (convexity of ``V~r``) cannot beat the incumbent.
+  ``max(V~r(x0), V~r(a_i), V~r(a_k))`` (convexity of ``V~r``) cannot beat the incumbent. Pairs, edge
+  roots and refinements whose certified bounds (:mod:`~.oplb_bound`: a three-point linear relaxation
+  on each grid cell) are below the incumbent are skipped too: none could have changed the policy.
 
 Guarantees
 ----------
@@ -69,6 +71,7 @@ from safebandits.algorithms.regret.lc_lucb import (
     StagewiseLinearLearner,
     stagewise_update,
 )
+from safebandits.algorithms.regret.oplb_bound import below, cell_bounds, pair_bound
 from safebandits.estimators.stagewise import (
     StagewiseState,
     VertexTable,
@@ -281,6 +284,71 @@ def _golden(lo, hi, refine, i, k, geo):
     return pv, pphi, peta
 
 
+class PairBuffers(NamedTuple):
+    """Work arrays of :func:`_search_pair`: grid values ``vals`` (n_grid + 1), cell bounds ``cells``
+    (n_grid), edge ``roots`` (2 m) and the arms' 2-support values ``v2`` (the grid's end values)."""
+
+    vals: np.ndarray
+    cells: np.ndarray
+    roots: np.ndarray
+    v2: np.ndarray
+
+
+class PairGrid(NamedTuple):
+    """Settings of :func:`_search_pair`: grid cells, golden-section steps, ``V~r(x0)`` and the layout."""
+
+    n_grid: int
+    refine: int
+    ucb0: float
+    shared: bool
+
+
+@numba.njit(cache=True, inline="always")
+def _pair_searched(i, k, safe_row, scale, ucb, ucb0, best_val):
+    """Whether the pair of rows ``(i, k)`` is searched: neither is ``x0``, not both arms are feasible (the
+    whole triangle is: ``g`` is convex in ``phi``, maximal at an arm), and one vertex's ``V~r`` beats the
+    incumbent (convexity: else no point of the triangle does)."""
+    if i - 1 == safe_row or k - 1 == safe_row or (scale[i] == 1.0 and scale[k] == 1.0):
+        return False
+    return max(ucb0, ucb[i], ucb[k]) > best_val
+
+
+@numba.njit(cache=True)
+def _search_pair(i, k, geo, bufs, grid, floor):
+    """The best ``(g, phi, eta)`` of the pair of rows ``(i, k)`` (module docstring): ``g`` on the grid
+    over ``phi``, at the edge roots, then golden-section steps around every local maximum of the grid
+    values. A root or a refinement whose certified cell bound (:func:`~.oplb_bound.cell_bounds`) is
+    below ``floor`` or the pair's best so far is skipped, and the whole pair (``-inf``) when every cell's
+    is below ``floor``: none of them could be the first to reach the search's optimum if ``floor`` is at
+    most that optimum."""
+    vals, cells, roots, v2 = bufs
+    n_grid, refine = grid.n_grid, grid.refine
+    if below(cell_bounds(i, k, grid.ucb0, geo, grid.shared, cells), floor):
+        return -np.inf, 0.0, 0.0
+    pv, pphi, peta = -np.inf, 0.0, 0.0
+    vals[0], vals[n_grid] = v2[i], v2[k]
+    for g in range(1, n_grid):
+        vals[g], eta = _pair_value(g / n_grid, i, k, geo)
+        if vals[g] > pv:
+            pv, pphi, peta = vals[g], g / n_grid, eta
+    for q in range(_edge_roots(i, k, geo.tbl, geo.zgram, geo.kc, geo.tau, roots)):
+        if below(cells[min(int(roots[q] * n_grid), n_grid - 1)], max(pv, floor)):
+            continue
+        val, eta = _pair_value(roots[q], i, k, geo)
+        if val > pv:
+            pv, pphi, peta = val, roots[q], eta
+    for g in range(n_grid + 1):  # refine around every local maximum of the grid values
+        if (g > 0 and vals[g - 1] > vals[g]) or (g < n_grid and vals[g + 1] > vals[g]):
+            continue
+        if below(max(cells[max(g - 1, 0)], cells[min(g, n_grid - 1)]), max(pv, floor)):
+            continue
+        lo, hi = max(g - 1, 0) / n_grid, min(g + 1, n_grid) / n_grid
+        val, phi, eta = _golden(lo, hi, refine, i, k, geo)
+        if val > pv:
+            pv, pphi, peta = val, phi, eta
+    return pv, pphi, peta
+
+
 @numba.njit(cache=True)
 def oplb_policy(est, tbl, search, work, probs):
     """Algorithm 2, lines 4-6: the radii of the confidence sets (line 4, eq. 5), the pessimistically
@@ -303,6 +371,8 @@ def oplb_policy(est, tbl, search, work, probs):
     vals = np.empty(n_grid + 1)  # g on the grid phi = 0, 1/n_grid, ..., 1 of the current pair
     v2 = np.empty(n)  # value of each arm's 2-support
     roots = np.empty(2 * tau.shape[0])
+    cells = np.empty(max(n_grid, 1))  # the bound of each grid cell of the current pair
+    shared = est.const.shared
     for r in range(1, n):
         ucb[r] = rx[r] + kr * math.sqrt(max(sxx[r], 0.0))
         v2[r], scale[r] = _pair_value(0.0, r, r, geo)
@@ -312,31 +382,16 @@ def oplb_policy(est, tbl, search, work, probs):
         bk = X0_ROW
     else:
         _cross_grams(est, tbl, gram, zgram, work.wv, work.wp)
+    bufs = PairBuffers(vals, cells, roots, v2)
+    grid = PairGrid(n_grid, refine, ucb0, shared)
     for i in range(1, n if n_grid >= 2 else 1):
-        if i - 1 == safe_row:
-            continue
         for k in range(i + 1, n):
-            if k - 1 == safe_row or (scale[i] == 1.0 and scale[k] == 1.0):
-                continue  # whole triangle feasible: g convex in phi, maximal at an arm
-            if max(ucb0, ucb[i], ucb[k]) <= best_val:
-                continue  # convexity: no point of the triangle beats the incumbent
-            pv, pphi, peta = -np.inf, 0.0, 0.0
-            vals[0], vals[n_grid] = v2[i], v2[k]
-            for g in range(1, n_grid):
-                vals[g], eta = _pair_value(g / n_grid, i, k, geo)
-                if vals[g] > pv:
-                    pv, pphi, peta = vals[g], g / n_grid, eta
-            for q in range(_edge_roots(i, k, tbl, zgram, kc, tau, roots)):
-                val, eta = _pair_value(roots[q], i, k, geo)
-                if val > pv:
-                    pv, pphi, peta = val, roots[q], eta
-            for g in range(n_grid + 1):  # refine around every local maximum of the grid values
-                if (g > 0 and vals[g - 1] > vals[g]) or (g < n_grid and vals[g + 1] > vals[g]):
-                    continue
-                lo, hi = max(g - 1, 0) / n_grid, min(g + 1, n_grid) / n_grid
-                val, phi, eta = _golden(lo, hi, refine, i, k, geo)
-                if val > pv:
-                    pv, pphi, peta = val, phi, eta
+            if not _pair_searched(i, k, safe_row, scale, ucb, ucb0, best_val):
+                continue
+            # certified bounds (oplb_bound.py): nothing skipped could have changed the policy
+            if below(pair_bound(i, k, ucb, ucb0, geo, shared), best_val):
+                continue
+            pv, pphi, peta = _search_pair(i, k, geo, bufs, grid, best_val)
             if peta > 0.0 and pv > best_val:
                 best_val, bi, bk, bphi, beta_ = pv, i, k, pphi, peta
     for r in range(probs.shape[0]):

@@ -217,8 +217,9 @@ def test_scoreboard_page_from_a_results_dir(tmp_path, monkeypatch):
     n_paper = len(expand(get_experiment("stagewise-ball"), "paper"))
     page = scoreboard_markdown(tmp_path, commit="abc1234")
     assert "commit `abc1234`" in page and "paper scale decides" in page
-    # 5 s of timestamps + the first run's 0.5 s; none of the 6 stored runs is one of the scale's runs
-    assert f"| stagewise-ball | paper | 6 (0 of {n_paper}) | 0 | 6 | 3 |" in page
+    # 5 s of timestamps + the first run's 0.5 s; none of the 6 stored runs is one of the scale's runs;
+    # runs stored without their CPU time: the compute column says so (the wall-time sum stays beside it)
+    assert f"| stagewise-ball | paper | 6 (0 of {n_paper}) | 0 | 6 | unknown (wall only) | 3 |" in page
     assert "`e2-vs-safe-lts` | **NOT RUN**" in page
     # a claim read on an incomplete paper-scale store cannot decide
     assert "`e2-safety` | **INCONCLUSIVE**" in page and f"incomplete: 0 of the {n_paper} runs" in page
@@ -317,3 +318,27 @@ def test_incomplete_store_keeps_a_counter_example():
     unread = mark_incomplete({**base, "verdict": "fail", "scale_decides": "paper"}, 1, 2, "paper")
     assert unread["verdict"] == "inconclusive" and "incomplete: 1 of the 2 runs" in unread["reason"]
     assert mark_incomplete({**base, "verdict": "not run"}, 1, 2, "paper")["verdict"] == "not run"
+
+
+def test_scoreboard_compute_column_is_cpu_time():
+    """The compute column sums the runs' CPU seconds (wall seconds beside it); runs without ``cpu_s``
+    (stores written before it) make it unknown, or partial when only some runs have it."""
+    from safebandits.experiments.claims_scoreboard import _cpu_cell, wall_times
+
+    base = {"status": "ok", "timestamp": "2026-11-24T07:00:00+00:00"}
+    df = pd.DataFrame(
+        [
+            {**base, "experiment": "a", "scale": "quick", "wall_s": 9.0, "cpu_s": 1.0},
+            {**base, "experiment": "a", "scale": "quick", "wall_s": 9.0, "cpu_s": 2.0},
+            {**base, "experiment": "b", "scale": "quick", "wall_s": 5.0, "cpu_s": float("nan")},
+            {**base, "experiment": "c", "scale": "quick", "wall_s": 5.0, "cpu_s": 4.0},
+            {**base, "experiment": "c", "scale": "quick", "wall_s": 5.0, "cpu_s": float("nan")},
+        ]
+    )
+    t = wall_times(df).set_index("experiment")
+    assert t.loc["a", "sum_run_cpu_s"] == 3.0 and t.loc["a", "sum_run_wall_s"] == 18.0
+    cells = {e: _cpu_cell(r.sum_run_cpu_s, r.cpu_runs, r.runs) for e, r in t.iterrows()}
+    assert cells == {"a": "3", "b": "unknown (wall only)", "c": "4 (1 of 2 runs; the rest wall only)"}
+    # a frame without the column at all (an old store read by hand)
+    old = wall_times(df.drop(columns=["cpu_s"])).set_index("experiment")
+    assert (old["cpu_runs"] == 0).all()
