@@ -123,6 +123,7 @@ from .exceptions import (
     ProtocolError as ProtocolError,
     SafeBanditsError as SafeBanditsError,
     StorageError as StorageError,
+    TooLargeError as TooLargeError,
 )
 from .experiments.regret_loop import (
     RegretOutcome as RegretOutcome,

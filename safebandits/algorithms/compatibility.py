@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from safebandits.algorithms._catalogue import get_algorithm, list_algorithms
+from safebandits.algorithms.cost import check_learner_cost
 from safebandits.exceptions import CannotStartError, ConfigError, DefaultToleranceWarning, Fix
 from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem, info_kind
 
@@ -219,6 +220,7 @@ def start_check(
             cfg = entry.config(**dict(options or {}))
         except TypeError as exc:  # (an option the config does not have)
             raise ConfigError(f"options of {name!r}: {exc}") from None
+        check_learner_cost(info, name)  # (before it is built)
         entry.cls(cfg, info, np.random.default_rng(0))
     except ConfigError as exc:
         return _refusal(name, exc, decl if isinstance(decl, Problem) else None, kind)

@@ -177,14 +177,19 @@ def parse_experiment(
     ConfigError
         One line per mistake, never another exception.
     """
+    return _parse(text, source, base_dir)[0]
+
+
+def _parse(text: str, source: str, base_dir: str | os.PathLike[str]) -> tuple[ExperimentSpec, dict[str, Any]]:
+    """:func:`parse_experiment`, and the file's tables as plain values."""
     try:
-        raw = tomllib.loads(text)
+        raw = _plain_toml(tomllib.loads(text))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     except Exception as exc:  # (defensive: odd input such as surrogates)
         raise ConfigError(f"{source}: cannot read the file: {type(exc).__name__}: {exc}") from None
     try:
-        return _build(_plain_toml(raw), source, Path(base_dir))
+        return _build(raw, source, Path(base_dir)), raw
     except ConfigError:
         raise
     except Exception as exc:  # every mistake is one line, never a traceback
@@ -211,7 +216,8 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
         sim = declared(problem=problem, truth=truth, T=f.horizon or 1000)
     except ConfigError as exc:
         lines.append(f"problem/truth: {exc}")
-    from safebandits.algorithms.compatibility import compatible_learners, instance_for, kinds_of
+    from safebandits.algorithms.compatibility import compatible_learners, instance_for, kinds_of, view_for
+    from safebandits.algorithms.cost import check_learner_cost
     from safebandits.algorithms.registry import list_algorithms
 
     entries = list_algorithms()
@@ -240,6 +246,11 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
                 instance_for(sim, learner.name)
             except ConfigError as exc:
                 lines.append(f"{where}: cannot simulate its view of the problem: {exc}")
+            else:
+                try:  # its size, before any run builds it
+                    check_learner_cost(view_for(sim, learner.name, horizon=f.horizon), learner.name)
+                except ConfigError as exc:
+                    lines.append(f"{where}: {exc}")
         try:
             entry.config(**learner.options)
         except (ConfigError, TypeError) as exc:
@@ -324,23 +335,25 @@ def file_settings(path: str | os.PathLike[str]) -> tuple[Any, int | None, dict[s
     """``(problem, horizon, options)`` of an experiment file: its declaration, its top-level ``horizon``
     (``None`` if absent) and each listed learner's options (the first entry of a learner named twice).
 
-    Only the ``[problem]`` table must be valid; malformed learners or horizon are ignored here (``run``
-    reports them).
+    The whole file is checked first, exactly as ``run`` checks it (:func:`load_experiment_file`): one
+    :class:`ConfigError` naming every mistake.
     """
-    problem = problem_of_file(path)
-    try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):  # (problem_of_file read it)
-        raw = {}
-    horizon = raw.get("horizon")
-    if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
-        horizon = None
+    from safebandits.problems.zoo.declared import declaration
+
+    p = Path(path)
+    spec, raw = _parse(_read(p), str(p), p.parent)
+    problem = declaration(spec.panels[0].fixed["problem"])  # (the table as loaded and checked)
     options: dict[str, dict[str, Any]] = {}
-    for learner in raw.get("learners", []) if isinstance(raw.get("learners"), list) else []:
-        if isinstance(learner, dict) and isinstance(learner.get("name"), str):
-            opts = learner.get("options", {})
-            options.setdefault(learner["name"], _plain_toml(opts) if isinstance(opts, dict) else {})
-    return problem, horizon, options
+    for learner in raw["learners"]:
+        options.setdefault(learner["name"], dict(learner.get("options") or {}))
+    return problem, raw.get("horizon"), options
+
+
+def _read(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read the experiment file {str(p)!r}: {exc}") from None
 
 
 def is_experiment_file(name: str) -> bool:
@@ -351,11 +364,7 @@ def is_experiment_file(name: str) -> bool:
 def load_experiment_file(path: str | os.PathLike[str]) -> ExperimentSpec:
     """Read and validate an experiment file (see the module docstring)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read the experiment file {str(p)!r}: {exc}") from None
-    return parse_experiment(text, source=str(p), base_dir=p.parent)
+    return parse_experiment(_read(p), source=str(p), base_dir=p.parent)
 
 
 def save_experiment_file(
