@@ -113,6 +113,15 @@ class TooLargeError(ConfigError):
         super().__init__(message)
         self.limit, self.estimate, self.maximum = limit, estimate, maximum
 
+    def restate(self, message: str) -> TooLargeError:
+        """The same refusal with another message (e.g. prefixed by the file it came from)."""
+        return TooLargeError(message, limit=self.limit, estimate=self.estimate, maximum=self.maximum)
+
+
+def restated(exc: ConfigError, message: str) -> ConfigError:
+    """``exc`` with another message, a :class:`TooLargeError` kept as one (the API answers it 413)."""
+    return exc.restate(message) if isinstance(exc, TooLargeError) else ConfigError(message)
+
 
 class DefaultToleranceWarning(UserWarning):
     """A learner's guarantee is relaxed by a tolerance the user did not give (a documented default is

@@ -50,7 +50,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-from safebandits.exceptions import ConfigError
+from safebandits.exceptions import ConfigError, restated
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec
 
 if sys.version_info >= (3, 11):
@@ -61,6 +61,7 @@ else:  # pragma: no cover - Python 3.10
 __all__ = [
     "INSTANCE",
     "STORED_DIR",
+    "check_source",
     "file_settings",
     "is_experiment_file",
     "load_experiment_file",
@@ -83,8 +84,9 @@ DEFAULT_BUDGET = 1_000_000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-def _models() -> Any:
-    """The pydantic models of an experiment file (built on first use: pydantic loads in ~0.1 s)."""
+def _models(partial: bool = False) -> Any:
+    """The pydantic model of an experiment file (built on first use: pydantic loads in ~0.1 s);
+    ``partial``: the file as a study's source, whose ``name`` and ``[[learners]]`` may be absent."""
     from pydantic import BaseModel, ConfigDict, Field
 
     from safebandits._limits import MAX_BUDGET, MAX_REPLICATES, MAX_SEED
@@ -117,7 +119,28 @@ def _models() -> Any:
         learners: Annotated[list[Learner], Field(min_length=1)]
         quick: Scale | None = None
 
-    return File
+    class Source(File):  # (a study's source: no name or learners needed)
+        name: Annotated[str, Field(strict=True, pattern=_NAME.pattern, max_length=100)] = "study"
+        learners: list[Learner] = Field(default_factory=list)
+
+    return Source if partial else File
+
+
+def check_source(raw: Any, source: str) -> dict[str, Any]:
+    """Check an experiment file's tables used as a study's source (``study create --problem``, the JSON
+    API's ``experiment``) with the rules of ``run`` (:func:`parse_experiment`): unknown keys, the horizon,
+    budget, replicates and seed caps, the learners' tables. ``name`` and ``[[learners]]`` may be absent.
+    Returns the tables as plain values; raises one :class:`ConfigError` naming every mistake."""
+    from pydantic import ValidationError
+
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: an experiment must be an object (a TOML file's tables).")
+    raw = _plain_toml(raw)
+    try:
+        _models(partial=True).model_validate(raw)
+    except ValidationError as exc:
+        raise _fail(source, _pydantic_lines(exc)) from None
+    return raw
 
 
 def _pydantic_lines(exc: Any) -> list[str]:
@@ -328,7 +351,7 @@ def problem_of_table(problem: Any, source: str, base_dir: str | os.PathLike[str]
     try:
         return problem_from_dict(problem)
     except ConfigError as exc:
-        raise ConfigError(f"{source}: problem: {exc}") from None
+        raise restated(exc, f"{source}: problem: {exc}") from None
 
 
 def file_settings(path: str | os.PathLike[str]) -> tuple[Any, int | None, dict[str, dict[str, Any]]]:
