@@ -549,8 +549,8 @@ def _add_collection_routes(api: Any, storage: str, clean: Callable[[BaseExceptio
 
 
 def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], str]) -> None:
-    """The routes of one study: ask, tell, expire, its recommendation, queries and summary (the more
-    path holds one segment: a name holds no '/', see :func:`~safebandits.study.validation.check_study_name`)."""
+    """The routes of one study: ask, tell, expire, its recommendation, queries and summary (the name is
+    one path segment: a new name holds no '/', see :func:`~safebandits.study.validation.check_study_name`)."""
     from safebandits.study.study import NoQueryAvailable, UnknownQuery
 
     reply = _reply
