@@ -20,10 +20,14 @@ reference machine: ``n`` and ``d`` were varied and the time of creation plus the
   Adaptive Uniform: eliminations over pairs): ``n^2 d^2`` or ``n^2 d``;
 * OPB: a linear programme over the ``K`` arms of a K-armed view (its arms are the ``K x K`` identity);
 * any other learner (a plugin's included): ``n d^2`` with a small constant.
+
+A study also stores its view as JSON (:func:`stored_view_cost`): every number of the view (a kernel view's
+``n x n`` matrices) is written, read back and compared at creation and read again by the first ask.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,7 +35,7 @@ import numpy as np
 
 from safebandits._cost import Cost, check_cost
 
-__all__ = ["check_learner_cost", "learner_cost", "view_size"]
+__all__ = ["check_learner_cost", "learner_cost", "stored_view_cost", "view_numbers", "view_size"]
 
 #: ``(form, operations per unit)`` of each learner family, ``form`` one of
 #: ``"arms"`` (``n d^2``), ``"pairs"`` (``n^2 d^2``), ``"pairs-d"`` (``n^2 d``), ``"kernel"`` (``n^2``).
@@ -102,10 +106,41 @@ def learner_cost(info: Any, name: str) -> Cost:
     )  # fmt: skip
 
 
-def check_learner_cost(info: Any, name: str, *, what: str | None = None) -> Cost:
+#: A study stores its view as JSON: operations per number to write it, read it back and check it at
+#: creation, and to read it again at the first ask (about four passes), and bytes per number while a pass
+#: holds the text and its Python lists.
+_STORED_OPS = 2e4
+_STORED_BYTES = 80.0
+
+
+def view_numbers(info: Any, depth: int = 0) -> int:
+    """How many numbers the arrays of a problem view (and of the records it holds) hold."""
+    if isinstance(info, np.ndarray):
+        return int(info.size)
+    if depth > 2 or not dataclasses.is_dataclass(info) or isinstance(info, type):
+        return 0
+    return sum(view_numbers(getattr(info, f.name, None), depth + 1) for f in dataclasses.fields(info))
+
+
+def stored_view_cost(info: Any) -> Cost:
+    """The cost of storing ``info`` in a study (its JSON written, read back and compared, read again)."""
+    numbers = float(view_numbers(info))
+    return Cost(
+        memory=_STORED_BYTES * numbers,
+        work=_STORED_OPS * numbers,
+        memory_of=f"the study's stored view: {numbers:,.0f} numbers as JSON",
+        work_of=f"the study's stored view: {numbers:,.0f} numbers written and read as JSON",
+    )
+
+
+def check_learner_cost(info: Any, name: str, *, what: str | None = None, stored: bool = False) -> Cost:
     """Refuse learner ``name`` on ``info`` when its estimate is above a limit
-    (:class:`~safebandits.exceptions.TooLargeError`, naming the limit and the estimate)."""
+    (:class:`~safebandits.exceptions.TooLargeError`, naming the limit and the estimate); ``stored``: the
+    view is stored in a study as well (:func:`stored_view_cost`)."""
     if isinstance(info, Mapping):  # (a view's JSON is checked once it is a view)
         return Cost()
     n, _, _ = view_size(info)
-    return check_cost(learner_cost(info, name), what or f"Learner {name!r} on {n:,} arms")
+    cost = learner_cost(info, name)
+    if stored:
+        cost = cost + stored_view_cost(info)
+    return check_cost(cost, what or f"Learner {name!r} on {n:,} arms")

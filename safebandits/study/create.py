@@ -211,11 +211,11 @@ def _declared_view(
             raise ConfigError(
                 "The 'horizon' of a study applies to a declared problem only (a problem view has its own)."
             )
-        check_learner_cost(info, algorithm, what=what)
+        check_learner_cost(info, algorithm, what=what, stored=True)
         return info, None
     horizon = info._horizon(horizon)  # (checked: an integer >= 1)
     view = view_for(info, algorithm, horizon=horizon)
-    check_learner_cost(view, algorithm, what=what)
+    check_learner_cost(view, algorithm, what=what, stored=True)
     kind = info_kind(view)
     try:
         values = json.loads(json.dumps(info.to_dict(), allow_nan=False))
