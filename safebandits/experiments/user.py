@@ -136,6 +136,8 @@ def check_source(raw: Any, source: str) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: an experiment must be an object (a TOML file's tables).")
     raw = _plain_toml(raw)
+    if not isinstance(raw.get("problem"), dict):
+        raise ConfigError(f"{source}: no [problem] table.")
     try:
         _models(partial=True).model_validate(raw)
     except ValidationError as exc:
