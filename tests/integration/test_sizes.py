@@ -107,7 +107,7 @@ def test_acceptance_cases_refused_by_the_api(tmp_path):
     import tomllib
 
     cases = [
-        (_covariates(200_000), "stageopt", 413, "SAFEBANDITS_MAX_MEMORY"),
+        (_covariates(30_000), "stageopt", 413, "SAFEBANDITS_MAX_MEMORY"),  # (200,000: on the CLI above)
         (_covariates(5000), "stageopt", 413, "SAFEBANDITS_MAX_WORK"),
         (_covariates(5000, bounds=True), "stageopt", 413, "stored view"),  # (the study's JSON)
         (_covariates(3, horizon=10**18), "stageopt", 422, "horizon"),
