@@ -128,6 +128,7 @@ from .exceptions import (
     ProtocolError as ProtocolError,
     SafeBanditsError as SafeBanditsError,
     StorageError as StorageError,
+    TooLargeError as TooLargeError,
 )
 from .experiments.regret_loop import (
     RegretOutcome as RegretOutcome,

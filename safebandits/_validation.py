@@ -42,6 +42,7 @@ __all__ = [
     "check_literal_fields",
     "check_positive",
     "literal_choices",
+    "ragged_row",
 ]
 
 
@@ -242,6 +243,29 @@ def _not_a_number(value: Any, depth: int = 0) -> Any | None:
     return None
 
 
+def ragged_row(value: Any, depth: int = 0) -> str | None:
+    """Where nested lists of ``value`` are not rectangular, in words (``"row 3 has 2 values, row 0 has
+    3"``, ``"row 2 is a number, row 0 a list"``), else ``None``. Rows are counted from 0."""
+    if not isinstance(value, (list, tuple)) or not value or depth > 8:
+        return None
+    lists = [isinstance(r, (list, tuple, np.ndarray)) for r in value]
+    if any(lists) and not all(lists):
+        i = lists.index(not lists[0])
+        kinds = ("a number", "a list")
+        return f"row {i} is {kinds[lists[i]]}, row 0 {kinds[lists[0]]}"
+    if not lists[0]:
+        return None
+    n0 = len(value[0])
+    for i, row in enumerate(value):
+        if len(row) != n0:
+            return f"row {i} has {len(row)} value{'s' if len(row) != 1 else ''}, row 0 has {n0}"
+    for i, row in enumerate(value):
+        inner = ragged_row(list(row), depth + 1)
+        if inner is not None:
+            return f"in row {i}: {inner}"
+    return None
+
+
 def check_array(
     value: Any,
     name: str,
@@ -263,6 +287,10 @@ def check_array(
         bad = _not_a_number(value)
         if bad is not None:
             raise _fail(name, owner, "an array of numbers (not strings or booleans)", bad)
+    ragged = ragged_row(value)
+    if ragged is not None:
+        where = f" of {owner}" if owner else ""
+        raise ConfigError(f"The {name!r} parameter{where} must be rows of one length: {ragged}.")
     try:
         arr = np.array(value, dtype=dtype, copy=True, order="C")
     except (TypeError, ValueError) as exc:

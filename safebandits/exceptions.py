@@ -20,6 +20,7 @@ __all__ = [
     "ProtocolError",
     "SafeBanditsError",
     "StorageError",
+    "TooLargeError",
 ]
 
 
@@ -94,6 +95,32 @@ class CannotStartError(ConfigError):
         changes = [f.text for f in fixes] + list(notes)
         tail = f" Change one of: {'; '.join(changes)}." if changes else ""
         return cls(f"{owner} cannot start: {reason}.{tail}", reason=reason, fixes=fixes, notes=notes)
+
+
+class TooLargeError(ConfigError):
+    """A request is refused before anything is built: its estimated memory or work is above a limit
+    (:mod:`safebandits._cost`). The command line exits with status 2, the JSON API answers 413.
+
+    Attributes
+    ----------
+    limit : str
+        The limit's name (its environment variable, e.g. ``"SAFEBANDITS_MAX_MEMORY"``).
+    estimate, maximum : float
+        The estimate and the limit's value (bytes or operations).
+    """
+
+    def __init__(self, message: str, *, limit: str = "", estimate: float = 0.0, maximum: float = 0.0):
+        super().__init__(message)
+        self.limit, self.estimate, self.maximum = limit, estimate, maximum
+
+    def restate(self, message: str) -> TooLargeError:
+        """The same refusal with another message (e.g. prefixed by the file it came from)."""
+        return TooLargeError(message, limit=self.limit, estimate=self.estimate, maximum=self.maximum)
+
+
+def restated(exc: ConfigError, message: str) -> ConfigError:
+    """``exc`` with another message, a :class:`TooLargeError` kept as one (the API answers it 413)."""
+    return exc.restate(message) if isinstance(exc, TooLargeError) else ConfigError(message)
 
 
 class DefaultToleranceWarning(UserWarning):

@@ -35,6 +35,7 @@ from safebandits.algorithms._kinds import (
     kinds_of,
     view_for,
 )
+from safebandits.algorithms.cost import check_learner_cost
 from safebandits.algorithms.learning import LeaveEstimate, leave_estimate
 from safebandits.exceptions import CannotStartError, ConfigError, DefaultToleranceWarning, Fix
 from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem
@@ -165,6 +166,7 @@ def start_check(
             cfg = entry.config(**dict(options or {}))
         except TypeError as exc:  # (an option the config does not have)
             raise ConfigError(f"options of {name!r}: {exc}") from None
+        check_learner_cost(info, name)  # (before it is built)
         entry.cls(cfg, info, np.random.default_rng(0))
     except ConfigError as exc:
         return _refusal(name, exc, decl if isinstance(decl, Problem) else None, kind)

@@ -173,6 +173,15 @@ class _Group(click.Group):
                 raise
             click.echo("Error: an input is nested too deeply to be read.", err=True)
             ctx.exit(2)
+        except MemoryError as exc:  # (the last line: the cost estimates refuse what they know first)
+            if debug:
+                raise
+            click.echo(
+                f"Error: the input is too large for this machine's memory ({_one_line(exc, ctx)[:200]}); "
+                "make the problem smaller (docs/limits.md).",
+                err=True,
+            )
+            ctx.exit(2)
         except Exception as exc:
             if debug:
                 raise

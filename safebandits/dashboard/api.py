@@ -32,13 +32,14 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import re
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue
 
 from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_REQUEST_BYTES, MAX_SEED, MAX_SNAPSHOT_EVERY
-from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError
+from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError, TooLargeError
 from safebandits.study.redact import redact_text, redact_url
 from safebandits.study.snapshot import DEFAULT_SNAPSHOT_EVERY
 from safebandits.study.validation import MAX_NAME_LENGTH, MAX_QUERY_ID
@@ -55,32 +56,60 @@ class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
+def _integral(value: Any) -> Any:
+    """An integral float (``5.0``, ``1e6``) as the integer it is: JSON Schema's ``integer`` counts it
+    (a string or a fractional float is still refused)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+#: An integer of a request body: JSON Schema's (``5.0`` is one), never a string or a boolean.
+Int = Annotated[int, BeforeValidator(_integral)]
+#: A study name in a request: one URL segment (:func:`~safebandits.study.validation.check_study_name`).
+_NAME_PATTERN = r"^[^/\\]+$"
+
+
+def _one_source(schema: dict[str, Any]) -> None:
+    """CreateStudy's schema: exactly one of its three problem sources."""
+    schema["oneOf"] = [{"required": [k]} for k in ("instance", "info", "experiment")]
+    for k in ("instance", "info", "experiment"):  # (absent, never null)
+        schema["properties"][k].pop("default", None)
+
+
 class CreateStudy(_Strict):
     """The arguments of ``safebandits study create``: exactly one of ``instance``, ``info`` and
     ``experiment``."""
 
-    name: str = Field(min_length=1, max_length=MAX_NAME_LENGTH, description="New study name (no '/').")
+    model_config = ConfigDict(strict=True, extra="forbid", json_schema_extra=_one_source)
+
+    name: str = Field(
+        min_length=1,
+        max_length=MAX_NAME_LENGTH,
+        pattern=_NAME_PATTERN,
+        description="New study name, without '/' or backslash (it is one segment of the API's paths).",
+    )
     algorithm: str = Field(description="A registered learner (`safebandits list algorithms`), or a "
                            "[[learners]] label of the experiment.")  # fmt: skip
-    instance: str | None = Field(None, description="A registered instance (`safebandits list instances`).")
+    instance: str = Field(None, description="A registered instance (`safebandits list instances`).")  # type: ignore[assignment]
     instance_params: dict[str, JsonValue] | None = Field(
         None, description="The instance's parameters (the CLI's --set), e.g. {\"n_arms\": 5}."
     )
-    info: dict[str, JsonValue] | None = Field(
+    info: dict[str, JsonValue] = Field(  # type: ignore[assignment]
         None, description="A problem view as `study export` writes it (its 'info' object)."
     )
-    experiment: dict[str, JsonValue] | None = Field(
+    experiment: dict[str, JsonValue] = Field(  # type: ignore[assignment]
         None,
         description="An experiment file's tables as JSON (the CLI's --problem FILE.toml): its 'problem' "
         "is declared, its 'learners' options for the algorithm and its 'horizon' apply. No file is read.",
     )
     config: dict[str, JsonValue] | None = Field(None, description="Learner options (the CLI's --param).")
-    seed: int | None = Field(
-        None, ge=0, le=MAX_SEED, description="Learner seed (drawn and stored if absent)."
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED), BeforeValidator(_integral)] | None = Field(
+        None, description="Learner seed (drawn and stored if absent)."
     )
-    instance_seed: int = Field(0, ge=0, le=MAX_SEED, description="Seed of a random instance.")
-    max_open: int = Field(1, ge=1, le=MAX_OPEN, description="Queries out at once.")
-    snapshot_every: int = Field(
+    instance_seed: Int = Field(0, ge=0, le=MAX_SEED, description="Seed of a random instance.")
+    max_open: Int = Field(1, ge=1, le=MAX_OPEN, description="Queries out at once.")
+    snapshot_every: Int = Field(
         DEFAULT_SNAPSHOT_EVERY,
         ge=0,
         le=MAX_SNAPSHOT_EVERY,
@@ -116,7 +145,7 @@ class QueryOut(BaseModel):
 
 
 class Tell(_Strict):
-    id: int = Field(ge=0, le=MAX_QUERY_ID, description="The query's id (from ask).")
+    id: Int = Field(ge=0, le=MAX_QUERY_ID, description="The query's id (from ask).")
     answer: JsonValue = Field(
         description='One pull: a number (e.g. -1 for binary feedback) or {"reward": r, "constraints": '
         '[c, ...]}; a batch: {"constraint_sums": [[...]], "reward_sums": [...]}. Checked as '
@@ -135,7 +164,9 @@ class Expire(_Strict):
     older_than: float | None = Field(
         None, ge=0, le=MAX_EXPIRE_SECONDS, description="Only queries out for more than this many seconds."
     )
-    ids: list[int] | None = Field(None, max_length=MAX_OPEN, description="Only these open queries.")
+    ids: list[Annotated[int, Field(ge=0, le=MAX_QUERY_ID), BeforeValidator(_integral)]] | None = Field(
+        None, max_length=MAX_OPEN, description="Only these open queries."
+    )
 
 
 class Expired(BaseModel):
@@ -227,6 +258,33 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: The paths that take a POST (under the API's prefix); a POST elsewhere is the router's 405.
+_POST_PATH = re.compile(r"/studies(?:/[^/]+/(?:ask|tell|expire))?$")
+
+
+#: Stands for a '/' inside one path segment (sent as %2F): a study name holds no control character.
+_SLASH = "\x00"
+
+
+def _segment_path(raw_path: bytes) -> str:
+    """The request's path, each segment decoded with its encoded '/' kept apart (:data:`_SLASH`)."""
+    from urllib.parse import unquote
+
+    return "/".join(unquote(seg).replace("/", _SLASH) for seg in raw_path.decode("latin-1").split("/"))
+
+
+def _is_json_utf8(content_type: str) -> bool:
+    """Whether a Content-Type is ``application/json``, with no charset or ``charset=utf-8``."""
+    kind, _, params = content_type.partition(";")
+    if kind.strip().lower() != "application/json":
+        return False
+    for param in params.split(";"):
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            return False
+    return True
+
+
 class _Guard:
     """ASGI middleware of the API: origin, token, content type, body size and JSON, in that order."""
 
@@ -240,6 +298,10 @@ class _Guard:
         from starlette.datastructures import Headers
 
         from safebandits.dashboard.origin import same_origin
+
+        raw_path = scope.get("raw_path") or b""
+        if b"%2f" in raw_path.lower():  # (a '/' sent as %2F stays inside its segment: one name)
+            scope = {**scope, "path": _segment_path(raw_path)}
 
         headers = Headers(scope=scope)
         host = headers.get("host", "")
@@ -263,21 +325,29 @@ class _Guard:
                     headers={"www-authenticate": "Bearer"},
                 )(scope, receive, send)  # fmt: skip
                 return
-        if scope["method"] != "POST":
-            await self.app(scope, receive, send)
+        if scope["method"] != "POST" or not _POST_PATH.search(path):
+            await self.app(scope, receive, send)  # (a POST elsewhere: the router's 405 or 404)
             return
-        kind = headers.get("content-type", "").partition(";")[0].strip().lower()
-        if kind != "application/json":
+        given = headers.get("content-type")
+        if given is not None and not _is_json_utf8(given):
             await error_response(
                 415,
                 "unsupported_media_type",
-                "A request body must be sent as 'Content-Type: application/json'.",
+                "A request body must be sent as 'Content-Type: application/json' (charset utf-8 if one is "
+                "named).",
             )(scope, receive, send)
             return
         body = await self._read(scope, receive, headers)
         if body is None:
             await error_response(
                 413, "too_large", f"The request body is larger than {self.max_body:,} bytes."
+            )(scope, receive, send)
+            return
+        if given is None and body:  # (no body needs no Content-Type; a body does)
+            await error_response(
+                415,
+                "unsupported_media_type",
+                "A request body must be sent as 'Content-Type: application/json'.",
             )(scope, receive, send)
             return
         if body.strip():
@@ -366,6 +436,14 @@ def _guarded_route(clean: Callable[[BaseException], str]) -> Any:
                     return await handler(request)
                 except (ApiError, RequestValidationError, HTTPException):
                     raise
+                except TooLargeError as exc:  # (estimated before anything was built)
+                    return error_response(413, "too_large", clean(exc))
+                except MemoryError as exc:  # (the last line: the estimates refuse what they know first)
+                    _log.warning("api: out of memory (%s)", clean(exc))
+                    return error_response(
+                        413, "too_large", "The request is too large for the server's memory; make the "
+                        "problem smaller (see the limits of the API's documentation).",
+                    )  # fmt: skip
                 except ConfigError as exc:
                     return error_response(422, "invalid", clean(exc))
                 except ProtocolError as exc:
@@ -414,7 +492,22 @@ def _add_error_handlers(api: Any) -> None:
     @api.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException) -> Any:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid")
-        return error_response(exc.status_code, code, str(exc.detail), headers=exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:  # (every method of the path: Starlette names the first route's only)
+            headers = {**(headers or {}), "allow": _allowed_methods(request)}
+        return error_response(exc.status_code, code, str(exc.detail), headers=headers)
+
+
+def _allowed_methods(request: Any) -> str:
+    """The methods of every route of the API whose path matches the request's (its ``Allow`` header)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return ", ".join(sorted(methods))
 
 
 def _reply(value: Any, status: int = 200) -> Any:
@@ -431,6 +524,7 @@ def _open_study(name: str, storage: str, clean: Callable[[BaseException], str]) 
     from safebandits.study.study import load_study
     from safebandits.study.validation import check_study_name
 
+    name = name.replace(_SLASH, "/")  # (a name stored before '/' was refused, sent as %2F)
     try:
         check_study_name(name)
         return load_study(name, storage)
@@ -477,8 +571,8 @@ def _add_collection_routes(api: Any, storage: str, clean: Callable[[BaseExceptio
 
 
 def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], str]) -> None:
-    """The routes of one study: ask, tell, expire, its recommendation, queries and summary (the more
-    specific paths first: a name may hold '/')."""
+    """The routes of one study: ask, tell, expire, its recommendation, queries and summary (the name is
+    one path segment: a new name holds no '/', see :func:`~safebandits.study.validation.check_study_name`)."""
     from safebandits.study.study import NoQueryAvailable, UnknownQuery
 
     reply = _reply
@@ -487,9 +581,7 @@ def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], s
     def open_study(name: str) -> Any:
         return _open_study(name, storage, clean)
 
-    @api.post(
-        "/studies/{name:path}/ask", response_model=QueryOut, responses=_errors(401, 403, 404, 409, 415, 503)
-    )
+    @api.post("/studies/{name}/ask", response_model=QueryOut, responses=_errors(401, 403, 404, 409, 415, 503))
     def ask(name: str) -> Any:
         """The open query (with max_open=1 the same one until told; a new one once every query is told).
         409 ``no_query_available`` when every query that can be handed out is out, ``done`` when the
@@ -503,7 +595,7 @@ def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], s
                 raise ApiError(409, "done", clean(exc)) from None
 
     @api.post(
-        "/studies/{name:path}/tell",
+        "/studies/{name}/tell",
         response_model=Told,
         responses=_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
     )
@@ -519,7 +611,7 @@ def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], s
             return reply({"id": body.id, "told": True, "n_answered": s.n_answered, "done": s.done})
 
     @api.post(
-        "/studies/{name:path}/expire",
+        "/studies/{name}/expire",
         response_model=Expired,
         responses=_errors(400, 401, 403, 404, 413, 415, 422, 503),
     )
@@ -530,7 +622,7 @@ def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], s
             return reply({"expired": s.expire(older_than=body.older_than, ids=body.ids)})
 
     @api.get(
-        "/studies/{name:path}/recommendation",
+        "/studies/{name}/recommendation",
         response_model=RecommendationOut,
         responses=_errors(401, 403, 404, 503),
     )
@@ -542,13 +634,13 @@ def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], s
         return reply({"arm": rec.arm, "final": rec.final, "n_samples": rec.n_samples, "info": rec.info,
                       "words": words})  # fmt: skip
 
-    @api.get("/studies/{name:path}/queries", response_model=Queries, responses=_errors(401, 403, 404, 503))
+    @api.get("/studies/{name}/queries", response_model=Queries, responses=_errors(401, 403, 404, 503))
     def queries(name: str) -> Any:
         """Every query with its answer (null while open), in order."""
         with open_study(name) as s:
             return reply({"queries": s.queries()})
 
-    @api.get("/studies/{name:path}", response_model=Summary, responses=_errors(401, 403, 404, 503))
+    @api.get("/studies/{name}", response_model=Summary, responses=_errors(401, 403, 404, 503))
     def status(name: str) -> Any:
         """The summary of a study (`safebandits study status`)."""
         with open_study(name) as s:

@@ -56,7 +56,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from safebandits.exceptions import ConfigError
+from safebandits.exceptions import ConfigError, restated
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec
 
 if sys.version_info >= (3, 11):
@@ -67,6 +67,7 @@ else:  # pragma: no cover - Python 3.10
 __all__ = [
     "INSTANCE",
     "STORED_DIR",
+    "check_source",
     "file_settings",
     "is_experiment_file",
     "load_experiment_file",
@@ -89,8 +90,9 @@ DEFAULT_BUDGET = 1_000_000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-def _models() -> Any:
-    """The pydantic models of an experiment file (built on first use: pydantic loads in ~0.1 s)."""
+def _models(partial: bool = False) -> Any:
+    """The pydantic model of an experiment file (built on first use: pydantic loads in ~0.1 s);
+    ``partial``: the file as a study's source, whose ``name`` and ``[[learners]]`` may be absent."""
     from pydantic import BaseModel, ConfigDict, Field
 
     from safebandits._limits import MAX_BUDGET, MAX_REPLICATES, MAX_SEED
@@ -124,7 +126,30 @@ def _models() -> Any:
         quick: Scale | None = None
         truth_outside_bounds: Literal["refuse", "flag"] = "refuse"
 
-    return File
+    class Source(File):  # (a study's source: no name or learners needed)
+        name: Annotated[str, Field(strict=True, pattern=_NAME.pattern, max_length=100)] = "study"
+        learners: list[Learner] = Field(default_factory=list)
+
+    return Source if partial else File
+
+
+def check_source(raw: Any, source: str) -> dict[str, Any]:
+    """Check an experiment file's tables used as a study's source (``study create --problem``, the JSON
+    API's ``experiment``) with the rules of ``run`` (:func:`parse_experiment`): unknown keys, the horizon,
+    budget, replicates and seed caps, the learners' tables. ``name`` and ``[[learners]]`` may be absent.
+    Returns the tables as plain values; raises one :class:`ConfigError` naming every mistake."""
+    from pydantic import ValidationError
+
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: an experiment must be an object (a TOML file's tables).")
+    raw = _plain_toml(raw)
+    if not isinstance(raw.get("problem"), dict):
+        raise ConfigError(f"{source}: no [problem] table.")
+    try:
+        _models(partial=True).model_validate(raw)
+    except ValidationError as exc:
+        raise _fail(source, _pydantic_lines(exc)) from None
+    return raw
 
 
 def _pydantic_lines(exc: Any) -> list[str]:
@@ -184,14 +209,19 @@ def parse_experiment(
     ConfigError
         One line per mistake, never another exception.
     """
+    return _parse(text, source, base_dir)[0]
+
+
+def _parse(text: str, source: str, base_dir: str | os.PathLike[str]) -> tuple[ExperimentSpec, dict[str, Any]]:
+    """:func:`parse_experiment`, and the file's tables as plain values."""
     try:
-        raw = tomllib.loads(text)
+        raw = _plain_toml(tomllib.loads(text))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     except Exception as exc:  # (defensive: odd input such as surrogates)
         raise ConfigError(f"{source}: cannot read the file: {type(exc).__name__}: {exc}") from None
     try:
-        return _build(_plain_toml(raw), source, Path(base_dir))
+        return _build(raw, source, Path(base_dir)), raw
     except ConfigError:
         raise
     except Exception as exc:  # every mistake is one line, never a traceback
@@ -220,7 +250,8 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
         )
     except ConfigError as exc:
         lines.append(f"problem/truth: {exc}")
-    from safebandits.algorithms.compatibility import compatible_learners, instance_for, kinds_of
+    from safebandits.algorithms.compatibility import compatible_learners, instance_for, kinds_of, view_for
+    from safebandits.algorithms.cost import check_learner_cost
     from safebandits.algorithms.registry import list_algorithms
 
     entries = list_algorithms()
@@ -249,6 +280,11 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
                 instance_for(sim, learner.name)
             except ConfigError as exc:
                 lines.append(f"{where}: cannot simulate its view of the problem: {exc}")
+            else:
+                try:  # its size, before any run builds it
+                    check_learner_cost(view_for(sim, learner.name, horizon=f.horizon), learner.name)
+                except ConfigError as exc:
+                    lines.append(f"{where}: {exc}")
         try:
             entry.config(**learner.options)
         except (ConfigError, TypeError) as exc:
@@ -329,30 +365,32 @@ def problem_of_table(problem: Any, source: str, base_dir: str | os.PathLike[str]
     try:
         return problem_from_dict(problem)
     except ConfigError as exc:
-        raise ConfigError(f"{source}: problem: {exc}") from None
+        raise restated(exc, f"{source}: problem: {exc}") from None
 
 
 def file_settings(path: str | os.PathLike[str]) -> tuple[Any, int | None, dict[str, dict[str, Any]]]:
     """``(problem, horizon, options)`` of an experiment file: its declaration, its top-level ``horizon``
     (``None`` if absent) and each listed learner's options (the first entry of a learner named twice).
 
-    Only the ``[problem]`` table must be valid; malformed learners or horizon are ignored here (``run``
-    reports them).
+    The whole file is checked first, exactly as ``run`` checks it (:func:`load_experiment_file`): one
+    :class:`ConfigError` naming every mistake.
     """
-    problem = problem_of_file(path)
-    try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):  # (problem_of_file read it)
-        raw = {}
-    horizon = raw.get("horizon")
-    if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
-        horizon = None
+    from safebandits.problems.zoo.declared import declaration
+
+    p = Path(path)
+    spec, raw = _parse(_read(p), str(p), p.parent)
+    problem = declaration(spec.panels[0].fixed["problem"])  # (the table as loaded and checked)
     options: dict[str, dict[str, Any]] = {}
-    for learner in raw.get("learners", []) if isinstance(raw.get("learners"), list) else []:
-        if isinstance(learner, dict) and isinstance(learner.get("name"), str):
-            opts = learner.get("options", {})
-            options.setdefault(learner["name"], _plain_toml(opts) if isinstance(opts, dict) else {})
-    return problem, horizon, options
+    for learner in raw["learners"]:
+        options.setdefault(learner["name"], dict(learner.get("options") or {}))
+    return problem, raw.get("horizon"), options
+
+
+def _read(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read the experiment file {str(p)!r}: {exc}") from None
 
 
 def is_experiment_file(name: str) -> bool:
@@ -363,11 +401,7 @@ def is_experiment_file(name: str) -> bool:
 def load_experiment_file(path: str | os.PathLike[str]) -> ExperimentSpec:
     """Read and validate an experiment file (see the module docstring)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read the experiment file {str(p)!r}: {exc}") from None
-    return parse_experiment(text, source=str(p), base_dir=p.parent)
+    return parse_experiment(_read(p), source=str(p), base_dir=p.parent)
 
 
 def save_experiment_file(

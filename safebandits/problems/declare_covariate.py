@@ -45,7 +45,16 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._validation import check_array, check_choice, check_int, check_interval, check_positive
+from safebandits._cost import Cost, check_cost, eigen_cost, kernel_matrix_cost
+from safebandits._limits import MAX_BUDGET
+from safebandits._validation import (
+    check_array,
+    check_choice,
+    check_int,
+    check_interval,
+    check_positive,
+    ragged_row,
+)
 from safebandits.exceptions import ConfigError, user_stacklevel
 from safebandits.problems.declare import (
     INFO_KINDS,
@@ -149,6 +158,11 @@ class CovariateProblem(Problem):
 
     def __post_init__(self) -> None:
         owner = "CovariateProblem"
+        ragged = ragged_row(self.covariates)
+        if ragged is not None:
+            raise ConfigError(
+                f"The 'covariates' parameter of CovariateProblem must be rows of one length: {ragged}."
+            )
         raw = np.asarray(self.covariates, dtype=object)
         if raw.ndim == 1:
             raw = raw[:, None]
@@ -183,8 +197,27 @@ class CovariateProblem(Problem):
             if getattr(self, attr) is not None:
                 object.__setattr__(self, attr, check_positive(getattr(self, attr), attr, owner=owner))
         object.__setattr__(self, "kernel", self._kernel_spec(self.kernel))
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
+        check_cost(  # (before the K x K matrix)
+            self._cost(),
+            f"A CovariateProblem of {k:,} actions",
+            work_hint="or declare reward_bound and constraint_bound (no eigen-decomposition then)"
+            if self.reward_bound is None or self.constraint_bound is None
+            else "",
+        )
         object.__setattr__(self, "_gram", self._make_gram())
+        object.__setattr__(self, "_lam_min", None)
+
+    def _cost(self) -> Cost:
+        """The estimated memory and work of this declaration: its kernel matrix, and the eigen-decomposition
+        of the default RKHS bounds (when one is not declared)."""
+        k, p = self.covariates.shape
+        cost = kernel_matrix_cost(k, p)
+        if self.reward_bound is None or self.constraint_bound is None:
+            cost = cost + eigen_cost(
+                k, "the default reward_bound / constraint_bound (an eigen-decomposition of the kernel matrix)"
+            )
+        return cost
 
     # -- the model --------------------------------------------------------------------------------
     @staticmethod
@@ -239,7 +272,10 @@ class CovariateProblem(Problem):
     def worst_case_norm(self, sup: float) -> float:
         """``sqrt(K / lambda_min(Gram)) * sup``: a bound on ``||h||_k`` for every ``h`` with ``|h| <= sup``
         on the actions (``h^T Gram^-1 h <= |h|^2 / lambda_min``)."""
-        lam = float(np.linalg.eigvalsh(self._gram).min())  # type: ignore[attr-defined]
+        lam = self._lam_min  # type: ignore[attr-defined]
+        if lam is None:  # (once: the bounds are read many times)
+            lam = float(np.linalg.eigvalsh(self._gram).min())  # type: ignore[attr-defined]
+            object.__setattr__(self, "_lam_min", lam)
         if lam <= 1e-12:
             return math.inf
         return math.sqrt(self.n_actions / lam) * sup

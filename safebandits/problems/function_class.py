@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from safebandits._limits import MAX_BUDGET
 from safebandits._validation import check_array, check_int, check_interval, check_positive
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.noise import NoiseModel, make_noise
@@ -234,7 +235,7 @@ class FunctionClassProblem:
         check_int(self.true_cost, "true_cost", low=0, high=g_c.shape[0] - 1, owner=owner)
         check_int(self.safe_arm, "safe_arm", low=0, high=n - 1, owner=owner)
         check_interval(self.threshold, "threshold", low=0.0, high=np.inf, closed="neither", owner=owner)
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
         if isinstance(self.noise, str):
             if self.noise not in ("bernoulli", "gaussian"):
                 raise ConfigError(

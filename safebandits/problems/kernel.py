@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_array,
     check_int,
@@ -420,7 +421,7 @@ class KernelInstance(ArmSetMixin):
                     f"The 'points' parameter of {owner} must have {n} rows. Got {pts.shape[0]}."
                 )
             object.__setattr__(self, "points", pts)
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
         check_interval(self.slater_cap, "slater_cap", low=0.0, high=1.0, closed="right", owner=owner)
         check_int(self.n_seed, "n_seed", low=1, high=n, owner=owner)
         check_literal_fields(self, owner=owner)

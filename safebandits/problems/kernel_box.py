@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from safebandits._limits import MAX_BOX_DIMENSION
+from safebandits._limits import MAX_BOX_DIMENSION, MAX_BUDGET
 from safebandits._validation import check_array, check_int, check_interval, check_positive
 from safebandits.estimators.gp import PointKernel
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
@@ -298,7 +298,7 @@ class BoxKernelInstance:
             raise ConfigError(
                 f"{owner}: feedback must be Gaussian or bounded (resampled data needs a finite domain)."
             )
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
         check_interval(self.slater_cap, "slater_cap", low=0.0, high=1.0, closed="right", owner=owner)
         for attr in ("reward_bound", "constraint_bound", "noise_bound", "constraint_noise_bound"):
             if getattr(self, attr) is not None:

@@ -32,6 +32,7 @@ import numba
 import numpy as np
 from scipy.optimize import linprog
 
+from safebandits._limits import MAX_BUDGET
 from safebandits._validation import check_array, check_int, check_literal_fields, check_positive
 from safebandits.exceptions import ConfigError, InfeasibleInstanceError
 from safebandits.problems.noise import NoiseModel
@@ -385,7 +386,7 @@ class SafeLinearInstance:
         object.__setattr__(self, "mu", check_array(self.mu, "mu", shape=(d,), owner=owner))
         object.__setattr__(self, "b_mat", check_array(self.b_mat, "b_mat", shape=(d, d), owner=owner))
         object.__setattr__(self, "threshold", check_positive(self.threshold, "threshold", owner=owner))
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
         for attr in ("noise_bound", "param_norm_bound", "arm_norm_bound"):
             if getattr(self, attr) is not None:
                 check_positive(getattr(self, attr), attr, owner=owner)

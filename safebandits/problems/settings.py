@@ -56,7 +56,18 @@ def problem_from_dict(values: Mapping[str, Any]) -> Problem:
     unknown = sorted(set(values) - names)
     if unknown:
         raise ConfigError(f"A {setting!r} problem has no parameter(s) {unknown}; valid: {sorted(names)}.")
+    required = [
+        f.name
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        if f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+    missing = [n for n in required if n not in values]
+    if missing:
+        raise ConfigError(
+            f"A {setting!r} problem needs the parameter{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(map(repr, missing))} (missing)."
+        )
     try:
         return cls(**values)
-    except TypeError as exc:  # a required parameter is missing
+    except TypeError as exc:  # (defensive: a declaration's own signature)
         raise ConfigError(f"A {setting!r} problem: {exc}.") from None

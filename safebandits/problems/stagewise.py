@@ -31,6 +31,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy.optimize import linprog
 
+from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_array,
     check_int,
@@ -179,7 +180,9 @@ class StagewiseInfo(ArmSetMixin):
         if self.safe_arm is not None:
             safe_arm = check_int(self.safe_arm, "safe_arm", low=0, high=arms.shape[0] - 1, owner=owner)
             object.__setattr__(self, "safe_arm", safe_arm)
-        object.__setattr__(self, "horizon", check_int(self.horizon, "horizon", low=1, owner=owner))
+        object.__setattr__(
+            self, "horizon", check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
+        )
         check_positive(self.noise_bound, "noise_bound", owner=owner)
         check_positive(self.arm_norm_bound, "arm_norm_bound", owner=owner)
         check_positive(self.param_norm_bound, "param_norm_bound", owner=owner, allow_zero=True)
@@ -311,7 +314,7 @@ class StagewiseInstance(ArmSetMixin):
         mu = check_array(np.atleast_2d(self.cost_params), "cost_params", shape=(None, d), owner=owner)
         tau = check_array(np.atleast_1d(self.threshold), "threshold", shape=(mu.shape[0],), owner=owner)
         check_literal_fields(self, owner=owner)
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
         for attr, val in (("arms", arms), ("safe_action", x0), ("reward_param", theta)):
             object.__setattr__(self, attr, val)
         object.__setattr__(self, "cost_params", mu)

@@ -13,6 +13,7 @@ import numpy as np
 from safebandits._limits import MAX_OPEN, MAX_SEED, MAX_SNAPSHOT_EVERY
 from safebandits._version import __version__
 from safebandits.algorithms.base import LearnerConfig, config_to_dict
+from safebandits.algorithms.cost import check_learner_cost
 from safebandits.algorithms.registry import get_algorithm
 from safebandits.exceptions import ConfigError
 from safebandits.study.codec import (
@@ -114,7 +115,7 @@ def create_study(
     """
     check_study_name(name, new=True)
     entry = get_algorithm(algorithm)
-    info, declared = _declared_view(info, algorithm, horizon)
+    info, declared = _declared_view(info, algorithm, horizon, f"Study {name!r} ({algorithm})")
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
@@ -192,9 +193,13 @@ def _settings(
     return settings
 
 
-def _declared_view(info: Any, algorithm: str, horizon: int | None) -> tuple[Any, dict[str, Any] | None]:
+def _declared_view(
+    info: Any, algorithm: str, horizon: int | None, what: str
+) -> tuple[Any, dict[str, Any] | None]:
     """For a declared problem: the view learner ``algorithm`` reads and what the study stores of the
-    declaration (its ``to_dict()``, the kind and the horizon). A problem view passes through."""
+    declaration (its ``to_dict()``, the kind and the horizon). A problem view passes through. Either is
+    refused when the learner on it would be too large (:func:`check_learner_cost`, before anything else is
+    built)."""
     from safebandits.algorithms.compatibility import view_for
     from safebandits.problems.declare import Problem, SimulatedProblem, info_kind
     from safebandits.problems.settings import problem_from_dict
@@ -206,9 +211,11 @@ def _declared_view(info: Any, algorithm: str, horizon: int | None) -> tuple[Any,
             raise ConfigError(
                 "The 'horizon' of a study applies to a declared problem only (a problem view has its own)."
             )
+        check_learner_cost(info, algorithm, what=what, stored=True)
         return info, None
     horizon = info._horizon(horizon)  # (checked: an integer >= 1)
     view = view_for(info, algorithm, horizon=horizon)
+    check_learner_cost(view, algorithm, what=what, stored=True)
     kind = info_kind(view)
     try:
         values = json.loads(json.dumps(info.to_dict(), allow_nan=False))

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from safebandits._limits import MAX_SEED
-from safebandits.exceptions import ConfigError
+from safebandits.exceptions import ConfigError, restated
 from safebandits.study.snapshot import DEFAULT_SNAPSHOT_EVERY
 
 __all__ = ["create_from_options", "learner_of_file"]
@@ -159,20 +159,16 @@ def _create_declared(
     """A study on an experiment's declared problem (``--problem FILE.toml`` or the API's ``experiment``)."""
     from pathlib import Path
 
-    from safebandits.experiments.user import _plain_toml, problem_of_table
+    from safebandits.experiments.user import check_source, problem_of_table
     from safebandits.study.study import create_study
 
     source = experiment_file or "experiment"
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{source}: an experiment must be an object (a TOML file's tables).")
-    raw = _plain_toml(raw)
+    raw = check_source(raw, source)  # (the rules of `run`: keys, horizon and replicates caps, ...)
     base_dir = None if experiment_file is None else Path(experiment_file).parent
     declared = problem_of_table(raw.get("problem"), source, base_dir=base_dir)
     learner, options = learner_of_file(raw, algorithm, source)
     options.update(params)  # --param wins over the file's options
     horizon = raw.get("horizon")
-    if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1):
-        raise ConfigError(f"{source}: horizon must be an integer >= 1; got {horizon!r}.")
     try:
         s = create_study(
             name,
@@ -186,7 +182,7 @@ def _create_declared(
             snapshot_every=snapshot_every,
         )
     except ConfigError as exc:  # one line, naming the file
-        raise ConfigError(f"{source}: {' '.join(str(exc).split())}") from None
+        raise restated(exc, f"{source}: {' '.join(str(exc).split())}") from None
     with s:
         return {"name": s.name, "algorithm": s.algorithm, "task": s.task, "seed": s.seed,
                 "kind": s.declared_kind, "config": s.applied_config, "storage": s.storage_url}  # fmt: skip

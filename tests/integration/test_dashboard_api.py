@@ -295,7 +295,7 @@ def test_create_refusals(storage):
         ({**good, "name": "x" * 256}, 422, "invalid"),
         ({**good, "name": 5}, 422, "invalid"),
         ({**good, "seed": "3"}, 422, "invalid"),  # strings are not numbers
-        ({**good, "seed": 3.0}, 422, "invalid"),
+        ({**good, "seed": 3.5}, 422, "invalid"),  # (3.0 is an integer, as JSON Schema says: issue 41)
         ({**good, "seed": True}, 422, "invalid"),
         ({**good, "seed": -1}, 422, "invalid"),
         ({**good, "seed": 2**63}, 422, "invalid"),
@@ -335,7 +335,7 @@ def test_tell_refusals(storage):
         ({"id": str(q["id"]), "answer": -1}, 422, "invalid"),
         ({"id": -1, "answer": -1}, 422, "invalid"),
         ({"id": 2**63, "answer": -1}, 422, "invalid"),
-        ({"id": 0.0, "answer": -1}, 422, "invalid"),
+        ({"id": 0.5, "answer": -1}, 422, "invalid"),  # (0.0 is the integer 0, as JSON Schema says: issue 41)
         ({"answer": -1}, 422, "invalid"),
         ({"id": q["id"]}, 422, "invalid"),
         ({"id": q["id"], "answer": -1, "extra": 1}, 422, "invalid"),
@@ -378,7 +378,8 @@ def test_unknown_studies_and_paths(storage):
         err = assert_error(r, 404)
         assert err["code"] in ("not_found",)
     assert_error(c.delete("/api/v1/studies/seq"), 405, "method_not_allowed")
-    assert_error(c.get("/api/v1/studies/seq/ask"), 404, "not_found")  # (a study may be named 'seq/ask')
+    # A name is one path segment (issue 41): GET on ask is the wrong method, not the study 'seq/ask'.
+    assert_error(c.get("/api/v1/studies/seq/ask"), 405, "method_not_allowed")
     assert sb.list_studies(storage) == ["seq"]
 
 

@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_int,
     check_literal_fields,
@@ -280,7 +281,7 @@ class Problem:
 
     def _horizon(self, horizon: int | None) -> int:
         h = getattr(self, "horizon", 10_000) if horizon is None else horizon
-        return check_int(h, "horizon", low=1, owner=type(self).__name__)
+        return check_int(h, "horizon", low=1, high=MAX_BUDGET, owner=type(self).__name__)
 
     def _view(self, kind: str, horizon: int) -> Any:
         raise NotImplementedError

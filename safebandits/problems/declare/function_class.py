@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_int,
     check_interval,
@@ -69,7 +70,7 @@ class FunctionClassProblemSpec(Problem):
         object.__setattr__(self, "safe_cost", c0)
         allowed = {"bernoulli": "Bernoulli", "gaussian": "Gaussian"}
         object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner, allowed))
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
 
     @property
     def kinds(self) -> tuple[str, ...]:

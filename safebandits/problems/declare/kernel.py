@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from safebandits._cost import check_cost, kernel_matrix_cost
+from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_array,
     check_choice,
@@ -127,6 +129,12 @@ class KernelProblem(Problem):
             else check_array(self.points, "points", ndim=2, min_rows=1, owner=owner)
         )
         object.__setattr__(self, "points", pts)
+        if pts is not None:  # (before the n x n kernel matrices)
+            count = 1 if self.constraint_kernel is None else 2
+            check_cost(
+                kernel_matrix_cost(pts.shape[0], pts.shape[1], count),
+                f"A KernelProblem of {pts.shape[0]:,} points",
+            )
         gram = _gram(self.kernel, pts, None if pts is None else pts.shape[0], "kernel", owner)
         n = gram.shape[0]
         object.__setattr__(self, "_gram_k", gram)
@@ -144,7 +152,7 @@ class KernelProblem(Problem):
         seed = tuple(check_int(i, "safe_seed", low=0, high=n - 1, owner=owner) for i in self.safe_seed)
         object.__setattr__(self, "safe_seed", seed)
         object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner))
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
 
     def _init_box(self, owner: str) -> None:
         """A continuous domain: the box, named kernels on it, the safe seed as points of the box."""
@@ -166,7 +174,7 @@ class KernelProblem(Problem):
         seed = () if len(self.safe_seed) == 0 else box.check_points(self.safe_seed, "safe_seed", owner)
         object.__setattr__(self, "safe_seed", seed)
         object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner))
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
 
     @property
     def n_points(self) -> int:

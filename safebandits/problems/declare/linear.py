@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_array,
     check_int,
@@ -184,7 +185,7 @@ class LinearProblem(Problem):
             check_interval(self.slater, "slater", low=0.0, high=1.0, closed="right", owner=owner)
         if self.safety_gap is not None:
             check_positive(self.safety_gap, "safety_gap", owner=owner)
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
 
     # -- shape ------------------------------------------------------------------------------------
     @property

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_array,
     check_int,
@@ -87,7 +88,7 @@ class SafeLinearProblem(Problem):
         for attr in ("arm_norm_bound", "safety_gap"):
             if getattr(self, attr) is not None:
                 check_positive(getattr(self, attr), attr, owner=owner)
-        check_int(self.horizon, "horizon", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
 
     @property
     def kinds(self) -> tuple[str, ...]:

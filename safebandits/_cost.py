@@ -1,0 +1,164 @@
+"""What a request will cost, estimated before anything is built, and the limits it is checked against.
+
+Every way a problem arrives (``run FILE.toml``, ``learners --for``, ``study create``, the JSON API, the
+dashboard, :func:`~safebandits.study.create_study`) estimates two numbers before it allocates anything
+that grows with the problem's size:
+
+* **memory** (bytes): the largest arrays creation builds (a declaration's ``n x n`` kernel matrix, a
+  learner's ``n x n`` or ``n^2 x d`` pairwise arrays, ``arms x d`` copies), temporaries included;
+* **work** (operations): creating the problem and the learner and answering the first ``ask``
+  (eigen-decompositions ``n^3``, kernel matrices ``n^2``, experimental designs ``arms x d^2`` per
+  Frank-Wolfe iteration, pairwise designs ``arms^2 x d^2``). Operations are counted so that about
+  :data:`OPS_PER_SECOND` take one second on one core of the reference machine (constants calibrated
+  there; see docs/limits.md).
+
+Each is checked against a limit (:func:`limits`): :data:`DEFAULT_MAX_MEMORY` and :data:`DEFAULT_MAX_WORK`,
+changed with the environment variables ``SAFEBANDITS_MAX_MEMORY`` (bytes) and ``SAFEBANDITS_MAX_WORK``
+(operations). A request above either is refused with :class:`~safebandits.exceptions.TooLargeError`
+naming the limit and the estimate (the command line: exit status 2; the JSON API: HTTP 413).
+
+Standard library only (the estimators of :mod:`safebandits.algorithms.cost` and the declarations call it).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+from safebandits.exceptions import ConfigError, TooLargeError
+
+__all__ = [
+    "DEFAULT_MAX_MEMORY",
+    "DEFAULT_MAX_WORK",
+    "ENV_MAX_MEMORY",
+    "ENV_MAX_WORK",
+    "OPS_PER_SECOND",
+    "Cost",
+    "check_cost",
+    "eigen_cost",
+    "kernel_matrix_cost",
+    "limits",
+]
+
+#: Largest estimated memory of one creation (bytes): 2 GiB.
+DEFAULT_MAX_MEMORY = 2 * 1024**3
+#: Largest estimated work of one creation and its first ask (operations): about five seconds.
+DEFAULT_MAX_WORK = 5e10
+#: Operations per second of one core of the reference machine (the unit of the work estimates).
+OPS_PER_SECOND = 1e10
+#: Environment variables that change the limits.
+ENV_MAX_MEMORY = "SAFEBANDITS_MAX_MEMORY"
+ENV_MAX_WORK = "SAFEBANDITS_MAX_WORK"
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """An estimate: ``memory`` (bytes) and ``work`` (operations), with what each is made of."""
+
+    memory: float = 0.0
+    work: float = 0.0
+    memory_of: str = ""
+    work_of: str = ""
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(
+            memory=max(self.memory, other.memory),  # (peaks: one step's arrays are freed before the next)
+            work=self.work + other.work,
+            memory_of=self.memory_of if self.memory >= other.memory else other.memory_of,
+            work_of=self.work_of if self.work >= other.work else other.work_of,
+        )
+
+
+def _env_limit(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise ConfigError(
+            f"The environment variable {name} must be a positive number. Got {raw!r:.40} instead."
+        )
+    return value
+
+
+def limits() -> tuple[float, float]:
+    """``(max_memory, max_work)``: the defaults, or the environment's ``SAFEBANDITS_MAX_MEMORY`` and
+    ``SAFEBANDITS_MAX_WORK``."""
+    return _env_limit(ENV_MAX_MEMORY, DEFAULT_MAX_MEMORY), _env_limit(ENV_MAX_WORK, DEFAULT_MAX_WORK)
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= size:
+            return f"{n / size:,.3g} {unit}"
+    return f"{n:,.0f} bytes"
+
+
+def _seconds(ops: float) -> str:
+    s = ops / OPS_PER_SECOND
+    return f"about {s:,.2g} s" if s < 3600 else f"about {s / 3600:,.2g} h"
+
+
+def check_cost(cost: Cost, what: str, work_hint: str = "") -> Cost:
+    """Refuse ``cost`` above the limits: :class:`TooLargeError` naming the limit and the estimate.
+
+    ``what`` names the request in the user's terms (``"This CovariateProblem"``, ``"Learner 'rage' on
+    these 300,000 arms"``); ``work_hint`` is what else would make its work smaller. Returns ``cost``.
+    """
+    smaller = "Make the problem smaller, or raise the limit (docs/limits.md)."
+    max_memory, max_work = limits()
+    if cost.memory > max_memory:
+        of = f" ({cost.memory_of})" if cost.memory_of else ""
+        raise TooLargeError(
+            f"{what} is too large: its estimated memory is {_bytes(cost.memory)}{of}, above the limit "
+            f"{ENV_MAX_MEMORY} = {_bytes(max_memory)}. {smaller}",
+            limit=ENV_MAX_MEMORY,
+            estimate=cost.memory,
+            maximum=max_memory,
+        )
+    if cost.work > max_work:
+        of = f" ({cost.work_of})" if cost.work_of else ""
+        raise TooLargeError(
+            f"{what} is too large: its estimated work is {cost.work:.3g} operations{of}, "
+            f"{_seconds(cost.work)}, above the limit {ENV_MAX_WORK} = {max_work:.3g}. Make the problem "
+            f"smaller{', ' + work_hint if work_hint else ''}, or raise the limit (docs/limits.md).",
+            limit=ENV_MAX_WORK,
+            estimate=cost.work,
+            maximum=max_work,
+        )
+    return cost
+
+
+# -- the estimates of the shared numerical steps (each constant measured on the reference machine) --------
+
+#: Operations per entry of a kernel matrix built from points (pairwise distances, then the kernel).
+KERNEL_ENTRY_OPS = 300.0
+#: Arrays of ``n x n`` float64 alive at once while a kernel matrix is built (distances, products, result).
+KERNEL_ARRAYS = 5
+#: Operations of a symmetric eigen-decomposition of an ``n x n`` matrix, per ``n^3``.
+EIGEN_OPS = 1.5
+
+
+def kernel_matrix_cost(n: int, p: int = 1, count: int = 1) -> Cost:
+    """``count`` kernel matrices on ``n`` points of dimension ``p``."""
+    n2 = float(n) * float(n)
+    return Cost(
+        memory=(KERNEL_ARRAYS + count - 1) * 8.0 * n2,
+        work=count * KERNEL_ENTRY_OPS * n2 * (1.0 + p / 10.0),
+        memory_of=f"{count} kernel matri{'x' if count == 1 else 'ces'} of {n:,} x {n:,}",
+        work_of=f"{count} kernel matri{'x' if count == 1 else 'ces'} of {n:,} x {n:,}",
+    )
+
+
+def eigen_cost(n: int, what: str = "an eigen-decomposition") -> Cost:
+    """One symmetric eigen-decomposition of an ``n x n`` matrix."""
+    return Cost(
+        memory=3 * 8.0 * float(n) ** 2,
+        work=EIGEN_OPS * float(n) ** 3,
+        memory_of=f"{what} of {n:,} x {n:,}",
+        work_of=f"{what} of {n:,} x {n:,}",
+    )
