@@ -22,11 +22,22 @@ A finite-action learner that observes Bernoulli (or ``[a, b]``-bounded) outcomes
     quantile of ``Beta(k, n - k + 1)`` (0 when ``k = 0``). Bernoulli outcomes only (it inverts the
     binomial law; it says nothing of other bounded outcomes). Never wider than ``"kl"`` (the Chernoff
     bound is an upper bound on the binomial tail that Clopper-Pearson inverts exactly).
+``"beta-mixture"``
+    A confidence sequence, valid at every count at once without a union over counts (Robbins 1970; Howard,
+    Ramdas, McAuliffe & Sekhon 2021, Ann. Statist. 49(2), Sec. 3 and Prop. 6 (the beta-binomial
+    mixture)): with ``S`` the sum of the outcomes, ``M_n(q) = B(a + S, b + n - S) / B(a, b) /
+    (q^S (1 - q)^(n - S))`` is the Beta(``a``, ``b``) mixture of the likelihood ratios; the bounds are the
+    ends of ``{q : log M_n(q) < level}`` with ``level = log(K / delta)`` whatever the count. By Ville's
+    inequality ``P(exists n : M_n(p) >= K / delta) <= delta / K``. For outcomes on ``[0, 1]`` that are not
+    Bernoulli each ratio ``(q'/q)^x ((1 - q')/(1 - q))^(1 - x)`` is convex in ``x``, so its mean is at most
+    1 and ``M_n`` is a supermartingale: the bound holds for any bounded outcome. Prior: Jeffreys,
+    ``a = b = 1/2`` (fixed before any data). One set covers both sides at once (``delta / K`` in all).
 
-Each bound covers with probability at least ``1 - delta`` for a *fixed* number of samples. A learner
-needs it at every round for every action (the per-round promise), so :func:`anytime_level` splits
-``delta`` over actions and sample counts (a union bound; data of an action are read in the order they
-arrived, so the ``n``-th bound of an action is a fixed-``n`` bound on its first ``n`` outcomes):
+The first three cover with probability at least ``1 - delta`` for a *fixed* number of samples. A learner
+needs them at every round for every action (the per-round promise), so :func:`anytime_level` splits
+``delta`` over actions and sample counts (``"beta-mixture"`` needs the split over actions only): a union
+bound; data of an action are read in the order they arrived, so the ``n``-th bound of an action is a
+fixed-``n`` bound on its first ``n`` outcomes:
 
 * known horizon ``T``: ``delta_n = delta / (K T)`` for every count ``n <= T``;
 * unknown horizon: ``delta_n = delta / (K n (n + 1))`` (``sum_n 1 / (n (n + 1)) = 1``).
@@ -53,6 +64,7 @@ from safebandits.types import FloatArray
 
 __all__ = [
     "BOUNDS",
+    "MIXTURE_PRIOR",
     "anytime_level",
     "clopper_pearson_lower",
     "clopper_pearson_upper",
@@ -62,14 +74,20 @@ __all__ = [
     "kl_upper",
     "kl_upper_scalar",
     "lower_bound",
+    "mixture_lower_scalar",
+    "mixture_upper_scalar",
     "samples_until_below",
     "sub_gaussian_lower",
     "sub_gaussian_upper",
     "upper_bound",
 ]
 
-#: The bounds by name, loosest first (each never wider than the one before it, on Bernoulli outcomes).
-BOUNDS = ("sub-gaussian", "kl", "clopper-pearson")
+#: The bounds by name. At one count and one level, each of the first three is never wider than the one
+#: before it on Bernoulli outcomes; ``"beta-mixture"`` needs no union over counts (module docstring).
+BOUNDS = ("sub-gaussian", "kl", "clopper-pearson", "beta-mixture")
+
+#: The Beta prior ``(a, b)`` of ``"beta-mixture"`` (Jeffreys).
+MIXTURE_PRIOR = (0.5, 0.5)
 
 #: Bisection steps of the KL inversions: ``2**-54`` of the unit interval, below float64's resolution.
 _STEPS = 54
@@ -115,6 +133,47 @@ def kl_lower_scalar(mean: float, n: float, level: float) -> float:
     """``min{q in [0, mean] : n kl(mean, q) <= level}`` (the mirror of :func:`kl_upper_scalar`; returns
     the lower end of the last bracket). ``n <= 0`` gives 0."""
     return 1.0 - kl_upper_scalar(1.0 - mean, n, level)
+
+
+@numba.njit(cache=True)
+def _log_beta(a: float, b: float) -> float:
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+@numba.njit(cache=True)
+def mixture_upper_scalar(total: float, n: float, level: float) -> float:
+    """Upper end of ``{q : log M_n(q) < level}`` for the Beta mixture of :data:`MIXTURE_PRIOR` (module
+    docstring), ``total`` the sum of ``n`` outcomes on ``[0, 1]`` (unchecked, compiled loops). The set is
+    an interval around ``total / n`` (``log M_n`` is convex in ``q`` and not positive at the mean);
+    bisection returns the upper end of its last bracket. ``n <= 0`` or ``total >= n`` gives 1."""
+    if n <= 0.0 or total >= n:
+        return 1.0
+    a, b = MIXTURE_PRIOR
+    c = _log_beta(a + total, b + n - total) - _log_beta(a, b)
+    lo, hi = total / n, 1.0
+    for _ in range(_STEPS):
+        mid = 0.5 * (lo + hi)
+        log_m = c - (total * math.log(mid) if total > 0.0 else 0.0) - (n - total) * math.log1p(-mid)
+        if log_m >= level:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@numba.njit(cache=True)
+def mixture_lower_scalar(total: float, n: float, level: float) -> float:
+    """Lower end of the set of :func:`mixture_upper_scalar` (the prior is symmetric: its mirror image)."""
+    return 1.0 - mixture_upper_scalar(n - total, n, level)
+
+
+@numba.njit(cache=True)
+def _mixture_into(totals, counts, levels, upper, out):
+    for i in range(out.shape[0]):
+        if upper:
+            out[i] = mixture_upper_scalar(totals[i], counts[i], levels[i])
+        else:
+            out[i] = mixture_lower_scalar(totals[i], counts[i], levels[i])
 
 
 @numba.njit(cache=True)
@@ -239,11 +298,14 @@ def clopper_pearson_lower(successes: Any, counts: Any, delta: Any) -> float | Fl
     return float(out) if out.ndim == 0 else out
 
 
-def anytime_level(delta: float, counts: Any, *, n_actions: int = 1, horizon: int | None = None) -> Any:
+def anytime_level(
+    delta: float, counts: Any, *, n_actions: int = 1, horizon: int | None = None, bound: str = "kl"
+) -> Any:
     """``log(1 / delta_n)`` of the union bound over actions and sample counts (module docstring).
 
     ``delta_n = delta / (K T)`` with a known ``horizon`` ``T``, else ``delta / (K n (n + 1))``; a count of
-    0 is read as 1 (its bound is trivial anyway).
+    0 is read as 1 (its bound is trivial anyway). ``bound="beta-mixture"``: ``log(K / delta)`` at every
+    count (a confidence sequence needs no union over counts).
 
     Examples
     --------
@@ -253,7 +315,9 @@ def anytime_level(delta: float, counts: Any, *, n_actions: int = 1, horizon: int
     delta = check_interval(delta, "delta", low=0.0, high=1.0, owner="anytime_level")
     k = check_int(n_actions, "n_actions", low=1, owner="anytime_level")
     n = np.maximum(np.asarray(counts, dtype=np.float64), 1.0)
-    if horizon is not None:
+    if bound == "beta-mixture":
+        out = np.full(n.shape, math.log(k / delta))
+    elif horizon is not None:
         t = check_int(horizon, "horizon", low=1, owner="anytime_level")
         out = np.full(n.shape, math.log(k * t / delta))
     else:
@@ -281,6 +345,13 @@ def _bound(
             )
         delta = np.exp(-np.asarray(level, dtype=np.float64))
         out = np.asarray((clopper_pearson_upper if upper else clopper_pearson_lower)(s, n, delta))
+    elif kind == "beta-mixture":
+        m, n, lv = _arrays(
+            np.where(n > 0, (s - lo * n) / ((hi - lo) * np.maximum(n, 1.0)), 0.0), n, level, owner
+        )
+        out = np.empty(m.size)
+        _mixture_into((np.clip(m, 0.0, 1.0) * n).ravel(), n.ravel().copy(), lv.ravel().copy(), upper, out)
+        out = out.reshape(m.shape)
     else:
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n > 0, (s - lo * n) / ((hi - lo) * np.maximum(n, 1.0)), 0.0)
@@ -334,7 +405,7 @@ def upper_bound(
     >>> round(upper_bound("kl", 5, 100, 0.05), 4)
     0.2289
     """
-    level = anytime_level(delta, counts, n_actions=n_actions, horizon=horizon)
+    level = anytime_level(delta, counts, n_actions=n_actions, horizon=horizon, bound=bound)
     _check_successes(bound, sums, "upper_bound")
     return _bound(bound, sums, counts, level, scale, True, "upper_bound")
 
@@ -350,7 +421,7 @@ def lower_bound(
     scale: tuple[float, float] = (0.0, 1.0),
 ) -> float | FloatArray:
     """Anytime lower confidence bound, the mirror of :func:`upper_bound` (same parameters)."""
-    level = anytime_level(delta, counts, n_actions=n_actions, horizon=horizon)
+    level = anytime_level(delta, counts, n_actions=n_actions, horizon=horizon, bound=bound)
     _check_successes(bound, sums, "lower_bound")
     return _bound(bound, sums, counts, level, scale, False, "lower_bound")
 
@@ -386,7 +457,7 @@ def samples_until_below(
     cap = check_int(max_samples, "max_samples", low=1, owner=owner)
 
     def below(n: int) -> bool:
-        level = anytime_level(delta, n, n_actions=n_actions, horizon=horizon)
+        level = anytime_level(delta, n, n_actions=n_actions, horizon=horizon, bound=bound)
         return float(_bound(bound, rate * n, n, level, (0.0, 1.0), True, owner)) < limit
 
     if rate >= limit or not below(cap):
