@@ -23,9 +23,9 @@ A finite-action learner that observes Bernoulli (or ``[a, b]``-bounded) outcomes
     binomial law; it says nothing of other bounded outcomes). Never wider than ``"kl"`` (the Chernoff
     bound is an upper bound on the binomial tail that Clopper-Pearson inverts exactly).
 ``"beta-mixture"``
-    A confidence sequence, valid at every count at once without a union over counts (Robbins 1970; Howard,
-    Ramdas, McAuliffe & Sekhon 2021, Ann. Statist. 49(2), Sec. 3 and Prop. 6 (the beta-binomial
-    mixture)): with ``S`` the sum of the outcomes, ``M_n(q) = B(a + S, b + n - S) / B(a, b) /
+    A confidence sequence, valid at every count at once without a union over counts (Robbins 1970, the
+    beta-binomial mixture; Howard, Ramdas, McAuliffe & Sekhon 2021, Ann. Statist. 49(2), conjugate
+    mixtures): with ``S`` the sum of the outcomes, ``M_n(q) = B(a + S, b + n - S) / B(a, b) /
     (q^S (1 - q)^(n - S))`` is the Beta(``a``, ``b``) mixture of the likelihood ratios; the bounds are the
     ends of ``{q : log M_n(q) < level}`` with ``level = log(K / delta)`` whatever the count. By Ville's
     inequality ``P(exists n : M_n(p) >= K / delta) <= delta / K``. For outcomes on ``[0, 1]`` that are not
@@ -44,8 +44,8 @@ fixed-``n`` bound on its first ``n`` outcomes:
 
 Either way every bound of every action holds at once with probability at least ``1 - delta`` (per side:
 a learner that uses both sides of one action splits ``delta`` in two itself). Outcomes on ``[a, b]``
-are rescaled to ``[0, 1]`` by :func:`upper_bound` / :func:`lower_bound` (``"kl"`` and
-``"sub-gaussian"`` only). Sources and choices: ``docs/decisions/engine.md``, "Bounds on bounded
+are rescaled to ``[0, 1]`` by :func:`upper_bound` / :func:`lower_bound` (all but
+``"clopper-pearson"``). Sources and choices: ``docs/decisions/engine.md``, "Bounds on bounded
 outcomes".
 """
 
