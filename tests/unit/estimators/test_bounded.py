@@ -121,7 +121,7 @@ def test_properties(n, frac, delta, name):
 @given(n=st.integers(1, 2000), frac=st.floats(0, 1), delta=st.floats(1e-4, 0.25))
 def test_clopper_pearson_matches_scipy(n, frac, delta):
     """One-sided delta per side is scipy's exact two-sided interval at confidence 1 - 2 delta."""
-    k = int(math.floor(frac * n))
+    k = math.floor(frac * n)
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=1 - 2 * delta, method="exact")
     assert clopper_pearson_lower(k, n, delta) == pytest.approx(ci.low, abs=1e-9)
     assert clopper_pearson_upper(k, n, delta) == pytest.approx(ci.high, abs=1e-9)
