@@ -65,6 +65,7 @@ from safebandits.types import FloatArray
 __all__ = [
     "BOUNDS",
     "MIXTURE_PRIOR",
+    "UNIT_OUTCOMES",
     "anytime_level",
     "clopper_pearson_lower",
     "clopper_pearson_upper",
@@ -85,6 +86,10 @@ __all__ = [
 #: The bounds by name. At one count and one level, each of the first three is never wider than the one
 #: before it on Bernoulli outcomes; ``"beta-mixture"`` needs no union over counts (module docstring).
 BOUNDS = ("sub-gaussian", "kl", "clopper-pearson", "beta-mixture")
+
+#: Feedback kinds (``info.noise_kind``) whose outcomes lie in ``[0, 1]``: every bound but Clopper-Pearson
+#: holds for them (Clopper-Pearson: ``"bernoulli"`` only).
+UNIT_OUTCOMES = ("bernoulli", "clipped-gaussian")
 
 #: The Beta prior ``(a, b)`` of ``"beta-mixture"`` (Jeffreys).
 MIXTURE_PRIOR = (0.5, 0.5)
