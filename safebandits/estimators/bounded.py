@@ -45,8 +45,7 @@ fixed-``n`` bound on its first ``n`` outcomes:
 Either way every bound of every action holds at once with probability at least ``1 - delta`` (per side:
 a learner that uses both sides of one action splits ``delta`` in two itself). Outcomes on ``[a, b]``
 are rescaled to ``[0, 1]`` by :func:`upper_bound` / :func:`lower_bound` (all but
-``"clopper-pearson"``). Sources and choices: ``docs/decisions/engine.md``, "Bounds on bounded
-outcomes".
+``"clopper-pearson"``). Sources and choices: ``docs/decisions/bounds.md``.
 """
 
 from __future__ import annotations

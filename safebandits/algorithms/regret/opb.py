@@ -187,7 +187,7 @@ class OPBConfig(LearnerConfig):
         ``"kl"``: ``c_hat_a + alpha_c (kl_a - c_hat_a)`` with ``kl_a`` the KL (Chernoff) upper bound at
         level ``log(1 / delta')`` (:func:`~safebandits.estimators.bounded.kl_upper`), never above the
         paper's index. Needs costs observed in ``[0, 1]`` (Bernoulli or clipped-Gaussian feedback). The
-        reward indices keep ``beta_a``. See "Bounds on bounded outcomes" in the engine's decisions.
+        reward indices keep ``beta_a``. See docs/decisions/bounds.md.
     lp_solver : {"closed-form", "linprog"}, default "closed-form"
         How LP (37) is solved. ``"closed-form"``: Lemma 40's vertices (one constraint; HiGHS with a
         tie-breaking perturbation for several), exact ties to the larger unclipped index;
