@@ -565,7 +565,8 @@ class OPB(BaseLearner):
         if c.bound != "sub-gaussian" and kind not in UNIT_OUTCOMES:
             raise ConfigError(
                 f"OPB: bound={c.bound!r} needs costs observed in [0, 1] (feedback "
-                f"{' or '.join(UNIT_OUTCOMES)}); this problem's feedback is {kind!r}. Use bound='sub-gaussian'."
+                f"{' or '.join(UNIT_OUTCOMES)}); this problem's feedback is {kind!r}. "
+                "Use bound='sub-gaussian'."
             )
         horizon = int(c.horizon if c.horizon is not None else info.horizon)
         delta_prime = c.delta / (4.0 * k * horizon) if c.confidence == "theory" else 1.0 / horizon**2
