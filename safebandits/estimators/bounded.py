@@ -55,7 +55,6 @@ from typing import Any
 
 import numba
 import numpy as np
-from scipy import stats
 
 from safebandits._validation import check_choice, check_int, check_interval
 from safebandits.exceptions import ConfigError
@@ -273,6 +272,8 @@ def _successes(successes: Any, counts: Any, delta: Any, owner: str) -> tuple[Flo
 
 
 def _cp_upper(k: FloatArray, n: FloatArray, delta: FloatArray) -> FloatArray:
+    from scipy import stats  # (on use: scipy.stats costs a noticeable start-up import)
+
     full = k >= n
     with np.errstate(invalid="ignore", divide="ignore"):
         q = stats.beta.ppf(1.0 - delta, k + 1.0, np.where(full, 1.0, n - k))
