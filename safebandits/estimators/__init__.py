@@ -1,5 +1,6 @@
-"""Estimators: online ridge regression and confidence widths."""
+"""Estimators: online ridge regression, confidence widths, and bounds on bounded outcomes."""
 
+from safebandits.estimators.bounded import lower_bound, samples_until_below, upper_bound
 from safebandits.estimators.confidence import adaptive_width, adaptive_width_scalar, static_width
 from safebandits.estimators.ridge import (
     ArmRidge,
@@ -17,5 +18,8 @@ __all__ = [
     "arm_ridge_refresh",
     "arm_ridge_update",
     "cholesky_inverse",
+    "lower_bound",
+    "samples_until_below",
     "static_width",
+    "upper_bound",
 ]

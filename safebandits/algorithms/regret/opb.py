@@ -62,6 +62,7 @@ from safebandits.algorithms.assumptions import check_unit_means
 from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
+from safebandits.estimators.bounded import UNIT_OUTCOMES, kl_upper, kl_upper_scalar, mixture_upper_scalar
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.stagewise import solve_policy_lp
 from safebandits.records import ArmEstimates, Certificate, PlayedBlock, interval_estimates
@@ -108,6 +109,9 @@ class OPBConstants(NamedTuple):
     paper_unpulled: bool  #: ``unpulled="paper"``: ``beta_a(0) = 0`` with zero estimates
     log_term: float  #: ``2 R^2 log(1 / delta')`` (``beta_a = sqrt(log_term / T_a)``)
     r1: float  #: the known safe reward ``r_1`` (0 when unknown)
+    kl: bool  #: ``bound="kl"``: cost indices from the KL (Chernoff) upper bound
+    mixture: bool  #: ``bound="beta-mixture"``: cost indices from the beta-mixture confidence sequence
+    level: float  #: the level of the cost bound: ``log(1 / delta')`` (KL), ``log(1 / (T delta'))`` (mixture)
 
 
 #: The scalars that change during a run: the radii (set after the warm start), the safe-only mode, the
@@ -179,6 +183,14 @@ class OPBConfig(LearnerConfig):
         Failure probability of the warm start (default: ``delta``).
     warm_start_cap : int >= 1 or None, default None
         Hard cap on the warm start's rounds (default: the horizon).
+    bound : {"sub-gaussian", "kl", "beta-mixture"}, default "sub-gaussian"
+        The cost indices' confidence bound. ``"sub-gaussian"``: ``c_hat_a + alpha_c beta_a`` (the paper's);
+        ``"kl"``: ``c_hat_a + alpha_c (u_a - c_hat_a)`` with ``u_a`` the KL (Chernoff) upper bound at
+        level ``log(1 / delta')`` (:func:`~safebandits.estimators.bounded.kl_upper`), never above the
+        paper's index; ``"beta-mixture"``: ``u_a`` the beta-mixture confidence sequence's upper end at
+        level ``log(1 / (T delta'))`` (valid at every count at once: the budget the union over counts
+        gives an arm). Need costs observed in ``[0, 1]`` (Bernoulli or clipped-Gaussian feedback). The
+        reward indices keep ``beta_a``. See docs/decisions/bounds.md.
     lp_solver : {"closed-form", "linprog"}, default "closed-form"
         How LP (37) is solved. ``"closed-form"``: Lemma 40's vertices (one constraint; HiGHS with a
         tie-breaking perturbation for several), exact ties to the larger unclipped index;
@@ -201,6 +213,7 @@ class OPBConfig(LearnerConfig):
     warm_start_delta: float | None = None
     warm_start_cap: int | None = None
     lp_solver: Literal["closed-form", "linprog"] = "closed-form"
+    bound: Literal["sub-gaussian", "kl", "beta-mixture"] = "sub-gaussian"
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
@@ -219,6 +232,12 @@ class OPBConfig(LearnerConfig):
             check_int(self.warm_start_cap, "warm_start_cap", low=1, owner=owner)
 
 
+def _mixture_upper(totals: FloatArray, counts: FloatArray, level: FloatArray) -> FloatArray:
+    """:func:`~safebandits.estimators.bounded.mixture_upper_scalar` elementwise (the estimates' table)."""
+    out = [mixture_upper_scalar(*v) for v in zip(totals.ravel(), counts.ravel(), level.ravel(), strict=True)]
+    return np.array(out, dtype=np.float64).reshape(totals.shape)
+
+
 # --------------------------------------------------------------------------------------------------
 # compiled kernels
 # --------------------------------------------------------------------------------------------------
@@ -229,7 +248,7 @@ def opb_indices(st):
     ``c_1`` when it is known."""
     n_arms, m = st.cost_sums.shape
     const, live = st.const, st.live[0]
-    alpha_r, alpha_c, log_term = live.alpha_r, live.alpha_c, const.log_term
+    alpha_r, alpha_c, log_term, level = live.alpha_r, live.alpha_c, const.log_term, const.level
     safe, clip = const.safe, const.clip
     for a in range(n_arms):
         n = st.counts[a]
@@ -253,9 +272,14 @@ def opb_indices(st):
                 continue
             if n > 0:
                 c = st.cost_sums[a, i] / n
+                if const.kl:  # (the KL radius in place of beta_a: never larger, by Pinsker)
+                    c += alpha_c * (kl_upper_scalar(min(max(c, 0.0), 1.0), n, level) - c)
+                elif const.mixture:
+                    c += alpha_c * (mixture_upper_scalar(min(max(c, 0.0), 1.0) * n, n, level) - c)
+                else:
+                    c += alpha_c * beta  # u^c_a
             else:
-                c = 0.0 if const.paper_unpulled else 1.0
-            c += alpha_c * beta  # u^c_a
+                c = (0.0 if const.paper_unpulled else 1.0) + alpha_c * beta
             st.uc[a, i] = min(max(c, 0.0), 1.0) if clip else c
 
 
@@ -537,6 +561,13 @@ class OPB(BaseLearner):
             "cost of its policies can exceed the threshold",
         )
         c = config
+        kind = str(getattr(info, "noise_kind", "gaussian"))
+        if c.bound != "sub-gaussian" and kind not in UNIT_OUTCOMES:
+            raise ConfigError(
+                f"OPB: bound={c.bound!r} needs costs observed in [0, 1] (feedback "
+                f"{' or '.join(UNIT_OUTCOMES)}); this problem's feedback is {kind!r}. "
+                "Use bound='sub-gaussian'."
+            )
         horizon = int(c.horizon if c.horizon is not None else info.horizon)
         delta_prime = c.delta / (4.0 * k * horizon) if c.confidence == "theory" else 1.0 / horizon**2
         known = info.safe_reward is not None and info.safe_cost is not None
@@ -553,7 +584,9 @@ class OPB(BaseLearner):
         const = OPBConstants(
             safe=safe, cost_known=known, reward_known=c.safe_reward == "known", clip=bool(c.clip),
             paper_unpulled=c.unpulled == "paper",
-            log_term=2.0 * c.noise_bound**2 * math.log(1.0 / delta_prime), r1=r1,
+            log_term=2.0 * c.noise_bound**2 * math.log(1.0 / delta_prime), r1=r1, kl=c.bound == "kl",
+            mixture=c.bound == "beta-mixture",
+            level=math.log(1.0 / (delta_prime * (horizon if c.bound == "beta-mixture" else 1))),
         )  # fmt: skip
         live_block = np.zeros(1, dtype=OPB_LIVE)  # the kernels read its record live_block[0]
         live = live_block[0]  # a view: writes go through
@@ -691,6 +724,12 @@ class OPB(BaseLearner):
         beta = np.zeros(k)
         beta[pulled] = np.sqrt(const.log_term / n[pulled])
         radius = np.column_stack([self.alpha_r * beta, np.repeat(self.alpha_c * beta[:, None], m, axis=1)])
+        if const.kl or const.mixture:
+            c_hat = np.clip(est[pulled, 1:], 0.0, 1.0)
+            n_p = np.broadcast_to(n[pulled, None], c_hat.shape)
+            level = np.full(c_hat.shape, const.level)
+            upper = kl_upper(c_hat, n_p, level) if const.kl else _mixture_upper(c_hat * n_p, n_p, level)
+            radius[pulled, 1:] = self.alpha_c * (upper - c_hat)
         if const.reward_known:
             est[self._safe, 0], radius[self._safe, 0] = const.r1, 0.0
         if const.cost_known:
