@@ -8,7 +8,7 @@ record to label; otherwise the arm's features and a field per observed value); a
 a results store's experiments, verdicts and figures.
 
 Built on Starlette (served by uvicorn), Jinja2 templates and inline SVG figures drawn by matplotlib
-(see docs/decisions/engine.md, "Dashboard stack"). Needs the optional extra:
+(see docs/decisions/studies.md, "Dashboard stack"). Needs the optional extra:
 ``pip install safebandits[dashboard]``.
 """
 
