@@ -355,10 +355,10 @@ def certify(st, t):
 
 @numba.njit(cache=True, inline="always")
 def bounds_and_sets(beta, st):
-    """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` (line 7; read for the arms of ``U``) into ``st.lower`` and
-    ``st.upper``, then the update of ``F``, ``r``, ``U`` (``cbai_update_step`` on ``st.sets``,
-    ``st.lower``, ``st.upper``): one record in, nothing called (one call per sample instead of two; the
-    counts of the arrays it binds are pruned); the same operations in the same order."""
+    """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` (line 7; read for the arms of ``U``) into
+    ``st.lower`` and ``st.upper``, then the update of ``F``, ``r``, ``U`` (``cbai_update_step`` on
+    ``st.sets``, ``st.lower``, ``st.upper``): one record in, nothing called (one call per sample instead
+    of two; the counts of the arrays it binds are pruned); the same operations in the same order."""
     sq_widths, preds, lower, upper = st.ridge.sq_widths, st.ridge.preds, st.lower, st.upper
     # Every arm, without a branch: the loop vectorises (the square roots four at a time; only the bounds
     # of U are read). ``beta sqrt(0) = 0``: the bits of ``h = beta sqrt(s) if s > 0 else 0``.

@@ -73,11 +73,13 @@ ASK_TELL_BUDGET = 600
 
 def digest(a: np.ndarray) -> int:
     """The first 8 bytes of the SHA-256 of an array's bytes, as an int64."""
-    return int.from_bytes(hashlib.sha256(np.ascontiguousarray(a).tobytes()).digest()[:8], "little", signed=True)
+    raw = hashlib.sha256(np.ascontiguousarray(a).tobytes()).digest()[:8]
+    return int.from_bytes(raw, "little", signed=True)
 
 
 #: The entries of a fingerprint.
-FIELDS = ("samples", "recommended", "skipped", "counts", "sums", "sq_widths", "preds", "uncertain", "feasible")
+FIELDS = ("samples", "recommended", "skipped", "counts", "sums", "sq_widths", "preds", "uncertain",
+          "feasible")  # fmt: skip
 
 
 def fingerprint(learner, out) -> np.ndarray:
@@ -88,7 +90,7 @@ def fingerprint(learner, out) -> np.ndarray:
     return np.array(scalars, np.int64)
 
 
-def one(case: str, numerics: str, rule: str, width: str, seed: int, budget: int, compiled: bool) -> np.ndarray:
+def one(case: str, numerics: str, rule: str, width: str, seed: int, budget: int, compiled: bool):
     inst = instance(case, seed)
     config = {"width": width, "numerics": numerics}
     learner = make_learner(rule, inst.public_info(), np.random.default_rng(seed + 10), config)

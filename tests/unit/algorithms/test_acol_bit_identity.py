@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tests.unit.algorithms import acol_trajectories as traj
@@ -34,7 +33,7 @@ def test_run_matches_the_recorded_trajectory(reference, key):
     got = traj.one(*key)
     want = reference[traj.name_of(key)]
     differs = [field for field, a, b in zip(traj.FIELDS, got, want, strict=True) if a != b]
-    assert not differs, f"{traj.name_of(key)}: {differs} differ (got {got.tolist()}, recorded {want.tolist()})"
+    assert not differs, f"{differs} differ (got {got.tolist()}, recorded {want.tolist()})"
 
 
 def test_reference_covers_every_key(reference):
