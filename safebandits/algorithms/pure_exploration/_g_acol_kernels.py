@@ -89,7 +89,10 @@ class GACOLState(NamedTuple):
     ``l_t, u_t`` of the arms (read for the arms of ``U`` only); ``uniforms`` the learner's uniform buffer
     (read at ``live.upos``; empty for the deterministic rules); ``work_v`` (d,) and ``work_g`` (n,)
     work vectors of the look-ahead; ``const`` :class:`GACOLConstants`; ``live`` a one-element array of
-    dtype :data:`GACOL_LIVE` whose record ``live[0]`` the kernels read and write.
+    dtype :data:`GACOL_LIVE` whose record ``live[0]`` the kernels read and write; ``arm_index`` the arm
+    of ``X`` each arm of the state stands for (the identity, or the first of each group of repeated arms
+    when the learner runs on the distinct arms, :mod:`~safebandits.algorithms.pure_exploration._distinct`):
+    what the environment plays.
     """
 
     ridge: ArmRidgeArrays
@@ -101,6 +104,7 @@ class GACOLState(NamedTuple):
     work_g: FloatArray
     const: GACOLConstants
     live: np.ndarray
+    arm_index: np.ndarray
 
 
 @numba.njit(cache=True)
