@@ -42,6 +42,14 @@ def duplicated(seed: int, n: int, distinct: int, d: int) -> LinearCBAIInstance:
     )  # fmt: skip
 
 
+def distinct_groups_of(inst):
+    """The groups of :func:`~safebandits.algorithms.pure_exploration._distinct.distinct_groups` of an
+    instance's arms and rewards (ridge 0.1, the learners' default)."""
+    from safebandits.algorithms.pure_exploration._distinct import distinct_groups
+
+    return distinct_groups(inst.arms, inst.arms @ inst.reward_param, 0.1)
+
+
 def instance(case: str, seed: int):
     kind, _, size = case.partition(":")
     if kind == "sphere":
