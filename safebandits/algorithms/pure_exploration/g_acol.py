@@ -505,7 +505,11 @@ class GACOL(CBAILearner):
         # the selection alone: the driver's SELECT mode (NO_ARM when there is no arm to pull: U is empty)
         loop, block, env, told = self._one_sample()
         j = loop(block, env, told, (0, 1, SELECT))
-        return Decision(arm=int(self.state.arm_index[self._chosen[0]]) if j == 1 else NO_ARM)
+        return Decision(arm=self._arm_of_x(int(self._chosen[0])) if j == 1 else NO_ARM)
+
+    def _arm_of_x(self, arm: int) -> int:
+        """The arm of ``X`` that the state's arm ``arm`` stands for (``GACOLState.arm_index``)."""
+        return arm if self._groups is None else int(self._groups.first[arm])
 
     def _one_sample(self) -> tuple[Any, ...]:
         """The ask / tell path's call of :data:`gacol_samples_plain`: its loop (bound), the block (made
@@ -543,7 +547,7 @@ class GACOL(CBAILearner):
         self._chosen[0] = arm if self._groups is None else self._groups.group[arm]
         told[0, 0] = y
         j = loop(block, env, told, (0, 2, TOLD))
-        self._prefetched = int(self.state.arm_index[self._chosen[0]]) if j == 2 else NO_ARM
+        self._prefetched = self._arm_of_x(int(self._chosen[0])) if j == 2 else NO_ARM
 
     def _recommend_info(self) -> dict[str, Any]:
         return {"beta": self.beta}
