@@ -36,8 +36,9 @@ def duplicated(seed: int, n: int, distinct: int, d: int) -> LinearCBAIInstance:
     phi = rng.normal(size=d)
     phi /= 2.0 * np.linalg.norm(phi)
     theta = rng.normal(size=d)
+    tau = max(0.05, float(np.min(arms @ phi)) + 0.01)  # (at least one feasible arm)
     return LinearCBAIInstance(
-        arms=arms, reward_param=theta, constraint_param=phi, threshold=0.05, noise=BinaryNoise(),
+        arms=arms, reward_param=theta, constraint_param=phi, threshold=tau, noise=BinaryNoise(),
         name="duplicated",
     )  # fmt: skip
 
