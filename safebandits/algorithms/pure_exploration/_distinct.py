@@ -1,10 +1,11 @@
-"""G-ACOL and Greedy Max Var on the distinct arms of ``X``: the same decisions at a fraction of the work.
+"""G-ACOL, Greedy Max Var and Max Rew-U on the distinct arms of ``X``: the same decisions, less work.
 
 The authors' released driving candidates are 1,000 policies of which only 20 are distinct, and every
 sample of the look-ahead rules costs ``O(n d)`` over all ``n`` arms (6.5 us on such an instance against
 about 0.3 us on its 20 distinct arms). Arms with the same feature vector and the same known reward
 (a *group*) are interchangeable for the rules that pull a maximiser, lowest index on ties (``selection``
-``"lookahead"`` or ``"most_uncertain"`` over ``U`` or ``X``):
+``"lookahead"``, ``"most_uncertain"`` or ``"max_reward"`` over ``U`` or ``X``; not the uniform rules nor
+Max Rew-F, which pull any member):
 
 * every per-arm quantity of a sample is computed by an element-wise loop over the arms (the rank-one
   updates of ``||x||^2_{A^{-1}}`` and ``x^T phi_hat``, the exact refresh, the bounds), so the members of
@@ -21,6 +22,7 @@ Run on the first arm of each group (:func:`distinct_groups`), in their order, th
 makes the same pulls, with the environment's observation of the same arm of ``X``
 (``GACOLState.arm_index``), and reaches the same state; :func:`expanded_ridge` and
 :func:`expanded_sets` give it back over all of ``X`` (copies: every member gets its group's values).
+Certified skips (Max Rew-U) stay exact: they end at an exact refresh from the same counts and sums.
 Only the primal numerics, whose initial state does not depend on the other arms (the Gram numerics
 start from ``X X^T``, computed by BLAS over the whole matrix).
 """

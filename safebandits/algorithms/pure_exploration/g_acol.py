@@ -399,8 +399,8 @@ class GACOL(CBAILearner):
             lookahead = config.selection == "lookahead" and config.select_from != "all"
             numerics = choose_numerics(*arms.shape, lookahead=lookahead)
         c = config
-        # the look-ahead rules run on the distinct arms when X repeats some (_distinct: the same decisions)
-        grouped = c.selection in ("lookahead", "most_uncertain") and c.select_from != "feasible"
+        # the rules that pull a maximiser run on the distinct arms when X repeats some (_distinct)
+        grouped = c.select_from != "feasible" and c.selection != "uniform"
         grouped = distinct_groups(arms, rewards, c.ridge) if grouped and numerics == "primal" else None
         self._groups, self._arms, self._rewards = grouped, arms, rewards
         if grouped is not None:

@@ -68,7 +68,7 @@ def _run(rule, inst, config, seed, budget, compiled, grouped, monkeypatch):
     n=st.integers(2, 60),
     distinct=st.integers(1, 8),
     d=st.integers(1, 6),
-    rule=st.sampled_from(["g-acol", "greedy-maxvar"]),
+    rule=st.sampled_from(["g-acol", "greedy-maxvar", "maxrew-u"]),
     width=st.sampled_from([{"width": "theory"}, {"width": "tuned", "tuned_width": 2.0}]),
     compiled=st.booleans(),
 )
@@ -93,7 +93,7 @@ def test_only_the_maximiser_rules_on_primal_numerics_group_arms():
         ("g-acol", "auto", True),
         ("g-acol", "gram", False),
         ("adaptive-uniform", "primal", False),
-        ("maxrew-u", "primal", False),
+        ("maxrew-u", "primal", True),
         ("maxrew-f", "primal", False),
     ]:
         learner = make_learner(rule, inst.public_info(), np.random.default_rng(0), {"numerics": numerics})
