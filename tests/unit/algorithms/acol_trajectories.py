@@ -1,7 +1,7 @@
 """Reference trajectories of the G-ACOL family, for the bit-identity test of issue 43's faster kernels.
 
 ``python tests/unit/algorithms/acol_trajectories.py OUT.npz`` (run with ``PYTHONPATH`` at the code to
-record; ``data/acol_trajectories.npz`` was recorded from main before issue 43's kernels) runs every
+record; ``data/acol_trajectories.npz`` was recorded from main at b64bafb, before issue 43) runs every
 sequential rule, theory and tuned width, on the :data:`CASES` instances and numerics, compiled (with
 certified skips) and ask / tell, and stores each run's fingerprint: samples, recommended arm, and
 digests of the bits of the final per-arm counts, sums, squared widths, predictions and sets
