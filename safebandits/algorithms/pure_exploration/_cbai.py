@@ -109,7 +109,9 @@ def cbai_update(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> None:
 def cbai_update_step(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> None:
     """Update ``U``, ``F`` and ``r`` in place from bounds ``lower <= phi^T x <= upper`` (Sec. 3, Alg. 1-3).
 
-    Only arms still in ``U`` are examined. A function of its own (not inlined): the compiled loops pass
+    Only arms still in ``U`` are examined; the pass that removes the arms below ``r`` runs only when
+    ``r`` rose (``live.n_uncertain`` is ``|U|``, as :func:`new_cbai_state` and every update leave it).
+    A function of its own (not inlined): the compiled loops pass
     ``sets`` by reference (:func:`~safebandits._numba.by_reference`), one reference count, and the arrays
     read here cost none (numba prunes the counts of a function that calls no other).
 
@@ -134,6 +136,7 @@ def cbai_update_step(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> N
     track_lowest = best_arm == NO_ARM
     lowest = np.inf
     lowest_arm = NO_ARM
+    left = 0
     for i in range(n):
         if not in_uncertain[i]:
             continue
@@ -142,19 +145,26 @@ def cbai_update_step(sets: CBAIState, lower: FloatArray, upper: FloatArray) -> N
             lowest_arm = i
         if lower[i] > threshold:
             in_uncertain[i] = False
+            left += 1
         elif upper[i] <= threshold:
             in_uncertain[i] = False
             in_feasible[i] = True
+            left += 1
             if rewards[i] > best:
                 best = rewards[i]
                 best_arm = i
-    count = 0
-    for i in range(n):
-        if in_uncertain[i]:
-            if rewards[i] < best:
-                in_uncertain[i] = False
-            else:
-                count += 1
+    if best_arm == live.best_arm:
+        # r unchanged: every arm of U passed the reward test against this r at the last update (or r is
+        # -inf), so the pass below would remove none; |U| is the last count less the arms that left
+        count = live.n_uncertain - left
+    else:
+        count = 0
+        for i in range(n):
+            if in_uncertain[i]:
+                if rewards[i] < best:
+                    in_uncertain[i] = False
+                else:
+                    count += 1
     live.best_reward = best
     live.best_arm = best_arm
     live.n_uncertain = count

@@ -86,10 +86,13 @@ class GACOLState(NamedTuple):
 
     ``ridge`` the estimate of ``phi`` with every arm's ``||x||^2_{A^{-1}}`` and ``x^T phi_hat``;
     ``sets`` ``U``, ``F``, ``r`` and the known rewards and threshold; ``lower`` / ``upper`` the bounds
-    ``l_t, u_t`` of the arms (current for the arms of ``U``); ``uniforms`` the learner's uniform buffer
+    ``l_t, u_t`` of the arms (read for the arms of ``U`` only); ``uniforms`` the learner's uniform buffer
     (read at ``live.upos``; empty for the deterministic rules); ``work_v`` (d,) and ``work_g`` (n,)
     work vectors of the look-ahead; ``const`` :class:`GACOLConstants`; ``live`` a one-element array of
-    dtype :data:`GACOL_LIVE` whose record ``live[0]`` the kernels read and write.
+    dtype :data:`GACOL_LIVE` whose record ``live[0]`` the kernels read and write; ``arm_index`` the arm
+    of ``X`` each arm of the state stands for (the identity, or the first of each group of repeated arms
+    when the learner runs on the distinct arms, :mod:`~safebandits.algorithms.pure_exploration._distinct`):
+    what the environment plays.
     """
 
     ridge: ArmRidgeArrays
@@ -101,6 +104,7 @@ class GACOLState(NamedTuple):
     work_g: FloatArray
     const: GACOLConstants
     live: np.ndarray
+    arm_index: np.ndarray
 
 
 @numba.njit(cache=True)
@@ -355,23 +359,18 @@ def certify(st, t):
 
 @numba.njit(cache=True, inline="always")
 def bounds_and_sets(beta, st):
-    """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` of the arms of ``U`` (line 7) into ``st.lower`` and
-    ``st.upper``, then the update of ``F``, ``r``, ``U`` (``cbai_update_step`` on ``st.sets``,
-    ``st.lower``, ``st.upper``): one record in, nothing called (one call per sample instead of two; the
-    counts of the arrays it binds are pruned); the same operations in the same order."""
-    sq_widths, preds, in_uncertain, lower, upper = (
-        st.ridge.sq_widths,
-        st.ridge.preds,
-        st.sets.in_uncertain,
-        st.lower,
-        st.upper,
-    )
+    """``l, u = x^T phi_hat -+ beta ||x||_{A^{-1}}`` (line 7; read for the arms of ``U``) into
+    ``st.lower`` and ``st.upper``, then the update of ``F``, ``r``, ``U`` (``cbai_update_step`` on
+    ``st.sets``, ``st.lower``, ``st.upper``): one record in, nothing called (one call per sample instead
+    of two; the counts of the arrays it binds are pruned); the same operations in the same order."""
+    sq_widths, preds, lower, upper = st.ridge.sq_widths, st.ridge.preds, st.lower, st.upper
+    # Every arm, without a branch: the loop vectorises (the square roots four at a time; only the bounds
+    # of U are read). ``beta sqrt(0) = 0``: the bits of ``h = beta sqrt(s) if s > 0 else 0``.
     for i in range(sq_widths.shape[0]):
-        if in_uncertain[i]:
-            s = sq_widths[i]
-            h = beta * math.sqrt(s) if s > 0.0 else 0.0
-            lower[i] = preds[i] - h
-            upper[i] = preds[i] + h
+        s = sq_widths[i]
+        h = beta * math.sqrt(s if s > 0.0 else 0.0)
+        lower[i] = preds[i] - h
+        upper[i] = preds[i] + h
     cbai_update_step(st.sets, st.lower, st.upper)
 
 

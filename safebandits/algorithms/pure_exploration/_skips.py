@@ -412,7 +412,7 @@ def try_skip(st: GACOLState, sk: SkipWork, sampler, start, max_len):
             arm = cand[c]
         else:
             arm = fixed
-        y = sampler.sample(arm, start + s)
+        y = sampler.sample(st.arm_index[arm], start + s)
         counts[arm] += 1.0
         sums[arm] += y
         if widest:

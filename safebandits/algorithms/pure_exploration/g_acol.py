@@ -51,6 +51,7 @@ from safebandits._validation import (
 from safebandits.algorithms._driver import SELECT, TOLD, idle_feedback, make_driver
 from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.pure_exploration._cbai import NO_ARM, CBAILearner, CBAISets, check_cbai_info
+from safebandits.algorithms.pure_exploration._distinct import distinct_groups, expanded_ridge, expanded_sets
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     FROM_ALL,
     FROM_FEASIBLE,
@@ -270,8 +271,8 @@ def gacol_select(b, j):
 
 @numba.njit(cache=True, inline="always")
 def gacol_played(b, j):
-    """Line 5: the arm pulled (the environment observes its constraint value)."""
-    return b.chosen[0]
+    """Line 5: the arm pulled (the environment observes its constraint value; an arm of ``X``)."""
+    return b.st.arm_index[b.chosen[0]]
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -398,10 +399,16 @@ class GACOL(CBAILearner):
         if numerics == "auto" and not is_axis_aligned(arms):
             lookahead = config.selection == "lookahead" and config.select_from != "all"
             numerics = choose_numerics(*arms.shape, lookahead=lookahead)
-        self._ridge = ArmRidge(arms, config.ridge, refresh_every=0, numerics=numerics)
-        self._sets = CBAISets(rewards, tau)
-        n, d = arms.shape
         c = config
+        # the rules that pull a maximiser run on the distinct arms when X repeats some (_distinct)
+        grouped = c.select_from != "feasible" and c.selection != "uniform"
+        grouped = distinct_groups(arms, rewards, c.ridge) if grouped and numerics == "primal" else None
+        self._groups, self._arms, self._rewards = grouped, arms, rewards
+        if grouped is not None:
+            arms, rewards = arms[grouped.first], rewards[grouped.first]
+        self._ridge = ArmRidge(arms, config.ridge, refresh_every=0, numerics=numerics)
+        self._inner = CBAISets(rewards, tau)
+        n, d = arms.shape
         self._needs_uniform = c.selection == "uniform" or c.select_from == "feasible"
         uniforms = np.zeros(UNIFORM_BLOCK if self._needs_uniform else 0)
         const = GACOLConstants(
@@ -415,9 +422,9 @@ class GACOL(CBAILearner):
         GACOL._make_views(self)
         #: The typed state the compiled kernels act on in place (its arrays are never rebound).
         self.state = GACOLState(
-            ridge=self._ridge.arrays, sets=self._sets.state, lower=np.full(n, -np.inf),
+            ridge=self._ridge.arrays, sets=self._inner.state, lower=np.full(n, -np.inf),
             upper=np.full(n, np.inf), uniforms=uniforms, work_v=np.zeros(d), work_g=np.zeros(n),
-            const=const, live=self._live,
+            const=const, live=self._live, arm_index=np.arange(n) if grouped is None else grouped.first,
         )  # fmt: skip
         self._chosen = np.zeros(1, dtype=np.int64)  # the arm of the current sample (the kernels write it)
         self._one_cache: tuple[Any, ...] | None = (
@@ -446,9 +453,25 @@ class GACOL(CBAILearner):
     def ridge(self) -> ArmRidge:
         """The ridge state: ``theta_hat`` (= ``phi_hat``), ``a_inv``, ``sq_widths``, ``preds``, ``gram``.
 
-        With Gram numerics ``theta_hat`` and ``a_inv`` are recomputed from counts and sums on access.
+        With Gram numerics ``theta_hat`` and ``a_inv`` are recomputed from counts and sums on access; on
+        the distinct arms of ``X`` (:mod:`._distinct`) a copy over all arms.
         """
-        return self._ridge
+        return self._ridge if self._groups is None else expanded_ridge(self._ridge, self._arms, self._groups)
+
+    @property
+    def _sets(self) -> CBAISets:
+        """``U``, ``F`` and ``r`` over ``X`` (on the distinct arms of ``X``: a copy over all arms)."""
+        return (
+            self._inner if self._groups is None else expanded_sets(self._inner, self._rewards, self._groups)
+        )
+
+    @property
+    def n_arms(self) -> int:
+        return self._rewards.shape[0]
+
+    @property
+    def done(self) -> bool:
+        return self._inner.done
 
     @property
     def skipped_samples(self) -> int:
@@ -462,8 +485,9 @@ class GACOL(CBAILearner):
 
     def confidence_bounds(self) -> tuple[FloatArray, FloatArray]:
         """Current bounds ``(l_t, u_t)`` on ``phi^T x`` of every arm."""
-        h = self.beta * self._ridge.widths
-        return self._ridge.preds - h, self._ridge.preds + h
+        ridge = self.ridge
+        h = self.beta * ridge.widths
+        return ridge.preds - h, ridge.preds + h
 
     # -- protocol ---------------------------------------------------------------------------------
     def _refill_uniforms(self) -> None:
@@ -482,7 +506,11 @@ class GACOL(CBAILearner):
         # the selection alone: the driver's SELECT mode (NO_ARM when there is no arm to pull: U is empty)
         loop, block, env, told = self._one_sample()
         j = loop(block, env, told, (0, 1, SELECT))
-        return Decision(arm=int(self._chosen[0]) if j == 1 else NO_ARM)
+        return Decision(arm=self._arm_of_x(int(self._chosen[0])) if j == 1 else NO_ARM)
+
+    def _arm_of_x(self, arm: int) -> int:
+        """The arm of ``X`` that the state's arm ``arm`` stands for (``GACOLState.arm_index``)."""
+        return arm if self._groups is None else int(self._groups.first[arm])
 
     def _one_sample(self) -> tuple[Any, ...]:
         """The ask / tell path's call of :data:`gacol_samples_plain`: its loop (bound), the block (made
@@ -502,7 +530,7 @@ class GACOL(CBAILearner):
         if self._prefetched == NO_ARM:
             return
         c = self.config
-        f_empty = self._sets.best_arm is None
+        f_empty = self._inner.best_arm is None
         drew_uniform = c.selection == "uniform" or (c.select_from == "feasible" and f_empty)
         if drew_uniform:
             self._upos[0] -= 1
@@ -517,10 +545,10 @@ class GACOL(CBAILearner):
         # lines 5-8 with the observation, then the next selection (line 4) in the same call: the driver's
         # TOLD mode; the next arm is prefetched unless U is empty or the uniform buffer ran dry
         loop, block, env, told = self._one_sample()
-        self._chosen[0] = arm
+        self._chosen[0] = arm if self._groups is None else self._groups.group[arm]
         told[0, 0] = y
         j = loop(block, env, told, (0, 2, TOLD))
-        self._prefetched = int(self._chosen[0]) if j == 2 else NO_ARM
+        self._prefetched = self._arm_of_x(int(self._chosen[0])) if j == 2 else NO_ARM
 
     def _recommend_info(self) -> dict[str, Any]:
         return {"beta": self.beta}

@@ -179,7 +179,7 @@ def select(
         live = np.zeros(1, dtype=GACOL_LIVE)
         st = GACOLState(
             ridge, sets, np.zeros(n), np.zeros(n), np.asarray(uniforms, dtype=np.float64), np.zeros(d),
-            np.zeros(n), const, live,
+            np.zeros(n), const, live, np.arange(n),
         )  # fmt: skip
         chosen = np.full(1, -1, dtype=np.int64)
         # (the arm into the block's ``chosen``; a block type of the library: a compiled kernel's cache must
