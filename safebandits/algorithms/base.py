@@ -21,7 +21,7 @@ import numpy as np
 from safebandits._numba import Rebinding
 from safebandits._validation import check_int
 from safebandits.algorithms._catalogue import class_kinds
-from safebandits.algorithms._config import LearnerConfig, config_from_dict, config_to_dict
+from safebandits.algorithms._config import LearnerConfig, config_from_dict, config_to_dict, keyed_config
 from safebandits.algorithms._driver import SIMULATE
 from safebandits.algorithms._observation import (
     ObservationSpec,
@@ -44,6 +44,7 @@ __all__ = [
     "config_from_dict",
     "config_to_dict",
     "is_simulating",
+    "keyed_config",
     "play_ask_tell",
 ]
 

@@ -495,7 +495,7 @@ class RunTask:
 
 
 def _resolve_algorithm(spec: ExperimentSpec, alg: AlgorithmSpec) -> dict[str, Any]:
-    from safebandits.algorithms.base import config_to_dict
+    from safebandits.algorithms.base import keyed_config
     from safebandits.algorithms.registry import get_algorithm
     from safebandits.experiments.solvers import find_solver
 
@@ -507,7 +507,7 @@ def _resolve_algorithm(spec: ExperimentSpec, alg: AlgorithmSpec) -> dict[str, An
         config = entry.config(**params)
     except ConfigError as exc:
         raise ConfigError(f"Algorithm {alg.label!r} of experiment {spec.name!r}: {exc}") from None
-    return {k: _plain(v) for k, v in config_to_dict(config).items()}
+    return {k: _plain(v) for k, v in keyed_config(config).items()}
 
 
 def _resolve_instance(

@@ -62,7 +62,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -117,6 +118,9 @@ class SafeOptConfig(SafeSetConfig):
     confidence: Literal["theory", "constant"] = "theory"
     constant_beta: float = 2.0
     variant: Variant = "sui"
+
+    #: Added with issue 40, after stored runs: at Sui et al.'s form it is not in their keys.
+    unkeyed: ClassVar[Mapping[str, Any]] = {"variant": "sui"}
 
     def __post_init__(self) -> None:
         SafeSetConfig.__post_init__(self)

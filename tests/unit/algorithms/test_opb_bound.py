@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from safebandits.algorithms import make_learner
+from safebandits.algorithms.base import keyed_config
+from safebandits.algorithms.regret.opb import OPBConfig
 from safebandits.estimators.bounded import kl_upper, upper_bound
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.regret_loop import run_regret
@@ -82,3 +84,18 @@ def test_kl_refuses_outcomes_outside_the_unit_interval():
         make_learner("opb", inst.public_info(), np.random.default_rng(0), {"bound": "kl"})
     with pytest.raises(ConfigError, match="bound"):
         make_learner("opb", inst.public_info(), np.random.default_rng(0), {"bound": "clopper"})
+
+
+def test_the_bound_option_keeps_the_stored_runs_keys():
+    # Issue 45 added ``bound`` after the archived runs: at the paper's bound the field is left out of an
+    # experiment run's config and hash (LearnerConfig.unkeyed), so stored OPB runs keep their keys; any
+    # other bound is in the key.
+    from safebandits.experiments.spec import expand, get_experiment
+
+    spec = get_experiment("opb-random")
+    task = next(t for t in expand(spec, "quick") if t.algorithm == "opb")
+    assert "bound" not in task.algorithm_params
+    assert "algorithm.bound" not in task.config()
+    keyed = keyed_config(OPBConfig(bound="kl"))
+    assert keyed["bound"] == "kl"
+    assert "bound" not in keyed_config(OPBConfig())

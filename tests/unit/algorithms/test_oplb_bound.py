@@ -158,8 +158,14 @@ def test_oplb_runs_equal_the_archived_quick_store(tmp_path):
         new = store.to_frame().set_index("pk")
     with ResultsStore(old) as store:
         ref = store.to_frame().set_index("pk").loc[new.index]
-    cols = ["samples", "regret", "policy_regret", "reward", "cost", "max_policy_cost", "violations",
+    cols = ["samples", "regret", "policy_regret", "reward", "cost", "violations",
             "policy_violations", "regret_tenth", "tail_cost", "tail_reward", "positive_cost"]  # fmt: skip
     assert len(new) == 2
     for col in cols:
         assert np.allclose(new[col].astype(float), ref[col].astype(float), rtol=1e-12, atol=0), col
+    # (the archive holds the raw max_policy_cost; runs now store it minus the threshold, issue 40)
+    from tests.unit.experiments.test_store_cpu import archived_max_policy_cost
+
+    for task in tasks:
+        got = archived_max_policy_cost(task, float(new.at[task.pk, "max_policy_cost_over_threshold"]))
+        assert np.isclose(got, float(ref.at[task.pk, "max_policy_cost"]), rtol=1e-12, atol=1e-15), task.pk
