@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safebandits.algorithms.compatibility import compatible_learners
+from safebandits.algorithms.compatibility import compatible_learners, learner_fit
 from safebandits.algorithms.registry import make_learner
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.regret_loop import run_regret
@@ -49,7 +49,12 @@ def test_linear_problem_offers_the_kernel_view_with_the_proxy(kind):
     assert p.why_not("kernel") is None and "kernel" in p.kinds
     assert p.view("kernel").noise_bound == Feedback(kind).noise_bound
     names = {c.name for c in compatible_learners(p, task="regret")}
-    assert {"ckb-ucb", "ckb-ts", "ckb-rand", "stageopt", "sgp-ucb"} <= names
+    # (StageOpt and SGP-UCB start from the safe arm but cannot leave it within this horizon at these
+    # bounds: listed apart, with the rounds they would need; issue 40)
+    fit = learner_fit(p, task="regret")
+    stuck = {c.name for c, _ in fit.cannot_learn}
+    assert {"ckb-ucb", "ckb-ts", "ckb-rand"} <= names and {"stageopt", "sgp-ucb"} <= names | stuck
+    assert names.isdisjoint(stuck) and all(not est.can_learn for _, est in fit.cannot_learn)
 
 
 def test_linear_kernel_simulation_draws_bernoulli_outcomes():

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import safebandits as sb
-from safebandits.algorithms.compatibility import compatible_learners, per_round_safety_note
+from safebandits.algorithms.compatibility import learner_fit, per_round_safety_note
 from safebandits.algorithms.registry import make_learner
 from safebandits.exceptions import ConfigError
 from safebandits.problems.declare import LinearProblem
@@ -44,7 +44,9 @@ def test_views_and_routing():
     ka = p.view("k-armed")
     np.testing.assert_allclose(ka.arms, np.eye(5))
     assert ka.action_set == "simplex" and ka.safe_arm == 0 and ka.noise_kind == "bernoulli"
-    fits = {c.name: c.guarantee for c in compatible_learners(p, task="regret")}
+    # (listed to start, or apart when they start but cannot leave the safe dose within the horizon)
+    fit = learner_fit(p, task="regret")
+    fits = {c.name: c.guarantee for c in [*fit.fitting, *(c for c, _ in fit.cannot_learn)]}
     assert fits["stageopt"] == fits["sgp-ucb"] == sb.GUARANTEES["round"]
     assert {"ckb-ucb", "opb", "oplb"} <= set(fits)
     for kind, word in [("stagewise", "LinearProblem"), ("safe-linear-arms", "reward parameter")]:
