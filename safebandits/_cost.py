@@ -22,8 +22,11 @@ Standard library only (the estimators of :mod:`safebandits.algorithms.cost` and 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from safebandits.exceptions import ConfigError, TooLargeError
@@ -39,6 +42,8 @@ __all__ = [
     "eigen_cost",
     "kernel_matrix_cost",
     "limits",
+    "stored_numbers_cost",
+    "storing_kernel_view",
 ]
 
 #: Largest estimated memory of one creation (bytes): 2 GiB.
@@ -143,15 +148,55 @@ KERNEL_ARRAYS = 5
 EIGEN_OPS = 1.5
 
 
-def kernel_matrix_cost(n: int, p: int = 1, count: int = 1) -> Cost:
-    """``count`` kernel matrices on ``n`` points of dimension ``p``."""
-    n2 = float(n) * float(n)
+#: A study stores its view as JSON: operations per number to write it, read it back and check it at
+#: creation, and to read it again at the first ask (about four passes), and bytes per number while a pass
+#: holds the text and its Python lists.
+STORED_OPS = 2e4
+STORED_BYTES = 80.0
+#: ``n x n`` matrices a kernel view holds (the reward and the constraint kernels).
+STORED_KERNEL_MATRICES = 2
+
+_STORING_KERNEL_VIEW: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "safebandits_storing_kernel_view", default=False
+)
+
+
+@contextlib.contextmanager
+def storing_kernel_view() -> Iterator[None]:
+    """Within: the declaration being built will be stored by a study as a kernel view, so its kernel
+    matrices' estimate (:func:`kernel_matrix_cost`) includes the stored view's JSON, refused before the
+    matrices are built (``study create --problem``, the JSON API, the dashboard)."""
+    token = _STORING_KERNEL_VIEW.set(True)
+    try:
+        yield
+    finally:
+        _STORING_KERNEL_VIEW.reset(token)
+
+
+def stored_numbers_cost(numbers: float) -> Cost:
+    """The cost of storing ``numbers`` numbers in a study (its JSON written, read back and compared, read
+    again)."""
     return Cost(
+        memory=STORED_BYTES * numbers,
+        work=STORED_OPS * numbers,
+        memory_of=f"the study's stored view: {numbers:,.0f} numbers as JSON",
+        work_of=f"the study's stored view: {numbers:,.0f} numbers written and read as JSON",
+    )
+
+
+def kernel_matrix_cost(n: int, p: int = 1, count: int = 1) -> Cost:
+    """``count`` kernel matrices on ``n`` points of dimension ``p`` (and, within
+    :func:`storing_kernel_view`, the study's stored view of them)."""
+    n2 = float(n) * float(n)
+    cost = Cost(
         memory=(KERNEL_ARRAYS + count - 1) * 8.0 * n2,
         work=count * KERNEL_ENTRY_OPS * n2 * (1.0 + p / 10.0),
         memory_of=f"{count} kernel matri{'x' if count == 1 else 'ces'} of {n:,} x {n:,}",
         work_of=f"{count} kernel matri{'x' if count == 1 else 'ces'} of {n:,} x {n:,}",
     )
+    if _STORING_KERNEL_VIEW.get():
+        cost = cost + stored_numbers_cost(STORED_KERNEL_MATRICES * n2 + float(n) * p)
+    return cost
 
 
 def eigen_cost(n: int, what: str = "an eigen-decomposition") -> Cost:
