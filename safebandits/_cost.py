@@ -43,6 +43,7 @@ __all__ = [
     "check_cost",
     "check_input_file",
     "eigen_cost",
+    "input_limit",
     "kernel_matrix_cost",
     "limits",
     "stored_numbers_cost",
@@ -146,6 +147,11 @@ def check_cost(cost: Cost, what: str, work_hint: str = "") -> Cost:
     return cost
 
 
+def input_limit() -> float:
+    """The largest input (bytes): the default or the environment's ``SAFEBANDITS_MAX_INPUT_BYTES``."""
+    return _env_limit(ENV_MAX_INPUT_BYTES, DEFAULT_MAX_INPUT_BYTES)
+
+
 def check_input_file(path: str | os.PathLike[str], what: str = "input file") -> None:
     """Refuse a file larger than ``SAFEBANDITS_MAX_INPUT_BYTES`` (:class:`TooLargeError`), before it is
     read. A file that cannot be stat'ed passes (its reader says why it cannot be read)."""
@@ -153,7 +159,7 @@ def check_input_file(path: str | os.PathLike[str], what: str = "input file") -> 
         size = os.stat(path).st_size
     except (OSError, ValueError):
         return
-    maximum = _env_limit(ENV_MAX_INPUT_BYTES, DEFAULT_MAX_INPUT_BYTES)
+    maximum = input_limit()
     if size > maximum:
         raise TooLargeError(
             f"The {what} {os.fspath(path)!r:.200} is too large: {_bytes(size)} ({size:,} bytes), above the "
