@@ -22,23 +22,32 @@ Standard library only (the estimators of :mod:`safebandits.algorithms.cost` and 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from safebandits.exceptions import ConfigError, TooLargeError
 
 __all__ = [
+    "DEFAULT_MAX_INPUT_BYTES",
     "DEFAULT_MAX_MEMORY",
     "DEFAULT_MAX_WORK",
+    "ENV_MAX_INPUT_BYTES",
     "ENV_MAX_MEMORY",
     "ENV_MAX_WORK",
     "OPS_PER_SECOND",
     "Cost",
     "check_cost",
+    "check_input_file",
     "eigen_cost",
+    "input_limit",
     "kernel_matrix_cost",
     "limits",
+    "stored_numbers_cost",
+    "storing_kernel_view",
 ]
 
 #: Largest estimated memory of one creation (bytes): 2 GiB.
@@ -50,6 +59,11 @@ OPS_PER_SECOND = 1e10
 #: Environment variables that change the limits.
 ENV_MAX_MEMORY = "SAFEBANDITS_MAX_MEMORY"
 ENV_MAX_WORK = "SAFEBANDITS_MAX_WORK"
+#: Largest input file (an experiment file, a problem view's JSON) read by the command line (bytes): 2 MiB,
+#: checked on the file's size before it is parsed (parsing takes seconds per megabyte). The example files
+#: are under 10 KiB.
+DEFAULT_MAX_INPUT_BYTES = 2 * 1024**2
+ENV_MAX_INPUT_BYTES = "SAFEBANDITS_MAX_INPUT_BYTES"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +147,30 @@ def check_cost(cost: Cost, what: str, work_hint: str = "") -> Cost:
     return cost
 
 
+def input_limit() -> float:
+    """The largest input (bytes): the default or the environment's ``SAFEBANDITS_MAX_INPUT_BYTES``."""
+    return _env_limit(ENV_MAX_INPUT_BYTES, DEFAULT_MAX_INPUT_BYTES)
+
+
+def check_input_file(path: str | os.PathLike[str], what: str = "input file") -> None:
+    """Refuse a file larger than ``SAFEBANDITS_MAX_INPUT_BYTES`` (:class:`TooLargeError`), before it is
+    read. A file that cannot be stat'ed passes (its reader says why it cannot be read)."""
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError):
+        return
+    maximum = input_limit()
+    if size > maximum:
+        raise TooLargeError(
+            f"The {what} {os.fspath(path)!r:.200} is too large: {_bytes(size)} ({size:,} bytes), above the "
+            f"limit {ENV_MAX_INPUT_BYTES} = {_bytes(maximum)}. Make the problem smaller, or raise the "
+            "limit (docs/limits.md).",
+            limit=ENV_MAX_INPUT_BYTES,
+            estimate=float(size),
+            maximum=maximum,
+        )
+
+
 # -- the estimates of the shared numerical steps (each constant measured on the reference machine) --------
 
 #: Operations per entry of a kernel matrix built from points (pairwise distances, then the kernel).
@@ -143,15 +181,55 @@ KERNEL_ARRAYS = 5
 EIGEN_OPS = 1.5
 
 
-def kernel_matrix_cost(n: int, p: int = 1, count: int = 1) -> Cost:
-    """``count`` kernel matrices on ``n`` points of dimension ``p``."""
-    n2 = float(n) * float(n)
+#: A study stores its view as JSON: operations per number to write it, read it back and check it at
+#: creation, and to read it again at the first ask (about four passes), and bytes per number while a pass
+#: holds the text and its Python lists.
+STORED_OPS = 2e4
+STORED_BYTES = 80.0
+#: ``n x n`` matrices a kernel view holds (the reward and the constraint kernels).
+STORED_KERNEL_MATRICES = 2
+
+_STORING_KERNEL_VIEW: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "safebandits_storing_kernel_view", default=False
+)
+
+
+@contextlib.contextmanager
+def storing_kernel_view() -> Iterator[None]:
+    """Within: the declaration being built will be stored by a study as a kernel view, so its kernel
+    matrices' estimate (:func:`kernel_matrix_cost`) includes the stored view's JSON, refused before the
+    matrices are built (``study create --problem``, the JSON API, the dashboard)."""
+    token = _STORING_KERNEL_VIEW.set(True)
+    try:
+        yield
+    finally:
+        _STORING_KERNEL_VIEW.reset(token)
+
+
+def stored_numbers_cost(numbers: float) -> Cost:
+    """The cost of storing ``numbers`` numbers in a study (its JSON written, read back and compared, read
+    again)."""
     return Cost(
+        memory=STORED_BYTES * numbers,
+        work=STORED_OPS * numbers,
+        memory_of=f"the study's stored view: {numbers:,.0f} numbers as JSON",
+        work_of=f"the study's stored view: {numbers:,.0f} numbers written and read as JSON",
+    )
+
+
+def kernel_matrix_cost(n: int, p: int = 1, count: int = 1) -> Cost:
+    """``count`` kernel matrices on ``n`` points of dimension ``p`` (and, within
+    :func:`storing_kernel_view`, the study's stored view of them)."""
+    n2 = float(n) * float(n)
+    cost = Cost(
         memory=(KERNEL_ARRAYS + count - 1) * 8.0 * n2,
         work=count * KERNEL_ENTRY_OPS * n2 * (1.0 + p / 10.0),
         memory_of=f"{count} kernel matri{'x' if count == 1 else 'ces'} of {n:,} x {n:,}",
         work_of=f"{count} kernel matri{'x' if count == 1 else 'ces'} of {n:,} x {n:,}",
     )
+    if _STORING_KERNEL_VIEW.get():
+        cost = cost + stored_numbers_cost(STORED_KERNEL_MATRICES * n2 + float(n) * p)
+    return cost
 
 
 def eigen_cost(n: int, what: str = "an eigen-decomposition") -> Cost:

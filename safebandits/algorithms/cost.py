@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from safebandits._cost import Cost, check_cost
+from safebandits._cost import Cost, check_cost, stored_numbers_cost
 
 __all__ = ["check_learner_cost", "learner_cost", "stored_view_cost", "view_numbers", "view_size"]
 
@@ -106,13 +106,6 @@ def learner_cost(info: Any, name: str) -> Cost:
     )  # fmt: skip
 
 
-#: A study stores its view as JSON: operations per number to write it, read it back and check it at
-#: creation, and to read it again at the first ask (about four passes), and bytes per number while a pass
-#: holds the text and its Python lists.
-_STORED_OPS = 2e4
-_STORED_BYTES = 80.0
-
-
 def view_numbers(info: Any, depth: int = 0) -> int:
     """How many numbers the arrays of a problem view (and of the records it holds) hold."""
     if isinstance(info, np.ndarray):
@@ -124,13 +117,7 @@ def view_numbers(info: Any, depth: int = 0) -> int:
 
 def stored_view_cost(info: Any) -> Cost:
     """The cost of storing ``info`` in a study (its JSON written, read back and compared, read again)."""
-    numbers = float(view_numbers(info))
-    return Cost(
-        memory=_STORED_BYTES * numbers,
-        work=_STORED_OPS * numbers,
-        memory_of=f"the study's stored view: {numbers:,.0f} numbers as JSON",
-        work_of=f"the study's stored view: {numbers:,.0f} numbers written and read as JSON",
-    )
+    return stored_numbers_cost(float(view_numbers(info)))
 
 
 def check_learner_cost(info: Any, name: str, *, what: str | None = None, stored: bool = False) -> Cost:

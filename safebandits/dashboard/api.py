@@ -38,6 +38,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue
 
+from safebandits._cost import input_limit
 from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_REQUEST_BYTES, MAX_SEED, MAX_SNAPSHOT_EVERY
 from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError, TooLargeError
 from safebandits.study.redact import redact_text, redact_url
@@ -341,6 +342,16 @@ class _Guard:
         if body is None:
             await error_response(
                 413, "too_large", f"The request body is larger than {self.max_body:,} bytes."
+            )(scope, receive, send)
+            return
+        if path.endswith("/studies") and len(body) > (most := input_limit()):  # (before it is parsed)
+            await error_response(
+                413,
+                "too_large",
+                f"The request body ({len(body):,} bytes) is larger than the limit "
+                f"SAFEBANDITS_MAX_INPUT_BYTES "
+                f"= {most:,.0f} bytes of a study's creation. Make the problem smaller, or raise the limit "
+                "(docs/limits.md).",
             )(scope, receive, send)
             return
         if given is None and body:  # (no body needs no Content-Type; a body does)

@@ -56,6 +56,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from safebandits._cost import check_input_file
 from safebandits.exceptions import ConfigError, restated
 from safebandits.experiments.spec import AlgorithmSpec, ExperimentSpec, PanelSpec
 
@@ -332,6 +333,7 @@ def _build(raw: dict[str, Any], source: str, base_dir: Path) -> ExperimentSpec:
 def problem_of_file(path: str | os.PathLike[str]) -> Any:
     """The problem declaration of a file's ``[problem]`` table (the rest of the file is not needed)."""
     p = Path(path)
+    check_input_file(p, "experiment file")
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -387,6 +389,7 @@ def file_settings(path: str | os.PathLike[str]) -> tuple[Any, int | None, dict[s
 
 
 def _read(p: Path) -> str:
+    check_input_file(p, "experiment file")  # (before it is parsed)
     try:
         return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

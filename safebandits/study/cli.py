@@ -153,8 +153,10 @@ def create(
         raise ConfigError("--set applies to --instance only.")
     experiment = None
     if problem_file is not None:
+        from safebandits._cost import check_input_file
         from safebandits.experiments.user import tomllib
 
+        check_input_file(problem_file, "experiment file")
         try:
             experiment = tomllib.loads(Path(problem_file).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

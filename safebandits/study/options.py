@@ -157,16 +157,24 @@ def _create_declared(
     storage: str,
 ) -> dict[str, Any]:
     """A study on an experiment's declared problem (``--problem FILE.toml`` or the API's ``experiment``)."""
+    import contextlib
     from pathlib import Path
 
+    from safebandits._cost import storing_kernel_view
+    from safebandits.algorithms.compatibility import kinds_of
+    from safebandits.algorithms.registry import get_algorithm, list_algorithms
     from safebandits.experiments.user import check_source, problem_of_table
     from safebandits.study.study import create_study
 
     source = experiment_file or "experiment"
     raw = check_source(raw, source)  # (the rules of `run`: keys, horizon and replicates caps, ...)
     base_dir = None if experiment_file is None else Path(experiment_file).parent
-    declared = problem_of_table(raw.get("problem"), source, base_dir=base_dir)
     learner, options = learner_of_file(raw, algorithm, source)
+    # A kernel learner's study stores the kernel view: its JSON is estimated before the kernel matrices
+    # are built (the declaration's own check, docs/limits.md).
+    kinds = kinds_of(get_algorithm(learner)) if learner in list_algorithms() else ()
+    with storing_kernel_view() if kinds[:1] == ("kernel",) else contextlib.nullcontext():
+        declared = problem_of_table(raw.get("problem"), source, base_dir=base_dir)
     options.update(params)  # --param wins over the file's options
     horizon = raw.get("horizon")
     try:

@@ -72,10 +72,10 @@ def _paths(path: Path, learner: str, tmp_path: Path) -> list[tuple[str, ...]]:
 @pytest.mark.parametrize(
     ("case", "words"),
     [
-        ("covariates-200k", ("SAFEBANDITS_MAX_MEMORY", "200,000")),
-        ("covariates-5k-stageopt", ("SAFEBANDITS_MAX_WORK", "reward_bound")),
+        ("covariates-200k", ("SAFEBANDITS_MAX_INPUT_BYTES", "3,489,088 bytes")),  # (on its size)
+        ("covariates-5k-stageopt", ("SAFEBANDITS_MAX_", "5,000 actions")),  # (a study: its stored view)
         ("horizon-1e18", ("horizon", "1000000000000")),
-        pytest.param("arms-300k-acol", ("SAFEBANDITS_MAX_WORK", "300,000"), marks=pytest.mark.slow),
+        ("arms-300k-acol", ("SAFEBANDITS_MAX_INPUT_BYTES", "MiB")),  # (on its size: 8 MB, never parsed)
     ],
 )
 def test_acceptance_cases_refused_on_every_path(tmp_path, case, words):
@@ -97,6 +97,44 @@ def test_acceptance_cases_refused_on_every_path(tmp_path, case, words):
     assert not (tmp_path / "s.db").exists() or sb.list_studies(f"sqlite:///{tmp_path / 's.db'}") == []
 
 
+def test_a_kernel_study_is_refused_before_the_kernel_matrix(tmp_path):
+    """5,000 covariates with declared bounds: a StageOpt study's stored view (50M numbers as JSON) is
+    estimated before the declaration builds its 5,000 x 5,000 kernel matrix (23.5 s before, 1.5 s after)."""
+    path = tmp_path / "case.toml"
+    path.write_text(_covariates(5000, bounds=True), encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    start = time.perf_counter()
+    code, out, err = _invoke("study", "create", "s", "--algorithm", "stageopt", "--problem", str(path),
+                             "--storage", url)  # fmt: skip
+    took = time.perf_counter() - start
+    _refused(code, out, err, "stored view", "SAFEBANDITS_MAX_MEMORY", "5,000 actions")
+    assert took < 30, took  # (a loaded machine; the kernel matrix and its JSON took 23.5 s)
+
+
+def test_input_bytes_limit_is_configurable(tmp_path, monkeypatch):
+    path = tmp_path / "case.toml"
+    path.write_text(LINEAR, encoding="utf-8")
+    monkeypatch.setenv("SAFEBANDITS_MAX_INPUT_BYTES", "100")
+    size = f"{path.stat().st_size:,} bytes"
+    for args in _paths(path, "lc-lucb", tmp_path):
+        _refused(*_invoke(*args), "SAFEBANDITS_MAX_INPUT_BYTES", size)
+    from tests.integration.test_dashboard_api import JSON, assert_error, client
+
+    url = f"sqlite:///{tmp_path / 'api.db'}"
+    sb.create_study("seq", "opb", sb.CovariateProblem(covariates=[1, 2], threshold=0.3, safe_action=0,
+                    safe_cost=0.05), storage=url, seed=1).close()  # fmt: skip
+    c = client(url)
+    import tomllib
+
+    body = {"name": "n", "algorithm": "lc-lucb", "experiment": tomllib.loads(LINEAR)}
+    err = assert_error(c.post("/api/v1/studies", content=json.dumps(body).encode(), headers=JSON), 413,
+                       "too_large")  # fmt: skip
+    assert "SAFEBANDITS_MAX_INPUT_BYTES" in err["message"], err
+    monkeypatch.setenv("SAFEBANDITS_MAX_INPUT_BYTES", "10000")
+    r = c.post("/api/v1/studies", content=json.dumps(body).encode(), headers=JSON)
+    assert r.status_code == 201, r.text
+
+
 def test_acceptance_cases_refused_by_the_api(tmp_path):
     from tests.integration.test_dashboard_api import JSON, assert_error, client
 
@@ -108,7 +146,7 @@ def test_acceptance_cases_refused_by_the_api(tmp_path):
 
     cases = [
         (_covariates(30_000), "stageopt", 413, "SAFEBANDITS_MAX_MEMORY"),  # (200,000: on the CLI above)
-        (_covariates(5000), "stageopt", 413, "SAFEBANDITS_MAX_WORK"),
+        (_covariates(5000), "stageopt", 413, "stored view"),  # (before the eigen-decomposition)
         (_covariates(5000, bounds=True), "stageopt", 413, "stored view"),  # (the study's JSON)
         (_covariates(3, horizon=10**18), "stageopt", 422, "horizon"),
         (
