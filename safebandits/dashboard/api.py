@@ -305,27 +305,11 @@ class _Guard:
             scope = {**scope, "path": _segment_path(raw_path)}
 
         headers = Headers(scope=scope)
-        host = headers.get("host", "")
-        origin = headers.get("origin")
-        foreign = origin is not None and not same_origin(origin, host)
-        if origin is None and headers.get("referer") is not None:
-            foreign = not same_origin(headers["referer"], host)
-        if foreign:
-            await error_response(403, "forbidden", "Refused: the request comes from another site.")(
-                scope, receive, send
-            )
-            return
         path = scope.get("path", "")
-        if self.token is not None and not path.endswith("/openapi.json"):
-            scheme, _, given = headers.get("authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(
-                given.strip().encode(), self.token.encode()
-            ):
-                await error_response(
-                    401, "unauthorized", "This server needs its token: send 'Authorization: Bearer TOKEN'.",
-                    headers={"www-authenticate": "Bearer"},
-                )(scope, receive, send)  # fmt: skip
-                return
+        refused = self._caller_refusal(headers, path, same_origin)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
         if scope["method"] != "POST" or not _POST_PATH.search(path):
             await self.app(scope, receive, send)  # (a POST elsewhere: the router's 405 or 404)
             return
@@ -344,32 +328,10 @@ class _Guard:
                 413, "too_large", f"The request body is larger than {self.max_body:,} bytes."
             )(scope, receive, send)
             return
-        if path.endswith("/studies") and len(body) > (most := input_limit()):  # (before it is parsed)
-            await error_response(
-                413,
-                "too_large",
-                f"The request body ({len(body):,} bytes) is larger than the limit "
-                f"SAFEBANDITS_MAX_INPUT_BYTES "
-                f"= {most:,.0f} bytes of a study's creation. Make the problem smaller, or raise the limit "
-                "(docs/limits.md).",
-            )(scope, receive, send)
+        refused = self._body_refusal(path, given, body)
+        if refused is not None:
+            await refused(scope, receive, send)
             return
-        if given is None and body:  # (no body needs no Content-Type; a body does)
-            await error_response(
-                415,
-                "unsupported_media_type",
-                "A request body must be sent as 'Content-Type: application/json'.",
-            )(scope, receive, send)
-            return
-        if body.strip():
-            try:
-                json.loads(body, parse_constant=_refuse_constant)
-            except (ValueError, RecursionError) as exc:  # (JSONDecodeError, bad UTF-8, NaN, too deep)
-                why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
-                await error_response(400, "bad_json", f"The request body is not JSON: {why}.")(
-                    scope, receive, send
-                )
-                return
         sent = False
 
         async def replay() -> Any:
@@ -380,6 +342,54 @@ class _Guard:
             return await receive()
 
         await self.app(scope, replay, send)
+
+    def _caller_refusal(self, headers: Any, path: str, same_origin: Any) -> Any:
+        """The 403 of a request from another site, or the 401 of one without the server's token (``None``:
+        the caller may go on)."""
+        host = headers.get("host", "")
+        origin = headers.get("origin")
+        foreign = origin is not None and not same_origin(origin, host)
+        if origin is None and headers.get("referer") is not None:
+            foreign = not same_origin(headers["referer"], host)
+        if foreign:
+            return error_response(403, "forbidden", "Refused: the request comes from another site.")
+        if self.token is not None and not path.endswith("/openapi.json"):
+            scheme, _, given = headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                given.strip().encode(), self.token.encode()
+            ):
+                return error_response(
+                    401, "unauthorized", "This server needs its token: send 'Authorization: Bearer TOKEN'.",
+                    headers={"www-authenticate": "Bearer"},
+                )  # fmt: skip
+        return None
+
+    @staticmethod
+    def _body_refusal(path: str, given: str | None, body: bytes) -> Any:
+        """The 413 of a study's creation body over the input limit (before it is parsed), the 415 of a body
+        without a Content-Type, the 400 of a body that is not JSON (``None``: the body may go on)."""
+        if path.endswith("/studies") and len(body) > (most := input_limit()):  # (before it is parsed)
+            return error_response(
+                413,
+                "too_large",
+                f"The request body ({len(body):,} bytes) is larger than the limit "
+                f"SAFEBANDITS_MAX_INPUT_BYTES "
+                f"= {most:,.0f} bytes of a study's creation. Make the problem smaller, or raise the limit "
+                "(docs/limits.md).",
+            )
+        if given is None and body:  # (no body needs no Content-Type; a body does)
+            return error_response(
+                415,
+                "unsupported_media_type",
+                "A request body must be sent as 'Content-Type: application/json'.",
+            )
+        if body.strip():
+            try:
+                json.loads(body, parse_constant=_refuse_constant)
+            except (ValueError, RecursionError) as exc:  # (JSONDecodeError, bad UTF-8, NaN, too deep)
+                why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+                return error_response(400, "bad_json", f"The request body is not JSON: {why}.")
+        return None
 
     async def _read(self, scope: Any, receive: Any, headers: Any) -> bytes | None:
         """The whole body, or ``None`` as soon as it is larger than ``max_body`` (never read further)."""
