@@ -310,6 +310,18 @@ class Certificate:
                 arr.setflags(write=False)
                 object.__setattr__(self, name, arr)
 
+    @classmethod
+    def safe_action_only(cls, probs: Any, safe: int, round: int, basis: str) -> Certificate | None:
+        """The certificate of a policy with all its mass on the known safe action ``safe`` (a safe set of
+        that action alone), or ``None`` when the policy puts mass elsewhere."""
+        others = np.array(probs, dtype=np.float64)
+        others[safe] = 0.0
+        if np.any(others > 0.0):
+            return None
+        mask = np.zeros(others.shape[0], dtype=bool)
+        mask[safe] = True
+        return cls(kind="safe-set", round=round, safe_arms=mask, basis=basis)
+
     def covers(self, decision: Any, *, rtol: float = 1e-9) -> bool:
         """Whether ``decision`` (a :class:`~safebandits.types.Decision`) lies inside this certificate:
         its arm in ``safe_arms`` or its point a row of ``safe_points`` (``"safe-set"``), or every

@@ -797,12 +797,9 @@ class OPB(BaseLearner):
         it was solved with (``st.uc``: clipped when ``clip``); the safe arm alone (warm start, safe-only
         mode, an infeasible LP) is certified as the known safe arm."""
         t, probs = self.n_samples + 1, decision.probs
-        others = probs.copy()
-        others[self._safe] = 0.0
-        if not np.any(others > 0.0):
-            mask = np.zeros(self._k, dtype=bool)
-            mask[self._safe] = True
-            return Certificate(kind="safe-set", round=t, safe_arms=mask, basis="the known safe arm")
+        alone = Certificate.safe_action_only(probs, self._safe, t, "the known safe arm")
+        if alone is not None:
+            return alone
         bound = probs @ self.state.uc
         return Certificate(kind="policy-bound", round=t, bound=bound, threshold=self.tau.copy(),
                            basis="pi_t . u^c <= tau (LP (37) on the cost indices)")  # fmt: skip

@@ -757,12 +757,9 @@ class OPNLB(BaseLearner):
         (eq. 40) over the confidence set it was solved with; ``pi0`` (all mass on the safe action: an empty
         confidence set, or the best policy) is certified as the known safe action."""
         t, probs = self.n_samples + 1, np.asarray(decision.probs, dtype=np.float64)
-        others = probs.copy()
-        others[self.safe_arm] = 0.0
-        if not np.any(others > 0.0):
-            mask = np.zeros(self.n_actions, dtype=bool)
-            mask[self.safe_arm] = True
-            return Certificate(kind="safe-set", round=t, safe_arms=mask, basis="x0: the known safe action")
+        alone = Certificate.safe_action_only(probs, self.safe_arm, t, "x0: the known safe action")
+        if alone is not None:
+            return alone
         _, v_c = self.values(probs)
         return Certificate(kind="policy-bound", round=t, bound=v_c, threshold=np.array([self.tau]),
                            basis="V~_t^c(pi_t) = max over C_t^c of pi_t . mu <= tau (eq. 40)")  # fmt: skip
