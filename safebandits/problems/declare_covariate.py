@@ -37,6 +37,7 @@ breaks it.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
 from collections.abc import Mapping
@@ -45,7 +46,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._cost import Cost, check_cost, eigen_cost, kernel_matrix_cost
+from safebandits._cost import Cost, check_cost, eigen_cost, kernel_matrix_cost, solve_cost
 from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_array,
@@ -207,6 +208,7 @@ class CovariateProblem(Problem):
         )
         object.__setattr__(self, "_gram", self._make_gram())
         object.__setattr__(self, "_lam_min", None)
+        object.__setattr__(self, "_norms", {})
 
     def _cost(self) -> Cost:
         """The estimated memory and work of this declaration: its kernel matrix, and the eigen-decomposition
@@ -309,9 +311,25 @@ class CovariateProblem(Problem):
     def rkhs_norm(self, values: Any) -> float:
         """``||h||_k`` of the smallest-norm function with these values on the actions,
         ``sqrt(h^T K^-1 h)``."""
-        h = np.asarray(values, dtype=np.float64)
-        sol, *_ = np.linalg.lstsq(self._gram, h, rcond=None)  # type: ignore[attr-defined]
-        return float(math.sqrt(max(float(h @ sol), 0.0)))
+        return self.rkhs_norms(values)[0]
+
+    def rkhs_norms(self, *values: Any) -> tuple[float, ...]:
+        """:meth:`rkhs_norm` of each vector, with one factorisation of the kernel matrix (its cost checked
+        first: :class:`~safebandits.exceptions.TooLargeError` above the work limit) and remembered: a
+        truth is checked once, however many learners read it."""
+        from safebandits.estimators.gp import rkhs_norms
+
+        h = np.column_stack([np.asarray(v, dtype=np.float64) for v in values])
+        key = hashlib.sha256(np.ascontiguousarray(h).tobytes()).hexdigest() + str(h.shape)
+        cache = self._norms  # type: ignore[attr-defined]
+        if key not in cache:
+            check_cost(
+                solve_cost(self.n_actions, "the truth's RKHS norms: a least-squares solve"),
+                f"Checking a truth against this CovariateProblem of {self.n_actions:,} actions",
+            )
+            cache.clear()  # (one truth at a time)
+            cache[key] = rkhs_norms(self._gram, *h.T)  # type: ignore[attr-defined]
+        return cache[key]
 
     def statement(self) -> list[str]:
         """The assumptions the learners are told, in words (for reports): feedback, kernel, bounds."""
@@ -481,14 +499,10 @@ class CovariateProblem(Problem):
         """The kernel learners' assumptions this truth breaks (empty: none), in words."""
         f, c = self._truth(truth)
         out = []
+        f_norm, c_norm = self.rkhs_norms(f, c - self.threshold)
         for what, norm, bound, attr in (
-            ("efficacy", self.rkhs_norm(f), self.told_reward_bound, "reward_bound"),
-            (
-                "toxicity - limit",
-                self.rkhs_norm(c - self.threshold),
-                self.told_constraint_bound,
-                "constraint_bound",
-            ),
+            ("efficacy", f_norm, self.told_reward_bound, "reward_bound"),
+            ("toxicity - limit", c_norm, self.told_constraint_bound, "constraint_bound"),
         ):
             if norm > bound * (1 + 1e-9):
                 out.append(
@@ -526,6 +540,10 @@ class CovariateProblem(Problem):
         fb = self.feedback if sigma is None else Feedback(self.feedback.kind, sigma)
         tau = float(self.threshold)
         if kind == "kernel":
+            check_cost(  # (the instance checks its kernel matrix: an eigen-decomposition)
+                eigen_cost(self.n_actions, "the kernel matrix's check (an eigen-decomposition)"),
+                f"Simulating this CovariateProblem of {self.n_actions:,} actions",
+            )
             for text in self.check_assumptions(truth):
                 warnings.warn(AssumptionWarning(f"CovariateProblem: {text}."), stacklevel=user_stacklevel())
             info = self._view("kernel", horizon)
