@@ -239,8 +239,7 @@ class KernelProblem(Problem):
         g = check_array(truth.get("constraint"), "constraint", shape=(n,), owner=owner)
         same = self._gram_g is self._gram_k  # type: ignore[attr-defined]
         check_cost(
-            solve_cost(n, "the truth's RKHS norms: a least-squares solve")
-            + solve_cost(0 if same else n),
+            solve_cost(n, "the truth's RKHS norms: a least-squares solve") + solve_cost(0 if same else n),
             f"Checking a truth against this KernelProblem of {n:,} points",
         )
         if same:
