@@ -496,7 +496,11 @@ def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int)
         options["delta"] = delta
     rng = np.random.default_rng(seed) if entries[instance].random else None
     inst = make_instance(instance, rng, **params)
+    from safebandits._cost import check_cost
+    from safebandits.algorithms.cost import bounds_cost, view_size
     from safebandits.experiments.bounds import bound_kinds, bounds_entry
+
+    check_cost(bounds_cost(inst), f"Computing the bounds of {instance!r} on {view_size(inst)[0]:,} arms")
 
     entry = bounds_entry(inst)
     if entry is None:

@@ -261,3 +261,14 @@ def test_learner_families_scale_as_measured():
     small = view_for(sb.LinearProblem(arms=arms[:2000], reward_param=[1.0, 0.8, 0.3], threshold=0.5), "rage")
     assert learner_cost(small, "rage").work > 5e10  # (RAGE's pairs: 142 s at 2,000 arms)
     assert learner_cost(small, "acol").work < 5e10
+
+
+def test_bounds_on_a_large_instance_are_refused_before_their_designs():
+    """``safebandits bounds`` with 200,000 arms: refused naming the limit (before: a Frank-Wolfe design per
+    competing arm, hours; a fuzzed draw ran over ten minutes). A small instance is still computed."""
+    start = time.perf_counter()
+    code, out, err = _invoke("bounds", "acol/one-dimensional", "--set", "n_arms=200000")
+    _refused(code, out, err, "SAFEBANDITS_MAX_WORK", "200,000 arms")
+    assert time.perf_counter() - start < 30
+    code, out, err = _invoke("bounds", "acol/one-dimensional", "--set", "n_arms=50")
+    assert code == 0 and json.loads(out)["instance_params"] == {"n_arms": 50}, (code, err)
