@@ -39,7 +39,9 @@ __all__ = [
 THM2, THM3 = "Theorem 2", "Theorem 3"
 #: The theorems hold with probability at least ``1 - 2 delta``.
 FAILURE_FACTOR = 2.0
-NO_CONFIG = "some runs store no config"
+NO_CONFIG = "some runs do not store what the bound needs"
+#: The stored columns the bound reads (besides ``config_json``, which rebuilds the instance).
+_NEEDS = ("algorithm.delta", "algorithm.reg", "diag.t_prime", "diag.lambda_minus")
 
 
 def instance_of(row: pd.Series) -> Any:
@@ -98,7 +100,7 @@ def theorem_premise(row: pd.Series, t: float, theorem: str) -> str:
         if not math.isfinite(t_delta_gap):
             return "no positive gap (T_Delta infinite)"
         if t_prime < t_delta_gap:
-            return f"T' = {t_prime:g} < T_Delta = {t_delta_gap:.6g} (T' capped at the horizon)"
+            return f"T' = {t_prime:g} < T_Delta = {t_delta_gap:.6g}"
     else:
         if float(row["algorithm.delta"]) >= 0.5:
             return "delta >= 1/2"
@@ -115,12 +117,15 @@ def _point(part: pd.DataFrame, theorem: str) -> dict[str, Any]:
     within = pd.Series(True, index=part.index)
     counted = pd.Series(False, index=part.index)
     ratio, ratio_alt = 0.0, 0.0
-    consts = {idx: bound_constants(row) for idx, row in part.iterrows()}
+    consts = {
+        idx: bound_constants(row) if all(pd.notna(row.get(c)) for c in _NEEDS) else None
+        for idx, row in part.iterrows()
+    }
     big_t = int(part["samples"].max())
     for col, t in (("regret", float(big_t)), ("regret_tenth", float(big_t // 10))):
         bounds, alts = {}, {}
         for idx, row in part.iterrows():
-            why = theorem_premise(row, t, theorem) or ("" if consts[idx] else NO_CONFIG)
+            why = theorem_premise(row, t, theorem) if consts[idx] else NO_CONFIG
             if why:
                 out["premise_not_met"][f"{t:g}"] = why
                 continue
@@ -179,7 +184,7 @@ def bound_reading(ok: pd.DataFrame, label: str, theorem: str, cid: str, text: st
     margin = min(known) if known and len(known) == len(margins) else None
     why = ""
     if any(NO_CONFIG in p["premise_not_met"].values() for p in evidence["points"].values()):
-        why = f"{NO_CONFIG}: their instance (L, S, R, ||B||) cannot be rebuilt for the bound"
+        why = f"{NO_CONFIG} (the config that rebuilds the instance, T', lambda_-, delta, lambda)"
     elif not read:
         why = f"the premises of {theorem} hold at no measured horizon of these runs"
     return _claim(cid, text, bool(passed and read), evidence, margin_se=margin, cannot_decide=why)
