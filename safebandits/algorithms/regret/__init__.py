@@ -1,7 +1,9 @@
 """Regret-minimisation learners (filled by later families)."""
 
 from safebandits.algorithms.regret import (  # noqa: F401
+    boin,
     ckb,
+    crm,
     gslucb,
     lc_lucb,
     opb,

@@ -1,0 +1,176 @@
+"""BOIN, the Bayesian optimal interval design (Liu & Yuan 2015, JRSS-C 64:507-523), a dose-finding baseline.
+
+After each cohort the observed toxicity rate ``p_hat_j = y_j / n_j`` at the current dose ``j`` is compared
+with two boundaries that depend on the target ``phi`` only (the local optimal design, ``phi1 = 0.6 phi``,
+``phi2 = 1.4 phi``, equal prior odds on the three hypotheses):
+
+* ``lambda_e = log((1 - phi1) / (1 - phi)) / log(phi (1 - phi1) / (phi1 (1 - phi)))``,
+* ``lambda_d = log((1 - phi) / (1 - phi2)) / log(phi2 (1 - phi) / (phi (1 - phi2)))``;
+
+escalate if ``p_hat_j <= lambda_e``, de-escalate if ``p_hat_j >= lambda_d``, stay otherwise (at the
+highest dose, or below an eliminated one, "escalate" stays; at the lowest, "de-escalate" stays).
+Elimination (the safety rule): with a Beta(1, 1) prior, if ``n_j >= 3`` and ``P(p_j > phi | y_j, n_j) >
+cutoff`` (0.95), dose ``j`` and every higher dose are eliminated and the next cohort goes one dose lower;
+eliminating the lowest dose stops the trial. At the end the MTD is selected by isotonic regression
+(pool-adjacent-violators) of the rates ``(y_j + 0.05) / (n_j + 0.1)`` over the doses tried and not
+eliminated: the dose whose estimate is closest to ``phi``; among tied estimates the highest if they lie
+below ``phi``, the lowest otherwise.
+
+No per-patient safety guarantee (registered ``guarantee="none"``). Deviations and choices:
+``docs/decisions/dose.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+from scipy.special import betainc
+
+from safebandits._validation import check_int, check_interval
+from safebandits.algorithms.base import LearnerConfig
+from safebandits.algorithms.registry import register_algorithm
+from safebandits.algorithms.regret._dose_trial import CohortDesign
+from safebandits.exceptions import ConfigError
+
+__all__ = ["BOIN", "BOINConfig", "boin_boundaries", "isotonic_rates", "select_closest"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class BOINConfig(LearnerConfig):
+    """BOIN's settings (Liu & Yuan 2015; defaults: the paper's and the authors' BOIN package's).
+
+    Attributes
+    ----------
+    cohort_size : int
+        Patients per cohort (3).
+    max_patients : int
+        The trial's sample size (36: 12 cohorts of 3).
+    under_fraction, over_fraction : float
+        ``phi1 = under_fraction * phi`` (0.6) and ``phi2 = over_fraction * phi`` (1.4).
+    elimination_cutoff : float
+        Eliminate dose ``j`` and above when ``P(p_j > phi | data) >`` this (0.95), with ``n_j >= 3``.
+    """
+
+    cohort_size: int = 3
+    max_patients: int = 36
+    under_fraction: float = 0.6
+    over_fraction: float = 1.4
+    elimination_cutoff: float = 0.95
+
+    def __post_init__(self) -> None:
+        check_int(self.cohort_size, "cohort_size", low=1, owner="BOINConfig")
+        check_int(self.max_patients, "max_patients", low=1, owner="BOINConfig")
+        check_interval(
+            self.under_fraction, "under_fraction", low=0.0, high=1.0, closed="neither", owner="BOINConfig"
+        )
+        check_interval(
+            self.over_fraction, "over_fraction", low=1.0, high=math.inf, closed="neither", owner="BOINConfig"
+        )
+        check_interval(
+            self.elimination_cutoff,
+            "elimination_cutoff",
+            low=0.5,
+            high=1.0,
+            closed="neither",
+            owner="BOINConfig",
+        )
+
+
+def boin_boundaries(phi: float, phi1: float, phi2: float) -> tuple[float, float]:
+    """``(lambda_e, lambda_d)`` of the local optimal design (Liu & Yuan 2015, Sec. 2.2, equal priors)."""
+    if not 0.0 < phi1 < phi < phi2 < 1.0:
+        raise ConfigError(
+            f"BOIN's boundaries need 0 < phi1 < phi < phi2 < 1. Got phi1={phi1}, phi={phi}, phi2={phi2}."
+        )
+    lam_e = math.log((1 - phi1) / (1 - phi)) / math.log(phi * (1 - phi1) / (phi1 * (1 - phi)))
+    lam_d = math.log((1 - phi) / (1 - phi2)) / math.log(phi2 * (1 - phi) / (phi * (1 - phi2)))
+    return lam_e, lam_d
+
+
+def isotonic_rates(rates: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The non-decreasing fit of ``rates`` with ``weights`` (pool-adjacent-violators, weighted least squares)."""
+    blocks: list[list[float]] = []  # [value, weight, length]
+    for r, w in zip(rates.tolist(), weights.tolist(), strict=True):
+        blocks.append([r, w, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            v2, w2, l2 = blocks.pop()
+            v1, w1, l1 = blocks.pop()
+            blocks.append([(v1 * w1 + v2 * w2) / (w1 + w2), w1 + w2, l1 + l2])
+    return np.concatenate([np.full(int(n), v) for v, _, n in blocks])
+
+
+def select_closest(estimates: np.ndarray, phi: float) -> int:
+    """The index whose estimate is closest to ``phi``; ties: the highest below ``phi``, the lowest above.
+
+    (Adding ``1e-10 j`` to a non-decreasing ``estimates`` makes tied values strictly increasing, so the
+    closest of a tie below ``phi`` is its highest member and above ``phi`` its lowest.)
+    """
+    shifted = estimates + 1e-10 * np.arange(estimates.shape[0])
+    return int(np.argmin(np.abs(shifted - phi)))
+
+
+@register_algorithm(
+    "boin",
+    task="regret",
+    info="k-armed",
+    guarantee="none",
+    assumptions=("outcomes-in-unit",),
+    description="BOIN: Bayesian optimal interval dose finding in cohorts (Liu & Yuan 2015); a clinical "
+    "baseline without a per-patient safety guarantee.",
+)
+class BOIN(CohortDesign):
+    """The Bayesian optimal interval design (module docstring).
+
+    Parameters
+    ----------
+    config : BOINConfig
+    info : StagewiseInfo
+        The ``"k-armed"`` view of a dose problem: doses in increasing order, ``threshold`` = the target
+        toxicity ``phi``, ``safe_arm`` = the start dose.
+    rng : numpy.random.Generator
+        Unused (BOIN is deterministic given the data).
+    """
+
+    config_cls = BOINConfig
+
+    def __init__(self, config: BOINConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        phi = self.target
+        self.lambda_e, self.lambda_d = boin_boundaries(
+            phi, config.under_fraction * phi, min(config.over_fraction * phi, 1 - 1e-9)
+        )
+        #: The lowest eliminated dose (``K``: none eliminated).
+        self.eliminated_from = self.n_doses
+
+    def overdose_probability(self, j: int) -> float:
+        """``P(p_j > phi | y_j, n_j)`` under the Beta(1, 1) prior."""
+        y, n = int(self.n_toxic[j]), int(self.n_treated[j])
+        return float(1.0 - betainc(1 + y, 1 + n - y, self.target))
+
+    def _next_dose(self, had_toxicity: bool) -> int | None:
+        j = self.dose
+        n, y = int(self.n_treated[j]), int(self.n_toxic[j])
+        if n >= 3 and self.overdose_probability(j) > self.config.elimination_cutoff:
+            self.eliminated_from = min(self.eliminated_from, j)
+            return None if j == 0 else j - 1
+        rate = y / n
+        if rate <= self.lambda_e and j + 1 < self.eliminated_from:
+            return j + 1
+        if rate >= self.lambda_d and j > 0:
+            return j - 1
+        return j
+
+    def _select(self) -> int | None:
+        tried = np.flatnonzero(self.n_treated[: self.eliminated_from] > 0)
+        if tried.size == 0:
+            return None
+        top = int(tried.max()) + 1
+        n = self.n_treated[:top].astype(float)
+        y = self.n_toxic[:top].astype(float)
+        keep = n > 0
+        rates = (y[keep] + 0.05) / (n[keep] + 0.1)
+        fitted = isotonic_rates(rates, n[keep])
+        return int(np.flatnonzero(keep)[select_closest(fitted, self.target)])
