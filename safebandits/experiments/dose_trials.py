@@ -29,7 +29,7 @@ __all__ = ["OperatingCharacteristics", "simulate_trials", "true_mtd"]
 
 
 def true_mtd(toxicity: np.ndarray, target: float) -> int:
-    """The true maximum tolerated dose: the dose whose toxicity is closest to ``target`` (the lower on a tie)."""
+    """The true MTD: the dose whose toxicity is closest to ``target`` (the lower on a tie)."""
     return int(np.argmin(np.abs(np.asarray(toxicity, dtype=float) - target)))
 
 

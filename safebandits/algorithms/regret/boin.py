@@ -91,7 +91,7 @@ def boin_boundaries(phi: float, phi1: float, phi2: float) -> tuple[float, float]
 
 
 def isotonic_rates(rates: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """The non-decreasing fit of ``rates`` with ``weights`` (pool-adjacent-violators, weighted least squares)."""
+    """The non-decreasing weighted least-squares fit of ``rates`` (pool-adjacent-violators)."""
     blocks: list[list[float]] = []  # [value, weight, length]
     for r, w in zip(rates.tolist(), weights.tolist(), strict=True):
         blocks.append([r, w, 1])

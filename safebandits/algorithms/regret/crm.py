@@ -39,6 +39,8 @@ __all__ = ["CRM", "CRMConfig", "CRMPosterior", "crm_posterior", "lee_cheung_skel
 #: Grid points of the numerical integration over ``a`` (mean +- :data:`GRID_WIDTH` prior sd).
 GRID_POINTS = 1601
 GRID_WIDTH = 8.0
+#: The trapezoid rule's weights on the grid.
+_TRAP = np.concatenate(([0.5], np.ones(GRID_POINTS - 2), [0.5]))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -132,14 +134,13 @@ def crm_posterior(
     log_p = np.outer(np.exp(a), log_s)  # (grid, K): log p_j(a), finite on the grid
     log_lik = (y * log_p + (n - y) * np.log(-np.expm1(log_p))).sum(axis=1)
     log_w = -0.5 * a**2 / prior_variance + log_lik
-    w = np.exp(log_w - log_w.max())
-    trap = np.full(GRID_POINTS, 1.0)
-    trap[[0, -1]] = 0.5
-    w *= trap
-    w /= w.sum()
-    mean = float(w @ a)
+    f = np.exp(log_w - log_w.max())  # (the unnormalised density on the grid)
+    segments = 0.5 * (f[1:] + f[:-1])  # (trapezoid masses of the grid's cells, times the spacing)
+    cdf = np.concatenate(([0.0], np.cumsum(segments)))
+    total = cdf[-1]
+    mean = float((f * _TRAP) @ a / total)
     cuts = np.log(math.log(phi) / log_s)
-    over = np.array([w[a < c].sum() for c in cuts])
+    over = np.interp(cuts, a, cdf) / total  # (P(a < cut): the cumulative trapezoid, linear in the cell)
     return CRMPosterior(mean, skeleton ** math.exp(mean), over)
 
 

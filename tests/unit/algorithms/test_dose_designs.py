@@ -1,0 +1,179 @@
+"""CRM and BOIN, the dose-finding baselines (issue 45, item 3): their rules, step by step, against the
+papers' formulas; the CRM posterior against numerical integration; seeded selection on easy curves."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate
+from scipy.stats import beta as beta_dist
+
+from safebandits.algorithms import list_algorithms, make_learner
+from safebandits.algorithms.regret.boin import boin_boundaries, isotonic_rates, select_closest
+from safebandits.algorithms.regret.crm import crm_posterior, lee_cheung_skeleton
+from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.experiments.dose_trials import simulate_trials, true_mtd
+from safebandits.problems.declare_covariate import CovariateProblem
+from safebandits.types import Observation
+
+PHI = 0.3
+
+
+def _design(name: str, k: int = 6, **config):
+    problem = CovariateProblem(covariates=list(range(1, k + 1)), threshold=PHI, safe_action=0)
+    return make_learner(name, problem, np.random.default_rng(0), config or None)
+
+
+def _cohort(learner, toxicities: int) -> int:
+    """Treat one cohort of 3 with ``toxicities`` toxic outcomes; return its dose."""
+    doses = set()
+    for i in range(3):
+        d = learner.ask()
+        doses.add(d.arm)
+        learner.tell(d, Observation(reward=0.0, constraints=np.array([float(i < toxicities)])))
+    assert len(doses) == 1  # (one decision per cohort)
+    return doses.pop()
+
+
+# -- registration: no promise, hence no certificate -----------------------------------------------------
+@pytest.mark.parametrize("name", ["crm", "boin"])
+def test_registered_without_a_safety_promise(name: str) -> None:
+    entry = list_algorithms()[name]
+    assert entry.guarantee == "none" and entry.info == ("k-armed",) and entry.task == "regret"
+    learner = _design(name)
+    learner.ask()
+    assert learner.certificate() is None
+
+
+# -- BOIN ---------------------------------------------------------------------------------------------
+def test_boin_boundaries_match_the_published_values() -> None:
+    # Liu & Yuan (2015) / the BOIN package: phi = 0.3 -> (0.236, 0.358); phi = 0.25 -> (0.197, 0.298)
+    assert boin_boundaries(0.3, 0.18, 0.42) == pytest.approx((0.2364907, 0.3585195), abs=1e-6)
+    assert boin_boundaries(0.25, 0.15, 0.35) == pytest.approx((0.1968, 0.2984), abs=1e-4)
+
+
+@given(
+    phi=st.floats(0.1, 0.5),
+    n=st.integers(1, 30),
+    y=st.integers(0, 30),
+)
+@settings(max_examples=60, deadline=None)
+def test_boin_decision_follows_the_boundaries(phi: float, n: int, y: int) -> None:
+    """One cohort's decision from a history at dose 2 of 6: escalate iff ``y/n <= lambda_e`` (and not
+    eliminated), de-escalate iff ``>= lambda_d`` or eliminated, stay otherwise."""
+    y = min(y, n)
+    problem = CovariateProblem(covariates=[1, 2, 3, 4, 5, 6], threshold=phi, safe_action=0)
+    learner = make_learner("boin", problem, np.random.default_rng(0))
+    learner.dose, learner.n_treated[2], learner.n_toxic[2] = 2, n, y
+    lam_e, lam_d = boin_boundaries(phi, 0.6 * phi, 1.4 * phi)
+    eliminated = n >= 3 and beta_dist.sf(phi, 1 + y, 1 + n - y) > 0.95
+    got = learner._next_dose(False)
+    if eliminated:
+        assert got == 1 and learner.eliminated_from == 2
+    elif y / n <= lam_e:
+        assert got == 3
+    elif y / n >= lam_d:
+        assert got == 1
+    else:
+        assert got == 2
+
+
+def test_boin_trial_escalates_stays_deescalates_and_stops() -> None:
+    boin = _design("boin")
+    assert [_cohort(boin, t) for t in (0, 0, 1)] == [0, 1, 2]  # 0/3 -> up, 0/3 -> up, 1/3 = 0.33: stay
+    assert boin.dose == 2
+    assert _cohort(boin, 2) == 2  # 3/6 = 0.5 >= 0.358: down; P(p > 0.3 | 3/6) = 0.77: not eliminated
+    assert boin.dose == 1 and boin.eliminated_from == 6
+    boin = _design("boin")
+    assert _cohort(boin, 3) == 0  # 3/3 at the lowest dose: P(p > 0.3) = 0.97 > 0.95: eliminated, stop
+    assert boin.stopped and boin.trial_over
+    rec = boin.recommend()
+    assert rec.arm is None and rec.final and rec.info["stopped"]
+    assert boin.ask().arm == 0  # (after the trial: the start dose)
+
+
+def test_boin_selection_is_isotonic_and_closest() -> None:
+    fitted = isotonic_rates(np.array([0.1, 0.4, 0.2, 0.5]), np.array([3.0, 3.0, 3.0, 3.0]))
+    assert fitted == pytest.approx([0.1, 0.3, 0.3, 0.5])
+    assert select_closest(np.array([0.1, 0.2, 0.2, 0.5]), 0.3) == 2  # tie below phi: the higher
+    assert select_closest(np.array([0.1, 0.4, 0.4, 0.5]), 0.3) == 1  # tie above phi: the lower
+
+
+def test_recommend_before_the_end_needs_anytime() -> None:
+    boin = _design("boin")
+    _cohort(boin, 0)
+    with pytest.raises(ProtocolError, match="anytime=True"):
+        boin.recommend()
+    assert boin.recommend(anytime=True).final is False
+
+
+# -- CRM ----------------------------------------------------------------------------------------------
+def test_lee_cheung_skeleton_spacing() -> None:
+    s = lee_cheung_skeleton(0.3, 6, 2, 0.05)
+    assert s[2] == 0.3 and np.all(np.diff(s) > 0)
+    # adjacent doses' indifference intervals meet: p_k(b) = 0.25 exactly where p_{k+1}(b) = 0.35
+    for k in range(5):
+        b = math.log(math.log(0.25) / math.log(s[k]))
+        assert s[k + 1] ** math.exp(b) == pytest.approx(0.35)
+
+
+@pytest.mark.parametrize(
+    ("n", "y"), [([3, 3, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0]), ([3, 6, 9, 3, 0, 0], [0, 1, 3, 2, 0, 0])]
+)
+def test_crm_posterior_matches_quadrature(n: list[int], y: list[int]) -> None:
+    s = lee_cheung_skeleton(0.3, 6, 2, 0.05)
+    nn, yy = np.array(n), np.array(y)
+
+    def dens(a: float) -> float:
+        p = s ** math.exp(a)
+        return math.exp(-0.5 * a * a / 1.34) * float(np.prod(p**yy * (1 - p) ** (nn - yy)))
+
+    z = integrate.quad(dens, -20, 20, limit=200)[0]
+    mean = integrate.quad(lambda a: a * dens(a), -20, 20, limit=200)[0] / z
+    cut = math.log(math.log(0.3) / math.log(s[0]))
+    over = integrate.quad(dens, -20, cut, limit=200)[0] / z
+    post = crm_posterior(s, nn, yy, 0.3, 1.34)
+    assert post.mean == pytest.approx(mean, abs=1e-4)
+    assert post.overdose[0] == pytest.approx(over, abs=1e-3)
+    assert post.toxicity == pytest.approx(s ** math.exp(mean), rel=1e-3)
+
+
+def test_crm_never_skips_and_is_coherent() -> None:
+    crm = _design("crm")
+    doses = [_cohort(crm, 0) for _ in range(4)]
+    assert all(b - a <= 1 for a, b in zip(doses, doses[1:], strict=False))  # no skipping
+    before = crm.dose
+    _cohort(crm, 1)
+    assert crm.dose <= before  # coherence: no escalation right after a toxicity
+
+
+def test_crm_stops_when_the_lowest_dose_is_too_toxic() -> None:
+    crm = _design("crm")
+    _cohort(crm, 3)
+    assert crm.stopped and crm.recommend().arm is None
+
+
+def test_configs_refuse_bad_values() -> None:
+    with pytest.raises(ConfigError, match="skeleton"):
+        _design("crm", skeleton=(0.3, 0.2, 0.4, 0.5, 0.6, 0.7))
+    with pytest.raises(ConfigError, match="one value per dose"):
+        _design("crm", skeleton=(0.1, 0.2))
+    with pytest.raises(ConfigError, match="cohort_size"):
+        _design("boin", cohort_size=0)
+
+
+# -- seeded operating characteristics on an easy curve ---------------------------------------------------
+@pytest.mark.parametrize("name", ["crm", "boin"])
+def test_selects_a_clear_mtd_most_of_the_time(name: str) -> None:
+    """MTD at dose 3 with neighbours far from 0.3 (0.05 and 0.65): both designs select it in well over
+    half of 200 seeded trials (a design that ignored the data would select it in about 1 in 6)."""
+    tox = (0.01, 0.05, 0.30, 0.65, 0.8, 0.9)
+    assert true_mtd(np.array(tox), PHI) == 2
+    oc = simulate_trials(name, tox, PHI, n_trials=200, seed=3)
+    assert oc.pcs >= 70.0
+    assert oc.length == 36.0 and oc.none_selected == 0.0
+    assert oc.patients.sum() == pytest.approx(36.0)
