@@ -51,6 +51,8 @@ class OperatingCharacteristics:
         Percentage of trials stopped for toxicity (no dose selected).
     above_mtd : float
         Mean patients per trial treated at a dose above the true MTD.
+    trials_above : float
+        Percentage of trials that treated at least one patient above the true MTD.
     toxicities : float
         Mean toxicities per trial.
     length : float
@@ -68,6 +70,7 @@ class OperatingCharacteristics:
     selection: np.ndarray
     none_selected: float
     above_mtd: float
+    trials_above: float
     toxicities: float
     length: float
     patients: np.ndarray
@@ -82,6 +85,7 @@ class OperatingCharacteristics:
             "pcs": self.pcs,
             "none_selected": self.none_selected,
             "above_mtd": self.above_mtd,
+            "trials_above": self.trials_above,
             "toxicities": self.toxicities,
             "length": self.length,
             "selection": self.selection.tolist(),
@@ -128,6 +132,7 @@ def simulate_trials(
     selected = np.zeros(k + 1)  # (the last: none)
     patients = np.zeros(k)
     above = toxic = length = 0.0
+    n_above = 0
     for r in range(n_trials):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, r)))
         learner = make_learner(design, problem, rng, cfg)
@@ -140,7 +145,9 @@ def simulate_trials(
         rec = learner.recommend()
         selected[k if rec.arm is None else rec.arm] += 1
         patients += learner.n_treated
-        above += float(learner.n_treated[mtd + 1 :].sum())
+        over = float(learner.n_treated[mtd + 1 :].sum())
+        above += over
+        n_above += over > 0
         toxic += float(learner.n_toxic.sum())
         length += float(learner.n_treated.sum())
     pct = 100.0 * selected / n_trials
@@ -152,6 +159,7 @@ def simulate_trials(
         selection=pct[:k],
         none_selected=float(pct[k]),
         above_mtd=above / n_trials,
+        trials_above=100.0 * n_above / n_trials,
         toxicities=toxic / n_trials,
         length=length / n_trials,
         patients=patients / n_trials,
