@@ -5,7 +5,7 @@ Six doses, cohorts of three, target toxicity 0.30 with 36 patients (five curves,
 the table of ``docs/dose_anchors.md`` and checks the claims stated there; ``--figure PATH`` draws the
 selection percentages per dose. ``--scale quick`` runs 50 trials per curve (seconds); ``paper`` 1,000.
 
-    nice python benchmarks/dose_anchors.py --scale paper --json docs/dose_anchors.json \\
+    nice python benchmarks/dose_anchors.py --scale paper --json docs/data/dose_anchors.json \\
         --figure docs/images/dose_anchors.png
 """
 
