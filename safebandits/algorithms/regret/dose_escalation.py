@@ -338,6 +338,7 @@ class DoseEscalation(BaseLearner):
             )
         lo, hi = self.range
         p = self.info.safe_cost if rate is None else rate
+        lowest = p is None
         p = lo if p is None else float(p)
         kw: dict[str, Any] = {"n_actions": k}
         if self.config.bound != "beta-mixture":
@@ -350,11 +351,13 @@ class DoseEscalation(BaseLearner):
             f"the next dose is certified once the safe dose's {self.config.bound} upper bound (delta = "
             f"{self.config.delta:g}, {k} doses) is at most the limit {self.tau:g} minus the step {step:g} = "
             f"{target:.3g}, at an observed toxicity rate of {p:g}"
+            + (" (the lowest possible: a lower bound)" if lowest else "")
         )
         if n is None:
             return math.inf, why + ": never"
         cs = int(self.config.cohort_size)
-        return float(math.ceil(n / cs) * cs), why + f": {n:,} patients ({cs} per cohort)"
+        whole = math.ceil(n / cs) * cs
+        return float(whole), why + f": {n:,} patients ({whole:,} in cohorts of {cs})"
 
     def diagnostics(self) -> dict[str, Any]:
         return {
