@@ -207,6 +207,9 @@ class DoseEscalation(BaseLearner):
         certified = np.flatnonzero(self.safe)
         if self.stopped:
             return int(certified[0])
+        # (a certified dose whose own data put it above the limit contradicts the declaration: not given)
+        kept = certified[self.data_lower[certified] <= self.tau + TOL]
+        certified = kept if kept.size else certified[:1]
         if not self.config.skip_doses:
             certified = certified[certified <= max(self.highest_given + 1, self.safe_dose)]
         if self.config.choose == "efficacy" and certified.size > 1:
@@ -287,8 +290,15 @@ class DoseEscalation(BaseLearner):
         """Where the doses' own intervals (data only; all hold at once w.p. ``1 - delta``) contradict the
         declared structure: a rise between two doses above the declared steps, a fall where toxicity is
         declared monotone, the safe dose (or its declared toxicity) outside its interval."""
-        lo, up, rise = self.data_lower, self.data_upper, self.rise
+        lo, up, rise = self.data_lower.copy(), self.data_upper.copy(), self.rise
+        s, c0 = self.safe_dose, self.info.safe_cost
         out = []
+        if c0 is not None and not lo[s] - TOL <= c0 <= up[s] + TOL:
+            out.append(
+                f"the declared safe_cost {c0:g} lies outside dose {s}'s interval [{lo[s]:.3g}, {up[s]:.3g}]"
+            )
+        if self.known_cost is not None:  # (the declared value stands for the safe dose in the checks below)
+            lo[s] = up[s] = float(self.known_cost)
         gap = lo[None, :] - up[:, None] - rise  # (row i, column j > i: l_j - u_i - D(i, j))
         gap = np.where(np.triu(np.ones_like(gap, dtype=bool), 1), gap, -np.inf)
         if np.max(gap) > TOL:
@@ -305,14 +315,10 @@ class DoseEscalation(BaseLearner):
                 f"dose {j}'s toxicity is at most {up[j]:.3g} and dose {i}'s at least {lo[i]:.3g}: a fall, "
                 "but monotone_cost = true"
             )
-        s, c0 = self.safe_dose, self.info.safe_cost
-        if lo[s] > self.tau + TOL:
+        if self.data_lower[s] > self.tau + TOL:
             out.append(
-                f"the declared safe dose {s}'s toxicity is at least {lo[s]:.3g} > the limit {self.tau:g}"
-            )
-        elif c0 is not None and not lo[s] - TOL <= c0 <= up[s] + TOL:
-            out.append(
-                f"the declared safe_cost {c0:g} lies outside dose {s}'s interval [{lo[s]:.3g}, {up[s]:.3g}]"
+                f"the declared safe dose {s}'s toxicity is at least {self.data_lower[s]:.3g} > the limit "
+                f"{self.tau:g}"
             )
         return out
 
