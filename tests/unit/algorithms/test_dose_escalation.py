@@ -97,7 +97,9 @@ def test_step_bound_certification_covers_at_the_boundary():
         certified = (np.min(ucb, axis=1) + m <= tau + 1e-12).sum()
         assert certified <= allowed, (bound, certified, allowed)
     # Control: the exact bound at a fixed count read at every count (no union) certifies far more often.
-    ucb = upper_bound("clopper-pearson", sums, np.broadcast_to(counts, sums.shape), delta, n_actions=1, horizon=1)
+    ucb = upper_bound(
+        "clopper-pearson", sums, np.broadcast_to(counts, sums.shape), delta, n_actions=1, horizon=1
+    )
     assert (np.min(ucb, axis=1) + m <= tau + 1e-12).sum() > binom.ppf(0.999, reps, delta)
     # The learner's own rule on the same kind of sequences: the same decisions.
     sim = _problem((c0, c0 + m, 0.9, 0.95, 1.0), m, n)
