@@ -23,8 +23,8 @@ EFFICACY = [0.10, 0.20, 0.30, 0.40, 0.50, 0.60]
 def _problem(tox, step, horizon, *, safe_cost=None, monotone=True, threshold=0.30):
     k = len(tox)
     p = CovariateProblem(
-        covariates=list(range(10, 10 * k + 1, 10)), threshold=threshold, safe_action=0, monotone_cost=monotone,
-        max_increase=step, safe_cost=safe_cost, horizon=horizon,
+        covariates=list(range(10, 10 * k + 1, 10)), threshold=threshold, safe_action=0,
+        monotone_cost=monotone, max_increase=step, safe_cost=safe_cost, horizon=horizon,
     )  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
