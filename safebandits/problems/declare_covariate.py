@@ -64,10 +64,10 @@ from safebandits.problems.declare import (
     seeded_kernel_instance,
 )
 from safebandits.problems.dose import (
-    DoseInfo,
-    check_doses,
-    check_max_increase,
+    checked_structure,
+    dose_info,
     dose_view_reason,
+    step_values,
     structure_violations,
 )
 from safebandits.types import FloatArray
@@ -226,25 +226,17 @@ class CovariateProblem(Problem):
         object.__setattr__(self, "_lam_min", None)
 
     def _check_structure(self, owner: str) -> None:
-        """``monotone_cost`` and ``max_increase`` (the dose structure; :mod:`safebandits.problems.dose`)."""
-        if not isinstance(self.monotone_cost, (bool, np.bool_)):
-            raise _owner_fail("monotone_cost", "true or false", self.monotone_cost)
-        object.__setattr__(self, "monotone_cost", bool(self.monotone_cost))
-        if self.max_increase is None and not self.monotone_cost:
-            return
-        check_doses(self.covariates, owner)
-        if self.max_increase is not None:
-            low, high = self._mean_range()
-            steps = check_max_increase(self.max_increase, self.n_actions, high - low, owner)
-            object.__setattr__(self, "max_increase", steps[0] if len(set(steps)) == 1 else list(steps))
+        """``monotone_cost`` and ``max_increase`` (:func:`~safebandits.problems.dose.checked_structure`)."""
+        mono, steps = checked_structure(
+            self.monotone_cost, self.max_increase, self.covariates, self._mean_range()
+        )
+        object.__setattr__(self, "monotone_cost", mono)
+        object.__setattr__(self, "max_increase", steps)
 
     @property
     def steps(self) -> tuple[float, ...] | None:
         """``max_increase`` per dose step (``K - 1`` values), or ``None`` when not declared."""
-        if self.max_increase is None:
-            return None
-        low, high = self._mean_range()
-        return check_max_increase(self.max_increase, self.n_actions, high - low, "CovariateProblem")
+        return step_values(self.max_increase, self.n_actions, self._mean_range())
 
     def _cost(self) -> Cost:
         """The estimated memory and work of this declaration: its kernel matrix, and the eigen-decomposition
@@ -430,18 +422,7 @@ class CovariateProblem(Problem):
     def _view(self, kind: str, horizon: int) -> Any:
         r = self.feedback.noise_bound
         if kind == "dose":
-            return DoseInfo(
-                doses=self.covariates[:, 0],
-                threshold=float(self.threshold),
-                safe_action=self.safe_action,
-                max_increase=self.steps,  # type: ignore[arg-type]
-                monotone=self.monotone_cost,
-                safe_cost=self.safe_cost,
-                safe_reward=self.safe_reward,
-                outcome_range=self._mean_range(),
-                noise_kind=self.feedback.kind,
-                horizon=horizon,
-            )
+            return dose_info(self, horizon)
         if kind == "kernel":
             from safebandits.problems.kernel import KernelInfo
 

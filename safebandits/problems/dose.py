@@ -26,7 +26,15 @@ from safebandits._validation import check_int, check_interval
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
 
-__all__ = ["DoseInfo", "check_doses", "check_max_increase", "structure_violations"]
+__all__ = [
+    "DoseInfo",
+    "check_doses",
+    "check_max_increase",
+    "checked_structure",
+    "dose_info",
+    "step_values",
+    "structure_violations",
+]
 
 #: Feedback kinds whose outcomes are bounded, with their range (the dose view needs one).
 OUTCOME_RANGES = {"bernoulli": (0.0, 1.0), "binary": (-1.0, 1.0)}
@@ -63,6 +71,48 @@ def check_doses(covariates: FloatArray, owner: str) -> None:
             f"'max_increase' or 'monotone_cost' is declared (dose steps are read in that order). Got "
             f"{d.tolist()} instead."
         )
+
+
+def checked_structure(
+    monotone: Any, max_increase: Any, covariates: FloatArray, mean_range: tuple[float, float]
+) -> tuple[bool, Any]:
+    """A covariate declaration's ``monotone_cost`` and ``max_increase`` checked: ``(monotone, steps)``,
+    ``steps`` one number when every step has the same bound, else a list (as the user would write it)."""
+    owner = "CovariateProblem"
+    if not isinstance(monotone, (bool, np.bool_)):
+        raise ConfigError(
+            f"The 'monotone_cost' parameter of {owner} must be true or false. Got {monotone!r}."
+        )
+    if max_increase is None and not monotone:
+        return False, None
+    check_doses(covariates, owner)
+    if max_increase is None:
+        return bool(monotone), None
+    steps = step_values(max_increase, covariates.shape[0], mean_range)
+    return bool(monotone), (steps[0] if len(set(steps)) == 1 else list(steps))
+
+
+def step_values(max_increase: Any, n_doses: int, mean_range: tuple[float, float]) -> tuple[float, ...] | None:
+    """``max_increase`` as one value per step (``None`` when not declared)."""
+    if max_increase is None:
+        return None
+    return check_max_increase(max_increase, n_doses, mean_range[1] - mean_range[0], "CovariateProblem")
+
+
+def dose_info(problem: Any, horizon: int) -> DoseInfo:
+    """The ``"dose"`` view of a :class:`~safebandits.problems.declare_covariate.CovariateProblem`."""
+    return DoseInfo(
+        doses=problem.covariates[:, 0],
+        threshold=float(problem.threshold),
+        safe_action=problem.safe_action,
+        max_increase=problem.steps,
+        monotone=problem.monotone_cost,
+        safe_cost=problem.safe_cost,
+        safe_reward=problem.safe_reward,
+        outcome_range=problem._mean_range(),
+        noise_kind=problem.feedback.kind,
+        horizon=horizon,
+    )
 
 
 def structure_violations(cost: Any, monotone: bool, steps: tuple[float, ...] | None) -> list[str]:
