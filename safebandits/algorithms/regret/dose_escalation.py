@@ -45,7 +45,13 @@ import numpy as np
 from safebandits._validation import check_int, check_interval, check_literal_fields
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.estimators.bounded import lower_bound, samples_until_below, upper_bound
+from safebandits.estimators.bounded import (
+    lower_bound,
+    mixture_lower_scalar,
+    mixture_upper_scalar,
+    samples_until_below,
+    upper_bound,
+)
 from safebandits.exceptions import ConfigError
 from safebandits.records import ArmEstimates, Certificate
 from safebandits.types import Decision, Observation, Recommendation
@@ -141,6 +147,7 @@ class DoseEscalation(BaseLearner):
         self.horizon = int(c.horizon if c.horizon is not None else info.horizon)
         #: ``D[i, j]``: the declared largest toxicity rise from dose ``i`` to dose ``j > i``.
         self.rise = info.step_sums()
+        self._at_or_below = np.triu(np.ones((k, k), dtype=bool))
         self.monotone = bool(info.monotone)
         self.safe_dose = int(info.safe_action)
         self.known_cost = info.safe_cost if c.safe_cost == "known" else None
@@ -173,10 +180,18 @@ class DoseEscalation(BaseLearner):
         return d if self.config.bound == "beta-mixture" else d / 2.0
 
     def _interval(self, i: int) -> tuple[float, float]:
-        """Dose ``i``'s anytime interval from its own outcomes."""
-        kw = {"n_actions": self.n_doses, "scale": self.range}
-        if self.config.bound != "beta-mixture":
-            kw["horizon"] = self.horizon
+        """Dose ``i``'s anytime interval from its own outcomes (:func:`upper_bound` and
+        :func:`lower_bound`; the mixture's compiled ends directly, the same numbers, a test checks)."""
+        if self.config.bound == "beta-mixture":
+            lo, hi = self.range
+            n = float(self.counts[i])
+            total = min(max((self.tox_sums[i] - lo * n) / (hi - lo), 0.0), n)
+            level = math.log(self.n_doses / float(self.config.delta))
+            return (
+                lo + (hi - lo) * mixture_lower_scalar(total, n, level),
+                lo + (hi - lo) * mixture_upper_scalar(total, n, level),
+            )
+        kw = {"n_actions": self.n_doses, "scale": self.range, "horizon": self.horizon}
         b, d = self.config.bound, self._side_delta()
         s, n = self.tox_sums[i], self.counts[i]
         return float(lower_bound(b, s, n, d, **kw)), float(upper_bound(b, s, n, d, **kw))
@@ -186,18 +201,14 @@ class DoseEscalation(BaseLearner):
         lo, up = self.data_lower.copy(), self.data_upper.copy()
         if self.known_cost is not None:
             lo[self.safe_dose] = up[self.safe_dose] = float(self.known_cost)
-        rise = self.rise
-        cand_up = up[:, None] + rise  # (row i, column j: u_i + D(i, j); used for i <= j)
-        cand_lo = lo[None, :] - rise  # (row j, column i: l_i - D(j, i); used for i >= j)
-        k = self.n_doses
-        for j in range(k):
-            u = float(cand_up[: j + 1, j].min())
-            low = float(cand_lo[j, j:].max())
-            if self.monotone:
-                u = min(u, float(up[j:].min()))
-                low = max(low, float(lo[: j + 1].max()))
-            self.upper[j] = min(self.upper[j], u)
-            self.lower[j] = max(self.lower[j], low)
+        below = self._at_or_below  # (row i, column j: i <= j)
+        u = np.where(below, up[:, None] + self.rise, np.inf).min(axis=0)  # min_{i <= j} u_i + D(i, j)
+        low = np.where(below, lo[None, :] - self.rise, -np.inf).max(axis=1)  # max_{i >= j} l_i - D(j, i)
+        if self.monotone:
+            u = np.minimum(u, np.minimum.accumulate(up[::-1])[::-1])  # min_{i >= j} u_i
+            low = np.maximum(low, np.maximum.accumulate(lo))  # max_{i <= j} l_i
+        np.minimum(self.upper, u, out=self.upper)
+        np.maximum(self.lower, low, out=self.lower)
         self.safe |= self.upper <= self.tau + TOL
         if not self.stopped and self.lower[0] > self.tau + TOL:
             self.stopped, self.stopped_at = True, self.n_samples

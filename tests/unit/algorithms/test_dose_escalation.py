@@ -166,3 +166,18 @@ def test_patients_before_escalation_match_a_run_on_the_typical_path():
     learner, _ = _play(sim, 0, 300)
     first = int(learner.counts[0])
     assert learner.highest_given >= 1 and first == est.rounds
+
+
+@pytest.mark.parametrize("bound", ["beta-mixture", "clopper-pearson", "kl", "sub-gaussian"])
+def test_the_interval_is_the_estimators_bound(bound):
+    from safebandits.estimators.bounded import lower_bound
+
+    sim = _problem(CLIMBABLE, 0.15, 400)
+    learner, _ = _play(sim, 0, 1, {"bound": bound})
+    side = 0.05 if bound == "beta-mixture" else 0.025
+    kw = {"n_actions": 6} if bound == "beta-mixture" else {"n_actions": 6, "horizon": learner.horizon}
+    for s, n in [(0, 1), (3, 40), (40, 40), (7, 300)]:
+        learner.tox_sums[0], learner.counts[0] = s, n
+        lo, up = learner._interval(0)
+        assert lo == pytest.approx(lower_bound(bound, s, n, side, **kw), abs=1e-12)
+        assert up == pytest.approx(upper_bound(bound, s, n, side, **kw), abs=1e-12)
