@@ -84,7 +84,8 @@ class DoseEscalationConfig(LearnerConfig):
     safe_cost : {"known", "estimate"}, default "known"
         Use a declared ``safe_cost`` as the safe dose's toxicity (``"known"``) or estimate it.
     horizon : int >= 1 or None, default None
-        ``T`` of the fixed-count bounds' union (default: the problem's horizon).
+        ``T`` of the fixed-count bounds' union (default: the problem's horizon); a dose's interval is not
+        updated past ``T`` of its patients (the union covers no more).
     """
 
     delta: float = 0.05
@@ -243,6 +244,8 @@ class DoseEscalation(BaseLearner):
         self.eff_sums[i] += float(observation.reward)  # type: ignore[arg-type]
         self.highest_given = max(self.highest_given, i)
         self._left -= 1
+        if self.config.bound != "beta-mixture" and self.counts[i] > self.horizon:
+            return  # (the union covers counts up to T only: past it, the intersected interval stands)
         lo, up = self._interval(i)
         self.data_lower[i] = max(self.data_lower[i], lo)
         self.data_upper[i] = min(self.data_upper[i], up)
