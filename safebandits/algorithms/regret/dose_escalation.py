@@ -170,7 +170,7 @@ class DoseEscalation(BaseLearner):
         self.stopped = False
         self.stopped_at: int | None = None
         self.highest_given = -1
-        self._dose = -1
+        self._dose = self.safe_dose
         self._left = 0
         self._combine()
 
@@ -232,7 +232,7 @@ class DoseEscalation(BaseLearner):
         return int(certified[-1])
 
     def _ask(self, context: Any) -> Decision:
-        if self._left <= 0 or self.stopped:
+        if self._left <= 0 or self.stopped or self.data_lower[self._dose] > self.tau + TOL:
             self._dose = self._next_dose()
             self._left = int(self.config.cohort_size)
         return Decision(arm=self._dose)

@@ -34,8 +34,11 @@ SCENARIOS: dict[int, tuple[float, ...]] = {
 EFFICACY = (0.10, 0.20, 0.30, 0.40, 0.50, 0.60)
 
 
-def six_doses(*, scenario: int = 1, T: int = 36, max_increase: Any = 0.2, monotone: bool = True) -> Any:
-    """Six doses, limit 0.30, the lowest dose known safe; toxicity of ``scenario`` (1-4); ``T`` patients."""
+def six_doses(
+    *, scenario: int = 1, T: int = 36, max_increase: Any = 0.2, monotone: bool = True, limit: float = 0.30
+) -> Any:
+    """Six doses, the lowest known safe; toxicity of ``scenario`` (1-4); ``T`` patients; a toxicity limit
+    (default 0.30, the target; a limit above it leaves the MTD of every scenario unchanged up to 0.40)."""
     scenario = check_int(scenario, "scenario", low=1, high=len(SCENARIOS), owner="dose/six-doses")
     if not isinstance(monotone, bool):
         raise ConfigError(
@@ -43,7 +46,7 @@ def six_doses(*, scenario: int = 1, T: int = 36, max_increase: Any = 0.2, monoto
         )
     problem = CovariateProblem(
         covariates=[1, 2, 3, 4, 5, 6],
-        threshold=0.30,
+        threshold=limit,
         safe_action=0,
         monotone_cost=monotone,
         max_increase=max_increase,
