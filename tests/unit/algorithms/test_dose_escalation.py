@@ -58,7 +58,7 @@ CLIMBABLE = (0.0, 0.05, 0.12, 0.22, 0.35, 0.50)
 def test_no_patient_above_the_limit_across_seeded_replicates(options):
     sim = _problem(CLIMBABLE, 0.15, 400)
     reached, total = [], 0
-    for seed in range(12):
+    for seed in range(8):
         learner, out = _play(sim, seed, 400, options)
         assert out.rounds == 400
         total += out.violations
@@ -82,9 +82,9 @@ def test_example_file_escalates_within_200_patients_with_no_patient_above_the_li
 def test_step_bound_certification_covers_at_the_boundary():
     """Truth at the boundary of the declaration: c_1 = c_0 + m exactly, just above the limit. Dose 1 is
     certified iff some anytime upper bound of dose 0 falls to tau - m < c_0: a coverage failure of the
-    bound. Over 2,000 simulated sequences of 300 patients the frequency stays within delta (binomial
+    bound. Over 1,000 simulated sequences of 300 patients the frequency stays within delta (binomial
     margin), for every bound, at a delta large enough that a failing bound would show (0.2)."""
-    delta, m, tau, n, reps, k = 0.2, 0.2, 0.30, 300, 2000, 5
+    delta, m, tau, n, reps, k = 0.2, 0.2, 0.30, 300, 1000, 5
     c0 = tau + 0.01 - m
     rng = np.random.default_rng(45)
     sums = np.cumsum(rng.random((reps, n)) < c0, axis=1).astype(float)
