@@ -161,6 +161,7 @@ _BUILTIN: dict[str, Callable[[Any], ObservationSpec]] = {
     ),
     "safebandits.problems.function_class.FunctionClassInfo": lambda i: ObservationSpec(True, 1, _kind(i)),
     "safebandits.problems.kernel.KernelInfo": lambda i: ObservationSpec(True, 1),
+    "safebandits.problems.dose.DoseInfo": lambda i: ObservationSpec(True, 1, _kind(i)),
     # Safe-LUCB observes its (negated) loss only.
     "safebandits.problems.safe_linear.SafeLinearInfo": lambda i: ObservationSpec(True, 0),
     # Pool labels: one Bernoulli label per query, summed per point of the batch.

@@ -37,6 +37,8 @@ ASSUMPTIONS: dict[str, str] = {
     "safe-action": "a known safe action below the threshold",
     "slater": "safe action's margin tau - c0 at least the Slater constant",
     "mean-bound": "|means| <= mean_bound",
+    "max-increase": "toxicity rises by at most the declared max_increase per dose step",
+    "monotone-cost": "toxicity non-decreasing in the dose (where monotone_cost = true)",
 }
 
 #: The largest mean the ``"means-at-most-1"`` learners accept.

@@ -38,7 +38,7 @@ from safebandits.algorithms._kinds import (
 from safebandits.algorithms.cost import check_learner_cost
 from safebandits.algorithms.learning import LeaveEstimate, leave_estimate
 from safebandits.exceptions import CannotStartError, ConfigError, DefaultToleranceWarning, Fix
-from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem
+from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem, info_kind
 
 __all__ = [
     "GUARANTEES",
@@ -392,10 +392,16 @@ def _told(view: Any, key: str) -> str:
     if key == "safe-action":
         arm = getattr(view, "safe_arm", None)
         seed = getattr(view, "safe_seed", None)
+        if arm is None and info_kind(view) == "dose":
+            arm = view.safe_action
         if arm is not None:
             return f"action {int(arm)}"
         if seed:
             return f"action {int(seed[0])}"
+    if key == "max-increase" and getattr(view, "max_increase", None) is not None:
+        return f"declared per step: {', '.join(f'{v:g}' for v in view.max_increase)}"
+    if key == "monotone-cost" and info_kind(view) == "dose":
+        return "declared" if view.monotone else "not declared: only the step bound is used"
     return ""
 
 

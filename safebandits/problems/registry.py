@@ -118,9 +118,12 @@ def _load_zoo() -> None:
     it is imported: entry-point group ``safebandits.papers``)."""
     from safebandits._entry_points import load_group
     from safebandits.problems.zoo.declared import declared
+    from safebandits.problems.zoo.dose_scenarios import six_doses
 
     if "user/declared" not in _REGISTRY:
         register_instance("user/declared")(declared)
+    if "dose/six-doses" not in _REGISTRY:
+        register_instance("dose/six-doses")(six_doses)
 
     load_group()
 

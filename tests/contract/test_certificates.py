@@ -40,6 +40,11 @@ PROMISING = {n: e for n, e in list_algorithms().items() if e.guarantee in PROMIS
 #: the theory (tiny GP noise, small beta scales and alphas: intervals that cross), and the other
 #: branches of the decision rules (safe-set constructions, solvers, tie rules, exploration lengths).
 OPTION_SPACE: dict[str, tuple] = {
+    "bound": ("beta-mixture", "clopper-pearson", "kl", "sub-gaussian"),
+    "cohort_size": (1, 3),
+    "choose": ("highest", "efficacy"),
+    "skip_doses": (True, False),
+    "safe_cost": ("known", "estimate"),
     "confidence": ("theory", "constant", "code"),
     "constant_beta": (2.0, 0.5),
     "gp_noise": ("theory", 1.0, 1e-4),
@@ -189,6 +194,25 @@ def function_class_problem(data, horizon):
     )  # fmt: skip
 
 
+def dose_problem(data, horizon):
+    from safebandits.problems.declare_covariate import CovariateProblem
+
+    k = data.draw(st.integers(2, 6), label="K")
+    step = data.draw(st.sampled_from([0.05, 0.1, 0.2, 0.5]), label="max_increase")
+    rises = data.draw(
+        st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=k - 1, max_size=k - 1), label="rises"
+    )
+    c0 = data.draw(st.sampled_from([0.0, 0.02, 0.1]), label="c0")
+    tox = np.minimum(c0 + np.concatenate([[0.0], np.cumsum(np.array(rises) * step)]), 1.0)
+    tau = data.draw(st.sampled_from([0.15, 0.3, 0.5]), label="tau")
+    known = data.draw(st.booleans(), label="known safe cost")
+    problem = CovariateProblem(
+        covariates=list(range(k)), threshold=tau, safe_action=0, monotone_cost=True, max_increase=step,
+        safe_cost=c0 if known else None, horizon=horizon,
+    )  # fmt: skip
+    return problem.simulate(efficacy=np.linspace(0.1, 0.9, k), toxicity=tox).instance("dose")
+
+
 FAMILIES = {
     "kernel": kernel_problem,
     "safe-linear-arms": safe_linear_arms_problem,
@@ -196,6 +220,7 @@ FAMILIES = {
     "stagewise": stagewise_problem,
     "k-armed": k_armed_problem,
     "function-class": function_class_problem,
+    "dose": dose_problem,
 }
 
 

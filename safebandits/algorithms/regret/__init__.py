@@ -2,6 +2,7 @@
 
 from safebandits.algorithms.regret import (  # noqa: F401
     ckb,
+    dose_escalation,
     gslucb,
     lc_lucb,
     opb,

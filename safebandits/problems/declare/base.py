@@ -52,6 +52,7 @@ INFO_KINDS: dict[str, str] = {
     "kernel": "KernelInfo: finite domain, kernels, RKHS and noise bounds, soft constraint g <= 0",
     "function-class": "FunctionClassInfo: finite reward and cost function classes, known safe arm",
     "pool": "PoolInfo: pool of records to label under an FDR level q",
+    "dose": "DoseInfo: ordered doses, bounded toxicity outcomes, monotone toxicity and a declared step bound",
 }
 
 #: Feedback models a declaration may name.
@@ -80,6 +81,8 @@ def info_kind(info: Any) -> str | None:
         return "function-class"
     if name == "PoolInfo":
         return "pool"
+    if name == "DoseInfo":
+        return "dose"
     return None
 
 
