@@ -37,6 +37,8 @@ ASSUMPTIONS: dict[str, str] = {
     "safe-action": "a known safe action below the threshold",
     "slater": "safe action's margin tau - c0 at least the Slater constant",
     "mean-bound": "|means| <= mean_bound",
+    "nonnegative-means": "arm means in [0, mean_bound] (the lower bounds are clipped at 0)",
+    "default-arm": "a default arm, its mean known or estimated from its own pulls",
 }
 
 #: The largest mean the ``"means-at-most-1"`` learners accept.

@@ -52,6 +52,7 @@ INFO_KINDS: dict[str, str] = {
     "kernel": "KernelInfo: finite domain, kernels, RKHS and noise bounds, soft constraint g <= 0",
     "function-class": "FunctionClassInfo: finite reward and cost function classes, known safe arm",
     "pool": "PoolInfo: pool of records to label under an FDR level q",
+    "conservative": "ConservativeInfo: K arms, a default arm (mean known or not) and a tolerance alpha",
 }
 
 #: Feedback models a declaration may name.
@@ -80,6 +81,8 @@ def info_kind(info: Any) -> str | None:
         return "function-class"
     if name == "PoolInfo":
         return "pool"
+    if name == "ConservativeInfo":
+        return "conservative"
     return None
 
 
