@@ -36,6 +36,7 @@ from safebandits.algorithms.regret.conservative_ucb import (
     first_max,
     index_update,
     psi_constants,
+    psi_delta,
 )
 from safebandits.exceptions import CannotStartError
 
@@ -58,8 +59,7 @@ def baseline_choose(st):
         if const.exploration > 0.0:
             width = math.sqrt(const.exploration * math.log(t) / n)
         else:
-            psi = const.psi_a * math.log(math.log(n + 1.0)) + const.psi_b
-            width = math.sqrt(const.scale * psi / n)
+            width = math.sqrt(const.scale * psi_delta(const.psi_a, const.psi_b, n) / n)
         st.upper[i] = st.reward_sums[i] / n + width
     j = first_max(st.upper)
     live.leader = j
@@ -147,7 +147,7 @@ def budget_rounds(
 ) -> int:
     """BudgetFirst's ``t_0 = min(T, B / (alpha mu_0))``, ``B = R sqrt(2 T (K - 1) psi_delta(T))``
     (``alg_budget_first``; ``T`` when ``alpha mu_0 = 0``)."""
-    psi_t = psi[0] * math.log(math.log(horizon + 1.0)) + psi[1]
+    psi_t = float(psi_delta(psi[0], psi[1], float(horizon)))
     bound = r * math.sqrt(2.0 * horizon * (n_arms - 1) * psi_t)
     if alpha * mu0 <= 0.0:
         return horizon
@@ -182,7 +182,7 @@ class BudgetFirst(IndexLearner):
                 notes=["declare default_mean, or use conservative-ucb-unknown-mean"],
             )
         horizon = int(info.horizon)
-        self.delta = float(config.delta) if config.delta is not None else 1.0 / horizon
+        self.delta = float(config.delta) if config.delta is not None else 1.0 / max(horizon, 2)
         psi = psi_constants(k, self.delta)
         r = float(info.noise_bound)
         t0 = budget_rounds(horizon, k, float(info.alpha), float(info.default_mean), psi, r)

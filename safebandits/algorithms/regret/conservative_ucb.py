@@ -59,6 +59,7 @@ __all__ = [
     "cucb_choose",
     "cucb_rounds",
     "psi_constants",
+    "psi_delta",
 ]
 
 #: The scalars that change during a run (one record, written in place by the kernels): rounds played
@@ -114,10 +115,17 @@ def psi_constants(n_arms: int, delta: float) -> tuple[float, float]:
 # compiled kernels
 # --------------------------------------------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
+def psi_delta(a, b, s):
+    """The authors' ``psi_delta(s) = a log log(s + 1) + b`` (:func:`psi_constants`), its ``log log(s + 1)``
+    floored at 0: it is negative at ``s = 1`` only (``log log 2 < 0``), where the floor widens the interval
+    a little (docs/decisions/conservative.md)."""
+    return a * max(math.log(math.log(s + 1.0)), 0.0) + b
+
+
+@numba.njit(cache=True, inline="always")
 def _width(const, n):
     """``D = sqrt(2 R^2 psi_delta(n) / n)`` (step 1)."""
-    psi = const.psi_a * math.log(math.log(n + 1.0)) + const.psi_b
-    return math.sqrt(const.scale * psi / n)
+    return math.sqrt(const.scale * psi_delta(const.psi_a, const.psi_b, n) / n)
 
 
 @numba.njit(cache=True)
@@ -404,7 +412,7 @@ class ConservativeUCB(IndexLearner):
     def __init__(self, config: ConservativeUCBConfig, info: Any, rng: np.random.Generator) -> None:
         super().__init__(config, info, rng)
         k, d = check_conservative_info("ConservativeUCB", info)
-        self.delta = float(config.delta) if config.delta is not None else 1.0 / int(info.horizon)
+        self.delta = float(config.delta) if config.delta is not None else 1.0 / max(int(info.horizon), 2)
         psi_a, psi_b = psi_constants(k, self.delta)
         known = info.default_mean is not None and config.default_mean == "declared"
         r = float(info.noise_bound)
