@@ -358,6 +358,9 @@ def guarantee_statement(
         q_text = f"q = {float(q):g}" if isinstance(q, (int, float)) else "q"
         return f"the false discovery rate of its labels is at most {q_text}, {prob}."
     if key == "conservative":
+        if delta is None and cfg is not None and hasattr(cfg, "delta"):  # (the learner's default: 1 / T)
+            told = f" = {1.0 / max(int(horizon), 2):g}" if horizon is not None else ", T the horizon"
+            prob = f"with probability at least 1 - delta (delta = 1/T{told})"
         return _conservative_statement(decl, prob)
     if key == "none":
         return "no safety guarantee (a baseline)."
@@ -489,6 +492,8 @@ def per_round_safety_note(problem: Any) -> str | None:
     problem : Problem, SimulatedProblem or problem information
     """
     offered = _problem_kinds(problem)
+    if offered == ("conservative",):
+        return None  # (no per-round limit: the conservative constraint is on the cumulative reward)
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
     round_kinds: dict[str, list[str]] = {}
     for name, entry in list_algorithms("regret").items():

@@ -296,6 +296,7 @@ class RegretTracker:
         self._arrays = TrackerArrays(
             con, grid, np.empty(n, dtype=TRACKER_POINT), np.empty((n, m), dtype=TRACKER_POINT_COST), live
         )
+        self._conservative = _ConservativeCheck.of(inst, grid)
         self._py = {
             "policy_reward": 0.0,
             "tail_cost": np.zeros(m),
@@ -385,7 +386,59 @@ class RegretTracker:
             tt["tail_reward"] += tail_r
             tt["tail_policy_reward"] += tail_r if same else float(rp[j0:].sum())
         tt["policy_reward"] += float(rp.sum())
+        if self._conservative is not None:
+            self._conservative.update(r, t0)
         score_block(self._arrays, r, rp, c, cp, values)
+
+
+class _ConservativeCheck:
+    """The conservative constraint under the truth, round by round (instances with a ``constraint``
+    record: :class:`~safebandits.problems.conservative.ConservativeConstraint`): the margin
+    ``sum_{s<=t} mu_{I_s} - (1 - alpha) sum_{s<=t} r(b_s)`` after every round, the verified rounds
+    (every ``checkpoint``-th) where it is negative (beyond ``TOL``), the first of them and the smallest
+    verified margin, and the margin at the curves' grid points."""
+
+    def __init__(self, constraint: Any, grid: np.ndarray) -> None:
+        self.constraint, self.grid = constraint, grid
+        self.margin, self.violations, self.first, self.min_margin = 0.0, 0, 0, math.inf
+        self.curve: list[float] = []
+
+    @classmethod
+    def of(cls, instance: Any, grid: np.ndarray) -> _ConservativeCheck | None:
+        from safebandits.problems.conservative import ConservativeConstraint
+
+        constraint = getattr(instance, "constraint", None)
+        return cls(constraint, grid) if isinstance(constraint, ConservativeConstraint) else None
+
+    def update(self, rewards: np.ndarray, t0: int) -> None:
+        """Rounds ``t0 + 1 .. t0 + k`` with true mean rewards ``rewards`` (k,)."""
+        from safebandits.problems.conservative import TOL as MARGIN_TOL
+        from safebandits.problems.conservative import conservative_margins
+
+        margins = conservative_margins(rewards, self.constraint, carried=self.margin)
+        rounds = np.arange(t0 + 1, t0 + 1 + margins.shape[0])
+        verified = rounds % self.constraint.checkpoint == 0
+        checked = margins[verified]
+        if checked.size:
+            bad = np.flatnonzero(checked < -MARGIN_TOL)
+            if bad.size and self.violations == 0:
+                self.first = int(rounds[verified][bad[0]])
+            self.violations += int(bad.size)
+            self.min_margin = min(self.min_margin, float(checked.min()))
+        on_grid = np.isin(rounds, self.grid)
+        self.curve.extend(margins[on_grid].tolist())
+        self.margin = float(margins[-1])
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "violations": self.violations,
+            "first_violation": self.first,
+            "min_margin": self.min_margin if math.isfinite(self.min_margin) else float("nan"),
+            "margin": self.margin,
+            "alpha": self.constraint.alpha,
+            "checkpoint": self.constraint.checkpoint,
+            "curve": np.asarray(self.curve, dtype=np.float64),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,6 +465,11 @@ class RegretOutcome:
     wall_s : float
     cpu_s : float
         CPU seconds of this process over the same rounds (``time.process_time``).
+    conservative : dict
+        The conservative constraint under the truth (problems with a baseline: ``violations``, the
+        verified rounds with a negative margin ``sum_s mu_{I_s} - (1 - alpha) sum_s r(b_s)``;
+        ``first_violation`` (0: none), ``min_margin``, the final ``margin``, ``alpha``, ``checkpoint``
+        and ``curve``, the margin at the grid points); empty for other problems.
     regret_tenth : float
         Regret (same benchmark as ``regret``) after ``T // 10`` rounds, for the log-log slope.
     policy_regret_tenth : float
@@ -460,6 +518,7 @@ class RegretOutcome:
     info: dict[str, Any] = field(default_factory=dict)
     assumption: dict[str, Any] = field(default_factory=dict)
     cpu_s: float = float("nan")
+    conservative: dict[str, Any] = field(default_factory=dict)
 
 
 def _same(a: Any) -> Any:
@@ -565,4 +624,5 @@ def run_regret(
         info=diag() if callable(diag) else {},
         assumption=watcher.summary(),
         cpu_s=cpu,
+        conservative=tracker._conservative.summary() if tracker._conservative is not None else {},
     )
