@@ -42,6 +42,7 @@ REGRET_CANDIDATES = (
     ("safelucb/karm", {}),
     ("safelucb/2d-convex", {}),
     ("ckb/synthetic", {"n_points": 20, "n_seed": 3}),
+    ("conservative/random", {"alpha": 0.5}),
 )
 
 

@@ -1,0 +1,34 @@
+"""The library's own conservative instance, ``conservative/random``: K arms with means drawn uniformly in
+``[0, 1]``, arm 0 the default arm (registered by the instance registry, like ``user/declared``; the
+paper's instances live in ``safebandits.papers.conservative``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from safebandits._validation import check_int, check_interval, check_positive
+from safebandits.problems.conservative import ConservativeInstance
+from safebandits.problems.noise import GaussianNoise
+
+__all__ = ["random_conservative"]
+
+
+def random_conservative(
+    *,
+    rng: np.random.Generator,
+    K: int = 5,
+    alpha: float = 0.1,
+    known_default: bool = True,
+    sigma: float = 1.0,
+    T: int = 10_000,
+) -> ConservativeInstance:
+    """K arms, means uniform in [0, 1], arm 0 the default arm, Gaussian rewards (sigma); tolerance alpha."""
+    k = check_int(K, "K", low=2, high=4096)
+    return ConservativeInstance(
+        means=rng.uniform(0.0, 1.0, size=k),
+        alpha=check_interval(alpha, "alpha", low=0.0, high=1.0, closed="both"),
+        known_default=bool(known_default),
+        noise=GaussianNoise(sigma=check_positive(sigma, "sigma")),
+        horizon=check_int(T, "T", low=1),
+        name="conservative/random",
+    )
