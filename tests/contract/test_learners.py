@@ -42,7 +42,7 @@ REGRET_CANDIDATES = (
     ("safelucb/karm", {}),
     ("safelucb/2d-convex", {}),
     ("ckb/synthetic", {"n_points": 20, "n_seed": 3}),
-    ("conservative/random", {"alpha": 0.5}),
+    ("conservative/random", {"alpha": 1.0, "default_mean": 0.9}),  # (BudgetFirst explores within T = 600)
 )
 
 

@@ -121,6 +121,7 @@ class UCB(IndexLearner):
         const = IndexConstants(
             default=d, known=False, mu0=0.0, alpha=float(info.alpha), psi_a=0.0, psi_b=0.0, scale=0.0,
             code_budget=False, exploration=float(config.exploration) * r * r, budget_rounds=0,
+            incremental=False,
         )  # fmt: skip
         self._start(const, k)
 
@@ -189,6 +190,7 @@ class BudgetFirst(IndexLearner):
         const = IndexConstants(
             default=d, known=True, mu0=float(info.default_mean), alpha=float(info.alpha), psi_a=psi[0],
             psi_b=psi[1], scale=2.0 * r * r, code_budget=False, exploration=0.0, budget_rounds=t0,
+            incremental=False,
         )  # fmt: skip
         self._start(const, k)
 

@@ -83,6 +83,7 @@ class IndexConstants(NamedTuple):
     code_budget: bool  #: unknown ``mu_0``: the authors' code's budget ``(T_0 - (1 - alpha) t) theta_0``
     exploration: float  #: UCB: ``c R^2`` of ``sqrt(c R^2 log t / T_i)`` (0: the ``psi_delta`` widths)
     budget_rounds: int  #: BudgetFirst: rounds ``t_0`` on the default arm first (0: none)
+    incremental: bool  #: Conservative UCB: keep every arm's bounds current (refresh the pulled arm's)
 
 
 class IndexState(NamedTuple):
@@ -128,23 +129,30 @@ def _width(const, n):
     return math.sqrt(const.scale * psi_delta(const.psi_a, const.psi_b, n) / n)
 
 
+@numba.njit(cache=True, inline="always")
+def cucb_bound(st, i):
+    """Steps 1-3 for arm ``i``: ``theta_i`` into ``st.upper[i]`` and ``lambda_i`` into ``st.lower[i]``
+    (they change only when the arm is pulled: :func:`index_add` refreshes the pulled arm's)."""
+    const = st.const
+    n = st.counts[i]
+    if i == const.default and const.known:
+        st.upper[i] = const.mu0
+        st.lower[i] = const.mu0
+    elif n == 0:
+        st.upper[i] = math.inf
+        st.lower[i] = 0.0
+    else:
+        mean = st.reward_sums[i] / n
+        d = _width(const, n)
+        st.upper[i] = mean + d
+        st.lower[i] = max(0.0, mean - d)
+
+
 @numba.njit(cache=True)
 def cucb_bounds(st):
-    """Steps 1-3: ``theta_i`` into ``st.upper`` and ``lambda_i`` into ``st.lower``."""
-    const = st.const
+    """Steps 1-3 for every arm (at the start, and for the estimates' table)."""
     for i in range(st.counts.shape[0]):
-        n = st.counts[i]
-        if i == const.default and const.known:
-            st.upper[i] = const.mu0
-            st.lower[i] = const.mu0
-        elif n == 0:
-            st.upper[i] = math.inf
-            st.lower[i] = 0.0
-        else:
-            mean = st.reward_sums[i] / n
-            d = _width(const, n)
-            st.upper[i] = mean + d
-            st.lower[i] = max(0.0, mean - d)
+        cucb_bound(st, i)
 
 
 @numba.njit(cache=True, inline="always")
@@ -159,11 +167,10 @@ def first_max(values):
 
 @numba.njit(cache=True)
 def cucb_choose(st):
-    """One round (steps 1-6): the bounds, the leader ``J_t``, the budget ``xi_t``; ``J_t`` if ``xi_t >= 0``
-    else the default arm. Records ``xi_t`` and ``J_t`` in the live record."""
+    """One round (steps 4-6, on the bounds of steps 1-3): the leader ``J_t``, the budget ``xi_t``; ``J_t`` if
+    ``xi_t >= 0`` else the default arm. Records ``xi_t`` and ``J_t`` in the live record."""
     const, live = st.const, st.live[0]
-    cucb_bounds(st)
-    j = first_max(st.upper)
+    j = first_max(st.upper)  # (the bounds of steps 1-3 are current: index_add refreshes the pulled arm's)
     t = live.t + 1  # this round
     d = const.default
     xi = st.lower[j]  # lambda_{J_t}
@@ -189,12 +196,15 @@ def cucb_choose(st):
 
 @numba.njit(cache=True, inline="always")
 def index_add(st, arm, reward):
-    """One pull of ``arm`` observed as ``reward`` (the sums of the estimates) and the round count; a
-    BudgetFirst budget round (``t < t_0``) is counted but its reward kept out, as the authors' code does."""
+    """One pull of ``arm`` observed as ``reward`` (the sums of the estimates; Conservative UCB: the arm's
+    bounds refreshed) and the round count; a BudgetFirst budget round (``t < t_0``) is counted but its
+    reward kept out, as the authors' code does."""
     live = st.live[0]
     if live.t >= st.const.budget_rounds:
         st.counts[arm] += 1
         st.reward_sums[arm] += reward
+        if st.const.incremental:
+            cucb_bound(st, arm)
     live.t += 1
 
 
@@ -419,9 +429,10 @@ class ConservativeUCB(IndexLearner):
         const = IndexConstants(
             default=d, known=known, mu0=float(info.default_mean) if known else 0.0, alpha=float(info.alpha),
             psi_a=psi_a, psi_b=psi_b, scale=2.0 * r * r, code_budget=config.budget == "code", exploration=0.0,
-            budget_rounds=0,
+            budget_rounds=0, incremental=True,
         )  # fmt: skip
         self._start(const, k)
+        cucb_bounds_entry(self.state)  # (steps 1-3 at the start; then the pulled arm's after each pull)
 
     def _applied_options(self) -> dict[str, Any]:
         return {"delta": self.delta}

@@ -21,11 +21,16 @@ def random_conservative(
     known_default: bool = True,
     sigma: float = 1.0,
     T: int = 10_000,
+    default_mean: float | None = None,
 ) -> ConservativeInstance:
-    """K arms, means uniform in [0, 1], arm 0 the default arm, Gaussian rewards (sigma); tolerance alpha."""
+    """K arms, means uniform in [0, 1], arm 0 the default arm (its mean ``default_mean`` if given),
+    Gaussian rewards (sigma); tolerance alpha."""
     k = check_int(K, "K", low=2, high=4096)
+    means = rng.uniform(0.0, 1.0, size=k)
+    if default_mean is not None:
+        means[0] = check_interval(default_mean, "default_mean", low=0.0, high=1.0, closed="both")
     return ConservativeInstance(
-        means=rng.uniform(0.0, 1.0, size=k),
+        means=means,
         alpha=check_interval(alpha, "alpha", low=0.0, high=1.0, closed="both"),
         known_default=bool(known_default),
         noise=GaussianNoise(sigma=check_positive(sigma, "sigma")),

@@ -13,7 +13,7 @@ import pytest
 from safebandits.algorithms.compatibility import instance_for
 from safebandits.algorithms.registry import make_learner
 from safebandits.algorithms.regret.conservative_baselines import budget_rounds
-from safebandits.algorithms.regret.conservative_ucb import psi_constants
+from safebandits.algorithms.regret.conservative_ucb import cucb_bounds_entry, psi_constants
 from safebandits.exceptions import CannotStartError, ConfigError
 from safebandits.problems.declare import ConservativeProblem
 from safebandits.types import Observation
@@ -56,6 +56,7 @@ def test_budget_reads_like_the_algorithm():
     st.counts[:] = [20, 5, 5, 5, 5]  # a prescribed history: t = 40 rounds played
     st.reward_sums[:] = [10.0, 3.5, 2.0, 2.0, 2.0]
     st.live[0]["t"] = 40
+    cucb_bounds_entry(st)  # (steps 1-3 on the prescribed history)
     d = learner.ask()
     a, b = psi_constants(5, learner.delta)
     width = math.sqrt(2.0 * (a * math.log(math.log(6.0)) + b) / 5)
