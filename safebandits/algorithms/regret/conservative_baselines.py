@@ -161,7 +161,7 @@ def budget_rounds(
     description="BudgetFirst: the default arm until alpha mu_0 t_0 covers UCB's regret bound, then UCB "
     "(the naive baseline of Wu et al. 2016).",
     info="conservative",
-    guarantee="conservative constraint w.h.p. through a budget banked first (no per-round certificate)",
+    guarantee="conservative-budget",
     assumptions=("noise", "nonnegative-means", "default-arm"),
 )
 class BudgetFirst(IndexLearner):

@@ -1,6 +1,6 @@
 """The library's own conservative instance, ``conservative/random``: K arms with means drawn uniformly in
 ``[0, 1]``, arm 0 the default arm (registered by the instance registry, like ``user/declared``; the
-paper's instances live in ``safebandits.papers.conservative``)."""
+paper's instances live in ``safebandits.papers.conservative_ucb``)."""
 
 from __future__ import annotations
 

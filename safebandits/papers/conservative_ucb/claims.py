@@ -1,6 +1,6 @@
 """Claims of Wu, Shariff, Lattimore & Szepesvari (2016), "Conservative Bandits" (digest
-``docs/conservative.md``, section 5), read on the runs of ``conservative-horizon`` and
-``conservative-alpha`` (regret runs with the ``conservative_*`` columns: the constraint under the truth).
+``docs/conservative_ucb.md``, section 5), read on the runs of ``cucb-horizon`` and
+``cucb-alpha`` (regret runs with the ``conservative_*`` columns: the constraint under the truth).
 
 Readings, fixed before the paper-scale data (the quick seed-0 data in view):
 
@@ -31,7 +31,7 @@ from safebandits.experiments.claim_base import Claim, z_margin
 from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
-from safebandits.papers.conservative.digest import PAPER as CONSERVATIVE
+from safebandits.papers.conservative_ucb.digest import PAPER as CONSERVATIVE
 
 __all__ = ["check_conservative_alpha", "check_conservative_horizon"]
 
@@ -152,7 +152,7 @@ _SAFE_META = (
     "Sec. 3 and the abstract: the revenue stays above (1 - alpha) x the baseline's, uniformly over time."
 )
 register_claims(
-    "conservative-horizon",
+    "cucb-horizon",
     check_conservative_horizon,
     {
         "cucb-safe": _m(CONSERVATIVE, _SAFE_META, SAFE_METHODS, scale="any"),
@@ -171,7 +171,7 @@ register_claims(
     },
 )
 register_claims(
-    "conservative-alpha",
+    "cucb-alpha",
     check_conservative_alpha,
     {
         "cucb-safe-alpha": _m(CONSERVATIVE, _SAFE_META, SAFE_METHODS, scale="any"),

@@ -17,7 +17,7 @@ __all__ = ["FIVE_ARM_MEANS", "five_arm"]
 FIVE_ARM_MEANS = (0.5, 0.6, 0.4, 0.4, 0.4)
 
 
-@register_instance("conservative/five-arm")
+@register_instance("cucb/five-arm")
 def five_arm(
     *, alpha: float = 0.1, T: int = 10_000, known_default: bool = True, sigma: float = 1.0
 ) -> ConservativeInstance:
@@ -28,5 +28,5 @@ def five_arm(
         known_default=bool(known_default),
         noise=GaussianNoise(sigma=check_positive(sigma, "sigma")),
         horizon=check_int(T, "T", low=1),
-        name="conservative/five-arm",
+        name="cucb/five-arm",
     )

@@ -1,12 +1,12 @@
 """Experiments of Wu, Shariff, Lattimore & Szepesvari (2016), "Conservative Bandits", Sec. 6, as the
 authors' code runs them (``tor/libbandit``, ``papers/2015-Conservative-Bandits/sim.cc``; the paper's own
-text of the experiments could not be read here, see the digest ``docs/conservative.md``):
+text of the experiments could not be read here, see the digest ``docs/conservative_ucb.md``):
 
-``conservative-horizon`` (the code's experiment 1)
+``cucb-horizon`` (the code's experiment 1)
     UCB, Conservative UCB (known and unknown ``mu_0``) and BudgetFirst on five Gaussian arms
-    (``conservative/five-arm``), ``alpha = 0.1``, ``delta = 1 / T``, the horizon swept: ``T = 2,000,
+    (``cucb/five-arm``), ``alpha = 0.1``, ``delta = 1 / T``, the horizon swept: ``T = 2,000,
     4,000, ..., 98,000`` at paper scale.
-``conservative-alpha`` (the code's experiment 2)
+``cucb-alpha`` (the code's experiment 2)
     The same learners at ``T = 10,000``, ``alpha`` swept over ``0, 0.01, ..., 1`` at paper scale.
 
 Replicates: the code ran until a wall-clock limit (up to 20,000 trials); the paper scale runs 100 per
@@ -37,12 +37,12 @@ _BUDGET = {"quick": 10**9, "paper": 10**9}
 
 HORIZON = register_experiment(
     ExperimentSpec(
-        name="conservative-horizon",
+        name="cucb-horizon",
         title="Conservative UCB, BudgetFirst and UCB against the horizon (Wu et al. 2016, experiment 1)",
         panels=(
             PanelSpec(
                 name="five-arm",
-                instance="conservative/five-arm",
+                instance="cucb/five-arm",
                 fixed={"alpha": 0.1},
                 sweep_param="T",
                 values=HORIZONS,
@@ -54,19 +54,19 @@ HORIZON = register_experiment(
         replicates=_REPLICATES,
         budget=_BUDGET,
         figure="regret-curves",
-        claims="conservative-horizon",
+        claims="cucb-horizon",
         curves=("regret", "reward"),
     )
 )
 
 ALPHA = register_experiment(
     ExperimentSpec(
-        name="conservative-alpha",
+        name="cucb-alpha",
         title="Conservative UCB, BudgetFirst and UCB against alpha (Wu et al. 2016, experiment 2)",
         panels=(
             PanelSpec(
                 name="five-arm",
-                instance="conservative/five-arm",
+                instance="cucb/five-arm",
                 fixed={},
                 sweep_param="alpha",
                 values=ALPHAS,
@@ -78,7 +78,7 @@ ALPHA = register_experiment(
         replicates=_REPLICATES,
         budget=_BUDGET,
         figure="regret-curves",
-        claims="conservative-alpha",
+        claims="cucb-alpha",
         curves=("regret", "reward"),
         horizon={"quick": 2_000, "paper": 10_000},
     )

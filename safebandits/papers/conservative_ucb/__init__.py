@@ -6,15 +6,15 @@ when needed.
 """
 
 from safebandits.experiments.papers import digest_fields, register_paper
-from safebandits.papers.conservative import (  # noqa: F401  (each registers on import)
+from safebandits.papers.conservative_ucb import (  # noqa: F401  (each registers on import)
     digest,
     experiments,
     instances,
 )
 
 register_paper(
-    "conservative",
+    "conservative_ucb",
     __name__,
-    claims=("safebandits.papers.conservative.claims",),
+    claims=("safebandits.papers.conservative_ucb.claims",),
     **digest_fields(digest),
 )
