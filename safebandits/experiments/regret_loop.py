@@ -488,7 +488,8 @@ class RegretOutcome:
         rounds), ``regret``, ``policy_regret``, running mean ``reward`` (float, ``(G,)``); window-mean
         ``cost`` and ``policy_cost``, ``policy_cost_now`` and cumulative ``positive_cost`` (float,
         ``(G, m)``: a column per constraint); cumulative ``violations`` (int, ``(G,)``: violating
-        rounds). ``.tolist()`` gives the lists the results store keeps as JSON.
+        rounds); on conservative problems ``conservative_margin`` (float, ``(G,)``). ``.tolist()`` gives
+        the lists the results store keeps as JSON.
     info : dict
         Learner diagnostics (``learner.diagnostics()`` if it has one).
     assumption : dict
@@ -590,6 +591,10 @@ def run_regret(
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     tt = tracker._totals(_same)
     expect = setting == "expectation"
+    conservative = tracker._conservative.summary() if tracker._conservative is not None else {}
+    curves = tracker.curves
+    if conservative:  # (the margin beside the other curves: the report plots it like them)
+        curves["conservative_margin"] = conservative["curve"]
     diag = getattr(learner, "diagnostics", None)
     n_tail = max(1, played - tracker.tail_start)
     return RegretOutcome(
@@ -620,9 +625,9 @@ def run_regret(
             if tt["optimism_rounds"]
             else {}
         ),
-        curves=tracker.curves,
+        curves=curves,
         info=diag() if callable(diag) else {},
         assumption=watcher.summary(),
         cpu_s=cpu,
-        conservative=tracker._conservative.summary() if tracker._conservative is not None else {},
+        conservative=conservative,
     )

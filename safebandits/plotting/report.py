@@ -90,6 +90,8 @@ _CURVE_CAPTIONS = {
     "reward": "mean reward so far",
     "violation": "cumulative constraint violation sum of [c - tau]+ (a count that cannot be negative: its "
     "band is clipped at 0)",
+    "margin": "conservative margin sum mu - (1 - alpha) sum r(baseline) under the truth (below 0: the "
+    "cumulative reward fell below (1 - alpha) times the baseline's)",
 }
 
 
@@ -192,6 +194,7 @@ def _curve_figures(
         "cost": ("policy_cost", {"thresholds": True, "log_x": True}),
         "reward": ("reward", {"log_x": True}),
         "violation": ("positive_cost", {}),
+        "margin": ("conservative_margin", {}),
     }
     for suffix in spec.curves:
         metric, kwargs = kinds[suffix]

@@ -55,7 +55,7 @@ HORIZON = register_experiment(
         budget=_BUDGET,
         figure="regret-curves",
         claims="cucb-horizon",
-        curves=("regret", "reward"),
+        curves=("regret", "margin"),
     )
 )
 
@@ -79,7 +79,7 @@ ALPHA = register_experiment(
         budget=_BUDGET,
         figure="regret-curves",
         claims="cucb-alpha",
-        curves=("regret", "reward"),
+        curves=("regret", "margin"),
         horizon={"quick": 2_000, "paper": 10_000},
     )
 )
