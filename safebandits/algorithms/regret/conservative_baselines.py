@@ -150,9 +150,8 @@ def budget_rounds(
     (``alg_budget_first``; ``T`` when ``alpha mu_0 = 0``)."""
     psi_t = float(psi_delta(psi[0], psi[1], float(horizon)))
     bound = r * math.sqrt(2.0 * horizon * (n_arms - 1) * psi_t)
-    if alpha * mu0 <= 0.0:
-        return horizon
-    return int(min(horizon, math.ceil(bound / (alpha * mu0))))
+    rounds = bound / (alpha * mu0) if alpha * mu0 > 0.0 else math.inf
+    return horizon if not rounds < horizon else int(math.ceil(rounds))  # (an overflow to inf: T)
 
 
 @register_algorithm(
