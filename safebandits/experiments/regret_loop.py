@@ -42,6 +42,7 @@ from safebandits._validation import check_int
 from safebandits.algorithms.base import is_simulating, play_ask_tell
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.watch import Watcher
+from safebandits.problems.conservative import ConservativeTracker
 from safebandits.problems.stagewise import TOL, policy_mean_points
 from safebandits.records import PlayedBlock, log_grid  # (defined in the core; re-exported here)
 
@@ -296,7 +297,7 @@ class RegretTracker:
         self._arrays = TrackerArrays(
             con, grid, np.empty(n, dtype=TRACKER_POINT), np.empty((n, m), dtype=TRACKER_POINT_COST), live
         )
-        self._conservative = _ConservativeCheck.of(inst, grid)
+        self._conservative = ConservativeTracker.of(inst, grid)
         self._py = {
             "policy_reward": 0.0,
             "tail_cost": np.zeros(m),
@@ -389,56 +390,6 @@ class RegretTracker:
         if self._conservative is not None:
             self._conservative.update(r, t0)
         score_block(self._arrays, r, rp, c, cp, values)
-
-
-class _ConservativeCheck:
-    """The conservative constraint under the truth, round by round (instances with a ``constraint``
-    record: :class:`~safebandits.problems.conservative.ConservativeConstraint`): the margin
-    ``sum_{s<=t} mu_{I_s} - (1 - alpha) sum_{s<=t} r(b_s)`` after every round, the verified rounds
-    (every ``checkpoint``-th) where it is negative (beyond ``TOL``), the first of them and the smallest
-    verified margin, and the margin at the curves' grid points."""
-
-    def __init__(self, constraint: Any, grid: np.ndarray) -> None:
-        self.constraint, self.grid = constraint, grid
-        self.margin, self.violations, self.first, self.min_margin = 0.0, 0, 0, math.inf
-        self.curve: list[float] = []
-
-    @classmethod
-    def of(cls, instance: Any, grid: np.ndarray) -> _ConservativeCheck | None:
-        from safebandits.problems.conservative import ConservativeConstraint
-
-        constraint = getattr(instance, "constraint", None)
-        return cls(constraint, grid) if isinstance(constraint, ConservativeConstraint) else None
-
-    def update(self, rewards: np.ndarray, t0: int) -> None:
-        """Rounds ``t0 + 1 .. t0 + k`` with true mean rewards ``rewards`` (k,)."""
-        from safebandits.problems.conservative import TOL as MARGIN_TOL
-        from safebandits.problems.conservative import conservative_margins
-
-        margins = conservative_margins(rewards, self.constraint, carried=self.margin)
-        rounds = np.arange(t0 + 1, t0 + 1 + margins.shape[0])
-        verified = rounds % self.constraint.checkpoint == 0
-        checked = margins[verified]
-        if checked.size:
-            bad = np.flatnonzero(checked < -MARGIN_TOL)
-            if bad.size and self.violations == 0:
-                self.first = int(rounds[verified][bad[0]])
-            self.violations += int(bad.size)
-            self.min_margin = min(self.min_margin, float(checked.min()))
-        on_grid = np.isin(rounds, self.grid)
-        self.curve.extend(margins[on_grid].tolist())
-        self.margin = float(margins[-1])
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "violations": self.violations,
-            "first_violation": self.first,
-            "min_margin": self.min_margin if math.isfinite(self.min_margin) else float("nan"),
-            "margin": self.margin,
-            "alpha": self.constraint.alpha,
-            "checkpoint": self.constraint.checkpoint,
-            "curve": np.asarray(self.curve, dtype=np.float64),
-        }
 
 
 @dataclass(frozen=True, slots=True)

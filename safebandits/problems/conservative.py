@@ -43,6 +43,7 @@ __all__ = [
     "ConservativeConstraint",
     "ConservativeInfo",
     "ConservativeInstance",
+    "ConservativeTracker",
     "conservative_margins",
 ]
 
@@ -76,16 +77,63 @@ class ConservativeConstraint:
 
 
 def conservative_margins(
-    played_means: FloatArray, constraint: ConservativeConstraint, *, start: int = 0, carried: float = 0.0
+    played_means: FloatArray, constraint: ConservativeConstraint, *, carried: float = 0.0
 ) -> FloatArray:
     """The constraint's margin after each round: ``sum_{s<=t} mu_{I_s} - (1 - alpha) t mu_0``.
 
-    ``played_means`` (k,) are the true means of the arms played in rounds ``start + 1 .. start + k``;
-    ``carried`` the margin after round ``start``. A negative margin at a verified round is a violation.
+    ``played_means`` (k,) are the true means of the arms played in k consecutive rounds; ``carried`` the
+    margin before the first of them. A negative margin at a verified round is a violation.
     """
     means = np.asarray(played_means, dtype=np.float64)
     step = means - (1.0 - constraint.alpha) * constraint.baseline_mean
     return carried + np.cumsum(step)
+
+
+class ConservativeTracker:
+    """The conservative constraint under the truth, round by round (instances with a ``constraint``
+    record, :class:`ConservativeConstraint`; the regret loop feeds it the true means of the arms played):
+    the margin ``sum_{s<=t} mu_{I_s} - (1 - alpha) sum_{s<=t} r(b_s)`` after every round, the verified
+    rounds (every ``checkpoint``-th) where it is negative (beyond ``TOL``), the first of them, the smallest
+    verified margin, and the margin at the curves' grid points."""
+
+    def __init__(self, constraint: Any, grid: np.ndarray) -> None:
+        self.constraint, self.grid = constraint, grid
+        self.margin, self.violations, self.first, self.min_margin = 0.0, 0, 0, math.inf
+        self.curve: list[float] = []
+
+    @classmethod
+    def of(cls, instance: Any, grid: np.ndarray) -> ConservativeTracker | None:
+        """A tracker for ``instance`` if it has a conservative ``constraint`` record, else ``None``."""
+        constraint = getattr(instance, "constraint", None)
+        return cls(constraint, grid) if isinstance(constraint, ConservativeConstraint) else None
+
+    def update(self, rewards: np.ndarray, t0: int) -> None:
+        """Rounds ``t0 + 1 .. t0 + k`` with true mean rewards ``rewards`` (k,)."""
+        margins = conservative_margins(rewards, self.constraint, carried=self.margin)
+        rounds = np.arange(t0 + 1, t0 + 1 + margins.shape[0])
+        verified = rounds % self.constraint.checkpoint == 0
+        checked = margins[verified]
+        if checked.size:
+            bad = np.flatnonzero(checked < -TOL)
+            if bad.size and self.violations == 0:
+                self.first = int(rounds[verified][bad[0]])
+            self.violations += int(bad.size)
+            self.min_margin = min(self.min_margin, float(checked.min()))
+        on_grid = np.isin(rounds, self.grid)
+        self.curve.extend(margins[on_grid].tolist())
+        self.margin = float(margins[-1])
+
+    def summary(self) -> dict[str, Any]:
+        """The run's record (:attr:`~safebandits.experiments.regret_loop.RegretOutcome.conservative`)."""
+        return {
+            "violations": self.violations,
+            "first_violation": self.first,
+            "min_margin": self.min_margin if math.isfinite(self.min_margin) else float("nan"),
+            "margin": self.margin,
+            "alpha": self.constraint.alpha,
+            "checkpoint": self.constraint.checkpoint,
+            "curve": np.asarray(self.curve, dtype=np.float64),
+        }
 
 
 def _read_only(a: Any) -> np.ndarray:

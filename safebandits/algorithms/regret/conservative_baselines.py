@@ -151,7 +151,7 @@ def budget_rounds(
     psi_t = float(psi_delta(psi[0], psi[1], float(horizon)))
     bound = r * math.sqrt(2.0 * horizon * (n_arms - 1) * psi_t)
     rounds = bound / (alpha * mu0) if alpha * mu0 > 0.0 else math.inf
-    return horizon if not rounds < horizon else int(math.ceil(rounds))  # (an overflow to inf: T)
+    return horizon if not rounds < horizon else math.ceil(rounds)  # (an overflow to inf: T)
 
 
 @register_algorithm(
