@@ -217,3 +217,17 @@ def test_report_rows_carry_the_rounds_before_leaving_the_safe_action(tmp_path):
     (opb,) = [r for r in rows if r["name"] == "opb"]
     assert opb["learning"].startswith("cannot learn within the horizon: needs >= ")
     assert "(horizon 4,000)" in opb["learning"] and "a longer horizon" in opb["learning"]
+
+
+def test_learners_for_a_conservative_problem_states_the_promise_in_its_numbers():
+    res = CliRunner().invoke(cli, ["learners", "--for", str(ROOT / "examples" / "conservative.toml")])
+    assert res.exit_code == 0, res.output
+    assert set(_listed(res.output)) == {
+        "conservative-ucb",
+        "conservative-ucb-unknown-mean",
+        "ucb",
+        "budget-first",
+    }
+    assert "stays at least 0.9 (1 - alpha, alpha = 0.1) times what the default arm 0 (mean 0.5)" in res.output
+    assert "arm 0, mean 0.5" in res.output  # (the assumption, with the declared default arm)
+    assert "No learner can promise safety in every round" not in res.output
