@@ -398,7 +398,9 @@ def _patients(est: Any) -> str:
 def _echo_fit(fit: Any, problem: Any) -> None:
     """Print a :class:`~safebandits.algorithms.compatibility.LearnerFit` (``learners --for``)."""
     from safebandits.algorithms.compatibility import (
+        GUARANTEES,
         assumption_statement,
+        guarantee_statement,
         per_round_safety_note,
         tolerance_lines,
     )
@@ -412,6 +414,8 @@ def _echo_fit(fit: Any, problem: Any) -> None:
         click.echo(f"{len(found)} learners fit and can start ({', '.join(kinds)}):")
         for c in found:
             click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<16}  {c.guarantee}")
+            if c.guarantee == GUARANTEES["conservative"]:  # (alpha, the default arm: the user's numbers)
+                click.echo(f"  {'':<{width}}  in your numbers: {guarantee_statement(problem, c.name)}")
             rests = assumption_statement(problem, c.name)
             if rests:
                 click.echo(f"  {'':<{width}}  rests on: {rests}")

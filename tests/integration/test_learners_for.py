@@ -254,3 +254,17 @@ def test_learners_for_a_dose_problem_states_the_patients_before_the_first_escala
     assert (
         "dose-escalation: needs >= 72 patients" in stuck and "max_increase for the step from dose 0" in stuck
     )
+
+
+def test_learners_for_a_conservative_problem_states_the_promise_in_its_numbers():
+    res = CliRunner().invoke(cli, ["learners", "--for", str(ROOT / "examples" / "conservative.toml")])
+    assert res.exit_code == 0, res.output
+    assert set(_listed(res.output)) == {
+        "conservative-ucb",
+        "conservative-ucb-unknown-mean",
+        "ucb",
+        "budget-first",
+    }
+    assert "stays at least 0.9 (1 - alpha, alpha = 0.1) times what the default arm 0 (mean 0.5)" in res.output
+    assert "arm 0, mean 0.5" in res.output  # (the assumption, with the declared default arm)
+    assert "No learner can promise safety in every round" not in res.output

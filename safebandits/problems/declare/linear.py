@@ -236,6 +236,11 @@ class LinearProblem(Problem):
                 "the dose-escalation learner reads a CovariateProblem (setting = 'covariate') with ordered "
                 "doses and max_increase"
             )
+        if kind == "conservative":
+            return (
+                "the conservative kind (a default arm and a tolerance alpha on the cumulative reward) needs "
+                "a ConservativeProblem"
+            )
         if kind in ("function-class", "pool"):
             return (
                 f"the {kind!r} kind needs a {'FunctionClassProblemSpec' if kind[0] == 'f' else 'PoolProblem'}"
