@@ -64,6 +64,13 @@ from safebandits.problems.declare import (
     SimulatedProblem,
     seeded_kernel_instance,
 )
+from safebandits.problems.dose import (
+    checked_structure,
+    dose_info,
+    dose_view_reason,
+    step_values,
+    structure_violations,
+)
 from safebandits.types import FloatArray
 
 __all__ = ["DEFAULT_LENGTHSCALE", "AssumptionWarning", "CovariateProblem"]
@@ -75,7 +82,7 @@ DEFAULT_LENGTHSCALE = 0.5
 CovariateKernel = Literal["se", "matern"]
 
 #: The info kinds a covariate declaration offers, best first.
-COVARIATE_KINDS = ("kernel", "k-armed")
+COVARIATE_KINDS = ("kernel", "k-armed", "dose")
 
 
 class AssumptionWarning(UserWarning):
@@ -129,6 +136,13 @@ class CovariateProblem(Problem):
         StageOpt uses ``G`` in the kernel metric (implied by the RKHS bound).
     mean_bound : float, default 1.0
         ``M``: bound on ``|f|`` and ``|c|`` for (sub-)Gaussian feedback (bounded feedback: its range).
+    monotone_cost : bool, default False
+        Toxicity is non-decreasing in the dose (one covariate, listed in increasing order).
+    max_increase : float or list of float, optional
+        The largest toxicity increase per dose step (one value, or one per step ``j -> j + 1``): what a
+        clinician states as prior knowledge. With it the declaration offers the ``"dose"`` view
+        (:class:`~safebandits.problems.dose.DoseInfo`) to the dose-escalation learner, which certifies a
+        dose from the data of the doses below it plus these steps (``docs/decisions/bounds.md``).
     horizon : int, default 10_000
         Rounds (patients) ``T``.
 
@@ -155,6 +169,8 @@ class CovariateProblem(Problem):
     constraint_bound: float | None = None
     lipschitz: float | None = None
     mean_bound: float = 1.0
+    monotone_cost: bool = False
+    max_increase: Any = None
     horizon: int = 10_000
 
     def __post_init__(self) -> None:
@@ -198,6 +214,7 @@ class CovariateProblem(Problem):
             if getattr(self, attr) is not None:
                 object.__setattr__(self, attr, check_positive(getattr(self, attr), attr, owner=owner))
         object.__setattr__(self, "kernel", self._kernel_spec(self.kernel))
+        self._check_structure(owner)
         check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
         check_cost(  # (before the K x K matrix)
             self._cost(),
@@ -209,6 +226,19 @@ class CovariateProblem(Problem):
         object.__setattr__(self, "_gram", self._make_gram())
         object.__setattr__(self, "_lam_min", None)
         object.__setattr__(self, "_norms", {})
+
+    def _check_structure(self, owner: str) -> None:
+        """``monotone_cost`` and ``max_increase`` (:func:`~safebandits.problems.dose.checked_structure`)."""
+        mono, steps = checked_structure(
+            self.monotone_cost, self.max_increase, self.covariates, self._mean_range()
+        )
+        object.__setattr__(self, "monotone_cost", mono)
+        object.__setattr__(self, "max_increase", steps)
+
+    @property
+    def steps(self) -> tuple[float, ...] | None:
+        """``max_increase`` per dose step (``K - 1`` values), or ``None`` when not declared."""
+        return step_values(self.max_increase, self.n_actions, self._mean_range())
 
     def _cost(self) -> Cost:
         """The estimated memory and work of this declaration: its kernel matrix, and the eigen-decomposition
@@ -356,6 +386,14 @@ class CovariateProblem(Problem):
                 f"L >= |toxicity(x) - toxicity(x')| / ||x - x'|| = {self.lipschitz:g} per unit of the "
                 "covariates (your value; StageOpt's safe expansion)"
             )
+        if self.monotone_cost or self.max_increase is not None:
+            told = "not declared" if self.max_increase is None else f"{self.max_increase}"
+            mono = "non-decreasing" if self.monotone_cost else "not declared monotone"
+            lines.append(
+                f"toxicity {mono} in the dose; "
+                f"largest increase per dose step {told} (your values; the dose-escalation learner's "
+                "certification)"
+            )
         slater = self.told_slater()
         if slater is not None:
             why = (
@@ -383,6 +421,8 @@ class CovariateProblem(Problem):
             return None
         if kind == "k-armed":
             return None
+        if kind == "dose":
+            return dose_view_reason(self.covariates, self.feedback.kind, self.max_increase)
         if kind in ("safe-linear", "safe-linear-arms"):
             return (
                 "Safe-LUCB and GSLUCB read the constraint off the reward parameter (cost = theta^T M x); "
@@ -399,6 +439,8 @@ class CovariateProblem(Problem):
 
     def _view(self, kind: str, horizon: int) -> Any:
         r = self.feedback.noise_bound
+        if kind == "dose":
+            return dose_info(self, horizon)
         if kind == "kernel":
             from safebandits.problems.kernel import KernelInfo
 
@@ -518,6 +560,8 @@ class CovariateProblem(Problem):
                     f"lipschitz = {self.lipschitz:g}: StageOpt's per-round safety does not hold for this "
                     "truth"
                 )
+        if self.monotone_cost or self.max_increase is not None:
+            out += structure_violations(c, self.monotone_cost, self.steps)
         return out
 
     def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
@@ -550,7 +594,10 @@ class CovariateProblem(Problem):
             return seeded_kernel_instance(info, f, c - tau, fb, tau, info.points, self.safe_action, name)
         from safebandits.problems.stagewise import StagewiseInstance
 
-        info = self._view("k-armed", horizon)
+        info = self._view("k-armed", horizon)  # (the "dose" view plays the same K arms, one per patient)
+        if kind == "dose":
+            for text in structure_violations(c, self.monotone_cost, self.steps):
+                warnings.warn(AssumptionWarning(f"CovariateProblem: {text}."), stacklevel=user_stacklevel())
         eye = np.eye(self.n_actions)
         return StagewiseInstance(
             arms=eye,

@@ -3,7 +3,10 @@
 from safebandits.algorithms.regret import (  # noqa: F401
     boin,
     ckb,
+    conservative_baselines,
+    conservative_ucb,
     crm,
+    dose_escalation,
     gslucb,
     lc_lucb,
     opb,

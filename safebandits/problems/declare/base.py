@@ -52,6 +52,8 @@ INFO_KINDS: dict[str, str] = {
     "kernel": "KernelInfo: finite domain, kernels, RKHS and noise bounds, soft constraint g <= 0",
     "function-class": "FunctionClassInfo: finite reward and cost function classes, known safe arm",
     "pool": "PoolInfo: pool of records to label under an FDR level q",
+    "dose": "DoseInfo: ordered doses, bounded toxicity outcomes, monotone toxicity and a declared step bound",
+    "conservative": "ConservativeInfo: K arms, a default arm (mean known or not) and a tolerance alpha",
 }
 
 #: Feedback models a declaration may name.
@@ -80,6 +82,10 @@ def info_kind(info: Any) -> str | None:
         return "function-class"
     if name == "PoolInfo":
         return "pool"
+    if name == "DoseInfo":
+        return "dose"
+    if name == "ConservativeInfo":
+        return "conservative"
     return None
 
 
