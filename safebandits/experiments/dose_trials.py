@@ -94,10 +94,41 @@ class OperatingCharacteristics:
         }
 
 
-def _problem(n_doses: int, target: float) -> Any:
+def _problem(n_doses: int, target: float, declared: dict[str, Any]) -> Any:
     from safebandits.problems.declare_covariate import CovariateProblem
 
-    return CovariateProblem(covariates=list(range(1, n_doses + 1)), threshold=target, safe_action=0)
+    return CovariateProblem(
+        covariates=list(range(1, n_doses + 1)), threshold=target, safe_action=0, **declared
+    )
+
+
+def _patients(cfg: Any, patients: int | None, design: str) -> int:
+    if patients is not None:
+        return check_int(patients, "patients", low=1, owner="simulate_trials")
+    cap = getattr(cfg, "max_patients", None)
+    if cap is None:
+        raise ConfigError(
+            f"simulate_trials needs the trial's 'patients' for {design!r} (it has no 'max_patients')."
+        )
+    return int(cap)
+
+
+def _trial(learner: Any, tox: np.ndarray, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """One trial: patients per dose, toxicities per dose and the selected dose. It ends after
+    ``len(uniforms)`` patients or when the design ends it (``trial_over``, or ``stopped`` for toxicity)."""
+    k = tox.shape[0]
+    treated = np.zeros(k, dtype=np.int64)
+    toxic = np.zeros(k, dtype=np.int64)
+    for u in uniforms:
+        if getattr(learner, "trial_over", False) or getattr(learner, "stopped", False):
+            break
+        decision = learner.ask()
+        y = float(u < tox[decision.arm])
+        learner.tell(decision, Observation(reward=0.0, constraints=np.array([y])))
+        treated[decision.arm] += 1
+        toxic[decision.arm] += int(y)
+    arm = None if getattr(learner, "stopped", False) else learner.recommend(anytime=True).arm
+    return treated, toxic, arm
 
 
 def simulate_trials(
@@ -108,12 +139,17 @@ def simulate_trials(
     n_trials: int = 1000,
     seed: int = 0,
     config: dict[str, Any] | None = None,
+    patients: int | None = None,
+    declared: dict[str, Any] | None = None,
 ) -> OperatingCharacteristics:
     """Run ``n_trials`` simulated trials of the registered ``design`` on the true ``toxicity`` per dose.
 
-    The design's config (``config``, over its defaults) sets the cohort size and sample size. Seeded: the
-    patients' uniforms come from ``seed`` alone (the same for every design), the design's own random
-    numbers from ``(seed, trial)``.
+    ``config`` (over the design's defaults) sets its cohort size; ``patients`` the trial's sample size
+    (default: the design's ``max_patients``); ``declared`` adds fields to the dose problem's declaration
+    (e.g. ``{"max_increase": 0.2, "monotone_cost": True}`` for a design that reads the ``"dose"`` view).
+    The selected dose is the design's ``recommend(anytime=True)`` at the end (none after a safety stop).
+    Seeded: the patients' uniforms come from ``seed`` alone (the same for every design), the design's own
+    random numbers from ``(seed, trial)``.
     """
     tox = check_array(toxicity, "toxicity", ndim=1, min_rows=2, owner="simulate_trials")
     if np.any((tox < 0) | (tox > 1)):
@@ -122,34 +158,25 @@ def simulate_trials(
     n_trials = check_int(n_trials, "n_trials", low=1, owner="simulate_trials")
     entry = get_algorithm(design)
     cfg = entry.config(**(config or {}))
-    cap = getattr(cfg, "max_patients", None)
-    if cap is None:
-        raise ConfigError(f"simulate_trials runs cohort designs with a 'max_patients'; {design!r} has none.")
+    cap = _patients(cfg, patients, design)
     k = tox.shape[0]
-    problem = _problem(k, target)
+    problem = _problem(k, target, dict(declared or {}))
     uniforms = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0,))).random((n_trials, cap))
     mtd = true_mtd(tox, target)
     selected = np.zeros(k + 1)  # (the last: none)
-    patients = np.zeros(k)
+    patients_at = np.zeros(k)
     above = toxic = length = 0.0
     n_above = 0
     for r in range(n_trials):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, r)))
-        learner = make_learner(design, problem, rng, cfg)
-        i = 0
-        while not learner.trial_over:
-            decision = learner.ask()
-            y = float(uniforms[r, i] < tox[decision.arm])
-            learner.tell(decision, Observation(reward=0.0, constraints=np.array([y])))
-            i += 1
-        rec = learner.recommend()
-        selected[k if rec.arm is None else rec.arm] += 1
-        patients += learner.n_treated
-        over = float(learner.n_treated[mtd + 1 :].sum())
+        treated, toxicities, arm = _trial(make_learner(design, problem, rng, cfg), tox, uniforms[r])
+        selected[k if arm is None else arm] += 1
+        patients_at += treated
+        over = float(treated[mtd + 1 :].sum())
         above += over
         n_above += over > 0
-        toxic += float(learner.n_toxic.sum())
-        length += float(learner.n_treated.sum())
+        toxic += float(toxicities.sum())
+        length += float(treated.sum())
     pct = 100.0 * selected / n_trials
     return OperatingCharacteristics(
         design=design,
@@ -162,6 +189,6 @@ def simulate_trials(
         trials_above=100.0 * n_above / n_trials,
         toxicities=toxic / n_trials,
         length=length / n_trials,
-        patients=patients / n_trials,
+        patients=patients_at / n_trials,
         guarantee=entry.guarantee,
     )

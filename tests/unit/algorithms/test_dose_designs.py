@@ -189,3 +189,21 @@ def test_simulated_trials_are_a_function_of_the_seed() -> None:
     assert 0.0 <= one.trials_above <= 100.0 and one.above_mtd <= one.length
     with pytest.raises(ConfigError, match="toxicity"):
         simulate_trials("boin", (0.1, 1.2), PHI, n_trials=1)
+
+
+def test_simulated_trials_run_any_dose_learner_on_a_declaration() -> None:
+    """The certified design of issue 45 reads the "dose" view: the trial runner declares the structure,
+    runs the given number of patients and reads ``recommend(anytime=True)``."""
+    tox = (0.05, 0.12, 0.30, 0.45, 0.60, 0.75)
+    oc = simulate_trials(
+        "dose-escalation",
+        tox,
+        PHI,
+        n_trials=10,
+        seed=1,
+        patients=12,
+        declared={"max_increase": 0.2, "monotone_cost": True},
+    )
+    assert oc.length == 12.0 and oc.guarantee == "round"
+    with pytest.raises(ConfigError, match="patients"):
+        simulate_trials("dose-escalation", tox, PHI, n_trials=1)
