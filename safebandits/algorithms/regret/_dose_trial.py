@@ -1,9 +1,9 @@
 """What the classical dose-finding designs (CRM, BOIN) share: a trial of cohorts on K ordered doses.
 
-A design reads the ``"k-armed"`` view of a dose problem (a
-:class:`~safebandits.problems.declare_covariate.CovariateProblem`: the K doses as arms in increasing order,
-the target toxicity ``phi`` as the limit ``threshold``, the known safe (lowest) dose as ``safe_arm``, where
-the trial starts) and observes each patient's toxicity (the first cost, 0 or 1). It decides once per cohort
+A design reads a dose problem (a :class:`~safebandits.problems.declare_covariate.CovariateProblem`)
+through its ``"dose"`` view (when the structure is declared; the structure itself is unused) or its
+``"k-armed"`` view: the K doses in increasing order, the target toxicity ``phi`` as the limit
+``threshold``, the known safe (lowest) dose as the start) and observes each patient's toxicity (the first cost, 0 or 1). It decides once per cohort
 of ``cohort_size`` patients: ``ask`` returns the same dose until the cohort is complete, then the design's
 rule (:meth:`CohortDesign._next_dose`) picks the next cohort's dose or stops the trial for toxicity.
 
@@ -32,21 +32,26 @@ __all__ = ["CohortDesign", "check_dose_info"]
 
 
 def check_dose_info(owner: str, info: Any) -> tuple[int, float, int]:
-    """``(K, phi, start)`` of a K-armed dose view, or a :class:`ConfigError` naming what is wrong."""
-    arms = check_array(getattr(info, "arms", None), "info.arms", ndim=2, min_rows=1, owner=owner)
-    k = arms.shape[0]
-    if arms.shape != (k, k) or not np.array_equal(arms, np.eye(k)):
-        raise ConfigError(
-            f"{owner} reads K ordered doses as unstructured arms (the 'k-armed' view of a dose problem, arms "
-            f"= I_K). Got arms of shape {arms.shape}."
-        )
+    """``(K, phi, start)`` of a dose problem's view (``"dose"``: ordered doses; ``"k-armed"``: the doses as
+    arms ``I_K``), or a :class:`ConfigError` naming what is wrong."""
+    doses = getattr(info, "doses", None)
+    if doses is not None:  # (the "dose" view, DoseInfo)
+        k, start = int(np.asarray(doses).reshape(-1).shape[0]), int(info.safe_action)
+    else:
+        arms = check_array(getattr(info, "arms", None), "info.arms", ndim=2, min_rows=1, owner=owner)
+        k = arms.shape[0]
+        if arms.shape != (k, k) or not np.array_equal(arms, np.eye(k)):
+            raise ConfigError(
+                f"{owner} reads K ordered doses (the 'dose' view of a dose problem, or its 'k-armed' view: "
+                f"arms = I_K). Got arms of shape {arms.shape}."
+            )
+        start = getattr(info, "safe_arm", None)
+        start = 0 if start is None else int(start)
     tau = np.atleast_1d(np.asarray(getattr(info, "threshold", None), dtype=float))
     if tau.shape != (1,) or not 0.0 < tau[0] < 1.0:
         raise ConfigError(
             f"{owner} needs one toxicity limit (the target toxicity phi) in (0, 1). Got threshold {tau!r}."
         )
-    start = getattr(info, "safe_arm", None)
-    start = 0 if start is None else int(start)
     return k, float(tau[0]), start
 
 

@@ -115,7 +115,7 @@ def select_closest(estimates: np.ndarray, phi: float) -> int:
 @register_algorithm(
     "boin",
     task="regret",
-    info="k-armed",
+    info=("dose", "k-armed"),
     guarantee="none",
     assumptions=("outcomes-in-unit",),
     description="BOIN: Bayesian optimal interval dose finding in cohorts (Liu & Yuan 2015); a clinical "
@@ -127,9 +127,9 @@ class BOIN(CohortDesign):
     Parameters
     ----------
     config : BOINConfig
-    info : StagewiseInfo
-        The ``"k-armed"`` view of a dose problem: doses in increasing order, ``threshold`` = the target
-        toxicity ``phi``, ``safe_arm`` = the start dose.
+    info : DoseInfo or StagewiseInfo
+        The ``"dose"`` view of a dose problem (declared structure; unused) or its ``"k-armed"`` view: doses
+        in increasing order, ``threshold`` = the target toxicity ``phi``, the safe dose = the start dose.
     rng : numpy.random.Generator
         Unused (BOIN is deterministic given the data).
     """

@@ -147,7 +147,7 @@ def crm_posterior(
 @register_algorithm(
     "crm",
     task="regret",
-    info="k-armed",
+    info=("dose", "k-armed"),
     guarantee="none",
     assumptions=("outcomes-in-unit",),
     description="CRM: continual reassessment dose finding in cohorts (O'Quigley, Pepe & Fisher 1990; power "
@@ -159,9 +159,9 @@ class CRM(CohortDesign):
     Parameters
     ----------
     config : CRMConfig
-    info : StagewiseInfo
-        The ``"k-armed"`` view of a dose problem: doses in increasing order, ``threshold`` = the target
-        toxicity ``phi``, ``safe_arm`` = the start dose.
+    info : DoseInfo or StagewiseInfo
+        The ``"dose"`` view of a dose problem (declared structure; unused) or its ``"k-armed"`` view: doses
+        in increasing order, ``threshold`` = the target toxicity ``phi``, the safe dose = the start dose.
     rng : numpy.random.Generator
         Unused (CRM is deterministic given the data).
     """

@@ -44,7 +44,7 @@ def _cohort(learner, toxicities: int) -> int:
 @pytest.mark.parametrize("name", ["crm", "boin"])
 def test_registered_without_a_safety_promise(name: str) -> None:
     entry = list_algorithms()[name]
-    assert entry.guarantee == "none" and entry.info == ("k-armed",) and entry.task == "regret"
+    assert entry.guarantee == "none" and entry.info == ("dose", "k-armed") and entry.task == "regret"
     learner = _design(name)
     learner.ask()
     assert learner.certificate() is None
@@ -207,3 +207,25 @@ def test_simulated_trials_run_any_dose_learner_on_a_declaration() -> None:
     assert oc.length == 12.0 and oc.guarantee == "round"
     with pytest.raises(ConfigError, match="patients"):
         simulate_trials("dose-escalation", tox, PHI, n_trials=1)
+
+
+@pytest.mark.parametrize("name", ["crm", "boin"])
+def test_designs_read_the_dose_view_and_run_on_a_dose_instance(name: str) -> None:
+    """On a declaration with the dose structure (the "dose" view) the designs start at the safe dose, and
+    a simulated dose instance plays them through its environment."""
+    from safebandits.problems import make_instance
+
+    problem = CovariateProblem(
+        covariates=[1, 2, 3, 4, 5, 6], threshold=PHI, safe_action=0, monotone_cost=True, max_increase=0.2
+    )
+    assert "dose" in problem.kinds
+    learner = make_learner(name, problem, np.random.default_rng(0))
+    assert learner.n_doses == 6 and learner.ask().arm == 0
+    inst = make_instance("dose/six-doses", scenario=1, T=36)
+    info = inst.public_info()
+    assert type(info).__name__ == "DoseInfo"
+    learner = make_learner(name, info, np.random.default_rng(0))
+    env = inst.environment(np.random.default_rng(1))
+    learner.simulate(env, 36)
+    assert learner.trial_over and learner.n_treated.sum() == 36
+    assert learner.recommend().final
