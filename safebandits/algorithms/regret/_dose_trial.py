@@ -3,9 +3,9 @@
 A design reads a dose problem (a :class:`~safebandits.problems.declare_covariate.CovariateProblem`)
 through its ``"dose"`` view (when the structure is declared; the structure itself is unused) or its
 ``"k-armed"`` view: the K doses in increasing order, the target toxicity ``phi`` as the limit
-``threshold``, the known safe (lowest) dose as the start) and observes each patient's toxicity (the first cost, 0 or 1). It decides once per cohort
-of ``cohort_size`` patients: ``ask`` returns the same dose until the cohort is complete, then the design's
-rule (:meth:`CohortDesign._next_dose`) picks the next cohort's dose or stops the trial for toxicity.
+``threshold``, the known safe (lowest) dose as the start; it observes each patient's toxicity (the first
+cost, 0 or 1). It decides once per cohort of ``cohort_size`` patients: ``ask`` returns the same dose until
+the cohort is complete, then the design's rule (:meth:`CohortDesign._next_dose`) picks the next cohort's dose or stops the trial for toxicity.
 
 The trial ends after ``max_patients`` patients or at a safety stop; :meth:`CohortDesign.recommend` then
 gives the selected maximum tolerated dose (``arm=None`` after a safety stop: no dose is acceptable). The
