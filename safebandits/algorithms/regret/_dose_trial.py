@@ -5,7 +5,9 @@ through its ``"dose"`` view (when the structure is declared; the structure itsel
 ``"k-armed"`` view: the K doses in increasing order, the target toxicity ``phi`` as the limit
 ``threshold``, the known safe (lowest) dose as the start; it observes each patient's toxicity (the first
 cost, 0 or 1). It decides once per cohort of ``cohort_size`` patients: ``ask`` returns the same dose until
-the cohort is complete, then the design's rule (:meth:`CohortDesign._next_dose`) picks the next cohort's dose or stops the trial for toxicity.
+the cohort is complete, then the design's rule (:meth:`CohortDesign._next_dose`) picks the next cohort's
+dose or stops the trial for toxicity. A problem whose feedback is not 0 / 1 toxicity (Bernoulli) is refused
+at start (:class:`~safebandits.exceptions.CannotStartError`).
 
 The trial ends after ``max_patients`` patients or at a safety stop; :meth:`CohortDesign.recommend` then
 gives the selected maximum tolerated dose (``arm=None`` after a safety stop: no dose is acceptable). The
@@ -25,7 +27,7 @@ import numpy as np
 
 from safebandits._validation import check_array
 from safebandits.algorithms.base import BaseLearner
-from safebandits.exceptions import ConfigError, ProtocolError
+from safebandits.exceptions import CannotStartError, ConfigError, ProtocolError
 from safebandits.types import Decision, Observation, Recommendation
 
 __all__ = ["CohortDesign", "check_dose_info"]
@@ -47,6 +49,14 @@ def check_dose_info(owner: str, info: Any) -> tuple[int, float, int]:
             )
         start = getattr(info, "safe_arm", None)
         start = 0 if start is None else int(start)
+    noise = getattr(info, "noise_kind", None)
+    if noise not in ("bernoulli", "binary"):
+        raise CannotStartError.build(
+            owner,
+            f"it reads each patient's toxicity as 0 or 1 (Bernoulli feedback); this problem's feedback is "
+            f"{noise!r}",
+            notes=("declare Bernoulli feedback (a dose problem's default)",),
+        )
     tau = np.atleast_1d(np.asarray(getattr(info, "threshold", None), dtype=float))
     if tau.shape != (1,) or not 0.0 < tau[0] < 1.0:
         raise ConfigError(

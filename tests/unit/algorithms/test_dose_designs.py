@@ -229,3 +229,12 @@ def test_designs_read_the_dose_view_and_run_on_a_dose_instance(name: str) -> Non
     learner.simulate(env, 36)
     assert learner.trial_over and learner.n_treated.sum() == 36
     assert learner.recommend().final
+
+
+@pytest.mark.parametrize("name", ["crm", "boin"])
+def test_designs_refuse_feedback_that_is_not_toxicity(name: str) -> None:
+    from safebandits.exceptions import CannotStartError
+
+    problem = CovariateProblem(covariates=[1, 2, 3], threshold=PHI, safe_action=0, feedback="gaussian")
+    with pytest.raises(CannotStartError, match="Bernoulli"):
+        make_learner(name, problem, np.random.default_rng(0))
