@@ -117,7 +117,6 @@ def select_closest(estimates: np.ndarray, phi: float) -> int:
     task="regret",
     info=("dose", "k-armed"),
     guarantee="none",
-    assumptions=("outcomes-in-unit",),
     description="BOIN: Bayesian optimal interval dose finding in cohorts (Liu & Yuan 2015); a clinical "
     "baseline without a per-patient safety guarantee.",
 )

@@ -149,7 +149,6 @@ def crm_posterior(
     task="regret",
     info=("dose", "k-armed"),
     guarantee="none",
-    assumptions=("outcomes-in-unit",),
     description="CRM: continual reassessment dose finding in cohorts (O'Quigley, Pepe & Fisher 1990; power "
     "model, no skipping); a clinical baseline without a per-patient safety guarantee.",
 )
