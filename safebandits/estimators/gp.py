@@ -950,7 +950,7 @@ def _lazy_advance(fac, kern, idx, t):
     return done
 
 
-class LazyCovariance:
+class LazyCovariance(Rebinding):
     """The low-rank posterior of :class:`LowRankCovariance` kept point-major and brought up to date one
     point at a time, on demand (issue 33): exact, with the cost paid only for the points a caller asks.
 
@@ -974,10 +974,14 @@ class LazyCovariance:
     (:meth:`z_squares`) and of ``log(1 + sigma_s^2(x_s) / lambda)`` (``log_shrink``) are kept.
 
     Memory ``O(T n + T^2)`` for a capacity of ``T`` observations (grown by doubling if exceeded).
+    The compiled update is bound on the first refresh (:func:`~safebandits._numba.bind_kernel`: its
+    records' types do not change) and rebound in a copy or a pickle (:class:`~safebandits._numba.
+    Rebinding`).
     """
 
-    __slots__ = ("_cum", "_last", "_z", "capacity", "computed", "fresh", "kdiag", "kernel", "log_shrink",
-                 "low", "means", "n_points", "noise_var", "played", "steps", "told", "var", "wt")  # fmt: skip
+    __slots__ = ("_advance", "_cum", "_last", "_source", "_z", "capacity", "computed", "fresh", "kdiag",
+                 "kernel", "log_shrink", "low", "means", "n_points", "noise_var", "played", "steps", "told",
+                 "var", "wt")  # fmt: skip
 
     def __init__(
         self, kernel: FloatArray | PointKernel, noise_var: float, *, capacity: int | None = None
@@ -1004,6 +1008,8 @@ class LazyCovariance:
         self._z = np.zeros((0, cap))
         self._cum = np.zeros((0, cap + 1))
         self._last: tuple[int, int, float, float] | None = None
+        self._source = self._kernel_source()
+        self._advance: Any = None  # (bound on the first refresh)
 
     def attach(self, mean: np.ndarray) -> int:
         """Register a posterior mean (n,) kept by this covariance (a new one); returns its slot."""
@@ -1042,9 +1048,14 @@ class LazyCovariance:
             return
         if np.any(self.told != t):
             raise ConfigError("LazyCovariance: every attached posterior must be told each observation.")
-        idx = np.asarray(idx, dtype=np.int64)
-        fac = LazyFactor(self.wt, self.low, self.played, self.fresh, self.var, tuple(self.means), self._z)
-        self.computed += _lazy_advance(fac, self._kernel_source(), idx, t)
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        if idx.ndim != 1 or not idx.flags.writeable:  # (the type the update is bound for)
+            idx = idx.reshape(-1).copy()
+        args = (LazyFactor(self.wt, self.low, self.played, self.fresh, self.var, tuple(self.means), self._z),
+                self._source, idx, t)  # fmt: skip
+        if self._advance is None:
+            self._advance = bind_kernel(_lazy_advance, args)
+        self.computed += self._advance(*args)
 
     def _kernel_source(self) -> KernelSource:
         """The kernel as the compiled update reads it (:class:`KernelSource`)."""

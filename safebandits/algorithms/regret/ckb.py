@@ -754,6 +754,7 @@ class CKB(GPPairLearner):
         )
         self._select = bind_kernel(select, (self.state, 1.0, -1.0, 0.5))
         self._ub = np.zeros(n if self.lazy else 0)
+        self._bounds: Any = None  # (lazy_upper_bounds, bound on the first lazy round)
         self._dense = self.gp_f.lowrank is None and self.gp_g.lowrank is None
         if self._dense:
             self._update = bind_kernel(update, (self.state, 0, 0.0, 0.0))
@@ -886,8 +887,10 @@ class CKB(GPPairLearner):
         cov_f, cov_g = gf.lowrank, gg.lowrank
         phi = float(self.live["phi"])
         ub = self._ub
-        pf, pg = stale_posterior(gf, cf), stale_posterior(gg, -cg)
-        lazy_upper_bounds(ub, pf, pg, cf, cg, phi, self.state.const)
+        args = (ub, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, phi, self.state.const)
+        if self._bounds is None:
+            self._bounds = bind_kernel(lazy_upper_bounds, args)
+        self._bounds(*args)
         i = lazy_argmax(ub, lambda idx: self._exact_scores(idx, cf, cg, phi)[0], (cov_f, cov_g),
                         self.state.scores, u)  # fmt: skip
         if i < 0:  # (no finite score: CKB has no candidate set, every point is one)

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import numba
 import numpy as np
 
+from safebandits._numba import bind_kernel
 from safebandits._validation import check_int, check_interval
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick, stale_posterior
@@ -150,6 +151,7 @@ class SGPUCB(SafeSeedGPLearner):
         self._scores = np.zeros(info.n_points)
         self._ub = np.zeros(info.n_points if self.lazy else 0)
         self._seed_mask = np.zeros(info.n_points if self.lazy else 0, dtype=np.bool_)
+        self._bounds: Any = None  # (lazy_safe_bounds, bound on the first lazy round)
         if self.lazy:
             self._seed_mask[self.seed] = True
         if self.box is not None:  # a continuous domain (module docstring of .ckb_box)
@@ -209,8 +211,10 @@ class SGPUCB(SafeSeedGPLearner):
         beta, beta_g = self.betas()
         gf, gg = self.gp_f, self.gp_g
         ub = self._ub
-        pf, pg = stale_posterior(gf, beta), stale_posterior(gg, -beta_g)
-        lazy_safe_bounds(ub, pf, pg, beta, beta_g, self._seed_mask)
+        args = (ub, stale_posterior(gf, beta), stale_posterior(gg, -beta_g), beta, beta_g, self._seed_mask)
+        if self._bounds is None:
+            self._bounds = bind_kernel(lazy_safe_bounds, args)
+        self._bounds(*args)
         f = lambda idx: self._exact_scores(idx, beta, beta_g)  # noqa: E731
         return lazy_argmax(ub, f, (gf.lowrank, gg.lowrank), self._scores, u, first=self.seed)
 
