@@ -33,6 +33,7 @@ REFERENCE_MODULES = [
         "safebandits.problems.declare_covariate",
         "Dose finding and its kin: a covariate per action, per-round safety.",
     ),
+    ("safebandits.problems.dose", "The structure dose trials assume (monotone toxicity, a step bound)."),
     ("safebandits.problems.settings", "Declared problems from plain values, by setting name."),
     ("safebandits.experiments", "Experiments as data, the results store and claims."),
     ("safebandits.experiments.user", "Experiment files (TOML) of one's own."),

@@ -26,7 +26,7 @@ from safebandits.experiments.solvers import list_solvers
 from safebandits.problems.registry import list_instances
 
 DOCS = Path(__file__).resolve().parent
-PAGES = ["acol", "beside", "stagewise", "safe_lucb", "ckb", "engine", "readings"]
+PAGES = ["acol", "beside", "stagewise", "safe_lucb", "ckb", "conservative", "engine", "readings", "bounds"]
 BEGIN, END = "<!-- options table: begin -->", "<!-- options table: end -->"
 # Too generic to point at one choice (they name a paper's symbol, not an option of ours).
 SKIP = set("d k n m c x0 rng seed delta epsilon eps tau horizon name repr".split())

@@ -46,6 +46,7 @@ __all__ = [
     "input_limit",
     "kernel_matrix_cost",
     "limits",
+    "solve_cost",
     "stored_numbers_cost",
     "storing_kernel_view",
 ]
@@ -179,6 +180,10 @@ KERNEL_ENTRY_OPS = 300.0
 KERNEL_ARRAYS = 5
 #: Operations of a symmetric eigen-decomposition of an ``n x n`` matrix, per ``n^3``.
 EIGEN_OPS = 1.5
+#: Operations of a least-squares solve with an ``n x n`` matrix (LAPACK's SVD-based ``gelsd``), per
+#: ``n^3``: three to five times an eigen-decomposition's (measured at ``n = 2,000``: 16-27 s against 5 s
+#: on the loaded reference machine).
+SOLVE_OPS = 5.0
 
 
 #: A study stores its view as JSON: operations per number to write it, read it back and check it at
@@ -239,4 +244,14 @@ def eigen_cost(n: int, what: str = "an eigen-decomposition") -> Cost:
         work=EIGEN_OPS * float(n) ** 3,
         memory_of=f"{what} of {n:,} x {n:,}",
         work_of=f"{what} of {n:,} x {n:,}",
+    )
+
+
+def solve_cost(n: int, what: str = "a least-squares solve") -> Cost:
+    """One least-squares solve with an ``n x n`` matrix (a kernel matrix's pseudo-inverse applied)."""
+    return Cost(
+        memory=4 * 8.0 * float(n) ** 2,
+        work=SOLVE_OPS * float(n) ** 3,
+        memory_of=f"{what} with {n:,} x {n:,}",
+        work_of=f"{what} with {n:,} x {n:,}",
     )

@@ -69,8 +69,10 @@ print(safebandits("report", str(out)))
 # %%
 # Per learner: the rounds that gave a dose above the limit (violating rounds, per run and over all
 # runs), the regret against the best dose below the limit, and whether the final plays (the last 10% of
-# the patients) are below the limit. StageOpt and SGP-UCB give no patient a dose above the limit; the
-# price is regret: with the bounds declared, they cannot certify any dose above 10 mg within the trial.
+# the patients) are below the limit. The dose-escalation design, StageOpt and SGP-UCB give no patient a
+# dose above the limit; the design certifies 20 mg from the known safe cost and the declared step (0.20
+# per 10 mg) and gives it from the second cohort on, while with their bounds StageOpt and SGP-UCB cannot
+# certify any dose above 10 mg within the trial.
 # OPB and OPLB keep the *expected* toxicity of the dose distribution they play below the limit (0 rounds
 # with expected cost above tau) while single patients get toxic doses; CKB lets the violation grow
 # sublinearly and ends on doses above the limit.

@@ -37,6 +37,10 @@ ASSUMPTIONS: dict[str, str] = {
     "safe-action": "a known safe action below the threshold",
     "slater": "safe action's margin tau - c0 at least the Slater constant",
     "mean-bound": "|means| <= mean_bound",
+    "max-increase": "toxicity rises by at most the declared max_increase per dose step",
+    "monotone-cost": "toxicity non-decreasing in the dose (where monotone_cost = true)",
+    "nonnegative-means": "arm means in [0, mean_bound] (the lower bounds are clipped at 0)",
+    "default-arm": "a default arm, its mean known or estimated from its own pulls",
 }
 
 #: The largest mean the ``"means-at-most-1"`` learners accept.

@@ -38,7 +38,7 @@ from safebandits.algorithms._kinds import (
 from safebandits.algorithms.cost import check_learner_cost
 from safebandits.algorithms.learning import LeaveEstimate, leave_estimate
 from safebandits.exceptions import CannotStartError, ConfigError, DefaultToleranceWarning, Fix
-from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem
+from safebandits.problems.declare import INFO_KINDS, Problem, SimulatedProblem, info_kind
 
 __all__ = [
     "GUARANTEES",
@@ -357,9 +357,31 @@ def guarantee_statement(
         q = getattr(decl, "q", None)
         q_text = f"q = {float(q):g}" if isinstance(q, (int, float)) else "q"
         return f"the false discovery rate of its labels is at most {q_text}, {prob}."
+    if key == "conservative":
+        if delta is None and cfg is not None and hasattr(cfg, "delta"):  # (the learner's default: 1 / T)
+            told = f" = {1.0 / max(int(horizon), 2):g}" if horizon is not None else ", T the horizon"
+            prob = f"with probability at least 1 - delta (delta = 1/T{told})"
+        return _conservative_statement(decl, prob)
     if key == "none":
         return "no safety guarantee (a baseline)."
     return GUARANTEES.get(key, key) or "guarantee not declared."
+
+
+def _conservative_statement(decl: Any, prob: str) -> str:
+    """The conservative guarantee in the problem's numbers (its alpha, default arm and checkpoint)."""
+    alpha, arm = getattr(decl, "alpha", None), getattr(decl, "default_arm", None)
+    if alpha is None or arm is None:
+        return GUARANTEES["conservative"]
+    mu0 = getattr(decl, "default_mean", None)
+    mean = f"mean {float(mu0):g}" if mu0 is not None else "mean unknown, estimated"
+    every = int(getattr(decl, "checkpoint", 1))
+    when = (
+        "at every round" if every == 1 else f"at every round (so at every checkpoint, every {every} rounds)"
+    )
+    return (
+        f"its cumulative reward stays at least {1.0 - float(alpha):g} (1 - alpha, alpha = {float(alpha):g}) "
+        f"times what the default arm {int(arm)} ({mean}) would have earned, {when}, {prob}."
+    )
 
 
 def _told(view: Any, key: str) -> str:
@@ -389,13 +411,27 @@ def _told(view: Any, key: str) -> str:
     if key == "slater":
         v = num("slater")
         return "" if v is None else f"Slater constant {v:.4g}"
+    if key == "nonnegative-means":
+        b = num("mean_bound")
+        return "" if b is None else f"declared mean_bound = {b:g}"
+    if key == "default-arm":
+        arm, mu0 = getattr(view, "default_arm", None), num("default_mean")
+        if arm is None:
+            return ""
+        return f"arm {int(arm)}, " + (f"mean {mu0:g}" if mu0 is not None else "mean unknown")
     if key == "safe-action":
         arm = getattr(view, "safe_arm", None)
         seed = getattr(view, "safe_seed", None)
+        if arm is None and info_kind(view) == "dose":
+            arm = view.safe_action
         if arm is not None:
             return f"action {int(arm)}"
         if seed:
             return f"action {int(seed[0])}"
+    if key == "max-increase" and getattr(view, "max_increase", None) is not None:
+        return f"declared per step: {', '.join(f'{v:g}' for v in view.max_increase)}"
+    if key == "monotone-cost" and info_kind(view) == "dose":
+        return "declared" if view.monotone else "not declared: only the step bound is used"
     return ""
 
 
@@ -462,6 +498,8 @@ def per_round_safety_note(problem: Any) -> str | None:
     problem : Problem, SimulatedProblem or problem information
     """
     offered = _problem_kinds(problem)
+    if offered == ("conservative",):
+        return None  # (no per-round limit: the conservative constraint is on the cumulative reward)
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
     round_kinds: dict[str, list[str]] = {}
     for name, entry in list_algorithms("regret").items():

@@ -31,6 +31,11 @@ its reward as low as the feedback and ``||mu|| <= S`` permit). The derivation pe
 * after that, OPB and OPLB (which mix ``x0`` with other actions) and LC-LUCB on segments (``"star"``)
   can leave at once: the bound adds nothing.
 
+* **dose escalation** (the ``"dose"`` view): the next dose is certified from the safe dose's data once
+  its anytime upper bound is at most the limit minus the declared step; the patients that takes at the
+  declared safe cost's rate (or, unknown, at the lowest rate: a lower bound), in whole cohorts
+  (:meth:`~safebandits.algorithms.regret.dose_escalation.DoseEscalation.patients_before_escalation`).
+
 * **safe-seed kernel learners** (SGP-UCB, StageOpt, SafeOpt on a finite domain with a one-point seed):
   the constraint's GP after ``n`` plays of the seed, its observations at best ``-G``: SGP-UCB certifies a
   point once its upper bound is at most 0 (after its ``T'`` rounds of phase 1), StageOpt and SafeOpt
@@ -52,6 +57,7 @@ import numpy as np
 
 from safebandits.algorithms._catalogue import get_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart
+from safebandits.estimators.bounded import upper_bound
 from safebandits.exceptions import ConfigError, DefaultToleranceWarning
 
 __all__ = ["LeaveEstimate", "leave_estimate"]
@@ -60,7 +66,7 @@ __all__ = ["LeaveEstimate", "leave_estimate"]
 _FAR = 10**15
 
 #: The views whose learners are estimated (a known safe action ``x0``, or a one-point safe seed).
-_ESTIMATED = ("stagewise", "k-armed", "kernel")
+_ESTIMATED = ("stagewise", "k-armed", "kernel", "dose")
 
 #: Bounds of the mean of one outcome, per feedback kind of the stage-wise views.
 _MEAN_RANGE = {"bernoulli": (0.0, 1.0), "binary": (-1.0, 1.0)}
@@ -135,6 +141,8 @@ def leave_estimate(
         return None
     info = getattr(learner, "info", None)
     ws = getattr(learner, "warm_start", None)
+    if callable(getattr(learner, "patients_before_escalation", None)):
+        return _dose_estimate(learner, name)
     if info is not None and getattr(info, "safe_seed", None) is not None:
         return _kernel_estimate(learner, name, info)
     if info is None or getattr(info, "safe_action", None) is None:
@@ -435,4 +443,32 @@ def _kernel_estimate(learner: Any, name: str, info: Any) -> LeaveEstimate | None
         fixes = [f"a longer horizon (more than {int(rounds):,} rounds)", "a larger safe seed (safe_seed)"]
     if rounds < h:
         fixes = []
+    return LeaveEstimate(name, rounds, h, reason, tuple(fixes))
+
+
+def _dose_estimate(learner: Any, name: str) -> LeaveEstimate:
+    """The dose-escalation learner's patients before its first escalation (its own method), and the
+    largest first step a declaration could state for it to escalate within the horizon."""
+    rounds, reason = learner.patients_before_escalation()
+    h = int(learner.horizon)
+    fixes: list[str] = []
+    if rounds >= h:
+        s = learner.safe_dose
+        if s + 1 < learner.n_doses:
+            lo = learner.range[0]
+            rate = learner.info.safe_cost if learner.info.safe_cost is not None else lo
+            kw: dict[str, Any] = {"n_actions": learner.n_doses, "scale": learner.range}
+            if learner.config.bound != "beta-mixture":
+                kw["horizon"] = h
+            up = float(upper_bound(learner.config.bound, rate * h, h, learner._side_delta(), **kw))
+            step = learner.tau - up
+            if step > 0:
+                fixes.append(
+                    f"a declared max_increase for the step from dose {s} of at most {step:.3g} (now "
+                    f"{float(learner.rise[s, s + 1]):g}), if a clinician would state it"
+                )
+        fixes.append(
+            f"a longer horizon (more than {int(rounds):,} patients)" if math.isfinite(rounds) else ""
+        )
+        fixes = [f for f in fixes if f]
     return LeaveEstimate(name, rounds, h, reason, tuple(fixes))

@@ -383,10 +383,24 @@ def learners(target: str, task: str | None) -> None:
     _echo_fit(fit, problem)
 
 
+def _is_dose_problem(problem: Any) -> bool:
+    """A problem that offers the ``"dose"`` view (a declaration with the dose structure)."""
+    return "dose" in getattr(problem, "kinds", ())
+
+
+def _patients(est: Any) -> str:
+    """A learner's patients before its first escalation (issue 45, item 5), from its leave estimate."""
+    if math.isinf(est.rounds):
+        return f"never within any horizon (horizon {est.horizon:,}): {est.reason}"
+    return f"after >= {int(est.rounds):,} patients on the safe dose (horizon {est.horizon:,}): {est.reason}"
+
+
 def _echo_fit(fit: Any, problem: Any) -> None:
     """Print a :class:`~safebandits.algorithms.compatibility.LearnerFit` (``learners --for``)."""
     from safebandits.algorithms.compatibility import (
+        GUARANTEES,
         assumption_statement,
+        guarantee_statement,
         per_round_safety_note,
         tolerance_lines,
     )
@@ -400,9 +414,14 @@ def _echo_fit(fit: Any, problem: Any) -> None:
         click.echo(f"{len(found)} learners fit and can start ({', '.join(kinds)}):")
         for c in found:
             click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<16}  {c.guarantee}")
+            if c.guarantee == GUARANTEES["conservative"]:  # (alpha, the default arm: the user's numbers)
+                click.echo(f"  {'':<{width}}  in your numbers: {guarantee_statement(problem, c.name)}")
             rests = assumption_statement(problem, c.name)
             if rests:
                 click.echo(f"  {'':<{width}}  rests on: {rests}")
+            est = fit.leave_estimates.get(c.name)
+            if est is not None and _is_dose_problem(problem):
+                click.echo(f"  {'':<{width}}  first escalation: {_patients(est)}")
         for line in tolerance_lines(problem, [c.name for c in found]):
             click.echo(f"  note: {line}")
     note = per_round_safety_note(problem)
@@ -415,11 +434,12 @@ def _echo_fit(fit: Any, problem: Any) -> None:
             f"{n} learner{'s' if n != 1 else ''} can start but cannot learn within the horizon (they would "
             "play the safe action in every round):"
         )
+        unit = "patients" if _is_dose_problem(problem) else "rounds"
         for c, est in fit.cannot_learn:
             need = (
                 "never leaves the safe action"
                 if math.isinf(est.rounds)
-                else f"needs >= {int(est.rounds):,} rounds"
+                else f"needs >= {int(est.rounds):,} {unit}"
             )
             click.echo(f"  {c.name}: {need} (horizon {est.horizon:,}); {est.reason}.")
             if est.fixes:
@@ -496,7 +516,11 @@ def bounds(instance: str, sets: tuple[str, ...], delta: float | None, seed: int)
         options["delta"] = delta
     rng = np.random.default_rng(seed) if entries[instance].random else None
     inst = make_instance(instance, rng, **params)
+    from safebandits._cost import check_cost
+    from safebandits.algorithms.cost import bounds_cost, view_size
     from safebandits.experiments.bounds import bound_kinds, bounds_entry
+
+    check_cost(bounds_cost(inst), f"Computing the bounds of {instance!r} on {view_size(inst)[0]:,} arms")
 
     entry = bounds_entry(inst)
     if entry is None:

@@ -68,6 +68,7 @@ __all__ = [
     "matern_kernel",
     "rank_one_update",
     "resolve_posterior",
+    "rkhs_norms",
     "se_kernel",
 ]
 
@@ -161,6 +162,19 @@ def check_kernel_matrix(
             f"The {name!r} parameter must be positive semi-definite. Its smallest eigenvalue is {low:.3g}."
         )
     return k
+
+
+def rkhs_norms(gram: FloatArray, *values: Any) -> tuple[float, ...]:
+    """``||h||_k = sqrt(h^T K^+ h)`` of each vector of ``values``: the norm of the smallest-norm function of
+    the RKHS with these values on the points (``K^+`` the pseudo-inverse of the kernel matrix ``gram``).
+
+    One least-squares factorisation for all the vectors (about ``2.5 n^3`` operations: callers check its
+    cost first, :func:`safebandits._cost.solve_cost`).
+    """
+    k = np.asarray(gram, dtype=np.float64)
+    h = np.column_stack([np.asarray(v, dtype=np.float64) for v in values])
+    sol, *_ = np.linalg.lstsq(k, h, rcond=None)
+    return tuple(float(math.sqrt(max(float(h[:, j] @ sol[:, j]), 0.0))) for j in range(h.shape[1]))
 
 
 def kernel_distance(kernel: FloatArray) -> FloatArray:

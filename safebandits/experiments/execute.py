@@ -28,7 +28,13 @@ from safebandits.plugins import import_plugins
 from safebandits.records import to_stored
 from safebandits.rng import environment_rng, instance_rng, learner_rng
 
-__all__ = ["CLASSIFICATION_METRICS", "REGRET_METRICS", "execute_task", "failed_record"]
+__all__ = [
+    "CLASSIFICATION_METRICS",
+    "CONSERVATIVE_METRICS",
+    "REGRET_METRICS",
+    "execute_task",
+    "failed_record",
+]
 
 
 def _json_safe(value: Any) -> Any:
@@ -223,6 +229,11 @@ def _run_regret_task(
     out = run_regret(learner, env, instance, budget=task.budget)
     tau = np.asarray(instance.threshold, dtype=np.float64).reshape(-1)
     final_feasible = bool(np.all(np.asarray(out.tail_cost, dtype=np.float64) <= tau + TOL))
+
+    def first(values: Any, shift: float = 0.0) -> float | None:  # (no per-round cost: conservative)
+        return float(values[0]) - shift if len(values) else None
+
+    shift = float(tau[0]) if tau.size else 0.0
     record.update(
         status="ok",
         samples=out.rounds,
@@ -238,21 +249,33 @@ def _run_regret_task(
         policy_regret=out.policy_regret,
         action_regret=out.action_regret,
         reward=out.reward,
-        cost=out.cost[0],
-        max_policy_cost_over_threshold=out.max_policy_cost[0] - float(tau[0]),
+        cost=first(out.cost),
+        max_policy_cost_over_threshold=first(out.max_policy_cost, shift),
         violations=out.violations,
         policy_violations=out.policy_violations,
         regret_tenth=out.regret_tenth,
         policy_regret_tenth=out.policy_regret_tenth,
-        tail_cost=out.tail_cost[0],
+        tail_cost=first(out.tail_cost),
         tail_reward=out.tail_reward,
-        positive_cost=out.positive_cost[0],
-        positive_cost_tenth=out.positive_cost_tenth[0],
+        positive_cost=first(out.positive_cost),
+        positive_cost_tenth=first(out.positive_cost_tenth),
         optimism_failures=out.optimism.get("failures"),
         final_feasible=final_feasible,
     )
+    _regret_traces(out, learner, instance, tau, record, traces)
+
+
+def _regret_traces(
+    out: Any, learner: Any, instance: Any, tau: np.ndarray, record: dict[str, Any], traces: dict[str, Any]
+) -> None:
+    """The traces of a regret run (curves, totals, optimism, the conservative constraint, diagnostics)
+    and the columns only some runs have (the conservative constraint's, the assumption flag, ``diag.*``)."""
     if out.optimism:
         traces["optimism"] = _json_safe(out.optimism)
+    if out.conservative:  # (the columns only on conservative problems: other runs' records are unchanged)
+        cons = out.conservative
+        record.update({f"conservative_{k}": cons[k] for k in CONSERVATIVE_METRICS})
+        traces["conservative"] = _json_safe(cons)
     if out.assumption:  # (the column only when a flag was raised: other runs' records are unchanged)
         from safebandits.experiments.watch import FLAG_COLUMN
 
@@ -280,6 +303,11 @@ def _run_regret_task(
     if describe is not None:
         traces["instance"] = _json_safe(describe())
 
+
+#: Columns of the conservative constraint (problems with a baseline), each ``conservative_<name>``: the
+#: verified rounds whose margin ``sum_s mu_{I_s} - (1 - alpha) sum_s r(b_s)`` is negative under the truth,
+#: the first of them (0: none), the smallest verified margin and the final margin.
+CONSERVATIVE_METRICS = ("violations", "first_violation", "min_margin", "margin")
 
 #: Metric columns of classification runs (final classifier, on the pool); ``samples`` = labels.
 CLASSIFICATION_METRICS = ("accuracy", "fdr", "precision", "recall")

@@ -42,6 +42,7 @@ from safebandits._validation import check_int
 from safebandits.algorithms.base import is_simulating, play_ask_tell
 from safebandits.exceptions import ConfigError
 from safebandits.experiments.watch import Watcher
+from safebandits.problems.conservative import ConservativeTracker
 from safebandits.problems.stagewise import TOL, policy_mean_points
 from safebandits.records import PlayedBlock, log_grid  # (defined in the core; re-exported here)
 
@@ -296,6 +297,7 @@ class RegretTracker:
         self._arrays = TrackerArrays(
             con, grid, np.empty(n, dtype=TRACKER_POINT), np.empty((n, m), dtype=TRACKER_POINT_COST), live
         )
+        self._conservative = ConservativeTracker.of(inst, grid)
         self._py = {
             "policy_reward": 0.0,
             "tail_cost": np.zeros(m),
@@ -385,6 +387,8 @@ class RegretTracker:
             tt["tail_reward"] += tail_r
             tt["tail_policy_reward"] += tail_r if same else float(rp[j0:].sum())
         tt["policy_reward"] += float(rp.sum())
+        if self._conservative is not None:
+            self._conservative.update(r, t0)
         score_block(self._arrays, r, rp, c, cp, values)
 
 
@@ -412,6 +416,11 @@ class RegretOutcome:
     wall_s : float
     cpu_s : float
         CPU seconds of this process over the same rounds (``time.process_time``).
+    conservative : dict
+        The conservative constraint under the truth (problems with a baseline: ``violations``, the
+        verified rounds with a negative margin ``sum_s mu_{I_s} - (1 - alpha) sum_s r(b_s)``;
+        ``first_violation`` (0: none), ``min_margin``, the final ``margin``, ``alpha``, ``checkpoint``
+        and ``curve``, the margin at the grid points); empty for other problems.
     regret_tenth : float
         Regret (same benchmark as ``regret``) after ``T // 10`` rounds, for the log-log slope.
     policy_regret_tenth : float
@@ -430,7 +439,8 @@ class RegretOutcome:
         rounds), ``regret``, ``policy_regret``, running mean ``reward`` (float, ``(G,)``); window-mean
         ``cost`` and ``policy_cost``, ``policy_cost_now`` and cumulative ``positive_cost`` (float,
         ``(G, m)``: a column per constraint); cumulative ``violations`` (int, ``(G,)``: violating
-        rounds). ``.tolist()`` gives the lists the results store keeps as JSON.
+        rounds); on conservative problems ``conservative_margin`` (float, ``(G,)``). ``.tolist()`` gives
+        the lists the results store keeps as JSON.
     info : dict
         Learner diagnostics (``learner.diagnostics()`` if it has one).
     assumption : dict
@@ -460,6 +470,7 @@ class RegretOutcome:
     info: dict[str, Any] = field(default_factory=dict)
     assumption: dict[str, Any] = field(default_factory=dict)
     cpu_s: float = float("nan")
+    conservative: dict[str, Any] = field(default_factory=dict)
 
 
 def _same(a: Any) -> Any:
@@ -531,6 +542,10 @@ def run_regret(
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     tt = tracker._totals(_same)
     expect = setting == "expectation"
+    conservative = tracker._conservative.summary() if tracker._conservative is not None else {}
+    curves = tracker.curves
+    if conservative:  # (the margin beside the other curves: the report plots it like them)
+        curves["conservative_margin"] = conservative["curve"]
     diag = getattr(learner, "diagnostics", None)
     n_tail = max(1, played - tracker.tail_start)
     return RegretOutcome(
@@ -561,8 +576,9 @@ def run_regret(
             if tt["optimism_rounds"]
             else {}
         ),
-        curves=tracker.curves,
+        curves=curves,
         info=diag() if callable(diag) else {},
         assumption=watcher.summary(),
         cpu_s=cpu,
+        conservative=conservative,
     )

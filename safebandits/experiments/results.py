@@ -326,8 +326,9 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     :data:`REGRET_NAMES`), ``violations_per_round`` (rounds whose played action exceeds a threshold),
     ``violations_of_expected_cost`` (rounds whose policy's expected cost does: the in-expectation promise)
     and ``positive_cost``; the largest ``max_policy_cost_over_threshold`` (cost minus threshold, at most 0
-    within the limit, one unit for every learner); the fraction that reached the horizon. classification:
-    median ``labels`` and mean ``accuracy``, ``fdr``, ``precision``, ``recall``. other: median
+    within the limit, one unit for every learner); the fraction that reached the horizon; on conservative
+    problems, the mean ``conservative_violations`` and the smallest ``conservative_min_margin``.
+    classification: median ``labels`` and mean ``accuracy``, ``fdr``, ``precision``, ``recall``. other: median
     ``cpu_s`` (missing for runs stored without it) and ``wall_s``. Every table has ``runs`` (ok) and
     ``failed``.
 
@@ -357,6 +358,10 @@ def summary_by_kind(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
             ("positive_cost", "positive_cost", "mean"),
             ("max_policy_cost_over_threshold", "max_policy_cost_over_threshold", "max"),
             ("reached_horizon", "stopped", "mean"),
+            # (conservative problems only: the rounds whose cumulative reward fell below (1 - alpha) times the
+            # baseline's under the truth, and the smallest margin sum mu_I - (1 - alpha) sum r(b))
+            ("conservative_violations", "conservative_violations", "mean"),
+            ("conservative_min_margin", "conservative_min_margin", "min"),
         ],
         "classification": [
             ("labels", "samples", "median"),

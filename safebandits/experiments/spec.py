@@ -217,7 +217,8 @@ class ExperimentSpec:
     curves : tuple of str, default=("regret", "cost", "reward")
         Figures of a ``"regret-curves"`` experiment, among ``"regret"`` (cumulative, in each method's own
         setting), ``"per_step_regret"`` (R(t)/t), ``"cost"`` (expected cost of the played policy, with the
-        thresholds), ``"reward"`` (running mean) and ``"violation"`` (cumulative ``sum_t [c(x_t) - tau]_+``).
+        thresholds), ``"reward"`` (running mean), ``"violation"`` (cumulative ``sum_t [c(x_t) - tau]_+``) and
+        ``"margin"`` (conservative problems: ``sum_s mu_{I_s} - (1 - alpha) sum_s r(b_s)``).
     requires_data : tuple of str, default=()
         Registered data sets (:mod:`safebandits.datasets`) the experiment reads; ``safebandits run``
         checks them before running anything and says how to fetch them.
@@ -261,9 +262,9 @@ class ExperimentSpec:
         ):
             expected = f"a tuple of data-set folder names (or a dict from {SCALES} to such tuples)"
             raise _fail("requires_data", owner, expected, self.requires_data)
-        bad = set(self.curves) - {"regret", "per_step_regret", "cost", "reward", "violation"}
+        bad = set(self.curves) - {"regret", "per_step_regret", "cost", "reward", "violation", "margin"}
         if bad:
-            kinds = "among 'regret', 'per_step_regret', 'cost', 'reward', 'violation'"
+            kinds = "among 'regret', 'per_step_regret', 'cost', 'reward', 'violation', 'margin'"
             raise _fail("curves", owner, kinds, self.curves)
         for scale, n in self.horizon.items():
             if scale not in SCALES or isinstance(n, bool) or not isinstance(n, int) or n < 1:

@@ -12,7 +12,10 @@ range of the means, the norm bounds, the RKHS bounds. The data of a run can cont
   flagged but refused where it enters, by the observation check every learner applies
   (:mod:`safebandits.algorithms._observation`; a study's ``tell`` stores nothing): never silent;
 * a simulated ``[truth]`` outside the declared bounds, run on purpose (``truth_outside_bounds = "flag"``
-  in an experiment file): flagged at round 0.
+  in an experiment file): flagged at round 0;
+* a learner that checks a declared structure against its own intervals says where they contradict it
+  (``learner.assumption_contradictions()``, a list of sentences; the dose-escalation learner: a rise
+  between two doses above the declared ``max_increase``, a fall where toxicity is declared monotone).
 
 A flag is a :class:`Flag` (the round and what was contradicted). Runs keep the first one in the column
 :data:`FLAG_COLUMN` (``safebandits results`` counts them, the report lists them) and in the run's
@@ -164,6 +167,11 @@ def learner_flags(learner: Any, info: Any, round_: int) -> list[Flag]:
             flags += norm_flags(conf(), info, round_)
         except (ValueError, TypeError, AttributeError, KeyError):
             pass
+    own = getattr(learner, "assumption_contradictions", None)
+    if callable(own):
+        flags += [
+            Flag(round_, f"the learner's intervals contradict the declaration: {what}") for what in own()
+        ]
     return flags
 
 

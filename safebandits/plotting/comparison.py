@@ -192,6 +192,23 @@ def _final_feasible_column(runs: pd.DataFrame, g: Any) -> dict[str, Any]:
     return {"final plays feasible": values.groupby(runs["label"], sort=False).mean().reindex(g.size().index)}
 
 
+def _conservative_columns(runs: pd.DataFrame, g: Any) -> dict[str, Any]:
+    """Conservative problems: the rounds whose cumulative reward fell below ``(1 - alpha)`` times the
+    baseline's under the truth (mean over runs, and over all runs) and the smallest margin (empty for
+    other problems)."""
+    if "conservative_violations" not in runs:
+        return {}
+    by = runs["label"]
+    index = g.size().index
+    viol = pd.to_numeric(runs["conservative_violations"], errors="coerce").groupby(by, sort=False)
+    margin = pd.to_numeric(runs["conservative_min_margin"], errors="coerce").groupby(by, sort=False)
+    return {
+        "rounds below (1 - alpha) x baseline": viol.mean().reindex(index),
+        "rounds below (1 - alpha) x baseline, all runs": viol.sum().reindex(index),
+        "smallest conservative margin": margin.min().reindex(index),
+    }
+
+
 def comparison_tables(runs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """(caption, table) per kind of learner present: regret, identification, classification."""
     regret, ident, classif = _kinds(runs)
@@ -216,6 +233,7 @@ def comparison_tables(runs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
                 "rounds with expected cost above tau": g["policy_violations"].mean(),
                 "positive constraint cost": g["positive_cost"].mean(),
                 **_final_feasible_column(r, g),
+                **_conservative_columns(r, g),
                 "CPU s": g["cpu_s"].mean(),  # (NaN: stored without it, wall time only)
                 "wall s": g["wall_s"].mean(),
             }

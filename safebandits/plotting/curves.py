@@ -31,6 +31,7 @@ CURVE_METRICS = {
     "per_step_regret": ("per-step regret R(t)/t", False),
     "per_step_policy_regret": ("per-step regret R(t)/t (policy)", False),
     "positive_cost": ("cumulative violation sum [c - tau]+", False),
+    "conservative_margin": ("margin sum mu - (1 - alpha) sum r(baseline)", False),
 }
 _COLOURS = ("#000000", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 _STYLES = ("-", "--", ":", "-.")

@@ -90,6 +90,8 @@ _CURVE_CAPTIONS = {
     "reward": "mean reward so far",
     "violation": "cumulative constraint violation sum of [c - tau]+ (a count that cannot be negative: its "
     "band is clipped at 0)",
+    "margin": "conservative margin sum mu - (1 - alpha) sum r(baseline) under the truth (below 0: the "
+    "cumulative reward fell below (1 - alpha) times the baseline's)",
 }
 
 
@@ -192,6 +194,7 @@ def _curve_figures(
         "cost": ("policy_cost", {"thresholds": True, "log_x": True}),
         "reward": ("reward", {"log_x": True}),
         "violation": ("positive_cost", {}),
+        "margin": ("conservative_margin", {}),
     }
     for suffix in spec.curves:
         metric, kwargs = kinds[suffix]
@@ -268,6 +271,14 @@ def _regret_summary_html(group: pd.DataFrame) -> str:
         ].max()
     columns["rounds the played action violated a threshold"] = g["violations"].sum()
     columns["rounds the policy's expected cost violated a threshold"] = g["policy_violations"].sum()
+    if "conservative_violations" in ok:  # (conservative problems: the cumulative constraint under the truth)
+        for c in ("conservative_violations", "conservative_min_margin"):
+            ok[c] = pd.to_numeric(ok[c], errors="coerce")
+        g = ok.groupby(["panel", "sweep.value", "label"], sort=False)
+        columns["rounds the cumulative reward fell below (1 - alpha) x the baseline's"] = g[
+            "conservative_violations"
+        ].sum()
+        columns["smallest margin sum mu - (1 - alpha) sum r(baseline)"] = g["conservative_min_margin"].min()
     columns["CPU s"] = g["cpu_s"].mean() if "cpu_s" in ok else float("nan")  # (blank: stored without it)
     columns["wall s"] = g["wall_s"].mean()
     return _html_table(pd.DataFrame(columns).reset_index())

@@ -37,6 +37,7 @@ breaks it.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
 from collections.abc import Mapping
@@ -45,7 +46,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._cost import Cost, check_cost, eigen_cost, kernel_matrix_cost
+from safebandits._cost import Cost, check_cost, eigen_cost, kernel_matrix_cost, solve_cost
 from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_array,
@@ -63,6 +64,13 @@ from safebandits.problems.declare import (
     SimulatedProblem,
     seeded_kernel_instance,
 )
+from safebandits.problems.dose import (
+    checked_structure,
+    dose_info,
+    dose_view_reason,
+    step_values,
+    structure_violations,
+)
 from safebandits.types import FloatArray
 
 __all__ = ["DEFAULT_LENGTHSCALE", "AssumptionWarning", "CovariateProblem"]
@@ -74,7 +82,7 @@ DEFAULT_LENGTHSCALE = 0.5
 CovariateKernel = Literal["se", "matern"]
 
 #: The info kinds a covariate declaration offers, best first.
-COVARIATE_KINDS = ("kernel", "k-armed")
+COVARIATE_KINDS = ("kernel", "k-armed", "dose")
 
 
 class AssumptionWarning(UserWarning):
@@ -128,6 +136,13 @@ class CovariateProblem(Problem):
         StageOpt uses ``G`` in the kernel metric (implied by the RKHS bound).
     mean_bound : float, default 1.0
         ``M``: bound on ``|f|`` and ``|c|`` for (sub-)Gaussian feedback (bounded feedback: its range).
+    monotone_cost : bool, default False
+        Toxicity is non-decreasing in the dose (one covariate, listed in increasing order).
+    max_increase : float or list of float, optional
+        The largest toxicity increase per dose step (one value, or one per step ``j -> j + 1``): what a
+        clinician states as prior knowledge. With it the declaration offers the ``"dose"`` view
+        (:class:`~safebandits.problems.dose.DoseInfo`) to the dose-escalation learner, which certifies a
+        dose from the data of the doses below it plus these steps (``docs/decisions/bounds.md``).
     horizon : int, default 10_000
         Rounds (patients) ``T``.
 
@@ -154,6 +169,8 @@ class CovariateProblem(Problem):
     constraint_bound: float | None = None
     lipschitz: float | None = None
     mean_bound: float = 1.0
+    monotone_cost: bool = False
+    max_increase: Any = None
     horizon: int = 10_000
 
     def __post_init__(self) -> None:
@@ -197,6 +214,7 @@ class CovariateProblem(Problem):
             if getattr(self, attr) is not None:
                 object.__setattr__(self, attr, check_positive(getattr(self, attr), attr, owner=owner))
         object.__setattr__(self, "kernel", self._kernel_spec(self.kernel))
+        self._check_structure(owner)
         check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
         check_cost(  # (before the K x K matrix)
             self._cost(),
@@ -207,6 +225,20 @@ class CovariateProblem(Problem):
         )
         object.__setattr__(self, "_gram", self._make_gram())
         object.__setattr__(self, "_lam_min", None)
+        object.__setattr__(self, "_norms", {})
+
+    def _check_structure(self, owner: str) -> None:
+        """``monotone_cost`` and ``max_increase`` (:func:`~safebandits.problems.dose.checked_structure`)."""
+        mono, steps = checked_structure(
+            self.monotone_cost, self.max_increase, self.covariates, self._mean_range()
+        )
+        object.__setattr__(self, "monotone_cost", mono)
+        object.__setattr__(self, "max_increase", steps)
+
+    @property
+    def steps(self) -> tuple[float, ...] | None:
+        """``max_increase`` per dose step (``K - 1`` values), or ``None`` when not declared."""
+        return step_values(self.max_increase, self.n_actions, self._mean_range())
 
     def _cost(self) -> Cost:
         """The estimated memory and work of this declaration: its kernel matrix, and the eigen-decomposition
@@ -309,9 +341,25 @@ class CovariateProblem(Problem):
     def rkhs_norm(self, values: Any) -> float:
         """``||h||_k`` of the smallest-norm function with these values on the actions,
         ``sqrt(h^T K^-1 h)``."""
-        h = np.asarray(values, dtype=np.float64)
-        sol, *_ = np.linalg.lstsq(self._gram, h, rcond=None)  # type: ignore[attr-defined]
-        return float(math.sqrt(max(float(h @ sol), 0.0)))
+        return self.rkhs_norms(values)[0]
+
+    def rkhs_norms(self, *values: Any) -> tuple[float, ...]:
+        """:meth:`rkhs_norm` of each vector, with one factorisation of the kernel matrix (its cost checked
+        first: :class:`~safebandits.exceptions.TooLargeError` above the work limit) and remembered: a
+        truth is checked once, however many learners read it."""
+        from safebandits.estimators.gp import rkhs_norms
+
+        h = np.column_stack([np.asarray(v, dtype=np.float64) for v in values])
+        key = hashlib.sha256(np.ascontiguousarray(h).tobytes()).hexdigest() + str(h.shape)
+        cache = self._norms  # type: ignore[attr-defined]
+        if key not in cache:
+            check_cost(
+                solve_cost(self.n_actions, "the truth's RKHS norms: a least-squares solve"),
+                f"Checking a truth against this CovariateProblem of {self.n_actions:,} actions",
+            )
+            cache.clear()  # (one truth at a time)
+            cache[key] = rkhs_norms(self._gram, *h.T)  # type: ignore[attr-defined]
+        return cache[key]
 
     def statement(self) -> list[str]:
         """The assumptions the learners are told, in words (for reports): feedback, kernel, bounds."""
@@ -337,6 +385,14 @@ class CovariateProblem(Problem):
             lines.append(
                 f"L >= |toxicity(x) - toxicity(x')| / ||x - x'|| = {self.lipschitz:g} per unit of the "
                 "covariates (your value; StageOpt's safe expansion)"
+            )
+        if self.monotone_cost or self.max_increase is not None:
+            told = "not declared" if self.max_increase is None else f"{self.max_increase}"
+            mono = "non-decreasing" if self.monotone_cost else "not declared monotone"
+            lines.append(
+                f"toxicity {mono} in the dose; "
+                f"largest increase per dose step {told} (your values; the dose-escalation learner's "
+                "certification)"
             )
         slater = self.told_slater()
         if slater is not None:
@@ -365,6 +421,8 @@ class CovariateProblem(Problem):
             return None
         if kind == "k-armed":
             return None
+        if kind == "dose":
+            return dose_view_reason(self.covariates, self.feedback.kind, self.max_increase)
         if kind in ("safe-linear", "safe-linear-arms"):
             return (
                 "Safe-LUCB and GSLUCB read the constraint off the reward parameter (cost = theta^T M x); "
@@ -381,6 +439,8 @@ class CovariateProblem(Problem):
 
     def _view(self, kind: str, horizon: int) -> Any:
         r = self.feedback.noise_bound
+        if kind == "dose":
+            return dose_info(self, horizon)
         if kind == "kernel":
             from safebandits.problems.kernel import KernelInfo
 
@@ -481,14 +541,10 @@ class CovariateProblem(Problem):
         """The kernel learners' assumptions this truth breaks (empty: none), in words."""
         f, c = self._truth(truth)
         out = []
+        f_norm, c_norm = self.rkhs_norms(f, c - self.threshold)
         for what, norm, bound, attr in (
-            ("efficacy", self.rkhs_norm(f), self.told_reward_bound, "reward_bound"),
-            (
-                "toxicity - limit",
-                self.rkhs_norm(c - self.threshold),
-                self.told_constraint_bound,
-                "constraint_bound",
-            ),
+            ("efficacy", f_norm, self.told_reward_bound, "reward_bound"),
+            ("toxicity - limit", c_norm, self.told_constraint_bound, "constraint_bound"),
         ):
             if norm > bound * (1 + 1e-9):
                 out.append(
@@ -504,6 +560,8 @@ class CovariateProblem(Problem):
                     f"lipschitz = {self.lipschitz:g}: StageOpt's per-round safety does not hold for this "
                     "truth"
                 )
+        if self.monotone_cost or self.max_increase is not None:
+            out += structure_violations(c, self.monotone_cost, self.steps)
         return out
 
     def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
@@ -526,13 +584,20 @@ class CovariateProblem(Problem):
         fb = self.feedback if sigma is None else Feedback(self.feedback.kind, sigma)
         tau = float(self.threshold)
         if kind == "kernel":
+            check_cost(  # (the instance checks its kernel matrix: an eigen-decomposition)
+                eigen_cost(self.n_actions, "the kernel matrix's check (an eigen-decomposition)"),
+                f"Simulating this CovariateProblem of {self.n_actions:,} actions",
+            )
             for text in self.check_assumptions(truth):
                 warnings.warn(AssumptionWarning(f"CovariateProblem: {text}."), stacklevel=user_stacklevel())
             info = self._view("kernel", horizon)
             return seeded_kernel_instance(info, f, c - tau, fb, tau, info.points, self.safe_action, name)
         from safebandits.problems.stagewise import StagewiseInstance
 
-        info = self._view("k-armed", horizon)
+        info = self._view("k-armed", horizon)  # (the "dose" view plays the same K arms, one per patient)
+        if kind == "dose":
+            for text in structure_violations(c, self.monotone_cost, self.steps):
+                warnings.warn(AssumptionWarning(f"CovariateProblem: {text}."), stacklevel=user_stacklevel())
         eye = np.eye(self.n_actions)
         return StagewiseInstance(
             arms=eye,

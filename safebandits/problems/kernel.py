@@ -348,6 +348,15 @@ class KernelInfo:
         return int(self.kernel.shape[0])
 
 
+def _same_matrix(a: Any, b: Any) -> bool:
+    """Whether the constraint kernel is the reward kernel (then checked once: its check is an
+    eigen-decomposition)."""
+    if a is b:
+        return True
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype == np.float64 and bool(np.array_equal(a, b))
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class KernelInstance(ArmSetMixin):
     """Ground truth of a constrained kernelized bandit on ``n`` points.
@@ -406,7 +415,7 @@ class KernelInstance(ArmSetMixin):
             raise ConfigError(f"The 'kernel' parameter of {owner} must have shape ({n}, {n}). Got {k.shape}.")
         kg = (
             k
-            if self.constraint_kernel is None
+            if self.constraint_kernel is None or _same_matrix(self.constraint_kernel, self.kernel)
             else check_kernel_matrix(self.constraint_kernel, "constraint_kernel", owner=owner)
         )
         if kg.shape != (n, n):

@@ -117,10 +117,16 @@ def _load_zoo() -> None:
     """Register the built-in instances, then the papers' (a paper package registers its instances when
     it is imported: entry-point group ``safebandits.papers``)."""
     from safebandits._entry_points import load_group
+    from safebandits.problems.zoo.conservative import random_conservative
     from safebandits.problems.zoo.declared import declared
+    from safebandits.problems.zoo.dose_scenarios import six_doses
 
     if "user/declared" not in _REGISTRY:
         register_instance("user/declared")(declared)
+    if "dose/six-doses" not in _REGISTRY:
+        register_instance("dose/six-doses")(six_doses)
+    if "conservative/random" not in _REGISTRY:
+        register_instance("conservative/random", random=True)(random_conservative)
 
     load_group()
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from safebandits.exceptions import ConfigError
 from safebandits.problems.declare import (
+    ConservativeProblem,
     FunctionClassProblemSpec,
     KernelProblem,
     LinearProblem,
@@ -32,12 +33,14 @@ SETTINGS: dict[str, type[Problem]] = {
     "function-class": FunctionClassProblemSpec,
     "pool": PoolProblem,
     "covariate": CovariateProblem,
+    "conservative": ConservativeProblem,
 }
 
 
 def problem_from_dict(values: Mapping[str, Any]) -> Problem:
     """A declaration from plain values: ``{"setting": "linear" | "kernel" | "function-class" | "pool" |
-    "covariate", ...}`` (``"covariate"``: :class:`~safebandits.problems.declare_covariate.CovariateProblem`).
+    "covariate" | "conservative", ...}`` (``"covariate"``:
+    :class:`~safebandits.problems.declare_covariate.CovariateProblem`).
 
     The other keys are the declaration's parameters (see
     :class:`~safebandits.problems.declare.LinearProblem` and the others).

@@ -32,7 +32,7 @@ from safebandits.problems.kernel import BoundedFeedback, GaussianFeedback, Kerne
 from safebandits.problems.kernel_box import Box, BoxKernelInstance
 from safebandits.records import Certificate
 
-PROMISES = ("round", "expectation")
+PROMISES = ("round", "expectation", "conservative")
 PROMISING = {n: e for n, e in list_algorithms().items() if e.guarantee in PROMISES}
 
 #: Config options the contract draws from wherever a learner's config has the field: every confidence
@@ -40,6 +40,11 @@ PROMISING = {n: e for n, e in list_algorithms().items() if e.guarantee in PROMIS
 #: the theory (tiny GP noise, small beta scales and alphas: intervals that cross), and the other
 #: branches of the decision rules (safe-set constructions, solvers, tie rules, exploration lengths).
 OPTION_SPACE: dict[str, tuple] = {
+    "bound": ("beta-mixture", "clopper-pearson", "kl", "sub-gaussian"),
+    "cohort_size": (1, 3),
+    "choose": ("highest", "efficacy"),
+    "skip_doses": (True, False),
+    "safe_cost": ("known", "estimate"),
     "confidence": ("theory", "constant", "code"),
     "constant_beta": (2.0, 0.5),
     "gp_noise": ("theory", 1.0, 1e-4),
@@ -73,6 +78,8 @@ OPTION_SPACE: dict[str, tuple] = {
     "radius_form": ("squared", "literal"),
     "radius_scale": (1.0, 0.01),
     "variant": ("sui", "berkenkamp"),
+    "default_mean": ("declared", "estimate"),
+    "budget": ("pessimistic", "code"),
 }
 
 #: Options left out: the literal reading that OPB's docstring calls unsafe (an unpulled arm's cost
@@ -189,6 +196,44 @@ def function_class_problem(data, horizon):
     )  # fmt: skip
 
 
+def dose_problem(data, horizon):
+    from safebandits.problems.declare_covariate import CovariateProblem
+
+    k = data.draw(st.integers(2, 6), label="K")
+    step = data.draw(st.sampled_from([0.05, 0.1, 0.2, 0.5]), label="max_increase")
+    rises = data.draw(
+        st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=k - 1, max_size=k - 1), label="rises"
+    )
+    c0 = data.draw(st.sampled_from([0.0, 0.02, 0.1]), label="c0")
+    tox = np.minimum(c0 + np.concatenate([[0.0], np.cumsum(np.array(rises) * step)]), 1.0)
+    tau = data.draw(st.sampled_from([0.15, 0.3, 0.5]), label="tau")
+    known = data.draw(st.booleans(), label="known safe cost")
+    problem = CovariateProblem(
+        covariates=list(range(k)), threshold=tau, safe_action=0, monotone_cost=True, max_increase=step,
+        safe_cost=c0 if known else None, horizon=horizon,
+    )  # fmt: skip
+    return problem.simulate(efficacy=np.linspace(0.1, 0.9, k), toxicity=tox).instance("dose")
+
+
+def conservative_problem(data, horizon):
+    from safebandits.problems.conservative import ConservativeInstance
+    from safebandits.problems.noise import BernoulliNoise, GaussianNoise
+
+    k = data.draw(st.integers(2, 6), label="K")
+    means = _values(data, k, 0.0, 1.0, "means")
+    bernoulli = data.draw(st.booleans(), label="bernoulli")
+    noise = (
+        BernoulliNoise()
+        if bernoulli
+        else GaussianNoise(data.draw(st.sampled_from([1e-3, 0.1, 1.0]), label="sigma"))
+    )
+    return ConservativeInstance(
+        means=means, alpha=data.draw(st.sampled_from([0.0, 0.05, 0.5, 1.0]), label="alpha"),
+        default_arm=data.draw(st.integers(0, k - 1), label="default arm"),
+        known_default=data.draw(st.booleans(), label="known default"), noise=noise, horizon=horizon,
+    )  # fmt: skip
+
+
 FAMILIES = {
     "kernel": kernel_problem,
     "safe-linear-arms": safe_linear_arms_problem,
@@ -196,6 +241,8 @@ FAMILIES = {
     "stagewise": stagewise_problem,
     "k-armed": k_armed_problem,
     "function-class": function_class_problem,
+    "dose": dose_problem,
+    "conservative": conservative_problem,
 }
 
 
@@ -211,6 +258,9 @@ def _consistent(learner, cert: Certificate, decision) -> None:
     if cert.kind == "upper-bound" and decision.point is None and cert.basis.startswith("A~f_t"):
         est = learner.arm_estimates()  # (LC-LUCB, Safe-LTS on points: the pessimistic costs, eq. 10)
         np.testing.assert_allclose(cert.bound, est.upper[decision.arm, 1:], rtol=1e-6, atol=1e-9)
+    if cert.kind == "upper-bound" and cert.basis.startswith("xi_t"):
+        assert cert.bound[0] == -learner.budget  # (Conservative UCB: the budget it decided with)
+        assert decision.arm == learner.diagnostics()["leader"]
     if cert.kind == "policy-bound" and cert.basis.startswith("V~_t^c"):
         est = learner.arm_estimates()  # (OPNLB: max over C^c of pi . mu <= pi . (per-action maxima))
         assert cert.bound[0] <= float(decision.probs @ est.upper[:, 1]) + 1e-9
@@ -253,7 +303,7 @@ def _run_case(name, data, rounds):
 
 def test_every_learner_with_a_promise_is_covered():
     assert {"safeopt", "stageopt", "sgp-ucb", "safe-lucb", "gslucb", "lc-lucb", "safe-lts", "opb", "oplb",
-            "opnlb"} <= set(PROMISING)  # fmt: skip
+            "opnlb", "conservative-ucb", "conservative-ucb-unknown-mean"} <= set(PROMISING)  # fmt: skip
     for name, entry in PROMISING.items():
         assert set(entry.info) <= set(FAMILIES), (name, entry.info)
         base = next(c for c in entry.cls.__mro__ if c.__name__ == "BaseLearner")

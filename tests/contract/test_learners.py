@@ -42,6 +42,8 @@ REGRET_CANDIDATES = (
     ("safelucb/karm", {}),
     ("safelucb/2d-convex", {}),
     ("ckb/synthetic", {"n_points": 20, "n_seed": 3}),
+    ("dose/six-doses", {"scenario": 4, "max_increase": 0.2}),
+    ("conservative/random", {"alpha": 1.0, "default_mean": 0.9}),  # (BudgetFirst explores within T = 600)
 )
 
 

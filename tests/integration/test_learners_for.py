@@ -217,3 +217,54 @@ def test_report_rows_carry_the_rounds_before_leaving_the_safe_action(tmp_path):
     (opb,) = [r for r in rows if r["name"] == "opb"]
     assert opb["learning"].startswith("cannot learn within the horizon: needs >= ")
     assert "(horizon 4,000)" in opb["learning"] and "a longer horizon" in opb["learning"]
+
+
+DOSE_STEP = """
+name = "dose-step"
+horizon = {horizon}
+[problem]
+setting = "covariate"
+covariates = [10, 20, 30, 40, 50]
+threshold = 0.30
+safe_action = 0
+monotone_cost = true
+max_increase = {step}
+[truth]
+efficacy = [0.15, 0.30, 0.45, 0.55, 0.60]
+toxicity = [0.05, 0.10, 0.20, 0.35, 0.55]
+[[learners]]
+name = "dose-escalation"
+"""
+
+
+def test_learners_for_a_dose_problem_states_the_patients_before_the_first_escalation(tmp_path):
+    """Issue 45, item 5: per learner, the patients before its first escalation under its bounds."""
+    from safebandits.estimators.bounded import samples_until_below
+
+    path = tmp_path / "dose.toml"
+    path.write_text(DOSE_STEP.format(horizon=2000, step=0.2))
+    out = CliRunner().invoke(cli, ["learners", "--for", str(path)]).output
+    need = samples_until_below("beta-mixture", 0.0, 0.10, 0.05, n_actions=5)
+    line = next(x for x in out.splitlines() if "first escalation" in x and "beta-mixture" in x)
+    assert f"after >= {-(-need // 3) * 3:,} patients" in line and "lower bound" in line
+    # A horizon below it: the design is listed as unable to learn, with the step that would let it.
+    path.write_text(DOSE_STEP.format(horizon=40, step=0.2))
+    out = CliRunner().invoke(cli, ["learners", "--for", str(path)]).output
+    stuck = out.split("cannot learn within the horizon")[1]
+    assert (
+        "dose-escalation: needs >= 72 patients" in stuck and "max_increase for the step from dose 0" in stuck
+    )
+
+
+def test_learners_for_a_conservative_problem_states_the_promise_in_its_numbers():
+    res = CliRunner().invoke(cli, ["learners", "--for", str(ROOT / "examples" / "conservative.toml")])
+    assert res.exit_code == 0, res.output
+    assert set(_listed(res.output)) == {
+        "conservative-ucb",
+        "conservative-ucb-unknown-mean",
+        "ucb",
+        "budget-first",
+    }
+    assert "stays at least 0.9 (1 - alpha, alpha = 0.1) times what the default arm 0 (mean 0.5)" in res.output
+    assert "arm 0, mean 0.5" in res.output  # (the assumption, with the declared default arm)
+    assert "No learner can promise safety in every round" not in res.output

@@ -2,6 +2,9 @@
 
 from safebandits.algorithms.regret import (  # noqa: F401
     ckb,
+    conservative_baselines,
+    conservative_ucb,
+    dose_escalation,
     gslucb,
     lc_lucb,
     opb,

@@ -50,13 +50,13 @@ COVERAGE: tuple[tuple[int, str, tuple[tuple[str, str], ...]], ...] = (
     ),
     (
         6,
-        "Theorem 2: regret O~(sqrt T) with Delta > 0, T' = T_Delta.",
-        (("safelucb-rate-gap", "rate-gap-slope"),),
+        "Theorem 2: regret O~(sqrt T) with Delta > 0, T' = T_Delta: bound (14); the slope a diagnostic.",
+        (("safelucb-rate-gap", "rate-gap-bound"), ("safelucb-rate-gap", "rate-gap-slope")),
     ),
     (
         7,
-        "Theorem 3: regret O~(T^(2/3)) with T' = T_0 (Delta = 0 instance).",
-        (("safelucb-rate-zero", "rate-zero-slope"),),
+        "Theorem 3: regret O~(T^(2/3)) with T' = T_0 (Delta = 0): bound (15); the slope a diagnostic.",
+        (("safelucb-rate-zero", "rate-zero-bound"), ("safelucb-rate-zero", "rate-zero-slope")),
     ),
     (
         8,

@@ -49,11 +49,14 @@ COVERAGE: tuple[tuple[int, str, tuple[tuple[str, str], ...]], ...] = (
     ),
     (
         4,
-        "Regret O~(sqrt T): Theorems 19 / 31 read as bounds; log-log slopes as library diagnostics.",
+        "Regret O~(sqrt T): Theorems 19 / 27 / 31 read as bounds, Theorem 38 as an order (undecided); "
+        "log-log slopes as library diagnostics.",
         (
             ("stagewise-cyclic", "e1-bound"),
             ("opb-random", "e3-bound"),
             ("opb-four-arm", "e4-bound"),
+            ("oplb-random", "oplb-bound"),
+            ("opnlb-finite", "opnlb-bound"),
             ("stagewise-cyclic", "e1-slope"),
             ("opb-random", "e3-slope"),
             ("opb-four-arm", "e4-slope"),

@@ -17,9 +17,11 @@ k-armed          ``StagewiseInfo`` (``action_set="simplex"``)   OPB (and OPLB)
 kernel           ``KernelInfo``                                 CKB, StageOpt, SGP-UCB
 function-class   ``FunctionClassInfo``                          OPNLB
 pool             ``PoolInfo``                                   FDR-constrained active classification
+conservative     ``ConservativeInfo``                           Conservative UCB, UCB, BudgetFirst
 ================ ============================================== ======================================
 
-Five declarations cover the settings: :class:`LinearProblem` (finite arms, linear reward and linear
+Six declarations cover the settings (:class:`ConservativeProblem`: K arms with a default arm and a
+tolerance alpha, the conservative bandit); :class:`LinearProblem` (finite arms, linear reward and linear
 constraints: cbai, transductive, safe-linear-arms, stagewise, k-armed and kernel views),
 :class:`SafeLinearProblem` (a ball or polytope whose loss parameter also sets the constraint:
 Safe-LUCB), :class:`KernelProblem` (a finite domain with kernels), :class:`FunctionClassProblemSpec`
@@ -50,6 +52,7 @@ from safebandits.problems.declare.base import (
 from safebandits.problems.declare.base import (
     seeded_kernel_instance as seeded_kernel_instance,
 )
+from safebandits.problems.declare.conservative import ConservativeProblem
 from safebandits.problems.declare.function_class import FunctionClassProblemSpec
 from safebandits.problems.declare.kernel import KernelProblem
 from safebandits.problems.declare.linear import LinearProblem
@@ -61,6 +64,7 @@ __all__ = [
     "FEEDBACK_KINDS",
     "INFO_KINDS",
     "TOLERANCE_KINDS",
+    "ConservativeProblem",
     "Feedback",
     "FunctionClassProblemSpec",
     "KernelProblem",

@@ -52,6 +52,8 @@ INFO_KINDS: dict[str, str] = {
     "kernel": "KernelInfo: finite domain, kernels, RKHS and noise bounds, soft constraint g <= 0",
     "function-class": "FunctionClassInfo: finite reward and cost function classes, known safe arm",
     "pool": "PoolInfo: pool of records to label under an FDR level q",
+    "dose": "DoseInfo: ordered doses, bounded toxicity outcomes, monotone toxicity and a declared step bound",
+    "conservative": "ConservativeInfo: K arms, a default arm (mean known or not) and a tolerance alpha",
 }
 
 #: Feedback models a declaration may name.
@@ -80,6 +82,10 @@ def info_kind(info: Any) -> str | None:
         return "function-class"
     if name == "PoolInfo":
         return "pool"
+    if name == "DoseInfo":
+        return "dose"
+    if name == "ConservativeInfo":
+        return "conservative"
     return None
 
 
@@ -376,16 +382,33 @@ class SimulatedProblem:
     flags: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        # Built once per kind and horizon: an instance checks the truth (a kernel matrix's check is an
+        # eigen-decomposition), and every learner of the kind reads the same one.
+        object.__setattr__(self, "_instances", {})
         # Fail now on a bad truth (the first kind that builds checks it).
         kinds = self.problem.kinds
         if kinds:
             self.instance(kinds[0])
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_instances"}  # (rebuilt where unpickled)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_instances", {})
 
     def instance(self, kind: str, *, horizon: int | None = None) -> Any:
         reason = self.problem.why_not(kind)
         if reason is not None:
             raise ConfigError(f"{type(self.problem).__name__} cannot be simulated as {kind!r}: {reason}.")
         h = self.problem._horizon(horizon)
+        built = self._instances.get((kind, h))  # type: ignore[attr-defined]
+        if built is None:
+            built = self._build(kind, h)
+            self._instances[(kind, h)] = built  # type: ignore[attr-defined]
+        return built
+
+    def _build(self, kind: str, h: int) -> Any:
         inst = self.problem._instance(kind, self.truth, h, self.name)  # type: ignore[attr-defined]
         # Learners see the declaration's view, never what the instance would derive from the truth. The
         # flags mark the instance as a declaration's: the assumption watcher checks its runs.

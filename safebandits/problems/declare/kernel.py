@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._cost import check_cost, kernel_matrix_cost
+from safebandits._cost import check_cost, kernel_matrix_cost, solve_cost
 from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_array,
@@ -231,18 +231,26 @@ class KernelProblem(Problem):
         a function of its own and is not checked here."""
         if self.domain is not None:
             return []
+        from safebandits.estimators.gp import rkhs_norms
+
         owner = "KernelProblem.simulate"
         n = self.n_points
+        f = check_array(truth.get("reward"), "reward", shape=(n,), owner=owner)
+        g = check_array(truth.get("constraint"), "constraint", shape=(n,), owner=owner)
+        same = self._gram_g is self._gram_k  # type: ignore[attr-defined]
+        check_cost(
+            solve_cost(n, "the truth's RKHS norms: a least-squares solve") + solve_cost(0 if same else n),
+            f"Checking a truth against this KernelProblem of {n:,} points",
+        )
+        if same:
+            norms = rkhs_norms(self._gram_k, f, g)  # type: ignore[attr-defined]
+        else:
+            norms = rkhs_norms(self._gram_k, f) + rkhs_norms(self._gram_g, g)  # type: ignore[attr-defined]
         out = []
-        for field_name, attr, gram in (
-            ("reward", "reward_bound", self._gram_k),  # type: ignore[attr-defined]
-            ("constraint", "constraint_bound", self._gram_g),  # type: ignore[attr-defined]
-        ):
-            h = check_array(truth.get(field_name), field_name, shape=(n,), owner=owner)
+        for field_name, attr, h, norm in (("reward", "reward_bound", f, norms[0]),
+                                          ("constraint", "constraint_bound", g, norms[1])):  # fmt: skip
             bound = float(getattr(self, attr))
             sup = float(np.max(np.abs(h)))
-            sol, *_ = np.linalg.lstsq(np.asarray(gram, dtype=np.float64), h, rcond=None)
-            norm = float(np.sqrt(max(float(h @ sol), 0.0)))
             for what, value in (("max |value|", sup), ("RKHS norm", norm)):
                 if value > bound * (1 + 1e-9):
                     out.append(

@@ -231,6 +231,16 @@ class LinearProblem(Problem):
         finite = self.action_set == "points"
         if kind == "safe-linear":
             return "a LinearProblem has finitely many arms: its Safe-LUCB view is 'safe-linear-arms'"
+        if kind == "dose":
+            return (
+                "the dose-escalation learner reads a CovariateProblem (setting = 'covariate') with ordered "
+                "doses and max_increase"
+            )
+        if kind == "conservative":
+            return (
+                "the conservative kind (a default arm and a tolerance alpha on the cumulative reward) needs "
+                "a ConservativeProblem"
+            )
         if kind in ("function-class", "pool"):
             return (
                 f"the {kind!r} kind needs a {'FunctionClassProblemSpec' if kind[0] == 'f' else 'PoolProblem'}"

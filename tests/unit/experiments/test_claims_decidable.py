@@ -163,3 +163,58 @@ def test_bound_reading_allows_a_delta_fraction_of_runs_above_the_bound():
         assert c["evidence"]["points"]["mab-K20:0.2"]["fraction_within_bound"] == pytest.approx(
             1 - above / 20
         )
+
+
+def _oplb_rows(regret, tenth, d=2, alpha=4.0, beta=1.5, delta=0.05):
+    return pd.DataFrame(
+        {
+            "experiment": "oplb-random", "scale": "paper", "status": "ok", "stopped": True, "label": "OPLB",
+            "panel": "linear", "sweep.value": d, "instance.T": 1_000_000, "instance.d": d,
+            "diag.alpha_r": alpha, "diag.beta_r": beta, "algorithm.reg": 1.0, "algorithm.delta": delta,
+            "regret": regret, "regret_tenth": tenth, "violations": 0, "policy_violations": 0,
+            "optimism_failures": 0, "replicate": range(len(regret)),
+        }
+    )  # fmt: skip
+
+
+def test_theorem27_bound_value_and_its_probability():
+    """Issue 42: OPLB's Theorem 27 (eq. 35) with its constants (L = 1), read per run at T/10 and T, at
+    the stated probability 1 - 2 delta."""
+    t, a, b, d, lam, delta = 1e6, 4.0, 1.5, 2, 1.0, 0.05
+    azuma = 2 * (a + 1) * b / math.sqrt(lam) * math.sqrt(2 * t * math.log(1 / delta))
+    want = azuma + (a + 1) * b * math.sqrt(2 * t * d * math.log(1 + t / lam))
+    assert theorem_bound("OPLB", _oplb_rows([1.0], [1.0]), t) == pytest.approx(want)
+    tenth = theorem_bound("OPLB", _oplb_rows([1.0], [1.0]), t / 10)
+    # 10 runs, delta = 0.05: at least 1 - 2 delta = 90% within, so one run above passes and two fail
+    for above, verdict in ((1, "pass"), (2, "fail")):
+        regret = [0.1 * want] * (10 - above) + [1.1 * want] * above
+        c = by_id(check_claims(_oplb_rows(regret, [0.1 * tenth] * 10), "oplb-random"))
+        assert c["oplb-bound"]["verdict"] == verdict and c["oplb-bound"]["kind"] == "paper"
+        assert c["oplb-bound"]["evidence"]["points"]["linear:2"]["fraction_needed"] == pytest.approx(0.9)
+        assert c["oplb-slope"]["kind"] == "diagnostic"
+
+
+def test_theorem38_is_an_order_never_decided():
+    """Issue 42: Theorem 38 states R = O(...) without a constant: its reading is inconclusive with the
+    reason, whatever the regret; the expression with a unit constant is in the evidence."""
+    from safebandits.algorithms.regret.opnlb import confidence_radius
+    from safebandits.papers.stagewise.claims_bounds import theorem38_expression
+
+    def rows(regret):
+        return pd.DataFrame(
+            {
+                "experiment": "opnlb-finite", "scale": "paper", "status": "ok", "stopped": True,
+                "label": "OPNLB", "panel": "finite-class", "sweep.value": 0.3, "instance.T": 1_000_000,
+                "diag.alpha_r": 3.0, "algorithm.delta": 0.05, "instance.n_actions": 5,
+                "instance.n_functions": 20, "regret": regret, "regret_tenth": [r / 3 for r in regret],
+                "violations": 0, "policy_violations": 0, "optimism_failures": 0,
+                "replicate": range(len(regret)),
+            }
+        )  # fmt: skip
+
+    width = math.sqrt(1e6 * 5 * confidence_radius(1_000_000, 20, 0.025))
+    assert theorem38_expression(rows([1.0]), 1e6) == pytest.approx(width * 4 + 5 * 4)
+    for regret in ([1.0] * 5, [1e9] * 5):
+        c = by_id(check_claims(rows(regret), "opnlb-finite"))["opnlb-bound"]
+        assert c["verdict"] == "inconclusive" and "without the constant" in c["reason"]
+        assert c["evidence"]["reading_outcome"] == ("pass" if regret[0] < 1e3 else "fail")

@@ -4,6 +4,7 @@ experiments that feed them at a tiny scale."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pandas as pd
@@ -298,6 +299,16 @@ def test_rate_experiments_run_at_a_tiny_scale(name, cid, tmp_path):
     assert c[cid]["verdict"] == "inconclusive" and np.isfinite(c[cid]["evidence"]["slope"])
     assert c[f"{cid.rsplit('-', 1)[0]}-safety"]["verdict"] == "pass"
     assert sorted(df["samples"].astype(int)) == [300, 3000]
+    # the bound's beta_T, rebuilt from the run's instance, is the learner's (stored) beta_T
+    from safebandits.estimators.confidence import adaptive_width_scalar
+    from safebandits.papers.safe_lucb.claims_bounds import bound_constants
+
+    for _, row in df.iterrows():
+        k = bound_constants(row)
+        beta = adaptive_width_scalar(float(row["samples"]) - 1, k["d"], 0.01, 1.0, k["R"], k["L"], k["S"])
+        assert beta == pytest.approx(float(row["diag.beta_T"]), rel=1e-12)
+    bound = c[cid.replace("slope", "bound")]
+    assert bound["verdict"] == "inconclusive" and bound["evidence"]["points"]
 
 
 def test_karm_experiment_runs_both_panels_at_a_tiny_scale(tmp_path):
@@ -381,3 +392,80 @@ def test_confidence_experiment_runs_at_a_tiny_scale(tmp_path):
     assert (df["confidence_rounds"].astype(int) == 300).all()
     c = by_id(check_claims(df, "safelucb-confidence"))["confidence-theorem1"]
     assert c["evidence"]["runs_holding"] == 4
+
+
+# -- Theorems 2 and 3 read as their bounds (issue 42) -------------------------------------------------
+def bound_table(label, instance, t_prime, regrets, horizon=10_000, t_delta_gap=1000.0, scale="paper"):
+    """Runs of one horizon with the stored quantities the bound reads (the instance from ``config_json``)."""
+    cfg = {"instance": instance, "instance.T": horizon, "seed": 0, "sweep_point": 0, "label": label,
+           "replicate": 0}  # fmt: skip
+    return pd.DataFrame(
+        [
+            {"experiment": "e", "scale": scale, "status": "ok", "stopped": True, "panel": "p", "replicate": i,
+             "label": label, "regret": r, "regret_tenth": r / 10, "samples": horizon, "violations": 0,
+             "algorithm.delta": 0.01, "algorithm.reg": 1.0, "algorithm.t0_coefficient": 2.0,
+             "diag.t_prime": t_prime, "diag.T_Delta": t_delta_gap, "diag.lemma1_t_delta": 440.0,
+             "diag.lambda_minus": 0.01, "config_json": json.dumps(cfg)}
+            for i, r in enumerate(regrets)
+        ]
+    )  # fmt: skip
+
+
+def _hand_bound(t, t_prime, kappa, d=2, big_l=1.0, s=1.0, r=0.1, lam=1.0, lam_minus=0.01, delta=0.01, nb=1.0):
+    beta = r * np.sqrt(d * np.log((1 + (t - 1) * big_l**2 / lam) / delta)) + np.sqrt(lam) * s
+    den = lam_minus * t_prime + 2 * lam
+    second = 2 * beta * np.sqrt(2 * d * (t - t_prime) * np.log(2 * t * big_l**2 / (d * den)))
+    return 2 * t_prime + second + kappa * nb * big_l * beta * (t - t_prime) / np.sqrt(den)
+
+
+def test_bounds_14_and_15_with_their_constants():
+    from safebandits.papers.safe_lucb.claims_bounds import THM3, bound_constants, safe_lucb_bound
+
+    row = bound_table(T0, "safelucb/2d-convex", 2000, [1.0]).iloc[0]
+    consts = bound_constants(row)
+    assert consts == {"d": 2.0, "L": 1.0, "S": pytest.approx(1.0), "R": 0.1, "norm_b": 1.0, "c": 0.2}
+    for kappa in (0.0, 2.0):  # (14), then (15) with the printed coefficient
+        assert safe_lucb_bound(row, consts, 10_000.0, kappa) == pytest.approx(
+            _hand_bound(10_000, 2000, kappa)
+        )
+    assert THM3 == "Theorem 3"
+
+
+def test_theorem2_bound_at_the_stated_probability():
+    want = _hand_bound(10_000, 500, 0.0)
+    # 20 runs, delta = 0.01: at least 1 - 2 delta = 98% within, so one run above the bound fails
+    for above, verdict in ((0, "pass"), (1, "fail")):
+        regret = [0.5 * want] * (20 - above) + [1.01 * want] * above
+        df = bound_table(TD, "safelucb/2d-convex", 500, regret, t_delta_gap=400.0)
+        c = by_id(check_claims(df, "safelucb-rate-gap"))["rate-gap-bound"]
+        assert c["verdict"] == verdict and c["kind"] == "paper"
+        point = c["evidence"]["points"]["T=10000"]
+        assert point["fraction_within_bound"] == pytest.approx(1 - above / 20)
+        assert point["horizons"]["10000"]["bound"] == pytest.approx(want)
+        # T/10 = 1000 >= T' = 500: read too, with beta_t and the log at t = 1000
+        assert point["horizons"]["1000"]["bound"] == pytest.approx(_hand_bound(1000, 500, 0.0))
+    # a run above the bound at T/10 only fails too
+    df = bound_table(TD, "safelucb/2d-convex", 500, [0.5 * want] * 20, t_delta_gap=400.0)
+    df.loc[0, "regret_tenth"] = 1.01 * _hand_bound(1000, 500, 0.0)
+    assert by_id(check_claims(df, "safelucb-rate-gap"))["rate-gap-bound"]["verdict"] == "fail"
+    assert by_id(check_claims(df, "safelucb-rate-gap"))["rate-gap-slope"]["kind"] == "diagnostic"
+
+
+def test_a_horizon_outside_the_premises_is_listed_not_read():
+    # T' capped at the horizon below T_Delta: Theorem 2 says nothing there
+    df = bound_table(TD, "safelucb/2d-convex", 10_000, [20_000.0] * 3, t_delta_gap=12_000.0)
+    c = by_id(check_claims(df, "safelucb-rate-gap"))["rate-gap-bound"]
+    assert (
+        c["verdict"] == "inconclusive" and "premises of Theorem 2 hold at no measured horizon" in c["reason"]
+    )
+    assert "T_Delta" in c["evidence"]["points"]["T=10000"]["premise_not_met"]["10000"]
+    # Theorem 3 at a horizon still exploring (T/10 < T') is skipped, T is read
+    df = bound_table(T0, "safelucb/2d-boundary", 2000, [3000.0] * 20)
+    c = by_id(check_claims(df, "safelucb-rate-zero"))["rate-zero-bound"]
+    point = c["evidence"]["points"]["T=10000"]
+    assert c["verdict"] == "pass" and list(point["horizons"]) == ["10000"]
+    assert "still exploring" in point["premise_not_met"]["1000"]
+    assert point["max_regret_over_bound_kappa_2sqrt2_over_c"] < point["max_regret_over_bound"]
+    # runs without a config cannot be read (their instance's constants are unknown)
+    c = by_id(check_claims(df.drop(columns="config_json"), "safelucb-rate-zero"))["rate-zero-bound"]
+    assert c["verdict"] == "inconclusive" and "config" in c["reason"]
