@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python benchmarks/bench_shape.py                 # the table of the issue
     .venv/bin/python benchmarks/bench_shape.py --no-compile    # skip the two subprocess columns
     .venv/bin/python benchmarks/bench_shape.py --family OPB --breakdown
+    .venv/bin/python benchmarks/bench_shape.py --compile-only  # cold compile per family (issue 43)
 
 Families and their (K, d) = (10, 10) cases: G-ACOL on ``acol/unit-sphere`` (10 arms, d = 10); LC-LUCB on
 ``stagewise/cyclic`` (d = 10: 10 rays); Safe-LUCB on ``safelucb/karm`` (K = 10, d = 10, ``t_prime=100``,
@@ -30,6 +31,10 @@ so that most steps are optimistic-pessimistic rounds); OPB on ``stagewise/random
   Both are the median of ``--compile-repeats`` pairs (default 3, each with its own empty cache; every
   run is printed below the table): the machine moves between speed states, and one cold compile moves
   by 1-1.5 s with them.
+
+``--compile-only`` prints the cold and warm compile alone, beside the same targets, of these four
+families and of ACOL, CKB-UCB and SGP-UCB (:data:`COMPILE_FAMILIES`; issue 43, item 6: cold compile
+<= 10 s per family on a quiet machine), with the load average before each family.
 
 ``--breakdown`` prints where the fixed cost goes (learner construction, environment, run). Every time is
 process CPU time (``time.process_time``; wall time on a shared, loaded machine measures the other jobs
@@ -69,6 +74,15 @@ FAMILIES = {
     ),
     "OPB": ("opb", "regret", "stagewise/random-mab", {"K": 10, "tau": 0.5}, {}),
 }
+#: Families whose compile alone is timed too (``--compile-only``; issue 43, item 6: cold compile <= 10 s
+#: per family): CKB-UCB and SGP-UCB on ``ckb/synthetic`` with 600 points (low-rank posteriors with lazy
+#: updates, their default there: ``T = 200 <= n``), ACOL (the plain arm-ridge learner) as G-ACOL's case.
+COMPILE_FAMILIES = {
+    **FAMILIES,
+    "ACOL": ("acol", "pure", "acol/unit-sphere", {"n_arms": 10, "d": 10}, {}),
+    "CKB": ("ckb-ucb", "regret", "ckb/synthetic", {"n_points": 600}, {}),
+    "SGP-UCB": ("sgp-ucb", "regret", "ckb/synthetic", {"n_points": 600}, {}),
+}
 TARGET_ASK_TELL_US = 5.0
 TARGET_FIXED_MS = 0.2
 TARGET_COLD_S = 10.0
@@ -81,7 +95,7 @@ def make(label: str, horizon: int):
     from safebandits.algorithms import make_learner
     from safebandits.problems import list_instances, make_instance
 
-    alg, task, name, params, config = FAMILIES[label]
+    alg, task, name, params, config = COMPILE_FAMILIES[label]
     kw = dict(params)
     if task == "regret":
         kw["T"] = horizon
@@ -238,9 +252,35 @@ def _met(value: float, target: float) -> str:
     return "met" if value <= target else "NOT MET"
 
 
+def _load() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
+def compile_table(labels: list[str], repeats: int) -> None:
+    """Issue 43, item 6: every family's cold and warm compile beside the targets (medians of ``repeats``
+    pairs, each run listed), with the load average before each family: CPU seconds run long on a loaded
+    machine (shared caches, speed states), so a number over the target is read beside its load."""
+    print(f"Cold compile per family, target <= {TARGET_COLD_S:.0f} s (CPU s; median of {repeats}; "
+          f"{os.cpu_count()} cores)")  # fmt: skip
+    print(f"{'family':<11}{'cold s':>8}{'<=10':>9}{'warm s':>8}{'<=1':>9}{'load':>7}   cold runs")
+    for label in labels:
+        load = _load()
+        cold, warm, colds, _ = compile_medians(label, repeats)
+        cells = f"{cold:>8.1f}{_met(cold, TARGET_COLD_S):>9}{warm:>8.2f}{_met(warm, TARGET_WARM_S):>9}"
+        print(f"{label:<11}{cells}{load:>7.2f}   " + " ".join(f"{c:.1f}" for c in colds), flush=True)
+    print(f"load average after: {_load():.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--family", action="append", choices=list(FAMILIES), help="only these families")
+    parser.add_argument(
+        "--family", action="append", choices=list(COMPILE_FAMILIES), help="only these families"
+    )
+    parser.add_argument(
+        "--compile-only",
+        action="store_true",
+        help=f"only the cold / warm compile of each family ({', '.join(COMPILE_FAMILIES)})",
+    )
     parser.add_argument("--steps", type=int, default=5000, help="ask / tell steps per repeat")
     parser.add_argument("--samples", type=int, default=100_000, help="samples of the compiled runs")
     parser.add_argument("--no-compile", action="store_true", help="skip the cold / warm compile columns")
@@ -252,8 +292,13 @@ def main() -> None:
         "--rounds", type=int, default=3, help="rounds over the families of the in-process columns (best kept)"
     )
     args = parser.parse_args()
+    if args.compile_only:
+        compile_table(args.family or list(COMPILE_FAMILIES), max(1, args.compile_repeats))
+        return
     labels = args.family or list(FAMILIES)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    if set(labels) - set(FAMILIES):
+        parser.error(f"the shape table has {', '.join(FAMILIES)}; the others with --compile-only")
+    load = _load()
     print(f"Issue 19 shape targets at (K, d) = (10, 10) (load average {load:.2f}, {os.cpu_count()} cores)")
     head = (
         f"{'family':<11}{'ask/tell us':>12}{'<=5':>8}{'env us':>8}{'compiled us':>13}"

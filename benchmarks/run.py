@@ -10,7 +10,8 @@ Prints two tables:
    and so on for each family, the start-up time of ``import safebandits`` and ``safebandits --help``
    beside their targets (bench_startup.py), and the issue-19 shape table of G-ACOL, LC-LUCB, Safe-LUCB and
    OPB at (K, d) = (10, 10): ask / tell and compiled cost per step, fixed cost of one simulated run, cold
-   and warm compile time, each beside its target (bench_shape.py).
+   and warm compile time, each beside its target (bench_shape.py; ``bench_shape.py --compile-only``: the
+   cold compile of every family beside the 10 s target).
 
 Timings are not asserted anywhere: they are reported in the issue notes.
 """

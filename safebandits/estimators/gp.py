@@ -884,12 +884,40 @@ _NO_MATRIX = np.zeros((0, 0))
 _NO_POINTS = np.zeros((0, 1))
 
 
+class KernelSource(NamedTuple):
+    """A kernel as :func:`_kernel_value` reads it (:meth:`LazyCovariance._kernel_source`): a matrix
+    ``kmat`` (``code < 0``; ``pts`` empty) or :class:`PointKernel`'s formula on the coordinates ``pts``
+    (``code`` 0: SE; 1, 2, 3: Matérn 1/2, 3/2, 5/2) with lengthscale ``ls`` and variance ``kv``."""
+
+    kmat: np.ndarray
+    pts: np.ndarray
+    code: int
+    ls: float
+    kv: float
+
+
+class LazyFactor(NamedTuple):
+    """The arrays of a :class:`LazyCovariance` that :func:`_lazy_advance` reads and writes: ``wt``
+    (n, capacity) the columns ``W[:, x]`` point-major, ``low`` the factor ``L``, ``played`` the points
+    observed, ``fresh`` (n,) each point's step, ``var`` (n,) its variance, ``means`` the attached posterior
+    means (a tuple of (n,) arrays) and ``z`` (n_means, capacity) their ``z_s``."""
+
+    wt: np.ndarray
+    low: np.ndarray
+    played: np.ndarray
+    fresh: np.ndarray
+    var: np.ndarray
+    means: tuple[np.ndarray, ...]
+    z: np.ndarray
+
+
 @numba.njit(cache=True, inline="always")
-def _kernel_value(kmat, pts, code, ls, kv, a, b):
-    """``k(x_a, x_b)`` of a kernel matrix (``code < 0``) or of :class:`PointKernel`'s formulas on
-    coordinates (``code`` 0: SE; 1, 2, 3: Matérn 1/2, 3/2, 5/2)."""
+def _kernel_value(kern, a, b):
+    """``k(x_a, x_b)`` of a :class:`KernelSource`: its matrix (``code < 0``) or :class:`PointKernel`'s
+    formulas on coordinates (``code`` 0: SE; 1, 2, 3: Matérn 1/2, 3/2, 5/2)."""
+    code, ls, kv, pts = kern.code, kern.ls, kern.kv, kern.pts
     if code < 0:
-        return kmat[a, b]
+        return kern.kmat[a, b]
     d2 = 0.0
     for m in range(pts.shape[1]):
         diff = pts[a, m] - pts[b, m]
@@ -917,15 +945,17 @@ def _lazy_dot(low, s, wt, x):
 
 
 @numba.njit(cache=True)
-def _lazy_advance(wt, low, played, fresh, var, means, z, idx, t, kmat, pts, code, ls, kv):
-    """:meth:`LazyCovariance.refresh`'s loop: every point of ``idx`` brought from ``fresh`` to ``t``;
-    returns the number of entries of ``W`` computed."""
+def _lazy_advance(fac, kern, idx, t):
+    """:meth:`LazyCovariance.refresh`'s loop on its :class:`LazyFactor` ``fac`` and :class:`KernelSource`
+    ``kern``: every point of ``idx`` brought from ``fresh`` to ``t``; returns the number of entries of
+    ``W`` computed."""
+    wt, low, played, fresh, var, means, z = fac.wt, fac.low, fac.played, fac.fresh, fac.var, fac.means, fac.z
     done = 0
     for a in range(idx.shape[0]):
         x = idx[a]
         done += t - fresh[x]
         for s in range(fresh[x], t):
-            w = (_kernel_value(kmat, pts, code, ls, kv, played[s], x) - _lazy_dot(low, s, wt, x)) / low[s, s]
+            w = (_kernel_value(kern, played[s], x) - _lazy_dot(low, s, wt, x)) / low[s, s]
             wt[x, s] = w
             var[x] -= w * w
             for j in range(len(means)):
@@ -934,7 +964,7 @@ def _lazy_advance(wt, low, played, fresh, var, means, z, idx, t, kmat, pts, code
     return done
 
 
-class LazyCovariance:
+class LazyCovariance(Rebinding):
     """The low-rank posterior of :class:`LowRankCovariance` kept point-major and brought up to date one
     point at a time, on demand (issue 33): exact, with the cost paid only for the points a caller asks.
 
@@ -958,10 +988,14 @@ class LazyCovariance:
     (:meth:`z_squares`) and of ``log(1 + sigma_s^2(x_s) / lambda)`` (``log_shrink``) are kept.
 
     Memory ``O(T n + T^2)`` for a capacity of ``T`` observations (grown by doubling if exceeded).
+    The compiled update is bound on the first refresh (:func:`~safebandits._numba.bind_kernel`: its
+    records' types do not change) and rebound in a copy or a pickle (:class:`~safebandits._numba.
+    Rebinding`).
     """
 
-    __slots__ = ("_cum", "_last", "_z", "capacity", "computed", "fresh", "kdiag", "kernel", "log_shrink",
-                 "low", "means", "n_points", "noise_var", "played", "steps", "told", "var", "wt")  # fmt: skip
+    __slots__ = ("_advance", "_cum", "_last", "_source", "_z", "capacity", "computed", "fresh", "kdiag",
+                 "kernel", "log_shrink", "low", "means", "n_points", "noise_var", "played", "steps", "told",
+                 "var", "wt")  # fmt: skip
 
     def __init__(
         self, kernel: FloatArray | PointKernel, noise_var: float, *, capacity: int | None = None
@@ -988,6 +1022,8 @@ class LazyCovariance:
         self._z = np.zeros((0, cap))
         self._cum = np.zeros((0, cap + 1))
         self._last: tuple[int, int, float, float] | None = None
+        self._source = self._kernel_source()
+        self._advance: Any = None  # (bound on the first refresh)
 
     def attach(self, mean: np.ndarray) -> int:
         """Register a posterior mean (n,) kept by this covariance (a new one); returns its slot."""
@@ -1026,32 +1062,22 @@ class LazyCovariance:
             return
         if np.any(self.told != t):
             raise ConfigError("LazyCovariance: every attached posterior must be told each observation.")
-        idx = np.asarray(idx, dtype=np.int64)
-        kmat, pts, code, ls, kv = self._kernel_args()
-        means = tuple(self.means)
-        self.computed += _lazy_advance(
-            self.wt,
-            self.low,
-            self.played,
-            self.fresh,
-            self.var,
-            means,
-            self._z,
-            idx,
-            t,
-            kmat,
-            pts,
-            code,
-            ls,
-            kv,
-        )
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        if idx.ndim != 1 or not idx.flags.writeable:  # (the type the update is bound for)
+            idx = idx.reshape(-1).copy()
+        args = (LazyFactor(self.wt, self.low, self.played, self.fresh, self.var, tuple(self.means), self._z),
+                self._source, idx, t)  # fmt: skip
+        if self._advance is None:
+            self._advance = bind_kernel(_lazy_advance, args)
+        self.computed += self._advance(*args)
 
-    def _kernel_args(self) -> tuple[np.ndarray, np.ndarray, int, float, float]:
+    def _kernel_source(self) -> KernelSource:
+        """The kernel as the compiled update reads it (:class:`KernelSource`)."""
         k = self.kernel
         if isinstance(k, PointKernel):
             code = 0 if k.kind == "se" else {0.5: 1, 1.5: 2, 2.5: 3}[k.nu]
-            return _NO_MATRIX, k.points, code, float(k.lengthscale), float(k.variance)
-        return k, _NO_POINTS, -1, 1.0, 1.0
+            return KernelSource(_NO_MATRIX, k.points, code, float(k.lengthscale), float(k.variance))
+        return KernelSource(k, _NO_POINTS, -1, 1.0, 1.0)
 
     def sync(self) -> None:
         """Bring every point up to date (then the arrays hold the posterior of all the data)."""

@@ -1,15 +1,19 @@
 """What CKB's finite-domain learner and its continuous-domain round share (issue 32: no import circle
 between ``ckb`` and ``ckb_box``): the per-round random draws, the tie-breaking argmax (:func:`_pick`)
-and the dual step (line 8 of Algorithm 1). StageOpt, SafeOpt and SGP-UCB use the first two."""
+and the dual step (line 8 of Algorithm 1). StageOpt, SafeOpt and SGP-UCB use the first two; CKB and
+SGP-UCB the bounds of a lazy posterior (:func:`arc_table`, :class:`StalePosterior`)."""
 
 from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
 from safebandits.types import FloatArray
 
-__all__ = ["RoundDraws", "_pick", "_pick_any", "dual_step"]
+__all__ = ["RoundDraws", "StalePosterior", "_pick", "_pick_any", "arc_table", "dual_step", "stale_posterior"]
 
 
 class RoundDraws:
@@ -93,3 +97,51 @@ def dual_step(st, cost):
         live.phi_max = phi
     if phi >= c.rho:
         live.rounds_at_rho += 1
+
+
+# -- bounds of a lazy posterior (CKB's and SGP-UCB's lazy updates) --------------------------------------
+
+
+@numba.njit(cache=True, inline="always")
+def arc_max(z, c, rho):
+    """``max (Z cos th + c sin th)`` over ``th`` in ``[asin(sqrt(rho)), pi / 2]``: the largest change of
+    ``mu + c sigma`` per ``sigma_u`` when ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2) Z`` and
+    ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``sigma_t = sigma_u sin th``). Unconstrained maximiser
+    ``tan th = c / Z`` (``c > 0``), else the lower end."""
+    if c > 0.0 and c * c >= rho * (z * z + c * c):
+        return math.sqrt(z * z + c * c)
+    return z * math.sqrt(1.0 - rho) + c * math.sqrt(rho)
+
+
+@numba.njit(cache=True)
+def arc_table(cum, shrink, t, c):
+    """``arc_max(Z, c, rho)`` for a point last brought up to date at each step ``u = 0 .. t - 1``, with
+    ``Z^2 = cum[t] - cum[u]`` (raised by ``1e-10`` of ``cum[t]``) and ``rho = exp(-(shrink[t] -
+    shrink[u]))`` (lowered by a relative ``1e-9``): margins against round-off. ``O(t)``."""
+    out = np.empty(t)
+    slack = 1e-10 * cum[t]
+    for u in range(t):
+        z = math.sqrt(max(cum[t] - cum[u], 0.0) + slack)
+        rho = min(math.exp(-(shrink[t] - shrink[u])), 1.0) * (1.0 - 1e-9)
+        out[u] = arc_max(z, c, rho)
+    return out
+
+
+class StalePosterior(NamedTuple):
+    """A lazy GP posterior (:class:`~safebandits.estimators.gp.LazyGP`) as the compiled bounds read it:
+    ``mean`` and ``var`` (n,) of each point as of its last update ``fresh`` (n,), the current step
+    ``steps``, and ``arc`` (steps,) the :func:`arc_table` of the bound's coefficient."""
+
+    mean: np.ndarray
+    var: np.ndarray
+    fresh: np.ndarray
+    arc: np.ndarray
+    steps: int
+
+
+def stale_posterior(gp: Any, c: float) -> StalePosterior:
+    """The :class:`StalePosterior` of the lazy posterior ``gp`` with the :func:`arc_table` of ``c``."""
+    cov = gp.lowrank
+    t = cov.steps
+    arc = arc_table(cov.z_squares(gp._slot), cov.log_shrink, t, c)
+    return StalePosterior(gp._mean, cov.var, cov.fresh, arc, t)

@@ -51,7 +51,7 @@ from safebandits._validation import (
 )
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick, _pick_any, dual_step
+from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick, _pick_any, dual_step, stale_posterior
 from safebandits.estimators.gp import (
     DENSE_MAX_POINTS,
     GP_LIVE,
@@ -218,44 +218,23 @@ def update(st, i, reward, cost):
     gp_observe(st.g, i, cost)
 
 
-@numba.njit(cache=True, inline="always")
-def arc_max(z, c, rho):
-    """``max (Z cos th + c sin th)`` over ``th`` in ``[asin(sqrt(rho)), pi / 2]``: the largest change of
-    ``mu + c sigma`` per ``sigma_u`` when ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2) Z`` and
-    ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``sigma_t = sigma_u sin th``). Unconstrained maximiser
-    ``tan th = c / Z`` (``c > 0``), else the lower end."""
-    if c > 0.0 and c * c >= rho * (z * z + c * c):
-        return math.sqrt(z * z + c * c)
-    return z * math.sqrt(1.0 - rho) + c * math.sqrt(rho)
-
-
 @numba.njit(cache=True)
-def arc_table(cum, shrink, t, c):
-    """``arc_max(Z, c, rho)`` for a point last brought up to date at each step ``u = 0 .. t - 1``, with
-    ``Z^2 = cum[t] - cum[u]`` (raised by ``1e-10`` of ``cum[t]``) and ``rho = exp(-(shrink[t] -
-    shrink[u]))`` (lowered by a relative ``1e-9``): margins against round-off. ``O(t)``."""
-    out = np.empty(t)
-    slack = 1e-10 * cum[t]
-    for u in range(t):
-        z = math.sqrt(max(cum[t] - cum[u], 0.0) + slack)
-        rho = min(math.exp(-(shrink[t] - shrink[u])), 1.0) * (1.0 - 1e-9)
-        out[u] = arc_max(z, c, rho)
-    return out
-
-
-@numba.njit(cache=True)
-def lazy_upper_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, arc_f, arc_g, tf, tg, cf, cg, phi, c):
+def lazy_upper_bounds(ub, pf, pg, cf, cg, phi, c):
     """Upper bounds of every point's score ``f- - phi g-`` of :func:`select` (UCB or Rand estimates
-    ``mu + c sigma``) from a lazy posterior (:class:`~safebandits.estimators.gp.LazyCovariance`), ``O(n)``.
+    ``mu + c sigma``) from lazy posteriors of ``f`` and ``g`` (:class:`~safebandits.estimators.gp.
+    LazyCovariance`) as :class:`~safebandits.algorithms.regret._ckb_common.StalePosterior` records ``pf``
+    (arcs of ``cf``) and ``pg`` (arcs of ``-cg``), written to ``ub``; ``c`` CKB's constants. ``O(n)``.
 
     A point last brought up to date at step ``u < t`` has ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2)
     Z`` (Cauchy-Schwarz, ``Z = ||z_{u..t-1}||``) and ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``rho``
     the largest shrinkage, from ``log_shrink``), hence ``mu_t + c sigma_t <= mu_u + sigma_u arc_max(Z, c,
-    rho)`` (:func:`arc_max`; ``arc_f[u]``, :func:`arc_table`) and ``mu~_t + c~ sigma~_t >= mu~_u -
-    sigma~_u arc_max(Z~, -c~, rho~)`` (``arc_g[u]``); truncation is monotone and ``phi >= 0``. A point up to
-    date gets its exact score (the arithmetic of :func:`select`); a stale point's bound is raised by a
-    relative ``1e-9`` against round-off.
+    rho)`` (``pf.arc[u]``, :func:`~safebandits.algorithms.regret._ckb_common.arc_table`) and ``mu~_t +
+    c~ sigma~_t >= mu~_u - sigma~_u arc_max(Z~, -c~, rho~)`` (``pg.arc[u]``); truncation is monotone and
+    ``phi >= 0``. A point up to date gets its exact score (the arithmetic of :func:`select`); a stale
+    point's bound is raised by a relative ``1e-9`` against round-off.
     """
+    mf, vf, fresh_f, arc_f, tf = pf.mean, pf.var, pf.fresh, pf.arc, pf.steps
+    mg, vg, fresh_g, arc_g, tg = pg.mean, pg.var, pg.fresh, pg.arc, pg.steps
     for j in range(ub.shape[0]):
         sf = math.sqrt(max(vf[j], 0.0))
         sg = math.sqrt(max(vg[j], 0.0))
@@ -775,6 +754,7 @@ class CKB(GPPairLearner):
         )
         self._select = bind_kernel(select, (self.state, 1.0, -1.0, 0.5))
         self._ub = np.zeros(n if self.lazy else 0)
+        self._bounds: Any = None  # (lazy_upper_bounds, bound on the first lazy round)
         self._dense = self.gp_f.lowrank is None and self.gp_g.lowrank is None
         if self._dense:
             self._update = bind_kernel(update, (self.state, 0, 0.0, 0.0))
@@ -907,11 +887,10 @@ class CKB(GPPairLearner):
         cov_f, cov_g = gf.lowrank, gg.lowrank
         phi = float(self.live["phi"])
         ub = self._ub
-        tf, tg = cov_f.steps, cov_g.steps
-        arc_f = arc_table(cov_f.z_squares(gf._slot), cov_f.log_shrink, tf, cf)
-        arc_g = arc_table(cov_g.z_squares(gg._slot), cov_g.log_shrink, tg, -cg)
-        lazy_upper_bounds(ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh, arc_f,
-                          arc_g, tf, tg, cf, cg, phi, self.state.const)  # fmt: skip
+        args = (ub, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, phi, self.state.const)
+        if self._bounds is None:
+            self._bounds = bind_kernel(lazy_upper_bounds, args)
+        self._bounds(*args)
         i = lazy_argmax(ub, lambda idx: self._exact_scores(idx, cf, cg, phi)[0], (cov_f, cov_g),
                         self.state.scores, u)  # fmt: skip
         if i < 0:  # (no finite score: CKB has no candidate set, every point is one)

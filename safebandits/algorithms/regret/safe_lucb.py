@@ -133,12 +133,13 @@ class SafeLUCBConstants(NamedTuple):
 #: The scalars of a run that change: rounds ``t``, the current exploration length ``t_prime``, the position
 #: in the exploration buffer, whether still exploring, ``T'`` used, fallback rounds (``D_t^s`` empty),
 #: ``log det(A / lambda)``, the last gap LCB, ``lambda_min(A)`` and ``beta`` at the end of exploration,
-#: and the draws in the exploration buffer (``drawn``: it is empty when ``pos >= drawn``).
-#: One numpy record, written in place by the kernels and by the learner.
+#: the draws in the exploration buffer (``drawn``: it is empty when ``pos >= drawn``), and whether the
+#: exact refresh fell due with the last sample (``refresh_pending``: the learner runs it from Python,
+#: :func:`refresh_then_gap`). One numpy record, written in place by the kernels and by the learner.
 SAFE_LUCB_LIVE = np.dtype(
     [("t", np.int64), ("t_prime", np.int64), ("pos", np.int64), ("exploring", np.bool_),
      ("t_used", np.int64), ("fallback", np.int64), ("logdet", np.float64), ("gap", np.float64),
-     ("lmin", np.float64), ("beta_snap", np.float64), ("drawn", np.int64)]
+     ("lmin", np.float64), ("beta_snap", np.float64), ("drawn", np.int64), ("refresh_pending", np.bool_)]
 )  # fmt: skip
 
 
@@ -450,19 +451,30 @@ def optimistic_arm_of(ridge, arms, beta, best, best_v):
 @numba.njit(cache=True)
 def tell_arm(st, arm, loss):
     """Add the loss of ``arm`` observed at Algorithm 1, line 3 or 11: the ridge of line 7 (``A_t``,
-    ``mu_hat_t``) by a rank-one update of the arm and ``B`` rows, with an exact refresh every
-    ``refresh_every`` rounds; for GSLUCB in its exploration phase, ``Delta_t`` (Algorithm 2, line 5) and
-    ``T'_t`` (lines 6-8)."""
+    ``mu_hat_t``) by a rank-one update of the arm and ``B`` rows; for GSLUCB in its exploration phase,
+    ``Delta_t`` (Algorithm 2, line 5) and ``T'_t`` (lines 6-8, :func:`gslucb_step`). When the exact
+    refresh falls due (every ``refresh_every`` rounds) it sets ``live.refresh_pending`` and stops there:
+    the caller runs :func:`refresh_then_gap` (the refresh, then GSLUCB's step) before the next round.
+    The refresh is compiled apart, when a run first reaches one (its tree, a Cholesky inverse among
+    it, was most of a second of every cold compile)."""
     r, const, live = st.ridge, st.const, st.live[0]
     if const.logdet_width:
         live.logdet += math.log(1.0 + max(r.sq_widths[arm], 0.0))
     arm_ridge_update(r, arm, loss)  # (compiled apart: :func:`tell_sample` inlines the same step)
     live.t += 1
-    t = live.t
-    if refresh_due(const, t):
-        arm_ridge_refresh(r, const.reg)
+    if refresh_due(const, live.t):
+        live.refresh_pending = True
+        return
+    gslucb_step(st)
+
+
+@numba.njit(cache=True, inline="always")
+def gslucb_step(st):
+    """GSLUCB in its exploration phase after a sample: ``Delta_t`` (Algorithm 2, line 5) and ``T'_t``
+    (lines 6-8); nothing for Safe-LUCB or after the exploration phase."""
+    r, const, live = st.ridge, st.const, st.live[0]
     if const.adaptive and live.exploring:
-        beta = current_beta(t, r.theta.shape[0], const, live.logdet)
+        beta = current_beta(live.t, r.theta.shape[0], const, live.logdet)
         gap = gap_lcb(r.preds, r.sq_widths, const.n_arms, beta, const.c, const.gap_mode)
         live.gap = gap
         if gap > 0.0:  # T'_t = T_{Delta_t} (eq. 13)
@@ -470,6 +482,17 @@ def tell_arm(st, arm, loss):
             live.t_prime = math.ceil(min(tp, 1e15))
         else:
             live.t_prime = const.t_cap
+
+
+@numba.njit(cache=True)
+def refresh_then_gap(st):
+    """The rest of :func:`tell_arm` when the exact refresh fell due (``live.refresh_pending``): the
+    exact recompute of the ridge from the counts and sums, then :func:`gslucb_step`. Called from Python
+    (:meth:`SafeLUCB._refresh`), compiled when a run first reaches a refresh."""
+    r, const, live = st.ridge, st.const, st.live[0]
+    arm_ridge_refresh(r, const.reg)
+    live.refresh_pending = False
+    gslucb_step(st)
 
 
 @numba.njit(cache=True, inline="always")
@@ -504,8 +527,9 @@ def select_arm_entry(st):
 def tell_arm_entry(st, arm, loss):
     """:func:`tell_arm` called from Python: the records passed on by reference
     (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
-    compiled once for both paths."""
-    return tell_arm(by_reference(st), arm, loss)
+    compiled once for both paths. Returns ``live.refresh_pending`` (the caller refreshes)."""
+    tell_arm(by_reference(st), arm, loss)
+    return st.live[0].refresh_pending
 
 
 class SafeLUCBRun(NamedTuple):
@@ -524,7 +548,10 @@ def safe_lucb_select(run, j):
     phase it calls :func:`exploring_select`; after it, it runs :func:`optimistic_round` here and calls
     nothing, so numba prunes the reference counts of that path but two (the block and its state; three
     more when ``D_t^s`` is empty). ``error_model="numpy"``: no division raises, so no exit skips a
-    decrement; none divides by zero (``delta``, ``lambda > 0``)."""
+    decrement; none divides by zero (``delta``, ``lambda > 0``). ``False`` too when the exact refresh
+    fell due with the last sample (:func:`tell_arm`): the learner refreshes (``_sim_refill``)."""
+    if run.st.live[0].refresh_pending:
+        return False
     if run.st.live[0].exploring:
         return exploring_select(run, j)
     st = run.st  # (bound after the branch: its reference count is pruned)
@@ -715,10 +742,10 @@ class SafeLUCB(BaseLearner):
             gap_mode=GAP_PLUGIN if getattr(c, "gap_lcb", "valid") == "plugin" else GAP_VALID,
         )  # fmt: skip
         # the kernels read its record [0]: t, t_prime, pos, exploring, t_used, fallback, logdet, gap, lmin,
-        # beta_snap, drawn (nothing drawn yet)
+        # beta_snap, drawn (nothing drawn yet), refresh_pending
         nan = math.nan
         self._live_block = np.array(
-            [(0, t_prime, 0, True, -1, 0, 0.0, nan, nan, nan, 0)], dtype=SAFE_LUCB_LIVE
+            [(0, t_prime, 0, True, -1, 0, 0.0, nan, nan, nan, 0, False)], dtype=SAFE_LUCB_LIVE
         )
         SafeLUCB._make_views(self)
         self._snap_theta, self._snap_ainv = np.zeros(d), np.zeros((d, d))
@@ -843,6 +870,7 @@ class SafeLUCB(BaseLearner):
         )  # fmt: skip
         self._select_kernel: Any = None  # bound on first use (simulate runs its own compiled loop)
         self._tell_kernel: Any = None
+        self._refresh_kernel: Any = None  # (refresh_then_gap, bound when a run first reaches a refresh)
         # The first exploration draws, now, and no more than the exploration can use (T' capped at the
         # horizon): the generator serves only these draws, and numpy draws bounded integers one after
         # the other from its stream, so blocks of any sizes read the same numbers in the same order
@@ -1026,7 +1054,8 @@ class SafeLUCB(BaseLearner):
             kernel = self._tell_kernel
             if kernel is None:
                 kernel = self._tell_kernel = bind_kernel(tell_arm_entry, (self.state, 0, 0.0))
-            kernel(self.state, int(decision.arm), loss)
+            if kernel(self.state, int(decision.arm), loss):
+                self._refresh()
         else:
             self._observe_point(np.asarray(decision.point, dtype=np.float64), loss)
 
@@ -1084,9 +1113,20 @@ class SafeLUCB(BaseLearner):
             points[j] = x
         return CompiledRounds(None, points, rows)
 
+    def _refresh(self) -> None:
+        """The exact refresh that fell due with the last sample, then GSLUCB's step (:func:`tell_arm`)."""
+        kernel = self._refresh_kernel
+        if kernel is None:
+            kernel = self._refresh_kernel = bind_kernel(refresh_then_gap, (self.state,))
+        kernel(self.state)
+
     def _sim_refill(self, resumed: bool) -> None:
-        if resumed:  # (the driver stopped: the exploration buffer ran out)
+        if self._finite and self.live["refresh_pending"]:  # (the driver stopped for the exact refresh)
+            self._refresh()
+        elif resumed:  # (the driver stopped: the exploration buffer ran out)
             self._refill()
 
     def _sim_result(self, rounds: Any, env: Any, n: int) -> PlayedBlock:
+        if self._finite and self.live["refresh_pending"]:  # (due with the block's last sample)
+            self._refresh()
         return PlayedBlock(self._ds.arms[rounds.run.arms] if self._finite else rounds.run)

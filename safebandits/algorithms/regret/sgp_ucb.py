@@ -21,14 +21,14 @@ from typing import Any, Literal
 import numba
 import numpy as np
 
+from safebandits._numba import bind_kernel
 from safebandits._validation import check_int, check_interval
 from safebandits.algorithms.registry import register_algorithm
-from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick
+from safebandits.algorithms.regret._ckb_common import RoundDraws, _pick, stale_posterior
 from safebandits.algorithms.regret.ckb import (
     GPBanditConfig,
     SafeSeedGPLearner,
     _check_updates,
-    arc_table,
     lazy_argmax,
     reward_and_constraint,
 )
@@ -78,17 +78,20 @@ class SGPUCBConfig(GPBanditConfig):
 
 
 @numba.njit(cache=True)
-def lazy_safe_bounds(ub, mf, mg, vf, vg, fresh_f, fresh_g, arc_f, arc_g, tf, tg, beta, beta_g, seed):
+def lazy_safe_bounds(ub, pf, pg, beta, beta_g, seed):
     """Upper bounds of every point's SGP-UCB score (``mu + beta sigma`` in the safe set ``mu~ + beta~
-    sigma~ <= 0`` or the seed, ``-inf`` elsewhere) from a lazy posterior, ``O(n)``.
+    sigma~ <= 0`` or the seed, ``-inf`` elsewhere) from lazy posteriors of ``f`` and ``g`` as
+    :class:`~safebandits.algorithms.regret._ckb_common.StalePosterior` records ``pf`` (arcs of ``beta``)
+    and ``pg`` (arcs of ``-beta~``), written to ``ub``; ``seed`` the seed's mask (n,). ``O(n)``.
 
     As :func:`~safebandits.algorithms.regret.ckb.lazy_upper_bounds`: since a point's last update at step
-    ``u``, ``mu_t + beta sigma_t <= mu_u + sigma_u arc_f[u]`` and ``mu~_t + beta~ sigma~_t >= mu~_u -
-    sigma~_u arc_g[u]`` (:func:`~safebandits.algorithms.regret.ckb.arc_table` with ``beta`` and
-    ``-beta~``): a stale point whose lower bound is positive (by more than a relative ``1e-9``) is surely
-    outside the safe set. A point up to date gets its exact score (the arithmetic of
-    :meth:`SGPUCB.safe_set`).
+    ``u``, ``mu_t + beta sigma_t <= mu_u + sigma_u pf.arc[u]`` and ``mu~_t + beta~ sigma~_t >= mu~_u -
+    sigma~_u pg.arc[u]`` (:func:`~safebandits.algorithms.regret._ckb_common.arc_table`): a stale point
+    whose lower bound is positive (by more than a relative ``1e-9``) is surely outside the safe set. A
+    point up to date gets its exact score (the arithmetic of :meth:`SGPUCB.safe_set`).
     """
+    mf, vf, fresh_f, arc_f, tf = pf.mean, pf.var, pf.fresh, pf.arc, pf.steps
+    mg, vg, fresh_g, arc_g, tg = pg.mean, pg.var, pg.fresh, pg.arc, pg.steps
     for j in range(ub.shape[0]):
         sf = math.sqrt(max(vf[j], 0.0))
         sg = math.sqrt(max(vg[j], 0.0))
@@ -148,6 +151,7 @@ class SGPUCB(SafeSeedGPLearner):
         self._scores = np.zeros(info.n_points)
         self._ub = np.zeros(info.n_points if self.lazy else 0)
         self._seed_mask = np.zeros(info.n_points if self.lazy else 0, dtype=np.bool_)
+        self._bounds: Any = None  # (lazy_safe_bounds, bound on the first lazy round)
         if self.lazy:
             self._seed_mask[self.seed] = True
         if self.box is not None:  # a continuous domain (module docstring of .ckb_box)
@@ -206,15 +210,13 @@ class SGPUCB(SafeSeedGPLearner):
         :func:`~safebandits.algorithms.regret.ckb.lazy_argmax` from the seed (always in the safe set)."""
         beta, beta_g = self.betas()
         gf, gg = self.gp_f, self.gp_g
-        cov_f, cov_g = gf.lowrank, gg.lowrank
         ub = self._ub
-        tf, tg = cov_f.steps, cov_g.steps
-        arc_f = arc_table(cov_f.z_squares(gf._slot), cov_f.log_shrink, tf, beta)
-        arc_g = arc_table(cov_g.z_squares(gg._slot), cov_g.log_shrink, tg, -beta_g)
-        lazy_safe_bounds(ub, gf._mean, gg._mean, cov_f.var, cov_g.var, cov_f.fresh, cov_g.fresh, arc_f,
-                         arc_g, tf, tg, beta, beta_g, self._seed_mask)  # fmt: skip
+        args = (ub, stale_posterior(gf, beta), stale_posterior(gg, -beta_g), beta, beta_g, self._seed_mask)
+        if self._bounds is None:
+            self._bounds = bind_kernel(lazy_safe_bounds, args)
+        self._bounds(*args)
         f = lambda idx: self._exact_scores(idx, beta, beta_g)  # noqa: E731
-        return lazy_argmax(ub, f, (cov_f, cov_g), self._scores, u, first=self.seed)
+        return lazy_argmax(ub, f, (gf.lowrank, gg.lowrank), self._scores, u, first=self.seed)
 
     def _exact_scores(self, idx: np.ndarray, beta: float, beta_g: float) -> np.ndarray:
         """SGP-UCB's scores at the points ``idx``, brought up to date first (the arithmetic of the eager

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from safebandits.algorithms import make_learner
-from safebandits.algorithms.regret.ckb import CKBConfig, arc_table, lazy_upper_bounds
+from safebandits.algorithms.regret._ckb_common import stale_posterior
+from safebandits.algorithms.regret.ckb import CKBConfig, lazy_upper_bounds
 from safebandits.estimators.gp import LazyGP, PointKernel
 from safebandits.exceptions import ConfigError
 from safebandits.problems.kernel import KernelInfo
@@ -116,10 +117,7 @@ def test_the_upper_bounds_hold_for_every_point(method):
         cov = gf.lowrank
         ub = np.empty(n)
         t = cov.steps
-        arc_f = arc_table(cov.z_squares(gf._slot), cov.log_shrink, t, cf)
-        arc_g = arc_table(cov.z_squares(gg._slot), cov.log_shrink, t, -cg)
-        lazy_upper_bounds(ub, gf._mean, gg._mean, cov.var, cov.var, cov.fresh, cov.fresh, arc_f, arc_g, t,
-                          t, cf, cg, learner.phi, c)  # fmt: skip
+        lazy_upper_bounds(ub, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, learner.phi, c)
         stale_seen += int(np.sum(cov.fresh < cov.steps))
         clone = copy.deepcopy(learner)  # bring the copy's points up to date, not the learner's
         exact, _, _ = clone._exact_scores(np.arange(n), cf, cg, learner.phi)

@@ -281,6 +281,33 @@ def test_simulate_equals_ask_tell(which, name, cfg):
     assert b.n_samples == n == env.n_samples
 
 
+@pytest.mark.parametrize(("name", "cfg"), [("safe-lucb", {"t_prime": 40}), ("gslucb", {})])
+def test_the_exact_refresh_run_from_python_is_the_same_in_both_paths(name, cfg):
+    """The exact refresh falls due with a sample (``refresh_every`` rounds); the compiled update marks it
+    (``refresh_pending``), the driver stops before the next round and the learner refreshes, then
+    GSLUCB's step (``refresh_then_gap``); ask / tell does the same in ``tell``. Simulated in pieces that
+    end on a refresh and across them, the trajectory, the ridge and the live record are those of ask /
+    tell, and no refresh is left pending between calls."""
+    n = 400
+    inst = karm(2, horizon=n)
+    a = learner(inst, name, 7, refresh_every=7, **cfg)
+    pts = ask_tell(a, inst, n, seed=11)
+    b = learner(inst, name, 7, refresh_every=7, **cfg)
+    env = inst.environment(np.random.default_rng(11))
+    pieces, played, sizes = [], 0, [7, 1, 6, 14, 3, 11]
+    while played < n:
+        k = min(sizes[len(pieces) % len(sizes)], n - played)
+        pieces.append(b.simulate(env, k).points)
+        played += k
+        assert not b.live["refresh_pending"]
+    np.testing.assert_array_equal(np.vstack(pieces), pts)
+    for field in ("theta", "a_inv", "preds", "sq_widths"):
+        np.testing.assert_array_equal(getattr(b.state.ridge, field), getattr(a.state.ridge, field))
+    for field in a.live.dtype.names:
+        np.testing.assert_array_equal(b.live[field], a.live[field])  # (NaN where GSLUCB's gap is unused)
+    assert a.diagnostics() == b.diagnostics()
+
+
 def test_diagnostics_and_cancel():
     inst = karm(0, horizon=3000)
     lrn = learner(inst, t_prime="t_delta")

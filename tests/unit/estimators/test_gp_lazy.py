@@ -91,3 +91,41 @@ def test_a_shared_lazy_covariance_is_told_in_order():
         cov.attach(np.zeros(20))
     with pytest.raises(ConfigError, match="keeps its kernel"):
         a.set_kernel(kern)
+
+
+def _frozen(a):
+    a = a.copy()
+    a.setflags(write=False)
+    return a
+
+
+@pytest.mark.parametrize(
+    "make_idx",
+    [
+        lambda a: a.tolist(),  # a list
+        lambda a: np.repeat(a, 2)[::2],  # a strided view
+        lambda a: np.asfortranarray(np.stack([a, a + 1]))[0],  # another strided view
+        lambda a: a.astype(np.int32),  # another integer type
+        lambda a: a.reshape(1, -1),  # a row
+        _frozen,  # read-only
+    ],
+)
+def test_refresh_takes_any_index_array_after_the_update_is_bound(make_idx):
+    """The compiled update is bound to the types of its first call (a writable C-contiguous int64 vector
+    of indices): other index arrays are brought to that type, a read-only one copied."""
+    kern = PointKernel(np.linspace(0, 1, 50), "matern", nu=1.5)
+    covs = [LazyCovariance(kern, 0.3) for _ in range(2)]
+    gps = [LazyGP(kern, 0.3, covariance=c) for c in covs]
+    for i in (4, 17, 30, 4):
+        for gp in gps:
+            gp.update(i, 0.1 * i)
+    for cov in covs:
+        cov.refresh(np.array([1]))  # (binds the update)
+    want = np.array([2, 9, 44])
+    covs[0].refresh(want)
+    covs[1].refresh(make_idx(want))
+    assert np.flatnonzero(covs[1].fresh == 4).tolist() == [1, 2, 9, 44]
+    np.testing.assert_array_equal(covs[1].fresh, covs[0].fresh)
+    np.testing.assert_array_equal(gps[1]._mean, gps[0]._mean)
+    np.testing.assert_array_equal(covs[1].var, covs[0].var)
+    assert covs[1].computed == covs[0].computed
