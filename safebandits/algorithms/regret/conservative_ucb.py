@@ -312,14 +312,14 @@ class IndexLearner(BaseLearner):
     def _ask(self, context: Any) -> Decision:
         if context is not None:
             raise ConfigError(f"{type(self).__name__} plays a fixed set of K arms; ask() takes no context.")
-        if self._kernels is None:
+        if self._kernels is None or self._kernels[0] is None:  # (None in a restored snapshot too)
             self._bind()
         return Decision(arm=int(self._kernels[0](self.state)))
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
             raise ProtocolError(f"{type(self).__name__} must be told an Observation with a reward.")
-        if self._kernels is None:
+        if self._kernels is None or self._kernels[1] is None:
             self._bind()
         self._kernels[1](self.state, int(decision.arm), float(observation.reward))
 
