@@ -76,6 +76,7 @@ def register_info_type(cls: type, spec: Callable[[Any], FeedbackSpec] | None = N
 def _register_builtin() -> None:
     from safebandits.classification.problem import PoolInfo
     from safebandits.problems.conservative import ConservativeInfo
+    from safebandits.problems.conservative_linear import ConservativeLinearInfo
     from safebandits.problems.function_class import FunctionClassInfo
     from safebandits.problems.kernel import KernelInfo
     from safebandits.problems.kernel_box import Box
@@ -97,6 +98,7 @@ def _register_builtin() -> None:
         PoolInfo,  # FDR active classification: one label (0 or 1) per queried record
         Box,  # the continuous domain of a kernel problem (KernelInfo.box)
         ConservativeInfo,  # a default arm and a tolerance alpha (issue 44)
+        ConservativeLinearInfo,  # contexts of linear actions, a baseline policy and alpha (issue 44)
     ):
         register_info_type(cls)
 

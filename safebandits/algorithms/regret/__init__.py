@@ -2,6 +2,7 @@
 
 from safebandits.algorithms.regret import (  # noqa: F401
     ckb,
+    clucb,
     conservative_baselines,
     conservative_ucb,
     dose_escalation,
