@@ -231,16 +231,17 @@ class _ContextualLinear(BaseLearner):
         d = check_linear_info(type(self).__name__, info)
         self.delta = float(config.delta) if config.delta is not None else 1.0 / max(int(info.horizon), 2)
         const = LinConstants(
-            alpha=float(info.alpha), delta=self.delta, reg=float(config.reg), noise_bound=float(info.noise_bound),
-            feature_bound=float(info.feature_bound), param_bound=float(info.param_bound), dim=float(d),
+            alpha=float(info.alpha), delta=self.delta, reg=float(config.reg),
+            noise_bound=float(info.noise_bound), feature_bound=float(info.feature_bound),
+            param_bound=float(info.param_bound), dim=float(d),
             conservative=self._conservative,
         )  # fmt: skip
         live = np.zeros(1, dtype=LIN_LIVE)
         live["budget"], live["leader"] = np.nan, -1
         #: The typed state the kernels act on in place.
         self.state = LinState(
-            inv=np.eye(d) / float(config.reg), xy=np.zeros(d), theta=np.zeros(d), z=np.zeros(d), u=np.zeros(d),
-            w=np.zeros(d), const=const, live=live,
+            inv=np.eye(d) / float(config.reg), xy=np.zeros(d), theta=np.zeros(d), z=np.zeros(d),
+            u=np.zeros(d), w=np.zeros(d), const=const, live=live,
         )  # fmt: skip
         self._d, self._ctx, self._kernels = d, None, None
 
@@ -340,7 +341,8 @@ class CLUCB(_ContextualLinear):
         if not getattr(info, "known_baseline", False) and type(info).__name__ == "ConservativeLinearInfo":
             raise CannotStartError.build(
                 "CLUCB",
-                "its budget adds up the baseline's rewards r_{b_t}, which this problem does not declare known",
+                "its budget adds up the baseline's rewards r_{b_t}, which this problem does not declare "
+                "known",
                 notes=[
                     "declare known_baseline = true (CLUCB with unknown baseline rewards is not built yet)"
                 ],
