@@ -319,7 +319,7 @@ class CLUCBConfig(LinUCBConfig):
     description="CLUCB: LinUCB's optimistic action when the pessimistic cumulative reward keeps (1 - alpha) "
     "x the baseline policy's, else the baseline's action (Kazerouni et al. 2017; known baseline rewards).",
     info="conservative-linear",
-    guarantee="conservative",
+    guarantee="conservative-policy",
     assumptions=("noise", "linear", "param-norm", "baseline-policy"),
 )
 class CLUCB(_ContextualLinear):
