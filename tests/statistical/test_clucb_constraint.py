@@ -44,9 +44,10 @@ def test_clucb_never_violates(problem):
 
 
 def test_linucb_violates_where_it_must():
-    runs = [outcome("linucb", "strong-scorer", seed) for seed in range(REPLICATES)]
+    # (seed 0..11: 31-42 violating checkpoints each; with alpha = 0.05 on "strong-scorer", 10 of 12 runs)
+    runs = [outcome("linucb", "checkpoint", seed) for seed in range(REPLICATES)]
     counts = [r.conservative["violations"] for r in runs]
-    assert sum(c > 0 for c in counts) >= REPLICATES - 2, counts
+    assert min(counts) > 0, counts
 
 
 def test_clucb_learns_beyond_the_baseline():
