@@ -191,6 +191,12 @@ class ConservativeLinearInstance:
         check_int(self.checkpoint, "checkpoint", low=1, owner=owner)
         check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
 
+    #: Contexts through ``ask(context)``: the runner scores these runs with
+    #: :func:`~safebandits.experiments.conservative_linear.contextual_regret`.
+    contextual = True
+    #: No per-round constraint (the conservative one is on the cumulative reward).
+    threshold = np.zeros(0)
+
     @property
     def dim(self) -> int:
         return int(self.theta.shape[0])
