@@ -55,3 +55,26 @@ def test_clucb_learns_beyond_the_baseline():
     # regret is below the baseline policy's)
     r = outcome("clucb", "fixed-action", 0)
     assert r.reward > r.baseline_reward
+
+
+@pytest.mark.parametrize("problem", ["strong-scorer", "checkpoint"])
+def test_clucb_budget_is_a_lower_bound_of_the_true_margin(problem):
+    # (the certificate's xi_t, step 4, against the margin under the truth after the round it certified)
+    decl = ConservativeLinearProblem(
+        **PROBLEMS[problem], feedback={"kind": "gaussian", "sigma": 0.1}, param_bound=1.5, horizon=600
+    )
+    inst = decl.simulate(theta=THETA).instance("conservative-linear")
+    alpha = PROBLEMS[problem]["alpha"]
+    for seed in range(4):
+        learner = make_learner("clucb", decl, np.random.default_rng(seed))
+        env, margin, checked = inst.environment(np.random.default_rng(seed)), 0.0, 0
+        for _ in range(600):
+            d = learner.ask(env.context())
+            cert = learner.certificate()
+            learner.tell(d, env.play(d))
+            played, base, _ = env.last
+            margin += played - (1.0 - alpha) * base
+            if cert.kind == "upper-bound":
+                assert learner.budget <= margin + 1e-9
+                checked += 1
+        assert checked > 0  # (alpha = 0.02: a dozen optimistic rounds in 600; alpha = 0.05: hundreds)
