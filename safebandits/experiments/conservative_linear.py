@@ -12,6 +12,7 @@ generic :func:`~safebandits.experiments.regret_loop.run_regret` has no contexts)
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -51,9 +52,15 @@ class ConservativeLinearOutcome:
     conservative: dict[str, Any]
 
 
-def play_contexts(learner: Any, env: Any, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def play_contexts(
+    learner: Any, env: Any, n: int, *, compiled: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` rounds of ``context -> ask(context) -> play -> tell``: the true means of the played action,
-    the baseline's action and the best action of each round, (n,) each."""
+    the baseline's action and the best action of each round, (n,) each. ``compiled`` (and a learner with
+    ``play_block``): the same rounds in one compiled call."""
+    block = getattr(learner, "play_block", None)
+    if compiled and block is not None and hasattr(env, "take_rounds"):
+        return _play_compiled(block, env, n)
     played, base, best = np.empty(n), np.empty(n), np.empty(n)
     for t in range(n):
         context = env.context()
@@ -61,6 +68,25 @@ def play_contexts(learner: Any, env: Any, n: int) -> tuple[np.ndarray, np.ndarra
         learner.tell(decision, env.play(decision))
         played[t], base[t], best[t] = env.last
     return played, base, best
+
+
+def _play_compiled(block: Any, env: Any, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`play_contexts` on the learner's compiled rounds: the environment's next ``n`` rounds of
+    random numbers turned into contexts and means as :meth:`ConservativeLinearEnvironment.context` does."""
+    inst = env.instance
+    u, z = env.take_rounds(n)
+    arms = u / math.sqrt(inst.dim)
+    means = arms @ inst.theta
+    rows = np.arange(n)
+    if inst.baseline_param is not None:
+        b = np.argmax(arms @ inst.baseline_param, axis=1)
+    else:
+        b = np.full(n, int(inst.baseline_action), dtype=np.int64)
+    base = means[rows, b]
+    told = base if inst.known_baseline else np.zeros(n)
+    noise = inst.noise
+    played_rows = block(arms, b, told, means, z, int(noise.code), float(noise.sigma))
+    return means[rows, played_rows], base, means.max(axis=1)
 
 
 def run_conservative_linear(

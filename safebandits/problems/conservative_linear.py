@@ -190,6 +190,11 @@ class ConservativeLinearInstance:
             check_int(self.baseline_action, "baseline_action", low=0, high=k - 1, owner=owner)
         check_int(self.checkpoint, "checkpoint", low=1, owner=owner)
         check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
+        if getattr(self.noise, "variate", None) != "normal":
+            raise ConfigError(
+                f"The 'noise' parameter of {owner} must be a model drawn from standard normals (Gaussian "
+                f"rewards around the linear means). Got {getattr(self.noise, 'name', self.noise)!r} instead."
+            )
 
     #: Contexts through ``ask(context)``: the runner scores these runs with
     #: :func:`~safebandits.experiments.conservative_linear.contextual_regret`.
@@ -229,8 +234,14 @@ class ConservativeLinearInstance:
         return ConservativeLinearEnvironment(self, rng)
 
 
+#: Rounds of random numbers the environment draws at once (the ask / tell rounds and the compiled blocks
+#: read the same rows: one trajectory whichever path plays them).
+ROUNDS_DRAWN = 256
+
+
 class ConservativeLinearEnvironment:
-    """The simulated rounds: :meth:`context` draws the round's context, :meth:`play` its reward.
+    """The simulated rounds: :meth:`context` draws the round's context, :meth:`play` its reward;
+    :meth:`take_rounds` hands the next rounds' random numbers to a compiled loop instead.
 
     After each :meth:`play`, :attr:`last` holds the round's true means: ``(played, baseline, best)``.
     """
@@ -240,12 +251,30 @@ class ConservativeLinearEnvironment:
         self._k, self._d = int(instance.n_actions), instance.dim
         self._ctx: ConservativeContext | None = None
         self._means = np.zeros(self._k)
+        self._z = 0.0
+        self._at, self._u, self._n = ROUNDS_DRAWN, np.zeros(0), np.zeros(0)
         self.last = (math.nan, math.nan, math.nan)
+
+    def take_rounds(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The next ``n`` rounds' uniforms ``(n, K, d)`` (the features times ``sqrt(d)``) and standard
+        normals ``(n,)`` (the reward noise), drawn ``ROUNDS_DRAWN`` rounds at a time."""
+        us, zs = [], []
+        while n > 0:
+            if self._at == ROUNDS_DRAWN:
+                self._u = self.rng.random((ROUNDS_DRAWN, self._k, self._d))
+                self._n = self.rng.standard_normal(ROUNDS_DRAWN)
+                self._at = 0
+            m = min(n, ROUNDS_DRAWN - self._at)
+            us.append(self._u[self._at : self._at + m])
+            zs.append(self._n[self._at : self._at + m])
+            self._at, n = self._at + m, n - m
+        return np.concatenate(us), np.concatenate(zs)
 
     def context(self) -> ConservativeContext:
         """A fresh context (features uniform in ``[0, 1]^d / sqrt(d)``) and its baseline action."""
         inst = self.instance
-        arms = self.rng.random((self._k, self._d)) / math.sqrt(self._d)
+        u, z = self.take_rounds(1)
+        arms, self._z = u[0] / math.sqrt(self._d), float(z[0])
         self._means = arms @ inst.theta
         b = baseline_actions(arms, inst.baseline_action, inst.baseline_param)
         known = float(self._means[b]) if inst.known_baseline else None
@@ -269,5 +298,5 @@ class ConservativeLinearEnvironment:
             )
         mean = float(self._means[int(arm)])
         self.last = (mean, float(self._means[ctx.baseline]), float(self._means.max()))
-        y = self.instance.noise.observe_scalar(mean, float(self.rng.standard_normal()))
+        y = self.instance.noise.observe_scalar(mean, self._z)
         return Observation(reward=float(y))

@@ -43,6 +43,7 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_inline
 from safebandits.estimators.ridge import sherman_morrison_update
 from safebandits.exceptions import CannotStartError, ConfigError, ProtocolError
+from safebandits.problems.noise import observe_code
 from safebandits.records import Certificate
 from safebandits.types import Decision, Observation
 
@@ -186,6 +187,18 @@ def lin_add_entry(st, x, reward, baseline_reward):
     lin_add(by_reference(st), x, reward, baseline_reward)
 
 
+@numba.njit(cache=True)
+def lin_block(st, arms, baselines, baseline_rewards, means, variates, code, sigma, out):
+    """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path): :func:`clucb_choose` on context
+    ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a], variates[i])``, :func:`lin_add`."""
+    s = by_reference(st)
+    for i in range(arms.shape[0]):
+        a = clucb_choose(s, arms[i], baselines[i], baseline_rewards[i])
+        out[i] = a
+        y = observe_code(code, sigma, means[i, a], variates[i])
+        lin_add(s, arms[i, a], y, baseline_rewards[i])
+
+
 def check_linear_info(owner: str, info: Any) -> int:
     """``d`` of a :class:`~safebandits.problems.conservative_linear.ConservativeLinearInfo`."""
     d, k = getattr(info, "dim", None), getattr(info, "n_actions", None)
@@ -282,6 +295,20 @@ class _ContextualLinear(BaseLearner):
             raise ProtocolError(f"{type(self).__name__} must be told an Observation with a reward.")
         arms, _, rb = self._ctx
         self._kernels[1](self.state, arms[int(decision.arm)], float(observation.reward), rb)
+
+    def play_block(
+        self, arms: np.ndarray, baselines: np.ndarray, baseline_rewards: np.ndarray, means: np.ndarray,
+        variates: np.ndarray, code: int, sigma: float,
+    ) -> np.ndarray:  # fmt: skip
+        """Play ``n`` rounds at once on the compiled kernels (a simulation: the environment's true
+        ``means`` (n, K) and standard ``variates`` (n,) give the rewards, noise ``code`` and ``sigma``);
+        the rows played, (n,). The same rounds as ``n`` ask / tell calls."""
+        if self._pending is not None:
+            raise ProtocolError(f"{type(self).__name__}.play_block called with a pending ask; tell it first.")
+        out = np.empty(arms.shape[0], dtype=np.int64)
+        lin_block(self.state, arms, baselines, baseline_rewards, means, variates, code, sigma, out)
+        self.n_samples += arms.shape[0]
+        return out
 
     def diagnostics(self) -> dict[str, Any]:
         live = self.state.live[0]

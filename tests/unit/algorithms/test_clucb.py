@@ -73,3 +73,24 @@ def test_kernels_play_what_a_numpy_loop_plays(name):
         fallbacks += ref.fell_back
     assert learner.diagnostics()["fallback_rounds"] == fallbacks
     assert (fallbacks > 0) == (name == "clucb")
+
+
+@pytest.mark.parametrize("name", ["clucb", "linucb"])
+@pytest.mark.parametrize("scorer", [True, False])
+def test_compiled_rounds_and_ask_tell_play_the_same_trajectory(name, scorer):
+    from safebandits.experiments.conservative_linear import play_contexts
+
+    theta = np.array([0.5, 0.8, 0.2, 0.9])
+    inst = ConservativeLinearInstance(
+        theta=theta, n_actions=8, alpha=0.05, baseline_action=3,
+        baseline_param=theta + 0.1 if scorer else None, horizon=700,
+    )  # fmt: skip
+    outs = []
+    for compiled in (True, False):
+        learner = make_learner(name, inst.public_info(), np.random.default_rng(0))
+        env = inst.environment(np.random.default_rng(5))
+        first = play_contexts(learner, env, 300, compiled=compiled)  # (across a refill of the draws)
+        rest = play_contexts(learner, env, 400, compiled=compiled)
+        outs.append((np.concatenate([first[0], rest[0]]), learner.diagnostics(), learner.n_samples))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    assert repr(outs[0][1:]) == repr(outs[1][1:])  # (budget: NaN for LinUCB)
