@@ -172,6 +172,7 @@ from .plugins import (
     load_plugins as load_plugins,
 )
 from .problems.declare import (
+    ConservativeLinearProblem as ConservativeLinearProblem,
     ConservativeProblem as ConservativeProblem,
     Feedback as Feedback,
     FunctionClassProblemSpec as FunctionClassProblemSpec,

@@ -164,6 +164,9 @@ _BUILTIN: dict[str, Callable[[Any], ObservationSpec]] = {
     "safebandits.problems.dose.DoseInfo": lambda i: ObservationSpec(True, 1, _kind(i)),
     # Conservative bandits: a reward, no constraint values (the constraint is on the cumulative reward).
     "safebandits.problems.conservative.ConservativeInfo": lambda i: ObservationSpec(True, 0, _kind(i)),
+    "safebandits.problems.conservative_linear.ConservativeLinearInfo": lambda i: ObservationSpec(
+        True, 0, _kind(i)
+    ),
     # Safe-LUCB observes its (negated) loss only.
     "safebandits.problems.safe_linear.SafeLinearInfo": lambda i: ObservationSpec(True, 0),
     # Pool labels: one Bernoulli label per query, summed per point of the batch.

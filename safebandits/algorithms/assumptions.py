@@ -41,6 +41,7 @@ ASSUMPTIONS: dict[str, str] = {
     "monotone-cost": "toxicity non-decreasing in the dose (where monotone_cost = true)",
     "nonnegative-means": "arm means in [0, mean_bound] (the lower bounds are clipped at 0)",
     "default-arm": "a default arm, its mean known or estimated from its own pulls",
+    "baseline-policy": "a baseline action per context, its mean reward known and non-negative",
 }
 
 #: The largest mean the ``"means-at-most-1"`` learners accept.

@@ -357,7 +357,7 @@ def guarantee_statement(
         q = getattr(decl, "q", None)
         q_text = f"q = {float(q):g}" if isinstance(q, (int, float)) else "q"
         return f"the false discovery rate of its labels is at most {q_text}, {prob}."
-    if key == "conservative":
+    if key in ("conservative", "conservative-policy"):
         if delta is None and cfg is not None and hasattr(cfg, "delta"):  # (the learner's default: 1 / T)
             told = f" = {1.0 / max(int(horizon), 2):g}" if horizon is not None else ", T the horizon"
             prob = f"with probability at least 1 - delta (delta = 1/T{told})"
@@ -370,6 +370,18 @@ def guarantee_statement(
 def _conservative_statement(decl: Any, prob: str) -> str:
     """The conservative guarantee in the problem's numbers (its alpha, default arm and checkpoint)."""
     alpha, arm = getattr(decl, "alpha", None), getattr(decl, "default_arm", None)
+    if alpha is not None and getattr(decl, "n_actions", None) is not None:  # (a baseline policy)
+        scorer = getattr(decl, "baseline_param", None)
+        policy = (
+            "the greedy action of the declared production scorer baseline_param"
+            if scorer is not None
+            else f"action {getattr(decl, 'baseline_action', 0)} in every context"
+        )
+        return (
+            f"its cumulative reward stays at least {1.0 - float(alpha):g} (1 - alpha, alpha = "
+            f"{float(alpha):g}) times what the baseline policy ({policy}) would have earned, at every "
+            f"round, {prob}."
+        )
     if alpha is None or arm is None:
         return GUARANTEES["conservative"]
     mu0 = getattr(decl, "default_mean", None)
@@ -498,7 +510,7 @@ def per_round_safety_note(problem: Any) -> str | None:
     problem : Problem, SimulatedProblem or problem information
     """
     offered = _problem_kinds(problem)
-    if offered == ("conservative",):
+    if offered in (("conservative",), ("conservative-linear",)):
         return None  # (no per-round limit: the conservative constraint is on the cumulative reward)
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
     round_kinds: dict[str, list[str]] = {}

@@ -226,7 +226,12 @@ def _run_regret_task(
     from safebandits.experiments.regret_loop import run_regret
     from safebandits.problems.stagewise import TOL
 
-    out = run_regret(learner, env, instance, budget=task.budget)
+    if getattr(instance, "contextual", False):  # (contexts through ask(context): CLUCB, LinUCB)
+        from safebandits.experiments.conservative_linear import contextual_regret
+
+        out = contextual_regret(learner, env, instance, budget=task.budget)
+    else:
+        out = run_regret(learner, env, instance, budget=task.budget)
     tau = np.asarray(instance.threshold, dtype=np.float64).reshape(-1)
     final_feasible = bool(np.all(np.asarray(out.tail_cost, dtype=np.float64) <= tau + TOL))
 

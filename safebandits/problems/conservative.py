@@ -77,15 +77,22 @@ class ConservativeConstraint:
 
 
 def conservative_margins(
-    played_means: FloatArray, constraint: ConservativeConstraint, *, carried: float = 0.0
+    played_means: FloatArray,
+    constraint: ConservativeConstraint,
+    *,
+    carried: float = 0.0,
+    baseline: FloatArray | None = None,
 ) -> FloatArray:
-    """The constraint's margin after each round: ``sum_{s<=t} mu_{I_s} - (1 - alpha) t mu_0``.
+    """The constraint's margin after each round: ``sum_{s<=t} mu_{I_s} - (1 - alpha) sum_{s<=t} r(b_s)``.
 
     ``played_means`` (k,) are the true means of the arms played in k consecutive rounds; ``carried`` the
-    margin before the first of them. A negative margin at a verified round is a violation.
+    margin before the first of them; ``baseline`` (k,) the baseline's true mean reward in each of those
+    rounds (a baseline policy: an action per context), ``None`` for the constant ``mu_0`` of the record.
+    A negative margin at a verified round is a violation.
     """
     means = np.asarray(played_means, dtype=np.float64)
-    step = means - (1.0 - constraint.alpha) * constraint.baseline_mean
+    base = constraint.baseline_mean if baseline is None else np.asarray(baseline, dtype=np.float64)
+    step = means - (1.0 - constraint.alpha) * base
     return carried + np.cumsum(step)
 
 
@@ -107,9 +114,10 @@ class ConservativeTracker:
         constraint = getattr(instance, "constraint", None)
         return cls(constraint, grid) if isinstance(constraint, ConservativeConstraint) else None
 
-    def update(self, rewards: np.ndarray, t0: int) -> None:
-        """Rounds ``t0 + 1 .. t0 + k`` with true mean rewards ``rewards`` (k,)."""
-        margins = conservative_margins(rewards, self.constraint, carried=self.margin)
+    def update(self, rewards: np.ndarray, t0: int, baseline: np.ndarray | None = None) -> None:
+        """Rounds ``t0 + 1 .. t0 + k`` with true mean rewards ``rewards`` (k,) (and the baseline policy's
+        true mean rewards ``baseline`` (k,) in those rounds, where the baseline is a policy)."""
+        margins = conservative_margins(rewards, self.constraint, carried=self.margin, baseline=baseline)
         rounds = np.arange(t0 + 1, t0 + 1 + margins.shape[0])
         verified = rounds % self.constraint.checkpoint == 0
         checked = margins[verified]

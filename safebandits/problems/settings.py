@@ -13,6 +13,7 @@ from typing import Any
 
 from safebandits.exceptions import ConfigError
 from safebandits.problems.declare import (
+    ConservativeLinearProblem,
     ConservativeProblem,
     FunctionClassProblemSpec,
     KernelProblem,
@@ -34,6 +35,7 @@ SETTINGS: dict[str, type[Problem]] = {
     "pool": PoolProblem,
     "covariate": CovariateProblem,
     "conservative": ConservativeProblem,
+    "conservative-linear": ConservativeLinearProblem,
 }
 
 

@@ -76,6 +76,7 @@ def register_info_type(cls: type, spec: Callable[[Any], FeedbackSpec] | None = N
 def _register_builtin() -> None:
     from safebandits.classification.problem import PoolInfo
     from safebandits.problems.conservative import ConservativeInfo
+    from safebandits.problems.conservative_linear import ConservativeLinearInfo
     from safebandits.problems.dose import DoseInfo
     from safebandits.problems.function_class import FunctionClassInfo
     from safebandits.problems.kernel import KernelInfo
@@ -99,6 +100,7 @@ def _register_builtin() -> None:
         Box,  # the continuous domain of a kernel problem (KernelInfo.box)
         ConservativeInfo,  # a default arm and a tolerance alpha (issue 44)
         DoseInfo,  # ordered doses, monotone toxicity and a declared step bound (issue 45)
+        ConservativeLinearInfo,  # contexts of linear actions, a baseline policy and alpha (issue 44)
     ):
         register_info_type(cls)
 

@@ -32,7 +32,7 @@ from safebandits.problems.kernel import BoundedFeedback, GaussianFeedback, Kerne
 from safebandits.problems.kernel_box import Box, BoxKernelInstance
 from safebandits.records import Certificate
 
-PROMISES = ("round", "expectation", "conservative")
+PROMISES = ("round", "expectation", "conservative", "conservative-policy")
 PROMISING = {n: e for n, e in list_algorithms().items() if e.guarantee in PROMISES}
 
 #: Config options the contract draws from wherever a learner's config has the field: every confidence
@@ -234,6 +234,22 @@ def conservative_problem(data, horizon):
     )  # fmt: skip
 
 
+def conservative_linear_problem(data, horizon):
+    from safebandits.problems.conservative_linear import ConservativeLinearInstance
+    from safebandits.problems.noise import GaussianNoise
+
+    d = data.draw(st.integers(1, 5), label="d")
+    theta = np.asarray(_values(data, d, 0.0, 1.0, "theta"))
+    scorer = data.draw(st.booleans(), label="baseline scorer")
+    return ConservativeLinearInstance(
+        theta=theta, n_actions=data.draw(st.integers(2, 8), label="K"),
+        alpha=data.draw(st.sampled_from([0.0, 0.05, 0.5, 1.0]), label="alpha"),
+        baseline_action=0,
+        baseline_param=np.asarray(_values(data, d, 0.0, 1.0, "scorer")) if scorer else None,
+        noise=GaussianNoise(data.draw(st.sampled_from([1e-3, 0.1, 1.0]), label="sigma")), horizon=horizon,
+    )  # fmt: skip
+
+
 FAMILIES = {
     "kernel": kernel_problem,
     "safe-linear-arms": safe_linear_arms_problem,
@@ -243,6 +259,7 @@ FAMILIES = {
     "function-class": function_class_problem,
     "dose": dose_problem,
     "conservative": conservative_problem,
+    "conservative-linear": conservative_linear_problem,
 }
 
 
@@ -268,8 +285,9 @@ def _consistent(learner, cert: Certificate, decision) -> None:
 
 def play_and_check(name, learner, env, rounds):
     fallback_rounds = 0
+    context = getattr(env, "context", None)  # (contextual problems: the round's context first)
     for _ in range(rounds):
-        decision = learner.ask()
+        decision = learner.ask(context() if context is not None else None)
         cert = learner.certificate()
         assert isinstance(cert, Certificate), f"{name} promises safety but certifies nothing"
         assert cert.covers(decision), (
@@ -303,7 +321,8 @@ def _run_case(name, data, rounds):
 
 def test_every_learner_with_a_promise_is_covered():
     assert {"safeopt", "stageopt", "sgp-ucb", "safe-lucb", "gslucb", "lc-lucb", "safe-lts", "opb", "oplb",
-            "opnlb", "conservative-ucb", "conservative-ucb-unknown-mean"} <= set(PROMISING)  # fmt: skip
+            "opnlb", "conservative-ucb", "conservative-ucb-unknown-mean",
+            "clucb"} <= set(PROMISING)  # fmt: skip
     for name, entry in PROMISING.items():
         assert set(entry.info) <= set(FAMILIES), (name, entry.info)
         base = next(c for c in entry.cls.__mro__ if c.__name__ == "BaseLearner")

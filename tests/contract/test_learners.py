@@ -29,7 +29,10 @@ from safebandits.types import BatchObservation, Decision, Observation
 
 # Pool-based classification learners (Algorithm 2 of Camilleri et al. and its passive baseline) have
 # their own protocol tests in tests/unit/classification (they need a labelled pool, not a bandit).
-ENTRIES = {k: v for k, v in list_algorithms().items() if v.task != "classification"}
+# Contextual learners (ask(context): CLUCB, LinUCB) are driven by their own loop
+# (safebandits.experiments.conservative_linear; run_regret has no contexts): their contract is below.
+CONTEXTUAL = {k: v for k, v in list_algorithms().items() if v.info == ("conservative-linear",)}
+ENTRIES = {k: v for k, v in list_algorithms().items() if v.task != "classification" and k not in CONTEXTUAL}
 BUDGET = 20_000
 REGRET_ROUNDS = 600
 
@@ -457,7 +460,7 @@ def bad_batch(draw, decision, obs, spec):
 
 #: Every registered learner, the pool-based classification learners included.
 ALL_ENTRIES = list_algorithms()
-BOUNDARY_NAMES = sorted(ALL_ENTRIES)
+BOUNDARY_NAMES = sorted(n for n in ALL_ENTRIES if n not in CONTEXTUAL)  # (contextual: below)
 
 
 def build_any(name):
@@ -544,3 +547,47 @@ def test_wrong_run_helper_refused(name):
     with pytest.raises(ConfigError, match=other):
         helper(learner, env, inst)
     assert learner.n_samples == 0 and env.n_samples == 0
+
+
+def _contextual(name, seed, noisy=False):
+    from safebandits.problems.conservative_linear import ConservativeLinearInstance
+    from safebandits.problems.noise import GaussianNoise
+
+    inst = ConservativeLinearInstance(
+        theta=np.array([0.5, 0.8, 0.2]), n_actions=6, alpha=0.1, baseline_param=np.array([0.5, 0.5, 0.5]),
+        noise=GaussianNoise(1.0 if noisy else 0.1), horizon=300,
+    )  # fmt: skip
+    entry = CONTEXTUAL[name]
+    learner = entry.cls(entry.config(), inst.public_info(), np.random.default_rng(seed))
+    return inst, learner, inst.environment(np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("name", sorted(CONTEXTUAL))
+def test_contextual_protocol_and_action_set(name):
+    inst, learner, env = _contextual(name, 0)
+    with pytest.raises(ProtocolError):
+        learner.tell(None, None)
+    for _ in range(50):
+        d = learner.ask(env.context())
+        with pytest.raises(ProtocolError):
+            learner.ask(env.current)
+        assert 0 <= d.arm < inst.n_actions
+        obs = env.play(d)
+        before = [np.copy(a) for a in learner.state if isinstance(a, np.ndarray)]
+        with pytest.raises((ProtocolError, ConfigError)):  # (a refused tell changes nothing)
+            learner.tell(d, Observation(reward=float("nan")))
+        after = [a for a in learner.state if isinstance(a, np.ndarray)]
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(before, after, strict=True))
+        learner.tell(d, obs)
+
+
+@pytest.mark.parametrize("name", sorted(CONTEXTUAL))
+def test_contextual_same_key_same_trajectory_different_keys_differ(name):
+    from safebandits.experiments.conservative_linear import run_conservative_linear
+
+    def regret(seed):
+        inst, learner, _ = _contextual(name, seed, noisy=True)
+        return run_conservative_linear(learner, inst, np.random.default_rng(seed)).regret
+
+    assert regret(3) == regret(3)
+    assert len({regret(s) for s in range(4)}) > 1

@@ -47,7 +47,8 @@ def test_learners_for_each_example_lists_only_learners_that_start(path):
         info = inst.privileged_info() if entry.privileged else inst.public_info()
         learner = sb.make_learner(name, info, np.random.default_rng(0), options.get(name))
         env = inst.environment(np.random.default_rng(1))
-        decision = learner.ask()  # it starts and plays
+        context = getattr(env, "context", None)  # (contextual problems: the round's context)
+        decision = learner.ask(context() if context is not None else None)  # it starts and plays
         learner.tell(decision, env.play(decision))
     # every family it does not fit is named, with its reason
     assert "Families it does not fit:" in res.output
@@ -267,4 +268,16 @@ def test_learners_for_a_conservative_problem_states_the_promise_in_its_numbers()
     }
     assert "stays at least 0.9 (1 - alpha, alpha = 0.1) times what the default arm 0 (mean 0.5)" in res.output
     assert "arm 0, mean 0.5" in res.output  # (the assumption, with the declared default arm)
+    assert "No learner can promise safety in every round" not in res.output
+
+
+def test_learners_for_a_conservative_linear_problem_states_the_promise_in_its_numbers():
+    path = ROOT / "examples" / "conservative_linear.toml"
+    res = CliRunner().invoke(cli, ["learners", "--for", str(path)])
+    assert res.exit_code == 0, res.output
+    assert set(_listed(res.output)) == {"clucb", "linucb"}
+    assert (
+        "stays at least 0.95 (1 - alpha, alpha = 0.05) times what the baseline policy (the greedy action of "
+        "the declared production scorer baseline_param)" in res.output
+    )
     assert "No learner can promise safety in every round" not in res.output

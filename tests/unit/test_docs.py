@@ -194,6 +194,7 @@ _GUARANTEE_ROWS = {
     "PAC identification of the best safe item": "pac",
     "safe at every round": "round",
     "safe in expectation": "expectation",
+    "cumulative reward at least `(1 - alpha)` times a baseline policy": "conservative-policy",
     "cumulative reward at least": "conservative",
     "the same, with high probability, by a budget": "conservative-budget",
     "soft constraint": "soft",

@@ -3,6 +3,7 @@
 from safebandits.algorithms.regret import (  # noqa: F401
     boin,
     ckb,
+    clucb,
     conservative_baselines,
     conservative_ucb,
     crm,

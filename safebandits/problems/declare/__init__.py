@@ -20,16 +20,17 @@ pool             ``PoolInfo``                                   FDR-constrained 
 conservative     ``ConservativeInfo``                           Conservative UCB, UCB, BudgetFirst
 ================ ============================================== ======================================
 
-Six declarations cover the settings (:class:`ConservativeProblem`: K arms with a default arm and a
-tolerance alpha, the conservative bandit); :class:`LinearProblem` (finite arms, linear reward and linear
-constraints: cbai, transductive, safe-linear-arms, stagewise, k-armed and kernel views),
-:class:`SafeLinearProblem` (a ball or polytope whose loss parameter also sets the constraint:
-Safe-LUCB), :class:`KernelProblem` (a finite domain with kernels), :class:`FunctionClassProblemSpec`
-(finite reward and cost function classes) and :class:`PoolProblem` (records of a data frame to label
-under an FDR constraint). ``simulate(...)`` adds a ground truth and
-returns a :class:`SimulatedProblem`, whose :meth:`~SimulatedProblem.instance` builds the instance of a
-kind (with its oracle and environment) for :func:`safebandits.run`, :func:`safebandits.run_regret` and
-the experiment runner. Which learners fit a declaration: :func:`safebandits.compatible_learners`.
+Seven declarations cover the settings (:class:`ConservativeProblem`: K arms with a default arm and a tolerance
+alpha, the conservative bandit; :class:`ConservativeLinearProblem`: contexts of linear actions with a baseline
+policy, info kind ``conservative-linear`` read by CLUCB and LinUCB); :class:`LinearProblem` (finite arms,
+linear reward and linear constraints: cbai, transductive, safe-linear-arms, stagewise, k-armed and kernel
+views), :class:`SafeLinearProblem` (a ball or polytope whose loss parameter also sets the constraint:
+Safe-LUCB), :class:`KernelProblem` (a finite domain with kernels), :class:`FunctionClassProblemSpec` (finite
+reward and cost function classes) and :class:`PoolProblem` (records of a data frame to label under an FDR
+constraint). ``simulate(...)`` adds a ground truth and returns a :class:`SimulatedProblem`, whose
+:meth:`~SimulatedProblem.instance` builds the instance of a kind (with its oracle and environment) for
+:func:`safebandits.run`, :func:`safebandits.run_regret` and the experiment runner. Which learners fit a
+declaration: :func:`safebandits.compatible_learners`.
 
 How a K-armed linear problem maps onto each kind is recorded in ``docs/decisions/engine.md`` ("One problem,
 many settings").
@@ -53,6 +54,7 @@ from safebandits.problems.declare.base import (
     seeded_kernel_instance as seeded_kernel_instance,
 )
 from safebandits.problems.declare.conservative import ConservativeProblem
+from safebandits.problems.declare.conservative_linear import ConservativeLinearProblem
 from safebandits.problems.declare.function_class import FunctionClassProblemSpec
 from safebandits.problems.declare.kernel import KernelProblem
 from safebandits.problems.declare.linear import LinearProblem
@@ -64,6 +66,7 @@ __all__ = [
     "FEEDBACK_KINDS",
     "INFO_KINDS",
     "TOLERANCE_KINDS",
+    "ConservativeLinearProblem",
     "ConservativeProblem",
     "Feedback",
     "FunctionClassProblemSpec",

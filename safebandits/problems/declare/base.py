@@ -54,6 +54,7 @@ INFO_KINDS: dict[str, str] = {
     "pool": "PoolInfo: pool of records to label under an FDR level q",
     "dose": "DoseInfo: ordered doses, bounded toxicity outcomes, monotone toxicity and a declared step bound",
     "conservative": "ConservativeInfo: K arms, a default arm (mean known or not) and a tolerance alpha",
+    "conservative-linear": "ConservativeLinearInfo: contexts of K linear actions, a baseline policy, alpha",
 }
 
 #: Feedback models a declaration may name.
@@ -86,6 +87,8 @@ def info_kind(info: Any) -> str | None:
         return "dose"
     if name == "ConservativeInfo":
         return "conservative"
+    if name == "ConservativeLinearInfo":
+        return "conservative-linear"
     return None
 
 

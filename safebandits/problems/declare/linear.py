@@ -241,6 +241,11 @@ class LinearProblem(Problem):
                 "the conservative kind (a default arm and a tolerance alpha on the cumulative reward) needs "
                 "a ConservativeProblem"
             )
+        if kind == "conservative-linear":
+            return (
+                "the conservative-linear kind (contexts, a baseline policy and a tolerance alpha) needs a "
+                "ConservativeLinearProblem"
+            )
         if kind in ("function-class", "pool"):
             return (
                 f"the {kind!r} kind needs a {'FunctionClassProblemSpec' if kind[0] == 'f' else 'PoolProblem'}"

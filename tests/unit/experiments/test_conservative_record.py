@@ -63,3 +63,37 @@ def test_other_problems_record_nothing():
     learner = make_learner("opb", inst.public_info(), np.random.default_rng(0))
     out = run_regret(learner, inst.environment(np.random.default_rng(0)), inst)
     assert out.conservative == {}
+
+
+@pytest.mark.parametrize("checkpoint", [1, 5])
+def test_contextual_record_as_computed_directly(checkpoint):
+    """The runner's contextual scoring (contextual_regret): regret against each context's best action and
+    the margin against the baseline policy's mean of each round, from the rounds replayed directly."""
+    from safebandits.experiments.conservative_linear import contextual_regret
+    from safebandits.problems.conservative_linear import ConservativeLinearInstance
+
+    inst = ConservativeLinearInstance(
+        theta=np.array([0.2, 0.9, 0.5]), n_actions=5, alpha=0.01, baseline_param=np.array([0.2, 0.9, 0.5]),
+        checkpoint=checkpoint, horizon=400,
+    )  # fmt: skip
+    out = contextual_regret(
+        make_learner("linucb", inst.public_info(), np.random.default_rng(0)),
+        inst.environment(np.random.default_rng(1)), inst, n_points=20,
+    )  # fmt: skip
+    env, learner = (
+        inst.environment(np.random.default_rng(1)),
+        make_learner("linucb", inst.public_info(), np.random.default_rng(0)),
+    )
+    played, base, best = [], [], []
+    for _ in range(400):
+        ctx = env.context()
+        d = learner.ask(ctx)
+        learner.tell(d, env.play(d))
+        means = ctx.arms @ inst.theta
+        played.append(means[d.arm]), base.append(means[ctx.baseline]), best.append(means.max())
+    assert out.regret == pytest.approx(float(np.sum(np.array(best) - np.array(played))), rel=1e-12)
+    margins = np.cumsum(np.array(played) - 0.99 * np.array(base))
+    verified = margins[np.arange(1, 401) % checkpoint == 0]
+    assert out.conservative["violations"] == int(np.sum(verified < -1e-9)) > 0  # (an optimal baseline)
+    assert out.conservative["min_margin"] == pytest.approx(verified.min())
+    assert out.curves["t"][-1] == 400 and out.curves["conservative_margin"][-1] == pytest.approx(margins[-1])

@@ -103,7 +103,12 @@ def test_published_page_regenerates_from_the_archives():
 
     repo = Path(safebandits.__file__).resolve().parents[1]
     data, page = repo / "docs" / "data", repo / "docs" / "scoreboard.md"
-    names = ("paper-results", "quick-results", "paper-seed1-results", "quick-seed1-results")  # (the Makefile's)
+    names = (
+        "paper-results",
+        "quick-results",
+        "paper-seed1-results",
+        "quick-seed1-results",
+    )  # (the Makefile's)
     archives = [data / f"{name}.sqlite.xz" for name in names]
     if not page.exists() or not all(a.exists() for a in archives):
         pytest.skip("the published page or its archives are not in this checkout")

@@ -1,0 +1,391 @@
+"""CLUCB, conservative linear UCB (Kazerouni, Ghavamzadeh, Abbasi-Yadkori & Van Roy, NeurIPS 2017,
+arXiv:1611.06426), and LinUCB, its unconstrained baseline, for conservative contextual linear bandits
+(:mod:`safebandits.problems.conservative_linear`).
+
+Sources: the paper's algorithm box could not be read here (only its abstract and a review of its method:
+"plays the optimistic action of linear UCB only if it satisfies the safety constraint for the worst
+parameter of its confidence set, otherwise the baseline action"); the steps below follow that statement,
+the confidence set of Abbasi-Yadkori et al. (2011, Thm. 2; :func:`~safebandits.estimators.confidence.
+adaptive_width`) and, for the bookkeeping (the sum ``z`` of the played non-baseline features, the banked
+baseline reward), a third-party reimplementation (``benlansdell/conservativerdd``, ``ConsLinUCB``). Our
+numbering of each round, context ``(x_{t,a})_a``, baseline action ``b_t`` and its reward ``r_{b_t}``:
+
+1. ``beta_t = R sqrt(d log((1 + n L^2 / lambda) / delta)) + sqrt(lambda) S``, ``n = |S_{t-1}|`` the
+   rounds the optimistic action was played, ``V_t = lambda I + sum_{s in S_{t-1}} x_s x_s^T``,
+   ``theta_hat_t = V_t^{-1} sum_{s in S_{t-1}} y_s x_s``;
+2. the optimistic action ``a'_t = argmax_a <theta_hat_t, x_{t,a}> + beta_t ||x_{t,a}||_{V_t^{-1}}``
+   (the lowest row on ties) -- LinUCB plays it and stops here;
+3. the pessimistic value of the non-baseline rounds with ``a'_t`` added, ``z = z_{t-1} + x_{t,a'_t}``
+   (``z_{t-1} = sum_{s in S_{t-1}} x_s``): ``L_t = min_{theta in C_t} <theta, z> = <theta_hat_t, z> -
+   beta_t ||z||_{V_t^{-1}}`` (the minimum of a linear function over the ellipsoid ``C_t``);
+4. the budget ``xi_t = L_t + sum_{s in S^c_{t-1}} r_{b_s} - (1 - alpha) sum_{s <= t} r_{b_s}``;
+5. play ``a'_t`` if ``xi_t >= 0`` (``t`` joins ``S``: the ridge statistics and ``z`` take ``x_{t,a'_t}``),
+   else ``b_t`` (its reward is banked, ``sum_{S^c}`` grows; the observation is not used by the ridge).
+
+On the confidence event ``xi_t`` is a lower bound of the margin ``sum_{s<=t} r_{a_s} - (1 - alpha)
+sum_{s<=t} r_{b_s}`` after playing ``a'_t``; the baseline raises the margin by ``alpha r_{b_t} >= 0``.
+The certificate (:meth:`CLUCB.certificate`) is that budget, or the baseline row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+
+from safebandits._numba import bind_kernel, by_reference
+from safebandits._validation import check_interval, check_positive
+from safebandits.algorithms.base import BaseLearner, LearnerConfig
+from safebandits.algorithms.registry import register_algorithm
+from safebandits.estimators.confidence import adaptive_width_inline
+from safebandits.estimators.ridge import sherman_morrison_update
+from safebandits.exceptions import CannotStartError, ConfigError, ProtocolError
+from safebandits.problems.noise import observe_code
+from safebandits.records import Certificate
+from safebandits.types import Decision, Observation
+
+__all__ = ["CLUCB", "CLUCBConfig", "LinConstants", "LinState", "LinUCB", "LinUCBConfig", "clucb_choose"]
+
+#: The scalars that change during a run: rounds ``t``, ``|S|`` (``n_opt``), the banked baseline reward
+#: ``sum_{S^c} r_b``, the baseline's total ``sum_{s<=t} r_b``, the last budget ``xi_t``, the last optimistic
+#: row ``a'_t``, whether the last choice fell back to the baseline, and the fallback rounds.
+LIN_LIVE = np.dtype(
+    [("t", np.int64), ("n_opt", np.int64), ("banked", np.float64), ("baseline_total", np.float64),
+     ("budget", np.float64), ("leader", np.int64), ("fell_back", np.int64), ("fallbacks", np.int64)]
+)  # fmt: skip
+
+
+class LinConstants(NamedTuple):
+    """Fixed settings of one run."""
+
+    alpha: float  #: the tolerance
+    delta: float  #: the confidence level of ``C_t``
+    reg: float  #: ``lambda`` of ``V_t = lambda I + ...``
+    noise_bound: float  #: ``R``
+    feature_bound: float  #: ``L``
+    param_bound: float  #: ``S``
+    dim: float  #: ``d`` (a float: the width's formula)
+    conservative: bool  #: CLUCB (steps 3-5); ``False``: LinUCB
+
+
+class LinState(NamedTuple):
+    """Everything the kernels read and write: ``inv`` ``V_t^{-1}`` (d, d), ``xy`` ``sum y_s x_s``,
+    ``theta`` ``theta_hat_t``, ``z`` ``z_{t-1}``, work vectors ``u``, ``w`` (d,), the constants and the
+    live record."""
+
+    inv: np.ndarray
+    xy: np.ndarray
+    theta: np.ndarray
+    z: np.ndarray
+    u: np.ndarray
+    w: np.ndarray
+    const: LinConstants
+    live: np.ndarray
+
+
+@numba.njit(cache=True, inline="always")
+def lin_beta(st):
+    """Step 1: ``beta_t`` with ``n = |S_{t-1}|``."""
+    c = st.const
+    n = float(st.live[0].n_opt)
+    return adaptive_width_inline(n, c.dim, c.delta, c.reg, c.noise_bound, c.feature_bound, c.param_bound)
+
+
+@numba.njit(cache=True, inline="always")
+def v_norm(inv, x):
+    """``||x||_{V^{-1}} = sqrt(x^T V^{-1} x)``."""
+    d = x.shape[0]
+    s = 0.0
+    for i in range(d):
+        acc = 0.0
+        for j in range(d):
+            acc += inv[i, j] * x[j]
+        s += x[i] * acc
+    return math.sqrt(max(s, 0.0))
+
+
+@numba.njit(cache=True, inline="always")
+def optimistic_row(st, arms, beta):
+    """Step 2: ``argmax_a <theta_hat, x_a> + beta ||x_a||_{V^{-1}}`` (the lowest row on ties)."""
+    best, best_v = 0, -math.inf
+    for a in range(arms.shape[0]):
+        x = arms[a]
+        v = beta * v_norm(st.inv, x)
+        for i in range(x.shape[0]):
+            v += st.theta[i] * x[i]
+        if v > best_v:
+            best, best_v = a, v
+    return best
+
+
+@numba.njit(cache=True, inline="always")
+def pessimistic_value(st, x, beta):
+    """Step 3: ``min_{theta in C_t} <theta, z_{t-1} + x> = <theta_hat, w> - beta ||w||_{V^{-1}}``."""
+    w = st.w
+    v = 0.0
+    for i in range(x.shape[0]):
+        w[i] = st.z[i] + x[i]
+        v += st.theta[i] * w[i]
+    return v - beta * v_norm(st.inv, w)
+
+
+@numba.njit(cache=True)
+def clucb_choose(st, arms, baseline, baseline_reward):
+    """One round (steps 1-5): the row to play; records ``xi_t``, ``a'_t`` and the fallback."""
+    const, live = st.const, st.live[0]
+    beta = lin_beta(st)
+    j = optimistic_row(st, arms, beta)
+    live.leader = j
+    live.fell_back = 0
+    if not const.conservative:
+        return j
+    need = (1.0 - const.alpha) * (live.baseline_total + baseline_reward)  # (1 - alpha) sum_{s<=t} r_b
+    xi = pessimistic_value(st, arms[j], beta) + live.banked - need
+    live.budget = xi
+    if xi >= 0.0:
+        return j
+    live.fell_back = 1
+    live.fallbacks += 1
+    return baseline
+
+
+@numba.njit(cache=True)
+def lin_add(st, x, reward, baseline_reward):
+    """The round's outcome: a fallback banks ``r_{b_t}``; an optimistic round adds ``x`` to ``z`` and
+    ``(x, y)`` to the ridge statistics (``V^{-1}`` by Sherman-Morrison, ``theta_hat = V^{-1} sum y x``)."""
+    live = st.live[0]
+    live.t += 1
+    live.baseline_total += baseline_reward
+    if live.fell_back == 1:
+        live.banked += baseline_reward
+        return
+    sherman_morrison_update(st.inv, x, st.u)
+    d = x.shape[0]
+    for i in range(d):
+        st.xy[i] += reward * x[i]
+        st.z[i] += x[i]
+    for i in range(d):
+        acc = 0.0
+        for j in range(d):
+            acc += st.inv[i, j] * st.xy[j]
+        st.theta[i] = acc
+    live.n_opt += 1
+
+
+@numba.njit(cache=True)
+def clucb_choose_entry(st, arms, baseline, baseline_reward):
+    """:func:`clucb_choose` called from Python."""
+    return clucb_choose(by_reference(st), arms, baseline, baseline_reward)
+
+
+@numba.njit(cache=True)
+def lin_add_entry(st, x, reward, baseline_reward):
+    """:func:`lin_add` called from Python."""
+    lin_add(by_reference(st), x, reward, baseline_reward)
+
+
+@numba.njit(cache=True)
+def lin_block(st, arms, baselines, baseline_rewards, means, variates, code, sigma, out):
+    """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path): :func:`clucb_choose` on context
+    ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a], variates[i])``, :func:`lin_add`."""
+    s = by_reference(st)
+    for i in range(arms.shape[0]):
+        a = clucb_choose(s, arms[i], baselines[i], baseline_rewards[i])
+        out[i] = a
+        y = observe_code(code, sigma, means[i, a], variates[i])
+        lin_add(s, arms[i, a], y, baseline_rewards[i])
+
+
+def check_linear_info(owner: str, info: Any) -> int:
+    """``d`` of a :class:`~safebandits.problems.conservative_linear.ConservativeLinearInfo`."""
+    d, k = getattr(info, "dim", None), getattr(info, "n_actions", None)
+    if not isinstance(d, int) or not isinstance(k, int) or type(info).__name__ != "ConservativeLinearInfo":
+        raise ConfigError(
+            f"{owner} needs a conservative contextual linear problem (ConservativeLinearInfo). "
+            f"Got {type(info).__name__}."
+        )
+    return d
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class LinUCBConfig(LearnerConfig):
+    """Configuration of :class:`LinUCB` (and :class:`CLUCB`).
+
+    Parameters
+    ----------
+    delta : float in (0, 1) or None, default None
+        Failure probability of the confidence set; ``None``: ``1 / T``.
+    reg : float > 0, default 1.0
+        Ridge regulariser ``lambda``.
+    """
+
+    delta: float | None = None
+    reg: float = 1.0
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        if self.delta is not None:
+            check_interval(self.delta, "delta", low=0.0, high=1.0, owner=owner)
+        check_positive(self.reg, "reg", owner=owner)
+
+
+class _ContextualLinear(BaseLearner):
+    """Ask (a :class:`~safebandits.problems.conservative_linear.ConservativeContext`) / tell over the
+    compiled kernels (:class:`LinState`)."""
+
+    setting = "round"
+    _conservative = False
+
+    def __init__(self, config: LinUCBConfig, info: Any, rng: np.random.Generator) -> None:
+        super().__init__(config, info, rng)
+        d = check_linear_info(type(self).__name__, info)
+        self.delta = float(config.delta) if config.delta is not None else 1.0 / max(int(info.horizon), 2)
+        const = LinConstants(
+            alpha=float(info.alpha), delta=self.delta, reg=float(config.reg),
+            noise_bound=float(info.noise_bound), feature_bound=float(info.feature_bound),
+            param_bound=float(info.param_bound), dim=float(d),
+            conservative=self._conservative,
+        )  # fmt: skip
+        live = np.zeros(1, dtype=LIN_LIVE)
+        live["budget"], live["leader"] = np.nan, -1
+        #: The typed state the kernels act on in place.
+        self.state = LinState(
+            inv=np.eye(d) / float(config.reg), xy=np.zeros(d), theta=np.zeros(d), z=np.zeros(d),
+            u=np.zeros(d), w=np.zeros(d), const=const, live=live,
+        )  # fmt: skip
+        self._d, self._ctx, self._kernels = d, None, None
+
+    def _applied_options(self) -> dict[str, Any]:
+        return {"delta": self.delta}
+
+    @property
+    def budget(self) -> float:
+        """``xi_t`` of the last choice (NaN before the first, or for LinUCB)."""
+        return float(self.state.live[0]["budget"])
+
+    def _ask(self, context: Any) -> Decision:
+        arms = getattr(context, "arms", None)
+        if arms is None or not hasattr(context, "baseline"):
+            raise ConfigError(
+                f"{type(self).__name__} needs the round's context: ask(ConservativeContext(arms, baseline, "
+                f"baseline_reward)). Got {type(context).__name__}."
+            )
+        if arms.ndim != 2 or arms.shape[1] != self._d:
+            raise ConfigError(
+                f"{type(self).__name__}: the context's arms must have {self._d} columns (the declared dim). "
+                f"Got shape {arms.shape}."
+            )
+        rb = context.baseline_reward
+        if self._conservative and rb is None:
+            raise ConfigError("CLUCB needs the baseline action's reward in each context (baseline_reward).")
+        if self._kernels is None:
+            st = self.state
+            self._kernels = (
+                bind_kernel(clucb_choose_entry, (st, arms, 0, 0.0)),
+                bind_kernel(lin_add_entry, (st, arms[0], 0.0, 0.0)),
+            )
+        self._ctx = (arms, int(context.baseline), 0.0 if rb is None else float(rb))
+        return Decision(arm=int(self._kernels[0](self.state, arms, self._ctx[1], self._ctx[2])))
+
+    def _tell(self, decision: Decision, observation: Any) -> None:
+        if not isinstance(observation, Observation) or observation.reward is None:
+            raise ProtocolError(f"{type(self).__name__} must be told an Observation with a reward.")
+        arms, _, rb = self._ctx
+        self._kernels[1](self.state, arms[int(decision.arm)], float(observation.reward), rb)
+
+    def play_block(
+        self, arms: np.ndarray, baselines: np.ndarray, baseline_rewards: np.ndarray, means: np.ndarray,
+        variates: np.ndarray, code: int, sigma: float,
+    ) -> np.ndarray:  # fmt: skip
+        """Play ``n`` rounds at once on the compiled kernels (a simulation: the environment's true
+        ``means`` (n, K) and standard ``variates`` (n,) give the rewards, noise ``code`` and ``sigma``);
+        the rows played, (n,). The same rounds as ``n`` ask / tell calls."""
+        if self._pending is not None:
+            raise ProtocolError(f"{type(self).__name__}.play_block called with a pending ask; tell it first.")
+        out = np.empty(arms.shape[0], dtype=np.int64)
+        lin_block(self.state, arms, baselines, baseline_rewards, means, variates, code, sigma, out)
+        self.n_samples += arms.shape[0]
+        return out
+
+    def diagnostics(self) -> dict[str, Any]:
+        live = self.state.live[0]
+        return {
+            "budget": float(live["budget"]),
+            "leader": int(live["leader"]),
+            "fallback_rounds": int(live["fallbacks"]),
+            "optimistic_rounds": int(live["n_opt"]),
+        }
+
+
+@register_algorithm(
+    "linucb",
+    task="regret",
+    description="LinUCB: the optimistic action of the linear confidence set every round (the unconstrained "
+    "baseline of the conservative contextual linear setting; ignores alpha).",
+    info="conservative-linear",
+    guarantee="none",
+    assumptions=("noise", "linear", "param-norm"),
+)
+class LinUCB(_ContextualLinear):
+    """LinUCB on a conservative contextual linear problem, ignoring the constraint (steps 1-2)."""
+
+    config_cls = LinUCBConfig
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class CLUCBConfig(LinUCBConfig):
+    """Configuration of :class:`CLUCB` (``delta``, ``reg``: :class:`LinUCBConfig`)."""
+
+
+@register_algorithm(
+    "clucb",
+    task="regret",
+    description="CLUCB: LinUCB's optimistic action when the pessimistic cumulative reward keeps (1 - alpha) "
+    "x the baseline policy's, else the baseline's action (Kazerouni et al. 2017; known baseline rewards).",
+    info="conservative-linear",
+    guarantee="conservative-policy",
+    assumptions=("noise", "linear", "param-norm", "baseline-policy"),
+)
+class CLUCB(_ContextualLinear):
+    """CLUCB (Kazerouni et al. 2017) with known baseline rewards (steps 1-5 of the module docstring).
+
+    Notes
+    -----
+    Glossary (paper -> code): ``V_t^{-1}`` -> ``state.inv``; ``theta_hat_t`` -> ``state.theta``;
+    ``z_{t-1}`` -> ``state.z``; ``sum_{S^c} r_b`` -> ``live.banked``; ``xi_t`` -> :attr:`budget`.
+    Guarantee: with ``R``-sub-Gaussian noise, ``||theta*|| <= S``, ``||x|| <= L`` and non-negative
+    baseline rewards, the cumulative reward stays at least ``(1 - alpha)`` times the baseline policy's at
+    every round with probability at least ``1 - delta`` (the confidence set holds for every ``t``).
+    """
+
+    config_cls = CLUCBConfig
+    _conservative = True
+
+    def __init__(self, config: CLUCBConfig, info: Any, rng: np.random.Generator) -> None:
+        if not getattr(info, "known_baseline", False) and type(info).__name__ == "ConservativeLinearInfo":
+            raise CannotStartError.build(
+                "CLUCB",
+                "its budget adds up the baseline's rewards r_{b_t}, which this problem does not declare "
+                "known",
+                notes=[
+                    "declare known_baseline = true (CLUCB with unknown baseline rewards is not built yet)"
+                ],
+            )
+        super().__init__(config, info, rng)
+
+    def _certificate(self, decision: Decision) -> Certificate:
+        """The baseline: a safe set of its row (it raises the margin by ``alpha r_{b_t} >= 0``). The
+        optimistic row: its budget, an upper bound ``-xi_t <= 0`` on the pessimistic shortfall."""
+        t = self.n_samples + 1
+        arms, b, _ = self._ctx
+        if int(self.state.live[0]["fell_back"]) == 1:
+            mask = np.zeros(arms.shape[0], dtype=bool)
+            mask[b] = True
+            basis = "the baseline's action b_t (it raises the margin by alpha r_b >= 0)"
+            return Certificate(kind="safe-set", round=t, safe_arms=mask, basis=basis)
+        shortfall = np.array([-self.budget])
+        basis = "xi_t >= 0: the pessimistic cumulative reward after playing a'_t"
+        return Certificate(kind="upper-bound", round=t, bound=shortfall, threshold=np.zeros(1), basis=basis)

@@ -1,0 +1,302 @@
+"""Conservative contextual linear bandits: never fall far behind the baseline *policy* in production.
+
+Setting (Kazerouni, Ghavamzadeh, Abbasi-Yadkori & Van Roy, "Conservative Contextual Linear Bandits",
+NeurIPS 2017, arXiv:1611.06426; what could and could not be read: ``docs/decisions/conservative.md``).
+Each round ``t`` the learner sees a context: ``K`` actions with features ``x_{t,a}`` in ``R^d`` and the
+baseline policy's action ``b_t`` for that context (with its mean reward ``r_{b_t} = <x_{t,b_t}, theta*>``
+when the baseline's rewards are known); rewards are linear, ``y_t = <x_{t,a_t}, theta*> + noise``. The
+learner must keep, at every round ``t`` (with high probability),
+
+    sum_{s <= t} r_{a_s}  >=  (1 - alpha) * sum_{s <= t} r_{b_s},
+
+the baseline policy's per-round means taking the place of the multi-armed ``mu_0``: the check itself is
+:class:`~safebandits.problems.conservative.ConservativeConstraint`'s (``checkpoint``: verified every
+``checkpoint`` rounds, Garcelon et al. 2020), fed the baseline's mean of each round.
+
+* :class:`ConservativeContext` -- what a learner is shown each round (``ask(context)``).
+* :class:`ConservativeLinearInfo` -- what it is told once (never ``theta*``).
+* :class:`ConservativeLinearInstance` -- the truth and the simulated contexts (ours: the papers'
+  synthetic contexts could not be read), with :meth:`ConservativeLinearInstance.environment`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from safebandits._limits import MAX_BUDGET
+from safebandits._validation import check_array, check_int, check_interval, check_positive
+from safebandits.exceptions import ConfigError
+from safebandits.problems.conservative import ConservativeConstraint
+from safebandits.problems.noise import GaussianNoise, NoiseModel
+from safebandits.types import Decision, FloatArray, Observation
+
+__all__ = [
+    "ConservativeContext",
+    "ConservativeLinearEnvironment",
+    "ConservativeLinearInfo",
+    "ConservativeLinearInstance",
+    "baseline_actions",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ConservativeContext:
+    """One round's context: the actions' features and the baseline policy's action for it.
+
+    Attributes
+    ----------
+    arms : ndarray of shape (K, d)
+        The features ``x_{t,a}`` of the round's actions (read-only).
+    baseline : int
+        The row the baseline policy plays in this context (``b_t``).
+    baseline_reward : float or None
+        ``r_{b_t}``, the baseline action's mean reward, when the baseline's rewards are known; else ``None``.
+    """
+
+    arms: FloatArray
+    baseline: int
+    baseline_reward: float | None = None
+
+    def __post_init__(self) -> None:
+        owner = "ConservativeContext"
+        arms = check_array(self.arms, "arms", ndim=2, min_rows=1, owner=owner)
+        arms.setflags(write=False)
+        object.__setattr__(self, "arms", arms)
+        check_int(self.baseline, "baseline", low=0, high=arms.shape[0] - 1, owner=owner)
+        if self.baseline_reward is not None:
+            check_interval(self.baseline_reward, "baseline_reward", owner=owner)
+
+
+@dataclass(frozen=True, slots=True)
+class ConservativeLinearInfo:
+    """What a conservative contextual linear learner is told (never ``theta*``).
+
+    Attributes
+    ----------
+    dim : int >= 1
+        Feature dimension ``d``.
+    n_actions : int >= 2
+        Actions per context ``K``.
+    alpha : float in [0, 1]
+        Tolerance: the cumulative reward must stay at least ``1 - alpha`` times the baseline policy's.
+    known_baseline : bool, default True
+        The contexts carry the baseline action's mean reward ``r_{b_t}`` (CLUCB's setting).
+    checkpoint : int >= 1, default 1
+    horizon : int, default 10_000
+    noise_bound : float > 0, default 1.0
+        Sub-Gaussian constant ``R`` of the reward noise.
+    noise_kind : str, default "gaussian"
+    feature_bound : float > 0, default 1.0
+        ``L >= ||x||_2`` for every action.
+    param_bound : float > 0, default 1.0
+        ``S >= ||theta*||_2``.
+    """
+
+    dim: int
+    n_actions: int
+    alpha: float
+    known_baseline: bool = True
+    checkpoint: int = 1
+    horizon: int = 10_000
+    noise_bound: float = 1.0
+    noise_kind: str = "gaussian"
+    feature_bound: float = 1.0
+    param_bound: float = 1.0
+
+    def __post_init__(self) -> None:
+        owner = "ConservativeLinearInfo"
+        check_int(self.dim, "dim", low=1, owner=owner)
+        check_int(self.n_actions, "n_actions", low=2, owner=owner)
+        check_interval(self.alpha, "alpha", low=0.0, high=1.0, closed="both", owner=owner)
+        check_int(self.checkpoint, "checkpoint", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
+        check_positive(self.noise_bound, "noise_bound", owner=owner)
+        check_positive(self.feature_bound, "feature_bound", owner=owner)
+        check_positive(self.param_bound, "param_bound", owner=owner)
+
+
+def baseline_actions(arms: FloatArray, baseline_action: int | None, baseline_param: FloatArray | None) -> int:
+    """The baseline policy's row for a context: the fixed row ``baseline_action``, or the greedy row of the
+    linear scorer ``baseline_param`` (``argmax_a <x_a, baseline_param>``, the lowest row on ties)."""
+    if baseline_param is not None:
+        return int(np.argmax(arms @ baseline_param))
+    return int(baseline_action or 0)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ConservativeLinearInstance:
+    """Ground truth of a conservative contextual linear bandit, with simulated contexts.
+
+    Contexts (ours; the papers' synthetic contexts could not be read): each round ``K`` feature vectors
+    with coordinates drawn uniformly in ``[0, 1]`` and divided by ``sqrt(d)`` (so ``||x|| <= 1``); with
+    a non-negative ``theta`` every mean reward lies in ``[0, ||theta||]``.
+
+    Parameters
+    ----------
+    theta : ndarray of shape (d,)
+        The reward parameter ``theta*``, non-negative entries.
+    n_actions : int >= 2
+    alpha : float in [0, 1]
+    baseline_action : int or None, default 0
+        The baseline policy plays this row in every context (unless ``baseline_param`` is given).
+    baseline_param : ndarray of shape (d,) or None
+        The baseline policy is greedy in ``<x, baseline_param>`` (a production scorer).
+    known_baseline : bool, default True
+        Show learners ``r_{b_t}`` in each context.
+    checkpoint : int >= 1, default 1
+    noise : NoiseModel, default Gaussian with sigma 0.1
+    horizon : int, default 10_000
+    noise_bound, param_bound : float or None
+        ``R`` and ``S`` told to learners (defaults: the noise's sigma; ``||theta||`` rounded up to 0.1).
+    name : str
+    """
+
+    theta: FloatArray
+    n_actions: int
+    alpha: float
+    baseline_action: int | None = 0
+    baseline_param: FloatArray | None = None
+    known_baseline: bool = True
+    checkpoint: int = 1
+    noise: NoiseModel = field(default_factory=lambda: GaussianNoise(0.1))
+    horizon: int = 10_000
+    noise_bound: float | None = None
+    param_bound: float | None = None
+    name: str = "conservative-linear"
+
+    def __post_init__(self) -> None:
+        owner = "ConservativeLinearInstance"
+        theta = check_array(self.theta, "theta", ndim=1, min_rows=1, owner=owner)
+        if np.any(theta < 0.0):
+            raise ConfigError(
+                f"The 'theta' parameter of {owner} must be non-negative (the simulated features are "
+                f"non-negative, so every mean reward is). Got {theta.tolist()} instead."
+            )
+        theta.setflags(write=False)
+        object.__setattr__(self, "theta", theta)
+        k = check_int(self.n_actions, "n_actions", low=2, high=10_000, owner=owner)
+        check_interval(self.alpha, "alpha", low=0.0, high=1.0, closed="both", owner=owner)
+        if self.baseline_param is not None:
+            bp = check_array(self.baseline_param, "baseline_param", shape=theta.shape, owner=owner)
+            bp.setflags(write=False)
+            object.__setattr__(self, "baseline_param", bp)
+        elif self.baseline_action is None:
+            raise ConfigError(f"{owner} needs a baseline policy: baseline_action or baseline_param.")
+        else:
+            check_int(self.baseline_action, "baseline_action", low=0, high=k - 1, owner=owner)
+        check_int(self.checkpoint, "checkpoint", low=1, owner=owner)
+        check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
+        if getattr(self.noise, "variate", None) != "normal":
+            raise ConfigError(
+                f"The 'noise' parameter of {owner} must be a model drawn from standard normals (Gaussian "
+                f"rewards around the linear means). Got {getattr(self.noise, 'name', self.noise)!r} instead."
+            )
+
+    #: Contexts through ``ask(context)``: the runner scores these runs with
+    #: :func:`~safebandits.experiments.conservative_linear.contextual_regret`.
+    contextual = True
+    #: No per-round constraint (the conservative one is on the cumulative reward).
+    threshold = np.zeros(0)
+
+    @property
+    def dim(self) -> int:
+        return int(self.theta.shape[0])
+
+    @property
+    def constraint(self) -> ConservativeConstraint:
+        """The constraint record (the baseline's means come round by round: ``baseline_mean`` unused)."""
+        return ConservativeConstraint(float(self.alpha), int(self.checkpoint), 0.0)
+
+    def public_info(self) -> ConservativeLinearInfo:
+        sigma = getattr(self.noise, "sigma", 0.5)
+        r = float(self.noise_bound) if self.noise_bound is not None else float(sigma)
+        s = self.param_bound
+        if s is None:
+            s = max(math.ceil(float(np.linalg.norm(self.theta)) * 10.0 - 1e-9) / 10.0, 0.1)
+        return ConservativeLinearInfo(
+            dim=self.dim, n_actions=int(self.n_actions), alpha=float(self.alpha),
+            known_baseline=bool(self.known_baseline), checkpoint=int(self.checkpoint),
+            horizon=int(self.horizon), noise_bound=r if r > 0 else 1e-12,
+            noise_kind=self.noise.name.split("(")[0], feature_bound=1.0, param_bound=float(s),
+        )  # fmt: skip
+
+    def privileged_info(self) -> ConservativeLinearInfo:
+        return self.public_info()
+
+    def with_horizon(self, horizon: int) -> ConservativeLinearInstance:
+        return dataclasses.replace(self, horizon=horizon)
+
+    def environment(self, rng: np.random.Generator) -> ConservativeLinearEnvironment:
+        return ConservativeLinearEnvironment(self, rng)
+
+
+#: Rounds of random numbers the environment draws at once (the ask / tell rounds and the compiled blocks
+#: read the same rows: one trajectory whichever path plays them).
+ROUNDS_DRAWN = 256
+
+
+class ConservativeLinearEnvironment:
+    """The simulated rounds: :meth:`context` draws the round's context, :meth:`play` its reward;
+    :meth:`take_rounds` hands the next rounds' random numbers to a compiled loop instead.
+
+    After each :meth:`play`, :attr:`last` holds the round's true means: ``(played, baseline, best)``.
+    """
+
+    def __init__(self, instance: ConservativeLinearInstance, rng: np.random.Generator) -> None:
+        self.instance, self.rng = instance, rng
+        self._k, self._d = int(instance.n_actions), instance.dim
+        self._ctx: ConservativeContext | None = None
+        self._means = np.zeros(self._k)
+        self._z = 0.0
+        self._at, self._u, self._n = ROUNDS_DRAWN, np.zeros(0), np.zeros(0)
+        self.last = (math.nan, math.nan, math.nan)
+
+    def take_rounds(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The next ``n`` rounds' uniforms ``(n, K, d)`` (the features times ``sqrt(d)``) and standard
+        normals ``(n,)`` (the reward noise), drawn ``ROUNDS_DRAWN`` rounds at a time."""
+        us, zs = [], []
+        while n > 0:
+            if self._at == ROUNDS_DRAWN:
+                self._u = self.rng.random((ROUNDS_DRAWN, self._k, self._d))
+                self._n = self.rng.standard_normal(ROUNDS_DRAWN)
+                self._at = 0
+            m = min(n, ROUNDS_DRAWN - self._at)
+            us.append(self._u[self._at : self._at + m])
+            zs.append(self._n[self._at : self._at + m])
+            self._at, n = self._at + m, n - m
+        return np.concatenate(us), np.concatenate(zs)
+
+    def context(self) -> ConservativeContext:
+        """A fresh context (features uniform in ``[0, 1]^d / sqrt(d)``) and its baseline action."""
+        inst = self.instance
+        u, z = self.take_rounds(1)
+        arms, self._z = u[0] / math.sqrt(self._d), float(z[0])
+        self._means = arms @ inst.theta
+        b = baseline_actions(arms, inst.baseline_action, inst.baseline_param)
+        known = float(self._means[b]) if inst.known_baseline else None
+        self._ctx = ConservativeContext(arms=arms, baseline=b, baseline_reward=known)
+        return self._ctx
+
+    @property
+    def current(self) -> ConservativeContext | None:
+        return self._ctx
+
+    def play(self, decision: Decision) -> Observation:
+        """The reward of ``decision.arm`` (a row of the current context)."""
+        ctx = self._ctx
+        if ctx is None:
+            raise ConfigError("ConservativeLinearEnvironment.play: draw the round's context() first.")
+        arm = decision.arm
+        if arm is None or not 0 <= int(arm) < self._k:
+            raise ConfigError(
+                f"ConservativeLinearEnvironment.play: the decision's arm must be a row 0..{self._k - 1} of "
+                f"the context. Got {arm!r} instead."
+            )
+        mean = float(self._means[int(arm)])
+        self.last = (mean, float(self._means[ctx.baseline]), float(self._means.max()))
+        y = self.instance.noise.observe_scalar(mean, self._z)
+        return Observation(reward=float(y))

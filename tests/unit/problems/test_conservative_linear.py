@@ -1,0 +1,113 @@
+"""The conservative contextual linear setting's declaration, view, contexts and learners' boundary (issue
+44): valid declarations round-trip through plain values (the TOML ``[problem]`` table), bad values raise
+one ConfigError naming the parameter, the view never carries the truth, and the margins with a baseline
+policy are the baseline's per-round means'."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from safebandits.algorithms.compatibility import compatible_learners
+from safebandits.algorithms.registry import make_learner
+from safebandits.exceptions import CannotStartError, ConfigError
+from safebandits.problems.conservative import ConservativeConstraint, conservative_margins
+from safebandits.problems.conservative_linear import ConservativeContext, ConservativeLinearInfo
+from safebandits.problems.declare import ConservativeLinearProblem
+from safebandits.problems.settings import problem_from_dict
+
+
+@st.composite
+def declarations(draw):
+    d = draw(st.integers(1, 8))
+    k = draw(st.integers(2, 12))
+    scorer = draw(st.booleans())
+    return dict(
+        dim=d,
+        n_actions=k,
+        alpha=draw(st.floats(0.0, 1.0)),
+        baseline_action=draw(st.integers(0, k - 1)),
+        baseline_param=draw(st.lists(st.floats(-5, 5), min_size=d, max_size=d)) if scorer else None,
+        known_baseline=draw(st.booleans()),
+        checkpoint=draw(st.integers(1, 50)),
+        horizon=draw(st.integers(1, 10_000)),
+        param_bound=draw(st.floats(0.01, 10.0)),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(declarations())
+def test_declarations_round_trip_and_the_view_hides_the_truth(decl):
+    p = ConservativeLinearProblem(**decl)
+    assert problem_from_dict(p.to_dict()) == p
+    view = p.view("conservative-linear")
+    assert isinstance(view, ConservativeLinearInfo)
+    assert (view.dim, view.n_actions, view.alpha) == (decl["dim"], decl["n_actions"], decl["alpha"])
+    assert not hasattr(view, "theta")
+
+
+BAD = [
+    ("alpha", 1.5),
+    ("alpha", -0.1),
+    ("n_actions", 1),
+    ("dim", 0),
+    ("baseline_action", 7),
+    ("baseline_action", -1),
+    ("baseline_param", [1.0, 2.0]),
+    ("checkpoint", 0),
+    ("param_bound", 0.0),
+    ("known_baseline", "yes"),
+    ("feedback", "bernoulli"),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), BAD)
+def test_bad_values_name_the_parameter(field, value):
+    decl = dict(dim=3, n_actions=5, alpha=0.1)
+    decl[field] = value
+    with pytest.raises(ConfigError, match=field):
+        ConservativeLinearProblem(**decl)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30),
+    st.floats(0.0, 1.0),
+    st.integers(0, 2**31),
+)
+def test_margins_follow_the_baseline_policy_round_by_round(played, alpha, seed):
+    base = np.random.default_rng(seed).random(len(played))
+    margins = conservative_margins(np.array(played), ConservativeConstraint(alpha), baseline=base)
+    expected = np.cumsum(np.array(played) - (1.0 - alpha) * base)
+    np.testing.assert_allclose(margins, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_truth_outside_the_declared_bound_is_reported():
+    p = ConservativeLinearProblem(dim=2, n_actions=3, alpha=0.1, param_bound=1.0)
+    assert p.truth_violations({"theta": [1.0, 1.0]}) == ["||theta|| = 1.41421 exceeds param_bound = 1"]
+    with pytest.raises(ConfigError, match="non-negative"):
+        p.simulate(theta=[-0.1, 0.2])
+
+
+def test_contexts_are_checked():
+    with pytest.raises(ConfigError, match="baseline"):
+        ConservativeContext(arms=np.zeros((3, 2)), baseline=3)
+    with pytest.raises(ConfigError, match="arms"):
+        ConservativeContext(arms=np.full((3, 2), np.nan), baseline=0)
+
+
+def test_learners_fit_and_clucb_needs_known_baseline_rewards():
+    known = ConservativeLinearProblem(dim=2, n_actions=3, alpha=0.1)
+    assert {c.name for c in compatible_learners(known)} >= {"clucb", "linucb"}
+    with pytest.raises(CannotStartError, match="baseline"):
+        make_learner("clucb", ConservativeLinearProblem(dim=2, n_actions=3, alpha=0.1, known_baseline=False),
+                     np.random.default_rng(0))  # fmt: skip
+    learner = make_learner("clucb", known, np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="context"):
+        learner.ask()
+    with pytest.raises(ConfigError, match="columns"):
+        learner.ask(ConservativeContext(arms=np.zeros((3, 5)), baseline=0, baseline_reward=0.0))
+    with pytest.raises(ConfigError, match="baseline_reward"):
+        learner.ask(ConservativeContext(arms=np.zeros((3, 2)), baseline=0))
