@@ -106,7 +106,7 @@ def test_published_page_regenerates_from_the_archives():
     names = (
         "paper-results",
         "quick-results",
-        "paper-seed1-results",
+        "paper-confirm-results",
         "quick-seed1-results",
     )  # (the Makefile's)
     archives = [data / f"{name}.sqlite.xz" for name in names]
