@@ -56,7 +56,10 @@ def points_played(method, inst, seed, rounds, config=None):
     return np.array(out), learner
 
 
-@pytest.mark.parametrize("method", ["ckb-ucb", "ckb-rand", "ckb-ts", "sgp-ucb", "stageopt", "safeopt"])
+@pytest.mark.parametrize(
+    "method",
+    ["ckb-ucb", "ckb-rand", pytest.param("ckb-ts", marks=pytest.mark.slow), "sgp-ucb", "stageopt", "safeopt"],
+)
 def test_a_box_run_is_a_pure_function_of_its_seed(method):
     inst = two_d()
     a, _ = points_played(method, inst, 7, 25)
@@ -173,7 +176,9 @@ def test_finite_domains_ignore_the_box_options(method):
     assert arms({}) == arms(other)
 
 
-@pytest.mark.parametrize("method", ["ckb-ucb", "ckb-rand", "ckb-ts", "sgp-ucb"])
+@pytest.mark.parametrize(
+    "method", ["ckb-ucb", "ckb-rand", pytest.param("ckb-ts", marks=pytest.mark.slow), "sgp-ucb"]
+)
 def test_a_cancelled_round_is_undone_on_a_box(method):
     """``cancel`` leaves the learner as before the ask: the next ask draws the same candidates and
     returns the same point, and the run goes on as if nothing had been asked."""

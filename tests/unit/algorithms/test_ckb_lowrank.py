@@ -97,7 +97,9 @@ def _big_info(n, T):
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("method", ["ckb-ucb", "ckb-rand", "ckb-ts", "sgp-ucb"])
+@pytest.mark.parametrize(
+    "method", ["ckb-ucb", "ckb-rand", pytest.param("ckb-ts", marks=pytest.mark.slow), "sgp-ucb"]
+)
 def test_a_domain_given_by_coordinates_needs_no_matrix(method):
     n, T = 30_000, 25
     info = _big_info(n, T)
