@@ -187,16 +187,29 @@ def lin_add_entry(st, x, reward, baseline_reward):
     lin_add(by_reference(st), x, reward, baseline_reward)
 
 
+class ContextBlock(NamedTuple):
+    """``n`` rounds of a simulation: each round's actions (n, K, d), the baseline's action (n,) and its
+    reward (n,), the actions' true means (n, K) and the standard noise variates (n,)."""
+
+    arms: np.ndarray
+    baselines: np.ndarray
+    baseline_rewards: np.ndarray
+    means: np.ndarray
+    variates: np.ndarray
+
+
 @numba.njit(cache=True)
-def lin_block(st, arms, baselines, baseline_rewards, means, variates, code, sigma, out):
-    """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path): :func:`clucb_choose` on context
-    ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a], variates[i])``, :func:`lin_add`."""
+def lin_block(st, block, code, sigma, out):
+    """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path; ``block`` a :class:`ContextBlock`):
+    :func:`clucb_choose` on context ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a],
+    variates[i])``, :func:`lin_add`."""
     s = by_reference(st)
+    arms, baselines, rewards = block.arms, block.baselines, block.baseline_rewards
     for i in range(arms.shape[0]):
-        a = clucb_choose(s, arms[i], baselines[i], baseline_rewards[i])
+        a = clucb_choose(s, arms[i], baselines[i], rewards[i])
         out[i] = a
-        y = observe_code(code, sigma, means[i, a], variates[i])
-        lin_add(s, arms[i, a], y, baseline_rewards[i])
+        y = observe_code(code, sigma, block.means[i, a], block.variates[i])
+        lin_add(s, arms[i, a], y, rewards[i])
 
 
 def check_linear_info(owner: str, info: Any) -> int:
@@ -306,7 +319,8 @@ class _ContextualLinear(BaseLearner):
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.play_block called with a pending ask; tell it first.")
         out = np.empty(arms.shape[0], dtype=np.int64)
-        lin_block(self.state, arms, baselines, baseline_rewards, means, variates, code, sigma, out)
+        block = ContextBlock(arms, baselines, baseline_rewards, means, variates)
+        lin_block(self.state, block, code, sigma, out)
         self.n_samples += arms.shape[0]
         return out
 

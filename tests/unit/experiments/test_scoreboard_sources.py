@@ -106,6 +106,7 @@ def test_published_page_regenerates_from_the_archives():
     names = (
         "paper-results",
         "quick-results",
+        "quick-conservative-results",
         "paper-confirm-results",
         "quick-seed1-results",
         "paper-ranges-results",
