@@ -154,6 +154,7 @@ def test_read_only_commands_create_nothing_on_postgres(pg_url):
     assert version == str(SCHEMA_VERSION)
 
 
+@pytest.mark.slow  # (about 25 s: it runs the secret tests again; the default run runs them once)
 def test_no_credential_in_any_output_of_the_secret_tests(pg_server):
     """Run the secret-handling tests again in a subprocess, verbosely, and grep everything they print."""
     import os

@@ -180,7 +180,10 @@ def _url(backend: str, tmp_path: Path, request) -> str:
     return f"sqlite:///{tmp_path / 'soak.db'}"
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize(
+    "backend",
+    ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)],  # (about 30 s: the slow run)
+)
 def test_soak_short(tmp_path, backend, request):
     soak(_url(backend, tmp_path, request), tmp_path, n_tellers=3, per_teller=150, reopen=1)
 
