@@ -237,21 +237,16 @@ def kernel_matrix_cost(n: int, p: int = 1, count: int = 1) -> Cost:
     return cost
 
 
+def _cubic_cost(n: int, arrays: int, ops: float, what: str) -> Cost:
+    """A dense factorisation of an ``n x n`` matrix: ``arrays`` matrices of memory, ``ops n^3`` work."""
+    return Cost(memory=arrays * 8.0 * float(n) ** 2, work=ops * float(n) ** 3, memory_of=what, work_of=what)
+
+
 def eigen_cost(n: int, what: str = "an eigen-decomposition") -> Cost:
     """One symmetric eigen-decomposition of an ``n x n`` matrix."""
-    return Cost(
-        memory=3 * 8.0 * float(n) ** 2,
-        work=EIGEN_OPS * float(n) ** 3,
-        memory_of=f"{what} of {n:,} x {n:,}",
-        work_of=f"{what} of {n:,} x {n:,}",
-    )
+    return _cubic_cost(n, 3, EIGEN_OPS, f"{what} of {n:,} x {n:,}")
 
 
 def solve_cost(n: int, what: str = "a least-squares solve") -> Cost:
     """One least-squares solve with an ``n x n`` matrix (a kernel matrix's pseudo-inverse applied)."""
-    return Cost(
-        memory=4 * 8.0 * float(n) ** 2,
-        work=SOLVE_OPS * float(n) ** 3,
-        memory_of=f"{what} with {n:,} x {n:,}",
-        work_of=f"{what} with {n:,} x {n:,}",
-    )
+    return _cubic_cost(n, 4, SOLVE_OPS, f"{what} with {n:,} x {n:,}")

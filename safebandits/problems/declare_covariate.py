@@ -358,7 +358,7 @@ class CovariateProblem(Problem):
                 f"Checking a truth against this CovariateProblem of {self.n_actions:,} actions",
             )
             cache.clear()  # (one truth at a time)
-            cache[key] = rkhs_norms(self._gram, *h.T)  # type: ignore[attr-defined]
+            cache[key] = rkhs_norms(self._gram, *values)  # type: ignore[attr-defined]
         return cache[key]
 
     def statement(self) -> list[str]:
