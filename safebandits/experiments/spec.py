@@ -657,13 +657,26 @@ def _config_fields(name: str) -> set[str]:
     )
 
 
+def _set_single_point(panel: PanelSpec, raw_key: str, value: Any) -> PanelSpec:
+    """``panel`` at the one point ``value`` of its swept parameter, if it sweeps one value at every
+    scale; otherwise the ``--set`` is refused (it would replace a sweep the experiment defines)."""
+    if any(len(values) != 1 for values in panel.values.values()):
+        raise ConfigError(
+            f"--set {raw_key}: {panel.sweep_param!r} is the swept parameter of panel {panel.name!r}, "
+            f"which sweeps several values ({dict(panel.values)}); restrict the panels with --panel."
+        )
+    return dataclasses.replace(panel, values={scale: (value,) for scale in panel.values})
+
+
 def apply_overrides(spec: ExperimentSpec, overrides: Mapping[str, Any]) -> tuple[ExperimentSpec, set[str]]:
     """Apply ``--set`` overrides; return the new spec and the keys that matched nothing in it.
 
     ``instance.X`` sets instance parameter ``X`` on every panel whose instance accepts it;
     ``algorithm.X`` sets config field ``X`` of every algorithm whose config has it; a bare key is
     looked up among instance parameters first, then algorithm config fields. Setting a panel's
-    swept parameter is an error (restrict the panels with ``--panel``).
+    swept parameter moves a panel that sweeps one value at every scale to the given value (a panel
+    whose parameter is stated as a sweep of one point, e.g. German's q); on a panel that sweeps
+    several values it is an error (restrict the panels with ``--panel``).
     """
     from safebandits.problems.registry import list_instances
 
@@ -679,11 +692,9 @@ def apply_overrides(spec: ExperimentSpec, overrides: Mapping[str, Any]) -> tuple
             for i, p in enumerate(panels):
                 if p.instance in instances and key in instances[p.instance].parameters:
                     if key == p.sweep_param:
-                        raise ConfigError(
-                            f"--set {raw_key}: {key!r} is the swept parameter of panel {p.name!r}; "
-                            "restrict the panels with --panel."
-                        )
-                    panels[i] = dataclasses.replace(p, fixed={**p.fixed, key: value})
+                        panels[i] = _set_single_point(p, raw_key, value)
+                    else:
+                        panels[i] = dataclasses.replace(p, fixed={**p.fixed, key: value})
                     matched = True
         if scope == "algorithm" or (scope == "" and not matched):
             for i, a in enumerate(algs):

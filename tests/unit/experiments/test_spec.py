@@ -297,6 +297,22 @@ def test_setting_a_swept_parameter_needs_a_panel_selection(fakes):
     assert unmatched == {"epsilon"}  # the unit sphere has no epsilon
 
 
+def test_setting_the_swept_parameter_of_a_one_point_panel_moves_the_point(fakes):
+    """A panel that states its parameter as a sweep of one value (German's q) can be run at another value
+    of a declared range; its runs get the new value's sweep point and config."""
+    one = dataclasses.replace(fakes.SPEC.panels[0], values={"quick": (0.2,), "paper": (0.2,)})
+    spec = dataclasses.replace(fakes.SPEC, panels=(one,))
+    moved, unmatched = apply_overrides(spec, {"instance.epsilon": 0.3})
+    assert not unmatched
+    assert moved.panels[0].values == {"quick": (0.3,), "paper": (0.3,)}
+    tasks = expand(moved, "quick")
+    assert {t.sweep_value for t in tasks} == {0.3}
+    assert {t.key.sweep_point for t in tasks} == {one.point(0.3)} != {one.point(0.2)}
+    assert all(t.config()["instance.epsilon"] == 0.3 for t in tasks)
+    before = {t.pk for t in expand(spec, "quick")}
+    assert before.isdisjoint(t.pk for t in tasks)
+
+
 # -- data-dependent experiments --------------------------------------------------------------------
 
 
