@@ -79,6 +79,10 @@ class UnstatedSetting:
         Why these values.
     declared : str
         When the range was declared (before any run across it).
+    default_value : optional
+        The value of ``values`` that today's default stands for when the run's config stores the
+        default as missing (a value derived at run time, e.g. BESIDE's other safety gap ``None`` =
+        epsilon / 2 = 0.25); ``None`` when the config stores the value itself.
     """
 
     experiment: str
@@ -88,6 +92,7 @@ class UnstatedSetting:
     claims: tuple[str, ...] = ()
     why: str = ""
     declared: str = ""
+    default_value: Any = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.setting, str) or "." not in self.setting:
@@ -99,6 +104,13 @@ class UnstatedSetting:
             raise ConfigError(
                 f"The 'values' parameter of UnstatedSetting ({self.experiment}, {self.setting}) must give at "
                 f"least two values. Got {self.values!r} instead."
+            )
+        if self.default_value is not None and setting_value(self.default_value) not in {
+            setting_value(v) for v in self.values
+        }:
+            raise ConfigError(
+                f"The 'default_value' parameter of UnstatedSetting ({self.experiment}, {self.setting}) must "
+                f"be one of its values {self.values!r}. Got {self.default_value!r} instead."
             )
 
     def covers(self, claim_id: str) -> bool:
@@ -175,6 +187,8 @@ def robustness_marker(
     for s in settings:
         at = dict(setting_verdicts.get(s.setting, {}))
         default = default_values.get(s.setting)
+        if default == "None" and s.default_value is not None:
+            default = setting_value(s.default_value)  # the default is stored as derived at run time
         if default is not None:
             at.setdefault(default, verdict)
         decided = {v for v in at.values() if _decided(v)}

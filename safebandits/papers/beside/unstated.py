@@ -17,6 +17,7 @@ UNSTATED_SETTINGS = (
         why="any safety gap in (0, epsilon) fits the figure's shape (ours: epsilon/2 = 0.25); 1.0 is issue "
         "17's 'clearly safe' others",
         declared=DECLARED,
+        default_value=0.25,
     ),
     UnstatedSetting(
         "beside-mab",

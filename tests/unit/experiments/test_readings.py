@@ -3,6 +3,7 @@ marks) and robustness markers (fragile / depends on / robust / untested)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pandas as pd
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from safebandits.exceptions import ConfigError
 from safebandits.experiments.readings import (
     LedgerEntry,
     fingerprints,
@@ -162,6 +164,23 @@ def test_marker_robust_only_when_every_seed_set_and_value_is_scored():
     )  # fmt: skip
     assert marker == "robust"
     assert robustness_marker("inconclusive", None, seed_verdicts={0: "inconclusive"}) == ("", "")
+
+
+def test_a_default_stored_as_missing_counts_as_the_value_it_stands_for():
+    """BESIDE's other safety gap is stored as None (derived at run time: epsilon / 2 = 0.25); the declared
+    range lists 0.25, which the default's runs score."""
+    derived = dataclasses.replace(GAP, default_value=0.25)
+    common = {"settings": [derived], "default_values": {"instance.gap": "None"}}
+    scored = {"instance.gap": {"0.1": "pass", "0.5": "pass"}}
+    marker, detail = robustness_marker("pass", 5.0, seed_verdicts={0: "pass", 1: "pass"},
+                                       setting_verdicts=scored, **common)  # fmt: skip
+    assert marker == "robust", detail
+    without = {"settings": [GAP], "default_values": {"instance.gap": "None"}}
+    marker, detail = robustness_marker("pass", 5.0, seed_verdicts={0: "pass", 1: "pass"},
+                                       setting_verdicts=scored, **without)  # fmt: skip
+    assert marker == "untested" and "0.25 not run" in detail
+    with pytest.raises(ConfigError, match="default_value"):
+        dataclasses.replace(GAP, default_value=0.3)
 
 
 @settings(max_examples=200, deadline=None)
