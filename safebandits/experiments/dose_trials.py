@@ -173,7 +173,11 @@ def simulate_trials(
     if np.any((tox < 0) | (tox > 1)):
         raise ConfigError(f"The 'toxicity' of simulate_trials must be probabilities in [0, 1]. Got {tox!r}.")
     target = check_interval(target, "target", low=0.0, high=1.0, owner="simulate_trials")
-    limit = target if limit is None else check_interval(limit, "limit", low=0.0, high=1.0, owner="simulate_trials")
+    limit = (
+        target
+        if limit is None
+        else check_interval(limit, "limit", low=0.0, high=1.0, owner="simulate_trials")
+    )
     n_trials = check_int(n_trials, "n_trials", low=1, owner="simulate_trials")
     entry = get_algorithm(design)
     cfg = entry.config(**(config or {}))

@@ -46,6 +46,14 @@ ISSUE = "safebandits issue 45, item 4 (library target)"
 COMPARABLE_GAP = 10.0
 #: Share of trials with a patient above the MTD from which a design keeps no per-patient promise (%).
 NO_PROMISE_PCT = 5.0
+#: The claims of the set, in order.
+CLAIM_IDS = (
+    "anchors-comparable",
+    "boin-overdoses-less",
+    "anchors-no-promise",
+    "certified-keeps-promise",
+    "item4-target",
+)
 #: The certified design's delta (its default) and the item-4 PCS gap (points).
 DELTA, ITEM4_GAP = 0.05, 10.0
 
@@ -196,11 +204,7 @@ def check_dose_anchors(df: pd.DataFrame) -> list[Claim]:
         sizes = tab[["panel", "scenario", "doses"]].drop_duplicates().rename(columns={"scenario": "sv"})
         ok = ok.merge(sizes, on=["panel", "sv"], how="left")
     else:
-        return [
-            _claim(cid, "no runs", False, {}, reason="no runs")
-            for cid in ("anchors-comparable", "boin-overdoses-less", "anchors-no-promise",
-                        "certified-keeps-promise", "item4-target")  # fmt: skip
-        ]
+        return [_claim(cid, "no runs", False, {}, reason="no runs") for cid in CLAIM_IDS]
     return [_comparable(tab), _overdose_order(ok), _no_promise(tab), _keeps_promise(tab), _item4(tab)]
 
 
@@ -224,7 +228,7 @@ register_claims(
         ),
         "item4-target": _m(
             ISSUE,
-            "Issue 45 item 4: PCS within 10 points of BOIN's, fewer patients above the MTD than BOIN and CRM.",
+            "Issue 45 item 4: PCS within 10 points of BOIN's, fewer patients above the MTD than BOIN, CRM.",
             (BOIN, CRM, CERTIFIED),
             kind="diagnostic",
         ),

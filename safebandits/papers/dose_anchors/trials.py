@@ -102,7 +102,7 @@ def run_dose_trials(
         "trials": oc.n_trials,
         "mtd": oc.mtd + 1,
         "pcs": oc.pcs,
-        "n_correct": int(round(oc.pcs * oc.n_trials / 100.0)),
+        "n_correct": round(oc.pcs * oc.n_trials / 100.0),
         "none_selected": oc.none_selected,
         "above_mtd": oc.above_mtd,
         "trials_above": oc.trials_above,
