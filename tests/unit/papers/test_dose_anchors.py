@@ -47,6 +47,17 @@ def test_the_instance_draws_the_patients_seed_and_names_bad_fields() -> None:
         dose_scenario(family="zhao-2024", scenario=6)
 
 
+@settings(max_examples=40, deadline=None)
+@given(family=st.one_of(st.sampled_from(sorted(FAMILIES)), st.text(max_size=8)), scenario=st.integers(-2, 9))
+def test_the_instance_builds_exactly_the_listed_scenarios(family, scenario) -> None:
+    if family in FAMILIES and scenario in FAMILIES[family][4]:
+        s = dose_scenario(family=family, scenario=scenario)
+        assert s.name == f"{family}/{scenario}" and s.toxicity == FAMILIES[family][4][scenario]
+    else:
+        with pytest.raises(ConfigError, match=r"'family'|'scenario'"):
+            dose_scenario(family=family, scenario=scenario)
+
+
 # -- the solver run ----------------------------------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(
