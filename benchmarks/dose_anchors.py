@@ -8,6 +8,10 @@ selection percentages per dose. ``--scale quick`` runs 50 trials per curve (seco
 
     nice python benchmarks/dose_anchors.py --scale paper --json docs/data/dose_anchors.json \\
         --figure docs/images/dose_anchors.png
+
+``--store DIR`` instead reads the runs of the registered experiment ``dose-anchors`` (the published
+scenarios; ``safebandits run dose-anchors --scale paper --out DIR``), prints its table and claims, and with
+``--figure PREFIX`` draws its two figures (``PREFIX-selection.png``, ``PREFIX-tradeoff.png``).
 """
 
 from __future__ import annotations
@@ -152,12 +156,54 @@ def figure(rows: list[dict], path: str) -> None:
     fig.savefig(path, dpi=110)
 
 
+def standard(store: str, figure: str) -> int:
+    """The table, claims and figures of the registered experiment's runs in ``store``."""
+    from pathlib import Path
+
+    import safebandits.papers.dose_anchors  # noqa: F401  (registers the experiment, if not installed)
+    from safebandits.experiments.claims import check_claims
+    from safebandits.experiments.results import load_results
+    from safebandits.papers.dose_anchors.claims import scenario_table
+    from safebandits.papers.dose_anchors.instances import FAMILIES
+
+    df = load_results(store)
+    tab = scenario_table(df)
+    print(
+        "| scenario | true toxicity (MTD bold) | design | PCS % | above MTD | trials above MTD % "
+        "| above limit | trials above limit % | toxicities | length | highest dose |"
+    )
+    print("|" + "---|" * 11)
+    for r in tab.itertuples(index=False):
+        tox = FAMILIES[r.panel][4][r.scenario]
+        cells = ", ".join(f"**{p:.2f}**" if i + 1 == r.mtd else f"{p:.2f}" for i, p in enumerate(tox))
+        print(
+            f"| {r.panel} {r.scenario} | {cells} | {r.label} | {r.pcs:.1f} | {r.above_mtd:.2f} | "
+            f"{r.trials_above:.1f} | {r.above_limit:.2f} | {r.trials_above_limit:.1f} | {r.toxicities:.2f} | "
+            f"{r.length:.1f} | {r.highest:.2f} |"
+        )
+    ok = True
+    for c in check_claims(df, "dose-anchors"):
+        ok &= c["verdict"] == "pass"
+        ev = {k: v for k, v in c["evidence"].items() if k != "scenarios" or not isinstance(v, dict)}
+        print(f"- {c['verdict']} ({c.get('margin_se', float('nan')):+.1f} SE): {c['claim']} {ev}")
+    if figure:
+        from safebandits.papers.dose_anchors.figures import selection_figure, tradeoff_figure
+
+        out, stem = Path(figure).parent, Path(figure).name
+        for draw in (selection_figure, tradeoff_figure):
+            print(draw(None, df, None, out, stem))
+    return 0 if ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--scale", choices=tuple(TRIALS), default="quick")
     parser.add_argument("--json", default="")
     parser.add_argument("--figure", default="")
+    parser.add_argument("--store", default="")
     args = parser.parse_args(argv)
+    if args.store:
+        return standard(args.store, args.figure)
     rows = run(args.scale)
     print(table(rows))
     ok = True

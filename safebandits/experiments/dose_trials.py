@@ -61,6 +61,14 @@ class OperatingCharacteristics:
         Mean patients per trial at each dose.
     guarantee : str
         The design's registered guarantee.
+    limit : float
+        The toxicity limit of the per-patient promise (the target unless given).
+    above_limit : float
+        Mean patients per trial treated at a dose whose true toxicity is above ``limit``.
+    trials_above_limit : float
+        Percentage of trials that treated at least one patient above ``limit``.
+    highest : float
+        Mean over trials of the highest dose given (1-based): how far a design escalates.
     """
 
     design: str
@@ -75,6 +83,10 @@ class OperatingCharacteristics:
     length: float
     patients: np.ndarray
     guarantee: str
+    limit: float = float("nan")
+    above_limit: float = 0.0
+    trials_above_limit: float = 0.0
+    highest: float = float("nan")
 
     def row(self) -> dict[str, Any]:
         """A flat record (a table row)."""
@@ -91,6 +103,10 @@ class OperatingCharacteristics:
             "selection": self.selection.tolist(),
             "patients": self.patients.tolist(),
             "guarantee": self.guarantee,
+            "limit": self.limit,
+            "above_limit": self.above_limit,
+            "trials_above_limit": self.trials_above_limit,
+            "highest": self.highest,
         }
 
 
@@ -141,6 +157,7 @@ def simulate_trials(
     config: dict[str, Any] | None = None,
     patients: int | None = None,
     declared: dict[str, Any] | None = None,
+    limit: float | None = None,
 ) -> OperatingCharacteristics:
     """Run ``n_trials`` simulated trials of the registered ``design`` on the true ``toxicity`` per dose.
 
@@ -149,12 +166,18 @@ def simulate_trials(
     (e.g. ``{"max_increase": 0.2, "monotone_cost": True}`` for a design that reads the ``"dose"`` view).
     The selected dose is the design's ``recommend(anytime=True)`` at the end (none after a safety stop).
     Seeded: the patients' uniforms come from ``seed`` alone (the same for every design), the design's own
-    random numbers from ``(seed, trial)``.
+    random numbers from ``(seed, trial)``. ``limit`` (default: ``target``) is the toxicity above which a
+    patient counts as treated above the limit (the per-patient promise of a certified design).
     """
     tox = check_array(toxicity, "toxicity", ndim=1, min_rows=2, owner="simulate_trials")
     if np.any((tox < 0) | (tox > 1)):
         raise ConfigError(f"The 'toxicity' of simulate_trials must be probabilities in [0, 1]. Got {tox!r}.")
     target = check_interval(target, "target", low=0.0, high=1.0, owner="simulate_trials")
+    limit = (
+        target
+        if limit is None
+        else check_interval(limit, "limit", low=0.0, high=1.0, owner="simulate_trials")
+    )
     n_trials = check_int(n_trials, "n_trials", low=1, owner="simulate_trials")
     entry = get_algorithm(design)
     cfg = entry.config(**(config or {}))
@@ -165,8 +188,9 @@ def simulate_trials(
     mtd = true_mtd(tox, target)
     selected = np.zeros(k + 1)  # (the last: none)
     patients_at = np.zeros(k)
-    above = toxic = length = 0.0
-    n_above = 0
+    above = toxic = length = over_limit = highest = 0.0
+    n_above = n_over_limit = 0
+    unsafe = tox > limit
     for r in range(n_trials):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, r)))
         treated, toxicities, arm = _trial(make_learner(design, problem, rng, cfg), tox, uniforms[r])
@@ -177,6 +201,11 @@ def simulate_trials(
         n_above += over > 0
         toxic += float(toxicities.sum())
         length += float(treated.sum())
+        beyond = float(treated[unsafe].sum())
+        over_limit += beyond
+        n_over_limit += beyond > 0
+        given = np.flatnonzero(treated)
+        highest += float(given[-1] + 1) if given.size else 0.0
     pct = 100.0 * selected / n_trials
     return OperatingCharacteristics(
         design=design,
@@ -191,4 +220,8 @@ def simulate_trials(
         length=length / n_trials,
         patients=patients_at / n_trials,
         guarantee=entry.guarantee,
+        limit=float(limit),
+        above_limit=over_limit / n_trials,
+        trials_above_limit=100.0 * n_over_limit / n_trials,
+        highest=highest / n_trials,
     )

@@ -97,6 +97,31 @@ def test_boin_trial_escalates_stays_deescalates_and_stops() -> None:
     assert boin.ask().arm == 0  # (after the trial: the start dose)
 
 
+def test_boin_follows_a_published_dose_path() -> None:
+    """The worked example of Han, Pan, Zhang, Liu & Yuan (2019, p. 25; as the ``escalation`` package's
+    tests quote it): five doses, target 0.3, ten cohorts of three, the dose of each next cohort."""
+    boin = _design("boin", k=5)
+    cohorts = [(0, 0), (1, 0), (2, 2), (1, 1), (2, 0), (2, 0), (3, 3), (2, 1), (2, 1), (2, 1)]
+    expected_next = [1, 2, 1, 2, 2, 3, 2, 2, 2, 2]
+    for (dose, toxicities), nxt in zip(cohorts, expected_next, strict=True):
+        assert _cohort(boin, toxicities) == dose
+        assert boin.dose == nxt
+    assert boin.eliminated_from == 3  # (3/3 at dose 4: P(p > 0.3) > 0.95, dose 4 and above eliminated)
+
+
+def test_simulated_trials_count_patients_above_the_limit() -> None:
+    tox = (0.05, 0.12, 0.30, 0.45, 0.60, 0.75)
+    at_target = simulate_trials("boin", tox, PHI, n_trials=30, seed=3)
+    assert at_target.limit == PHI and 1.0 <= at_target.highest <= 6.0
+    # the limit is the target by default: above the limit = above the MTD on a curve whose MTD is the target
+    assert at_target.above_limit == pytest.approx(at_target.above_mtd)
+    assert at_target.trials_above_limit == pytest.approx(at_target.trials_above)
+    strict = simulate_trials("boin", tox, PHI, n_trials=30, seed=3, limit=0.01)
+    assert strict.above_limit == pytest.approx(strict.length) and strict.trials_above_limit == 100.0
+    with pytest.raises(ConfigError, match="limit"):
+        simulate_trials("boin", tox, PHI, n_trials=1, limit=1.5)
+
+
 def test_boin_selection_is_isotonic_and_closest() -> None:
     fitted = isotonic_rates(np.array([0.1, 0.4, 0.2, 0.5]), np.array([3.0, 3.0, 3.0, 3.0]))
     assert fitted == pytest.approx([0.1, 0.3, 0.3, 0.5])
