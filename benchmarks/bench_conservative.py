@@ -153,57 +153,70 @@ def numpy_linear(name, info, arms, baselines, rewards, ys):
 
 
 def contextual_rows(rounds):
-    from safebandits.experiments.conservative_linear import run_conservative_linear
-
-    print(f"Contextual linear learners, d = 4, K = 10, alpha = 0.05 (slow rows on {min(rounds, 5_000):,} rounds)")
+    """The contextual learners' table."""
+    print(
+        f"Contextual linear learners, d = 4, K = 10, alpha = 0.05 (slow rows on {min(rounds, 5_000):,} "
+        "rounds)"
+    )
     print(f"{'learner':<24}{'same rows':>10}{'kernels':>10}{'runner':>10}{'ask+tell':>10}{'numpy':>10}"
           f"{'kernels x':>11}{'runner x':>10}  (us / round; target >= 100x, ask + tell <= 5 us)")  # fmt: skip
     for name in CONTEXTUAL:
-        inst = linear_instance(name, rounds)
-        info = inst.public_info()
-        env = inst.environment(np.random.default_rng(1))
-        u, zs = env.take_rounds(rounds)
-        arms = inst.features(u)
-        means = arms @ THETA
-        b = np.argmax(arms @ inst.baseline_param, axis=1)
-        rb = means[np.arange(rounds), b]
-        told = rb if inst.known_baseline else np.zeros(rounds)
-        sigma = float(inst.noise.sigma)
+        contextual_row(name, rounds)
 
-        def kernels(n):
-            learner = make_learner(name, info, np.random.default_rng(0))
-            return learner.play_block(arms[:n], b[:n], told[:n], means[:n], zs[:n], int(inst.noise.code), sigma)
 
-        n_check = min(rounds, 2_000)
-        ref = numpy_linear(name, info, arms[:n_check], b[:n_check], told[:n_check],
-                           lambda t, a: means[t, a] + sigma * zs[t])  # fmt: skip
-        same = bool(np.array_equal(kernels(n_check), ref))
-        kernels(100)  # (warm-up)
-        k_time = timed(lambda: kernels(rounds)) / rounds
-        r_time = timed(lambda: run_conservative_linear(
-            make_learner(name, info, np.random.default_rng(0)), inst, np.random.default_rng(1))) / rounds  # fmt: skip
-        n_slow = min(rounds, 5_000)
+def contextual_row(name, rounds):
+    """One learner's row of :func:`contextual_rows`."""
+    from safebandits.experiments.conservative_linear import run_conservative_linear
+
+    inst = linear_instance(name, rounds)
+    info = inst.public_info()
+    env = inst.environment(np.random.default_rng(1))
+    u, zs = env.take_rounds(rounds)
+    arms = inst.features(u)
+    means = arms @ THETA
+    b = np.argmax(arms @ inst.baseline_param, axis=1)
+    rb = means[np.arange(rounds), b]
+    told = rb if inst.known_baseline else np.zeros(rounds)
+    sigma = float(inst.noise.sigma)
+
+    def kernels(n):
         learner = make_learner(name, info, np.random.default_rng(0))
-        genv = inst.environment(np.random.default_rng(2))
-        log = []
-        for _ in range(n_slow):
-            ctx = genv.context()
-            d = learner.ask(ctx)
-            obs = genv.play(d)
-            learner.tell(d, obs)
-            log.append((ctx, obs))
-        best = math.inf
-        for _ in range(3):
-            learner = make_learner(name, info, np.random.default_rng(0))
-            t0 = time.process_time()
-            for ctx, obs in log:
-                learner.tell(learner.ask(ctx), obs)
-            best = min(best, time.process_time() - t0)
-        a_time = best / n_slow
-        n_time = timed(lambda: numpy_linear(name, info, arms[:n_slow], b[:n_slow], told[:n_slow],
-                                            lambda t, a: means[t, a] + sigma * zs[t])) / n_slow  # fmt: skip
-        print(f"{name:<24}{str(same):>10}{k_time * 1e6:>10.3f}{r_time * 1e6:>10.3f}{a_time * 1e6:>10.3f}"
-              f"{n_time * 1e6:>10.1f}{n_time / k_time:>10.0f}x{n_time / r_time:>9.0f}x")  # fmt: skip
+        return learner.play_block(arms[:n], b[:n], told[:n], means[:n], zs[:n], int(inst.noise.code), sigma)
+
+    n_check = min(rounds, 2_000)
+    ref = numpy_linear(name, info, arms[:n_check], b[:n_check], told[:n_check],
+                       lambda t, a: means[t, a] + sigma * zs[t])  # fmt: skip
+    same = bool(np.array_equal(kernels(n_check), ref))
+    kernels(100)  # (warm-up)
+    k_time = timed(lambda: kernels(rounds)) / rounds
+
+    def runner():
+        learner = make_learner(name, info, np.random.default_rng(0))
+        run_conservative_linear(learner, inst, np.random.default_rng(1))
+
+    r_time = timed(runner) / rounds
+    n_slow = min(rounds, 5_000)
+    learner = make_learner(name, info, np.random.default_rng(0))
+    genv = inst.environment(np.random.default_rng(2))
+    log = []
+    for _ in range(n_slow):
+        ctx = genv.context()
+        d = learner.ask(ctx)
+        obs = genv.play(d)
+        learner.tell(d, obs)
+        log.append((ctx, obs))
+    best = math.inf
+    for _ in range(3):
+        learner = make_learner(name, info, np.random.default_rng(0))
+        t0 = time.process_time()
+        for ctx, obs in log:
+            learner.tell(learner.ask(ctx), obs)
+        best = min(best, time.process_time() - t0)
+    a_time = best / n_slow
+    n_time = timed(lambda: numpy_linear(name, info, arms[:n_slow], b[:n_slow], told[:n_slow],
+                                        lambda t, a: means[t, a] + sigma * zs[t])) / n_slow  # fmt: skip
+    print(f"{name:<24}{same!s:>10}{k_time * 1e6:>10.3f}{r_time * 1e6:>10.3f}{a_time * 1e6:>10.3f}"
+          f"{n_time * 1e6:>10.1f}{n_time / k_time:>10.0f}x{n_time / r_time:>9.0f}x")  # fmt: skip
 
 
 def main():

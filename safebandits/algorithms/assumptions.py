@@ -43,7 +43,7 @@ ASSUMPTIONS: dict[str, str] = {
     "default-arm": "a default arm, its mean known or estimated from its own pulls",
     "baseline-policy": "a baseline action per context, its mean reward known and non-negative",
     "baseline-unknown": "a baseline action per context, its mean reward non-negative (estimated, not told)",
-    "baseline-floor": "the baseline action's mean reward at least the declared baseline_floor in every context",
+    "baseline-floor": "the baseline action's mean reward at least baseline_floor in every context",
 }
 
 #: The largest mean the ``"means-at-most-1"`` learners accept.

@@ -21,10 +21,16 @@ PROBLEMS = {
     "fixed-action": (dict(dim=4, n_actions=10, alpha=0.1, baseline_action=0), 0.0),
     "strong-scorer": (dict(dim=4, n_actions=10, alpha=0.05, baseline_param=[0.8, 0.8, 0.2, 0.9]), 0.0),
     "checkpoint": (
-        dict(dim=4, n_actions=6, alpha=0.02, baseline_param=[0.5, 0.8, 0.2, 0.8], checkpoint=10,
-             baseline_floor=0.3),
+        dict(
+            dim=4,
+            n_actions=6,
+            alpha=0.02,
+            baseline_param=[0.5, 0.8, 0.2, 0.8],
+            checkpoint=10,
+            baseline_floor=0.3,
+        ),
         0.4,
-    ),  # fmt: skip
+    ),
 }
 LEARNERS = ("clucb2", "clucb2-checkpoint", "clucb-unknown-baseline")
 

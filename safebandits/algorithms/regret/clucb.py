@@ -216,7 +216,8 @@ def clucb_choose(st, arms, baseline, baseline_reward):
 
 @numba.njit(cache=True)
 def ridge_add(st, x, reward):
-    """``(x, y)`` into the ridge statistics: ``V^{-1}`` by Sherman-Morrison, ``theta_hat = V^{-1} sum y x``."""
+    """``(x, y)`` into the ridge statistics: ``V^{-1}`` by Sherman-Morrison, ``theta_hat = V^{-1}
+    sum y x``."""
     sherman_morrison_update(st.inv, x, st.u)
     d = x.shape[0]
     for i in range(d):
@@ -477,7 +478,8 @@ def known_rewards(owner: str, config: Any, info: Any) -> bool:
             "its budget adds up the baseline's rewards r_{b_t}, which this problem does not declare known",
             notes=[
                 "declare known_baseline = true",
-                f"baseline_reward = 'estimate' (the baseline's rewards estimated{_UNKNOWN_NAME.get(owner, '')})",
+                "baseline_reward = 'estimate' (the baseline's rewards estimated"
+                f"{_UNKNOWN_NAME.get(owner, '')})",
             ],
         )
     return True

@@ -77,7 +77,8 @@ class NumpyConservative:
 
 def instance(known=True, tau=1, horizon=400, scorer=True, low=0.0, floor=0.0, alpha=0.05):
     return ConservativeLinearInstance(
-        theta=THETA, n_actions=8, alpha=alpha, baseline_action=3, baseline_param=THETA + 0.1 if scorer else None,
+        theta=THETA, n_actions=8, alpha=alpha, baseline_action=3,
+        baseline_param=THETA + 0.1 if scorer else None,
         known_baseline=known, checkpoint=tau, horizon=horizon, feature_low=low, baseline_floor=floor,
     )  # fmt: skip
 
@@ -87,7 +88,9 @@ CASES = {
     "clucb2-checkpoint": dict(
         inst=dict(tau=25, low=0.4, floor=0.3), ref=dict(constrained=True, known=True, learn_all=True, tau=25)
     ),
-    "clucb-unknown-baseline": dict(inst=dict(known=False), ref=dict(constrained=False, known=False, learn_all=True)),
+    "clucb-unknown-baseline": dict(
+        inst=dict(known=False), ref=dict(constrained=False, known=False, learn_all=True)
+    ),
 }
 
 
@@ -156,7 +159,9 @@ def test_configs_build_and_the_state_is_typed(name, delta, reg, reward):
     learner = make_learner(name, inst.public_info(), np.random.default_rng(0),
                            {"delta": delta, "reg": reg, "baseline_reward": reward})  # fmt: skip
     c = learner.state.const
-    two = name.startswith("clucb2")  # (CLUCB learns from every round when it estimates the baseline's rewards)
+    two = name.startswith(
+        "clucb2"
+    )  # (CLUCB learns from every round when it estimates the baseline's rewards)
     assert c.known_rewards == (reward == "declared") and c.constrained == two
     assert c.learn_all == (two or reward == "estimate")
     assert (c.checkpoint, c.floor) == ((5, 0.1) if name == "clucb2-checkpoint" else (1, 0.0))
@@ -184,7 +189,7 @@ def test_the_ask_tell_boundary(name, seed, rounds, rows, cols):
     env = inst.environment(np.random.default_rng(seed))
     if (rows, cols) != (8, 4):  # (a context of the wrong shape is refused, naming the declared sizes)
         bad = ConservativeContext(arms=np.zeros((rows, cols)), baseline=0, baseline_reward=0.0)
-        with pytest.raises(ConfigError, match="n_actions|dim"):
+        with pytest.raises(ConfigError, match=r"n_actions|dim"):
             learner.ask(bad)
     with pytest.raises(ProtocolError):
         learner.tell(None, None)
@@ -193,7 +198,9 @@ def test_the_ask_tell_boundary(name, seed, rounds, rows, cols):
         d = learner.ask(ctx)
         cert = learner.certificate()
         assert 0 <= d.arm < 8 and cert.covers(d)
-        assert (cert.kind == "safe-set") == (d.arm == ctx.baseline and learner.state.live[0]["fell_back"] == 1)
+        assert (cert.kind == "safe-set") == (
+            d.arm == ctx.baseline and learner.state.live[0]["fell_back"] == 1
+        )
         with pytest.raises((ProtocolError, ConfigError)):
             learner.tell(d, Observation(reward=float("nan")))
         learner.tell(d, env.play(d))
@@ -220,8 +227,9 @@ def test_a_learner_told_a_false_floor_breaks_the_checkpoint_constraint():
     lie = dataclasses.replace(inst.public_info(), baseline_floor=100.0)
     broken = [_violations(make_learner("clucb2-checkpoint", lie, np.random.default_rng(s)), inst, s, 1500)
               for s in range(3)]  # fmt: skip
-    honest = [_violations(make_learner("clucb2-checkpoint", inst.public_info(), np.random.default_rng(s)), inst,
-                          s, 1500) for s in range(3)]  # fmt: skip
+    info = inst.public_info()
+    honest = [_violations(make_learner("clucb2-checkpoint", info, np.random.default_rng(s)), inst, s, 1500)
+              for s in range(3)]  # fmt: skip
     assert min(broken) > 0 and honest == [0, 0, 0], (broken, honest)
 
 
