@@ -385,12 +385,8 @@ class _ContextualLinear(BaseLearner):
             raise ConfigError(
                 f"{type(self).__name__} needs the baseline action's reward in each context (baseline_reward)."
             )
-        if self._kernels is None:
-            st = self.state
-            self._kernels = (
-                bind_kernel(clucb_choose_entry, (st, arms, 0, 0.0)),
-                bind_kernel(lin_add_entry, (st, arms, 0, 0, 0.0, 0.0)),
-            )
+        if self._kernels is None or self._kernels[0] is None:  # (None in a restored snapshot too)
+            self._bind(arms)
         self._ctx = (arms, int(context.baseline), 0.0 if rb is None else float(rb))
         return Decision(arm=int(self._kernels[0](self.state, arms, self._ctx[1], self._ctx[2])))
 
@@ -398,7 +394,20 @@ class _ContextualLinear(BaseLearner):
         if not isinstance(observation, Observation) or observation.reward is None:
             raise ProtocolError(f"{type(self).__name__} must be told an Observation with a reward.")
         arms, b, rb = self._ctx
+        if self._kernels is None or self._kernels[1] is None:
+            self._bind(arms)
         self._kernels[1](self.state, arms, int(decision.arm), b, float(observation.reward), rb)
+
+    def _bind(self, arms: np.ndarray) -> None:
+        """The compiled entry points for the state's types and a context's (``arms`` as the contexts
+        come: read-only)."""
+        st = self.state
+        arms = arms.view()
+        arms.setflags(write=False)  # (as every ConservativeContext holds them)
+        self._kernels = (
+            bind_kernel(clucb_choose_entry, (st, arms, 0, 0.0)),
+            bind_kernel(lin_add_entry, (st, arms, 0, 0, 0.0, 0.0)),
+        )
 
     def play_block(
         self, arms: np.ndarray, baselines: np.ndarray, baseline_rewards: np.ndarray, means: np.ndarray,
