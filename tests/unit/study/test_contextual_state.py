@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import json
 
-import numpy as np
 import pytest
 
 from safebandits.study import info_from_dict, info_to_dict
@@ -18,8 +17,7 @@ from tests.contract.test_learners import CONTEXTUAL, _contextual
 
 @pytest.mark.parametrize("name", sorted(CONTEXTUAL))
 def test_the_view_round_trips_exactly(name):
-    inst, learner, _ = _contextual(name, 0)
-    info = inst.public_info()
+    info = _contextual(name, 0)[0].public_info()
     assert (info.checkpoint, info.baseline_floor) == (10, 0.1)
     back = info_from_dict(json.loads(json.dumps(info_to_dict(info))))
     assert back == info and type(back) is type(info)
