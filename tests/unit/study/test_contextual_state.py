@@ -25,7 +25,7 @@ def test_the_view_round_trips_exactly(name):
 
 @pytest.mark.parametrize("name", sorted(CONTEXTUAL))
 def test_a_snapshot_restores_the_state_and_plays_on_alike(name):
-    inst, learner, env = _contextual(name, 0)
+    _, learner, env = _contextual(name, 0)
     for _ in range(30):
         d = learner.ask(env.context())
         learner.tell(d, env.play(d))
