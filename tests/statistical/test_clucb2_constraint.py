@@ -75,3 +75,34 @@ def test_the_learners_learn_beyond_the_baseline():
 def test_no_violation_in_100_long_replicates(name, problem):
     runs = [outcome(name, problem, seed, 6000) for seed in range(100)]
     assert [r.conservative["violations"] for r in runs] == [0] * 100
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"), [("clucb2", "strong-scorer"), ("clucb-unknown-baseline", "strong-scorer"),
+                          ("clucb2-checkpoint", "checkpoint")]
+)  # fmt: skip
+def test_the_certified_budget_is_a_lower_bound_of_the_true_margin(name, problem):
+    # (the certificate's xi_t(a_t), less the checkpoint slack alpha r_l (t_k - t), against the margin
+    # under the truth after the round it certified)
+    decl, low = PROBLEMS[problem]
+    decl = ConservativeLinearProblem(
+        **decl, known_baseline=name != "clucb-unknown-baseline", feedback={"kind": "gaussian", "sigma": 0.1},
+        param_bound=1.5, horizon=600,
+    )  # fmt: skip
+    inst = decl.simulate(theta=THETA, feature_low=low).instance("conservative-linear")
+    alpha, tau, floor = decl.alpha, decl.checkpoint, decl.baseline_floor
+    checked = 0
+    for seed in range(4):
+        learner = make_learner(name, decl, np.random.default_rng(seed))
+        env, margin = inst.environment(np.random.default_rng(seed)), 0.0
+        for t in range(1, 601):
+            d = learner.ask(env.context())
+            cert = learner.certificate()
+            learner.tell(d, env.play(d))
+            played, base, _ = env.last
+            margin += played - (1.0 - alpha) * base
+            if cert.kind == "upper-bound":
+                slack = alpha * floor * (-(-t // tau) * tau - t) if name == "clucb2-checkpoint" else 0.0
+                assert learner.budget - slack <= margin + 1e-9
+                checked += 1
+    assert checked > 50
