@@ -125,7 +125,7 @@ def v_norm(inv, x):
     return math.sqrt(max(s, 0.0))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True)  # (not inline="always": inlined after lin_beta, its writes to scores were lost)
 def optimistic_row(st, arms, beta):
     """Step 2: ``argmax_a <theta_hat, x_a> + beta ||x_a||_{V^{-1}}`` (the lowest row on ties); each row's
     value is kept in ``scores``."""
