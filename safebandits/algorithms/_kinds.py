@@ -38,6 +38,8 @@ GUARANTEES: dict[str, str] = {
     "conservative": "cumulative reward >= (1-alpha) x the default arm's at every round w.p. 1-delta",
     "conservative-policy": "cumulative reward >= (1-alpha) x the baseline policy's at every round w.p. "
     "1-delta",
+    "conservative-checkpoint": "cumulative reward >= (1-alpha) x the baseline policy's at every checkpoint "
+    "w.p. 1-delta",
     "conservative-budget": "cumulative reward >= (1-alpha) x the default's w.h.p., by a budget banked first",
     "none": "no guarantee (baseline)",
 }

@@ -42,6 +42,8 @@ ASSUMPTIONS: dict[str, str] = {
     "nonnegative-means": "arm means in [0, mean_bound] (the lower bounds are clipped at 0)",
     "default-arm": "a default arm, its mean known or estimated from its own pulls",
     "baseline-policy": "a baseline action per context, its mean reward known and non-negative",
+    "baseline-unknown": "a baseline action per context, its mean reward non-negative (estimated, not told)",
+    "baseline-floor": "the baseline action's mean reward at least baseline_floor in every context",
 }
 
 #: The largest mean the ``"means-at-most-1"`` learners accept.

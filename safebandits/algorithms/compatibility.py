@@ -357,19 +357,31 @@ def guarantee_statement(
         q = getattr(decl, "q", None)
         q_text = f"q = {float(q):g}" if isinstance(q, (int, float)) else "q"
         return f"the false discovery rate of its labels is at most {q_text}, {prob}."
-    if key in ("conservative", "conservative-policy"):
+    if key in ("conservative", "conservative-policy", "conservative-checkpoint"):
         if delta is None and cfg is not None and hasattr(cfg, "delta"):  # (the learner's default: 1 / T)
             told = f" = {1.0 / max(int(horizon), 2):g}" if horizon is not None else ", T the horizon"
             prob = f"with probability at least 1 - delta (delta = 1/T{told})"
-        return _conservative_statement(decl, prob)
+        return _conservative_statement(decl, prob, checkpoints_only=key == "conservative-checkpoint")
     if key == "none":
         return "no safety guarantee (a baseline)."
     return GUARANTEES.get(key, key) or "guarantee not declared."
 
 
-def _conservative_statement(decl: Any, prob: str) -> str:
-    """The conservative guarantee in the problem's numbers (its alpha, default arm and checkpoint)."""
+def _conservative_statement(decl: Any, prob: str, *, checkpoints_only: bool = False) -> str:
+    """The conservative guarantee in the problem's numbers (its alpha, default arm or baseline policy and
+    checkpoint); ``checkpoints_only``: a learner that keeps it at the checkpoints alone."""
     alpha, arm = getattr(decl, "alpha", None), getattr(decl, "default_arm", None)
+    every = int(getattr(decl, "checkpoint", 1) or 1)
+    if checkpoints_only:
+        floor = float(getattr(decl, "baseline_floor", 0.0) or 0.0)
+        when = (
+            f"at every checkpoint (rounds {every}, {2 * every}, ...; it may fall below between them, the "
+            f"baseline's reward taken at least baseline_floor = {floor:g})"
+        )
+    elif every == 1:
+        when = "at every round"
+    else:
+        when = f"at every round (so at every checkpoint, every {every} rounds)"
     if alpha is not None and getattr(decl, "n_actions", None) is not None:  # (a baseline policy)
         scorer = getattr(decl, "baseline_param", None)
         policy = (
@@ -379,17 +391,12 @@ def _conservative_statement(decl: Any, prob: str) -> str:
         )
         return (
             f"its cumulative reward stays at least {1.0 - float(alpha):g} (1 - alpha, alpha = "
-            f"{float(alpha):g}) times what the baseline policy ({policy}) would have earned, at every "
-            f"round, {prob}."
+            f"{float(alpha):g}) times what the baseline policy ({policy}) would have earned, {when}, {prob}."
         )
     if alpha is None or arm is None:
         return GUARANTEES["conservative"]
     mu0 = getattr(decl, "default_mean", None)
     mean = f"mean {float(mu0):g}" if mu0 is not None else "mean unknown, estimated"
-    every = int(getattr(decl, "checkpoint", 1))
-    when = (
-        "at every round" if every == 1 else f"at every round (so at every checkpoint, every {every} rounds)"
-    )
     return (
         f"its cumulative reward stays at least {1.0 - float(alpha):g} (1 - alpha, alpha = {float(alpha):g}) "
         f"times what the default arm {int(arm)} ({mean}) would have earned, {when}, {prob}."
@@ -426,6 +433,9 @@ def _told(view: Any, key: str) -> str:
     if key == "nonnegative-means":
         b = num("mean_bound")
         return "" if b is None else f"declared mean_bound = {b:g}"
+    if key == "baseline-floor":
+        floor = num("baseline_floor")
+        return "" if floor is None else f"declared baseline_floor = {floor:g}"
     if key == "default-arm":
         arm, mu0 = getattr(view, "default_arm", None), num("default_mean")
         if arm is None:

@@ -414,7 +414,11 @@ def _echo_fit(fit: Any, problem: Any) -> None:
         click.echo(f"{len(found)} learners fit and can start ({', '.join(kinds)}):")
         for c in found:
             click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<16}  {c.guarantee}")
-            if c.guarantee in (GUARANTEES["conservative"], GUARANTEES["conservative-policy"]):
+            if c.guarantee in (
+                GUARANTEES["conservative"],
+                GUARANTEES["conservative-policy"],
+                GUARANTEES["conservative-checkpoint"],
+            ):
                 # (alpha, the default arm or the baseline policy: the user's numbers)
                 click.echo(f"  {'':<{width}}  in your numbers: {guarantee_statement(problem, c.name)}")
             rests = assumption_statement(problem, c.name)

@@ -12,7 +12,6 @@ generic :func:`~safebandits.experiments.regret_loop.run_regret` has no contexts)
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -75,7 +74,7 @@ def _play_compiled(block: Any, env: Any, n: int) -> tuple[np.ndarray, np.ndarray
     random numbers turned into contexts and means as :meth:`ConservativeLinearEnvironment.context` does."""
     inst = env.instance
     u, z = env.take_rounds(n)
-    arms = u / math.sqrt(inst.dim)
+    arms = inst.features(u)
     means = arms @ inst.theta
     rows = np.arange(n)
     if inst.baseline_param is not None:

@@ -86,6 +86,10 @@ class ConservativeLinearInfo:
     known_baseline : bool, default True
         The contexts carry the baseline action's mean reward ``r_{b_t}`` (CLUCB's setting).
     checkpoint : int >= 1, default 1
+    baseline_floor : float >= 0, default 0.0
+        ``r_l``: a lower bound on the baseline action's mean reward in every context (0: none declared
+        beyond non-negativity); the checkpoint learner spends it (the rounds left before the next
+        checkpoint, played with the baseline, raise the margin by at least ``alpha r_l`` each).
     horizon : int, default 10_000
     noise_bound : float > 0, default 1.0
         Sub-Gaussian constant ``R`` of the reward noise.
@@ -106,6 +110,7 @@ class ConservativeLinearInfo:
     noise_kind: str = "gaussian"
     feature_bound: float = 1.0
     param_bound: float = 1.0
+    baseline_floor: float = 0.0
 
     def __post_init__(self) -> None:
         owner = "ConservativeLinearInfo"
@@ -117,6 +122,7 @@ class ConservativeLinearInfo:
         check_positive(self.noise_bound, "noise_bound", owner=owner)
         check_positive(self.feature_bound, "feature_bound", owner=owner)
         check_positive(self.param_bound, "param_bound", owner=owner)
+        check_interval(self.baseline_floor, "baseline_floor", low=0.0, closed="left", owner=owner)
 
 
 def baseline_actions(arms: FloatArray, baseline_action: int | None, baseline_param: FloatArray | None) -> int:
@@ -132,8 +138,9 @@ class ConservativeLinearInstance:
     """Ground truth of a conservative contextual linear bandit, with simulated contexts.
 
     Contexts (ours; the papers' synthetic contexts could not be read): each round ``K`` feature vectors
-    with coordinates drawn uniformly in ``[0, 1]`` and divided by ``sqrt(d)`` (so ``||x|| <= 1``); with
-    a non-negative ``theta`` every mean reward lies in ``[0, ||theta||]``.
+    with coordinates drawn uniformly in ``[feature_low, 1]`` and divided by ``sqrt(d)`` (so ``||x|| <=
+    1``); with a non-negative ``theta`` every mean reward lies in ``[feature_low sum(theta) / sqrt(d),
+    ||theta||]``.
 
     Parameters
     ----------
@@ -152,6 +159,11 @@ class ConservativeLinearInstance:
     horizon : int, default 10_000
     noise_bound, param_bound : float or None
         ``R`` and ``S`` told to learners (defaults: the noise's sigma; ``||theta||`` rounded up to 0.1).
+    baseline_floor : float >= 0, default 0.0
+        ``r_l`` told to learners: at most the smallest mean the contexts can give
+        (``feature_low sum(theta) / sqrt(d)``), else refused.
+    feature_low : float in [0, 1), default 0.0
+        The features' smallest coordinate (times ``sqrt(d)``): a floor under every mean reward.
     name : str
     """
 
@@ -166,6 +178,8 @@ class ConservativeLinearInstance:
     horizon: int = 10_000
     noise_bound: float | None = None
     param_bound: float | None = None
+    baseline_floor: float = 0.0
+    feature_low: float = 0.0
     name: str = "conservative-linear"
 
     def __post_init__(self) -> None:
@@ -190,6 +204,15 @@ class ConservativeLinearInstance:
             check_int(self.baseline_action, "baseline_action", low=0, high=k - 1, owner=owner)
         check_int(self.checkpoint, "checkpoint", low=1, owner=owner)
         check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
+        low = check_interval(self.feature_low, "feature_low", low=0.0, high=1.0, closed="left", owner=owner)
+        floor = check_interval(self.baseline_floor, "baseline_floor", low=0.0, closed="left", owner=owner)
+        lowest = low * float(theta.sum()) / math.sqrt(theta.shape[0])
+        if floor > lowest * (1.0 + 1e-12):
+            raise ConfigError(
+                f"The 'baseline_floor' parameter of {owner} must be at most {lowest:g}, the smallest mean "
+                f"reward the simulated contexts can give (feature_low sum(theta) / sqrt(d), feature_low = "
+                f"{low:g}). Got {floor:g} instead."
+            )
         if getattr(self.noise, "variate", None) != "normal":
             raise ConfigError(
                 f"The 'noise' parameter of {owner} must be a model drawn from standard normals (Gaussian "
@@ -205,6 +228,14 @@ class ConservativeLinearInstance:
     @property
     def dim(self) -> int:
         return int(self.theta.shape[0])
+
+    def features(self, uniforms: np.ndarray) -> np.ndarray:
+        """The actions' features from uniforms in ``[0, 1)`` (any shape ending in ``d``):
+        ``(feature_low + (1 - feature_low) u) / sqrt(d)``."""
+        if self.feature_low == 0.0:
+            return uniforms / math.sqrt(self.dim)
+        low = float(self.feature_low)
+        return (low + (1.0 - low) * uniforms) / math.sqrt(self.dim)
 
     @property
     def constraint(self) -> ConservativeConstraint:
@@ -222,6 +253,7 @@ class ConservativeLinearInstance:
             known_baseline=bool(self.known_baseline), checkpoint=int(self.checkpoint),
             horizon=int(self.horizon), noise_bound=r if r > 0 else 1e-12,
             noise_kind=self.noise.name.split("(")[0], feature_bound=1.0, param_bound=float(s),
+            baseline_floor=float(self.baseline_floor),
         )  # fmt: skip
 
     def privileged_info(self) -> ConservativeLinearInfo:
@@ -271,10 +303,10 @@ class ConservativeLinearEnvironment:
         return np.concatenate(us), np.concatenate(zs)
 
     def context(self) -> ConservativeContext:
-        """A fresh context (features uniform in ``[0, 1]^d / sqrt(d)``) and its baseline action."""
+        """A fresh context (:meth:`ConservativeLinearInstance.features`) and its baseline action."""
         inst = self.instance
         u, z = self.take_rounds(1)
-        arms, self._z = u[0] / math.sqrt(self._d), float(z[0])
+        arms, self._z = inst.features(u[0]), float(z[0])
         self._means = arms @ inst.theta
         b = baseline_actions(arms, inst.baseline_action, inst.baseline_param)
         known = float(self._means[b]) if inst.known_baseline else None

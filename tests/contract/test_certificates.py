@@ -32,7 +32,7 @@ from safebandits.problems.kernel import BoundedFeedback, GaussianFeedback, Kerne
 from safebandits.problems.kernel_box import Box, BoxKernelInstance
 from safebandits.records import Certificate
 
-PROMISES = ("round", "expectation", "conservative", "conservative-policy")
+PROMISES = ("round", "expectation", "conservative", "conservative-policy", "conservative-checkpoint")
 PROMISING = {n: e for n, e in list_algorithms().items() if e.guarantee in PROMISES}
 
 #: Config options the contract draws from wherever a learner's config has the field: every confidence
@@ -80,6 +80,7 @@ OPTION_SPACE: dict[str, tuple] = {
     "variant": ("sui", "berkenkamp"),
     "default_mean": ("declared", "estimate"),
     "budget": ("pessimistic", "code"),
+    "baseline_reward": ("declared", "estimate"),
 }
 
 #: Options left out: the literal reading that OPB's docstring calls unsafe (an unpulled arm's cost
@@ -241,12 +242,17 @@ def conservative_linear_problem(data, horizon):
     d = data.draw(st.integers(1, 5), label="d")
     theta = np.asarray(_values(data, d, 0.0, 1.0, "theta"))
     scorer = data.draw(st.booleans(), label="baseline scorer")
+    low = data.draw(st.sampled_from([0.0, 0.5]), label="feature_low")  # (a floor under every mean)
+    floor = data.draw(st.sampled_from([0.0, 1.0]), label="floor fraction") * low * theta.sum() / np.sqrt(d)
     return ConservativeLinearInstance(
         theta=theta, n_actions=data.draw(st.integers(2, 8), label="K"),
         alpha=data.draw(st.sampled_from([0.0, 0.05, 0.5, 1.0]), label="alpha"),
         baseline_action=0,
         baseline_param=np.asarray(_values(data, d, 0.0, 1.0, "scorer")) if scorer else None,
         noise=GaussianNoise(data.draw(st.sampled_from([1e-3, 0.1, 1.0]), label="sigma")), horizon=horizon,
+        known_baseline=data.draw(st.booleans(), label="known baseline"),
+        checkpoint=data.draw(st.sampled_from([1, 4]), label="checkpoint"), feature_low=low,
+        baseline_floor=floor * (1.0 - 1e-9),
     )  # fmt: skip
 
 
@@ -278,6 +284,8 @@ def _consistent(learner, cert: Certificate, decision) -> None:
     if cert.kind == "upper-bound" and cert.basis.startswith("xi_t"):
         assert cert.bound[0] == -learner.budget  # (Conservative UCB: the budget it decided with)
         assert decision.arm == learner.diagnostics()["leader"]
+    if cert.kind == "upper-bound" and cert.basis.startswith("pessimistic margin"):
+        assert cert.bound[0] == -learner.budget  # (CLUCB2: the played row's xi_t(a_t), checkpoint slack in)
     if cert.kind == "policy-bound" and cert.basis.startswith("V~_t^c"):
         est = learner.arm_estimates()  # (OPNLB: max over C^c of pi . mu <= pi . (per-action maxima))
         assert cert.bound[0] <= float(decision.probs @ est.upper[:, 1]) + 1e-9
@@ -322,7 +330,7 @@ def _run_case(name, data, rounds):
 def test_every_learner_with_a_promise_is_covered():
     assert {"safeopt", "stageopt", "sgp-ucb", "safe-lucb", "gslucb", "lc-lucb", "safe-lts", "opb", "oplb",
             "opnlb", "conservative-ucb", "conservative-ucb-unknown-mean",
-            "clucb"} <= set(PROMISING)  # fmt: skip
+            "clucb", "clucb-unknown-baseline", "clucb2", "clucb2-checkpoint"} <= set(PROMISING)  # fmt: skip
     for name, entry in PROMISING.items():
         assert set(entry.info) <= set(FAMILIES), (name, entry.info)
         base = next(c for c in entry.cls.__mro__ if c.__name__ == "BaseLearner")

@@ -555,8 +555,9 @@ def _contextual(name, seed, noisy=False):
 
     inst = ConservativeLinearInstance(
         theta=np.array([0.5, 0.8, 0.2]), n_actions=6, alpha=0.1, baseline_param=np.array([0.5, 0.5, 0.5]),
-        noise=GaussianNoise(1.0 if noisy else 0.1), horizon=300,
-    )  # fmt: skip
+        noise=GaussianNoise(1.0 if noisy else 0.1), horizon=300, checkpoint=10, feature_low=0.2,
+        baseline_floor=0.1,
+    )  # fmt: skip  # (checkpoints and a baseline floor: the checkpoint learner starts on it too)
     entry = CONTEXTUAL[name]
     learner = entry.cls(entry.config(), inst.public_info(), np.random.default_rng(seed))
     return inst, learner, inst.environment(np.random.default_rng(seed))

@@ -275,9 +275,28 @@ def test_learners_for_a_conservative_linear_problem_states_the_promise_in_its_nu
     path = ROOT / "examples" / "conservative_linear.toml"
     res = CliRunner().invoke(cli, ["learners", "--for", str(path)])
     assert res.exit_code == 0, res.output
-    assert set(_listed(res.output)) == {"clucb", "linucb"}
+    assert set(_listed(res.output)) == {"clucb", "clucb-unknown-baseline", "clucb2", "linucb"}
     assert (
         "stays at least 0.95 (1 - alpha, alpha = 0.05) times what the baseline policy (the greedy action of "
         "the declared production scorer baseline_param)" in res.output
     )
     assert "No learner can promise safety in every round" not in res.output
+    assert "clucb2-checkpoint: this problem verifies the constraint in every round" in res.output  # (tau = 1)
+
+
+def test_learners_for_a_checkpoint_problem_lists_the_checkpoint_learner_with_its_promise(tmp_path):
+    text = (ROOT / "examples" / "conservative_linear.toml").read_text()
+    text = text.replace("param_bound = 1.5", "param_bound = 1.5\ncheckpoint = 50\nbaseline_floor = 0.2")
+    text = text.replace("theta = [0.5, 0.8, 0.2, 0.9]", "theta = [0.5, 0.8, 0.2, 0.9]\nfeature_low = 0.4")
+    path = tmp_path / "checkpoint.toml"
+    path.write_text(text)
+    res = CliRunner().invoke(cli, ["learners", "--for", str(path)])
+    assert res.exit_code == 0, res.output
+    assert {"clucb2", "clucb2-checkpoint"} <= set(_listed(res.output))
+    out = " ".join(res.output.split())
+    assert (
+        "at every checkpoint (rounds 50, 100, ...; it may fall below between them, the baseline's reward "
+        "taken at least baseline_floor = 0.2)" in out
+    )
+    assert "at every round (so at every checkpoint, every 50 rounds)" in out  # (the every-round learners)
+    assert "declared baseline_floor = 0.2" in out  # (the assumption it rests on, in the user's number)

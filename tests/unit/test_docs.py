@@ -197,6 +197,7 @@ _GUARANTEE_ROWS = {
     "cumulative reward at least `(1 - alpha)` times a baseline policy": "conservative-policy",
     "cumulative reward at least": "conservative",
     "the same, with high probability, by a budget": "conservative-budget",
+    "the same at every checkpoint": "conservative-checkpoint",
     "soft constraint": "soft",
     "FDR-constrained": "fdr",
     "none (baselines)": "none",

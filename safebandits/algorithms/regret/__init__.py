@@ -4,6 +4,7 @@ from safebandits.algorithms.regret import (  # noqa: F401
     boin,
     ckb,
     clucb,
+    clucb2,
     conservative_baselines,
     conservative_ucb,
     crm,

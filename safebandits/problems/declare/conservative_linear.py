@@ -46,6 +46,9 @@ class ConservativeLinearProblem(Problem):
         The baseline action's mean reward is shown with each context (CLUCB's setting).
     checkpoint : int >= 1, default 1
         Verify the constraint every ``checkpoint`` rounds (1: every round).
+    baseline_floor : float >= 0, default 0.0
+        ``r_l``: the baseline action's mean reward is at least this in every context (Kazerouni et al.'s
+        lower bound on the baseline's reward); the checkpoint learner spends it between checkpoints.
     feedback : Feedback, str or mapping, default Gaussian with sigma 1
         ``"gaussian"`` / ``"subgaussian"`` (``sigma`` the noise scale).
     horizon : int, default 10_000
@@ -65,6 +68,7 @@ class ConservativeLinearProblem(Problem):
     feedback: Any = field(default_factory=Feedback)
     horizon: int = 10_000
     param_bound: float = 1.0
+    baseline_floor: float = 0.0
 
     def __post_init__(self) -> None:
         owner = "ConservativeLinearProblem"
@@ -88,6 +92,8 @@ class ConservativeLinearProblem(Problem):
         object.__setattr__(self, "checkpoint", check_int(self.checkpoint, "checkpoint", low=1, owner=owner))
         object.__setattr__(self, "feedback", Feedback.coerce(self.feedback, owner, _FEEDBACK))
         object.__setattr__(self, "param_bound", check_positive(self.param_bound, "param_bound", owner=owner))
+        floor = check_interval(self.baseline_floor, "baseline_floor", low=0.0, closed="left", owner=owner)
+        object.__setattr__(self, "baseline_floor", floor)
         self._horizon(None)
 
     @property
@@ -101,23 +107,35 @@ class ConservativeLinearProblem(Problem):
             dim=self.dim, n_actions=self.n_actions, alpha=self.alpha, known_baseline=self.known_baseline,
             checkpoint=self.checkpoint, horizon=horizon, noise_bound=self.feedback.noise_bound,
             noise_kind=self.feedback.kind, feature_bound=1.0, param_bound=self.param_bound,
+            baseline_floor=self.baseline_floor,
         )  # fmt: skip
 
-    def simulate(self, *, theta: Any, name: str = "declared") -> SimulatedProblem:
+    def simulate(self, *, theta: Any, feature_low: float = 0.0, name: str = "declared") -> SimulatedProblem:
         """The truth: the reward parameter ``theta*`` (dim,), non-negative entries (the simulated
-        features are non-negative)."""
-        return SimulatedProblem(problem=self, truth={"theta": theta}, name=name)
+        features are non-negative), and the features' smallest coordinate ``feature_low`` (times
+        ``sqrt(d)``; a floor under every mean reward, so a declared ``baseline_floor`` can hold)."""
+        truth = {"theta": theta} if feature_low == 0.0 else {"theta": theta, "feature_low": feature_low}
+        return SimulatedProblem(problem=self, truth=truth, name=name)  # (no new key by default: run keys)
 
     def truth_violations(self, truth: Mapping[str, Any]) -> list[str]:
-        """``||theta*||`` against the declared ``param_bound``."""
+        """``||theta*||`` against the declared ``param_bound``; the smallest mean the simulated contexts
+        can give against the declared ``baseline_floor``."""
         try:
             theta = np.asarray(truth.get("theta"), dtype=np.float64).reshape(-1)
+            low = float(truth.get("feature_low", 0.0))
         except (TypeError, ValueError):
             return []  # (the instance's own check names the problem)
+        out = []
         norm = float(np.linalg.norm(theta))
         if theta.shape[0] == self.dim and norm > self.param_bound:
-            return [f"||theta|| = {norm:g} exceeds param_bound = {self.param_bound:g}"]
-        return []
+            out.append(f"||theta|| = {norm:g} exceeds param_bound = {self.param_bound:g}")
+        lowest = low * float(theta.sum()) / float(np.sqrt(max(theta.shape[0], 1)))
+        if theta.shape[0] == self.dim and self.baseline_floor > lowest * (1.0 + 1e-12):
+            out.append(
+                f"baseline_floor = {self.baseline_floor:g} exceeds {lowest:g}, the smallest mean reward the "
+                f"simulated contexts can give (feature_low = {low:g})"
+            )
+        return out
 
     def _instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
         from safebandits.problems.conservative_linear import ConservativeLinearInstance
@@ -131,5 +149,9 @@ class ConservativeLinearProblem(Problem):
             theta=theta, n_actions=self.n_actions, alpha=self.alpha, baseline_action=self.baseline_action,
             baseline_param=bp, known_baseline=self.known_baseline, checkpoint=self.checkpoint,
             noise=self.feedback.model(), horizon=horizon, noise_bound=self.feedback.noise_bound,
-            param_bound=self.param_bound, name=name,
+            param_bound=self.param_bound, baseline_floor=self.baseline_floor,
+            feature_low=check_interval(
+                truth.get("feature_low", 0.0), "feature_low", low=0.0, high=1.0, closed="left", owner=owner
+            ),
+            name=name,
         )  # fmt: skip

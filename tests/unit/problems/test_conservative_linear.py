@@ -32,6 +32,7 @@ def declarations(draw):
         baseline_param=draw(st.lists(st.floats(-5, 5), min_size=d, max_size=d)) if scorer else None,
         known_baseline=draw(st.booleans()),
         checkpoint=draw(st.integers(1, 50)),
+        baseline_floor=draw(st.floats(0.0, 5.0)),
         horizon=draw(st.integers(1, 10_000)),
         param_bound=draw(st.floats(0.01, 10.0)),
     )
@@ -59,6 +60,8 @@ BAD = [
     ("checkpoint", 0),
     ("param_bound", 0.0),
     ("known_baseline", "yes"),
+    ("baseline_floor", -0.1),
+    ("baseline_floor", float("inf")),
     ("feedback", "bernoulli"),
 ]
 
