@@ -6,6 +6,10 @@ Algorithm 2 solves (34): ``max V~r(pi)`` s.t. ``V~c_i(pi) <= tau_i``, where both
 mean action ``x_pi`` (eqs. 29-32): ``V~r`` is convex in ``x_pi`` and the feasible set is the intersection
 of ``conv(A_t)`` with second-order cones, a non-convex maximisation that the paper leaves unsolved.
 
+Solvers (``OPLBConfig.solver``): the default, ``"arm-lp"``, values each policy by its arms' indices, the
+one-constraint LP solved exactly (:mod:`~.oplb_lp`: a conservative version of (34) with the same
+guarantees). ``"search"``, (34) itself, is described here.
+
 Practical solver (spec ``stagewise.md`` Sec. 2.3, option 2): policies supported on ``{x0, a_i}`` and
 ``{x0, a_i, a_k}``. Write a policy of the second kind as ``x_pi = x0 + eta (y(phi) - x0)`` with the
 *virtual vertex* ``y(phi) = (1 - phi) a_i + phi a_k`` (``pi = (1 - eta) on x0, eta (1 - phi) on a_i,
@@ -125,7 +129,7 @@ class OPLBConfig(StagewiseLinearConfig):
         Golden-section steps around each local maximum of a searched pair's grid values (the search).
     """
 
-    #: ``solver`` was added after the ``oplb-random`` runs were stored (with the search): left out of their keys.
+    #: ``solver`` came after the ``oplb-random`` runs were stored (with the search): left out of their keys.
     unkeyed: ClassVar[Mapping[str, Any]] = {"solver": "search"}
 
     solver: Literal["arm-lp", "search"] = "arm-lp"

@@ -59,7 +59,8 @@ def learner_after(seed, k, d, known, rounds, slack, value, m=1, solver=None):
 @settings(max_examples=40, deadline=None)
 @given(
     st.integers(0, 10**6), st.integers(2, 8), st.integers(2, 4), st.booleans(),
-    st.sampled_from([0, 3, 30, 200]), st.sampled_from([1e-3, 0.05, 0.15, 0.4]), st.sampled_from(["ucb", "known"]),
+    st.sampled_from([0, 3, 30, 200]), st.sampled_from([1e-3, 0.05, 0.15, 0.4]),
+    st.sampled_from(["ucb", "known"]),
 )  # fmt: skip
 def test_arm_lp_is_the_lp_optimum_feasible_with_two_rows_at_most(seed, k, d, known, rounds, slack, value):
     """The policy and value against HiGHS on the same indices (rows ``x0`` and the arms; the safe arm is
