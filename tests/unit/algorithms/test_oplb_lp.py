@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from safebandits.algorithms import make_learner
-from safebandits.algorithms._config import keyed_config
+from safebandits.algorithms._config import keyed_config, run_params
 from safebandits.algorithms.regret.oplb import OPLBConfig
 from safebandits.problems.declare.linear import LinearProblem
 
@@ -125,6 +125,8 @@ def test_search_is_kept_for_the_stored_runs_and_several_constraints():
     assert "solver" not in keyed_config(OPLBConfig(solver="search"))
     assert keyed_config(OPLBConfig())["solver"] == "arm-lp"
     (task, *_) = expand(get_experiment("oplb-random"), "quick")
-    assert task.pk  # (the keys themselves: /work/notes/check_keys.py against the archives)
+    assert "solver" not in task.algorithm_params  # (the archived keys; test_oplb_bound: same results)
+    assert run_params(OPLBConfig, task.algorithm_params)["solver"] == "search"  # built as stored
+    assert run_params(OPLBConfig, {"solver": "arm-lp"})["solver"] == "arm-lp"
     learner, _ = learner_after(1, 5, 3, True, 0, 0.2, "ucb", m=2)
     assert learner.config.solver == "arm-lp" and not learner._arm_lp
