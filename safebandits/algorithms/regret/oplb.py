@@ -504,7 +504,7 @@ oplb_rounds = make_driver("oplb_rounds", oplb_select, stagewise_update, __name__
                     assumptions=("linear", "means-at-most-1", "param-norm", "noise",
                                  "safe-action"))  # fmt: skip
 class OPLB(StagewiseLinearLearner):
-    """OPLB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 2) with the 3-support solver of the module doc.
+    """OPLB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 2) with the per-arm LP or the 3-support search.
 
     Parameters
     ----------
