@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from safebandits.exceptions import ConfigError
 
-__all__ = ["LearnerConfig", "config_from_dict", "config_to_dict", "keyed_config"]
+__all__ = ["LearnerConfig", "config_from_dict", "config_to_dict", "keyed_config", "run_params"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -23,8 +23,9 @@ class LearnerConfig:
     ``unkeyed`` names the fields added after runs of the learner were stored, each with the value it
     stands for in those runs (its default when it was added): at exactly that value the field is left out
     of an experiment run's config and its hash (:func:`keyed_config`), so the stored runs keep their keys
-    and are not re-run. Any other value (an option chosen, or a later change of the default) is in the
-    key, so results stay a pure function of the run key.
+    and are not re-run; a run whose config lacks the field is built with that value (:func:`run_params`),
+    whatever the default is now. Any other value (an option chosen, or a later change of the default) is
+    in the key, so results stay a pure function of the run key.
     """
 
     unkeyed: ClassVar[Mapping[str, Any]] = {}
@@ -44,6 +45,14 @@ def keyed_config(config: Any) -> dict[str, Any]:
         for name, value in config_to_dict(config).items()
         if not (name in omit and type(value) is type(omit[name]) and value == omit[name])
     }
+
+
+def run_params(cls: type[LearnerConfig], params: Mapping[str, Any]) -> dict[str, Any]:
+    """An experiment run's config fields (:func:`keyed_config`'s dict) with every ``unkeyed`` field it
+    lacks at the value that its absence stands for: the learner a stored run key describes, also after
+    the field's default changed (OPLB's ``solver``)."""
+    omitted = {k: v for k, v in getattr(cls, "unkeyed", {}).items() if k not in params}
+    return {**omitted, **params}
 
 
 def config_from_dict(cls: type[LearnerConfig], values: dict[str, Any]) -> LearnerConfig:

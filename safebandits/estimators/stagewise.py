@@ -483,11 +483,14 @@ def table_update(est, tbl):
     rs = 1.0 / math.sqrt(live.c)
     coef = live.coef_r
     shared = est.const.shared
-    _table_products(est, tbl, False)
+    n_perp = tbl.vzt.shape[0]
+    # (the flags are run-time values, not constants: numba compiles one _table_products, not one per
+    # literal False / True, issue 43)
+    _table_products(est, tbl, n_perp < 0)  # (False: w = vx u)
     _table_reward(est, tbl, rs, coef, shared)
-    if shared or tbl.vzt.shape[0] == 0:
+    if shared or n_perp == 0:
         return
-    _table_products(est, tbl, True)
+    _table_products(est, tbl, n_perp > 0)  # (True: w2 = vz M^{-1} z)
     _table_cost(est, tbl, 1.0 / math.sqrt(est.live[0].c_m))
 
 
@@ -534,6 +537,14 @@ def confidence_radii(est):
         br = const.reward_scale * CODE_NOISE * math.sqrt(2.0 * max(lr, 0.0)) + sr
         bcw = CODE_NOISE * math.sqrt(2.0 * max(lc, 0.0)) + sr
     return live.alpha_r * br, live.alpha_c * bcw  # eq. (5)
+
+
+def _radii_interpreted(state: StagewiseState) -> tuple[float, float]:
+    """:func:`confidence_radii` for Python callers, run by the interpreter (its ``py_func``: the same code):
+    called from Python with the state as a NamedTuple, numba would compile a second copy of it beside
+    the compiled callers' (which read the state by reference), about 0.4 s of a cold compile (issue 43)."""
+    live = state.live.view(np.recarray)  # (its rows read by attribute, as in compiled code)
+    return confidence_radii.py_func(state._replace(live=live))  # type: ignore[no-any-return]  # (numba: untyped)
 
 
 @numba.njit(cache=True, inline="always")
@@ -827,14 +838,14 @@ class StagewiseEstimator(Rebinding):
     @property
     def betas(self) -> tuple[float, float]:
         """Unscaled ``(beta_r, beta_c)`` of the current round."""
-        kr, kc = confidence_radii(self.state)
+        kr, kc = _radii_interpreted(self.state)
         alpha_r, alpha_c = self.alphas
         return float(kr / alpha_r), float(kc / alpha_c)
 
     @property
     def radii(self) -> tuple[float, float]:
         """``(alpha_r beta_r, alpha_c beta_c)`` of the current round."""
-        kr, kc = confidence_radii(self.state)
+        kr, kc = _radii_interpreted(self.state)
         return float(kr), float(kc)
 
     # -- updates -----------------------------------------------------------------------------------
@@ -917,7 +928,7 @@ class StagewiseEstimator(Rebinding):
     def ray_scaling(self, vertices: FloatArray) -> FloatArray:
         """Largest pessimistically feasible mixing coefficient ``a_i`` along each ray ``[x0, x_i]``."""
         tbl = self.make_table(vertices)
-        _, kc = confidence_radii(self.state)
+        _, kc = _radii_interpreted(self.state)
         sxx, lin = tbl.sxx, tbl.lin
         out = np.empty(sxx.shape[0] - 1)
         for r in range(1, sxx.shape[0]):

@@ -82,6 +82,7 @@ def execute_task(
     _WARM.add(warm)
     try:
         import_plugins([*task.plugins, *plugins], plugin_path)
+        from safebandits.algorithms._config import run_params
         from safebandits.algorithms.registry import get_algorithm, make_learner
         from safebandits.problems.registry import list_instances, make_instance
 
@@ -108,7 +109,8 @@ def execute_task(
         env = instance.environment(environment_rng(key))
         algorithm = get_algorithm(task.algorithm)
         info = instance.privileged_info() if algorithm.privileged else instance.public_info()
-        learner = make_learner(task.algorithm, info, learner_rng(key), task.algorithm_params)
+        params = run_params(algorithm.cls.config_cls, task.algorithm_params)  # (unkeyed fields: stored runs')
+        learner = make_learner(task.algorithm, info, learner_rng(key), params)
         if algorithm.task == "regret":
             _run_regret_task(learner, env, instance, task, record, traces)
             return _finish(record, traces)

@@ -36,6 +36,7 @@ def check_tasks(tasks: Sequence[RunTask]) -> None:
     ConfigError
         Naming the experiment, the instance or algorithm and the offending value.
     """
+    from safebandits.algorithms._config import run_params
     from safebandits.algorithms.registry import get_algorithm
     from safebandits.experiments.solvers import find_solver
     from safebandits.problems.registry import list_instances, make_instance
@@ -79,7 +80,8 @@ def check_tasks(tasks: Sequence[RunTask]) -> None:
                 if solver is not None:
                     solver.config(**task.algorithm_params)
                 else:
-                    get_algorithm(task.algorithm).config(**task.algorithm_params)
+                    cls = get_algorithm(task.algorithm).cls.config_cls
+                    get_algorithm(task.algorithm).config(**run_params(cls, task.algorithm_params))
             except Exception as exc:
                 raise ConfigError(
                     f"{task.experiment}: the config of {task.label!r} ({task.algorithm}) is invalid with "

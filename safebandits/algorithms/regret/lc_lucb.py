@@ -353,7 +353,8 @@ def _select_scan(est, tbl, choice, theta_ts, out_point, kr, kc):
 
 
 class StagewiseRun(NamedTuple):
-    """A block of rounds on the shared driver: the learner's :class:`PackedRound`, its
+    """A block of rounds on the shared driver: the learner's :class:`PackedRound` (by reference,
+    :func:`packed_reference`), its
     :class:`RoundChoice`, Safe-LTS's :class:`ThompsonWork` (LC-LUCB: an empty one, never read), and
     the outputs ``points`` (n, d) and ``values`` (n,) (see :func:`select_action`)."""
 
@@ -440,7 +441,7 @@ safe_lts_rounds = make_driver(
 
 
 @numba.njit(cache=True)
-def tell_then_select(packed, choice, x, reward, costs):
+def tell_then_select(packed, choice, x, reward, costs, tell):
     """Add the round ``(x, reward, costs)`` (:func:`stagewise_update_table`: Algorithm 1, line 5's
     observation into eq. (4)'s estimates) and choose the next round's action (:func:`select_action`,
     lines 3-4) in one call: the ask / tell path's
@@ -448,9 +449,10 @@ def tell_then_select(packed, choice, x, reward, costs):
     the action is in ``packed.point``. ``packed`` is the learner's :class:`PackedRound` by reference
     (:func:`packed_reference`), so that a call from Python unboxes one object instead of thirty arrays;
     the two kernels it calls are those of :data:`lc_lucb_rounds`, so both paths run the same compiled
-    code."""
+    code. ``tell`` False: the selection alone (``x``, ``reward``, ``costs`` unread), the ask path's
+    (one entry kernel for both: issue 43, cold compile)."""
     est, tbl = packed.est, packed.tbl
-    if stagewise_update_table(est, tbl, x, reward, costs):
+    if tell and stagewise_update_table(est, tbl, x, reward, costs):
         return REFRESH_FIRST, math.nan  # (the caller refreshes; the next ask selects)
     return select_action(est, tbl, choice, packed.theta_ts, packed.point)
 
@@ -461,14 +463,6 @@ def packed_reference(packed):
     Python holds it: a :class:`~safebandits._numba.StructProxy` of the same arrays, for
     :func:`tell_then_select`."""
     return by_reference(packed)
-
-
-@numba.njit(cache=True)
-def select_action_entry(est, tbl, choice, theta_ts, out_point):
-    """:func:`select_action` called from Python: the records passed on by reference
-    (:func:`~safebandits._numba.by_reference`), as the shared driver passes them, so that the kernel is
-    compiled once for both paths."""
-    return select_action(by_reference(est), by_reference(tbl), choice, theta_ts, out_point)
 
 
 @numba.njit(cache=True)
@@ -736,18 +730,31 @@ class StagewiseLinearLearner(BaseLearner):
         value = self._safe_value
         return RoundChoice(self._star, safe_row, value, not math.isnan(value), self.use_ts, self._ts_scale)
 
+    def _packed_by_reference(self, tbl: VertexTable) -> Any:
+        """The round's records by reference (:func:`packed_reference`): the learner's own (kept) for the
+        live table, made for a context's table."""
+        if tbl is not self._tbl:
+            return packed_reference(
+                PackedRound(self.estimator.state, tbl, self._point, self._theta_ts, self._costs)
+            )
+        if self._packed_ref_cache is None:
+            self._packed_ref_cache = packed_reference(self._packed)
+        return self._packed_ref_cache
+
     def _select_args(self, tbl: VertexTable, safe_row: int) -> tuple[Any, ...]:
+        """:func:`tell_then_select`'s arguments for the selection alone (``tell`` False) on ``tell``."""
         # (kept between rounds while its inputs are the same: built once instead of every ask)
         key = (safe_row, self._r0, self._ts_scale)
         cached = getattr(self, "_args_cache", None)
         if cached is None or cached[0] is not tbl or cached[1] != key:
-            args = (self.estimator.state, tbl, self._choice(safe_row), self._theta_ts, self._point)
+            packed = self._packed_by_reference(tbl)
+            args = (packed, self._choice(safe_row), self._point, 0.0, self._costs, False)
             self._args_cache = cached = (tbl, key, args)
         return cached[2]
 
     def _bind_select(self) -> None:
         st = self.estimator.state
-        self._select_kernel = bind_kernel(select_action_entry, self._select_args(self._tbl, self._safe_row))
+        self._select_kernel = bind_kernel(tell_then_select, self._select_args(self._tbl, self._safe_row))
         if self.use_ts:
             self._ts_kernel = bind_kernel(
                 ts_sample_entry, (st, self._theta_ts, 0.0, self._low, self._theta_ts)
@@ -862,12 +869,10 @@ class StagewiseLinearLearner(BaseLearner):
             self._observe(x, float(observation.reward), costs)
             return
         # update, then select the next round's action now: the next ask returns it
-        kernel, packed = self._fused_kernel, self._packed_ref_cache
-        if packed is None:
-            self._packed_ref_cache = packed = packed_reference(self._packed)
+        kernel, packed = self._fused_kernel, self._packed_by_reference(self._tbl)
         if kernel is None:
-            self._fused_kernel = kernel = bind_kernel(tell_then_select, (packed, choice, x, 0.0, costs))
-        self._prepared = kernel(packed, choice, x, float(observation.reward), costs)
+            self._fused_kernel = kernel = bind_kernel(tell_then_select, (packed, choice, x, 0.0, costs, True))
+        self._prepared = kernel(packed, choice, x, float(observation.reward), costs, True)
         self._prepared_stamp = self.estimator.changes
         if self._prepared[0] == REFRESH_FIRST:
             self._prepared = None
@@ -933,7 +938,10 @@ class StagewiseLinearLearner(BaseLearner):
         j = self._warm_rounds(sampler, points, 0, rows)
         self._round_arms = self._arms
         thompson = ThompsonWork(self._normals, self._position_block, self._low)
-        run = StagewiseRun(self._packed, self._choice(self._safe_row), thompson, points, values)
+        # (the records by reference, as ask / tell holds them: the block's builder then compiles no
+        # builders of the state and the table, and both paths share packed_reference's; issue 43)
+        packed = self._packed_by_reference(self._tbl)
+        run = StagewiseRun(packed, self._choice(self._safe_row), thompson, points, values)
         return CompiledRounds(safe_lts_rounds if self.use_ts else lc_lucb_rounds, run, j)
 
     def _sim_refill(self, resumed: bool) -> None:

@@ -6,6 +6,10 @@ Algorithm 2 solves (34): ``max V~r(pi)`` s.t. ``V~c_i(pi) <= tau_i``, where both
 mean action ``x_pi`` (eqs. 29-32): ``V~r`` is convex in ``x_pi`` and the feasible set is the intersection
 of ``conv(A_t)`` with second-order cones, a non-convex maximisation that the paper leaves unsolved.
 
+Solvers (``OPLBConfig.solver``): the default, ``"arm-lp"``, values each policy by its arms' indices, the
+one-constraint LP solved exactly (:mod:`~.oplb_lp`: a conservative version of (34) with the same
+guarantees). ``"search"``, (34) itself, is described here.
+
 Practical solver (spec ``stagewise.md`` Sec. 2.3, option 2): policies supported on ``{x0, a_i}`` and
 ``{x0, a_i, a_k}``. Write a policy of the second kind as ``x_pi = x0 + eta (y(phi) - x0)`` with the
 *virtual vertex* ``y(phi) = (1 - phi) a_i + phi a_k`` (``pi = (1 - eta) on x0, eta (1 - phi) on a_i,
@@ -54,7 +58,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numba
 import numpy as np
@@ -72,6 +77,7 @@ from safebandits.algorithms.regret.lc_lucb import (
     stagewise_update,
 )
 from safebandits.algorithms.regret.oplb_bound import below, cell_bounds, pair_bound
+from safebandits.algorithms.regret.oplb_lp import arm_lp_policy
 from safebandits.estimators.stagewise import (
     StagewiseState,
     VertexTable,
@@ -88,6 +94,7 @@ __all__ = [
     "OPLBRun",
     "OPLBWork",
     "PolicySearch",
+    "oplb_choose",
     "oplb_policy",
     "oplb_rounds",
     "oplb_select",
@@ -110,12 +117,22 @@ class OPLBConfig(StagewiseLinearConfig):
     delta, reg, radii, alpha_r, alpha_c, refresh_every, safe_value_ucb
         As :class:`~safebandits.algorithms.regret.lc_lucb.StagewiseLinearConfig` (theory: Thm. 27's
         ``alpha_c = 1``, ``alpha_r = 1 + 2 (1 - r0) / min_i (tau_i - c0_i)``).
+    solver : {"arm-lp", "search"}, default "arm-lp"
+        The per-round programme. ``"arm-lp"``: each policy valued by its arms' indices ``V~r(x_r)``,
+        ``V~c(x_r)``, the one-constraint LP solved exactly in closed form (at most two rows mixed;
+        :mod:`~.oplb_lp`: a conservative version of (34), same guarantees, not its optimum); with several
+        constraints the search. ``"search"``: (34) itself over 2- and 3-supports (module docstring), the
+        solver of the stored ``oplb-random`` runs (that experiment sets it).
     n_grid : int >= 1, default 8
-        Cells of the grid over the mixing weight ``phi`` of each pair (1: 2-supports only).
+        Cells of the grid over the mixing weight ``phi`` of each pair (1: 2-supports only; the search).
     refine_iters : int >= 0, default 16
-        Golden-section steps around each local maximum of a searched pair's grid values.
+        Golden-section steps around each local maximum of a searched pair's grid values (the search).
     """
 
+    #: ``solver`` came after the ``oplb-random`` runs were stored (with the search): left out of their keys.
+    unkeyed: ClassVar[Mapping[str, Any]] = {"solver": "search"}
+
+    solver: Literal["arm-lp", "search"] = "arm-lp"
     n_grid: int = 8
     refine_iters: int = 16
 
@@ -136,6 +153,7 @@ class PolicySearch(NamedTuple):
     known_safe_value: bool  #: ``pi0``'s value is ``safe_value`` (else its UCB ``V~r(x0)``)
     n_grid: int  #: cells of the grid over ``phi``
     refine: int  #: golden-section steps around each local maximum
+    arm_lp: bool  #: the per-arm LP (:func:`~.oplb_lp.arm_lp_policy`) instead of the search
 
 
 class OPLBWork(NamedTuple):
@@ -143,7 +161,8 @@ class OPLBWork(NamedTuple):
     (``x_r^T Sigma^{-1} x_s``) and ``zgram`` (``z_r^T M^{-1} z_s``), ``lin_y`` (m), ``wv`` (d), ``wp``
     (d'), per-row ``ucb`` and ``scale`` (n + 1), the learner's ``uniforms`` (read at
     ``positions[0].uniforms``, one element of dtype
-    :data:`~safebandits.algorithms.regret.lc_lucb.RNG_POSITIONS`) and the observed ``costs``."""
+    :data:`~safebandits.algorithms.regret.lc_lucb.RNG_POSITIONS`), the observed ``costs`` and the per-arm
+    LP's rows: pessimistic costs ``cost_ucb`` (n + 1, 1) and policy ``mix`` (n + 1)."""
 
     gram: np.ndarray
     zgram: np.ndarray
@@ -155,6 +174,8 @@ class OPLBWork(NamedTuple):
     uniforms: np.ndarray
     positions: np.ndarray
     costs: np.ndarray
+    cost_ucb: np.ndarray
+    mix: np.ndarray
 
 
 class PairGeometry(NamedTuple):
@@ -406,6 +427,15 @@ def oplb_policy(est, tbl, search, work, probs):
 
 
 @numba.njit(cache=True)
+def oplb_choose(est, tbl, search, work, probs):
+    """The round's policy by the configured solver: :func:`~.oplb_lp.arm_lp_policy` or
+    :func:`oplb_policy` (same arguments and outputs)."""
+    if search.arm_lp:
+        return arm_lp_policy(est, tbl, search, work, probs)
+    return oplb_policy(est, tbl, search, work, probs)
+
+
+@numba.njit(cache=True)
 def sample_policy(probs, u, safe_row):
     """Algorithm 2, line 7's ``X_t ~ pi_t``: the row sampled by the uniform ``u`` (inverse CDF over the
     rows), or :data:`~.lc_lucb.SAFE_ACTION` for ``x0`` (mass ``1 - sum(probs)`` when ``x0`` is not a row)."""
@@ -448,7 +478,7 @@ def oplb_select(run, j):
     pos = work.positions[0]
     if pos.uniforms >= work.uniforms.shape[0]:
         return False
-    run.values[j] = oplb_policy(run.est, run.tbl, run.search, work, run.probs[j])
+    run.values[j] = oplb_choose(run.est, run.tbl, run.search, work, run.probs[j])
     idx = sample_policy(run.probs[j], work.uniforms[pos.uniforms], run.search.safe_row)
     pos.uniforms += 1
     vx = run.tbl.vx
@@ -474,7 +504,7 @@ oplb_rounds = make_driver("oplb_rounds", oplb_select, stagewise_update, __name__
                     assumptions=("linear", "means-at-most-1", "param-norm", "noise",
                                  "safe-action"))  # fmt: skip
 class OPLB(StagewiseLinearLearner):
-    """OPLB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 2) with the 3-support solver of the module doc.
+    """OPLB (Pacchiano, Ghavamzadeh & Bartlett, Algorithm 2) with the per-arm LP or the 3-support search.
 
     Parameters
     ----------
@@ -502,7 +532,8 @@ class OPLB(StagewiseLinearLearner):
         m, dp = self.estimator.tau.shape[0], self.estimator.state.z.shape[0]
         self._lin_y, self._wv, self._wp = np.zeros(m), np.zeros(self._arms.shape[1]), np.zeros(dp)
         self._alloc(self._arms.shape[0])
-        self._policy_kernel = bind_kernel(oplb_policy, self._policy_args(self._tbl, self._safe_row))
+        self._arm_lp = self.config.solver == "arm-lp" and m == 1  # (several constraints: the search)
+        self._policy_kernel = bind_kernel(oplb_choose, self._policy_args(self._tbl, self._safe_row))
 
     def _alloc(self, n: int) -> None:
         """Work arrays for ``n`` arms (``n + 1`` table rows)."""
@@ -510,16 +541,17 @@ class OPLB(StagewiseLinearLearner):
         self._gram = np.zeros((n + 1, n + 1))
         self._zgram = self._gram if self.estimator.shared else np.zeros((n + 1, n + 1))
         self._ucb, self._scale = np.zeros(n + 1), np.zeros(n + 1)
+        self._cost_ucb, self._mix = np.zeros((n + 1, 1)), np.zeros(n + 1)
 
     def _search(self, safe_row: int) -> PolicySearch:
         c = self.config
         value = self._safe_value
-        return PolicySearch(safe_row, value, not math.isnan(value), c.n_grid, c.refine_iters)
+        return PolicySearch(safe_row, value, not math.isnan(value), c.n_grid, c.refine_iters, self._arm_lp)
 
     def _work(self) -> OPLBWork:
         return OPLBWork(
             self._gram, self._zgram, self._lin_y, self._wv, self._wp, self._ucb, self._scale, self._uniforms,
-            self._position_block, self._costs,
+            self._position_block, self._costs, self._cost_ucb, self._mix,
         )  # fmt: skip
 
     def _policy_args(self, tbl: VertexTable, safe_row: int) -> tuple[Any, ...]:

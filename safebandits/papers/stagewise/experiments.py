@@ -186,7 +186,7 @@ OPLB_RANDOM = register_experiment(
                 xlabel="d",
             ),
         ),
-        algorithms=(AlgorithmSpec(label="OPLB", name="oplb"),),
+        algorithms=(AlgorithmSpec(label="OPLB", name="oplb", params={"solver": "search"}),),
         replicates={"quick": 2, "paper": 5},
         budget=_BUDGET,
         figure="regret-curves",

@@ -86,7 +86,7 @@ def learner_after(seed, k, d, m, known, rounds):
     if known:
         kw.update(safe_reward=float(theta @ arms[0]), safe_cost=mu @ arms[0])
     inst = LinearProblem(**kw).simulate(reward_param=theta, cost_params=mu).instance("stagewise")
-    learner = make_learner("oplb", inst.public_info(), np.random.default_rng(seed + 1))
+    learner = make_learner("oplb", inst.public_info(), np.random.default_rng(seed + 1), {"solver": "search"})
     env = inst.environment(np.random.default_rng(seed + 2))
     for _ in range(rounds):
         decision = learner.ask()

@@ -354,7 +354,7 @@ def test_oplb_policies_are_pessimistically_and_truly_feasible():
 
 def test_oplb_beats_dense_search_over_three_supports():
     inst = _instance("stagewise/random-mab", 1, K=6)
-    learner = make_learner("oplb", inst.public_info(), np.random.default_rng(3))
+    learner = make_learner("oplb", inst.public_info(), np.random.default_rng(3), {"solver": "search"})
     env = inst.environment(np.random.default_rng(2))
     learner.simulate(env, 400)
     learner.ask()
