@@ -6,9 +6,10 @@ Algorithm 2 solves (34): ``max V~r(pi)`` s.t. ``V~c_i(pi) <= tau_i``, where both
 mean action ``x_pi`` (eqs. 29-32): ``V~r`` is convex in ``x_pi`` and the feasible set is the intersection
 of ``conv(A_t)`` with second-order cones, a non-convex maximisation that the paper leaves unsolved.
 
-Solvers (``OPLBConfig.solver``): the default, ``"arm-lp"``, values each policy by its arms' indices, the
-one-constraint LP solved exactly (:mod:`~.oplb_lp`: a conservative version of (34) with the same
-guarantees). ``"search"``, (34) itself, is described here.
+Solvers (``OPLBConfig.solver``): the default, ``"search"``, (34) itself, is described here (defaults follow
+the paper's programme). ``"arm-lp"`` (an option) values each policy by its arms' indices, the one-constraint
+LP solved exactly (:mod:`~.oplb_lp`: a conservative version of (34) with the same guarantees, not its
+optimum; about 10x cheaper per round).
 
 Practical solver (spec ``stagewise.md`` Sec. 2.3, option 2): policies supported on ``{x0, a_i}`` and
 ``{x0, a_i, a_k}``. Write a policy of the second kind as ``x_pi = x0 + eta (y(phi) - x0)`` with the
@@ -117,12 +118,12 @@ class OPLBConfig(StagewiseLinearConfig):
     delta, reg, radii, alpha_r, alpha_c, refresh_every, safe_value_ucb
         As :class:`~safebandits.algorithms.regret.lc_lucb.StagewiseLinearConfig` (theory: Thm. 27's
         ``alpha_c = 1``, ``alpha_r = 1 + 2 (1 - r0) / min_i (tau_i - c0_i)``).
-    solver : {"arm-lp", "search"}, default "arm-lp"
+    solver : {"search", "arm-lp"}, default "search"
         The per-round programme. ``"arm-lp"``: each policy valued by its arms' indices ``V~r(x_r)``,
         ``V~c(x_r)``, the one-constraint LP solved exactly in closed form (at most two rows mixed;
         :mod:`~.oplb_lp`: a conservative version of (34), same guarantees, not its optimum); with several
         constraints the search. ``"search"``: (34) itself over 2- and 3-supports (module docstring), the
-        solver of the stored ``oplb-random`` runs (that experiment sets it).
+        paper's programme, so the default (``oplb-random`` also sets it: its stored runs were made with it).
     n_grid : int >= 1, default 8
         Cells of the grid over the mixing weight ``phi`` of each pair (1: 2-supports only; the search).
     refine_iters : int >= 0, default 16
@@ -132,7 +133,7 @@ class OPLBConfig(StagewiseLinearConfig):
     #: ``solver`` came after the ``oplb-random`` runs were stored (with the search): left out of their keys.
     unkeyed: ClassVar[Mapping[str, Any]] = {"solver": "search"}
 
-    solver: Literal["arm-lp", "search"] = "arm-lp"
+    solver: Literal["search", "arm-lp"] = "search"
     n_grid: int = 8
     refine_iters: int = 16
 

@@ -68,7 +68,7 @@ def test_arm_lp_is_the_lp_optimum_feasible_with_two_rows_at_most(seed, k, d, kno
     configured). Cases: only ``x0`` safe (small slack, early rounds), ``x0`` itself pessimistically above
     ``tau`` (unknown ``c0``, just after the warm start: ``pi0`` kept unless a policy beats it), ties (the
     safe arm duplicates ``x0``), and mixtures of two arms."""
-    learner, inst = learner_after(seed, k, d, known, rounds, slack, value)
+    learner, inst = learner_after(seed, k, d, known, rounds, slack, value, solver="arm-lp")
     decision = learner.ask()
     if learner.in_warm_start:
         event("warm start")
@@ -104,11 +104,11 @@ def test_arm_lp_is_the_lp_optimum_feasible_with_two_rows_at_most(seed, k, d, kno
 
 
 def test_arm_lp_plays_safely_and_mixes_arms():
-    """A whole compiled run on the default solver: every policy pessimistically feasible and truly safe in
+    """A whole compiled run on the per-arm LP: every policy pessimistically feasible and truly safe in
     expectation, and the policies mix arms once the estimates allow it."""
     from safebandits.experiments.regret_loop import run_regret
 
-    learner, inst = learner_after(7, 12, 4, True, 0, 0.2, "ucb")
+    learner, inst = learner_after(7, 12, 4, True, 0, 0.2, "ucb", solver="arm-lp")
     assert learner.config.solver == "arm-lp" and learner._arm_lp
     out = run_regret(learner, inst.environment(np.random.default_rng(3)), inst, horizon=1500)
     assert out.policy_violations == 0
@@ -117,16 +117,18 @@ def test_arm_lp_plays_safely_and_mixes_arms():
 
 def test_search_is_kept_for_the_stored_runs_and_several_constraints():
     """``oplb-random`` runs the search with the keys of the archived runs (``solver`` left out at its
-    stored value), the default is keyed, and two constraints use the search whatever the option."""
+    stored value), the default is the paper's programme (the search, unkeyed), the per-arm LP is keyed,
+    and two constraints use the search whatever the option."""
     from safebandits.experiments.spec import expand, get_experiment
 
     (spec,) = get_experiment("oplb-random").algorithms
     assert spec.params == {"solver": "search"}
     assert "solver" not in keyed_config(OPLBConfig(solver="search"))
-    assert keyed_config(OPLBConfig())["solver"] == "arm-lp"
+    assert OPLBConfig().solver == "search" and "solver" not in keyed_config(OPLBConfig())
+    assert keyed_config(OPLBConfig(solver="arm-lp"))["solver"] == "arm-lp"
     (task, *_) = expand(get_experiment("oplb-random"), "quick")
     assert "solver" not in task.algorithm_params  # (the archived keys; test_oplb_bound: same results)
     assert run_params(OPLBConfig, task.algorithm_params)["solver"] == "search"  # built as stored
     assert run_params(OPLBConfig, {"solver": "arm-lp"})["solver"] == "arm-lp"
-    learner, _ = learner_after(1, 5, 3, True, 0, 0.2, "ucb", m=2)
+    learner, _ = learner_after(1, 5, 3, True, 0, 0.2, "ucb", m=2, solver="arm-lp")
     assert learner.config.solver == "arm-lp" and not learner._arm_lp
