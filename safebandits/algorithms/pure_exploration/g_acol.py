@@ -55,7 +55,9 @@ from safebandits.algorithms.pure_exploration._distinct import distinct_groups, e
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     FROM_ALL,
     FROM_FEASIBLE,
+    FROM_UNCERTAIN,
     GACOL_LIVE,
+    LOOKAHEAD,
     MAX_REWARD,
     UNIFORM,
     GACOLConstants,
@@ -225,7 +227,8 @@ def gacol_block(run):
     period = const.refresh_every
     widest = const.select_from == FROM_ALL and const.numerics == DIAGONAL  # Greedy Max Var, diagonal
     fixed_rule = const.selection == UNIFORM or const.selection == MAX_REWARD
-    can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest)
+    target_rule = const.selection == LOOKAHEAD and const.select_from == FROM_UNCERTAIN  # G-ACOL, |U| = 1
+    can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest or target_rule)
     return GACOLBlock(st, sk, run.chosen, period, can_skip, needs_uniform(const))
 
 
@@ -597,5 +600,6 @@ class GACOL(CBAILearner):
         widest = c.select_from == "all" and c.selection in ("lookahead", "most_uncertain")
         widest = widest and self._ridge.numerics == "diagonal"
         fixed_rule = c.selection in ("uniform", "max_reward")
-        enabled = c.certified_skip and c.refresh_every > 0 and (fixed_rule or widest)
+        target_rule = c.selection == "lookahead" and c.select_from == "uncertain"  # G-ACOL, while |U| = 1
+        enabled = c.certified_skip and c.refresh_every > 0 and (fixed_rule or widest or target_rule)
         return new_skip_work(self._ridge.arrays, enabled, widest, self._skip_live)
