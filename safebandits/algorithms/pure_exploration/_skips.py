@@ -4,8 +4,10 @@ Some sequential rules of the G-ACOL family pull arms that do not depend on the d
 sets ``U`` and ``F`` of Algorithm 2 stay the same: the uniform rules (G-ACOL Uniform, Adaptive Uniform)
 and the max-reward rules (Max Rew-U, Max Rew-F) depend on the data only through ``U`` and ``F``, and
 Greedy Max Var on a design whose arms each have one non-zero coordinate pulls the widest arm of ``X``,
-a function of the design alone. For a stretch of samples in which no arm leaves ``U`` the pulls are
-therefore known in advance, and the environment's sampler draws their observations.
+a function of the design alone; G-ACOL, while ``U`` holds one arm ``y``, pulls ``y`` itself for as
+long as :func:`lookahead_keeps_target` certifies (a bound on every other arm's look-ahead reduction that
+holds for any number of pulls of ``y``). For a stretch of samples in which no arm leaves ``U`` the pulls
+are therefore known in advance, and the environment's sampler draws their observations.
 
 :func:`try_skip` takes such a stretch at once, starting and ending at exact-refresh points ``t0`` and
 ``t1`` (multiples of ``refresh_every``): it plays the pulls, accumulating the per-arm counts and sums
