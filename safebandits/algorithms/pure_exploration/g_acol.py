@@ -597,12 +597,17 @@ class GACOL(CBAILearner):
 
         Skips serve the uniform and max-reward rules, Greedy Max Var (widest arm of all of ``X``)
         on a diagonal design, whose pulls a tournament tree over the widths replays in ``O(log n)``,
-        and G-ACOL while ``|U| = 1`` (its look-ahead certified to pull the target itself).
+        and G-ACOL once ``|U| = 1`` (its look-ahead certified to pull the target itself; before, its
+        blocks run on the plain driver).
         """
         c = self.config
         widest = c.select_from == "all" and c.selection in ("lookahead", "most_uncertain")
         widest = widest and self._ridge.numerics == "diagonal"
         fixed_rule = c.selection in ("uniform", "max_reward")
-        target_rule = c.selection == "lookahead" and c.select_from == "uncertain"  # G-ACOL, while |U| = 1
+        # G-ACOL skips only while |U| = 1: its blocks run on the driver with skips from then on (U only
+        # shrinks), so that the skips' code is compiled only for runs that reach it (a cold start of
+        # G-ACOL stays the plain driver's; the trajectory is the same on either driver)
+        target_rule = c.selection == "lookahead" and c.select_from == "uncertain"
+        target_rule = target_rule and int(self._inner.state.live[0]["n_uncertain"]) == 1
         enabled = c.certified_skip and c.refresh_every > 0 and (fixed_rule or widest or target_rule)
         return new_skip_work(self._ridge.arrays, enabled, widest, self._skip_live)
