@@ -4,6 +4,8 @@ Usage::
 
     .venv/bin/python benchmarks/bench_acol_per_sample.py                    # this code only
     .venv/bin/python benchmarks/bench_acol_per_sample.py --baseline /path/to/old/checkout
+    .venv/bin/python benchmarks/bench_acol_per_sample.py --baseline DIR --whole --methods g-acol \
+        --sizes 70x30 --repeats 1                                             # whole runs (skips)
 
 For Greedy Max Var, G-ACOL and Adaptive Uniform (theory width, compiled loop, certified skips as by
 default) on unit-sphere instances (``NxD``) and on ``drive``: 1000 arms of dimension 9 repeating 20
@@ -12,7 +14,9 @@ distinct; the data are not needed), each cell runs ``--budget`` samples five tim
 lowest process CPU time per sample (us). With ``--baseline DIR`` every cell is measured
 alternately with this code and with the code at ``DIR`` (a checkout's root, put first on
 ``PYTHONPATH`` of a child process), so that both see the same machine state, and prints the ratio.
-Numba compilation is excluded by a warm-up run. Not collected by pytest; no timing asserts.
+Numba compilation is excluded by a warm-up run. ``--whole`` runs each cell until it stops (budget
+5x10^7): the cost per sample of a whole run, where G-ACOL's certified skips while ``|U| = 1`` (issue 43,
+item 2) take most samples of the long runs. Not collected by pytest; no timing asserts.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import time
 import numpy as np
 
 METHODS = ("greedy-maxvar", "g-acol", "adaptive-uniform")
-SIZES = ("30x30", "100x30", "30x100", "drive")
+SIZES = ("30x30", "100x30", "30x100", "irrelevant", "drive")
 #: The speed-up the ACOL family needs (issue 43).
 TARGET = 3.2
 #: Measured runs per cell (the lowest cost is printed).
@@ -39,6 +43,8 @@ def instance(size: str):
     from safebandits.problems.linear import LinearCBAIInstance
     from safebandits.problems.noise import BinaryNoise
 
+    if size == "irrelevant":  # (axis-aligned arms: diagonal numerics, Greedy Max Var's skips)
+        return make_instance("acol/irrelevant-dimensions", d=10, epsilon=0.05)
     if size != "drive":
         n, d = (int(v) for v in size.split("x"))
         return make_instance("acol/unit-sphere", rng=np.random.default_rng(0), n_arms=n, d=d)
@@ -53,13 +59,14 @@ def instance(size: str):
     )  # fmt: skip
 
 
-def cost(method: str, size: str, budget: int) -> float:
-    """Lowest CPU us per sample of :data:`REPEATS` runs of ``budget`` samples (after a warm-up run)."""
+def cost(method: str, size: str, budget: int, repeats: int = REPEATS) -> float:
+    """Lowest CPU us per sample of ``repeats`` runs of ``budget`` samples (after a warm-up run); a run
+    that stops before ``budget`` (``--whole``) counts its whole CPU over its samples."""
     from safebandits.algorithms import make_learner
     from safebandits.experiments.simulate import run
 
     best = np.inf
-    for rep in range(REPEATS + 1):
+    for rep in range(repeats + 1):
         inst = instance(size)
         learner = make_learner(method, inst.public_info(), np.random.default_rng(1), {"width": "theory"})
         env = inst.environment(np.random.default_rng(2))
@@ -70,12 +77,12 @@ def cost(method: str, size: str, budget: int) -> float:
     return best
 
 
-def child(baseline: str, method: str, size: str, budget: int) -> float:
-    env = {**os.environ, "PYTHONPATH": baseline}
+def child(baseline: str, method: str, size: str, budget: int, repeats: int) -> float:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([baseline, os.environ.get("PYTHONPATH", "")])}
     code = (
         f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); import bench_acol_per_sample as b; "
     )
-    code += f"print(b.cost({method!r}, {size!r}, {budget}))"
+    code += f"print(b.cost({method!r}, {size!r}, {budget}, {repeats}))"
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd=baseline, capture_output=True, text=True, check=True
     )  # (cwd: ``-c`` puts the working directory first on the path)
@@ -88,19 +95,26 @@ def main() -> None:
     parser.add_argument("--baseline", help="root of a checkout to compare with (child process)")
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--sizes", default=",".join(SIZES))
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="measured runs per cell (lowest kept)")
+    parser.add_argument("--whole", action="store_true", help="whole runs: budget 5e7, until they stop")
     parser.add_argument("--json", help="also write the table to this file")
     args = parser.parse_args()
-    print(f"CPU us per sample, theory width, compiled, {args.budget} samples per run (best of {REPEATS})")
+    if args.whole:
+        args.budget = max(args.budget, 50_000_000)
+    print(
+        f"CPU us per sample, theory width, compiled, up to {args.budget} samples per run (best of "
+        f"{args.repeats}); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     head = f"{'method':<18}{'instance':<10}{'this code':>11}"
     print(head + (f"{'baseline':>11}{'speed-up':>10}  target {TARGET}x" if args.baseline else ""))
     rows = []
     for method in args.methods.split(","):
         for size in args.sizes.split(","):
-            now = cost(method, size, args.budget)
+            now = cost(method, size, args.budget, args.repeats)
             line = f"{method:<18}{size:<10}{now:>11.3f}"
             row = {"method": method, "instance": size, "us": now}
             if args.baseline:
-                before = child(args.baseline, method, size, args.budget)
+                before = child(args.baseline, method, size, args.budget, args.repeats)
                 line += f"{before:>11.3f}{before / now:>9.1f}x"
                 row["baseline_us"] = before
             print(line, flush=True)

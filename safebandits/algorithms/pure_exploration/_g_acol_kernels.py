@@ -192,19 +192,25 @@ def uniform_candidate_of(b, select_from):
 @numba.njit(cache=True, inline="always")
 def _uniform_candidate(st, select_from):
     """A uniform random candidate, by one learner uniform (advancing ``live.upos``); :data:`NO_ARM` if
-    none."""
+    none. Over all of ``X`` (Adaptive Uniform) the ``k``-th candidate is arm ``k``: no scan (the same
+    arm, ``O(1)`` instead of two passes over ``X``)."""
     in_uncertain, in_feasible = st.sets.in_uncertain, st.sets.in_feasible
     n = in_uncertain.shape[0]
-    m = 0
-    for i in range(n):
-        if is_candidate(i, select_from, in_uncertain, in_feasible):
-            m += 1
+    everyone = select_from == FROM_ALL
+    m = n
+    if not everyone:
+        m = 0
+        for i in range(n):
+            if is_candidate(i, select_from, in_uncertain, in_feasible):
+                m += 1
     live = st.live[0]
     u = st.uniforms[live.upos]
     live.upos += 1
     k = int(u * m)
     if k >= m:
         k = m - 1
+    if everyone:
+        return k if k >= 0 else NO_ARM
     for i in range(n):
         if is_candidate(i, select_from, in_uncertain, in_feasible):
             if k == 0:

@@ -4,8 +4,10 @@ Some sequential rules of the G-ACOL family pull arms that do not depend on the d
 sets ``U`` and ``F`` of Algorithm 2 stay the same: the uniform rules (G-ACOL Uniform, Adaptive Uniform)
 and the max-reward rules (Max Rew-U, Max Rew-F) depend on the data only through ``U`` and ``F``, and
 Greedy Max Var on a design whose arms each have one non-zero coordinate pulls the widest arm of ``X``,
-a function of the design alone. For a stretch of samples in which no arm leaves ``U`` the pulls are
-therefore known in advance, and the environment's sampler draws their observations.
+a function of the design alone; G-ACOL, while ``U`` holds one arm ``y``, pulls ``y`` itself for as
+long as :func:`lookahead_keeps_target` certifies (a bound on every other arm's look-ahead reduction that
+holds for any number of pulls of ``y``). For a stretch of samples in which no arm leaves ``U`` the pulls
+are therefore known in advance, and the environment's sampler draws their observations.
 
 :func:`try_skip` takes such a stretch at once, starting and ending at exact-refresh points ``t0`` and
 ``t1`` (multiples of ``refresh_every``): it plays the pulls, accumulating the per-arm counts and sums
@@ -32,6 +34,9 @@ import numba
 import numpy as np
 
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
+    FROM_ALL,
+    FROM_UNCERTAIN,
+    LOOKAHEAD,
     MAX_REWARD,
     NO_ARM,
     UNIFORM,
@@ -59,6 +64,14 @@ __all__ = ["SKIP_CHUNK", "SKIP_LIVE", "SKIP_SAFETY", "SKIP_TRACKED", "SkipWork",
 SKIP_SAFETY = 1e-9
 #: Samples per chunk of the O(1)-per-sample bound on ``F_t`` in :func:`try_skip`.
 SKIP_CHUNK = 256
+#: Relative margin by which the target's own look-ahead reduction must beat every other arm's bound in
+#: G-ACOL's skips (:func:`lookahead_keeps_target`), far above the relative rounding of the look-ahead's
+#: values (about 1e-12 between an exact refresh and the rank-one recursion, docs/decisions/acol.md).
+PICK_SAFETY = 1e-6
+#: Smallest ``s_y (1 - B)`` (target width times relative lead) a G-ACOL skip accepts: the look-ahead
+#: compares ``s_y - reduction`` in floating point, whose rounding is about ``2e-16 s_y``.
+PICK_FLOOR = 1e-12
+
 #: Largest ``|U|`` for which :func:`try_skip` also keeps a bound of its own for every arm of ``U``.
 SKIP_TRACKED = 8
 
@@ -183,10 +196,17 @@ def _block_rule(st, cand):
 
     Returns ``(m, arm)``: ``m > 0`` -- uniform over the ``m`` candidates ``cand[:m]`` (index order,
     one learner uniform per sample); ``m == 0`` -- always ``arm``; ``arm == NO_ARM`` -- no candidate.
+    G-ACOL's look-ahead over ``U``: the only arm of ``U`` (its target) when ``|U| = 1``, else
+    :data:`NO_ARM`; that the look-ahead keeps pulling it is certified apart
+    (:func:`lookahead_keeps_target`).
     """
     sets = st.sets
     rewards, in_uncertain, in_feasible = sets.rewards, sets.in_uncertain, sets.in_feasible
     selection, select_from = effective_rule(st.const, sets.live[0].best_arm == NO_ARM)
+    if selection == LOOKAHEAD and select_from == FROM_UNCERTAIN:
+        if sets.live[0].n_uncertain != 1:
+            return 0, NO_ARM
+        return 0, best_candidate(rewards, select_from, in_uncertain, in_feasible)
     if selection == UNIFORM:
         m = 0
         for i in range(rewards.shape[0]):
@@ -195,6 +215,49 @@ def _block_rule(st, cand):
                 m += 1
         return m, 0 if m > 0 else NO_ARM
     return 0, best_candidate(rewards, select_from, in_uncertain, in_feasible)
+
+
+@numba.njit(cache=True)
+def lookahead_keeps_target(zrows, y, length):
+    """Whether G-ACOL's look-ahead (:func:`~safebandits.algorithms.pure_exploration._g_acol_kernels.
+    select_arm`) pulls its target ``y``, the only arm of ``U``, at each of the next ``length`` samples
+    if it pulls ``y`` at each of them (so: at all of them), with ``zrows[k] = L_0^{-1} x_k`` at the
+    block's start (``A_{t0} = L_0 L_0^T``).
+
+    With ``s_k = ||x_k||^2_{A^{-1}}``, ``g_k = x_k^T A^{-1} y`` at ``t0`` and ``m`` pulls of ``y``
+    (Sherman--Morrison): ``g_k(m) = g_k / (1 + m s_y)``, ``s_y(m) = s_y / (1 + m s_y)``,
+    ``s_k(m) = s_k - m g_k^2 / (1 + m s_y) >= s_k - g_k^2 / s_y``. The look-ahead compares the
+    reductions ``g_k(m)^2 / (1 + s_k(m))`` with the target's own ``s_y(m)^2 / (1 + s_y(m))``; their
+    ratio is at most ``B_k = (g_k / s_y)^2 (1 + s_y) / (1 + s_k - g_k^2 / s_y)`` for every ``m``. Certified
+    when every other arm has ``B_k`` below ``1 - PICK_SAFETY`` less a rounding allowance growing with
+    ``s_k / s_y`` (the error of ``g_k^2`` in units of ``s_y^2``), and the lead left at the block's
+    end, ``s_y(length) (1 - B)``, is at least :data:`PICK_FLOOR` (the look-ahead values ``s_y -
+    reduction`` are rounded at the scale of ``s_y``): then ``y`` is the strict minimiser at every sample,
+    whatever the tie rule.
+    """
+    n, d = zrows.shape
+    s_y = 0.0
+    for i in range(d):
+        s_y += zrows[y, i] * zrows[y, i]
+    if not s_y > 0.0:
+        return False
+    worst = 0.0
+    for k in range(n):
+        if k == y:
+            continue
+        s_k = 0.0
+        g = 0.0
+        for i in range(d):
+            s_k += zrows[k, i] * zrows[k, i]
+            g += zrows[k, i] * zrows[y, i]
+        rho = (g / s_y) * (g / s_y)
+        resid = max(s_k - g * g / s_y, 0.0)
+        bound = rho * (1.0 + s_y) / (1.0 + resid) + 1e-9 * (1.0 + s_k / s_y)
+        worst = max(worst, bound)
+        if worst > 1.0 - PICK_SAFETY:
+            return False
+    s_end = s_y / (1.0 + float(length) * s_y)
+    return s_end * (1.0 - worst) >= PICK_FLOOR
 
 
 @numba.njit(cache=True, inline="always")
@@ -312,7 +375,8 @@ def try_skip(st: GACOLState, sk: SkipWork, sampler, start, max_len):
     t0 = live.t
     tau = sets.threshold
     reg = const.reg
-    widest = const.selection != UNIFORM and const.selection != MAX_REWARD  # Greedy Max Var, diagonal
+    # Greedy Max Var on a diagonal design (the widest arm of X); G-ACOL's look-ahead is a fixed arm
+    widest = const.select_from == FROM_ALL and const.selection != UNIFORM and const.selection != MAX_REWARD
     if widest:
         m_cand, fixed = 0, 0
     else:
@@ -359,6 +423,8 @@ def try_skip(st: GACOLState, sk: SkipWork, sampler, start, max_len):
     low = np.linalg.cholesky(work_a)
     for k in range(n):
         _forward_solve(low, arms[k], zrows[k])
+    if const.selection == LOOKAHEAD and not widest and not lookahead_keeps_target(zrows, fixed, length_i):
+        return 0  # (nothing changed yet)
     for i in range(d):
         work_q[i] = 0.0
     # Per-arm bound for a few arms of U (h_c = A_{t0}^{-1} x_c, D_t = sum_s x_s x_s^T over the block):

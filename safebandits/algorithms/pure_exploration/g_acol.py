@@ -55,7 +55,9 @@ from safebandits.algorithms.pure_exploration._distinct import distinct_groups, e
 from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     FROM_ALL,
     FROM_FEASIBLE,
+    FROM_UNCERTAIN,
     GACOL_LIVE,
+    LOOKAHEAD,
     MAX_REWARD,
     UNIFORM,
     GACOLConstants,
@@ -134,9 +136,10 @@ class GACOLConfig(LearnerConfig):
         (:func:`~safebandits.estimators.ridge.choose_numerics`). All are exact and agree up to
         rounding, so only (near-)ties can be decided differently.
     certified_skip : bool, default True
-        In :meth:`GACOL.simulate` (simulation), let the uniform and max-reward rules, and Greedy
-        Max Var on a diagonal design, take a whole stretch of samples at once when a bound proves that
-        no arm can leave ``U`` meanwhile (:mod:`~safebandits.algorithms.pure_exploration._skips`); the
+        In :meth:`GACOL.simulate` (simulation), let the uniform and max-reward rules, Greedy Max Var
+        on a diagonal design, and G-ACOL while ``U`` holds one arm that its look-ahead provably keeps
+        pulling, take a whole stretch of samples at once when a bound proves that no arm can leave
+        ``U`` meanwhile (:mod:`~safebandits.algorithms.pure_exploration._skips`); the
         trajectory is the one of the sample-by-sample loop, so this only changes speed. Needs
         ``refresh_every > 0``; no effect on ask / tell or the other rules.
     """
@@ -219,13 +222,15 @@ class GACOLPlainBlock(NamedTuple):
 @numba.njit(cache=True, inline="always")
 def gacol_block(run):
     """The :class:`GACOLBlock` of ``run``: skips are tried with a refresh period, for the fixed rules
-    (uniform, max reward) and Greedy Max Var with diagonal numerics."""
+    (uniform, max reward), Greedy Max Var with diagonal numerics and G-ACOL's look-ahead over ``U``
+    (which skips only while ``|U| = 1``)."""
     st, sk = run.st, run.sk
     const = st.const
     period = const.refresh_every
     widest = const.select_from == FROM_ALL and const.numerics == DIAGONAL  # Greedy Max Var, diagonal
     fixed_rule = const.selection == UNIFORM or const.selection == MAX_REWARD
-    can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest)
+    target_rule = const.selection == LOOKAHEAD and const.select_from == FROM_UNCERTAIN  # G-ACOL, |U| = 1
+    can_skip = sk.cand.shape[0] > 0 and period > 0 and (fixed_rule or widest or target_rule)
     return GACOLBlock(st, sk, run.chosen, period, can_skip, needs_uniform(const))
 
 
@@ -306,8 +311,8 @@ gacol_samples = make_driver(
     prepare=gacol_block,
 )
 #: The same driver without the skip hook on a :class:`GACOLPlainRun`, for runs whose skips are off
-#: (G-ACOL's look-ahead rule, ``certified_skip=False``; it does not compile the skips' code, ~5 s of a
-#: cold start) and for the ask / tell path (modes ``TOLD`` / ``SELECT`` of the driver, one sample per
+#: (Greedy Max Var on dense arms, ``certified_skip=False``; it does not compile the skips' code, ~5 s of
+#: a cold start) and for the ask / tell path (modes ``TOLD`` / ``SELECT`` of the driver, one sample per
 #: call): one compiled function for both paths.
 gacol_samples_plain = make_driver(
     "gacol_samples_plain",
@@ -590,12 +595,19 @@ class GACOL(CBAILearner):
     def _skip_work(self) -> SkipWork:
         """Work arrays of the certified skips (empty: no skipping).
 
-        Skips serve the uniform and max-reward rules, and Greedy Max Var (widest arm of all of ``X``)
-        on a diagonal design, whose pulls a tournament tree over the widths replays in ``O(log n)``.
+        Skips serve the uniform and max-reward rules, Greedy Max Var (widest arm of all of ``X``)
+        on a diagonal design, whose pulls a tournament tree over the widths replays in ``O(log n)``,
+        and G-ACOL once ``|U| = 1`` (its look-ahead certified to pull the target itself; before, its
+        blocks run on the plain driver).
         """
         c = self.config
         widest = c.select_from == "all" and c.selection in ("lookahead", "most_uncertain")
         widest = widest and self._ridge.numerics == "diagonal"
         fixed_rule = c.selection in ("uniform", "max_reward")
-        enabled = c.certified_skip and c.refresh_every > 0 and (fixed_rule or widest)
+        # G-ACOL skips only while |U| = 1: its blocks run on the driver with skips from then on (U only
+        # shrinks), so that the skips' code is compiled only for runs that reach it (a cold start of
+        # G-ACOL stays the plain driver's; the trajectory is the same on either driver)
+        target_rule = c.selection == "lookahead" and c.select_from == "uncertain"
+        target_rule = target_rule and int(self._inner.state.live[0]["n_uncertain"]) == 1
+        enabled = c.certified_skip and c.refresh_every > 0 and (fixed_rule or widest or target_rule)
         return new_skip_work(self._ridge.arrays, enabled, widest, self._skip_live)
