@@ -12,7 +12,6 @@ generic :func:`~safebandits.experiments.regret_loop.run_regret` has no contexts)
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,11 @@ from safebandits.problems.conservative import ConservativeTracker
 from safebandits.records import log_grid
 
 __all__ = ["ConservativeLinearOutcome", "contextual_regret", "run_conservative_linear"]
+
+#: Rounds played per compiled call (the same trajectory in any blocks: the environment draws its random
+#: numbers ``ROUNDS_DRAWN`` rounds at a time and the learner keeps its state; bounds the ``(n, K, d)``
+#: features in memory).
+BLOCK_ROUNDS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +64,8 @@ def play_contexts(
     ``play_block``): the same rounds in one compiled call."""
     block = getattr(learner, "play_block", None)
     if compiled and block is not None and hasattr(env, "take_rounds"):
-        return _play_compiled(block, env, n)
+        parts = [_play_compiled(block, env, min(BLOCK_ROUNDS, n - s)) for s in range(0, n, BLOCK_ROUNDS)]
+        return tuple(np.concatenate(p) for p in zip(*parts))  # type: ignore[return-value]
     played, base, best = np.empty(n), np.empty(n), np.empty(n)
     for t in range(n):
         context = env.context()
@@ -75,7 +80,7 @@ def _play_compiled(block: Any, env: Any, n: int) -> tuple[np.ndarray, np.ndarray
     random numbers turned into contexts and means as :meth:`ConservativeLinearEnvironment.context` does."""
     inst = env.instance
     u, z = env.take_rounds(n)
-    arms = u / math.sqrt(inst.dim)
+    arms = np.ascontiguousarray(inst.features(u))
     means = arms @ inst.theta
     rows = np.arange(n)
     if inst.baseline_param is not None:
