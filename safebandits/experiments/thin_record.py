@@ -59,8 +59,13 @@ def thin_curves(
     t = np.asarray(curves.get("t", ()), dtype=np.int64).reshape(-1)
     idx = _checkpoints(t.size, points)
     out: dict[str, list[Any]] = {"t": t[idx].tolist()}
-    same = "policy_regret" in curves and "regret" in curves and np.array_equal(
-        np.asarray(curves["policy_regret"], dtype=np.float64), np.asarray(curves["regret"], dtype=np.float64)
+    same = (
+        "policy_regret" in curves
+        and "regret" in curves
+        and np.array_equal(
+            np.asarray(curves["policy_regret"], dtype=np.float64),
+            np.asarray(curves["regret"], dtype=np.float64),
+        )
     )
     for name in THIN_CURVES[1:]:
         if name not in curves or (name == "policy_regret" and same):

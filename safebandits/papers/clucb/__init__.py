@@ -1,10 +1,10 @@
 """Kazerouni, Ghavamzadeh, Abbasi-Yadkori & Van Roy 2017 (Conservative Contextual Linear Bandits):
 instances, experiments and claims.
 
-Discovered by the engine through the ``safebandits.papers`` entry point (pyproject.toml; also imported by
-``safebandits.papers.conservative_ucb``, so that an install made before the entry point was added finds
-it). Importing the package registers its instance, its experiments, its unstated settings and its
-digest's section 5; its claims module is imported when needed.
+Discovered by the engine through the ``safebandits.papers`` entry point (pyproject.toml: an install made
+before the entry point was added needs ``pip install -e .`` again). Importing the package registers its
+instance, its experiments, its unstated settings and its digest's section 5; its claims module is imported
+when needed.
 """
 
 from safebandits.experiments.papers import digest_fields, register_paper

@@ -55,7 +55,9 @@ def _allowance(sub: pd.DataFrame) -> tuple[float, float]:
     """``(sum delta + 3 sqrt(sum delta (1 - delta)), sqrt(sum delta (1 - delta)))`` over the runs, each
     with its own ``delta`` (``algorithm.delta``; ``1 / T`` where it is missing: the learners' default)."""
     t = sub["samples"].to_numpy(dtype=float)
-    delta = sub["algorithm.delta"].to_numpy(dtype=float) if "algorithm.delta" in sub else np.full(t.size, np.nan)
+    delta = (
+        sub["algorithm.delta"].to_numpy(dtype=float) if "algorithm.delta" in sub else np.full(t.size, np.nan)
+    )
     delta = np.where(np.isfinite(delta), delta, 1.0 / np.maximum(t, 2.0))
     sd = math.sqrt(float(np.sum(delta * (1.0 - delta))))
     return float(delta.sum() + 3.0 * sd), sd
@@ -100,10 +102,14 @@ def _lucb_violates(ok: pd.DataFrame) -> Claim:
             "runs": len(part),
             "runs_with_a_violating_round": bad,
             "allowed": allowed,
-            "violating_rounds_percent": float(100.0 * (part["conservative_violations"] / part["samples"]).mean()),
+            "violating_rounds_percent": float(
+                100.0 * (part["conservative_violations"] / part["samples"]).mean()
+            ),
         }
     finite = [m for m in margins if m is not None]
-    return _claim("lucb-violates", text, passed, {"by_alpha": points}, margin_se=min(finite) if finite else None)
+    return _claim(
+        "lucb-violates", text, passed, {"by_alpha": points}, margin_se=min(finite) if finite else None
+    )
 
 
 def _falls(ok: pd.DataFrame, label: str, column: str, cid: str, text: str) -> Claim:
@@ -158,12 +164,17 @@ def _extra_constant(ok: pd.DataFrame) -> Claim:
                                 "growth": growth, "se": se}  # fmt: skip
     finite = [m for m in margins if m is not None]
     return _claim(
-        "clucb-extra-regret-constant", text, passed, {"by_alpha": points}, margin_se=min(finite) if finite else None
+        "clucb-extra-regret-constant",
+        text,
+        passed,
+        {"by_alpha": points},
+        margin_se=min(finite) if finite else None,
     )
 
 
 def check_clucb_alpha(df: pd.DataFrame) -> list[Claim]:
-    """Fig. 1: CLUCB's safety, its conservative phase, its extra regret over LUCB, its regret against alpha."""
+    """Fig. 1: CLUCB's safety, its conservative phase, its extra regret over LUCB, its regret against
+    alpha."""
     ok = _ok(df)
     falls = _falls(
         ok, CLUCB, "regret", "clucb-regret-falls-with-alpha",
@@ -178,12 +189,15 @@ def check_clucb_violations(df: pd.DataFrame) -> list[Claim]:
     ok = _ok(df)
     falls = _falls(
         ok, LUCB, "conservative_violations", "lucb-violations-fall-with-alpha",
-        "LUCB's mean violating rounds (first 1,000) at the smallest alpha exceed those at the largest (> 2 SE).",
+        "LUCB's mean violating rounds (first 1,000) at the smallest alpha exceed those at the largest "
+        "(> 2 SE).",
     )  # fmt: skip
     return [_safe(ok, "clucb-safe-first-1000"), _lucb_violates(ok), falls]
 
 
-_SAFE_META = "Sec. 3 and the abstract: the performance stays above (1 - alpha) x the baseline's, uniformly over time."
+_SAFE_META = (
+    "Sec. 3 and the abstract: the performance stays above (1 - alpha) x the baseline's, uniformly over time."
+)
 register_claims(
     "clucb-alpha",
     check_clucb_alpha,

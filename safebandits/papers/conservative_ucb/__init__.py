@@ -12,9 +12,6 @@ from safebandits.papers.conservative_ucb import (  # noqa: F401  (each registers
     instances,
 )
 
-# The CLUCB paper's package loads with this one (an install whose metadata predates its entry point).
-import safebandits.papers.clucb  # noqa: E402, F401
-
 register_paper(
     "conservative_ucb",
     __name__,

@@ -43,7 +43,11 @@ def _verdicts(name, df):
 def test_claims_pass_on_runs_made_to_satisfy_them():
     df = _runs()
     v = _verdicts("clucb-violations", df)
-    assert v == {"clucb-safe-first-1000": True, "lucb-violates": True, "lucb-violations-fall-with-alpha": True}
+    assert v == {
+        "clucb-safe-first-1000": True,
+        "lucb-violates": True,
+        "lucb-violations-fall-with-alpha": True,
+    }
     v = _verdicts("clucb-alpha", df)
     assert v == {"clucb-safe": True, "clucb-conservative-phase": True, "clucb-extra-regret-constant": True,
                  "clucb-regret-falls-with-alpha": True}  # fmt: skip

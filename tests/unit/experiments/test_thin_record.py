@@ -22,7 +22,9 @@ from safebandits.experiments.spec import ExperimentSpec, expand, get_experiment
 from safebandits.experiments.store import ResultsStore
 from safebandits.experiments.thin_record import THIN_POINTS, thin_curves, thin_traces
 
-ARCHIVE = Path(safebandits.__file__).resolve().parents[1] / "docs" / "data" / "quick-conservative-results.sqlite.xz"
+ARCHIVE = (
+    Path(safebandits.__file__).resolve().parents[1] / "docs" / "data" / "quick-conservative-results.sqlite.xz"
+)
 COLUMNS = ("regret", "samples", "conservative_violations", "conservative_first_violation",
            "conservative_min_margin", "conservative_margin")  # fmt: skip
 
@@ -54,8 +56,11 @@ def test_thin_curves_are_the_full_values_at_log_spaced_checkpoints(n, values, ex
 
 
 def test_thin_traces_drop_the_duplicate_margin_curve_only():
-    traces = {"curve": {"t": [1, 2], "regret": [0.0, 0.5], "reward": [1, 1]},
-              "conservative": {"violations": 0, "curve": [0.1, 0.2], "min_margin": 0.1}, "totals": {"a": 1}}  # fmt: skip
+    traces = {
+        "curve": {"t": [1, 2], "regret": [0.0, 0.5], "reward": [1, 1]},
+        "conservative": {"violations": 0, "curve": [0.1, 0.2], "min_margin": 0.1},
+        "totals": {"a": 1},
+    }
     out = thin_traces(traces)
     assert out["conservative"] == {"violations": 0, "min_margin": 0.1} and out["totals"] == {"a": 1}
     assert out["curve"] == {"t": [1, 2], "regret": [0.0, 0.5]}
@@ -84,9 +89,9 @@ def test_full_record_keys_unchanged_and_thin_keys_new():
 def test_spec_refuses_a_bad_record_or_curves_a_thin_record_lacks():
     base = get_experiment("cucb-horizon")
     fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
-    with pytest.raises(ConfigError, match="'record'.*'full' or 'thin'.*'slim'"):
+    with pytest.raises(ConfigError, match=r"'record'.*'full' or 'thin'.*'slim'"):
         ExperimentSpec(**{**fields, "record": {"paper": "slim"}})
-    with pytest.raises(ConfigError, match="'curves'.*thin record keeps"):
+    with pytest.raises(ConfigError, match=r"'curves'.*thin record keeps"):
         ExperimentSpec(**{**fields, "curves": ("regret", "cost")})
 
 
@@ -110,6 +115,8 @@ def test_thin_and_full_runs_store_the_same_columns_and_the_thin_curve_reads_back
         np.testing.assert_allclose(t.to_numpy(), f.loc[t.index].to_numpy(), rtol=1e-5)
         assert t.index[-1] == 2000
     margin = thin_c[thin_c["curve"] == "conservative_margin"]["y"]
-    assert margin.min() >= b["conservative_min_margin"] - 1e-5  # (the thin curve never goes below the minimum)
+    assert (
+        margin.min() >= b["conservative_min_margin"] - 1e-5
+    )  # (the thin curve never goes below the minimum)
     rec = execute_task(thin)["_traces"]
     assert "curve" not in rec["conservative"]
