@@ -120,3 +120,34 @@ def test_thin_and_full_runs_store_the_same_columns_and_the_thin_curve_reads_back
     )  # (the thin curve never goes below the minimum)
     rec = execute_task(thin)["_traces"]
     assert "curve" not in rec["conservative"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.sampled_from(["quick", "paper", "huge"]), st.sampled_from(["full", "thin", "x"])))
+def test_spec_accepts_a_record_exactly_when_every_scale_and_form_is_known(record):
+    base = get_experiment("cucb-alpha")
+    fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
+    valid = all(k in ("quick", "paper") and v in ("full", "thin") for k, v in record.items())
+    if valid:
+        assert ExperimentSpec(**{**fields, "record": record}).record == record
+    else:
+        with pytest.raises(ConfigError, match="'record'"):
+            ExperimentSpec(**{**fields, "record": record})
+
+
+def test_the_archived_full_record_store_still_reads(tmp_path):
+    if not ARCHIVE.exists():
+        pytest.skip("the quick conservative archive is not in this checkout")
+    from safebandits.experiments.claims import check_claims
+
+    (tmp_path / "results.sqlite").write_bytes(lzma.decompress(ARCHIVE.read_bytes()))
+    runs = load_results(tmp_path)
+    curves = load_curves(tmp_path, curve=("regret", "conservative_margin"))
+    assert len(runs) == 32 and set(curves["curve"]) == {"regret", "conservative_margin"}
+    assert curves.groupby(["pk", "curve"]).size().min() > THIN_POINTS  # (the full grid)
+    verdicts = {
+        c["id"]: c["verdict"]
+        for e in ("cucb-horizon", "cucb-alpha")
+        for c in check_claims(runs[runs["experiment"] == e], e)
+    }
+    assert verdicts["cucb-safe"] == verdicts["cucb-safe-alpha"] == "pass"
