@@ -91,6 +91,9 @@ bench-safeopt: $(SAFEOPT_VENV)/.installed $(STAMP)
 # same way from a paper-scale run. The paragraph under the page's header (how the stores were made) is
 # kept beside them, in $(SCOREBOARD_NOTE).
 QUICK_ARCHIVE := docs/data/quick-results.sqlite.xz docs/data/quick-conservative-results.sqlite.xz
+# Issue 44: the conservative-bandit experiments' paper scale (cucb-horizon, cucb-alpha; seed 0, the thin
+# record) and the CLUCB paper's experiments at quick scale (clucb-alpha, clucb-violations; seed 0).
+CONSERVATIVE_ARCHIVES := docs/data/paper-conservative-results.sqlite.xz docs/data/quick-clucb-results.sqlite.xz
 PAPER_ARCHIVE := docs/data/paper-results.sqlite.xz
 # Second seed sets (issue 42): confirmatory runs with new experiment seeds (`safebandits run NAME --seed S`);
 # the paper-scale one holds the experiments whose readings changed after seed 0's data, ACOL's excepted
@@ -106,7 +109,8 @@ quick-archive: $(STAMP)
 	xz -9 -c results/quick-archive/results.sqlite > $(firstword $(QUICK_ARCHIVE))
 
 scoreboard: $(STAMP)
-	$(BIN)/safebandits scoreboard $(PAPER_ARCHIVE) $(QUICK_ARCHIVE) $(SEED_ARCHIVES) $(RANGE_ARCHIVE) --out docs/scoreboard.md --force \
+	$(BIN)/safebandits scoreboard $(PAPER_ARCHIVE) $(QUICK_ARCHIVE) $(SEED_ARCHIVES) $(RANGE_ARCHIVE) \
+		$(CONSERVATIVE_ARCHIVES) --out docs/scoreboard.md --force \
 		--note "$$(cat $(SCOREBOARD_NOTE))"
 
 clean:

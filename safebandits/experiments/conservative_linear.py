@@ -21,9 +21,15 @@ import numpy as np
 from safebandits._validation import check_int
 from safebandits.experiments.regret_loop import RegretOutcome
 from safebandits.problems.conservative import ConservativeTracker
+from safebandits.problems.stagewise import TOL
 from safebandits.records import log_grid
 
 __all__ = ["ConservativeLinearOutcome", "contextual_regret", "run_conservative_linear"]
+
+#: Rounds played per compiled call (the same trajectory in any blocks: the environment draws its random
+#: numbers ``ROUNDS_DRAWN`` rounds at a time and the learner keeps its state; bounds the ``(n, K, d)``
+#: features in memory).
+BLOCK_ROUNDS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +65,8 @@ def play_contexts(
     ``play_block``): the same rounds in one compiled call."""
     block = getattr(learner, "play_block", None)
     if compiled and block is not None and hasattr(env, "take_rounds"):
-        return _play_compiled(block, env, n)
+        parts = [_play_compiled(block, env, min(BLOCK_ROUNDS, n - s)) for s in range(0, n, BLOCK_ROUNDS)]
+        return tuple(np.concatenate(p) for p in zip(*parts))  # type: ignore[return-value]
     played, base, best = np.empty(n), np.empty(n), np.empty(n)
     for t in range(n):
         context = env.context()
@@ -74,7 +81,7 @@ def _play_compiled(block: Any, env: Any, n: int) -> tuple[np.ndarray, np.ndarray
     random numbers turned into contexts and means as :meth:`ConservativeLinearEnvironment.context` does."""
     inst = env.instance
     u, z = env.take_rounds(n)
-    arms = inst.features(u)
+    arms = np.ascontiguousarray(inst.features(u))
     means = arms @ inst.theta
     rows = np.arange(n)
     if inst.baseline_param is not None:
@@ -132,13 +139,24 @@ def contextual_regret(
         "positive_cost": none, "violations": np.zeros(g, dtype=np.int64),
         "conservative_margin": tracker.summary()["curve"],
     }  # fmt: skip
-    diag = getattr(learner, "diagnostics", None)
     total = float(regret[-1])
+    # A problem that also states the stage-wise constraint (a LinearProblem whose constraint is the reward's
+    # own: problems/declare/linear_conservative.py): the rounds below its floor, and their shortfall.
+    floor = getattr(instance, "per_round_floor", None)
+    below = np.maximum(0.0, floor - played) if floor is not None else np.zeros(0)
+    violations = int(np.sum(below > TOL))
+    shortfall = [float(below.sum()), float(below[:tenth].sum())] if floor is not None else []
+    if floor is not None:  # (the cumulative curves of the comparison's panels)
+        curves["violations"] = np.cumsum(below > TOL)[at]
+        curves["positive_cost"] = np.cumsum(below)[at][:, None]
+    diag = getattr(learner, "diagnostics", None)
     return RegretOutcome(
         rounds=limit, regret=total, policy_regret=total, action_regret=total, reward=float(played.mean()),
-        cost=[], max_policy_cost=[], violations=0, policy_violations=0, stopped=limit >= horizon, wall_s=wall,
+        cost=[], max_policy_cost=[], violations=violations, policy_violations=violations,
+        stopped=limit >= horizon, wall_s=wall,
         regret_tenth=float(regret[tenth - 1]) if limit >= tenth else float("nan"),
         policy_regret_tenth=float(regret[tenth - 1]) if limit >= tenth else float("nan"),
-        tail_cost=[], tail_reward=float(played[-tail:].mean()), positive_cost=[], positive_cost_tenth=[],
+        tail_cost=[], tail_reward=float(played[-tail:].mean()), positive_cost=shortfall[:1],
+        positive_cost_tenth=shortfall[1:],
         curves=curves, info=diag() if callable(diag) else {}, cpu_s=cpu, conservative=tracker.summary(),
     )  # fmt: skip

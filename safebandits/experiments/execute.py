@@ -270,6 +270,10 @@ def _run_regret_task(
         final_feasible=final_feasible,
     )
     _regret_traces(out, learner, instance, tau, record, traces)
+    if task.record == "thin":  # (fewer curve points and curves; the columns unchanged: thin_record.py)
+        from safebandits.experiments.thin_record import thin_traces
+
+        traces.update(thin_traces(traces))
 
 
 def _regret_traces(

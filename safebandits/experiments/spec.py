@@ -231,6 +231,11 @@ class ExperimentSpec:
         scale (a scale it does not name needs no data, e.g. a data-free quick scale). When one is not
         found, ``safebandits run all`` skips the experiment with one line and ``safebandits run NAME``
         stops before running anything (:func:`missing_data`).
+    record : dict of str to str, default={}
+        Per-scale record of a regret run: ``"full"`` (the default: every curve at the 200 points of the
+        run's log grid) or ``"thin"`` (:mod:`~safebandits.experiments.thin_record`: the regret and margin
+        curves at 40 checkpoints, for sweeps too large to archive in full). A thin run's config has
+        ``record = "thin"`` (its key differs from a full run's); a full run's config does not name it.
     """
 
     name: str
@@ -248,6 +253,7 @@ class ExperimentSpec:
     horizon: dict[str, int] = field(default_factory=dict)
     curves: tuple[str, ...] = ("regret", "cost", "reward")
     requires_data: tuple[str, ...] | dict[str, tuple[str, ...]] = ()
+    record: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         owner = f"ExperimentSpec {self.name!r}"
@@ -266,6 +272,13 @@ class ExperimentSpec:
         if bad:
             kinds = "among 'regret', 'per_step_regret', 'cost', 'reward', 'violation', 'margin'"
             raise _fail("curves", owner, kinds, self.curves)
+        if not isinstance(self.record, dict) or any(
+            k not in SCALES or v not in ("full", "thin") for k, v in self.record.items()
+        ):
+            raise _fail("record", owner, f"a dict from {SCALES} to 'full' or 'thin'", self.record)
+        if "thin" in self.record.values() and set(self.curves) - {"regret", "per_step_regret", "margin"}:
+            expected = "among 'regret', 'per_step_regret', 'margin' (the curves a thin record keeps)"
+            raise _fail("curves", owner, expected, self.curves)
         for scale, n in self.horizon.items():
             if scale not in SCALES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise _fail("horizon", owner, f"a dict from {SCALES} to positive integers", self.horizon)
@@ -456,6 +469,7 @@ class RunTask:
     budget: int
     key: RunKey
     plugins: tuple[str, ...] = ()
+    record: str = "full"
 
     def config(self) -> dict[str, Any]:
         """The run's flattened config: one dotted column name per value."""
@@ -474,6 +488,8 @@ class RunTask:
         }
         cfg.update({f"instance.{k}": _plain(v) for k, v in sorted(self.instance_params.items())})
         cfg.update({f"algorithm.{k}": _plain(v) for k, v in sorted(self.algorithm_params.items())})
+        if self.record != "full":  # (only when thin: the keys of full-record runs are unchanged)
+            cfg["record"] = self.record
         return cfg
 
     def config_json(self) -> str:
@@ -595,6 +611,7 @@ def expand(
                             budget=alg_budget,
                             key=RunKey(seed, point, alg.label, rep),
                             plugins=spec.plugins,
+                            record=spec.record.get(scale, "full"),
                         )
                     )
     return tasks

@@ -171,7 +171,7 @@ def _figures(
 def _setting_curve(curve: dict[str, Any], row: pd.Series) -> dict[str, Any]:
     """The run's curve with ``regret`` against its own benchmark (policy regret for in-expectation runs)."""
     reg, pol, act = (float(row[c]) for c in ("regret", "policy_regret", "action_regret"))
-    if abs(reg - pol) < abs(reg - act):
+    if abs(reg - pol) < abs(reg - act) and "policy_regret" in curve:  # (a thin record keeps it if not regret)
         return {**curve, "regret": curve["policy_regret"]}
     return curve
 

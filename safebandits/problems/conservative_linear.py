@@ -165,6 +165,10 @@ class ConservativeLinearInstance:
     feature_low : float in [0, 1), default 0.0
         The features' smallest coordinate (times ``sqrt(d)``): a floor under every mean reward.
     name : str
+    arms : ndarray of shape (K, d) or None, default None
+        A time-independent action set (Kazerouni et al.'s experiment): every context shows these features
+        (no features are drawn); ``theta`` may then have negative entries, but every mean reward
+        ``arms @ theta`` must be non-negative. ``L`` told to learners is the largest row norm.
     """
 
     theta: FloatArray
@@ -181,11 +185,12 @@ class ConservativeLinearInstance:
     baseline_floor: float = 0.0
     feature_low: float = 0.0
     name: str = "conservative-linear"
+    arms: FloatArray | None = None
 
     def __post_init__(self) -> None:
         owner = "ConservativeLinearInstance"
         theta = check_array(self.theta, "theta", ndim=1, min_rows=1, owner=owner)
-        if np.any(theta < 0.0):
+        if self.arms is None and np.any(theta < 0.0):
             raise ConfigError(
                 f"The 'theta' parameter of {owner} must be non-negative (the simulated features are "
                 f"non-negative, so every mean reward is). Got {theta.tolist()} instead."
@@ -193,6 +198,15 @@ class ConservativeLinearInstance:
         theta.setflags(write=False)
         object.__setattr__(self, "theta", theta)
         k = check_int(self.n_actions, "n_actions", low=2, high=10_000, owner=owner)
+        if self.arms is not None:
+            arms = check_array(self.arms, "arms", shape=(k, theta.shape[0]), owner=owner)
+            if np.any(arms @ theta < 0.0):
+                raise ConfigError(
+                    f"The 'arms' parameter of {owner} must give every action a non-negative mean reward "
+                    f"arms @ theta. Got a smallest mean of {float(np.min(arms @ theta)):.4g} instead."
+                )
+            arms.setflags(write=False)
+            object.__setattr__(self, "arms", arms)
         check_interval(self.alpha, "alpha", low=0.0, high=1.0, closed="both", owner=owner)
         if self.baseline_param is not None:
             bp = check_array(self.baseline_param, "baseline_param", shape=theta.shape, owner=owner)
@@ -206,12 +220,20 @@ class ConservativeLinearInstance:
         check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
         low = check_interval(self.feature_low, "feature_low", low=0.0, high=1.0, closed="left", owner=owner)
         floor = check_interval(self.baseline_floor, "baseline_floor", low=0.0, closed="left", owner=owner)
-        lowest = low * float(theta.sum()) / math.sqrt(theta.shape[0])
+        if self.arms is not None and low != 0.0:
+            raise ConfigError(
+                f"The 'feature_low' parameter of {owner} applies to drawn features; with a fixed action set "
+                f"('arms') it must be 0. Got {low:g} instead."
+            )
+        if self.arms is not None:
+            lowest, how = float(np.min(self.arms @ theta)), "the fixed actions' smallest mean, min arms @ theta"
+        else:
+            lowest = low * float(theta.sum()) / math.sqrt(theta.shape[0])
+            how = f"feature_low sum(theta) / sqrt(d), feature_low = {low:g}"
         if floor > lowest * (1.0 + 1e-12):
             raise ConfigError(
                 f"The 'baseline_floor' parameter of {owner} must be at most {lowest:g}, the smallest mean "
-                f"reward the simulated contexts can give (feature_low sum(theta) / sqrt(d), feature_low = "
-                f"{low:g}). Got {floor:g} instead."
+                f"reward the simulated contexts can give ({how}). Got {floor:g} instead."
             )
         if getattr(self.noise, "variate", None) != "normal":
             raise ConfigError(
@@ -230,8 +252,11 @@ class ConservativeLinearInstance:
         return int(self.theta.shape[0])
 
     def features(self, uniforms: np.ndarray) -> np.ndarray:
-        """The actions' features from uniforms in ``[0, 1)`` (any shape ending in ``d``):
-        ``(feature_low + (1 - feature_low) u) / sqrt(d)``."""
+        """The actions' features from uniforms in ``[0, 1)`` (shape ``(..., K, d)``, as
+        :meth:`ConservativeLinearEnvironment.take_rounds` hands them): the fixed action set in every round
+        (read-only), else ``(feature_low + (1 - feature_low) u) / sqrt(d)``."""
+        if self.arms is not None:
+            return np.broadcast_to(self.arms, uniforms.shape[:-2] + self.arms.shape)
         if self.feature_low == 0.0:
             return uniforms / math.sqrt(self.dim)
         low = float(self.feature_low)
@@ -252,12 +277,19 @@ class ConservativeLinearInstance:
             dim=self.dim, n_actions=int(self.n_actions), alpha=float(self.alpha),
             known_baseline=bool(self.known_baseline), checkpoint=int(self.checkpoint),
             horizon=int(self.horizon), noise_bound=r if r > 0 else 1e-12,
-            noise_kind=self.noise.name.split("(")[0], feature_bound=1.0, param_bound=float(s),
+            noise_kind=self.noise.name.split("(")[0], feature_bound=self.feature_bound, param_bound=float(s),
             baseline_floor=float(self.baseline_floor),
         )  # fmt: skip
 
     def privileged_info(self) -> ConservativeLinearInfo:
         return self.public_info()
+
+    @property
+    def feature_bound(self) -> float:
+        """``L``: 1 for the drawn features, the largest row norm of a fixed action set."""
+        if self.arms is None:
+            return 1.0
+        return float(np.max(np.linalg.norm(self.arms, axis=1))) or 1e-12
 
     def with_horizon(self, horizon: int) -> ConservativeLinearInstance:
         return dataclasses.replace(self, horizon=horizon)
@@ -288,12 +320,14 @@ class ConservativeLinearEnvironment:
         self.last = (math.nan, math.nan, math.nan)
 
     def take_rounds(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """The next ``n`` rounds' uniforms ``(n, K, d)`` (the features times ``sqrt(d)``) and standard
-        normals ``(n,)`` (the reward noise), drawn ``ROUNDS_DRAWN`` rounds at a time."""
+        """The next ``n`` rounds' uniforms ``(n, K, d)`` (the features times ``sqrt(d)``; ``(n, 0, d)``
+        with a fixed action set: none are drawn) and standard normals ``(n,)`` (the reward noise), drawn
+        ``ROUNDS_DRAWN`` rounds at a time."""
         us, zs = [], []
         while n > 0:
             if self._at == ROUNDS_DRAWN:
-                self._u = self.rng.random((ROUNDS_DRAWN, self._k, self._d))
+                k = self._k if self.instance.arms is None else 0
+                self._u = self.rng.random((ROUNDS_DRAWN, k, self._d))
                 self._n = self.rng.standard_normal(ROUNDS_DRAWN)
                 self._at = 0
             m = min(n, ROUNDS_DRAWN - self._at)
@@ -306,7 +340,7 @@ class ConservativeLinearEnvironment:
         """A fresh context (:meth:`ConservativeLinearInstance.features`) and its baseline action."""
         inst = self.instance
         u, z = self.take_rounds(1)
-        arms, self._z = inst.features(u[0]), float(z[0])
+        arms, self._z = np.array(inst.features(u)[0]), float(z[0])
         self._means = arms @ inst.theta
         b = baseline_actions(arms, inst.baseline_action, inst.baseline_param)
         known = float(self._means[b]) if inst.known_baseline else None

@@ -31,6 +31,12 @@ from safebandits.problems.declare.base import (
     _Proxy,
     seeded_kernel_instance,
 )
+from safebandits.problems.declare.linear_conservative import (
+    conservative_instance,
+    conservative_view,
+    why_not_conservative,
+    with_conservative_record,
+)
 from safebandits.problems.stagewise import check_safe_cost
 from safebandits.types import FloatArray
 
@@ -241,11 +247,8 @@ class LinearProblem(Problem):
                 "the conservative kind (a default arm and a tolerance alpha on the cumulative reward) needs "
                 "a ConservativeProblem"
             )
-        if kind == "conservative-linear":
-            return (
-                "the conservative-linear kind (contexts, a baseline policy and a tolerance alpha) needs a "
-                "ConservativeLinearProblem"
-            )
+        if kind == "conservative-linear":  # (the constraint the reward's own: linear_conservative.py)
+            return why_not_conservative(self)
         if kind in ("function-class", "pool"):
             return (
                 f"the {kind!r} kind needs a {'FunctionClassProblemSpec' if kind[0] == 'f' else 'PoolProblem'}"
@@ -313,6 +316,8 @@ class LinearProblem(Problem):
 
     def _view(self, kind: str, horizon: int) -> Any:
         fb = self.feedback
+        if kind == "conservative-linear":
+            return conservative_view(self, horizon)
         if kind == "cbai":
             from safebandits.problems.linear import CBAIInfo
 
@@ -525,10 +530,17 @@ class LinearProblem(Problem):
         return out
 
     def _instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
+        theta, _ = self._truth(truth)
+        inst = self._kind_instance(kind, truth, horizon, name)
+        return with_conservative_record(self, kind, inst, theta)  # (the cumulative margin too, if it fits)
+
+    def _kind_instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
         theta, mu = self._truth(truth)
         sigma = truth.get("sigma")
         fb = self.feedback if sigma is None else Feedback(self.feedback.kind, sigma)
         noise = fb.model()
+        if kind == "conservative-linear":
+            return conservative_instance(self, theta, noise, horizon, name)
         if kind == "cbai":
             from safebandits.problems.linear import LinearCBAIInstance
 

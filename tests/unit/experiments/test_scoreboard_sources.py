@@ -95,7 +95,8 @@ def test_cli_scoreboard_reads_an_archive(tmp_path):
 @pytest.mark.slow
 def test_published_page_regenerates_from_the_archives():
     """docs/scoreboard.md's claim rows (verdict, reason, evidence) are those that its archived stores (seed 0
-    at both scales, and the second seed sets) give with today's code (`make scoreboard`)."""
+    at both scales, the second seed sets, the declared ranges, the conservative experiments') give with
+    today's code (`make scoreboard`)."""
     import re
     from pathlib import Path
 
@@ -110,6 +111,8 @@ def test_published_page_regenerates_from_the_archives():
         "paper-confirm-results",
         "quick-seed1-results",
         "paper-ranges-results",
+        "paper-conservative-results",
+        "quick-clucb-results",
     )  # (the Makefile's order)
     archives = [data / f"{name}.sqlite.xz" for name in names]
     if not page.exists() or not all(a.exists() for a in archives):
