@@ -226,7 +226,8 @@ class ConservativeLinearInstance:
                 f"('arms') it must be 0. Got {low:g} instead."
             )
         if self.arms is not None:
-            lowest, how = float(np.min(self.arms @ theta)), "the fixed actions' smallest mean, min arms @ theta"
+            lowest = float(np.min(self.arms @ theta))
+            how = "the fixed actions' smallest mean, min arms @ theta"
         else:
             lowest = low * float(theta.sum()) / math.sqrt(theta.shape[0])
             how = f"feature_low sum(theta) / sqrt(d), feature_low = {low:g}"
