@@ -219,11 +219,12 @@ def update(st, i, reward, cost):
 
 
 @numba.njit(cache=True)
-def lazy_upper_bounds(ub, pf, pg, cf, cg, phi, c):
+def lazy_upper_bounds(ub, known, pf, pg, cf, cg, phi, c):
     """Upper bounds of every point's score ``f- - phi g-`` of :func:`select` (UCB or Rand estimates
     ``mu + c sigma``) from lazy posteriors of ``f`` and ``g`` (:class:`~safebandits.estimators.gp.
     LazyCovariance`) as :class:`~safebandits.algorithms.regret._ckb_common.StalePosterior` records ``pf``
-    (arcs of ``cf``) and ``pg`` (arcs of ``-cg``), written to ``ub``; ``c`` CKB's constants. ``O(n)``.
+    (arcs of ``cf``) and ``pg`` (arcs of ``-cg``), written to ``ub``; ``known`` (n,) is set where ``ub``
+    is the exact score; ``c`` CKB's constants. ``O(n)``.
 
     A point last brought up to date at step ``u < t`` has ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2)
     Z`` (Cauchy-Schwarz, ``Z = ||z_{u..t-1}||``) and ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``rho``
@@ -232,29 +233,51 @@ def lazy_upper_bounds(ub, pf, pg, cf, cg, phi, c):
     c~ sigma~_t >= mu~_u - sigma~_u arc_max(Z~, -c~, rho~)`` (``pg.arc[u]``); truncation is monotone and
     ``phi >= 0``. A point up to date gets its exact score (the arithmetic of :func:`select`); a stale
     point's bound is raised by a relative ``1e-9`` against round-off.
+
+    The exact score of a stale point is known without bringing it up to date where truncation decides it
+    (issue 43): ``f-`` is ``B`` when the lower bound of ``mu_t + c sigma_t`` (``pf.back``) is at least
+    ``B`` (``-B`` when the upper bound is at most ``-B``), and likewise ``g-`` at ``+-G`` (or it does not
+    count: ``phi = 0``), both by a relative ``1e-9``. Then ``ub`` is ``f- - phi g-`` computed as
+    :func:`select` computes it, and ``known`` is set: the points of an optimistic plateau (every
+    unexplored point at ``B`` while ``phi = 0``, a tie :func:`_pick` must see whole) cost no update.
     """
-    mf, vf, fresh_f, arc_f, tf = pf.mean, pf.var, pf.fresh, pf.arc, pf.steps
-    mg, vg, fresh_g, arc_g, tg = pg.mean, pg.var, pg.fresh, pg.arc, pg.steps
+    mf, vf, fresh_f, arc_f, back_f, tf = pf.mean, pf.var, pf.fresh, pf.arc, pf.back, pf.steps
+    mg, vg, fresh_g, arc_g, back_g, tg = pg.mean, pg.var, pg.fresh, pg.arc, pg.back, pg.steps
+    big_b, big_g, trunc = c.big_b, c.big_g, c.truncate
     for j in range(ub.shape[0]):
         sf = math.sqrt(max(vf[j], 0.0))
         sg = math.sqrt(max(vg[j], 0.0))
-        stale = False
-        if fresh_f[j] == tf:
+        exact_f = fresh_f[j] == tf
+        exact_g = fresh_g[j] == tg
+        if exact_f:
             fh = mf[j] + cf * sf
         else:
             fh = mf[j] + sf * arc_f[fresh_f[j]]
-            stale = True
-        if fresh_g[j] == tg:
+            if trunc:  # (the score is B, or -B, whatever the update: the bounds on both sides agree)
+                lo = mf[j] - sf * back_f[fresh_f[j]]
+                if lo - 1e-9 * (1.0 + abs(lo)) >= big_b:
+                    fh, exact_f = big_b, True
+                elif fh + 1e-9 * (1.0 + abs(fh)) <= -big_b:
+                    fh, exact_f = -big_b, True
+        if exact_g:
             gh = mg[j] + cg * sg
         else:
             gh = mg[j] - sg * arc_g[fresh_g[j]]
-            stale = True
-        fh = _truncate(fh, c.big_b, c.truncate)
-        gh = _truncate(gh, c.big_g, c.truncate)
+            if trunc:
+                hi = mg[j] + sg * back_g[fresh_g[j]]
+                if gh - 1e-9 * (1.0 + abs(gh)) >= big_g:
+                    gh, exact_g = big_g, True
+                elif hi + 1e-9 * (1.0 + abs(hi)) <= -big_g:
+                    gh, exact_g = -big_g, True
+            if phi == 0.0 and not exact_g and math.isfinite(gh) and math.isfinite(mg[j] + sg * back_g[fresh_g[j]]):
+                exact_g = True  # (fh - 0 * gh is fh for every finite gh)
+        fh = _truncate(fh, big_b, trunc)
+        gh = _truncate(gh, big_g, trunc)
         s = fh - phi * gh
-        if stale:
+        if not (exact_f and exact_g):
             s += 1e-9 * (1.0 + abs(s))
         ub[j] = s
+        known[j] = exact_f and exact_g
 
 
 def lazy_argmax(
@@ -264,6 +287,7 @@ def lazy_argmax(
     scores: np.ndarray,
     u: float,
     first: np.ndarray | None = None,
+    known: np.ndarray | None = None,
 ) -> int:
     """The index :func:`_pick` would return on the exact scores of all points, from upper bounds ``ub``
     (exact for the points up to date in every covariance), bringing up to date only points whose bound
@@ -275,13 +299,16 @@ def lazy_argmax(
     ``k = 16, 32, 64, ...``) are scored, their bounds replaced by their scores, until no stale point
     reaches it. Every point left stale then scores below ``max - tol(max)``: neither the maximiser nor a
     tie; :func:`_pick` runs on the exact scores of the others (``-inf`` elsewhere, written to ``scores``).
-    ``ub`` is overwritten.
+    ``known`` (optional, (n,) booleans) marks stale points whose ``ub`` is nevertheless their exact score
+    (:func:`lazy_upper_bounds`: decided by truncation). ``ub`` is overwritten.
     """
 
     stale = covariances[0].fresh < covariances[0].steps
     for cov in covariances[1:]:
         if cov is not covariances[0]:
             stale |= cov.fresh < cov.steps
+    if known is not None:
+        stale &= ~known
     best = float(np.max(ub[~stale])) if not stale.all() else -np.inf  # (exact there)
     if first is not None and first.size:
         e = exact(first)
@@ -754,6 +781,7 @@ class CKB(GPPairLearner):
         )
         self._select = bind_kernel(select, (self.state, 1.0, -1.0, 0.5))
         self._ub = np.zeros(n if self.lazy else 0)
+        self._known = np.zeros(n if self.lazy else 0, dtype=np.bool_)
         self._bounds: Any = None  # (lazy_upper_bounds, bound on the first lazy round)
         self._dense = self.gp_f.lowrank is None and self.gp_g.lowrank is None
         if self._dense:
@@ -887,12 +915,16 @@ class CKB(GPPairLearner):
         cov_f, cov_g = gf.lowrank, gg.lowrank
         phi = float(self.live["phi"])
         ub = self._ub
-        args = (ub, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, phi, self.state.const)
+        known = getattr(self, "_known", None)
+        if known is None:  # (a learner restored from an older state: its bounds had no such output)
+            known = self._known = np.zeros(ub.shape[0], dtype=np.bool_)
+            self._bounds = None
+        args = (ub, known, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, phi, self.state.const)
         if self._bounds is None:
             self._bounds = bind_kernel(lazy_upper_bounds, args)
         self._bounds(*args)
         i = lazy_argmax(ub, lambda idx: self._exact_scores(idx, cf, cg, phi)[0], (cov_f, cov_g),
-                        self.state.scores, u)  # fmt: skip
+                        self.state.scores, u, known=known)  # fmt: skip
         if i < 0:  # (no finite score: CKB has no candidate set, every point is one)
             i = min(int(u * ub.shape[0]), ub.shape[0] - 1)
         _, fh, gh = self._exact_scores(np.array([i]), cf, cg, phi)

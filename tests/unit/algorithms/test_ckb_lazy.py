@@ -109,23 +109,29 @@ def test_the_upper_bounds_hold_for_every_point(method):
     info, f, g = _problem(3, n, rounds, lengthscale=0.1)
     learner = make_learner(method, info, np.random.default_rng(5), {"updates": "lazy"})
     noise = np.random.default_rng(6).standard_normal((rounds, 2)) * 0.1
-    stale_seen = 0
+    stale_seen = known_stale = 0
     for t in range(rounds):
         beta, beta_g = learner.betas()
         cf, cg = (beta, -beta_g) if method == "ckb-ucb" else (0.7 * beta, -1.3 * beta_g)
         gf, gg, c = learner.gp_f, learner.gp_g, learner.state.const
         cov = gf.lowrank
         ub = np.empty(n)
+        known = np.zeros(n, dtype=bool)
         t = cov.steps
-        lazy_upper_bounds(ub, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, learner.phi, c)
-        stale_seen += int(np.sum(cov.fresh < cov.steps))
+        lazy_upper_bounds(ub, known, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, learner.phi, c)
+        stale = cov.fresh < cov.steps
+        stale_seen += int(np.sum(stale))
+        known_stale += int(np.sum(stale & known))
         clone = copy.deepcopy(learner)  # bring the copy's points up to date, not the learner's
         exact, _, _ = clone._exact_scores(np.arange(n), cf, cg, learner.phi)
         assert np.all(exact <= ub)
+        assert np.array_equal(exact[known], ub[known])  # (known: the exact score, bit for bit)
+        assert np.all(known[~stale])
         d = learner.ask()
         i = int(d.arm)
         learner.tell(d, Observation(reward=f[i] + noise[t, 0], constraints=np.array([g[i] + noise[t, 1]])))
     assert stale_seen > 0
+    assert known_stale > 0  # (stale points whose score truncation decides)
 
 
 def test_a_lazy_learner_copies_and_pickles_mid_run():
