@@ -108,6 +108,38 @@ def _rows4(low, s, wt, x):
     return a0, a1, a2, a3
 
 
+@numba.njit(cache=True, fastmath=True)
+def _block44(low, s, wt, xs, acc):
+    """``acc[k, p] = L[s + k, :s] . W[:s, xs[p]]`` for ``k, p = 0 .. 3``: each value read serves four
+    products."""
+    x0, x1, x2, x3 = xs[0], xs[1], xs[2], xs[3]
+    a00 = a01 = a02 = a03 = a10 = a11 = a12 = a13 = 0.0
+    a20 = a21 = a22 = a23 = a30 = a31 = a32 = a33 = 0.0
+    for r in range(s):
+        w0, w1, w2, w3 = wt[x0, r], wt[x1, r], wt[x2, r], wt[x3, r]
+        l0, l1, l2, l3 = low[s, r], low[s + 1, r], low[s + 2, r], low[s + 3, r]
+        a00 += l0 * w0
+        a01 += l0 * w1
+        a02 += l0 * w2
+        a03 += l0 * w3
+        a10 += l1 * w0
+        a11 += l1 * w1
+        a12 += l1 * w2
+        a13 += l1 * w3
+        a20 += l2 * w0
+        a21 += l2 * w1
+        a22 += l2 * w2
+        a23 += l2 * w3
+        a30 += l3 * w0
+        a31 += l3 * w1
+        a32 += l3 * w2
+        a33 += l3 * w3
+    acc[0, 0], acc[0, 1], acc[0, 2], acc[0, 3] = a00, a01, a02, a03
+    acc[1, 0], acc[1, 1], acc[1, 2], acc[1, 3] = a10, a11, a12, a13
+    acc[2, 0], acc[2, 1], acc[2, 2], acc[2, 3] = a20, a21, a22, a23
+    acc[3, 0], acc[3, 1], acc[3, 2], acc[3, 3] = a30, a31, a32, a33
+
+
 @numba.njit(cache=True, inline="always")
 def _store(fac, x, s, w):
     """Row ``s`` of point ``x``'s column is ``w``: its variance and every attached mean follow."""
@@ -145,14 +177,33 @@ def _advance_one(fac, kern, x, t):
 
 @numba.njit(cache=True)
 def _advance_four(fac, kern, xs, t):
-    """The four distinct points ``xs``, all last brought up to date at the same step, to ``t``: one read
-    of each row of ``L`` for the four."""
+    """The four distinct points ``xs`` (by increasing step) to ``t``: the first three one at a time to the
+    step of the last, then the four together, four rows at a time (:func:`_block44`), then one row at a
+    time (:func:`_dot4`: one read of the row of ``L`` for the four)."""
     low, wt, played = fac.low, fac.wt, fac.played
-    for s in range(fac.fresh[xs[0]], t):
-        a = _dot4(low, s, wt, xs)
+    s = fac.fresh[xs[3]]
+    for k in range(3):
+        _advance_one(fac, kern, xs[k], s)
+    acc = np.empty((4, 4))
+    w = np.empty(4)
+    while s + 4 <= t:
+        _block44(low, s, wt, xs, acc)
+        for p in range(4):
+            x = xs[p]
+            for k in range(4):
+                a = acc[k, p]
+                for q in range(k):
+                    a += low[s + k, s + q] * w[q]
+                w[k] = (_kernel_value(kern, played[s + k], x) - a) / low[s + k, s + k]
+            for k in range(4):
+                _store(fac, x, s + k, w[k])
+        s += 4
+    while s < t:
+        a4 = _dot4(low, s, wt, xs)
         d = low[s, s]
         for k in range(4):
-            _store(fac, xs[k], s, (_kernel_value(kern, played[s], xs[k]) - a[k]) / d)
+            _store(fac, xs[k], s, (_kernel_value(kern, played[s], xs[k]) - a4[k]) / d)
+        s += 1
     for k in range(4):
         fac.fresh[xs[k]] = t
 
@@ -162,8 +213,8 @@ def lazy_advance(fac, kern, idx, t):
     """Every point of ``idx`` (repeats allowed) brought from ``fresh`` to ``t`` (:class:`LazyFactor`
     ``fac``, :class:`KernelSource` ``kern``); returns the number of entries of ``W`` computed.
 
-    The stale points are ordered by their step (a counting sort, ``O(len(idx) + t)``); points of the same
-    step go four at a time (:func:`_advance_four`), the rest one at a time (:func:`_advance_one`)."""
+    The stale points are ordered by their step (a counting sort, ``O(len(idx) + t)``) and go four at a time
+    (:func:`_advance_four`; a remainder of up to three one at a time, :func:`_advance_one`)."""
     fresh = fac.fresh
     count = np.zeros(t + 1, dtype=np.int64)
     for a in range(idx.shape[0]):
@@ -179,23 +230,20 @@ def lazy_advance(fac, kern, idx, t):
             start[u] += 1
     done = 0
     quad = np.empty(4, dtype=np.int64)
-    b = 0
-    for u in range(t):
-        k = 0
-        for a in range(b, b + count[u]):
-            x = order[a]
-            repeat = fresh[x] != u  # (a repeat: already brought up to date, or in this group of four)
-            for j in range(k):
-                repeat = repeat or quad[j] == x
-            if repeat:
-                continue
-            quad[k] = x
-            k += 1
-            done += t - u
-            if k == 4:
-                _advance_four(fac, kern, quad, t)
-                k = 0
+    k = 0
+    for a in range(order.shape[0]):  # (by increasing step)
+        x = order[a]
+        repeat = fresh[x] == t  # (a repeat: already brought up to date, or in this group of four)
         for j in range(k):
-            _advance_one(fac, kern, quad[j], t)
-        b += count[u]
+            repeat = repeat or quad[j] == x
+        if repeat:
+            continue
+        quad[k] = x
+        k += 1
+        done += t - fresh[x]
+        if k == 4:
+            _advance_four(fac, kern, quad, t)
+            k = 0
+    for j in range(k):
+        _advance_one(fac, kern, quad[j], t)
     return done

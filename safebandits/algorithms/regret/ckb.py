@@ -303,19 +303,20 @@ def lazy_argmax(
     (:func:`lazy_upper_bounds`: decided by truncation). ``ub`` is overwritten.
     """
 
-    stale = covariances[0].fresh < covariances[0].steps
-    for cov in covariances[1:]:
-        if cov is not covariances[0]:
-            stale |= cov.fresh < cov.steps
     if known is not None:
-        stale &= ~known
-    best = float(np.max(ub[~stale])) if not stale.all() else -np.inf  # (exact there)
+        stale = ~known
+    else:
+        stale = covariances[0].fresh < covariances[0].steps
+        for cov in covariances[1:]:
+            if cov is not covariances[0]:
+                stale |= cov.fresh < cov.steps
+    best = _lazy_best(ub, stale)  # (exact where not stale)
     if first is not None and first.size:
         e = exact(first)
         ub[first] = e
         stale[first] = False
         best = max(best, float(np.max(e)))
-    pool = np.flatnonzero(stale & (ub >= _tie_floor(best) if best > -np.inf else ub > -np.inf))
+    pool = _lazy_pool(ub, stale, _tie_floor(best))
     k = 16
     while pool.size:
         pick = pool if pool.size <= k else pool[np.argpartition(ub[pool], pool.size - k)[pool.size - k :]]
@@ -325,10 +326,37 @@ def lazy_argmax(
         best = max(best, float(np.max(e)))
         pool = pool[stale[pool] & (ub[pool] >= _tie_floor(best))]
         k *= 2
-    scores.fill(-np.inf)
-    cand = np.flatnonzero(ub >= _tie_floor(best))
-    scores[cand] = ub[cand]
+    _lazy_final(ub, scores, _tie_floor(best))
     return int(_pick(scores, best, u))
+
+
+@numba.njit(cache=True)
+def _lazy_best(ub, stale):
+    """The largest ``ub`` where not ``stale`` (``-inf`` if none; NaN ignored, as :func:`select` does)."""
+    best = -np.inf
+    for j in range(ub.shape[0]):
+        if not stale[j] and ub[j] > best:
+            best = ub[j]
+    return best
+
+
+@numba.njit(cache=True)
+def _lazy_pool(ub, stale, floor):
+    """The stale points whose bound reaches ``floor`` (and is above ``-inf``), in index order."""
+    out = np.empty(ub.shape[0], dtype=np.int64)
+    m = 0
+    for j in range(ub.shape[0]):
+        if stale[j] and ub[j] >= floor and ub[j] > -np.inf:
+            out[m] = j
+            m += 1
+    return out[:m]
+
+
+@numba.njit(cache=True)
+def _lazy_final(ub, scores, floor):
+    """``scores`` = ``ub`` where it reaches ``floor`` (exact there), ``-inf`` elsewhere."""
+    for j in range(ub.shape[0]):
+        scores[j] = ub[j] if ub[j] >= floor else -np.inf
 
 
 def _tie_floor(best: float) -> float:
