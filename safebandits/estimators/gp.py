@@ -976,8 +976,9 @@ class LazyCovariance(Rebinding):
     def refresh(self, idx: np.ndarray) -> None:
         """Bring the points ``idx`` up to the current step (columns, variances and every attached mean):
         for each stale point ``x`` (``fresh[x] = u < t``) the rows ``s = u .. t - 1`` of its column by
-        forward substitution, ``W[s, x] = (k(x_s, x) - L[s, :s] W[:s, x]) / L[s, s]`` (compiled,
-        :func:`~safebandits.estimators.gp_lazy.lazy_advance`), then ``sigma^2(x) -= W[s, x]^2`` and ``mu(x) += W[s, x] z_s``."""
+        forward substitution, ``W[s, x] = (k(x_s, x) - L[s, :s] W[:s, x]) / L[s, s]`` (compiled and
+        blocked, :func:`~safebandits.estimators.gp_lazy.lazy_advance`), then ``sigma^2(x) -= W[s, x]^2``
+        and ``mu(x) += W[s, x] z_s``."""
         t = self.steps
         if t == 0:
             return

@@ -82,6 +82,7 @@ __all__ = [
     "RoundDraws",
     "auto_slack",
     "check_kernel_info",
+    "lazy_pays",
     "resolve_gp_noise",
     "select",
     "update",
@@ -263,13 +264,12 @@ def lazy_upper_bounds(ub, known, pf, pg, cf, cg, phi, c):
             gh = mg[j] + cg * sg
         else:
             gh = mg[j] - sg * arc_g[fresh_g[j]]
-            if trunc:
-                hi = mg[j] + sg * back_g[fresh_g[j]]
-                if gh - 1e-9 * (1.0 + abs(gh)) >= big_g:
-                    gh, exact_g = big_g, True
-                elif hi + 1e-9 * (1.0 + abs(hi)) <= -big_g:
-                    gh, exact_g = -big_g, True
-            if phi == 0.0 and not exact_g and math.isfinite(gh) and math.isfinite(mg[j] + sg * back_g[fresh_g[j]]):
+            hi = mg[j] + sg * back_g[fresh_g[j]]
+            if trunc and gh - 1e-9 * (1.0 + abs(gh)) >= big_g:
+                gh, exact_g = big_g, True
+            elif trunc and hi + 1e-9 * (1.0 + abs(hi)) <= -big_g:
+                gh, exact_g = -big_g, True
+            elif phi == 0.0 and math.isfinite(gh) and math.isfinite(hi):
                 exact_g = True  # (fh - 0 * gh is fh for every finite gh)
         fh = _truncate(fh, big_b, trunc)
         gh = _truncate(gh, big_g, trunc)
@@ -511,7 +511,8 @@ class CKBConfig(GPBanditConfig):
         Cauchy-Schwarz since its last update, :func:`lazy_upper_bounds`; :class:`~safebandits.estimators.
         gp.LazyGP`): the same posterior and the same argmax (ties included) up to round-off, at a cost
         that depends on how many points come near the top. ``"auto"``: lazy for CKB-UCB and CKB-Rand on
-        the low-rank posterior with known hyperparameters and ``T <= n``, eager otherwise. ``"lazy"``
+        the low-rank posterior with known hyperparameters where a whole run is cheaper lazily (``500 <=
+        T <= n`` and ``T n >= 4e6``, :func:`lazy_pays`; issue 43), eager otherwise. ``"lazy"``
         uses the low-rank factorisation whatever ``posterior`` says (not ``"dense"``); CKB-TS reads every
         point each round, so lazy updates save it nothing.
     """
@@ -582,10 +583,29 @@ def _check_updates(config: Any, owner: str) -> None:
         )
 
 
+#: ``updates="auto"`` is lazy only for runs of at least this many rounds (issue 43; measured: at
+#: ``T = 300`` eager is cheaper over the whole run at every size up to 10,000 points and 20,000 points; the
+#: per-round cost of the lazy bounds, ``O(n)``, is not repaid; ``docs/decisions/ckb.md``).
+LAZY_MIN_HORIZON = 500
+#: ... and whose factor ``W`` reaches at least this many entries (``T n``; 32 MB, the size of the last-level
+#: cache of the machine measured): below it the eager update reads its factor from cache and stays
+#: cheaper (measured: 1.15-1.4x at 1,000 and 2,000 points with ``T = 1,000``).
+LAZY_MIN_ENTRIES = 4_000_000
+
+
+def lazy_pays(n_points: int, horizon: int) -> bool:
+    """Whether ``updates="auto"`` makes a lazy posterior of ``n_points`` points for a run of ``horizon``
+    rounds (the whole-run cost rule of issue 43, :data:`LAZY_MIN_HORIZON`, :data:`LAZY_MIN_ENTRIES`):
+    ``LAZY_MIN_HORIZON <= T <= n`` and ``T n >= LAZY_MIN_ENTRIES``. (``T > n``: the eager factor turns
+    dense at ``t = n`` and each round then costs ``O(n^2)``, while the lazy ``T x T`` factor ``L`` outgrows
+    ``W``.)"""
+    return LAZY_MIN_HORIZON <= horizon <= n_points and horizon * n_points >= LAZY_MIN_ENTRIES
+
+
 def _resolve_updates(config: Any, info: KernelInfo, horizon: int, applies: bool) -> bool:
     """Whether a learner's posteriors are lazy (its ``updates`` option; see :class:`CKBConfig`):
     ``"auto"`` is lazy where ``applies`` (the learner's acquisition is bounded lazily) on the low-rank
-    posterior with known hyperparameters and ``T <= n``."""
+    posterior with known hyperparameters, where a whole run is cheaper lazily (:func:`lazy_pays`)."""
     if getattr(info, "box", None) is not None or config.updates == "eager":
         return False
     if config.updates == "lazy":
@@ -595,7 +615,7 @@ def _resolve_updates(config: Any, info: KernelInfo, horizon: int, applies: bool)
         and config.hyperparameters == "known"
         and resolve_posterior(config.posterior, info.kernel) == "lowrank"
         and resolve_posterior(config.posterior, info.constraint_kernel) == "lowrank"
-        and horizon <= info.n_points
+        and lazy_pays(info.n_points, horizon)
     )
 
 
