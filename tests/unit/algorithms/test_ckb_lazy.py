@@ -246,6 +246,13 @@ def test_lazy_sgp_ucb_makes_the_eager_decisions(seed, n, kind, lengthscale, opti
     np.testing.assert_allclose(lazy.gp_f.mean, eager.gp_f.mean, rtol=0, atol=1e-9)
 
 
+def test_auto_is_lazy_for_sgp_ucb_where_a_whole_run_is_cheaper():
+    # Issue 43: SGP-UCB's thresholds (T <= n, T n >= 1e6)
+    for n, horizon, lazy in [(1000, 300, False), (500, 1000, False), (1000, 1000, True), (5000, 300, True)]:
+        info, _, _ = _problem(0, n, horizon)
+        assert make_learner("sgp-ucb", info, np.random.default_rng(0)).lazy is lazy
+
+
 def test_lazy_sgp_ucb_on_a_large_domain():
     n, rounds = 3000, 300
     info, f, g = _problem(8, n, rounds, lengthscale=0.1)
