@@ -6,6 +6,14 @@ Usage::
     .venv/bin/python benchmarks/bench_ckb_scaling.py --sizes 500 1000 2000 --budget 1.0
     .venv/bin/python benchmarks/bench_ckb_scaling.py --linear         # issue 33's targets (about 5 min)
     .venv/bin/python benchmarks/bench_ckb_scaling.py --ts-effect      # CKB-TS: joint vs candidate draws
+    .venv/bin/python benchmarks/bench_ckb_scaling.py --whole          # issue 43: whole runs, auto vs eager
+
+``--whole`` (issue 43) prints the CPU of whole runs of CKB-UCB (``--method`` for another) with
+``updates="auto"`` and ``"eager"`` at |X| in {500, 1,000, 5,000, 20,000} and T in {300, 1,000}
+(``--sizes``, ``--horizons``), what ``"auto"`` resolved to, their ratio beside the targets (at most 1.05
+everywhere, at most 0.5 at 20,000 / 1,000) and the mean, median and slowest round of each; a fresh
+process per cell runs ``--repeats`` runs of each mode, alternating, after an untimed warm-up. About 3
+minutes.
 
 ``--linear`` (issue 33) prints the cost of a whole CKB round (ask and tell) at round ``t = 1,000`` for
 ``|X| = 1,000 ... 20,000`` beside the targets (at most 2 ms at 5,000; growth exponent at most 1.1 between
@@ -16,9 +24,10 @@ normalised, Gaussian noise 0.1) but given to the learner as a
 :class:`~safebandits.estimators.gp.PointKernel` (kernel columns on demand: the instance's ``n x n``
 matrices and its ``O(n^3)`` PSD check would not fit), so CKB runs on its default ``posterior="auto"``,
 here the low-rank posterior shared by ``f`` and ``g`` (same kernel and ``lambda``), with CKB's default
-``updates="auto"``, i.e. lazy exact updates for CKB-UCB, CKB-Rand and SGP-UCB (points brought up to date
-only when their score could be the maximum; ``docs/decisions/ckb.md``), beside the previous eager
-updates (``updates="eager"``: every point every round). Per-round cost: the median (the target's
+``updates="auto"``: lazy exact updates (points brought up to date only when their score could be the
+maximum; ``docs/decisions/ckb.md``) where a whole run is cheaper lazily (issue 43: for CKB-UCB and
+CKB-Rand at T = 1,000 from 4,000 points on, eager at 1,000 and 2,000), beside the eager updates
+(``updates="eager"``: every point every round). Per-round cost: the median (the target's
 statistic) and the mean of the process CPU time of rounds 951-1,000 (one BLAS thread); also the entries
 of the factor ``W`` computed per round over those rounds divided by ``|X|`` (an eager round computes
 ``|X|``; a lazy one catches up on the points left behind, so above 1 is possible), the CPU of the whole
@@ -223,7 +232,8 @@ def _child(method: str, n: int, horizon: int, config: dict) -> None:
     last = times[-50:]
     share = float((work[-1] - work[-51]) / 50.0 / n) if horizon > 50 else float("nan")
     print(json.dumps({"round_us": float(np.median(last) * 1e6), "mean_us": float(np.mean(last) * 1e6),
-                      "work_share": share, "total_s": float(times.sum()), "peak_rss": rss}))  # fmt: skip
+                      "max_us": float(np.max(last) * 1e6), "work_share": share, "total_s": float(times.sum()),
+                      "peak_rss": rss}))  # fmt: skip
 
 
 def _spawn(method: str, n: int, horizon: int, config: dict | None = None) -> dict:
@@ -255,15 +265,16 @@ def linear_table(sizes: tuple[int, ...] = LINEAR_SIZES, horizon: int = LINEAR_T,
     load = os.getloadavg()[0]
     print(f"CKB per round (ask + tell) at t = {horizon} [µs, process CPU, rounds {horizon - 49}-{horizon}: "
           "median (the target's statistic) and mean], point problem (ckb/synthetic's construction), "
-          f"posterior='auto', updates='auto' (lazy) unless 'eager'; load average {load:.1f} at the "
+          f"posterior='auto', updates='auto' unless 'eager'; load average {load:.1f} at the "
           "end")  # fmt: skip
     print(
         f"{'method':<16}{'':<7}" + "".join(f"{f'|X|={n}':>10}" for n in sizes) + f"{'exponent':>10}  target"
     )
     lo, hi = sizes.index(1000) if 1000 in sizes else 0, len(sizes)
-    targets = {"median": "<= 2,000 at 5,000; exponent <= 1.1", "mean": "(no target; the mean cost)"}
+    targets = {"median": "<= 2,000 at 5,000; exponent <= 1.1", "mean": "(no target; the mean cost)",
+               "slowest": "(no target; the slowest of the 50 rounds)"}  # fmt: skip
     for label, res in rows.items():
-        for stat, key in (("median", "round_us"), ("mean", "mean_us")):
+        for stat, key in (("median", "round_us"), ("mean", "mean_us"), ("slowest", "max_us")):
             c = [r[key] for r in res]
             e = exponent(list(sizes[lo:hi]), c[lo:hi])
             target = targets[stat] if label == "ckb-ucb" else ""
@@ -286,6 +297,81 @@ def linear_table(sizes: tuple[int, ...] = LINEAR_SIZES, horizon: int = LINEAR_T,
     print(f"|X| = {big:,}, T = {horizon:,} (ckb-ucb): peak RSS {gb:.2f} GB (target < 2 GB), "
           f"{mem['total_s']:.1f} s CPU in total, {mem['round_us']:.0f} µs per round at t = {horizon:,} "
           "(median)")  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------------
+# issue 43: whole runs, updates="auto" against "eager"
+# --------------------------------------------------------------------------------------------------
+WHOLE_SIZES = (500, 1000, 5000, 20000)
+WHOLE_HORIZONS = (300, 1000)
+#: The targets: auto's whole-run CPU at most this multiple of eager's everywhere, and at most
+#: ``WHOLE_BIG`` 's multiple at (|X|, T) = ``WHOLE_BIG_AT``.
+WHOLE_EVERYWHERE = 1.05
+WHOLE_BIG, WHOLE_BIG_AT = 0.5, (20000, 1000)
+
+
+def _whole_child(method: str, n: int, horizon: int, repeats: int) -> None:
+    """Run in a fresh process: ``repeats`` whole runs of ``method`` with ``updates="auto"`` and with
+    ``"eager"`` (alternating which goes first; one untimed short run of each first, numba's compilation),
+    then print what each resolved to, the whole-run CPU of every repeat and every round's CPU (µs)."""
+    import json
+
+    run_rounds(method, 300, 20, {"updates": "auto"})
+    run_rounds(method, 300, 20, {"updates": "eager"})
+    info, _, _ = _point_problem(n, horizon)
+    auto_lazy = bool(getattr(make_learner(method, info, np.random.default_rng(1), {}), "lazy", False))
+    out: dict[str, dict[str, list]] = {m: {"total": [], "rounds": []} for m in ("auto", "eager")}
+    for r in range(repeats):
+        for mode in ("auto", "eager") if r % 2 == 0 else ("eager", "auto"):
+            times, _ = run_rounds(method, n, horizon, {"updates": mode})
+            out[mode]["total"].append(float(times.sum()))
+            out[mode]["rounds"].extend((times * 1e6).tolist())
+    print(json.dumps({"auto_is": "lazy" if auto_lazy else "eager", **out}))
+
+
+def whole_table(
+    method: str = "ckb-ucb",
+    sizes: tuple[int, ...] = WHOLE_SIZES,
+    horizons: tuple[int, ...] = WHOLE_HORIZONS,
+    repeats: int = 3,
+) -> None:
+    """Whole-run CPU of ``updates="auto"`` against ``"eager"`` per (|X|, T), beside the targets."""
+    import json
+    import subprocess
+    import sys
+
+    print(f"{method}: whole-run CPU [s, process time, median of {repeats} runs each, auto and eager "
+          "alternating in one process per cell] and per-round CPU over all those rounds [µs: mean, median, "
+          "slowest]; point problem (ckb/synthetic's construction)")  # fmt: skip
+    head = (f"{'|X|':>7}{'T':>6}{'auto is':>9}{'auto s':>9}{'eager s':>9}{'ratio':>7}{'target':>8}"
+            f"{'auto mean/median/slowest':>28}{'eager mean/median/slowest':>29}{'load':>6}")  # fmt: skip
+    print(head)
+    worst = 0.0
+    for n in sizes:
+        for horizon in horizons:
+            argv = [sys.executable, os.path.abspath(__file__), "--whole-child", method, str(n), str(horizon),
+                    str(repeats)]  # fmt: skip
+            res = json.loads(
+                subprocess.run(argv, capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+            )
+            a, e = (float(np.median(res[m]["total"])) for m in ("auto", "eager"))
+            ratio = a / e
+            big = (n, horizon) == WHOLE_BIG_AT
+            target = WHOLE_BIG if big else WHOLE_EVERYWHERE
+            worst = max(worst, ratio)
+            stats = []
+            for m in ("auto", "eager"):
+                r = np.asarray(res[m]["rounds"])
+                stats.append(f"{r.mean():.0f} / {np.median(r):.0f} / {r.max():.0f}")
+            mark = "ok" if ratio <= target else "MISSED"
+            if res["auto_is"] == "eager":  # (the same method twice: a ratio off 1 is the clock's noise)
+                mark += " (same method)"
+            print(f"{n:>7}{horizon:>6}{res['auto_is']:>9}{a:>9.3f}{e:>9.3f}{ratio:>7.2f}{f'<={target}':>8}"
+                  f"{stats[0]:>28}{stats[1]:>29}{os.getloadavg()[0]:>6.1f}  {mark}")  # fmt: skip
+    print(
+        f"largest ratio {worst:.2f} (target <= {WHOLE_EVERYWHERE} everywhere, <= {WHOLE_BIG} at "
+        f"|X| = {WHOLE_BIG_AT[0]:,}, T = {WHOLE_BIG_AT[1]:,})"
+    )
 
 
 def ts_effect(n: int = 400, horizon: int = 1000, seeds: int = 10) -> None:
@@ -321,8 +407,23 @@ def main() -> None:
     )
     parser.add_argument("--linear", action="store_true", help="issue 33's table: whole rounds and memory")
     parser.add_argument("--ts-effect", action="store_true", help="CKB-TS: joint vs candidate draws")
+    parser.add_argument("--whole", action="store_true", help="issue 43's table: whole runs, auto vs eager")
+    parser.add_argument(
+        "--method", default="ckb-ucb", help="--whole: the learner (ckb-ucb, ckb-rand, sgp-ucb)"
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="--whole: runs per cell and mode")
+    parser.add_argument("--horizons", type=int, nargs="+", default=list(WHOLE_HORIZONS), help="--whole: T")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)  # method n T config-json (internal)
+    parser.add_argument("--whole-child", nargs=4, help=argparse.SUPPRESS)  # method n T repeats (internal)
     args = parser.parse_args()
+    if args.whole_child:
+        m, n, horizon, repeats = args.whole_child
+        _whole_child(m, int(n), int(horizon), int(repeats))
+        return
+    if args.whole:
+        sizes = tuple(args.sizes) if args.sizes != [250, 500, 1000, 2000, 4000] else WHOLE_SIZES
+        whole_table(args.method, sizes, tuple(args.horizons), args.repeats)
+        return
     if args.child:
         import json
 

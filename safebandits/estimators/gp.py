@@ -37,6 +37,7 @@ from scipy.linalg import lapack, solve_triangular
 
 from safebandits._numba import Rebinding, bind_kernel
 from safebandits._validation import check_array, check_choice, check_int, check_positive
+from safebandits.estimators.gp_lazy import KernelSource, LazyFactor, lazy_advance
 from safebandits.exceptions import ConfigError
 from safebandits.types import FloatArray
 
@@ -884,86 +885,6 @@ _NO_MATRIX = np.zeros((0, 0))
 _NO_POINTS = np.zeros((0, 1))
 
 
-class KernelSource(NamedTuple):
-    """A kernel as :func:`_kernel_value` reads it (:meth:`LazyCovariance._kernel_source`): a matrix
-    ``kmat`` (``code < 0``; ``pts`` empty) or :class:`PointKernel`'s formula on the coordinates ``pts``
-    (``code`` 0: SE; 1, 2, 3: Matérn 1/2, 3/2, 5/2) with lengthscale ``ls`` and variance ``kv``."""
-
-    kmat: np.ndarray
-    pts: np.ndarray
-    code: int
-    ls: float
-    kv: float
-
-
-class LazyFactor(NamedTuple):
-    """The arrays of a :class:`LazyCovariance` that :func:`_lazy_advance` reads and writes: ``wt``
-    (n, capacity) the columns ``W[:, x]`` point-major, ``low`` the factor ``L``, ``played`` the points
-    observed, ``fresh`` (n,) each point's step, ``var`` (n,) its variance, ``means`` the attached posterior
-    means (a tuple of (n,) arrays) and ``z`` (n_means, capacity) their ``z_s``."""
-
-    wt: np.ndarray
-    low: np.ndarray
-    played: np.ndarray
-    fresh: np.ndarray
-    var: np.ndarray
-    means: tuple[np.ndarray, ...]
-    z: np.ndarray
-
-
-@numba.njit(cache=True, inline="always")
-def _kernel_value(kern, a, b):
-    """``k(x_a, x_b)`` of a :class:`KernelSource`: its matrix (``code < 0``) or :class:`PointKernel`'s
-    formulas on coordinates (``code`` 0: SE; 1, 2, 3: Matérn 1/2, 3/2, 5/2)."""
-    code, ls, kv, pts = kern.code, kern.ls, kern.kv, kern.pts
-    if code < 0:
-        return kern.kmat[a, b]
-    d2 = 0.0
-    for m in range(pts.shape[1]):
-        diff = pts[a, m] - pts[b, m]
-        d2 += diff * diff
-    r = math.sqrt(d2)
-    if code == 0:
-        return kv * math.exp(-0.5 * (r / ls) ** 2)
-    r = r / ls
-    if code == 1:
-        return kv * math.exp(-r)
-    if code == 2:
-        sr = math.sqrt(3.0) * r
-        return kv * (1.0 + sr) * math.exp(-sr)
-    sr = math.sqrt(5.0) * r
-    return kv * (1.0 + sr + sr * sr / 3.0) * math.exp(-sr)
-
-
-@numba.njit(cache=True, fastmath=True)
-def _lazy_dot(low, s, wt, x):
-    """``L[s, :s] . W[:s, x]`` (both contiguous; reassociated, vectorised)."""
-    acc = 0.0
-    for r in range(s):
-        acc += low[s, r] * wt[x, r]
-    return acc
-
-
-@numba.njit(cache=True)
-def _lazy_advance(fac, kern, idx, t):
-    """:meth:`LazyCovariance.refresh`'s loop on its :class:`LazyFactor` ``fac`` and :class:`KernelSource`
-    ``kern``: every point of ``idx`` brought from ``fresh`` to ``t``; returns the number of entries of
-    ``W`` computed."""
-    wt, low, played, fresh, var, means, z = fac.wt, fac.low, fac.played, fac.fresh, fac.var, fac.means, fac.z
-    done = 0
-    for a in range(idx.shape[0]):
-        x = idx[a]
-        done += t - fresh[x]
-        for s in range(fresh[x], t):
-            w = (_kernel_value(kern, played[s], x) - _lazy_dot(low, s, wt, x)) / low[s, s]
-            wt[x, s] = w
-            var[x] -= w * w
-            for j in range(len(means)):
-                means[j][x] += w * z[j, s]
-        fresh[x] = t
-    return done
-
-
 class LazyCovariance(Rebinding):
     """The low-rank posterior of :class:`LowRankCovariance` kept point-major and brought up to date one
     point at a time, on demand (issue 33): exact, with the cost paid only for the points a caller asks.
@@ -1055,8 +976,9 @@ class LazyCovariance(Rebinding):
     def refresh(self, idx: np.ndarray) -> None:
         """Bring the points ``idx`` up to the current step (columns, variances and every attached mean):
         for each stale point ``x`` (``fresh[x] = u < t``) the rows ``s = u .. t - 1`` of its column by
-        forward substitution, ``W[s, x] = (k(x_s, x) - L[s, :s] W[:s, x]) / L[s, s]`` (compiled,
-        :func:`_lazy_advance`), then ``sigma^2(x) -= W[s, x]^2`` and ``mu(x) += W[s, x] z_s``."""
+        forward substitution, ``W[s, x] = (k(x_s, x) - L[s, :s] W[:s, x]) / L[s, s]`` (compiled and
+        blocked, :func:`~safebandits.estimators.gp_lazy.lazy_advance`), then ``sigma^2(x) -= W[s, x]^2``
+        and ``mu(x) += W[s, x] z_s``."""
         t = self.steps
         if t == 0:
             return
@@ -1068,7 +990,7 @@ class LazyCovariance(Rebinding):
         args = (LazyFactor(self.wt, self.low, self.played, self.fresh, self.var, tuple(self.means), self._z),
                 self._source, idx, t)  # fmt: skip
         if self._advance is None:
-            self._advance = bind_kernel(_lazy_advance, args)
+            self._advance = bind_kernel(lazy_advance, args)
         self.computed += self._advance(*args)
 
     def _kernel_source(self) -> KernelSource:

@@ -4,7 +4,7 @@ An AST scan of the package: a function decorated with a numba compiler (``numba.
 ``njit``, ``jit``, with or without arguments, and numba's ``overload`` / ``overload_method`` /
 ``register_jitable`` / ``generated_jit`` / ``cfunc``) may have at most :data:`LIMIT` parameters. A kernel
 that needs more takes a NamedTuple of its arrays and settings (docs/decisions/engine.md, "Typed state
-records"), as ``LazyFactor`` and ``KernelSource`` (estimators/gp.py) and ``StalePosterior``
+records"), as ``LazyFactor`` and ``KernelSource`` (estimators/gp_lazy.py) and ``StalePosterior``
 (algorithms/regret/_ckb_common.py) do. The compiled drivers (algorithms/_driver.py) are made from source
 templates, not decorated; they take the run record (``block``) and four arguments (``loop``).
 ``python tests/unit/test_kernel_params.py`` prints every compiled kernel with its parameter count.

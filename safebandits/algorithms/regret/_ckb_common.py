@@ -130,18 +130,24 @@ def arc_table(cum, shrink, t, c):
 class StalePosterior(NamedTuple):
     """A lazy GP posterior (:class:`~safebandits.estimators.gp.LazyGP`) as the compiled bounds read it:
     ``mean`` and ``var`` (n,) of each point as of its last update ``fresh`` (n,), the current step
-    ``steps``, and ``arc`` (steps,) the :func:`arc_table` of the bound's coefficient."""
+    ``steps``, ``arc`` (steps,) the :func:`arc_table` of the bound's coefficient ``c`` and ``back`` that of
+    ``-c`` (the other side: ``mu_t + c sigma_t`` lies in ``[mu_u - sigma_u back[u], mu_u + sigma_u
+    arc[u]]``)."""
 
     mean: np.ndarray
     var: np.ndarray
     fresh: np.ndarray
     arc: np.ndarray
+    back: np.ndarray
     steps: int
 
 
 def stale_posterior(gp: Any, c: float) -> StalePosterior:
-    """The :class:`StalePosterior` of the lazy posterior ``gp`` with the :func:`arc_table` of ``c``."""
+    """The :class:`StalePosterior` of the lazy posterior ``gp`` with the :func:`arc_table` of ``c`` and of
+    ``-c``."""
     cov = gp.lowrank
     t = cov.steps
-    arc = arc_table(cov.z_squares(gp._slot), cov.log_shrink, t, c)
-    return StalePosterior(gp._mean, cov.var, cov.fresh, arc, t)
+    cum = cov.z_squares(gp._slot)
+    arc = arc_table(cum, cov.log_shrink, t, c)
+    back = arc_table(cum, cov.log_shrink, t, -c)
+    return StalePosterior(gp._mean, cov.var, cov.fresh, arc, back, t)

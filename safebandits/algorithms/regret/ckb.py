@@ -82,6 +82,7 @@ __all__ = [
     "RoundDraws",
     "auto_slack",
     "check_kernel_info",
+    "lazy_pays",
     "resolve_gp_noise",
     "select",
     "update",
@@ -219,11 +220,12 @@ def update(st, i, reward, cost):
 
 
 @numba.njit(cache=True)
-def lazy_upper_bounds(ub, pf, pg, cf, cg, phi, c):
+def lazy_upper_bounds(ub, known, pf, pg, cf, cg, phi, c):
     """Upper bounds of every point's score ``f- - phi g-`` of :func:`select` (UCB or Rand estimates
     ``mu + c sigma``) from lazy posteriors of ``f`` and ``g`` (:class:`~safebandits.estimators.gp.
     LazyCovariance`) as :class:`~safebandits.algorithms.regret._ckb_common.StalePosterior` records ``pf``
-    (arcs of ``cf``) and ``pg`` (arcs of ``-cg``), written to ``ub``; ``c`` CKB's constants. ``O(n)``.
+    (arcs of ``cf``) and ``pg`` (arcs of ``-cg``), written to ``ub``; ``known`` (n,) is set where ``ub``
+    is the exact score; ``c`` CKB's constants. ``O(n)``.
 
     A point last brought up to date at step ``u < t`` has ``|mu_t - mu_u| <= sqrt(sigma_u^2 - sigma_t^2)
     Z`` (Cauchy-Schwarz, ``Z = ||z_{u..t-1}||``) and ``sigma_t^2 in [rho sigma_u^2, sigma_u^2]`` (``rho``
@@ -232,29 +234,50 @@ def lazy_upper_bounds(ub, pf, pg, cf, cg, phi, c):
     c~ sigma~_t >= mu~_u - sigma~_u arc_max(Z~, -c~, rho~)`` (``pg.arc[u]``); truncation is monotone and
     ``phi >= 0``. A point up to date gets its exact score (the arithmetic of :func:`select`); a stale
     point's bound is raised by a relative ``1e-9`` against round-off.
+
+    The exact score of a stale point is known without bringing it up to date where truncation decides it
+    (issue 43): ``f-`` is ``B`` when the lower bound of ``mu_t + c sigma_t`` (``pf.back``) is at least
+    ``B`` (``-B`` when the upper bound is at most ``-B``), and likewise ``g-`` at ``+-G`` (or it does not
+    count: ``phi = 0``), both by a relative ``1e-9``. Then ``ub`` is ``f- - phi g-`` computed as
+    :func:`select` computes it, and ``known`` is set: the points of an optimistic plateau (every
+    unexplored point at ``B`` while ``phi = 0``, a tie :func:`_pick` must see whole) cost no update.
     """
-    mf, vf, fresh_f, arc_f, tf = pf.mean, pf.var, pf.fresh, pf.arc, pf.steps
-    mg, vg, fresh_g, arc_g, tg = pg.mean, pg.var, pg.fresh, pg.arc, pg.steps
+    mf, vf, fresh_f, arc_f, back_f, tf = pf.mean, pf.var, pf.fresh, pf.arc, pf.back, pf.steps
+    mg, vg, fresh_g, arc_g, back_g, tg = pg.mean, pg.var, pg.fresh, pg.arc, pg.back, pg.steps
+    big_b, big_g, trunc = c.big_b, c.big_g, c.truncate
     for j in range(ub.shape[0]):
         sf = math.sqrt(max(vf[j], 0.0))
         sg = math.sqrt(max(vg[j], 0.0))
-        stale = False
-        if fresh_f[j] == tf:
+        exact_f = fresh_f[j] == tf
+        exact_g = fresh_g[j] == tg
+        if exact_f:
             fh = mf[j] + cf * sf
         else:
             fh = mf[j] + sf * arc_f[fresh_f[j]]
-            stale = True
-        if fresh_g[j] == tg:
+            if trunc:  # (the score is B, or -B, whatever the update: the bounds on both sides agree)
+                lo = mf[j] - sf * back_f[fresh_f[j]]
+                if lo - 1e-9 * (1.0 + abs(lo)) >= big_b:
+                    fh, exact_f = big_b, True
+                elif fh + 1e-9 * (1.0 + abs(fh)) <= -big_b:
+                    fh, exact_f = -big_b, True
+        if exact_g:
             gh = mg[j] + cg * sg
         else:
             gh = mg[j] - sg * arc_g[fresh_g[j]]
-            stale = True
-        fh = _truncate(fh, c.big_b, c.truncate)
-        gh = _truncate(gh, c.big_g, c.truncate)
+            hi = mg[j] + sg * back_g[fresh_g[j]]
+            if trunc and gh - 1e-9 * (1.0 + abs(gh)) >= big_g:
+                gh, exact_g = big_g, True
+            elif trunc and hi + 1e-9 * (1.0 + abs(hi)) <= -big_g:
+                gh, exact_g = -big_g, True
+            elif phi == 0.0 and math.isfinite(gh) and math.isfinite(hi):
+                exact_g = True  # (fh - 0 * gh is fh for every finite gh)
+        fh = _truncate(fh, big_b, trunc)
+        gh = _truncate(gh, big_g, trunc)
         s = fh - phi * gh
-        if stale:
+        if not (exact_f and exact_g):
             s += 1e-9 * (1.0 + abs(s))
         ub[j] = s
+        known[j] = exact_f and exact_g
 
 
 def lazy_argmax(
@@ -264,6 +287,7 @@ def lazy_argmax(
     scores: np.ndarray,
     u: float,
     first: np.ndarray | None = None,
+    known: np.ndarray | None = None,
 ) -> int:
     """The index :func:`_pick` would return on the exact scores of all points, from upper bounds ``ub``
     (exact for the points up to date in every covariance), bringing up to date only points whose bound
@@ -275,20 +299,24 @@ def lazy_argmax(
     ``k = 16, 32, 64, ...``) are scored, their bounds replaced by their scores, until no stale point
     reaches it. Every point left stale then scores below ``max - tol(max)``: neither the maximiser nor a
     tie; :func:`_pick` runs on the exact scores of the others (``-inf`` elsewhere, written to ``scores``).
-    ``ub`` is overwritten.
+    ``known`` (optional, (n,) booleans) marks stale points whose ``ub`` is nevertheless their exact score
+    (:func:`lazy_upper_bounds`: decided by truncation). ``ub`` is overwritten.
     """
 
-    stale = covariances[0].fresh < covariances[0].steps
-    for cov in covariances[1:]:
-        if cov is not covariances[0]:
-            stale |= cov.fresh < cov.steps
-    best = float(np.max(ub[~stale])) if not stale.all() else -np.inf  # (exact there)
+    if known is not None:
+        stale = ~known
+    else:
+        stale = covariances[0].fresh < covariances[0].steps
+        for cov in covariances[1:]:
+            if cov is not covariances[0]:
+                stale |= cov.fresh < cov.steps
+    best = _lazy_best(ub, stale)  # (exact where not stale)
     if first is not None and first.size:
         e = exact(first)
         ub[first] = e
         stale[first] = False
         best = max(best, float(np.max(e)))
-    pool = np.flatnonzero(stale & (ub >= _tie_floor(best) if best > -np.inf else ub > -np.inf))
+    pool = _lazy_pool(ub, stale, _tie_floor(best))
     k = 16
     while pool.size:
         pick = pool if pool.size <= k else pool[np.argpartition(ub[pool], pool.size - k)[pool.size - k :]]
@@ -298,10 +326,37 @@ def lazy_argmax(
         best = max(best, float(np.max(e)))
         pool = pool[stale[pool] & (ub[pool] >= _tie_floor(best))]
         k *= 2
-    scores.fill(-np.inf)
-    cand = np.flatnonzero(ub >= _tie_floor(best))
-    scores[cand] = ub[cand]
+    _lazy_final(ub, scores, _tie_floor(best))
     return int(_pick(scores, best, u))
+
+
+@numba.njit(cache=True)
+def _lazy_best(ub, stale):
+    """The largest ``ub`` where not ``stale`` (``-inf`` if none; NaN ignored, as :func:`select` does)."""
+    best = -np.inf
+    for j in range(ub.shape[0]):
+        if not stale[j] and ub[j] > best:
+            best = ub[j]
+    return best
+
+
+@numba.njit(cache=True)
+def _lazy_pool(ub, stale, floor):
+    """The stale points whose bound reaches ``floor`` (and is above ``-inf``), in index order."""
+    out = np.empty(ub.shape[0], dtype=np.int64)
+    m = 0
+    for j in range(ub.shape[0]):
+        if stale[j] and ub[j] >= floor and ub[j] > -np.inf:
+            out[m] = j
+            m += 1
+    return out[:m]
+
+
+@numba.njit(cache=True)
+def _lazy_final(ub, scores, floor):
+    """``scores`` = ``ub`` where it reaches ``floor`` (exact there), ``-inf`` elsewhere."""
+    for j in range(ub.shape[0]):
+        scores[j] = ub[j] if ub[j] >= floor else -np.inf
 
 
 def _tie_floor(best: float) -> float:
@@ -456,7 +511,8 @@ class CKBConfig(GPBanditConfig):
         Cauchy-Schwarz since its last update, :func:`lazy_upper_bounds`; :class:`~safebandits.estimators.
         gp.LazyGP`): the same posterior and the same argmax (ties included) up to round-off, at a cost
         that depends on how many points come near the top. ``"auto"``: lazy for CKB-UCB and CKB-Rand on
-        the low-rank posterior with known hyperparameters and ``T <= n``, eager otherwise. ``"lazy"``
+        the low-rank posterior with known hyperparameters where a whole run is cheaper lazily (``500 <=
+        T <= n`` and ``T n >= 4e6``, :func:`lazy_pays`; issue 43), eager otherwise. ``"lazy"``
         uses the low-rank factorisation whatever ``posterior`` says (not ``"dense"``); CKB-TS reads every
         point each round, so lazy updates save it nothing.
     """
@@ -527,10 +583,43 @@ def _check_updates(config: Any, owner: str) -> None:
         )
 
 
-def _resolve_updates(config: Any, info: KernelInfo, horizon: int, applies: bool) -> bool:
+#: ``updates="auto"`` is lazy only for runs of at least this many rounds (issue 43; measured: at
+#: ``T = 300`` eager is cheaper over the whole run at every size up to 10,000 points and 20,000 points; the
+#: per-round cost of the lazy bounds, ``O(n)``, is not repaid; ``docs/decisions/ckb.md``).
+LAZY_MIN_HORIZON = 500
+#: ... and whose factor ``W`` reaches at least this many entries (``T n``; 32 MB, the size of the last-level
+#: cache of the machine measured): below it the eager update reads its factor from cache and stays
+#: cheaper (measured: 1.15-1.4x at 1,000 and 2,000 points with ``T = 1,000``).
+LAZY_MIN_ENTRIES = 4_000_000
+
+
+#: SGP-UCB's thresholds (its lazy rounds are cheaper: no dual variable, a safe set that excludes points
+#: outright; measured lazy at 0.82x eager at 5,000 points and ``T = 300``, 0.84x at 1,000 / 1,000, 1.56x at
+#: 500 / 300 and 1,000 / 300).
+SGP_LAZY_MIN_HORIZON, SGP_LAZY_MIN_ENTRIES = 1, 1_000_000
+
+
+def lazy_pays(
+    n_points: int,
+    horizon: int,
+    min_horizon: int = LAZY_MIN_HORIZON,
+    min_entries: int = LAZY_MIN_ENTRIES,
+) -> bool:
+    """Whether ``updates="auto"`` makes a lazy posterior of ``n_points`` points for a run of ``horizon``
+    rounds (the whole-run cost rule of issue 43; CKB's thresholds :data:`LAZY_MIN_HORIZON` and
+    :data:`LAZY_MIN_ENTRIES` by default): ``min_horizon <= T <= n`` and ``T n >= min_entries``. (``T > n``:
+    the eager factor turns dense at ``t = n`` and each round then costs ``O(n^2)``, while the lazy
+    ``T x T`` factor ``L`` outgrows ``W``.)"""
+    return min_horizon <= horizon <= n_points and horizon * n_points >= min_entries
+
+
+def _resolve_updates(
+    config: Any, info: KernelInfo, horizon: int, applies: bool, thresholds: tuple[int, int] | None = None
+) -> bool:
     """Whether a learner's posteriors are lazy (its ``updates`` option; see :class:`CKBConfig`):
     ``"auto"`` is lazy where ``applies`` (the learner's acquisition is bounded lazily) on the low-rank
-    posterior with known hyperparameters and ``T <= n``."""
+    posterior with known hyperparameters, where a whole run is cheaper lazily (:func:`lazy_pays`, with
+    the learner's ``thresholds``: ``(min_horizon, min_entries)``, CKB's by default)."""
     if getattr(info, "box", None) is not None or config.updates == "eager":
         return False
     if config.updates == "lazy":
@@ -540,7 +629,7 @@ def _resolve_updates(config: Any, info: KernelInfo, horizon: int, applies: bool)
         and config.hyperparameters == "known"
         and resolve_posterior(config.posterior, info.kernel) == "lowrank"
         and resolve_posterior(config.posterior, info.constraint_kernel) == "lowrank"
-        and horizon <= info.n_points
+        and lazy_pays(info.n_points, horizon, *(thresholds or (LAZY_MIN_HORIZON, LAZY_MIN_ENTRIES)))
     )
 
 
@@ -754,6 +843,7 @@ class CKB(GPPairLearner):
         )
         self._select = bind_kernel(select, (self.state, 1.0, -1.0, 0.5))
         self._ub = np.zeros(n if self.lazy else 0)
+        self._known = np.zeros(n if self.lazy else 0, dtype=np.bool_)
         self._bounds: Any = None  # (lazy_upper_bounds, bound on the first lazy round)
         self._dense = self.gp_f.lowrank is None and self.gp_g.lowrank is None
         if self._dense:
@@ -887,12 +977,16 @@ class CKB(GPPairLearner):
         cov_f, cov_g = gf.lowrank, gg.lowrank
         phi = float(self.live["phi"])
         ub = self._ub
-        args = (ub, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, phi, self.state.const)
+        known = getattr(self, "_known", None)
+        if known is None:  # (a learner restored from an older state: its bounds had no such output)
+            known = self._known = np.zeros(ub.shape[0], dtype=np.bool_)
+            self._bounds = None
+        args = (ub, known, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, phi, self.state.const)
         if self._bounds is None:
             self._bounds = bind_kernel(lazy_upper_bounds, args)
         self._bounds(*args)
         i = lazy_argmax(ub, lambda idx: self._exact_scores(idx, cf, cg, phi)[0], (cov_f, cov_g),
-                        self.state.scores, u)  # fmt: skip
+                        self.state.scores, u, known=known)  # fmt: skip
         if i < 0:  # (no finite score: CKB has no candidate set, every point is one)
             i = min(int(u * ub.shape[0]), ub.shape[0] - 1)
         _, fh, gh = self._exact_scores(np.array([i]), cf, cg, phi)
@@ -1022,5 +1116,7 @@ class SafeSeedGPLearner(GPPairLearner):
         self.horizon = int(config.horizon if config.horizon is not None else info.horizon)
         lam = resolve_gp_noise(config.gp_noise, self.horizon)
         #: Whether the posteriors are lazy (a learner with an ``updates`` option; SGP-UCB).
-        self.lazy = hasattr(config, "updates") and _resolve_updates(config, info, self.horizon, True)
+        self.lazy = hasattr(config, "updates") and _resolve_updates(
+            config, info, self.horizon, True, (SGP_LAZY_MIN_HORIZON, SGP_LAZY_MIN_ENTRIES)
+        )
         self._init_gps(config, info, lam, lam, lazy=self.lazy)

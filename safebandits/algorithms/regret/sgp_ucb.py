@@ -59,7 +59,8 @@ class SGPUCBConfig(GPBanditConfig):
         As CKB's (:class:`~safebandits.algorithms.regret.ckb.CKBConfig`): ``"lazy"`` brings a point's
         posterior up to date only when it could be the round's choice (:func:`lazy_safe_bounds`; the
         same decisions as ``"eager"`` up to round-off); ``"auto"``: lazy on the low-rank posterior with
-        known hyperparameters and ``T <= n``.
+        known hyperparameters where a whole run is cheaper lazily (``T <= n`` and ``T n >= 1e6``; issue
+        43, :func:`~safebandits.algorithms.regret.ckb.lazy_pays`).
     """
 
     exploration_fraction: float = 0.05

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from safebandits.algorithms import make_learner
 from safebandits.algorithms.regret._ckb_common import stale_posterior
-from safebandits.algorithms.regret.ckb import CKBConfig, lazy_upper_bounds
+from safebandits.algorithms.regret.ckb import CKBConfig, lazy_pays, lazy_upper_bounds
 from safebandits.estimators.gp import LazyGP, PointKernel
 from safebandits.exceptions import ConfigError
 from safebandits.problems.kernel import KernelInfo
@@ -88,7 +88,7 @@ def test_lazy_updates_compute_each_entry_once_and_leave_points_behind():
     n, rounds = 3000, 300
     info, f, g = _problem(7, n, rounds, lengthscale=0.1)
     arms_e, _, _ = _run("ckb-ucb", info, f, g, rounds, 7, updates="eager")
-    arms_l, _, lazy = _run("ckb-ucb", info, f, g, rounds, 7)  # auto: lazy here
+    arms_l, _, lazy = _run("ckb-ucb", info, f, g, rounds, 7, updates="lazy")
     assert lazy.lazy
     np.testing.assert_array_equal(arms_l, arms_e)
     cov = lazy.gp_f.lowrank
@@ -109,23 +109,30 @@ def test_the_upper_bounds_hold_for_every_point(method):
     info, f, g = _problem(3, n, rounds, lengthscale=0.1)
     learner = make_learner(method, info, np.random.default_rng(5), {"updates": "lazy"})
     noise = np.random.default_rng(6).standard_normal((rounds, 2)) * 0.1
-    stale_seen = 0
+    stale_seen = known_stale = 0
     for t in range(rounds):
         beta, beta_g = learner.betas()
         cf, cg = (beta, -beta_g) if method == "ckb-ucb" else (0.7 * beta, -1.3 * beta_g)
         gf, gg, c = learner.gp_f, learner.gp_g, learner.state.const
         cov = gf.lowrank
         ub = np.empty(n)
+        known = np.zeros(n, dtype=bool)
         t = cov.steps
-        lazy_upper_bounds(ub, stale_posterior(gf, cf), stale_posterior(gg, -cg), cf, cg, learner.phi, c)
-        stale_seen += int(np.sum(cov.fresh < cov.steps))
+        pf, pg = stale_posterior(gf, cf), stale_posterior(gg, -cg)
+        lazy_upper_bounds(ub, known, pf, pg, cf, cg, learner.phi, c)
+        stale = cov.fresh < cov.steps
+        stale_seen += int(np.sum(stale))
+        known_stale += int(np.sum(stale & known))
         clone = copy.deepcopy(learner)  # bring the copy's points up to date, not the learner's
         exact, _, _ = clone._exact_scores(np.arange(n), cf, cg, learner.phi)
         assert np.all(exact <= ub)
+        assert np.array_equal(exact[known], ub[known])  # (known: the exact score, bit for bit)
+        assert np.all(known[~stale])
         d = learner.ask()
         i = int(d.arm)
         learner.tell(d, Observation(reward=f[i] + noise[t, 0], constraints=np.array([g[i] + noise[t, 1]])))
     assert stale_seen > 0
+    assert known_stale > 0  # (stale points whose score truncation decides)
 
 
 def test_a_lazy_learner_copies_and_pickles_mid_run():
@@ -153,14 +160,34 @@ def test_a_lazy_learner_copies_and_pickles_mid_run():
         assert [step(other, noise[t]) for t in range(rounds)] == want
 
 
+@pytest.mark.parametrize(
+    ("n", "horizon", "lazy"),
+    [
+        (500, 300, False), (576, 300, False), (1000, 300, False), (5000, 300, False), (20000, 300, False),
+        (500, 1000, False), (1000, 1000, False), (2000, 1000, False),  # (T > n, or the factor fits in cache)
+        (4000, 1000, True), (5000, 1000, True), (20000, 1000, True), (10000, 500, True),
+        (20000, 20001, False),
+    ],
+)  # fmt: skip
+def test_auto_is_lazy_only_where_a_whole_run_is_cheaper(n, horizon, lazy):
+    # Issue 43: the whole-run rule (measured: bench_ckb_scaling.py --whole; docs/decisions/ckb.md)
+    assert lazy_pays(n, horizon) is lazy
+
+
 def test_auto_chooses_lazy_updates_where_they_apply():
-    big, _, _ = _problem(0, 600, 100)
+    big, _, _ = _problem(0, 4000, 1000)
     assert make_learner("ckb-ucb", big, np.random.default_rng(0)).lazy
     assert make_learner("ckb-rand", big, np.random.default_rng(0)).lazy
-    assert not make_learner("ckb-ts", big, np.random.default_rng(0)).lazy  # TS reads every point
     assert not make_learner("ckb-ucb", big, np.random.default_rng(0), {"updates": "eager"}).lazy
-    longer = dataclasses.replace(big, horizon=601)  # T > n: L (T x T) would outgrow the factor
-    assert not make_learner("ckb-ucb", longer, np.random.default_rng(0)).lazy
+    shorter = dataclasses.replace(big, horizon=300)  # issue 43: eager is cheaper over a run of 300 rounds
+    assert not make_learner("ckb-ucb", shorter, np.random.default_rng(0)).lazy
+    assert make_learner("ckb-ucb", shorter, np.random.default_rng(0), {"horizon": 1000}).lazy
+    assert not make_learner("ckb-ucb", shorter, np.random.default_rng(0), {"horizon": 4001}).lazy  # T > n
+    mid, _, _ = _problem(0, 600, 100)
+    assert not make_learner("ckb-ucb", mid, np.random.default_rng(0)).lazy  # (lazy before issue 43)
+    assert not make_learner(
+        "ckb-ts", mid, np.random.default_rng(0), {"horizon": 500}
+    ).lazy  # reads every point
     small, _, _ = _problem(0, 100, 50, matrix=True)  # dense posterior (n <= 512, a matrix)
     learner = make_learner("ckb-ucb", small, np.random.default_rng(0))
     assert not learner.lazy and learner.gp_f.mode == "dense"
@@ -219,11 +246,18 @@ def test_lazy_sgp_ucb_makes_the_eager_decisions(seed, n, kind, lengthscale, opti
     np.testing.assert_allclose(lazy.gp_f.mean, eager.gp_f.mean, rtol=0, atol=1e-9)
 
 
+def test_auto_is_lazy_for_sgp_ucb_where_a_whole_run_is_cheaper():
+    # Issue 43: SGP-UCB's thresholds (T <= n, T n >= 1e6)
+    for n, horizon, lazy in [(1000, 300, False), (500, 1000, False), (1000, 1000, True), (5000, 300, True)]:
+        info, _, _ = _problem(0, n, horizon)
+        assert make_learner("sgp-ucb", info, np.random.default_rng(0)).lazy is lazy
+
+
 def test_lazy_sgp_ucb_on_a_large_domain():
     n, rounds = 3000, 300
     info, f, g = _problem(8, n, rounds, lengthscale=0.1)
     arms_e, _ = _run_sgp(info, f, g, rounds, 8, updates="eager")
-    arms_l, lazy = _run_sgp(info, f, g, rounds, 8)  # auto: lazy here
+    arms_l, lazy = _run_sgp(info, f, g, rounds, 8, updates="lazy")
     assert lazy.lazy
     np.testing.assert_array_equal(arms_l, arms_e)
     cov = lazy.gp_f.lowrank

@@ -129,3 +129,37 @@ def test_refresh_takes_any_index_array_after_the_update_is_bound(make_idx):
     np.testing.assert_array_equal(gps[1]._mean, gps[0]._mean)
     np.testing.assert_array_equal(covs[1].var, covs[0].var)
     assert covs[1].computed == covs[0].computed
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(4, 70),
+    steps=st.integers(1, 45),
+    kind=st.sampled_from(KINDS),
+    batch=st.integers(1, 150),
+)
+def test_blocked_catch_up_equals_the_eager_posterior(seed, n, steps, kind, batch):
+    # Issue 43: points caught up four at a time (from different steps; repeats in a batch) and four rows
+    # at a time hold the eager posterior, and each entry of W is computed once.
+    rng = np.random.default_rng(seed)
+    kern = PointKernel(rng.uniform(size=(n, 2)), kind[0], lengthscale=0.4, nu=kind[1])
+    eager = FiniteGP(kern, 0.2, covariance=LowRankCovariance(kern, 0.2, capacity=steps, densify=False))
+    lazy = LazyGP(kern, 0.2, capacity=steps)
+    cov = lazy.lowrank
+    for _ in range(steps):
+        i, y = int(rng.integers(n)), float(rng.standard_normal())
+        eager.update(i, y)
+        lazy.update(i, y)
+        if rng.random() < 0.3:  # a batch with repeats, of points left behind at different steps
+            idx = rng.integers(0, n, batch)
+            behind = int(np.sum((cov.steps - cov.fresh)[np.unique(idx)]))
+            before = cov.computed
+            cov.refresh(idx)
+            assert cov.computed - before == behind
+            assert np.all(cov.fresh[idx] == cov.steps)
+            np.testing.assert_allclose(lazy._mean[idx], eager.mean[idx], rtol=0, atol=1e-10)
+            np.testing.assert_allclose(cov.var[idx], eager.var[idx], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(lazy.mean, eager.mean, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(lazy.var, eager.var, rtol=0, atol=1e-10)
+    assert cov.computed == n * steps
