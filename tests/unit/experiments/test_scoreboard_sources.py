@@ -110,9 +110,11 @@ def test_published_page_regenerates_from_the_archives():
         "quick-conservative-results",
         "paper-confirm-results",
         "quick-seed1-results",
+        "paper-seed1b-results",
         "paper-ranges-results",
         "paper-conservative-results",
         "quick-clucb-results",
+        "dose-anchors-results",
     )  # (the Makefile's order)
     archives = [data / f"{name}.sqlite.xz" for name in names]
     if not page.exists() or not all(a.exists() for a in archives):
