@@ -181,7 +181,8 @@ def test_max_policy_cost_has_one_unit_for_kernel_and_linear_instances():
         inst = sim.instance(kind, horizon=20)
         record, traces = {}, {}
         env = inst.environment(np.random.default_rng(0))
-        _run_regret_task(_SafeArmOnly(), env, inst, SimpleNamespace(budget=None), record, traces)
+        task = SimpleNamespace(budget=None, record="full")
+        _run_regret_task(_SafeArmOnly(), env, inst, task, record, traces)
         got[kind] = record["max_policy_cost_over_threshold"]
         assert "max_policy_cost" not in record
     assert got["stagewise"] == pytest.approx(0.2 - 0.5)

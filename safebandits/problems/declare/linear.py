@@ -534,6 +534,56 @@ class LinearProblem(Problem):
         inst = self._kind_instance(kind, truth, horizon, name)
         return with_conservative_record(self, kind, inst, theta)  # (the cumulative margin too, if it fits)
 
+    def _safe_linear_arms(
+        self, theta: np.ndarray, mu: np.ndarray, noise: Any, horizon: int, name: str
+    ) -> Any:
+        """The ``safe-linear-arms`` view (Safe-LUCB's instance over the arms shifted by ``x0``), with the best
+        policy's value in expectation."""
+        from safebandits.problems.safe_linear import DecisionSet, SafeLinearInstance
+        from safebandits.problems.stagewise import solve_policy_lp
+
+        x0 = self._x0()
+        shifted = self.arms - x0[None, :]
+        inst = SafeLinearInstance(
+            decision_set=DecisionSet("arms", arms=shifted),
+            mu=-theta,
+            b_mat=-self.cost_matrix,
+            threshold=self._shifted_threshold(),
+            noise=noise,
+            horizon=horizon,
+            noise_bound=self.feedback.noise_bound,
+            param_norm_bound=self.param_norm_bound,
+            arm_norm_bound=float(max(1e-12, np.linalg.norm(shifted, axis=1).max())),
+            name=name,
+        )
+        # The best policy in expectation (an LP over the arms), in the shifted coordinates, so that
+        # policy regret means the same for every learner of the problem (SafeLinearInstance has none).
+        lp = solve_policy_lp(shifted @ theta, (shifted @ mu.T), self.threshold - mu @ x0)
+        value = max(inst.optimal_value, lp[0] if lp is not None else -np.inf)
+        return _Proxy(inst, optimal_policy_value=value)
+
+    def _k_armed(self, theta: np.ndarray, mu: np.ndarray, noise: Any, horizon: int, name: str) -> Any:
+        """The ``k-armed`` view: each arm a unit vector, its reward and costs the arms' means."""
+        from safebandits.problems.stagewise import StagewiseInstance
+
+        info = self._view("k-armed", horizon)
+        eye = np.eye(self.n_arms)
+        return StagewiseInstance(
+            arms=eye,
+            safe_action=eye[self.safe_arm],
+            reward_param=self.arms @ theta,
+            cost_params=(self.arms @ mu.T).T,
+            threshold=self.threshold,
+            noise=noise,
+            action_set="simplex",
+            horizon=horizon,
+            noise_bound=info.noise_bound,
+            param_norm_bound=info.param_norm_bound,
+            arm_norm_bound=1.0,
+            known_safe_values=self.safe_cost is not None and self.safe_reward is not None,
+            name=name,
+        )
+
     def _kind_instance(self, kind: str, truth: Mapping[str, Any], horizon: int, name: str) -> Any:
         theta, mu = self._truth(truth)
         sigma = truth.get("sigma")
@@ -567,28 +617,7 @@ class LinearProblem(Problem):
                 name=name,
             )
         if kind == "safe-linear-arms":
-            from safebandits.problems.safe_linear import DecisionSet, SafeLinearInstance
-            from safebandits.problems.stagewise import solve_policy_lp
-
-            x0 = self._x0()
-            shifted = self.arms - x0[None, :]
-            inst = SafeLinearInstance(
-                decision_set=DecisionSet("arms", arms=shifted),
-                mu=-theta,
-                b_mat=-self.cost_matrix,
-                threshold=self._shifted_threshold(),
-                noise=noise,
-                horizon=horizon,
-                noise_bound=self.feedback.noise_bound,
-                param_norm_bound=self.param_norm_bound,
-                arm_norm_bound=float(max(1e-12, np.linalg.norm(shifted, axis=1).max())),
-                name=name,
-            )
-            # The best policy in expectation (an LP over the arms), in the shifted coordinates, so that
-            # policy regret means the same for every learner of the problem (SafeLinearInstance has none).
-            lp = solve_policy_lp(shifted @ theta, (shifted @ mu.T), self.threshold - mu @ x0)
-            value = max(inst.optimal_value, lp[0] if lp is not None else -np.inf)
-            return _Proxy(inst, optimal_policy_value=value)
+            return self._safe_linear_arms(theta, mu, noise, horizon, name)
         from safebandits.problems.stagewise import StagewiseInstance
 
         if kind == "stagewise":
@@ -608,23 +637,7 @@ class LinearProblem(Problem):
                 name=name,
             )
         if kind == "k-armed":
-            info = self._view("k-armed", horizon)
-            eye = np.eye(self.n_arms)
-            return StagewiseInstance(
-                arms=eye,
-                safe_action=eye[self.safe_arm],
-                reward_param=self.arms @ theta,
-                cost_params=(self.arms @ mu.T).T,
-                threshold=self.threshold,
-                noise=noise,
-                action_set="simplex",
-                horizon=horizon,
-                noise_bound=info.noise_bound,
-                param_norm_bound=info.param_norm_bound,
-                arm_norm_bound=1.0,
-                known_safe_values=self.safe_cost is not None and self.safe_reward is not None,
-                name=name,
-            )
+            return self._k_armed(theta, mu, noise, horizon, name)
         if kind == "kernel":
             if self.n_constraints != 1:
                 raise ConfigError(
