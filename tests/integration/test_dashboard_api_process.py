@@ -158,6 +158,7 @@ def _pieces(secret: str) -> list[str]:
     return pieces(secret)
 
 
+@pytest.mark.slow  # (about 12 s; the served-process password test stays in the default run)
 def test_no_password_in_responses_or_logs_of_an_unreachable_storage(caplog):
     """Every call fails (503) on a PostgreSQL URL nothing answers: the messages and log lines are redacted."""
     with warnings.catch_warnings():

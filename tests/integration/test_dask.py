@@ -177,6 +177,7 @@ def test_worker_killed_mid_sweep_loses_and_doubles_nothing(tmp_path, cluster, fa
     client.wait_for_workers(2, timeout=120)  # the nanny restarted the killed worker
 
 
+@pytest.mark.slow  # (about 15 s; the local pool's SIGKILL-and-resume test stays in the default run)
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_client_killed_mid_sweep_resumes_and_a_second_writer_is_refused(
     tmp_path, cluster, fakes, expected, capsys

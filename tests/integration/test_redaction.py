@@ -239,6 +239,7 @@ def _dashboard_process_output(url: str) -> str:
     return out + err + body
 
 
+@pytest.mark.slow  # (about 30 s; the unreachable-storage cases stay in the default run)
 def test_every_output_of_working_storages(pg_server, odd_role, tmp_path):
     from safebandits.dashboard import create_app
 

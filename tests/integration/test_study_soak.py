@@ -182,7 +182,8 @@ def _url(backend: str, tmp_path: Path, request) -> str:
 
 @pytest.mark.parametrize(
     "backend",
-    ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)],  # (about 30 s: the slow run)
+    [pytest.param("sqlite", marks=pytest.mark.slow), pytest.param("postgresql", marks=pytest.mark.slow)],
+    # (13-30 s each: the slow run; the concurrency tests of the default run cover lost answers)
 )
 def test_soak_short(tmp_path, backend, request):
     soak(_url(backend, tmp_path, request), tmp_path, n_tellers=3, per_teller=150, reopen=1)
