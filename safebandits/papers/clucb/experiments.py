@@ -28,56 +28,51 @@ ALPHAS = {"quick": (0.05, 0.2), "paper": (0.01, 0.05, 0.1, 0.2)}
 _REPLICATES = {"quick": 4, "paper": 1_000}
 _BUDGET = {"quick": 10**9, "paper": 10**9}
 
-ALPHA = register_experiment(
-    ExperimentSpec(
-        name="clucb-alpha",
-        title="LUCB and CLUCB against alpha (Kazerouni et al. 2017, Fig. 1)",
-        panels=(
-            PanelSpec(
-                name="hundred-arm",
-                instance="clucb/hundred-arm",
-                fixed={},
-                sweep_param="alpha",
-                values=ALPHAS,
-                title="100 actions in R^4 (features, theta ~ N(0, I)), baseline the 10th best action",
-                xlabel="alpha",
-            ),
-        ),
-        algorithms=LEARNERS,
-        replicates=_REPLICATES,
-        budget=_BUDGET,
-        figure="regret-curves",
-        claims="clucb-alpha",
-        algorithm_defaults=_DEFAULTS,
-        curves=("per_step_regret", "regret", "margin"),
-        horizon={"quick": 2_000, "paper": 40_000},
-        record={"paper": "thin"},
+
+def _figure(
+    name: str, title: str, panel_title: str, curves: tuple[str, ...], horizon: dict[str, int]
+) -> ExperimentSpec:
+    """One of the paper's figures: the learners on ``clucb/hundred-arm``, alpha swept, the thin record
+    at paper scale."""
+    panel = PanelSpec(
+        name="hundred-arm",
+        instance="clucb/hundred-arm",
+        fixed={},
+        sweep_param="alpha",
+        values=ALPHAS,
+        title=panel_title,
+        xlabel="alpha",
     )
+    return register_experiment(
+        ExperimentSpec(
+            name=name,
+            title=title,
+            panels=(panel,),
+            algorithms=LEARNERS,
+            replicates=_REPLICATES,
+            budget=_BUDGET,
+            figure="regret-curves",
+            claims=name,
+            algorithm_defaults=_DEFAULTS,
+            curves=curves,
+            horizon=horizon,
+            record={"paper": "thin"},
+        )
+    )
+
+
+ALPHA = _figure(
+    "clucb-alpha",
+    "LUCB and CLUCB against alpha (Kazerouni et al. 2017, Fig. 1)",
+    "100 actions in R^4 (features, theta ~ N(0, I)), baseline the 10th best action",
+    ("per_step_regret", "regret", "margin"),
+    {"quick": 2_000, "paper": 40_000},
 )
 
-VIOLATIONS = register_experiment(
-    ExperimentSpec(
-        name="clucb-violations",
-        title="Rounds violating the constraint in the first 1,000 (Kazerouni et al. 2017, Fig. 2)",
-        panels=(
-            PanelSpec(
-                name="hundred-arm",
-                instance="clucb/hundred-arm",
-                fixed={},
-                sweep_param="alpha",
-                values=ALPHAS,
-                title="100 actions in R^4, baseline the 10th best action, the first 1,000 rounds",
-                xlabel="alpha",
-            ),
-        ),
-        algorithms=LEARNERS,
-        replicates=_REPLICATES,
-        budget=_BUDGET,
-        figure="regret-curves",
-        claims="clucb-violations",
-        algorithm_defaults=_DEFAULTS,
-        curves=("margin", "regret"),
-        horizon={"quick": 1_000, "paper": 1_000},
-        record={"paper": "thin"},
-    )
+VIOLATIONS = _figure(
+    "clucb-violations",
+    "Rounds violating the constraint in the first 1,000 (Kazerouni et al. 2017, Fig. 2)",
+    "100 actions in R^4, baseline the 10th best action, the first 1,000 rounds",
+    ("margin", "regret"),
+    {"quick": 1_000, "paper": 1_000},
 )
