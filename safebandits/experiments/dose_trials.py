@@ -69,6 +69,8 @@ class OperatingCharacteristics:
         Percentage of trials that treated at least one patient above ``limit``.
     highest : float
         Mean over trials of the highest dose given (1-based): how far a design escalates.
+    trial_patients, trial_toxicities : ndarray of shape (n_trials, K) or None
+        Patients and toxicities per dose of each trial (``keep_trials=True``; for standard errors).
     """
 
     design: str
@@ -87,6 +89,8 @@ class OperatingCharacteristics:
     above_limit: float = 0.0
     trials_above_limit: float = 0.0
     highest: float = float("nan")
+    trial_patients: np.ndarray | None = None
+    trial_toxicities: np.ndarray | None = None
 
     def row(self) -> dict[str, Any]:
         """A flat record (a table row)."""
@@ -158,6 +162,7 @@ def simulate_trials(
     patients: int | None = None,
     declared: dict[str, Any] | None = None,
     limit: float | None = None,
+    keep_trials: bool = False,
 ) -> OperatingCharacteristics:
     """Run ``n_trials`` simulated trials of the registered ``design`` on the true ``toxicity`` per dose.
 
@@ -168,6 +173,8 @@ def simulate_trials(
     Seeded: the patients' uniforms come from ``seed`` alone (the same for every design), the design's own
     random numbers from ``(seed, trial)``. ``limit`` (default: ``target``) is the toxicity above which a
     patient counts as treated above the limit (the per-patient promise of a certified design).
+    ``keep_trials`` keeps each trial's patients and toxicities per dose (``trial_patients``,
+    ``trial_toxicities``), from which any characteristic's Monte Carlo standard error follows.
     """
     tox = check_array(toxicity, "toxicity", ndim=1, min_rows=2, owner="simulate_trials")
     if np.any((tox < 0) | (tox > 1)):
@@ -191,10 +198,13 @@ def simulate_trials(
     above = toxic = length = over_limit = highest = 0.0
     n_above = n_over_limit = 0
     unsafe = tox > limit
+    kept = np.zeros((2, n_trials, k), dtype=np.int64) if keep_trials else None
     for r in range(n_trials):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, r)))
         treated, toxicities, arm = _trial(make_learner(design, problem, rng, cfg), tox, uniforms[r])
         selected[k if arm is None else arm] += 1
+        if kept is not None:
+            kept[0, r], kept[1, r] = treated, toxicities
         patients_at += treated
         over = float(treated[mtd + 1 :].sum())
         above += over
@@ -224,4 +234,6 @@ def simulate_trials(
         above_limit=over_limit / n_trials,
         trials_above_limit=100.0 * n_over_limit / n_trials,
         highest=highest / n_trials,
+        trial_patients=None if kept is None else kept[0],
+        trial_toxicities=None if kept is None else kept[1],
     )
