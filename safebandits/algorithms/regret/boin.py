@@ -112,7 +112,7 @@ class BOINConfig(LearnerConfig):
         )
         if self.early_stop_patients is not None:
             check_int(self.early_stop_patients, "early_stop_patients", low=1, owner="BOINConfig")
-        check_choice(self.extra_safe, "extra_safe", (False, True), owner="BOINConfig")
+        check_choice(self.extra_safe, "extra_safe", (True, False), owner="BOINConfig")
         check_interval(
             self.extra_safe_offset,
             "extra_safe_offset",
@@ -123,7 +123,7 @@ class BOINConfig(LearnerConfig):
         )
         check_choice(self.selection_weights, "selection_weights", SelectionWeights, owner="BOINConfig")
         check_choice(
-            self.stay_after_one_in_three, "stay_after_one_in_three", (False, True), owner="BOINConfig"
+            self.stay_after_one_in_three, "stay_after_one_in_three", (True, False), owner="BOINConfig"
         )
 
 
