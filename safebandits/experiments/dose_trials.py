@@ -15,7 +15,7 @@ Nothing here names a paper: the scenarios are the caller's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -69,6 +69,8 @@ class OperatingCharacteristics:
         Percentage of trials that treated at least one patient above ``limit``.
     highest : float
         Mean over trials of the highest dose given (1-based): how far a design escalates.
+    trial_patients, trial_toxicities : ndarray of shape (n_trials, K) or None
+        Patients and toxicities per dose of each trial (``keep_trials=True``; for standard errors).
     """
 
     design: str
@@ -87,6 +89,8 @@ class OperatingCharacteristics:
     above_limit: float = 0.0
     trials_above_limit: float = 0.0
     highest: float = float("nan")
+    trial_patients: np.ndarray | None = None
+    trial_toxicities: np.ndarray | None = None
 
     def row(self) -> dict[str, Any]:
         """A flat record (a table row)."""
@@ -158,6 +162,7 @@ def simulate_trials(
     patients: int | None = None,
     declared: dict[str, Any] | None = None,
     limit: float | None = None,
+    keep_trials: bool = False,
 ) -> OperatingCharacteristics:
     """Run ``n_trials`` simulated trials of the registered ``design`` on the true ``toxicity`` per dose.
 
@@ -168,6 +173,8 @@ def simulate_trials(
     Seeded: the patients' uniforms come from ``seed`` alone (the same for every design), the design's own
     random numbers from ``(seed, trial)``. ``limit`` (default: ``target``) is the toxicity above which a
     patient counts as treated above the limit (the per-patient promise of a certified design).
+    ``keep_trials`` keeps each trial's patients and toxicities per dose (``trial_patients``,
+    ``trial_toxicities``), from which any characteristic's Monte Carlo standard error follows.
     """
     tox = check_array(toxicity, "toxicity", ndim=1, min_rows=2, owner="simulate_trials")
     if np.any((tox < 0) | (tox > 1)):
@@ -185,27 +192,29 @@ def simulate_trials(
     k = tox.shape[0]
     problem = _problem(k, target, dict(declared or {}))
     uniforms = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0,))).random((n_trials, cap))
-    mtd = true_mtd(tox, target)
+    kept = np.zeros((2, n_trials, k), dtype=np.int64)  # (patients, toxicities) per trial and dose
     selected = np.zeros(k + 1)  # (the last: none)
-    patients_at = np.zeros(k)
-    above = toxic = length = over_limit = highest = 0.0
-    n_above = n_over_limit = 0
-    unsafe = tox > limit
     for r in range(n_trials):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, r)))
         treated, toxicities, arm = _trial(make_learner(design, problem, rng, cfg), tox, uniforms[r])
         selected[k if arm is None else arm] += 1
-        patients_at += treated
-        over = float(treated[mtd + 1 :].sum())
-        above += over
-        n_above += over > 0
-        toxic += float(toxicities.sum())
-        length += float(treated.sum())
-        beyond = float(treated[unsafe].sum())
-        over_limit += beyond
-        n_over_limit += beyond > 0
-        given = np.flatnonzero(treated)
-        highest += float(given[-1] + 1) if given.size else 0.0
+        kept[0, r], kept[1, r] = treated, toxicities
+    oc = _summary(design, entry.guarantee, true_mtd(tox, target), tox > limit, selected, kept)
+    oc = replace(oc, limit=float(limit))
+    return oc if keep_trials else replace(oc, trial_patients=None, trial_toxicities=None)
+
+
+def _summary(
+    design: str, guarantee: str, mtd: int, unsafe: np.ndarray, selected: np.ndarray, kept: np.ndarray
+) -> OperatingCharacteristics:
+    """The operating characteristics of trials' counts (``kept``: patients and toxicities per trial and
+    dose; ``selected``: trials selecting each dose, then none)."""
+    treated, toxic = kept
+    n_trials, k = treated.shape
+    over = treated[:, mtd + 1 :].sum(axis=1)
+    beyond = treated[:, unsafe].sum(axis=1)
+    given = treated > 0
+    highest = np.where(given.any(axis=1), k - np.argmax(given[:, ::-1], axis=1), 0)
     pct = 100.0 * selected / n_trials
     return OperatingCharacteristics(
         design=design,
@@ -214,14 +223,15 @@ def simulate_trials(
         pcs=float(pct[mtd]),
         selection=pct[:k],
         none_selected=float(pct[k]),
-        above_mtd=above / n_trials,
-        trials_above=100.0 * n_above / n_trials,
-        toxicities=toxic / n_trials,
-        length=length / n_trials,
-        patients=patients_at / n_trials,
-        guarantee=entry.guarantee,
-        limit=float(limit),
-        above_limit=over_limit / n_trials,
-        trials_above_limit=100.0 * n_over_limit / n_trials,
-        highest=highest / n_trials,
+        above_mtd=float(over.sum()) / n_trials,
+        trials_above=100.0 * float((over > 0).sum()) / n_trials,
+        toxicities=float(toxic.sum()) / n_trials,
+        length=float(treated.sum()) / n_trials,
+        patients=treated.sum(axis=0).astype(float) / n_trials,
+        guarantee=guarantee,
+        above_limit=float(beyond.sum()) / n_trials,
+        trials_above_limit=100.0 * float((beyond > 0).sum()) / n_trials,
+        highest=float(highest.sum()) / n_trials,
+        trial_patients=treated,
+        trial_toxicities=toxic,
     )

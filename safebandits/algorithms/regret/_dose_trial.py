@@ -76,6 +76,9 @@ class CohortDesign(BaseLearner):
         The dose of the current cohort.
     stopped : bool
         The trial stopped for toxicity (even the lowest dose judged too toxic).
+    finished_early : bool
+        The design ended the trial before ``max_patients`` with a dose selected (a convergence stop,
+        such as BOIN's ``early_stop_patients``); set by a subclass's rule.
     """
 
     def __init__(self, config: Any, info: Any, rng: np.random.Generator) -> None:
@@ -86,6 +89,7 @@ class CohortDesign(BaseLearner):
         self.n_toxic = np.zeros(k, dtype=np.int64)
         self.dose = start
         self.stopped = False
+        self.finished_early = False
         self._in_cohort = 0
         self._cohort_toxic = 0
         self._final: int | None = None  # (the selection, fixed when the trial ends)
@@ -93,8 +97,8 @@ class CohortDesign(BaseLearner):
     # -- the trial -----------------------------------------------------------------------------------
     @property
     def trial_over(self) -> bool:
-        """The trial proper ended: ``max_patients`` treated, or a safety stop."""
-        return self.stopped or int(self.n_treated.sum()) >= self.config.max_patients
+        """The trial proper ended: ``max_patients`` treated, a safety stop, or an early end (selected)."""
+        return self.stopped or self.finished_early or int(self.n_treated.sum()) >= self.config.max_patients
 
     def _ask(self, context: Any) -> Decision:
         if context is not None:

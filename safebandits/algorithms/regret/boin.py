@@ -16,6 +16,15 @@ eliminating the lowest dose stops the trial. At the end the MTD is selected by i
 eliminated: the dose whose estimate is closest to ``phi``; among tied estimates the highest if they lie
 below ``phi``, the lowest otherwise.
 
+Options of the authors' BOIN package (``get.oc``), off by default: ``early_stop_patients`` (its
+``n.earlystop``: end the trial with a selection when the current dose has that many patients and the rule
+says stay), ``extra_safe`` (its ``extrasafe``: stop with no selection when ``n_1 >= 3`` and ``P(p_1 > phi |
+data) > cutoff - extra_safe_offset``) and ``selection_weights="variance"`` (its isotonic weights, the
+inverse posterior variances of the Beta(0.05, 0.05) rates, instead of the patients); and, from the
+backfill BOIN package ``bfboin`` (its ``three.plus.three``), ``stay_after_one_in_three``: stay, rather than
+de-escalate, when the current dose has 1 toxicity in its first 3 patients (the 3+3 habit; it acts only when
+``1/3 >= lambda_d``, i.e. targets below about 0.28).
+
 No per-patient safety guarantee (registered ``guarantee="none"``). Deviations and choices:
 ``docs/decisions/dose.md``.
 """
@@ -24,18 +33,22 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy.special import betainc
 
-from safebandits._validation import check_int, check_interval
+from safebandits._validation import check_choice, check_int, check_interval
 from safebandits.algorithms.base import LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret._dose_trial import CohortDesign
 from safebandits.exceptions import ConfigError
 
 __all__ = ["BOIN", "BOINConfig", "boin_boundaries", "isotonic_rates", "select_closest"]
+
+#: The isotonic regression's weights at the MTD selection: the patients per dose (ours) or the inverse
+#: posterior variances of the Beta(0.05, 0.05) rates (the BOIN package's ``select.mtd``).
+SelectionWeights = Literal["patients", "variance"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -52,6 +65,21 @@ class BOINConfig(LearnerConfig):
         ``phi1 = under_fraction * phi`` (0.6) and ``phi2 = over_fraction * phi`` (1.4).
     elimination_cutoff : float
         Eliminate dose ``j`` and above when ``P(p_j > phi | data) >`` this (0.95), with ``n_j >= 3``.
+    early_stop_patients : int or None
+        The BOIN package's ``n.earlystop``: end the trial (and select the MTD) when the current dose has
+        at least this many patients and the rule says stay there (``None``: never; the package's default
+        100 never acts in trials of 100 patients or fewer).
+    extra_safe : bool
+        The BOIN package's ``extrasafe``: also stop with no selection when ``n_1 >= 3`` and ``P(p_1 > phi |
+        data) > elimination_cutoff - extra_safe_offset`` (False).
+    extra_safe_offset : float
+        The package's ``offset`` of that rule (0.05).
+    selection_weights : {"patients", "variance"}
+        The isotonic regression's weights at the selection: patients per dose ("patients") or the package's
+        inverse posterior variances ("variance").
+    stay_after_one_in_three : bool
+        Stay at the current dose when it has exactly 3 patients and 1 toxicity, where the boundaries say
+        de-escalate (``bfboin``'s ``three.plus.three``; False).
     """
 
     cohort_size: int = 3
@@ -59,6 +87,11 @@ class BOINConfig(LearnerConfig):
     under_fraction: float = 0.6
     over_fraction: float = 1.4
     elimination_cutoff: float = 0.95
+    early_stop_patients: int | None = None
+    extra_safe: bool = False
+    extra_safe_offset: float = 0.05
+    selection_weights: SelectionWeights = "patients"
+    stay_after_one_in_three: bool = False
 
     def __post_init__(self) -> None:
         check_int(self.cohort_size, "cohort_size", low=1, owner="BOINConfig")
@@ -76,6 +109,21 @@ class BOINConfig(LearnerConfig):
             high=1.0,
             closed="neither",
             owner="BOINConfig",
+        )
+        if self.early_stop_patients is not None:
+            check_int(self.early_stop_patients, "early_stop_patients", low=1, owner="BOINConfig")
+        check_choice(self.extra_safe, "extra_safe", (True, False), owner="BOINConfig")
+        check_interval(
+            self.extra_safe_offset,
+            "extra_safe_offset",
+            low=0.0,
+            high=0.5,
+            closed="left",
+            owner="BOINConfig",
+        )
+        check_choice(self.selection_weights, "selection_weights", SelectionWeights, owner="BOINConfig")
+        check_choice(
+            self.stay_after_one_in_three, "stay_after_one_in_three", (True, False), owner="BOINConfig"
         )
 
 
@@ -150,16 +198,27 @@ class BOIN(CohortDesign):
         return float(1.0 - betainc(1 + y, 1 + n - y, self.target))
 
     def _next_dose(self, had_toxicity: bool) -> int | None:
+        cfg = self.config
         j = self.dose
         n, y = int(self.n_treated[j]), int(self.n_toxic[j])
-        if n >= 3 and self.overdose_probability(j) > self.config.elimination_cutoff:
+        if n >= 3 and self.overdose_probability(j) > cfg.elimination_cutoff:
             self.eliminated_from = min(self.eliminated_from, j)
             return None if j == 0 else j - 1
+        if (
+            cfg.extra_safe
+            and j == 0
+            and n >= 3
+            and self.overdose_probability(0) > cfg.elimination_cutoff - cfg.extra_safe_offset
+        ):
+            return None
         rate = y / n
         if rate <= self.lambda_e and j + 1 < self.eliminated_from:
             return j + 1
-        if rate >= self.lambda_d and j > 0:
+        one_in_three = cfg.stay_after_one_in_three and (n, y) == (3, 1)
+        if rate >= self.lambda_d and j > 0 and not one_in_three:
             return j - 1
+        if cfg.early_stop_patients is not None and n >= cfg.early_stop_patients:
+            self.finished_early = True  # (the rule says stay at a dose with enough patients)
         return j
 
     def _select(self) -> int | None:
@@ -170,6 +229,11 @@ class BOIN(CohortDesign):
         n = self.n_treated[:top].astype(float)
         y = self.n_toxic[:top].astype(float)
         keep = n > 0
-        rates = (y[keep] + 0.05) / (n[keep] + 0.1)
-        fitted = isotonic_rates(rates, n[keep])
+        n, y = n[keep], y[keep]
+        rates = (y + 0.05) / (n + 0.1)
+        if self.config.selection_weights == "variance":  # (1 / the Beta(y + 0.05, n - y + 0.05) variance)
+            weights = (n + 0.1) ** 2 * (n + 1.1) / ((y + 0.05) * (n - y + 0.05))
+        else:
+            weights = n
+        fitted = isotonic_rates(rates, weights)
         return int(np.flatnonzero(keep)[select_closest(fitted, self.target)])

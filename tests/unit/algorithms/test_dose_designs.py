@@ -263,3 +263,92 @@ def test_designs_refuse_feedback_that_is_not_toxicity(name: str) -> None:
     problem = CovariateProblem(covariates=[1, 2, 3], threshold=PHI, safe_action=0, feedback="gaussian")
     with pytest.raises(CannotStartError, match="Bernoulli"):
         make_learner(name, problem, np.random.default_rng(0))
+
+
+# -- BOIN's package options (off by default) --------------------------------------------------------------
+def _boin(target: float, k: int = 5, **config):
+    problem = CovariateProblem(covariates=list(range(1, k + 1)), threshold=target, safe_action=0)
+    return make_learner("boin", problem, np.random.default_rng(0), config or None)
+
+
+def test_boin_early_stop_ends_the_trial_with_a_selection_when_the_rule_stays() -> None:
+    """The BOIN package's ``n.earlystop``: the trial ends (a dose selected) once the current dose has that
+    many patients and the rule says stay; an escalation or a de-escalation goes on."""
+    boin = _boin(0.3, early_stop_patients=6)
+    assert [_cohort(boin, t) for t in (0, 0)] == [0, 1]
+    assert not boin.trial_over and boin.dose == 2
+    _cohort(boin, 1)  # dose 3: 1/3 = 0.33, stay (3 < 6 patients)
+    assert boin.dose == 2 and not boin.trial_over
+    _cohort(boin, 1)  # dose 3: 2/6 = 0.33, stay with 6 patients: the trial ends
+    assert boin.finished_early and boin.trial_over and not boin.stopped
+    rec = boin.recommend()
+    assert rec.final and rec.arm == 2 and rec.info["patients"] == [3, 3, 6, 0, 0]
+    other = _boin(0.3, early_stop_patients=3)
+    _cohort(other, 0)  # 0/3 with 3 patients: escalate, the trial goes on
+    assert other.dose == 1 and not other.trial_over
+    _cohort(other, 1)  # 1/3 at dose 2: stay with 3 patients -> end
+    assert other.trial_over and other.recommend().arm == 1
+
+
+def test_boin_extra_safe_stops_earlier_at_the_lowest_dose() -> None:
+    # 2/3 at the lowest dose, target 0.25: P(p_1 > 0.25 | 2/3) = 0.949 (Beta(3, 2)), just below the
+    # elimination cutoff 0.95 but above the extra-safe cut 0.95 - 0.05: only the extra-safe rule stops
+    assert 1 - beta_dist.cdf(0.25, 3, 2) == pytest.approx(0.94922, abs=1e-5)
+    for config, stops in (
+        ({}, False),
+        ({"extra_safe": True}, True),
+        ({"extra_safe": True, "extra_safe_offset": 0.0}, False),
+    ):
+        boin = _boin(0.25, **config)
+        _cohort(boin, 2)
+        assert boin.stopped is stops and boin.trial_over is stops
+        if stops:
+            assert boin.recommend().arm is None
+    higher = _boin(0.25, extra_safe=True)
+    _cohort(higher, 0)
+    _cohort(higher, 2)  # 2/3 at dose 2: the extra-safe rule reads the lowest dose only
+    assert not higher.stopped and higher.dose == 0
+
+
+def test_boin_one_in_three_stays_where_the_boundaries_deescalate() -> None:
+    # target 0.25: lambda_d = 0.298 < 1/3, so 1 toxicity in 3 de-escalates unless the 1-in-3 rule holds
+    plain, stay = _boin(0.25), _boin(0.25, stay_after_one_in_three=True)
+    for boin in (plain, stay):
+        _cohort(boin, 0)
+        _cohort(boin, 1)
+    assert plain.dose == 0 and stay.dose == 1
+    _cohort(stay, 1)  # 2/6 = 0.33 >= 0.298 with 6 patients: the rule acts at 3 patients only
+    assert stay.dose == 0
+
+
+def test_boin_variance_weights_are_the_package_selection() -> None:
+    """3, 3, 3 patients with 0, 2, 0 toxicities (target 0.3): pooled by patients the three doses' rate is
+    (0.016 + 0.661 + 0.016) / 3 -> doses 2 and 3 pool at 0.339, the closest is dose 2; weighted by the
+    inverse Beta(0.05, 0.05) posterior variances (the BOIN package's ``select.mtd``) the 0/3 doses dominate
+    the pool (0.059), and the highest of the tie below the target, dose 3, is selected."""
+    for weights, expected in (("patients", 1), ("variance", 2)):
+        boin = _boin(0.3, k=3, selection_weights=weights)
+        boin.n_treated[:] = 3
+        boin.n_toxic[:] = (0, 2, 0)
+        assert boin.recommend(anytime=True).arm == expected
+
+
+def test_boin_package_options_refuse_bad_values() -> None:
+    for bad in (
+        {"early_stop_patients": 0},
+        {"extra_safe": "yes"},
+        {"extra_safe_offset": 0.6},
+        {"selection_weights": "equal"},
+        {"stay_after_one_in_three": 1.5},
+    ):
+        with pytest.raises(ConfigError, match=next(iter(bad))):
+            _boin(0.3, **bad)
+
+
+def test_simulated_trials_keep_each_trial_on_request() -> None:
+    tox = (0.05, 0.12, 0.30, 0.45, 0.60)
+    kept = simulate_trials("boin", tox, PHI, n_trials=40, seed=5, keep_trials=True)
+    plain = simulate_trials("boin", tox, PHI, n_trials=40, seed=5)
+    assert plain.trial_patients is None and kept.trial_patients.shape == (40, 5)
+    assert kept.trial_patients.mean(axis=0) == pytest.approx(plain.patients)
+    assert kept.trial_toxicities.sum(axis=1).mean() == pytest.approx(plain.toxicities)
