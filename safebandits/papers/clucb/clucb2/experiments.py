@@ -77,7 +77,7 @@ CHECKPOINTS = register_experiment(
                 fixed={"alpha": 0.1},
                 sweep_param="checkpoint",
                 values=TAUS,
-                title="100 actions in R^4, alpha = 0.1, the baseline's mean as the floor r_l",
+                title="100 actions in R^4, alpha = 0.1, r_l the baseline's mean",
                 xlabel="checkpoint period tau",
             ),
         ),
