@@ -194,10 +194,8 @@ def _ledger_files() -> dict[str, Path]:
 def _owner(key: str) -> str | None:
     """The package of the paper that registered claim set ``key``."""
     fn, _ = _claim_set(key)
-    for module in _ledger_files():
-        if fn.__module__ == module or fn.__module__.startswith(module + "."):
-            return module
-    return None
+    owners = [m for m in _ledger_files() if fn.__module__ == m or fn.__module__.startswith(m + ".")]
+    return max(owners, key=len) if owners else None  # (the innermost: a paper inside another's package)
 
 
 def ledger() -> dict[str, LedgerEntry]:
@@ -352,6 +350,23 @@ def reading_status(
     return ReadingStatus("before", entry.fixed, f"fixed {entry.fixed}, first run {first}")
 
 
+#: A ``why`` shared by at least this many readings (and longer than :data:`_NOTE_MIN_CHARS`) is printed once,
+#: under the table, and the table's cells name it ("note 1"): the page stays under its size limit.
+_NOTE_MIN_SHARED, _NOTE_MIN_CHARS = 3, 60
+
+
+def _shared_notes(whys: list[str]) -> dict[str, int]:
+    """The long ``why`` texts shared by several readings, numbered 1, 2, ... in order of first use."""
+    counts: dict[str, int] = {}
+    for why in whys:
+        counts[why] = counts.get(why, 0) + 1
+    out: dict[str, int] = {}
+    for why in whys:
+        if why not in out and counts[why] >= _NOTE_MIN_SHARED and len(why) > _NOTE_MIN_CHARS:
+            out[why] = len(out) + 1
+    return out
+
+
 def ledger_markdown() -> list[str]:
     """The tables of docs/decisions/readings.md: every reading with the date it was fixed, the data in view
     and why; every declared unstated setting with its range (the verdict at each value is the scoreboard's
@@ -360,18 +375,23 @@ def ledger_markdown() -> list[str]:
     from safebandits.experiments.robustness import UNSTATED
 
     meta = claim_metadata()
+    book = sorted(ledger().items())
+    notes = _shared_notes([e.why for _, e in book])
     lines = [
         "| claim set / claim | kind | fixed (UTC) | data in view when fixed | why |",
         "|---|---|---|---|---|",
     ]
-    for name, e in sorted(ledger().items()):
+    for name, e in book:
         key, cid = name.split("/", 1)
         m = meta.get(key, {}).get(cid)
         seen = "; ".join(
             f"{scale} seed {', '.join(map(str, seeds))}" for scale, seeds in sorted(e.data_seen.items())
         )
-        why = e.why.replace("|", "\\|")
+        why = f"note {notes[e.why]}" if e.why in notes else e.why.replace("|", "\\|")
         lines.append(f"| `{name}` | {m.kind if m else '?'} | {e.fixed} | {seen or 'none'} | {why} |")
+    if notes:
+        lines.append("")
+        lines += [f"- **note {n}:** {why}" for why, n in notes.items()]
     lines += [
         "",
         "| experiment | unstated setting | the paper says | declared range | claims | declared | why |",

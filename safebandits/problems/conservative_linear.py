@@ -161,7 +161,8 @@ class ConservativeLinearInstance:
         ``R`` and ``S`` told to learners (defaults: the noise's sigma; ``||theta||`` rounded up to 0.1).
     baseline_floor : float >= 0, default 0.0
         ``r_l`` told to learners: at most the smallest mean the contexts can give
-        (``feature_low sum(theta) / sqrt(d)``), else refused.
+        (``feature_low sum(theta) / sqrt(d)``; with a fixed action set, the mean of the baseline's row,
+        the same in every context), else refused.
     feature_low : float in [0, 1), default 0.0
         The features' smallest coordinate (times ``sqrt(d)``): a floor under every mean reward.
     name : str
@@ -226,8 +227,10 @@ class ConservativeLinearInstance:
                 f"('arms') it must be 0. Got {low:g} instead."
             )
         if self.arms is not None:
-            lowest = float(np.min(self.arms @ theta))
-            how = "the fixed actions' smallest mean, min arms @ theta"
+            # a fixed action set gives the same context every round: the baseline plays one row
+            row = baseline_actions(self.arms, self.baseline_action, self.baseline_param)
+            lowest = float(self.arms[row] @ theta)
+            how = f"the mean of the baseline's row {row} of the fixed action set"
         else:
             lowest = low * float(theta.sum()) / math.sqrt(theta.shape[0])
             how = f"feature_low sum(theta) / sqrt(d), feature_low = {low:g}"

@@ -16,3 +16,7 @@ from safebandits.papers.clucb import (  # noqa: F401  (each registers on import)
 )
 
 register_paper("clucb", __name__, claims=("safebandits.papers.clucb.claims",), **digest_fields(digest))
+
+# Garcelon et al. 2020 (CLUCB2), built on this paper's instance: a paper of its own, registered from here
+# (no entry point of its own, so no reinstall is needed to see it).
+from safebandits.papers.clucb import clucb2  # noqa: E402, F401  (registers on import)

@@ -75,7 +75,8 @@ def test_coverage_section_reports_verdicts_and_gaps() -> None:
 
 
 def test_the_digests_are_registered_in_the_scoreboards_order() -> None:
-    # (conservative_ucb and clucb, issue 44: their entry points need `pip install -e .` to be seen)
+    # (conservative_ucb and clucb, issue 44: their entry points need `pip install -e .` to be seen; clucb2
+    # is registered by the clucb package)
     assert list(DIGESTS.values()) == [
         "acol",
         "beside",
@@ -84,8 +85,9 @@ def test_the_digests_are_registered_in_the_scoreboards_order() -> None:
         "ckb",
         "conservative_ucb",
         "clucb",
+        "clucb2",
     ]
-    assert DIGEST_ITEMS[0].key == "acol §5.1" and DIGEST_ITEMS[-1].key == "clucb §5.5"
+    assert DIGEST_ITEMS[0].key == "acol §5.1" and DIGEST_ITEMS[-1].key == "clucb2 §5.5"
     # the unevaluated rows: papers by name, each paper's rows in its order
     assert [row.item for row in UNEVALUATED][:3] == ["acol §5.10", "beside §5.5", "ckb §5.8"]
     assert all(row.paper in DIGESTS for row in UNEVALUATED)

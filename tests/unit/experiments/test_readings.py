@@ -299,3 +299,23 @@ def test_recording_a_changed_reading(tmp_path, monkeypatch):
     assert book["stagewise-cyclic/e1-cost-0561"].fixed > "2026-11-29"
     old = readings.LedgerEntry(**json.loads(real["safebandits.papers.stagewise"].read_text())[others[0]])
     assert book[others[0]].fixed == old.fixed and "code revised" in book[others[0]].why
+
+
+def test_a_long_why_shared_by_several_readings_is_printed_once_as_a_note():
+    # (issue 44: the generated page had outgrown its size limit with the same notes repeated)
+    from safebandits.experiments import readings
+
+    long = "as the git history shows: a note long enough to be worth printing only once on the page"
+    assert readings._shared_notes([long, "short", long, long, "x" * 70]) == {long: 1}
+    lines = readings.ledger_markdown()
+    notes = [line for line in lines if line.startswith("- **note ")]
+    assert notes and len({n.split(":** ", 1)[1] for n in notes}) == len(notes)
+    assert any(line.endswith("| note 1 |") for line in lines)
+
+
+def test_a_paper_inside_another_papers_package_owns_its_readings():
+    # the CLUCB2 paper is a sub-package of the CLUCB paper's: its readings go to its own ledger
+    from safebandits.experiments import readings
+
+    assert readings._owner("clucb2-regret") == "safebandits.papers.clucb.clucb2"
+    assert readings._owner("clucb-alpha") == "safebandits.papers.clucb"

@@ -114,3 +114,18 @@ def test_learners_fit_and_clucb_needs_known_baseline_rewards():
         learner.ask(ConservativeContext(arms=np.zeros((3, 5)), baseline=0, baseline_reward=0.0))
     with pytest.raises(ConfigError, match="baseline_reward"):
         learner.ask(ConservativeContext(arms=np.zeros((3, 2)), baseline=0))
+
+
+def test_a_fixed_action_sets_floor_is_bounded_by_the_baseline_rows_mean():
+    # the same context every round: the baseline plays one row, so r_l may be that row's mean (issue 44;
+    # before, the smallest mean of every row bounded it)
+    from safebandits.problems.conservative_linear import ConservativeLinearInstance
+    from safebandits.problems.noise import GaussianNoise
+
+    arms, theta = np.array([[1.0, 0.0], [0.1, 0.0], [2.0, 0.0]]), np.array([1.0, 0.5])
+    kw = {"theta": theta, "arms": arms, "n_actions": 3, "alpha": 0.1, "noise": GaussianNoise(sigma=1.0)}
+    inst = ConservativeLinearInstance(baseline_action=0, baseline_floor=1.0, **kw)
+    assert inst.public_info().baseline_floor == 1.0
+    with pytest.raises(ConfigError, match="baseline's row 0"):
+        ConservativeLinearInstance(baseline_action=0, baseline_floor=1.01, **kw)
+    ConservativeLinearInstance(baseline_param=np.array([1.0, 0.0]), baseline_floor=2.0, **kw)  # row 2
