@@ -396,7 +396,8 @@ def _round_buffers(inst: ConservativeLinearInstance, n: int) -> _RoundBuffers:
     if inst.known_baseline:
         told[:] = float(means[rows[0]])
     none = np.zeros(0)
-    return _RoundBuffers(np.empty((n, 0, d)), arms[None], means[None], rows, told, np.empty(n), none, none, 0.0)
+    draws = np.empty((n, 0, d))
+    return _RoundBuffers(draws, arms[None], means[None], rows, told, np.empty(n), none, none, 0.0)
 
 
 #: Rounds of random numbers the environment draws at once (the ask / tell rounds and the compiled blocks
@@ -441,7 +442,7 @@ class ConservativeLinearEnvironment:
                 i += r
                 continue
             if self._at == r:
-                self._u = self.rng.random((r,) + u.shape[1:])
+                self._u = self.rng.random((r, *u.shape[1:]))
                 self._n = self.rng.standard_normal(r)
                 self._at = 0
             m = min(n - i, r - self._at)
@@ -474,6 +475,7 @@ class ConservativeLinearEnvironment:
         if inst.known_baseline:
             np.take(means.reshape(-1), buf.index[:n] + rows, out=told)
         return SimulatedRounds(arms, means, rows, told, z)
+
     def context(self) -> ConservativeContext:
         """A fresh context (:meth:`ConservativeLinearInstance.features`) and its baseline action."""
         inst = self.instance
