@@ -160,7 +160,11 @@ def test_next_rounds_are_the_contexts_of_ask_tell(fixed, scorer, splits, known):
 @given(st.integers(1, 12), st.integers(2, 9), st.integers(0, 2**31), st.sampled_from([1.0, 1e-300, 1e300]))
 def test_greedy_rows_are_numpys_or_left_to_it(d, k, seed, scale):
     """A row :func:`greedy_rows` decides is numpy's argmax of its own products; ties are left (-1)."""
-    from safebandits.problems.conservative_linear import ConservativeLinearInstance, _round_buffers, greedy_rows
+    from safebandits.problems.conservative_linear import (
+        ConservativeLinearInstance,
+        _round_buffers,
+        greedy_rows,
+    )
 
     rng = np.random.default_rng(seed)
     x = rng.random((50, k, d))
