@@ -233,8 +233,9 @@ def contextual_row(name, rounds):
     n_time = timed(lambda: numpy_linear(name, info, arms[:n_slow], b[:n_slow], told[:n_slow],
                                         lambda t, a: means[t, a] + sigma * zs[t])) / n_slow  # fmt: skip
     ratio = n_time / r_time
+    verdict = "ok" if ratio >= 100 else "BELOW"
     print(f"{name:<24}{same!s:>10}{k_time * 1e6:>10.3f}{r_time * 1e6:>10.3f}{a_time * 1e6:>10.3f}"
-          f"{n_time * 1e6:>10.1f}{n_time / k_time:>10.0f}x{ratio:>9.0f}x {'ok' if ratio >= 100 else 'BELOW'}")  # fmt: skip
+          f"{n_time * 1e6:>10.1f}{n_time / k_time:>10.0f}x{ratio:>9.0f}x {verdict}")  # fmt: skip
 
 
 def main():
