@@ -304,8 +304,10 @@ def main():
     for name, sec in rows:
         print(f"{name:<36}{sec * 1e6:>12.3f}")
     speedup, end_to_end = rows[4][1] / rows[0][1], rows[4][1] / rows[1][1]
-    print(f"compiled simulate vs numpy loop: {speedup:,.0f}x; end to end (run_regret) vs numpy loop: "
-          f"{end_to_end:,.0f}x (target >= 100x: {'ok' if end_to_end >= 100 else 'BELOW'})")
+    print(
+        f"compiled simulate vs numpy loop: {speedup:,.0f}x; end to end (run_regret) vs numpy loop: "
+        f"{end_to_end:,.0f}x (target >= 100x: {'ok' if end_to_end >= 100 else 'BELOW'})"
+    )
     print(f"after: {load()}")
     assert math.isfinite(speedup)
 
