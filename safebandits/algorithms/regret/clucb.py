@@ -439,6 +439,14 @@ class _ContextualLinear(BaseLearner):
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.play_block called with a pending ask; tell it first.")
         n = baselines.shape[0]
+        m = arms.shape[0]
+        lengths = (baseline_rewards.shape[0], variates.shape[0], *(r.shape[0] for r in record))
+        if m not in (1, n) or means.shape[0] != m or any(k != n for k in lengths):
+            raise ConfigError(
+                f"{type(self).__name__}.play_block: 'arms' and 'means' must have n rows (or one, the same "
+                f"actions every round) and 'baseline_rewards', 'variates' and the record n entries, n = "
+                f"{n} the baselines. Got arms {arms.shape}, means {means.shape}, lengths {lengths}."
+            )
         out = np.empty(n, dtype=np.int64)
         played, base, best = record if record else (_NO_RECORD,) * 3
         block = ContextBlock(arms, baselines, baseline_rewards, means, variates, played, base, best)
