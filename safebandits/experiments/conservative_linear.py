@@ -64,9 +64,8 @@ def play_contexts(
     the baseline's action and the best action of each round, (n,) each. ``compiled`` (and a learner with
     ``play_block``): the same rounds in one compiled call."""
     block = getattr(learner, "play_block", None)
-    if compiled and block is not None and hasattr(env, "take_rounds"):
-        parts = [_play_compiled(block, env, min(BLOCK_ROUNDS, n - s)) for s in range(0, n, BLOCK_ROUNDS)]
-        return tuple(np.concatenate(p) for p in zip(*parts))  # type: ignore[return-value]
+    if compiled and block is not None and hasattr(env, "next_rounds"):
+        return _play_compiled(block, env, n)
     played, base, best = np.empty(n), np.empty(n), np.empty(n)
     for t in range(n):
         context = env.context()
@@ -77,22 +76,19 @@ def play_contexts(
 
 
 def _play_compiled(block: Any, env: Any, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`play_contexts` on the learner's compiled rounds: the environment's next ``n`` rounds of
-    random numbers turned into contexts and means as :meth:`ConservativeLinearEnvironment.context` does."""
-    inst = env.instance
-    u, z = env.take_rounds(n)
-    arms = np.ascontiguousarray(inst.features(u))
-    means = arms @ inst.theta
-    rows = np.arange(n)
-    if inst.baseline_param is not None:
-        b = np.argmax(arms @ inst.baseline_param, axis=1)
-    else:
-        b = np.full(n, int(inst.baseline_action), dtype=np.int64)
-    base = means[rows, b]
-    told = base if inst.known_baseline else np.zeros(n)
-    noise = inst.noise
-    played_rows = block(arms, b, told, means, z, int(noise.code), float(noise.sigma))
-    return means[rows, played_rows], base, means.max(axis=1)
+    """:func:`play_contexts` on the learner's compiled rounds, ``BLOCK_ROUNDS`` at a time: the
+    environment's next rounds (:meth:`~safebandits.problems.conservative_linear.ConservativeLinearEnvironment.
+    next_rounds`, the contexts and means :meth:`~safebandits.problems.conservative_linear.
+    ConservativeLinearEnvironment.context` would give), the compiled call recording each round's means."""
+    noise = env.instance.noise
+    code, sigma = int(noise.code), float(noise.sigma)
+    played, base, best = np.empty(n), np.empty(n), np.empty(n)
+    for s in range(0, n, BLOCK_ROUNDS):
+        m = min(BLOCK_ROUNDS, n - s)
+        r = env.next_rounds(m)
+        record = (played[s : s + m], base[s : s + m], best[s : s + m])
+        block(r.arms, r.baselines, r.baseline_rewards, r.means, r.variates, code, sigma, record=record)
+    return played, base, best
 
 
 def run_conservative_linear(

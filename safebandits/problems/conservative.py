@@ -118,17 +118,18 @@ class ConservativeTracker:
         """Rounds ``t0 + 1 .. t0 + k`` with true mean rewards ``rewards`` (k,) (and the baseline policy's
         true mean rewards ``baseline`` (k,) in those rounds, where the baseline is a policy)."""
         margins = conservative_margins(rewards, self.constraint, carried=self.margin, baseline=baseline)
-        rounds = np.arange(t0 + 1, t0 + 1 + margins.shape[0])
-        verified = rounds % self.constraint.checkpoint == 0
-        checked = margins[verified]
+        k, tau = margins.shape[0], self.constraint.checkpoint
+        first = (-t0 - 1) % tau  # (the index of the first verified round, t0 + 1 + first a multiple of tau)
+        checked = margins[first::tau]
         if checked.size:
             bad = np.flatnonzero(checked < -TOL)
             if bad.size and self.violations == 0:
-                self.first = int(rounds[verified][bad[0]])
+                self.first = t0 + 1 + first + int(bad[0]) * tau
             self.violations += int(bad.size)
             self.min_margin = min(self.min_margin, float(checked.min()))
-        on_grid = np.isin(rounds, self.grid)
-        self.curve.extend(margins[on_grid].tolist())
+        lo = int(np.searchsorted(self.grid, t0 + 1, side="left"))  # (the grid: sorted, unique rounds)
+        hi = int(np.searchsorted(self.grid, t0 + k, side="right"))
+        self.curve.extend(margins[self.grid[lo:hi] - (t0 + 1)].tolist())
         self.margin = float(margins[-1])
 
     def summary(self) -> dict[str, Any]:

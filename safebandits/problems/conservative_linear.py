@@ -24,7 +24,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from safebandits._limits import MAX_BUDGET
@@ -39,7 +41,9 @@ __all__ = [
     "ConservativeLinearEnvironment",
     "ConservativeLinearInfo",
     "ConservativeLinearInstance",
+    "SimulatedRounds",
     "baseline_actions",
+    "greedy_rows",
 ]
 
 
@@ -131,6 +135,28 @@ def baseline_actions(arms: FloatArray, baseline_action: int | None, baseline_par
     if baseline_param is not None:
         return int(np.argmax(arms @ baseline_param))
     return int(baseline_action or 0)
+
+
+@numba.njit(cache=True)
+def greedy_rows(scores, slack, rows):
+    """``rows[i] = argmax_a scores[i, a]`` where that row leads every other by more than ``slack``, else
+    -1 (a tie or a near tie).
+
+    :meth:`ConservativeLinearEnvironment.next_rounds` decides the baseline's greedy rows this way from
+    products ``<x_{t,a}, p>`` summed in any order: each is within ``gamma_d sum_j |x_j p_j|`` (``gamma_d
+    = d u / (1 - d u)``, ``u = 2^-53``) of the exact product whatever the order, so a row that leads by
+    more than twice two such bounds leads in numpy's products too (those of :func:`baseline_actions`);
+    the rows left at -1 (rare) are decided by numpy's products."""
+    n, k = scores.shape
+    for i in range(n):
+        v = scores[i]
+        best, top, second = 0, v[0], -math.inf
+        for a in range(1, k):
+            if v[a] > top:
+                best, top, second = a, v[a], top
+            elif v[a] > second:
+                second = v[a]
+        rows[i] = best if top - second > slack else -1
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -255,16 +281,19 @@ class ConservativeLinearInstance:
     def dim(self) -> int:
         return int(self.theta.shape[0])
 
-    def features(self, uniforms: np.ndarray) -> np.ndarray:
+    def features(self, uniforms: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
         """The actions' features from uniforms in ``[0, 1)`` (shape ``(..., K, d)``, as
         :meth:`ConservativeLinearEnvironment.take_rounds` hands them): the fixed action set in every round
-        (read-only), else ``(feature_low + (1 - feature_low) u) / sqrt(d)``."""
+        (read-only), else ``(feature_low + (1 - feature_low) u) / sqrt(d)``, written into ``out`` when
+        given (the same operations: ``out`` may be ``uniforms`` itself)."""
         if self.arms is not None:
             return np.broadcast_to(self.arms, uniforms.shape[:-2] + self.arms.shape)
+        root = math.sqrt(self.dim)
         if self.feature_low == 0.0:
-            return uniforms / math.sqrt(self.dim)
+            return np.divide(uniforms, root, out=out)
         low = float(self.feature_low)
-        return (low + (1.0 - low) * uniforms) / math.sqrt(self.dim)
+        x = np.multiply(uniforms, 1.0 - low, out=out)
+        return np.divide(np.add(x, low, out=x), root, out=x)
 
     @property
     def constraint(self) -> ConservativeConstraint:
@@ -302,6 +331,78 @@ class ConservativeLinearInstance:
         return ConservativeLinearEnvironment(self, rng)
 
 
+class SimulatedRounds(NamedTuple):
+    """``n`` simulated rounds as a compiled loop reads them
+    (:meth:`ConservativeLinearEnvironment.next_rounds`; C-contiguous, writable float64 / int64 arrays).
+
+    Attributes
+    ----------
+    arms : ndarray of shape (n, K, d), or (1, K, d)
+        Each round's features; one row with a fixed action set (every round's).
+    means : ndarray of shape (n, K), or (1, K)
+        Their true means ``<x_{t,a}, theta*>``.
+    baselines : ndarray of shape (n,)
+        The baseline policy's row of each round ``b_t``.
+    baseline_rewards : ndarray of shape (n,)
+        ``r_{b_t}`` when the baseline's rewards are known (told to the learners), else zeros.
+    variates : ndarray of shape (n,)
+        The standard normal variates of the reward noise.
+    """
+
+    arms: np.ndarray
+    means: np.ndarray
+    baselines: np.ndarray
+    baseline_rewards: np.ndarray
+    variates: np.ndarray
+
+
+class _RoundBuffers(NamedTuple):
+    """What :meth:`ConservativeLinearEnvironment.next_rounds` fills: ``draws`` (the uniforms, then the
+    features in place; ``(n, 0, d)`` with a fixed action set), ``index`` ``K * arange(n)`` (the flat
+    offsets of the rows), ``scores`` (n K,) the baseline's scorer's products and ``slack`` the lead that
+    makes a greedy row certain (:func:`greedy_rows`), and :class:`SimulatedRounds`' arrays."""
+
+    draws: np.ndarray
+    arms: np.ndarray
+    means: np.ndarray
+    baselines: np.ndarray
+    baseline_rewards: np.ndarray
+    variates: np.ndarray
+    index: np.ndarray
+    scores: np.ndarray
+    slack: float
+
+
+def _round_buffers(inst: ConservativeLinearInstance, n: int) -> _RoundBuffers:
+    """Buffers for ``n`` rounds of ``inst``, with what stays the same every round filled in: the fixed
+    action set's features, means and baseline row (the products of :meth:`~ConservativeLinearEnvironment.
+    context`, once), a fixed baseline row, the zero rewards told when the baseline's are unknown.
+
+    ``slack`` (drawn features, a baseline scorer ``p``): four times the rounding bound of a product
+    ``<x, p>`` in any order, ``gamma_d sum_j |x_j p_j| <= gamma_d sum_j |p_j|`` (the features' coordinates
+    lie in ``[0, 1]``), taken generously as ``8 (d + 1) eps sum_j |p_j|`` (``gamma_d ~ d eps / 2``), plus
+    the smallest normal number (products below it round absolutely)."""
+    k, d = int(inst.n_actions), inst.dim
+    rows, told = np.full(n, int(inst.baseline_action or 0), dtype=np.int64), np.zeros(n)
+    if inst.arms is None:
+        draws = np.empty((n, k, d))
+        p = inst.baseline_param
+        eps, tiny = float(np.finfo(np.float64).eps), float(np.finfo(np.float64).tiny)
+        slack = 8.0 * (d + 1) * eps * float(np.abs(p).sum()) + tiny if p is not None else 0.0
+        return _RoundBuffers(
+            draws, draws, np.empty((n, k)), rows, told, np.empty(n), k * np.arange(n),
+            np.empty(n * k if p is not None else 0), slack,
+        )  # fmt: skip
+    arms = np.array(inst.arms)
+    means = arms @ inst.theta
+    rows[:] = baseline_actions(arms, inst.baseline_action, inst.baseline_param)
+    if inst.known_baseline:
+        told[:] = float(means[rows[0]])
+    none = np.zeros(0)
+    draws = np.empty((n, 0, d))
+    return _RoundBuffers(draws, arms[None], means[None], rows, told, np.empty(n), none, none, 0.0)
+
+
 #: Rounds of random numbers the environment draws at once (the ask / tell rounds and the compiled blocks
 #: read the same rows: one trajectory whichever path plays them).
 ROUNDS_DRAWN = 256
@@ -321,24 +422,62 @@ class ConservativeLinearEnvironment:
         self._means = np.zeros(self._k)
         self._z = 0.0
         self._at, self._u, self._n = ROUNDS_DRAWN, np.zeros(0), np.zeros(0)
+        self._rounds: _RoundBuffers | None = None
         self.last = (math.nan, math.nan, math.nan)
 
     def take_rounds(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The next ``n`` rounds' uniforms ``(n, K, d)`` (the features times ``sqrt(d)``; ``(n, 0, d)``
         with a fixed action set: none are drawn) and standard normals ``(n,)`` (the reward noise), drawn
         ``ROUNDS_DRAWN`` rounds at a time."""
-        us, zs = [], []
-        while n > 0:
-            if self._at == ROUNDS_DRAWN:
-                k = self._k if self.instance.arms is None else 0
-                self._u = self.rng.random((ROUNDS_DRAWN, k, self._d))
-                self._n = self.rng.standard_normal(ROUNDS_DRAWN)
+        k = self._k if self.instance.arms is None else 0
+        u, z = np.empty((n, k, self._d)), np.empty(n)
+        self._draw_into(u, z)
+        return u, z
+
+    def _draw_into(self, u: np.ndarray, z: np.ndarray) -> None:
+        """:meth:`take_rounds` into ``u`` and ``z`` (C-contiguous): the generator's draws in the same order,
+        ``ROUNDS_DRAWN`` rounds at a time (whole batches straight into ``u`` and ``z``)."""
+        n, i, r = z.shape[0], 0, ROUNDS_DRAWN
+        while i < n:
+            if self._at == r and n - i >= r:  # (a whole batch: the same draws, no copy)
+                self.rng.random(out=u[i : i + r])
+                self.rng.standard_normal(out=z[i : i + r])
+                i += r
+                continue
+            if self._at == r:
+                self._u = self.rng.random((r, *u.shape[1:]))
+                self._n = self.rng.standard_normal(r)
                 self._at = 0
-            m = min(n, ROUNDS_DRAWN - self._at)
-            us.append(self._u[self._at : self._at + m])
-            zs.append(self._n[self._at : self._at + m])
-            self._at, n = self._at + m, n - m
-        return np.concatenate(us), np.concatenate(zs)
+            m = min(n - i, r - self._at)
+            u[i : i + m] = self._u[self._at : self._at + m]
+            z[i : i + m] = self._n[self._at : self._at + m]
+            self._at, i = self._at + m, i + m
+
+    def next_rounds(self, n: int) -> SimulatedRounds:
+        """The next ``n`` rounds as a compiled loop reads them (:class:`SimulatedRounds`): the draws of
+        :meth:`take_rounds`, and the features, means, baseline rows and told baseline rewards of
+        :meth:`context`, computed with the same operations (the same bits) into buffers this environment
+        keeps (overwritten by the next call)."""
+        inst = self.instance
+        if self._rounds is None or self._rounds.variates.shape[0] < n:
+            self._rounds = _round_buffers(inst, n)
+        buf = self._rounds
+        u, z = buf.draws[:n], buf.variates[:n]
+        self._draw_into(u, z)
+        if inst.arms is not None:  # (a fixed action set: one row of features and means, every round's)
+            return SimulatedRounds(buf.arms, buf.means, buf.baselines[:n], buf.baseline_rewards[:n], z)
+        arms = inst.features(u, out=u)
+        means = np.matmul(arms, inst.theta, out=buf.means[:n])
+        rows, told = buf.baselines[:n], buf.baseline_rewards[:n]
+        if inst.baseline_param is not None:  # (the greedy rows: products in any order, then near ties)
+            p = inst.baseline_param
+            greedy_rows(np.matmul(arms.reshape(-1, self._d), p, out=buf.scores[: n * self._k]).reshape(
+                n, self._k), buf.slack, rows)  # fmt: skip
+            for i in np.flatnonzero(rows < 0):  # (numpy's products decide, as in context())
+                rows[i] = baseline_actions(arms[i], None, p)
+        if inst.known_baseline:
+            np.take(means.reshape(-1), buf.index[:n] + rows, out=told)
+        return SimulatedRounds(arms, means, rows, told, z)
 
     def context(self) -> ConservativeContext:
         """A fresh context (:meth:`ConservativeLinearInstance.features`) and its baseline action."""

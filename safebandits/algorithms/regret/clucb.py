@@ -270,27 +270,44 @@ def lin_add_entry(st, arms, a, b, reward, baseline_reward):
 
 class ContextBlock(NamedTuple):
     """``n`` rounds of a simulation: each round's actions (n, K, d), the baseline's action (n,) and its
-    reward (n,), the actions' true means (n, K) and the standard noise variates (n,)."""
+    reward (n,), the actions' true means (n, K) and the standard noise variates (n,) -- ``arms`` and
+    ``means`` with one row: a fixed action set, every round's -- and the record :func:`lin_block` fills
+    (n,) each, or empty: the true means of the played row, of the baseline's and of the best row."""
 
     arms: np.ndarray
     baselines: np.ndarray
     baseline_rewards: np.ndarray
     means: np.ndarray
     variates: np.ndarray
+    played: np.ndarray
+    baseline_means: np.ndarray
+    best: np.ndarray
 
 
 @numba.njit(cache=True)
 def lin_block(st, block, code, sigma, out):
     """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path; ``block`` a :class:`ContextBlock`):
     :func:`clucb_choose` on context ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a],
-    variates[i])``, :func:`lin_add`."""
+    variates[i])``, :func:`lin_add`; the round's true means into the record (a non-empty one)."""
     s = by_reference(st)
-    arms, baselines, rewards = block.arms, block.baselines, block.baseline_rewards
-    for i in range(arms.shape[0]):
-        a = clucb_choose(s, arms[i], baselines[i], rewards[i])
+    arms, means, baselines, rewards = block.arms, block.means, block.baselines, block.baseline_rewards
+    fixed, record = arms.shape[0] == 1, block.played.shape[0] > 0
+    for i in range(baselines.shape[0]):
+        j, b = 0 if fixed else i, baselines[i]
+        a = clucb_choose(s, arms[j], b, rewards[i])
         out[i] = a
-        y = observe_code(code, sigma, block.means[i, a], block.variates[i])
-        lin_add(s, arms[i], a, baselines[i], y, rewards[i])
+        y = observe_code(code, sigma, means[j, a], block.variates[i])
+        lin_add(s, arms[j], a, b, y, rewards[i])
+        if record:
+            row = means[j]
+            top = row[0]
+            for v in row[1:]:
+                top = v if v > top else top
+            block.played[i], block.baseline_means[i], block.best[i] = row[a], row[b], top
+
+
+#: An empty record (:class:`ContextBlock`): the rows played only.
+_NO_RECORD = np.zeros(0)
 
 
 def check_linear_info(owner: str, info: Any) -> int:
@@ -412,17 +429,29 @@ class _ContextualLinear(BaseLearner):
 
     def play_block(
         self, arms: np.ndarray, baselines: np.ndarray, baseline_rewards: np.ndarray, means: np.ndarray,
-        variates: np.ndarray, code: int, sigma: float,
+        variates: np.ndarray, code: int, sigma: float, *, record: tuple[np.ndarray, ...] = (),
     ) -> np.ndarray:  # fmt: skip
         """Play ``n`` rounds at once on the compiled kernels (a simulation: the environment's true
-        ``means`` (n, K) and standard ``variates`` (n,) give the rewards, noise ``code`` and ``sigma``);
-        the rows played, (n,). The same rounds as ``n`` ask / tell calls."""
+        ``means`` (n, K) and standard ``variates`` (n,) give the rewards, noise ``code`` and ``sigma``;
+        ``arms`` and ``means`` with one row: the same actions every round); the rows played, (n,). The
+        same rounds as ``n`` ask / tell calls. ``record``: three float arrays (n,) to fill with the true
+        means of the played row, of the baseline's and of the best row of each round."""
         if self._pending is not None:
             raise ProtocolError(f"{type(self).__name__}.play_block called with a pending ask; tell it first.")
-        out = np.empty(arms.shape[0], dtype=np.int64)
-        block = ContextBlock(arms, baselines, baseline_rewards, means, variates)
+        n = baselines.shape[0]
+        m = arms.shape[0]
+        lengths = (baseline_rewards.shape[0], variates.shape[0], *(r.shape[0] for r in record))
+        if m not in (1, n) or means.shape[0] != m or any(k != n for k in lengths):
+            raise ConfigError(
+                f"{type(self).__name__}.play_block: 'arms' and 'means' must have n rows (or one, the same "
+                f"actions every round) and 'baseline_rewards', 'variates' and the record n entries, n = "
+                f"{n} the baselines. Got arms {arms.shape}, means {means.shape}, lengths {lengths}."
+            )
+        out = np.empty(n, dtype=np.int64)
+        played, base, best = record if record else (_NO_RECORD,) * 3
+        block = ContextBlock(arms, baselines, baseline_rewards, means, variates, played, base, best)
         lin_block(self.state, block, code, sigma, out)
-        self.n_samples += arms.shape[0]
+        self.n_samples += n
         return out
 
     def diagnostics(self) -> dict[str, Any]:

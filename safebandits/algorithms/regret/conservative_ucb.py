@@ -345,7 +345,7 @@ class IndexLearner(BaseLearner):
 
     def _sim_result(self, rounds: Any, env: Any, n: int) -> PlayedBlock:
         """``points``: one-hot rows of the pulled arms, shape (n, K)."""
-        return PlayedBlock(np.eye(self._k)[rounds.run.arms], None)
+        return PlayedBlock(np.eye(self._k).take(rounds.run.arms, axis=0), None)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)

@@ -10,6 +10,7 @@ import pytest
 
 from safebandits.algorithms.registry import make_learner
 from safebandits.estimators.confidence import adaptive_width
+from safebandits.exceptions import ConfigError
 from safebandits.problems.conservative_linear import ConservativeLinearInstance
 
 
@@ -76,14 +77,18 @@ def test_kernels_play_what_a_numpy_loop_plays(name):
 
 
 @pytest.mark.parametrize("name", ["clucb", "linucb"])
-@pytest.mark.parametrize("scorer", [True, False])
+@pytest.mark.parametrize("scorer", [True, False, "fixed"])
 def test_compiled_rounds_and_ask_tell_play_the_same_trajectory(name, scorer):
+    """The compiled rounds (blocks of the environment's next_rounds, the means recorded in the compiled
+    loop) and ask / tell: the same rows, and the same played, baseline and best means bit for bit; drawn
+    features with a fixed baseline row or a scorer, and a fixed action set (Kazerouni et al.'s)."""
     from safebandits.experiments.conservative_linear import play_contexts
 
     theta = np.array([0.5, 0.8, 0.2, 0.9])
+    fixed = np.random.default_rng(2).random((8, 4)) if scorer == "fixed" else None
     inst = ConservativeLinearInstance(
         theta=theta, n_actions=8, alpha=0.05, baseline_action=3,
-        baseline_param=theta + 0.1 if scorer else None, horizon=700,
+        baseline_param=theta + 0.1 if scorer is True else None, horizon=700, arms=fixed,
     )  # fmt: skip
     outs = []
     for compiled in (True, False):
@@ -91,6 +96,30 @@ def test_compiled_rounds_and_ask_tell_play_the_same_trajectory(name, scorer):
         env = inst.environment(np.random.default_rng(5))
         first = play_contexts(learner, env, 300, compiled=compiled)  # (across a refill of the draws)
         rest = play_contexts(learner, env, 400, compiled=compiled)
-        outs.append((np.concatenate([first[0], rest[0]]), learner.diagnostics(), learner.n_samples))
-    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+        means = [np.concatenate([f, r]) for f, r in zip(first, rest, strict=True)]
+        outs.append((means, learner.diagnostics(), learner.n_samples))
+    for a, b in zip(outs[0][0], outs[1][0], strict=True):
+        assert a.tolist() == b.tolist()
     assert repr(outs[0][1:]) == repr(outs[1][1:])  # (budget: NaN for LinUCB)
+
+
+def test_play_block_records_the_means_and_refuses_mismatched_blocks():
+    """``play_block``'s record holds each round's played, baseline and best true means; blocks whose
+    arrays disagree on the rounds are refused, naming them."""
+    inst = ConservativeLinearInstance(
+        theta=np.array([0.5, 0.8, 0.2, 0.9]), n_actions=5, alpha=0.05, horizon=300
+    )
+    r = inst.environment(np.random.default_rng(1)).next_rounds(300)
+    learner = make_learner("clucb", inst.public_info(), np.random.default_rng(0))
+    record = (np.empty(300), np.empty(300), np.empty(300))
+    rows = learner.play_block(
+        r.arms, r.baselines, r.baseline_rewards, r.means, r.variates, 0, 0.1, record=record
+    )
+    at = np.arange(300)
+    assert record[0].tolist() == r.means[at, rows].tolist()
+    assert record[1].tolist() == r.means[at, r.baselines].tolist()
+    assert record[2].tolist() == r.means.max(axis=1).tolist()
+    with pytest.raises(ConfigError, match="variates"):
+        learner.play_block(r.arms, r.baselines, r.baseline_rewards, r.means, r.variates[:10], 0, 0.1)
+    with pytest.raises(ConfigError, match="arms"):
+        learner.play_block(r.arms[:7], r.baselines, r.baseline_rewards, r.means[:7], r.variates, 0, 0.1)

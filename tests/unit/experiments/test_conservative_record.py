@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from safebandits.algorithms.registry import make_learner
 from safebandits.experiments.regret_loop import run_regret
@@ -97,3 +99,41 @@ def test_contextual_record_as_computed_directly(checkpoint):
     assert out.conservative["violations"] == int(np.sum(verified < -1e-9)) > 0  # (an optimal baseline)
     assert out.conservative["min_margin"] == pytest.approx(verified.min())
     assert out.curves["t"][-1] == 400 and out.curves["conservative_margin"][-1] == pytest.approx(margins[-1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    blocks=st.lists(st.integers(1, 40), min_size=1, max_size=8),
+    checkpoint=st.integers(1, 9),
+    seed=st.integers(0, 2**31),
+)
+def test_tracker_in_any_blocks_is_the_direct_record(blocks, checkpoint, seed):
+    """:class:`ConservativeTracker` fed rounds in any blocks records what the rounds' margins give
+    directly: the verified rounds (every ``checkpoint``-th) below ``-TOL``, the first, the smallest verified
+    margin, and the margins at the grid's rounds (bit for bit: the same additions)."""
+    from safebandits.problems.conservative import TOL, ConservativeConstraint, ConservativeTracker
+    from safebandits.records import log_grid
+
+    rng = np.random.default_rng(seed)
+    n = sum(blocks)
+    played, base = rng.random(n), rng.random(n)
+    constraint = ConservativeConstraint(0.1, checkpoint)
+    grid = log_grid(n, 15)
+    tracker, t0, margins = ConservativeTracker(constraint, grid), 0, []
+    for k in blocks:
+        tracker.update(played[t0 : t0 + k], t0, baseline=base[t0 : t0 + k])
+        carried = margins[-1][-1] if margins else 0.0
+        margins.append(conservative_margins(played[t0 : t0 + k], constraint, carried=carried,
+                                            baseline=base[t0 : t0 + k]))  # fmt: skip
+        t0 += k
+    m = np.concatenate(margins)
+    t = np.arange(1, n + 1)
+    verified = t % checkpoint == 0
+    bad = verified & (m < -TOL)
+    rec = tracker.summary()
+    assert rec["violations"] == int(bad.sum())
+    assert rec["first_violation"] == (int(t[bad][0]) if bad.any() else 0)
+    if verified.any():
+        assert rec["min_margin"] == m[verified].min()
+    assert rec["margin"] == m[-1]
+    assert rec["curve"].tolist() == m[np.isin(t, grid)].tolist()

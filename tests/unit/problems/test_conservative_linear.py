@@ -129,3 +129,68 @@ def test_a_fixed_action_sets_floor_is_bounded_by_the_baseline_rows_mean():
     with pytest.raises(ConfigError, match="baseline's row 0"):
         ConservativeLinearInstance(baseline_action=0, baseline_floor=1.01, **kw)
     ConservativeLinearInstance(baseline_param=np.array([1.0, 0.0]), baseline_floor=2.0, **kw)  # row 2
+
+
+# -- the compiled runner's rounds (issue 44, performance): the same bits as the ask / tell contexts --------
+def _instance(scorer, fixed=False, known=True, low=0.0):
+    from safebandits.problems.conservative_linear import ConservativeLinearInstance
+
+    theta = np.array([0.5, 0.8, 0.2, 0.9])
+    arms = np.random.default_rng(9).random((6, 4)) if fixed else None
+    return ConservativeLinearInstance(
+        theta=theta, n_actions=6, alpha=0.05, baseline_action=2, baseline_param=scorer, known_baseline=known,
+        feature_low=low, arms=arms, horizon=1000,
+    )  # fmt: skip
+
+
+SCORERS = {
+    "none": None,
+    "scorer": np.array([0.8, 0.8, 0.2, 0.9]),
+    "ties": np.zeros(4),  # (every row ties: numpy's products decide every round)
+    "near-ties": np.array([1.0, 1.0, 1.0, 1.0]) * 2.0**-40,
+}
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+@pytest.mark.parametrize("scorer", list(SCORERS))
+@settings(max_examples=15, deadline=None)
+@given(splits=st.lists(st.integers(1, 300), min_size=1, max_size=6), known=st.booleans())
+def test_next_rounds_are_the_contexts_of_ask_tell(fixed, scorer, splits, known):
+    """Rounds taken in any blocks (across the environment's batches of draws) hold, bit for bit, what
+    ``context()`` shows round by round: features, means, baseline rows and told rewards, noise variates."""
+    inst = _instance(SCORERS[scorer], fixed=fixed, known=known, low=0.3 if known and not fixed else 0.0)
+    env, ref = inst.environment(np.random.default_rng(4)), inst.environment(np.random.default_rng(4))
+    for n in splits:
+        r = env.next_rounds(n)
+        for i in range(n):
+            ctx = ref.context()
+            j = 0 if fixed else i
+            assert np.array_equal(r.arms[j], ctx.arms) and np.array_equal(r.means[j], ref._means)
+            assert r.baselines[i] == ctx.baseline and r.variates[i] == ref._z
+            assert r.baseline_rewards[i] == (ctx.baseline_reward if known else 0.0)
+    assert env.rng.random() == ref.rng.random()  # (the generators at the same place)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(2, 9), st.integers(0, 2**31), st.sampled_from([1.0, 1e-300, 1e300]))
+def test_greedy_rows_are_numpys_or_left_to_it(d, k, seed, scale):
+    """A row :func:`greedy_rows` decides is numpy's argmax of its own products; ties are left (-1)."""
+    from safebandits.problems.conservative_linear import (
+        ConservativeLinearInstance,
+        _round_buffers,
+        greedy_rows,
+    )
+
+    rng = np.random.default_rng(seed)
+    x = rng.random((50, k, d))
+    x[:5] = x[:5, :1]  # (five contexts of identical rows: ties)
+    x[5:10, 1] = np.nextafter(x[5:10, 0], 2.0)  # (near ties)
+    p = rng.standard_normal(d) * scale
+    inst = ConservativeLinearInstance(theta=np.ones(d), n_actions=k, alpha=0.1, baseline_param=p)
+    rows = np.empty(50, dtype=np.int64)
+    greedy_rows(np.matmul(x.reshape(-1, d), p).reshape(50, k), _round_buffers(inst, 1).slack, rows)
+    numpy_rows = np.argmax(x @ p, axis=1)
+    sure = rows >= 0
+    assert np.array_equal(rows[sure], numpy_rows[sure])
+    assert not sure[:5].any()
+    assert sure[10:].mean() > 0.9 or scale != 1.0
