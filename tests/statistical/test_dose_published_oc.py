@@ -80,9 +80,9 @@ def test_crm_restrictions_of_the_published_design_do_not_bind_there() -> None:
 @pytest.mark.slow
 def test_crm_without_the_published_trial_ending_rules_misses_the_published_values() -> None:
     """The trial-ending rules matter: run to 30 patients (no stop at 5 on the lowest dose or 10 on any),
-    our CRM puts fewer patients in a trial above the MTD than the exact published share (z < -5)."""
+    our CRM selects the MTD in 70.0% of trials against the published 56.0% (z +28.9) and gives it 48.9%
+    of a trial's patients against 39.0% (z +40.4)."""
     table = next(t for t in PUBLISHED if t.design == "crm")
-    rows = reproduce(
-        table, n_trials=10_000, seed=20240, config={"stop_patients_any": None, "stop_patients_lowest": None}
-    )
-    assert max(abs(c.z) for c in rows) > 5.0
+    no_stop = {"stop_patients_any": None, "stop_patients_lowest": None}
+    rows = {c.characteristic: c for c in reproduce(table, n_trials=10_000, seed=20240, config=no_stop)}
+    assert rows["selection_d3"].z > 20.0 and rows["share_at"].z > 20.0
