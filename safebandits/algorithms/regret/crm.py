@@ -12,6 +12,13 @@ right after a cohort with a toxicity). Safety stop: if at least 3 patients were 
 and ``P(p_1 > phi | data) > stop_cutoff`` (0.90), the trial stops with no dose selected. The selected MTD
 is the dose the next cohort would receive (the paper's recommendation).
 
+Named variants of the restrictions and stopping rules, off by default (those of the R package
+``precautionary``'s ``Crm``, with which its published CRM operating characteristics were computed):
+``escalation_cap="highest_tried"`` (at most one dose above the highest dose given so far, not the current
+one), ``coherence="dose_rate"`` (no escalation above the current dose while its observed toxicity rate
+exceeds ``phi``) or ``"none"``, and ``stop_patients_any`` / ``stop_patients_lowest`` (end the trial, with
+the dose the rule gives as the selection, once any dose / the lowest dose has that many patients).
+
 Skeleton (default): the Lee & Cheung (2009) indifference-interval skeleton with half-width ``0.05`` and the
 prior MTD at dose ``ceil(K / 2)``: ``s_nu = phi``; ``s_{k-1} = s_k ** (log(phi - h) / log(phi + h))``,
 ``s_{k+1} = s_k ** (log(phi + h) / log(phi - h))``.
@@ -24,11 +31,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from safebandits._validation import check_int, check_interval, check_positive
+from safebandits._validation import check_choice, check_int, check_interval, check_positive
 from safebandits.algorithms.base import LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret._dose_trial import CohortDesign
@@ -41,6 +48,9 @@ GRID_POINTS = 1601
 GRID_WIDTH = 8.0
 #: The trapezoid rule's weights on the grid.
 _TRAP = np.concatenate(([0.5], np.ones(GRID_POINTS - 2), [0.5]))
+
+EscalationCap = Literal["current", "highest_tried"]
+Coherence = Literal["cohort", "dose_rate", "none"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -63,7 +73,18 @@ class CRMConfig(LearnerConfig):
     prior_mtd : int or None
         The dose (0-based) whose skeleton value is ``phi`` (``None``: ``ceil(K / 2) - 1``).
     stop_cutoff : float
-        Stop the trial when ``P(p_1 > phi | data) >`` this (0.90), with at least 3 patients at dose 1.
+        Stop the trial when ``P(p_1 > phi | data) >`` this (0.90), with at least 3 patients at dose 1;
+        ``1.0`` never stops.
+    escalation_cap : {"current", "highest_tried"}
+        No skipping: the next dose is at most one above the current dose (``"current"``, the default) or
+        one above the highest dose given so far (``"highest_tried"``, ``precautionary``'s ``no_skip_esc``).
+    coherence : {"cohort", "dose_rate", "none"}
+        No escalation right after a cohort with a toxicity (``"cohort"``, the default; dfcrm's
+        ``restrict``), none above the current dose while its observed toxicity rate exceeds ``phi``
+        (``"dose_rate"``, ``precautionary``'s ``global_coherent_esc``), or no such restriction.
+    stop_patients_any, stop_patients_lowest : int or None
+        End the trial, selecting the dose the rule gives next, once any dose / the lowest dose has at
+        least this many patients (``None``: no such stop).
     """
 
     cohort_size: int = 3
@@ -73,6 +94,10 @@ class CRMConfig(LearnerConfig):
     halfwidth: float = 0.05
     prior_mtd: int | None = None
     stop_cutoff: float = 0.90
+    escalation_cap: EscalationCap = "current"
+    coherence: Coherence = "cohort"
+    stop_patients_any: int | None = None
+    stop_patients_lowest: int | None = None
 
     def __post_init__(self) -> None:
         owner = "CRMConfig"
@@ -83,6 +108,11 @@ class CRMConfig(LearnerConfig):
         check_interval(self.stop_cutoff, "stop_cutoff", low=0.5, high=1.0, closed="right", owner=owner)
         if self.prior_mtd is not None:
             check_int(self.prior_mtd, "prior_mtd", low=0, owner=owner)
+        check_choice(self.escalation_cap, "escalation_cap", EscalationCap, owner=owner)
+        check_choice(self.coherence, "coherence", Coherence, owner=owner)
+        for name in ("stop_patients_any", "stop_patients_lowest"):
+            if getattr(self, name) is not None:
+                check_int(getattr(self, name), name, low=1, owner=owner)
         if self.skeleton is not None:
             s = np.asarray(self.skeleton, dtype=float)
             if s.ndim != 1 or s.size == 0 or not np.all((s > 0) & (s < 1)) or np.any(np.diff(s) <= 0):
@@ -188,15 +218,28 @@ class CRM(CohortDesign):
         )
 
     def _rule_dose(self, post: CRMPosterior, had_toxicity: bool) -> int:
+        cfg, d = self.config, self.dose
         best = int(np.argmin(np.abs(post.toxicity - self.target)))
-        cap = self.dose if had_toxicity else self.dose + 1  # (coherence; no skipping)
+        top = d if cfg.escalation_cap == "current" else int(np.flatnonzero(self.n_treated).max())
+        cap = top + 1  # (no skipping)
+        if cfg.coherence == "cohort" and had_toxicity:
+            cap = min(cap, d)
+        elif cfg.coherence == "dose_rate" and self.n_toxic[d] > self.target * self.n_treated[d]:
+            cap = min(cap, d)
         return min(best, cap, self.n_doses - 1)
 
     def _next_dose(self, had_toxicity: bool) -> int | None:
+        cfg = self.config
         post = self.posterior()
-        if self.n_treated[0] >= 3 and post.overdose[0] > self.config.stop_cutoff:
+        if self.n_treated[0] >= 3 and post.overdose[0] > cfg.stop_cutoff:
             return None
-        return self._rule_dose(post, had_toxicity)
+        nxt = self._rule_dose(post, had_toxicity)
+        any_n, lowest_n = cfg.stop_patients_any, cfg.stop_patients_lowest
+        if (any_n is not None and self.n_treated.max() >= any_n) or (
+            lowest_n is not None and self.n_treated[0] >= lowest_n
+        ):
+            self.finished_early = True  # (the trial ends; the rule's dose is the selection)
+        return nxt
 
     def _select(self) -> int | None:
         # the paper's recommendation: the dose the next cohort would receive (the last decision)

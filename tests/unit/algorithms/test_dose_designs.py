@@ -352,3 +352,82 @@ def test_simulated_trials_keep_each_trial_on_request() -> None:
     assert plain.trial_patients is None and kept.trial_patients.shape == (40, 5)
     assert kept.trial_patients.mean(axis=0) == pytest.approx(plain.patients)
     assert kept.trial_toxicities.sum(axis=1).mean() == pytest.approx(plain.toxicities)
+
+
+# -- CRM's named variants (precautionary's rules), off by default ------------------------------------------
+def test_crm_trial_ending_rules_end_with_the_rules_dose_selected() -> None:
+    """``stop_patients_lowest``: the trial ends once the lowest dose has that many patients, the dose the
+    rule gives next selected (not a safety stop); ``stop_patients_any`` likewise on any dose."""
+    crm = _design("crm", stop_cutoff=1.0, stop_patients_lowest=6)
+    _cohort(crm, 1)
+    assert not crm.trial_over
+    _cohort(crm, 1)  # 6 patients on the lowest dose: the trial ends
+    assert crm.finished_early and crm.trial_over and not crm.stopped
+    rec = crm.recommend()
+    assert rec.final and rec.arm == crm.dose == 0 and rec.info["patients"][0] == 6
+    other = _design("crm", stop_patients_any=3)
+    _cohort(other, 0)
+    assert other.trial_over and other.recommend().arm == 1  # (the rule's escalation is the selection)
+
+
+def test_crm_escalation_cap_counts_from_the_highest_dose_given() -> None:
+    """After a de-escalation, ``"current"`` allows one dose above the current one, ``"highest_tried"`` one
+    above the highest dose given so far: on the same data the latter may recommend two doses up."""
+    caps = {}
+    for cap in ("current", "highest_tried"):
+        crm = _design("crm", escalation_cap=cap, coherence="none", stop_cutoff=1.0)
+        crm.n_treated[:] = (3, 3, 3, 0, 0, 0)
+        crm.n_toxic[:] = (0, 0, 0, 0, 0, 0)
+        crm.dose = 0  # (the current dose is below the highest given, dose 3)
+        caps[cap] = crm._rule_dose(crm.posterior(), had_toxicity=False)
+    assert caps == {"current": 1, "highest_tried": 3}
+
+
+def test_crm_coherence_variants() -> None:
+    """``"cohort"``: no escalation right after a cohort with a toxicity; ``"dose_rate"``: none while the
+    current dose's observed rate exceeds the target (1/6 < 0.3 does not bind); ``"none"``: the rule's dose."""
+    rules = {}
+    for coherence in ("cohort", "dose_rate", "none"):
+        crm = _design("crm", coherence=coherence, stop_cutoff=1.0)
+        crm.n_treated[:] = (3, 6, 0, 0, 0, 0)
+        crm.n_toxic[:] = (0, 1, 0, 0, 0, 0)
+        crm.dose = 1
+        rules[coherence] = crm._rule_dose(crm.posterior(), had_toxicity=True)
+    assert rules == {"cohort": 1, "dose_rate": 2, "none": 2}
+    crm = _design("crm", coherence="dose_rate")
+    crm.n_treated[:] = (3, 3, 0, 0, 0, 0)
+    crm.n_toxic[:] = (0, 1, 0, 0, 0, 0)  # 1/3 > 0.3: no escalation
+    crm.dose = 1
+    assert crm._rule_dose(crm.posterior(), had_toxicity=False) <= 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    cap=st.sampled_from(["current", "highest_tried"]),
+    coherence=st.sampled_from(["cohort", "dose_rate", "none"]),
+    outcomes=st.lists(st.integers(0, 3), min_size=1, max_size=10),
+)
+def test_crm_never_escalates_past_its_cap(cap: str, coherence: str, outcomes: list[int]) -> None:
+    """Whatever the toxicities, each cohort's dose is at most one above the cap's reference dose (the
+    previous one, or the highest given before it)."""
+    crm = _design("crm", escalation_cap=cap, coherence=coherence, max_patients=60)
+    highest = -1
+    previous = None
+    for t in outcomes:
+        if crm.trial_over:
+            break
+        dose = _cohort(crm, t)
+        if previous is not None:
+            assert dose <= (previous if cap == "current" else highest) + 1
+        highest, previous = max(highest, dose), dose
+
+
+def test_crm_variant_options_refuse_bad_values() -> None:
+    for bad in (
+        {"escalation_cap": "global"},
+        {"coherence": "strict"},
+        {"stop_patients_any": 0},
+        {"stop_patients_lowest": -1},
+    ):
+        with pytest.raises(ConfigError, match=next(iter(bad))):
+            _design("crm", **bad)
