@@ -101,9 +101,10 @@ PAPER_ARCHIVE := docs/data/paper-results.sqlite.xz
 # the paper-scale one holds the experiments whose readings changed after seed 0's data, ACOL's excepted
 # (seed 1; seed 2 where a reading was fixed after seed 1's runs had begun).
 # paper-seed1b: seed 1 at paper scale for the other experiments outside ACOL's two largest (their rows'
-# robustness markers).
+# robustness markers). paper-seed1c: seed 1 at paper scale for the conservative-bandit paper's two experiments
+# (thin record) and the dose-finding anchors.
 SEED_ARCHIVES := docs/data/paper-confirm-results.sqlite.xz docs/data/quick-seed1-results.sqlite.xz \
-	docs/data/paper-seed1b-results.sqlite.xz
+	docs/data/paper-seed1b-results.sqlite.xz docs/data/paper-seed1c-results.sqlite.xz
 # The declared ranges of the unstated settings (issue 42), seed 0, paper scale: `--set SETTING=VALUE` runs.
 RANGE_ARCHIVE := docs/data/paper-ranges-results.sqlite.xz
 # Issue 45: the library's dose-finding anchors (dose-anchors; seed 0, both scales in one store).

@@ -111,6 +111,7 @@ def test_published_page_regenerates_from_the_archives():
         "paper-confirm-results",
         "quick-seed1-results",
         "paper-seed1b-results",
+        "paper-seed1c-results",
         "paper-ranges-results",
         "paper-conservative-results",
         "quick-clucb-results",
