@@ -203,3 +203,34 @@ def test_a_study_from_an_experiment_file_with_a_truth(tmp_path):
     assert rec["violations"] == 0
     assert "checkpoint" in rec["guarantee"] and "100" in rec["guarantee"]
     assert not any(r["verified"] for r in rec["rounds"])  # (the first checkpoint is round 100)
+
+
+def test_the_command_line_asks_with_a_context(tmp_path):
+    """``study create --problem FILE.toml`` (a baseline, alpha and a [truth]), ``study ask --context``,
+    ``study tell``; ``study status`` carries the conservative record; a refused context names its field."""
+    from click.testing import CliRunner
+
+    from safebandits.cli import cli
+
+    toml = tmp_path / "shop.toml"
+    toml.write_text(
+        'horizon = 50\n[problem]\nsetting = "conservative-linear"\ndim = 2\nn_actions = 3\nalpha = 0.1\n'
+        'baseline_action = 0\nfeedback = {kind = "gaussian", sigma = 0.1}\n[truth]\ntheta = [0.4, 0.6]\n'
+    )
+    url = _url(tmp_path)
+    run = CliRunner().invoke
+    res = run(cli, ["study", "create", "cli", "--algorithm", "clucb", "--problem", str(toml), "--storage", url])
+    assert res.exit_code == 0, res.output
+    ctx = {"arms": [[0.3, 0.4], [0.5, 0.1], [0.2, 0.2]], "baseline": 0, "baseline_reward": 0.36}
+    res = run(cli, ["study", "ask", "cli", "--context", json.dumps(ctx), "--storage", url])
+    assert res.exit_code == 0, res.output
+    q = json.loads(res.output)
+    assert q["context"] == ctx
+    res = run(cli, ["study", "tell", "cli", str(q["id"]), '{"reward": 0.4}', "--storage", url])
+    assert res.exit_code == 0, res.output
+    res = run(cli, ["study", "status", "cli", "--storage", url])
+    status = json.loads(res.output)
+    assert status["conservative"]["n_rounds"] == 1 and status["conservative"]["truth"] is True
+    bad = {**ctx, "arms": [[0.3, 0.4]]}
+    res = run(cli, ["study", "ask", "cli", "--context", json.dumps(bad), "--storage", url])
+    assert res.exit_code == 2 and "context.arms" in res.output
