@@ -597,21 +597,14 @@ def _add_collection_routes(api: Any, storage: str, clean: Callable[[BaseExceptio
         return reply(made, 201)
 
 
-def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], str]) -> None:
-    """The routes of one study: ask, tell, expire, its recommendation, queries and summary (the name is
-    one path segment: a new name holds no '/', see :func:`~safebandits.study.validation.check_study_name`)."""
-    from safebandits.study.study import NoQueryAvailable, UnknownQuery
-
-    reply = _reply
-    shown_storage = redact_url(storage)
-
-    def open_study(name: str) -> Any:
-        return _open_study(name, storage, clean)
+def _add_ask_route(api: Any, open_study: Callable[[str], Any], clean: Callable[[BaseException], str]) -> None:
+    """``POST /studies/{name}/ask`` (with the round's context for a contextual study)."""
+    from safebandits.study.study import NoQueryAvailable
 
     @api.post(
         "/studies/{name}/ask",
         response_model=QueryOut,
-        responses=_errors(400, 401, 403, 404, 409, 415, 422, 503),
+        responses=_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
     )
     def ask(name: str, body: Ask | None = None) -> Any:
         """The open query (with max_open=1 the same one until told; a new one once every query is told).
@@ -622,12 +615,26 @@ def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], s
         context = context_of(body)
         with open_study(name) as s:
             try:
-                return reply(s.ask(context).to_dict())
+                return _reply(s.ask(context).to_dict())
             except NoQueryAvailable as exc:
                 raise ApiError(409, "no_query_available", clean(exc)) from None
             except ProtocolError as exc:
                 code = "done" if s.done else "conflict"
                 raise ApiError(409, code, clean(exc)) from None
+
+
+def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], str]) -> None:
+    """The routes of one study: ask, tell, expire, its recommendation, queries and summary (the name is
+    one path segment: a new name holds no '/', see :func:`~safebandits.study.validation.check_study_name`)."""
+    from safebandits.study.study import UnknownQuery
+
+    reply = _reply
+    shown_storage = redact_url(storage)
+
+    def open_study(name: str) -> Any:
+        return _open_study(name, storage, clean)
+
+    _add_ask_route(api, open_study, clean)
 
     @api.post(
         "/studies/{name}/tell",

@@ -163,13 +163,7 @@ class Study(Reading):
             if self._batch is not None:
                 open_queries = self._open_queries()
                 if not self._handout:
-                    query = next(iter(self._rows.values()))[0]
-                    if ctx is not None and not same_context(query.context, ctx):
-                        raise ProtocolError(
-                            f"Study {self.name!r}: query {query.id} is open, asked with another context; "
-                            "tell its answer first (or ask() without a context to see it again)."
-                        )
-                    return query if query.asked_at else self._issue(tx, query)
+                    return self._open_again(tx, ctx)
                 free = [q for s, (q, obs) in sorted(self._rows.items()) if obs is None and not q.asked_at]
                 if free and len(open_queries) < self.max_open:
                     return self._issue(tx, free[0])
@@ -208,21 +202,39 @@ class Study(Reading):
                     )
                     self._rows[q.id] = [q, None]
             else:
-                row = decision_to_dict(decision)
-                if ctx is not None:
-                    row["context"] = context_to_dict(ctx)
-                if self._conservative:  # what the learner certified (the record of the round)
-                    base = ctx.baseline if ctx is not None else int(self.info.default_arm)
-                    row["record"] = round_record(learner, decision.arm, base)
-                q = Query(first, decision, now, context=row.get("context"))
-                tx.execute(
-                    "INSERT INTO sb_queries (study, seq, decision_json, asked_at) VALUES (:s, :q, :d, :t)",
-                    {"s": self.name, "q": q.id, "d": dumps(row), "t": now},
-                )
-                self._batch = (first, decision, 1, False)
-                self._rows[q.id] = [q, None]
+                self._store_decision(tx, learner, decision, ctx, first, now)
             self._n_rows = first + len(self._rows)
             return self._rows[first][0]
+
+    def _open_again(self, tx: Transaction, ctx: Any) -> Query:
+        """The one open query again (re-issued if it expired); refused when ``ctx`` is another context
+        than the one it was asked with."""
+        query = next(iter(self._rows.values()))[0]
+        if ctx is not None and not same_context(query.context, ctx):
+            raise ProtocolError(
+                f"Study {self.name!r}: query {query.id} is open, asked with another context; tell its "
+                "answer first (or ask() without a context to see it again)."
+            )
+        return query if query.asked_at else self._issue(tx, query)
+
+    def _store_decision(
+        self, tx: Transaction, learner: Any, decision: Decision, ctx: Any, first: int, now: str
+    ) -> None:
+        """Store a whole decision as query ``first``: with the round's context (a contextual study) and
+        what the learner certified (a conservative study's record of the round)."""
+        row = decision_to_dict(decision)
+        if ctx is not None:
+            row["context"] = context_to_dict(ctx)
+        if self._conservative:
+            base = ctx.baseline if ctx is not None else int(self.info.default_arm)
+            row["record"] = round_record(learner, decision.arm, base)
+        q = Query(first, decision, now, context=row.get("context"))
+        tx.execute(
+            "INSERT INTO sb_queries (study, seq, decision_json, asked_at) VALUES (:s, :q, :d, :t)",
+            {"s": self.name, "q": q.id, "d": dumps(row), "t": now},
+        )
+        self._batch = (first, decision, 1, False)
+        self._rows[q.id] = [q, None]
 
     def tell(self, query_id: int | str, observation: Any) -> None:
         """Record the answer to query ``query_id``.

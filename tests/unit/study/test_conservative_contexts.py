@@ -219,7 +219,8 @@ def test_the_command_line_asks_with_a_context(tmp_path):
     )
     url = _url(tmp_path)
     run = CliRunner().invoke
-    res = run(cli, ["study", "create", "cli", "--algorithm", "clucb", "--problem", str(toml), "--storage", url])
+    create = ["study", "create", "cli", "--algorithm", "clucb", "--problem", str(toml), "--storage", url]
+    res = run(cli, create)
     assert res.exit_code == 0, res.output
     ctx = {"arms": [[0.3, 0.4], [0.5, 0.1], [0.2, 0.2]], "baseline": 0, "baseline_reward": 0.36}
     res = run(cli, ["study", "ask", "cli", "--context", json.dumps(ctx), "--storage", url])
