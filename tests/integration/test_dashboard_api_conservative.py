@@ -232,3 +232,27 @@ def test_a_finite_reward_is_stored_as_told(made, reward):
     with sb.load_study("lin", url) as s:
         stored = s.queries(start=q["id"])[0]["observation"]
     assert math.isclose(stored["reward"], reward, abs_tol=0) or stored["reward"] == reward
+
+
+def test_a_multi_armed_study_through_the_api(tmp_path):
+    """A declared default arm and alpha (and the file's [truth] means): ask without a context, tell the
+    reward, read the record; a context is refused for it (422 naming 'context')."""
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    open_storage(url).close()
+    c = _client(url)
+    experiment = {"horizon": 50, "truth": {"means": [0.5, 0.7, 0.2]},
+                  "problem": {"setting": "conservative", "n_arms": 3, "alpha": 0.1, "default_mean": 0.5,
+                              "feedback": {"kind": "gaussian", "sigma": 0.1}}}  # fmt: skip
+    r = c.post("/api/v1/studies", json={"name": "ma", "algorithm": "conservative-ucb",
+                                        "experiment": experiment, "seed": 0}, headers=JSON)  # fmt: skip
+    assert r.status_code == 201, r.text
+    for _ in range(8):
+        q = c.post("/api/v1/studies/ma/ask").json()
+        assert "context" not in q
+        reward = [0.5, 0.7, 0.2][q["arm"]]
+        assert c.post("/api/v1/studies/ma/tell", json={"id": q["id"], "answer": {"reward": reward}},
+                      headers=JSON).status_code == 200  # fmt: skip
+    rec = c.get("/api/v1/studies/ma/conservative").json()
+    assert rec["n_rounds"] == 8 and rec["violations"] == 0 and "default arm 0 (mean 0.5)" in rec["guarantee"]
+    r = c.post("/api/v1/studies/ma/ask", json={"context": {"arms": [[0.1]], "baseline": 0}}, headers=JSON)
+    assert r.status_code == 422 and "context" in r.json()["error"]["message"]
