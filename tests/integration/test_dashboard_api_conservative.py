@@ -256,3 +256,21 @@ def test_a_multi_armed_study_through_the_api(tmp_path):
     assert rec["n_rounds"] == 8 and rec["violations"] == 0 and "default arm 0 (mean 0.5)" in rec["guarantee"]
     r = c.post("/api/v1/studies/ma/ask", json={"context": {"arms": [[0.1]], "baseline": 0}}, headers=JSON)
     assert r.status_code == 422 and "context" in r.json()["error"]["message"]
+
+
+def test_the_browser_pages_of_a_contextual_study(tmp_path):
+    """The answer page cannot ask a contextual study (no context in a form): it says where to ask; a query
+    opened through the API is answered on its page; the study page shows the conservative section."""
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    decl = ConservativeLinearProblem(**{k: v for k, v in PROBLEM.items() if k != "setting"}, horizon=50)
+    sb.create_study("ctx", "clucb", decl, storage=url, seed=0).close()
+    c = _client(url)
+    page = c.get("/study/ctx/answer")
+    csrf = page.text.split('name="csrf" value="')[1].split('"')[0]
+    r = c.post("/study/ctx/ask", data={"csrf": csrf}, follow_redirects=False)
+    assert r.status_code == 200 and "context" in r.text and "POST /api/v1/studies/ctx/ask" in r.text
+    ctx = {"arms": [[0.3, 0.4], [0.5, 0.1], [0.2, 0.2]], "baseline": 0, "baseline_reward": 0.36}
+    q = c.post("/api/v1/studies/ctx/ask", json={"context": ctx}, headers=JSON).json()
+    r = c.post("/study/ctx/ask", data={"csrf": csrf}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].endswith(f"/query/{q['id']}")
+    assert 'id="conservative"' in c.get("/study/ctx").text
