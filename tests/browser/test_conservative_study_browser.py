@@ -36,6 +36,6 @@ def test_conservative_study_page(tmp_path, page, serve, screenshots):
     assert page.inner_text("#conservative-violations") == "0"
     counts = page.inner_text("#conservative-counts")
     assert "150 answered rounds" in counts and f"{rec['baseline_rounds']} on the baseline" in counts
+    page.screenshot(path=str(screenshots / "dashboard-conservative-study.png"), full_page=True)
     page.click("#conservative-table >> xpath=..")  # (open the details)
     assert page.locator("#conservative-table tr").count() == 51  # header + the latest 50 rounds
-    page.screenshot(path=str(screenshots / "dashboard-conservative-study.png"), full_page=True)
