@@ -419,7 +419,7 @@ def conservative_svg(record: dict[str, Any] | None) -> str | None:
     span = max(high - low, 1e-9)
     ax.set_ylim(low - 0.6 * span, high + 0.1 * span)  # (a refused action's margin may lie far below)
     ax.set_xlabel("answered round" + ("" if keep.size == len(rounds) else " (evenly spaced rounds)"))
-    ax.set_ylabel("margin: sum r(a) - (1 - alpha) sum r(b)")
+    ax.set_ylabel("margin\nsum r(a) - (1 - alpha) sum r(b)", fontsize=8)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     return _svg(fig)
