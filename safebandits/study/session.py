@@ -166,6 +166,7 @@ class Study(Reading):
                     return self._open_again(tx, ctx)
                 free = [q for s, (q, obs) in sorted(self._rows.items()) if obs is None and not q.asked_at]
                 if free and len(open_queries) < self.max_open:
+                    self._check_same_context(free[0], ctx)
                     return self._issue(tx, free[0])
                 ids = [q.id for q in open_queries]
                 why = (
@@ -210,12 +211,17 @@ class Study(Reading):
         """The one open query again (re-issued if it expired); refused when ``ctx`` is another context
         than the one it was asked with."""
         query = next(iter(self._rows.values()))[0]
+        self._check_same_context(query, ctx)
+        return query if query.asked_at else self._issue(tx, query)
+
+    def _check_same_context(self, query: Query, ctx: Any) -> None:
+        """Refuse handing out ``query`` (open, or expired and waiting) for another context than its own:
+        the learner's decision was made for that context."""
         if ctx is not None and not same_context(query.context, ctx):
             raise ProtocolError(
                 f"Study {self.name!r}: query {query.id} is open, asked with another context; tell its "
                 "answer first (or ask() without a context to see it again)."
             )
-        return query if query.asked_at else self._issue(tx, query)
 
     def _store_decision(
         self, tx: Transaction, learner: Any, decision: Decision, ctx: Any, first: int, now: str

@@ -172,6 +172,17 @@ def test_an_open_query_keeps_its_context(tmp_path):
     assert study.ask(other).id == 1
 
 
+def test_an_expired_query_is_handed_out_again_for_its_own_context_only(tmp_path):
+    study = create_study("exp", "clucb", LINEAR, storage=_url(tmp_path), seed=0, max_open=3)
+    ctx = {"arms": np.full((4, 3), 0.2).tolist(), "baseline": 1, "baseline_reward": 0.3}
+    q = study.ask(ctx)
+    assert study.expire() == [q.id]
+    with pytest.raises(ProtocolError, match="another context"):
+        study.ask({**ctx, "baseline": 2})
+    again = study.ask(ctx)
+    assert again.id == q.id and again.context == q.context
+
+
 def test_a_multi_armed_study_refuses_a_context(tmp_path):
     study = create_study("ma", "conservative-ucb", ConservativeProblem(n_arms=3, alpha=0.1, default_mean=0.5,
                          horizon=50), storage=_url(tmp_path), seed=0)  # fmt: skip
