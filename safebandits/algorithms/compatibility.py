@@ -21,6 +21,12 @@ from typing import Any
 import numpy as np
 
 from safebandits.algorithms._catalogue import get_algorithm, list_algorithms
+from safebandits.algorithms._conservative_words import (
+    CONSERVATIVE_KEYS,
+    conservative_statement,
+    linear_baseline_statement,
+    offers_conservative_view,
+)
 from safebandits.algorithms._kinds import (
     GUARANTEES,
     Compatible,
@@ -326,6 +332,14 @@ def guarantee_statement(
     )
     decl = problem.problem if isinstance(problem, SimulatedProblem) else problem
     cost, limit = _limit_words(decl)
+    if key in CONSERVATIVE_KEYS:
+        if delta is None and cfg is not None and hasattr(cfg, "delta"):  # (the learner's default: 1 / T)
+            told = f" = {1.0 / max(int(horizon), 2):g}" if horizon is not None else ", T the horizon"
+            prob = f"with probability at least 1 - delta (delta = 1/T{told})"
+    if offers_conservative_view(decl):  # (a baseline arm and alpha: every promise in those numbers)
+        said = linear_baseline_statement(decl, key, prob)
+        if said:
+            return said
     if key == "round":
         return f"every action it plays has {cost} at most {limit} in every round, {prob}."
     if key == "expectation":
@@ -357,50 +371,12 @@ def guarantee_statement(
         q = getattr(decl, "q", None)
         q_text = f"q = {float(q):g}" if isinstance(q, (int, float)) else "q"
         return f"the false discovery rate of its labels is at most {q_text}, {prob}."
-    if key in ("conservative", "conservative-policy", "conservative-checkpoint"):
-        if delta is None and cfg is not None and hasattr(cfg, "delta"):  # (the learner's default: 1 / T)
-            told = f" = {1.0 / max(int(horizon), 2):g}" if horizon is not None else ", T the horizon"
-            prob = f"with probability at least 1 - delta (delta = 1/T{told})"
-        return _conservative_statement(decl, prob, checkpoints_only=key == "conservative-checkpoint")
+    if key in CONSERVATIVE_KEYS:
+        checkpoints_only = key == "conservative-checkpoint"
+        return conservative_statement(decl, prob, GUARANTEES[key], checkpoints_only=checkpoints_only)
     if key == "none":
         return "no safety guarantee (a baseline)."
     return GUARANTEES.get(key, key) or "guarantee not declared."
-
-
-def _conservative_statement(decl: Any, prob: str, *, checkpoints_only: bool = False) -> str:
-    """The conservative guarantee in the problem's numbers (its alpha, default arm or baseline policy and
-    checkpoint); ``checkpoints_only``: a learner that keeps it at the checkpoints alone."""
-    alpha, arm = getattr(decl, "alpha", None), getattr(decl, "default_arm", None)
-    every = int(getattr(decl, "checkpoint", 1) or 1)
-    if checkpoints_only:
-        floor = float(getattr(decl, "baseline_floor", 0.0) or 0.0)
-        when = (
-            f"at every checkpoint (rounds {every}, {2 * every}, ...; it may fall below between them, the "
-            f"baseline's reward taken at least baseline_floor = {floor:g})"
-        )
-    elif every == 1:
-        when = "at every round"
-    else:
-        when = f"at every round (so at every checkpoint, every {every} rounds)"
-    if alpha is not None and getattr(decl, "n_actions", None) is not None:  # (a baseline policy)
-        scorer = getattr(decl, "baseline_param", None)
-        policy = (
-            "the greedy action of the declared production scorer baseline_param"
-            if scorer is not None
-            else f"action {getattr(decl, 'baseline_action', 0)} in every context"
-        )
-        return (
-            f"its cumulative reward stays at least {1.0 - float(alpha):g} (1 - alpha, alpha = "
-            f"{float(alpha):g}) times what the baseline policy ({policy}) would have earned, {when}, {prob}."
-        )
-    if alpha is None or arm is None:
-        return GUARANTEES["conservative"]
-    mu0 = getattr(decl, "default_mean", None)
-    mean = f"mean {float(mu0):g}" if mu0 is not None else "mean unknown, estimated"
-    return (
-        f"its cumulative reward stays at least {1.0 - float(alpha):g} (1 - alpha, alpha = {float(alpha):g}) "
-        f"times what the default arm {int(arm)} ({mean}) would have earned, {when}, {prob}."
-    )
 
 
 def _told(view: Any, key: str) -> str:

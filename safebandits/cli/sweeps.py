@@ -380,7 +380,7 @@ def learners(target: str, task: str | None) -> None:
         inst = make_instance(target, np.random.default_rng(0) if entry.random else None)
         problem = inst if isinstance(inst, SimulatedProblem) else inst.public_info()
     fit = learner_fit(problem, task=task, options=options, horizon=horizon)
-    _echo_fit(fit, problem)
+    _echo_fit(fit, problem, horizon, options)
 
 
 def _is_dose_problem(problem: Any) -> bool:
@@ -395,8 +395,9 @@ def _patients(est: Any) -> str:
     return f"after >= {int(est.rounds):,} patients on the safe dose (horizon {est.horizon:,}): {est.reason}"
 
 
-def _echo_fit(fit: Any, problem: Any) -> None:
+def _echo_fit(fit: Any, problem: Any, horizon: int | None = None, options: Any = None) -> None:
     """Print a :class:`~safebandits.algorithms.compatibility.LearnerFit` (``learners --for``)."""
+    from safebandits.algorithms._conservative_words import offers_conservative_view
     from safebandits.algorithms.compatibility import (
         GUARANTEES,
         assumption_statement,
@@ -404,6 +405,11 @@ def _echo_fit(fit: Any, problem: Any) -> None:
         per_round_safety_note,
         tolerance_lines,
     )
+
+    decl = getattr(problem, "problem", problem)
+    if horizon is None and hasattr(decl, "_horizon"):
+        horizon = decl._horizon(None)
+    baseline_arm = offers_conservative_view(decl)  # (every regret learner's promise in those numbers)
 
     found = fit.fitting
     if not found:
@@ -418,9 +424,11 @@ def _echo_fit(fit: Any, problem: Any) -> None:
                 GUARANTEES["conservative"],
                 GUARANTEES["conservative-policy"],
                 GUARANTEES["conservative-checkpoint"],
-            ):
-                # (alpha, the default arm or the baseline policy: the user's numbers)
-                click.echo(f"  {'':<{width}}  in your numbers: {guarantee_statement(problem, c.name)}")
+            ) or (baseline_arm and c.task == "regret"):
+                # (alpha, the default arm, the baseline policy or arm, the horizon's delta: the user's)
+                own = (options or {}).get(c.name) if isinstance(options, dict) else None
+                said = guarantee_statement(problem, c.name, own, horizon=horizon)
+                click.echo(f"  {'':<{width}}  in your numbers: {said}")
             rests = assumption_statement(problem, c.name)
             if rests:
                 click.echo(f"  {'':<{width}}  rests on: {rests}")

@@ -6,10 +6,12 @@ script with curl)::
     POST /api/v1/studies                       create (the arguments of `safebandits study create`)
     GET  /api/v1/studies                       {"studies": [names]}
     GET  /api/v1/studies/{name}                the summary (`study status`)
-    POST /api/v1/studies/{name}/ask            the open query (a new one if every query is answered)
+    POST /api/v1/studies/{name}/ask            the open query (a new one if every query is answered);
+                                               {"context": {...}} for a contextual study
     POST /api/v1/studies/{name}/tell           {"id": 0, "answer": -1}
     GET  /api/v1/studies/{name}/recommendation the recommendation (`study recommend`)
     GET  /api/v1/studies/{name}/queries        every query with its answer
+    GET  /api/v1/studies/{name}/conservative   the conservative constraint per round (issue 44)
     POST /api/v1/studies/{name}/expire         return abandoned open queries to the pool
     GET  /api/v1/openapi.json                  this API's OpenAPI 3.1 schema
 
@@ -40,6 +42,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue
 
 from safebandits._cost import input_limit
 from safebandits._limits import MAX_EXPIRE_SECONDS, MAX_OPEN, MAX_REQUEST_BYTES, MAX_SEED, MAX_SNAPSHOT_EVERY
+from safebandits.dashboard.api_conservative import Ask, add_conservative_route, context_of
 from safebandits.exceptions import ConfigError, ProtocolError, SafeBanditsError, TooLargeError
 from safebandits.study.redact import redact_text, redact_url
 from safebandits.study.snapshot import DEFAULT_SNAPSHOT_EVERY
@@ -143,6 +146,9 @@ class QueryOut(BaseModel):
     asked_at: str
     part_of: int | None = None
     parts: int = 1
+    context: dict[str, Any] | None = Field(
+        None, description="The round's context the query was asked with (contextual studies only)."
+    )
 
 
 class Tell(_Strict):
@@ -591,10 +597,36 @@ def _add_collection_routes(api: Any, storage: str, clean: Callable[[BaseExceptio
         return reply(made, 201)
 
 
+def _add_ask_route(api: Any, open_study: Callable[[str], Any], clean: Callable[[BaseException], str]) -> None:
+    """``POST /studies/{name}/ask`` (with the round's context for a contextual study)."""
+    from safebandits.study.study import NoQueryAvailable
+
+    @api.post(
+        "/studies/{name}/ask",
+        response_model=QueryOut,
+        responses=_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
+    )
+    def ask(name: str, body: Ask | None = None) -> Any:
+        """The open query (with max_open=1 the same one until told; a new one once every query is told).
+        A conservative contextual study is asked with the round's context (``{"context": {"arms",
+        "baseline", "baseline_reward"}}``, 422 naming the field when refused). 409 ``no_query_available``
+        when every query that can be handed out is out, ``done`` when the study is done, ``conflict`` when
+        a query asked with another context is open."""
+        context = context_of(body)
+        with open_study(name) as s:
+            try:
+                return _reply(s.ask(context).to_dict())
+            except NoQueryAvailable as exc:
+                raise ApiError(409, "no_query_available", clean(exc)) from None
+            except ProtocolError as exc:
+                code = "done" if s.done else "conflict"
+                raise ApiError(409, code, clean(exc)) from None
+
+
 def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], str]) -> None:
     """The routes of one study: ask, tell, expire, its recommendation, queries and summary (the name is
     one path segment: a new name holds no '/', see :func:`~safebandits.study.validation.check_study_name`)."""
-    from safebandits.study.study import NoQueryAvailable, UnknownQuery
+    from safebandits.study.study import UnknownQuery
 
     reply = _reply
     shown_storage = redact_url(storage)
@@ -602,18 +634,7 @@ def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], s
     def open_study(name: str) -> Any:
         return _open_study(name, storage, clean)
 
-    @api.post("/studies/{name}/ask", response_model=QueryOut, responses=_errors(401, 403, 404, 409, 415, 503))
-    def ask(name: str) -> Any:
-        """The open query (with max_open=1 the same one until told; a new one once every query is told).
-        409 ``no_query_available`` when every query that can be handed out is out, ``done`` when the
-        study is done."""
-        with open_study(name) as s:
-            try:
-                return reply(s.ask().to_dict())
-            except NoQueryAvailable as exc:
-                raise ApiError(409, "no_query_available", clean(exc)) from None
-            except ProtocolError as exc:
-                raise ApiError(409, "done", clean(exc)) from None
+    _add_ask_route(api, open_study, clean)
 
     @api.post(
         "/studies/{name}/tell",
@@ -661,6 +682,8 @@ def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], s
         with open_study(name) as s:
             return reply({"queries": s.queries()})
 
+    add_conservative_route(api, open_study, _errors, reply, ApiError)
+
     @api.get("/studies/{name}", response_model=Summary, responses=_errors(401, 403, 404, 503))
     def status(name: str) -> Any:
         """The summary of a study (`safebandits study status`)."""
@@ -694,7 +717,7 @@ def _openapi_without_default_422(api: Any) -> Callable[[], dict[str, Any]]:
             # The request bodies as pydantic writes them: FastAPI's schema model turns integer bounds
             # into floats (2**63 - 1 would read 9.223372036854776e+18, i.e. 2**63).
             _, top = models_json_schema(
-                [(m, "validation") for m in (CreateStudy, Tell, Expire)],
+                [(m, "validation") for m in (CreateStudy, Tell, Expire, Ask)],
                 ref_template="#/components/schemas/{model}",
             )
             components.update({k: v for k, v in top["$defs"].items() if k in components})

@@ -379,3 +379,47 @@ def _fraction(value: Any) -> str:
     except (TypeError, ValueError):
         return ""
     return "" if v != v else f"{v:.2f}"
+
+
+def conservative_svg(record: dict[str, Any] | None) -> str | None:
+    """The conservative constraint per answered round (a conservative study's
+    :meth:`~safebandits.study.study.Study.conservative` record): the learner's pessimistic margin ``xi_t``
+    of the action it considered (filled where it played that action, hollow where it fell back to the
+    baseline's), the margin under the study's truth when it holds one, the zero line, the verified rounds
+    where the true margin is negative (red crosses) and the baseline rounds (ticks)."""
+    rounds = (record or {}).get("rounds") or []
+    if not rounds:
+        return None
+    keep = _thinned(len(rounds))
+    shown = [rounds[i] for i in keep]
+    t = np.array([r["round"] for r in shown], dtype=float)
+    fig = Figure(figsize=(10, 3.0), layout="constrained")
+    ax = fig.subplots()
+    ax.axhline(0.0, color="black", lw=0.8, ls=":")
+    true = np.array([np.nan if r["true_margin"] is None else r["true_margin"] for r in shown], dtype=float)
+    if np.isfinite(true).any():
+        ax.plot(t, true, color="#1565c0", lw=1.4, label="margin under the truth")
+    budget = np.array([np.nan if r["budget"] is None else r["budget"] for r in shown], dtype=float)
+    explored = np.array([r["pessimistic_margin"] is not None for r in shown])
+    if np.isfinite(budget[explored]).any():
+        ax.plot(t[explored], budget[explored], "o", ms=3, color="#2e7d32",
+                label="learner's pessimistic margin (action played)")  # fmt: skip
+    refused = ~explored & np.isfinite(budget)
+    if refused.any():
+        ax.plot(t[refused], budget[refused], "o", ms=3, mfc="none", color="#ef6c00",
+                label="pessimistic margin of the refused action (baseline played)")  # fmt: skip
+    base = np.array([r["baseline_played"] for r in shown])
+    if base.any():
+        ax.plot(t[base], np.zeros(int(base.sum())), "|", ms=8, color="#757575", label="baseline round")
+    bad = np.array([bool(r["violated"]) for r in shown])
+    if bad.any():
+        ax.plot(t[bad], true[bad], "x", ms=6, color="#c62828", label="violated (verified round)")
+    anchor = np.concatenate([true[np.isfinite(true)], budget[explored & np.isfinite(budget)], [0.0]])
+    low, high = float(anchor.min()), float(anchor.max())
+    span = max(high - low, 1e-9)
+    ax.set_ylim(low - 0.6 * span, high + 0.1 * span)  # (a refused action's margin may lie far below)
+    ax.set_xlabel("answered round" + ("" if keep.size == len(rounds) else " (evenly spaced rounds)"))
+    ax.set_ylabel("margin\nsum r(a) - (1 - alpha) sum r(b)", fontsize=8)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    return _svg(fig)

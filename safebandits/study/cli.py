@@ -7,6 +7,7 @@ study::
     safebandits study create s1 --algorithm LEARNER --instance INSTANCE --set noise='"binary"'
     safebandits study create mine --algorithm LEARNER --problem my_doses.toml   # one's own [problem] table
     safebandits study ask s1                      # {"id": 0, "arm": 3, ...}
+    safebandits study ask s2 --context @ctx.json  # a contextual study: the round's context
     safebandits study tell s1 0 -1                # the answer as JSON: a number, or {"reward": ..., ...}
     safebandits study status s1                   # summary: counts, open query, recommendation, bounds
     safebandits study recommend s1
@@ -182,13 +183,22 @@ def create(
 
 @study.command("ask")
 @click.argument("name")
+@click.option(
+    "--context",
+    "context",
+    default=None,
+    metavar="JSON",
+    help="The round's context of a contextual study (JSON, '-' for stdin, '@FILE'): "
+    '{"arms": [[...], ...], "baseline": b, "baseline_reward": r}.',
+)
 @_storage_option
-def ask(name: str, storage: str) -> None:
+def ask(name: str, context: str | None, storage: str) -> None:
     """Print the open query of NAME (a new one if every query is answered)."""
     from safebandits.study.study import load_study
 
+    value = None if context is None else _load_json(context, "context")
     with load_study(name, storage) as s:
-        _echo(s.ask().to_dict())
+        _echo(s.ask(value).to_dict() if value is not None else s.ask().to_dict())
 
 
 @study.command("tell", context_settings={"ignore_unknown_options": True})

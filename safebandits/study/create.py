@@ -22,7 +22,9 @@ from safebandits.study.codec import (
     feedback_spec,
     info_from_dict,
     info_to_dict,
+    jsonable,
 )
+from safebandits.study.conservative import is_conservative
 from safebandits.study.query import _now
 from safebandits.study.session import _SETTINGS_KEY, Study
 from safebandits.study.snapshot import DEFAULT_SNAPSHOT_EVERY
@@ -60,14 +62,17 @@ def create_study(
         Unique name of the study in the database.
     algorithm : str
         A registered learner (:func:`safebandits.list_algorithms`).
-    info : declared problem or problem view
+    info : declared problem, simulated problem or problem view
         A declaration of one's own problem (:class:`~safebandits.problems.declare.LinearProblem`,
         ``KernelProblem``, ... or :func:`~safebandits.problems.settings.problem_from_dict` of an experiment
         file's ``[problem]`` table): the learner gets the view of it that it reads
         (:func:`~safebandits.algorithms.compatibility.view_for`), and the study stores the declaration
         (``to_dict()``) and that kind beside the view (:attr:`Study.declaration`). Or a problem view:
         ``instance.public_info()`` (``privileged_info()`` for the oracle baselines), or one built by hand
-        with the problem's arms, known parameters, threshold and safe action.
+        with the problem's arms, known parameters, threshold and safe action. A declaration with its
+        truth (``problem.simulate(...)``): the learner reads the declaration's view; a conservative study
+        keeps the truth to record the constraint's margin under it each round (:meth:`Study.conservative`),
+        other studies drop it.
     config : dict or LearnerConfig, optional
         The learner's config (registry defaults otherwise).
     storage : str, default "sqlite:///study.db"
@@ -115,6 +120,7 @@ def create_study(
     """
     check_study_name(name, new=True)
     entry = get_algorithm(algorithm)
+    truth = _truth_of(info)
     info, declared = _declared_view(info, algorithm, horizon, f"Study {name!r} ({algorithm})")
     cfg = config if isinstance(config, LearnerConfig) else entry.config(**(config or {}))
     if seed is None:
@@ -124,6 +130,8 @@ def create_study(
             f"The 'seed' of a study must be an integer in [0, 2**63 - 1]. Got {seed!r:.40} instead."
         )
     settings = _settings(max_open, split_batches, problem, snapshot_every, declared)
+    if truth is not None and is_conservative(info):  # (the record's margin under the truth only)
+        settings["truth"] = truth
     task = entry.task
     info_json = json.dumps(info_to_dict(info), separators=(",", ":"))
     # Fail early: the learner must accept this view, and the view must survive storage exactly.
@@ -148,6 +156,23 @@ def create_study(
                 store.close()
             raise
     return Study(store, name, row)
+
+
+def _truth_of(info: Any) -> dict[str, Any] | None:
+    """The ground truth of a :class:`~safebandits.problems.declare.SimulatedProblem` as stored data (JSON
+    values), else ``None``. A conservative study keeps it to record the margin under the truth each round
+    (:mod:`~safebandits.study.conservative`); its learner never reads it."""
+    from safebandits.problems.declare import SimulatedProblem
+
+    if not isinstance(info, SimulatedProblem):
+        return None
+    try:
+        return json.loads(json.dumps(jsonable(dict(info.truth)), allow_nan=False))
+    except (TypeError, ValueError):
+        raise ConfigError(
+            "The truth of this SimulatedProblem cannot be stored in a study: it is not plain JSON (finite "
+            "numbers and lists)."
+        ) from None
 
 
 def _settings(

@@ -26,6 +26,18 @@ from safebandits.study.snapshot import DEFAULT_SNAPSHOT_EVERY
 __all__ = ["create_from_options", "learner_of_file"]
 
 
+def _records_truth(declared: Any) -> bool:
+    """Whether a study of ``declared`` keeps an experiment file's ``[truth]``: a conservative problem, or a
+    LinearProblem offering the conservative view (the record's margin under the truth; a study whose
+    learner reads another view drops it)."""
+    setting = getattr(declared, "setting", None)
+    if setting == "linear":
+        from safebandits.problems.declare.linear_conservative import why_not_conservative
+
+        return why_not_conservative(declared) is None
+    return setting in ("conservative", "conservative-linear")
+
+
 def _check_int(value: Any, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ConfigError(f"The {what} must be an integer in [{low}, {high}]; got {value!r:.40}.")
@@ -177,6 +189,15 @@ def _create_declared(
         declared = problem_of_table(raw.get("problem"), source, base_dir=base_dir)
     options.update(params)  # --param wins over the file's options
     horizon = raw.get("horizon")
+    truth = raw.get("truth")
+    if truth and _records_truth(declared):
+        # (a conservative study records the margin under the file's truth; the learner never reads it)
+        from safebandits.problems.declare import SimulatedProblem
+
+        try:
+            declared = SimulatedProblem(problem=declared, truth=_check_table(truth, "[truth] table"))
+        except ConfigError as exc:
+            raise restated(exc, f"{source}: [truth]: {' '.join(str(exc).split())}") from None
     try:
         s = create_study(
             name,

@@ -54,6 +54,9 @@ class Query:
         once all its ``parts`` pulls are answered). ``None`` for a query that is a whole decision.
     parts : int
         Number of pulls of that batch (1 for a whole decision).
+    context : dict or None
+        The round's context the query was asked with (a contextual study: ``{"arms", "baseline",
+        "baseline_reward"}``, :mod:`~safebandits.study.conservative`); ``None`` otherwise.
     """
 
     id: int
@@ -61,6 +64,7 @@ class Query:
     asked_at: str = ""
     part_of: int | None = None
     parts: int = 1
+    context: dict[str, Any] | None = None
 
     @property
     def arm(self) -> int | None:
@@ -83,8 +87,9 @@ class Query:
         return hash((self.id, self.asked_at))
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"id", "arm", "counts", "probs", "point", "n_samples", "asked_at"}`` (JSON-ready)."""
-        return {
+        """``{"id", "arm", "counts", "probs", "point", "n_samples", "asked_at", "part_of", "parts"}``, and
+        ``"context"`` for a query asked with one (JSON-ready)."""
+        out = {
             "id": self.id,
             **decision_to_dict(self.decision),
             "n_samples": self.decision.n_samples,
@@ -92,3 +97,6 @@ class Query:
             "part_of": self.part_of,
             "parts": self.parts,
         }
+        if self.context is not None:
+            out["context"] = self.context
+        return out

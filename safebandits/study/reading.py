@@ -11,6 +11,7 @@ import numpy as np
 from safebandits.algorithms.base import BaseLearner, config_to_dict
 from safebandits.exceptions import ConfigError
 from safebandits.study.codec import _encode, info_to_dict, jsonable
+from safebandits.study.conservative import MAX_RECORD_ROUNDS, conservative_record, is_conservative
 from safebandits.study.query import Query
 from safebandits.study.replay import Replayed
 from safebandits.study.validation import check_query_id
@@ -166,7 +167,35 @@ class Reading(Replayed):
                     if np.ndim(threshold) == 0 and threshold is not None and upper.ndim == 1:
                         out["feasible_set"] = np.flatnonzero(upper <= float(threshold)).tolist()
                 out[name] = jsonable(value)
-            return out
+        if is_conservative(self.info):  # the constraint's record, without its rounds (conservative())
+            record = self._conservative_record()
+            out["conservative"] = {k: v for k, v in record.items() if k != "rounds"}
+        return out
+
+    def conservative(self) -> dict[str, Any] | None:
+        """The conservative constraint's record of the answered rounds (:func:`~safebandits.study.
+        conservative.conservative_record`: per round the learner's pessimistic margin and, with a truth
+        attached, the margin under the truth and whether it is violated; the guarantee in the problem's
+        numbers), or ``None`` for a study of another problem."""
+        if not is_conservative(self.info):
+            return None
+        return self._conservative_record()
+
+    def _conservative_record(self) -> dict[str, Any]:
+        rows = self.queries(answered=True, limit=MAX_RECORD_ROUNDS)
+        return conservative_record(self.info, rows, getattr(self, "truth", None), self._guarantee())
+
+    def _guarantee(self) -> str:
+        """The learner's guarantee in the study's numbers (the declaration's, else the view's)."""
+        from safebandits.algorithms.compatibility import guarantee_statement
+
+        horizon = getattr(self.info, "horizon", None)
+        problem = self.declaration if self._declared is not None else self.info
+        try:
+            options = config_to_dict(self.config)
+            return guarantee_statement(problem, self.algorithm, options, horizon=horizon)
+        except Exception:  # (a plugin's learner: its registry entry says no more)
+            return ""
 
     def _assumption_flag(self, learner: Any) -> dict[str, Any] | None:
         """The "assumption contradicted" flag of a study now (:mod:`safebandits.experiments.watch`): the
@@ -281,6 +310,8 @@ class Reading(Replayed):
         }
         if self._declared is not None:
             out["declaration"] = self._declared
+        if getattr(self, "truth", None) is not None:
+            out["truth"] = self.truth
         return out
 
     @property

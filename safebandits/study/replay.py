@@ -6,6 +6,7 @@ used). :class:`~safebandits.study.session.Study` is built on it."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import warnings
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from safebandits.algorithms.base import BaseLearner, LearnerConfig, config_to_di
 from safebandits.exceptions import SafeBanditsError
 from safebandits.rng import RunKey, learner_rng
 from safebandits.study.codec import FeedbackSpec, decision_to_dict, jsonable, observation_from_dict
+from safebandits.study.conservative import context_from_stored
 from safebandits.study.query import Query, StudyIntegrityError, _now
 from safebandits.study.snapshot import (
     SnapshotError,
@@ -33,6 +35,15 @@ from safebandits.study.storage import Storage, Transaction
 from safebandits.types import BatchObservation, Decision, Observation
 
 __all__ = ["Replayed"]
+
+#: What a stored query's row holds beside its decision (a contextual study's context, a conservative
+#: study's record of the round): left out when a replay compares the decision.
+_BESIDE_DECISION = ("context", "record")
+
+
+def _decision_part(stored: dict[str, Any]) -> dict[str, Any]:
+    """The decision of a stored query's row (:func:`decision_to_dict`'s keys)."""
+    return {k: v for k, v in stored.items() if k not in _BESIDE_DECISION}
 
 
 class Replayed:
@@ -242,7 +253,7 @@ class Replayed:
                 if known is not None:  # a row of the awaited decision: answered or expired since?
                     query = known[0]
                     if (asked_at or "") != query.asked_at:
-                        known[0] = Query(query.id, query.decision, asked_at or "", query.part_of, query.parts)
+                        known[0] = dataclasses.replace(query, asked_at=asked_at or "")
                     if known[1] is None and obs_json is not None:
                         known[1] = json.loads(obs_json)
                         self._n_told += 1
@@ -254,10 +265,12 @@ class Replayed:
                         raise StudyIntegrityError(
                             f"Study {self.name!r}: query {seq} follows an unanswered query or a gap."
                         )
-                    decision = self._learner.ask()
+                    context = stored.get("context")
+                    learner = self._learner
+                    decision = learner.ask() if context is None else learner.ask(context_from_stored(context))
                     self._replayed += 1
                     split = "parts" in stored
-                    expected = stored.get("batch") if split else stored
+                    expected = stored.get("batch") if split else _decision_part(stored)
                     if decision_to_dict(decision) != expected:
                         raise StudyIntegrityError(
                             f"Study {self.name!r}: replaying query {seq} gave {decision_to_dict(decision)}, "
@@ -271,7 +284,9 @@ class Replayed:
                         f"Study {self.name!r}: query {seq} follows an unanswered query or a gap."
                     )
                 query_decision = Decision(arm=int(stored["arm"])) if split else decision
-                query = Query(seq, query_decision, asked_at or "", first if split else None, size)
+                query = Query(
+                    seq, query_decision, asked_at or "", first if split else None, size, stored.get("context")
+                )
                 obs = None if obs_json is None else json.loads(obs_json)
                 self._rows[seq] = [query, obs]
                 self._n_told += obs is not None

@@ -4,6 +4,7 @@ recommendation) is :mod:`~safebandits.study.reading`. See :mod:`safebandits.stud
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 from typing import Any
@@ -23,6 +24,14 @@ from safebandits.study.codec import (
     info_from_dict,
     observation_to_dict,
     parse_observation,
+)
+from safebandits.study.conservative import (
+    context_to_dict,
+    is_conservative,
+    is_contextual,
+    parse_context,
+    round_record,
+    same_context,
 )
 from safebandits.study.query import NoQueryAvailable, Query, UnknownQuery, _now
 from safebandits.study.reading import Reading
@@ -74,11 +83,35 @@ class Study(Reading):
         self.problem: dict[str, Any] | None = settings.get("problem")
         # A study made from a declared problem: {"problem": its to_dict(), "kind": ..., "horizon": ...}
         self._declared: dict[str, Any] | None = settings.get("declaration")
+        #: The ground truth a conservative study was made with (for its record only: the learner never
+        #: reads it), ``None`` for a study played against the world.
+        self.truth: dict[str, Any] | None = settings.get("truth")
         self.info = info_from_dict(json.loads(info_json))
         self.seed = int(seed)
         self.spec = feedback_spec(self.info)
         self._learner: BaseLearner | None = None
         self._reset()
+
+    @property
+    def _contextual(self) -> bool:
+        """The study asks with the round's context (:mod:`~safebandits.study.conservative`)."""
+        return is_contextual(self.info)
+
+    @property
+    def _conservative(self) -> bool:
+        """The study records the conservative constraint per round."""
+        return is_conservative(self.info)
+
+    def _check_context(self, context: Any) -> Any:
+        """The checked context of an ``ask`` (``None`` when none is given)."""
+        if context is None:
+            return None
+        if not self._contextual:
+            raise ConfigError(
+                f"Study {self.name!r} takes no context: its problem ({type(self.info).__name__}) shows no "
+                "context each round. Call ask() without one."
+            )
+        return parse_context(context, self.info, self.name)
 
     @property
     def _handout(self) -> bool:
@@ -89,7 +122,7 @@ class Study(Reading):
         return [q for s, (q, obs) in sorted(self._rows.items()) if obs is None and q.asked_at]
 
     def _issue(self, tx: Transaction, query: Query) -> Query:
-        issued = Query(query.id, query.decision, _now(), query.part_of, query.parts)
+        issued = dataclasses.replace(query, asked_at=_now())
         tx.execute(
             "UPDATE sb_queries SET asked_at = :t WHERE study = :s AND seq = :q",
             {"t": issued.asked_at, "s": self.name, "q": issued.id},
@@ -98,7 +131,7 @@ class Study(Reading):
         return issued
 
     # -- protocol --------------------------------------------------------------------------------
-    def ask(self) -> Query:
+    def ask(self, context: Any = None) -> Query:
         """Hand out a query.
 
         With ``max_open=1`` (the default): the open query, or a new one if every query is answered.
@@ -106,21 +139,34 @@ class Study(Reading):
         one while fewer than ``max_open`` are out and the learner's current decision has pulls left
         (a sequential learner's decision is one pull, so it has at most one open query).
 
+        Parameters
+        ----------
+        context : dict or ConservativeContext, optional
+            The round's context, for a study whose problem shows one each round (a conservative
+            contextual linear problem): ``{"arms": [[...], ...], "baseline": b, "baseline_reward": r}``
+            (:func:`~safebandits.study.conservative.parse_context` says what is checked). It is stored
+            with the query. While a query is open, ``ask()`` or ``ask`` with the same context returns it
+            again; another context is refused (tell the open query first). Other studies take none.
+
         Raises
         ------
+        ConfigError
+            A context refused (the field named), missing where the problem shows one, or given where it
+            shows none.
         NoQueryAvailable
             Hand-out mode only: every query that can be handed out now is out.
         ProtocolError
-            If the study is done.
+            If the study is done, or a query asked with another context is open.
         """
+        ctx = self._check_context(context)
         with self._transaction(write=True) as tx:
             if self._batch is not None:
                 open_queries = self._open_queries()
                 if not self._handout:
-                    query = next(iter(self._rows.values()))[0]
-                    return query if query.asked_at else self._issue(tx, query)
+                    return self._open_again(tx, ctx)
                 free = [q for s, (q, obs) in sorted(self._rows.items()) if obs is None and not q.asked_at]
                 if free and len(open_queries) < self.max_open:
+                    self._check_same_context(free[0], ctx)
                     return self._issue(tx, free[0])
                 ids = [q.id for q in open_queries]
                 why = (
@@ -135,7 +181,11 @@ class Study(Reading):
                 )
             if self._is_done():
                 raise ProtocolError(f"Study {self.name!r} is done; see recommend() and summary().")
-            decision = self._learner.ask()  # type: ignore[union-attr]
+            if self._contextual and ctx is None:
+                parse_context(None, self.info, self.name)  # (raises: the context is needed, and its form)
+            learner = self._learner
+            assert learner is not None
+            decision = learner.ask(ctx) if ctx is not None else learner.ask()
             first, now = self._n_seen, _now()
             if self.split_batches and decision.is_batch:
                 arms = np.repeat(np.arange(len(decision.counts)), np.asarray(decision.counts, dtype=np.int64))
@@ -153,15 +203,44 @@ class Study(Reading):
                     )
                     self._rows[q.id] = [q, None]
             else:
-                q = Query(first, decision, now)
-                tx.execute(
-                    "INSERT INTO sb_queries (study, seq, decision_json, asked_at) VALUES (:s, :q, :d, :t)",
-                    {"s": self.name, "q": q.id, "d": dumps(decision_to_dict(decision)), "t": now},
-                )
-                self._batch = (first, decision, 1, False)
-                self._rows[q.id] = [q, None]
+                self._store_decision(tx, learner, decision, ctx, first, now)
             self._n_rows = first + len(self._rows)
             return self._rows[first][0]
+
+    def _open_again(self, tx: Transaction, ctx: Any) -> Query:
+        """The one open query again (re-issued if it expired); refused when ``ctx`` is another context
+        than the one it was asked with."""
+        query = next(iter(self._rows.values()))[0]
+        self._check_same_context(query, ctx)
+        return query if query.asked_at else self._issue(tx, query)
+
+    def _check_same_context(self, query: Query, ctx: Any) -> None:
+        """Refuse handing out ``query`` (open, or expired and waiting) for another context than its own:
+        the learner's decision was made for that context."""
+        if ctx is not None and not same_context(query.context, ctx):
+            raise ProtocolError(
+                f"Study {self.name!r}: query {query.id} is open, asked with another context; tell its "
+                "answer first (or ask() without a context to see it again)."
+            )
+
+    def _store_decision(
+        self, tx: Transaction, learner: Any, decision: Decision, ctx: Any, first: int, now: str
+    ) -> None:
+        """Store a whole decision as query ``first``: with the round's context (a contextual study) and
+        what the learner certified (a conservative study's record of the round)."""
+        row = decision_to_dict(decision)
+        if ctx is not None:
+            row["context"] = context_to_dict(ctx)
+        if self._conservative:
+            base = ctx.baseline if ctx is not None else int(self.info.default_arm)
+            row["record"] = round_record(learner, decision.arm, base)
+        q = Query(first, decision, now, context=row.get("context"))
+        tx.execute(
+            "INSERT INTO sb_queries (study, seq, decision_json, asked_at) VALUES (:s, :q, :d, :t)",
+            {"s": self.name, "q": q.id, "d": dumps(row), "t": now},
+        )
+        self._batch = (first, decision, 1, False)
+        self._rows[q.id] = [q, None]
 
     def tell(self, query_id: int | str, observation: Any) -> None:
         """Record the answer to query ``query_id``.
@@ -264,7 +343,7 @@ class Study(Reading):
                     "UPDATE sb_queries SET asked_at = '' WHERE study = :s AND seq = :q",
                     {"s": self.name, "q": q.id},
                 )
-                self._rows[q.id][0] = Query(q.id, q.decision, "", q.part_of, q.parts)
+                self._rows[q.id][0] = dataclasses.replace(q, asked_at="")
                 out.append(q.id)
         return out
 

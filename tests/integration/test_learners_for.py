@@ -300,3 +300,33 @@ def test_learners_for_a_checkpoint_problem_lists_the_checkpoint_learner_with_its
     )
     assert "at every round (so at every checkpoint, every 50 rounds)" in out  # (the every-round learners)
     assert "declared baseline_floor = 0.2" in out  # (the assumption it rests on, in the user's number)
+
+
+def test_learners_for_a_linear_problem_with_a_baseline_arm_states_each_promise_in_its_numbers():
+    """Issue 44: on a LinearProblem offering the conservative view (examples/conservative_across.toml:
+    baseline arm 0 of reward 0.42, alpha = 0.2, T = 4,000), CLUCB's promise is the baseline arm's (not a
+    multi-armed default arm's), with delta = 1/T; the stage-wise, in-expectation and unconstrained
+    learners' promises are said in the same numbers."""
+    from safebandits.algorithms.compatibility import guarantee_statement
+    from safebandits.experiments.user import file_settings
+
+    path = ROOT / "examples" / "conservative_across.toml"
+    res = CliRunner().invoke(cli, ["learners", "--for", str(path)])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "in your numbers: cumulative reward >= (1-alpha) x the default arm's" not in out  # (before)
+    cumulative = (
+        "stays at least 0.8 (1 - alpha, alpha = 1 + threshold / safe_reward = 0.2) times what the baseline "
+        "arm 0 (reward safe_reward = 0.42) would have earned"
+    )
+    problem, horizon, _ = file_settings(path)
+    clucb = guarantee_statement(problem, "clucb", horizon=horizon)
+    assert cumulative in clucb and "at least 0.336 t after t rounds" in clucb
+    assert "delta = 1/T = 0.00025" in clucb and clucb in out
+    safe = guarantee_statement(problem, "safe-lucb", {"t_prime": "t0"}, horizon=horizon)
+    assert "every action it plays has reward at least 0.336" in safe and cumulative in safe
+    opb = guarantee_statement(problem, "opb", horizon=horizon)
+    assert "expected reward of the policy it plays is at least 0.336" in opb and "in expectation only" in opb
+    assert "may fall below 0.8" in guarantee_statement(problem, "linucb", horizon=horizon)
+    for text in (safe, opb):
+        assert text in out

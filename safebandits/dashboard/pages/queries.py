@@ -97,6 +97,13 @@ def routes(site: Site) -> list[Route]:
                 query = s.ask()
         except NoQueryAvailable as exc:
             return site.render("answer_wait.html", 200, name=name, message=str(exc))
+        except ConfigError as exc:  # (a contextual study: the round's context comes from elsewhere)
+            message = (
+                f"{exc} A browser has no context to give: ask through the JSON API (POST "
+                f'/api/v1/studies/{name}/ask with {{"context": ...}}), `safebandits study ask --context` or '
+                "Python; the query it opens can be answered here."
+            )
+            return site.render("answer_wait.html", 200, name=name, message=message)
         except ProtocolError as exc:
             return site.render("answer_wait.html", 200, name=name, message=str(exc), done=True)
         return RedirectResponse(f"/study/{quote(name, safe='')}/query/{query.id}", status_code=303)

@@ -16,6 +16,9 @@ from safebandits.study.redact import redact_text
 
 __all__ = ["routes"]
 
+#: The latest answered rounds the study page lists in its conservative table.
+CONSERVATIVE_ROWS = 50
+
 
 def _study_row(site: Site, name: str) -> dict[str, Any]:
     with site.open_study(name) as s:
@@ -44,7 +47,10 @@ def _study_context(s: Any) -> dict[str, Any]:
     instance = views.problem_instance(s)
     sets = views.arm_sets(s.learner, summary, threshold)
     horizon = getattr(s.info, "horizon", None)
+    record = s.conservative()  # (None for a study of another problem)
     return {
+        "conservative_svg": views.conservative_svg(record),
+        "conservative_rows": [] if record is None else record["rounds"][::-1][:CONSERVATIVE_ROWS],
         "s": summary,
         "sets": sets,
         "recommendation_words": views.recommendation_words(

@@ -1,7 +1,8 @@
-"""The contextual conservative learners' problem view and state round-trip (issue 44). Studies have no
-contexts yet (``study.ask()`` takes none: docs/decisions/conservative.md), so these learners are outside
-the study-wide contracts (tests/contract/test_learners.py, ``CONTEXTUAL``); their info encodes exactly,
-and a snapshot of a learner midway restores the state an uninterrupted learner holds and plays on alike."""
+"""The contextual conservative learners' problem view and state round-trip (issue 44). Their studies are
+asked with the round's context (``study.ask(context)``: tests/unit/study/test_conservative_contexts.py); they
+stay outside the study-wide contracts (tests/contract/test_learners.py, ``CONTEXTUAL``), which ask without
+one. Their info encodes exactly, and a snapshot of a learner midway restores the state an uninterrupted
+learner holds and plays on alike."""
 
 from __future__ import annotations
 
