@@ -32,7 +32,13 @@ def _dose_problem():
 
 def _linear(feedback: str) -> LinearProblem:
     return LinearProblem(
-        arms=np.eye(3), threshold=0.5, safe_arm=0, safe_cost=0.1, safe_reward=0.2, feedback=feedback, horizon=500
+        arms=np.eye(3),
+        threshold=0.5,
+        safe_arm=0,
+        safe_cost=0.1,
+        safe_reward=0.2,
+        feedback=feedback,
+        horizon=500,
     )
 
 
@@ -122,3 +128,13 @@ def test_any_declared_law_and_bound_is_resolved_or_refused_clearly(feedback, bou
     expected = bound if bound != "auto" else ("kl" if unit and declared_view else "sub-gaussian")
     assert learner.bound == expected == resolve_bound(bound, info)
     assert learner.applied_config()["bound"] == expected
+
+
+def test_a_study_on_a_declared_problem_reports_the_bound_that_runs(tmp_path):
+    import safebandits as sb
+
+    url = f"sqlite:///{tmp_path}/s.db"
+    with sb.create_study("doses", "opb", _linear("bernoulli"), storage=url, seed=0) as study:
+        assert study.applied_config["bound"] == "kl"
+    with sb.load_study("doses", url) as study:  # (the stored view keeps the declaration's mark)
+        assert study.applied_config["bound"] == "kl" and study.info.declared
