@@ -54,6 +54,7 @@ __all__ = [
     "LeaveEstimate",
     "StartCheck",
     "assumption_statement",
+    "bound_statement",
     "check_info",
     "compatible_learners",
     "guarantee_of",
@@ -340,12 +341,14 @@ def guarantee_statement(
         said = linear_baseline_statement(decl, key, prob)
         if said:
             return said
+    bound = bound_statement(problem, name, options, horizon=horizon)
+    bound = f" With {bound}" if bound else ""
     if key == "round":
-        return f"every action it plays has {cost} at most {limit} in every round, {prob}."
+        return f"every action it plays has {cost} at most {limit} in every round, {prob}.{bound}"
     if key == "expectation":
         return (
             f"the expected {cost} of the policy it plays is at most {limit} in every round, {prob}; single "
-            "rounds may play actions above the limit."
+            f"rounds may play actions above the limit.{bound}"
         )
     if key == "soft":
         return (
@@ -377,6 +380,29 @@ def guarantee_statement(
     if key == "none":
         return "no safety guarantee (a baseline)."
     return GUARANTEES.get(key, key) or "guarantee not declared."
+
+
+def bound_statement(
+    problem: Any, name: str, options: Mapping[str, Any] | None = None, *, horizon: int | None = None
+) -> str:
+    """The per-action confidence bound learner ``name`` runs with on ``problem`` (a declaration or a
+    learner's view): which one (its default resolved from the declared feedback, or the user's choice), its
+    source and what it keeps of the guarantee; ``""`` for a learner without a ``bound_statement`` (no
+    per-action bound option) or options / a problem it cannot start with (the start check says why)."""
+    entry = _entry(name)
+    state = getattr(entry.cls, "bound_statement", None)
+    if state is None:
+        return ""
+    try:
+        cfg = entry.config(**dict(options or {}))
+        view = problem
+        if isinstance(problem, (Problem, SimulatedProblem)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                view = view_for(problem, name, horizon=horizon)
+        return str(state(cfg, view))
+    except (ConfigError, TypeError):
+        return ""
 
 
 def _told(view: Any, key: str) -> str:

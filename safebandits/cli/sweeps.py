@@ -401,6 +401,7 @@ def _echo_fit(fit: Any, problem: Any, horizon: int | None = None, options: Any =
     from safebandits.algorithms.compatibility import (
         GUARANTEES,
         assumption_statement,
+        bound_statement,
         guarantee_statement,
         per_round_safety_note,
         tolerance_lines,
@@ -432,6 +433,9 @@ def _echo_fit(fit: Any, problem: Any, horizon: int | None = None, options: Any =
             rests = assumption_statement(problem, c.name)
             if rests:
                 click.echo(f"  {'':<{width}}  rests on: {rests}")
+            bound = bound_statement(problem, c.name)
+            if bound:
+                click.echo(f"  {'':<{width}}  runs with: {bound}")
             est = fit.leave_estimates.get(c.name)
             if est is not None and _is_dose_problem(problem):
                 click.echo(f"  {'':<{width}}  first escalation: {_patients(est)}")

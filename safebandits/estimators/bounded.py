@@ -62,6 +62,7 @@ from safebandits.types import FloatArray
 
 __all__ = [
     "BOUNDS",
+    "BOUND_SOURCES",
     "MIXTURE_PRIOR",
     "UNIT_OUTCOMES",
     "anytime_level",
@@ -88,6 +89,18 @@ BOUNDS = ("sub-gaussian", "kl", "clopper-pearson", "beta-mixture")
 #: Feedback kinds (``info.noise_kind``) whose outcomes lie in ``[0, 1]``: every bound but Clopper-Pearson
 #: holds for them (Clopper-Pearson: ``"bernoulli"`` only).
 UNIT_OUTCOMES = ("bernoulli", "clipped-gaussian")
+
+#: Each bound in words: what it is, its source and the outcomes it holds for (the statements of
+#: ``learners --for`` and the report name the bound in force with it).
+BOUND_SOURCES = {
+    "sub-gaussian": "Hoeffding's sub-Gaussian radius (Hoeffding 1963, Thm. 2; any outcome in [0, 1], or "
+    "R-sub-Gaussian noise)",
+    "kl": "the Chernoff bound in KL form (Hoeffding 1963, Thm. 1; Garivier and Cappe 2011, kl-UCB; any "
+    "outcome in [0, 1]), never wider than Hoeffding's at the same level",
+    "clopper-pearson": "the exact binomial bound (Clopper and Pearson 1934; Bernoulli outcomes only)",
+    "beta-mixture": "the beta-binomial mixture confidence sequence, Jeffreys prior (Robbins 1970; Howard, "
+    "Ramdas, McAuliffe and Sekhon 2021; any outcome in [0, 1], valid at every count at once)",
+}
 
 #: The Beta prior ``(a, b)`` of ``"beta-mixture"`` (Jeffreys).
 MIXTURE_PRIOR = (0.5, 0.5)

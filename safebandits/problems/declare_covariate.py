@@ -475,6 +475,7 @@ class CovariateProblem(Problem):
             safe_arm=self.safe_action,
             noise_kind=self.feedback.kind,
             mean_bound=self._sups()[0],
+            declared=True,
         )
 
     # -- truth ------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from scipy.optimize import linprog
 from safebandits._limits import MAX_BUDGET
 from safebandits._validation import (
     check_array,
+    check_choice,
     check_int,
     check_interval,
     check_literal_fields,
@@ -143,6 +144,11 @@ class StagewiseInfo(ArmSetMixin):
         (a problem declaration's ``mean_bound``, or the range of bounded feedback); ``None``: not declared
         (the paper's means in ``[0, 1]`` are taken on trust). Learners whose analysis assumes means at most
         1 refuse a larger one (:func:`~safebandits.algorithms.assumptions.check_unit_means`).
+    declared : bool, default False
+        A view of the user's problem declaration (:mod:`safebandits.problems.declare`), whose feedback
+        ``noise_kind`` the user declared: the options whose default follows the declared problem read it
+        (OPB's ``bound="auto"``: the tightest valid bound for outcomes in ``[0, 1]``). ``False``: a paper's
+        instance, whose learners keep the papers' defaults.
     """
 
     arms: FloatArray
@@ -158,6 +164,7 @@ class StagewiseInfo(ArmSetMixin):
     safe_arm: int | None = None
     noise_kind: str = "gaussian"
     mean_bound: float | None = None
+    declared: bool = False
 
     def __post_init__(self) -> None:
         """Check every field once, here: a learner trusts a built :class:`StagewiseInfo` (frozen, its
@@ -184,6 +191,9 @@ class StagewiseInfo(ArmSetMixin):
             self, "horizon", check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
         )
         check_positive(self.noise_bound, "noise_bound", owner=owner)
+        object.__setattr__(
+            self, "declared", bool(check_choice(self.declared, "declared", (True, False), owner=owner))
+        )
         check_positive(self.arm_norm_bound, "arm_norm_bound", owner=owner)
         check_positive(self.param_norm_bound, "param_norm_bound", owner=owner, allow_zero=True)
         if self.mean_bound is not None:

@@ -46,6 +46,7 @@ from safebandits._validation import check_int, check_interval, check_literal_fie
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.bounded import (
+    BOUND_SOURCES,
     lower_bound,
     mixture_lower_scalar,
     mixture_upper_scalar,
@@ -175,6 +176,20 @@ class DoseEscalation(BaseLearner):
         self._combine()
 
     # -- bounds --------------------------------------------------------------------------------------
+    @staticmethod
+    def bound_statement(config: DoseEscalationConfig, info: Any) -> str:
+        """The bound the design runs with, its source and its guarantee (read by
+        :func:`~safebandits.algorithms.compatibility.guarantee_statement` and ``learners --for``)."""
+        how = (
+            "the default, the tightest anytime bound at trial sizes"
+            if config.bound == "beta-mixture"
+            else ("your choice")
+        )
+        return (
+            f"toxicity bound {config.bound!r} ({how}): {BOUND_SOURCES[config.bound]}; every patient's dose "
+            "within the limit with probability 1 - delta (docs/decisions/bounds.md)."
+        )
+
     def _side_delta(self) -> float:
         """The ``delta`` of one side (the mixture's set covers both sides at once)."""
         d = float(self.config.delta)

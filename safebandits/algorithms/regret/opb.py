@@ -63,13 +63,20 @@ from safebandits.algorithms.assumptions import check_unit_means
 from safebandits.algorithms.base import BaseLearner, CompiledRounds, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.warm_start import SafeValueWarmStart, alpha_from_estimates
-from safebandits.estimators.bounded import UNIT_OUTCOMES, kl_upper, kl_upper_scalar, mixture_upper_scalar
+from safebandits.estimators.bounded import (
+    BOUND_SOURCES,
+    UNIT_OUTCOMES,
+    kl_upper,
+    kl_upper_scalar,
+    mixture_upper_scalar,
+)
 from safebandits.exceptions import ConfigError, ProtocolError
 from safebandits.problems.stagewise import solve_policy_lp
 from safebandits.records import ArmEstimates, Certificate, PlayedBlock, interval_estimates
 from safebandits.types import Decision, FloatArray, Observation
 
 __all__ = [
+    "AUTO_BOUND",
     "INFEASIBLE",
     "NO_ARM",
     "OPB",
@@ -78,12 +85,15 @@ __all__ = [
     "OPBRun",
     "OPBState",
     "add_observation",
+    "bound_statement",
+    "check_bound",
     "choose_arm",
     "lp_closed_form",
     "opb_indices",
     "opb_rounds",
     "opb_select",
     "opb_update",
+    "resolve_bound",
     "solve_index_lp",
     "solve_index_lp_scipy",
 ]
@@ -184,8 +194,12 @@ class OPBConfig(LearnerConfig):
         Failure probability of the warm start (default: ``delta``).
     warm_start_cap : int >= 1 or None, default None
         Hard cap on the warm start's rounds (default: the horizon).
-    bound : {"sub-gaussian", "kl", "beta-mixture"}, default "sub-gaussian"
-        The cost indices' confidence bound. ``"sub-gaussian"``: ``c_hat_a + alpha_c beta_a`` (the paper's);
+    bound : {"auto", "sub-gaussian", "kl", "beta-mixture"}, default "auto"
+        The cost indices' confidence bound. ``"auto"`` (:func:`resolve_bound`): :data:`AUTO_BOUND`
+        (``"kl"``) on a declared problem (``info.declared``) whose feedback lies in ``[0, 1]`` (Bernoulli),
+        else ``"sub-gaussian"`` (every paper instance: the paper's index); the bound in force is in
+        :meth:`OPB.applied_config` and, under ``"auto"``, in the diagnostics (``bound``).
+        ``"sub-gaussian"``: ``c_hat_a + alpha_c beta_a`` (the paper's);
         ``"kl"``: ``c_hat_a + alpha_c (u_a - c_hat_a)`` with ``u_a`` the KL (Chernoff) upper bound at
         level ``log(1 / delta')`` (:func:`~safebandits.estimators.bounded.kl_upper`), never above the
         paper's index; ``"beta-mixture"``: ``u_a`` the beta-mixture confidence sequence's upper end at
@@ -214,9 +228,10 @@ class OPBConfig(LearnerConfig):
     warm_start_delta: float | None = None
     warm_start_cap: int | None = None
     lp_solver: Literal["closed-form", "linprog"] = "closed-form"
-    bound: Literal["sub-gaussian", "kl", "beta-mixture"] = "sub-gaussian"
+    bound: Literal["auto", "sub-gaussian", "kl", "beta-mixture"] = "auto"
 
-    #: Added with issue 45, after the archived runs: at the paper's bound it is not in their keys.
+    #: Added with issue 45, after the archived runs: at the paper's bound it is not in their keys (the paper
+    #: experiments state it: their runs keep their keys; a run stored without it ran the paper's bound).
     unkeyed: ClassVar[Mapping[str, Any]] = {"bound": "sub-gaussian"}
 
     def __post_init__(self) -> None:
@@ -234,6 +249,64 @@ class OPBConfig(LearnerConfig):
             check_interval(self.warm_start_delta, "warm_start_delta", low=0.0, high=1.0, owner=owner)
         if self.warm_start_cap is not None:
             check_int(self.warm_start_cap, "warm_start_cap", low=1, owner=owner)
+
+
+#: What ``bound="auto"`` gives on a declared problem whose feedback lies in ``[0, 1]``: the tightest bound OPB
+#: offers under which its whole guarantee is stated. The KL bound is never wider than the paper's index at
+#: the same level (Pinsker), so the promise holds with the same probability and the index stays within
+#: ``2 beta_a`` of the mean, the range Thm. 31's regret proof uses (expected to carry over, not re-derived
+#: line by line); the beta mixture is tighter at trial sizes but not below Hoeffding's radius at every
+#: count, so for it only the promise is stated (docs/decisions/bounds.md).
+AUTO_BOUND = "kl"
+
+#: What each bound in force keeps of OPB's guarantee (Thm. 31).
+_BOUND_GUARANTEE = {
+    "sub-gaussian": "the paper's index: Thm. 31's promise and regret bound as stated",
+    "kl": "the promise (expected cost within the limit) holds with the same probability as with the paper's "
+    "index; Thm. 31's regret bound is expected to carry over (the index stays within 2 beta_a of the mean; "
+    "not re-derived line by line)",
+    "beta-mixture": "the promise (expected cost within the limit) holds; no regret bound is stated (its "
+    "radius is not below Hoeffding's at every count)",
+}
+
+
+def resolve_bound(bound: str, info: Any) -> str:
+    """The cost bound OPB runs with: ``bound`` itself unless it is ``"auto"``; ``"auto"`` is
+    :data:`AUTO_BOUND` on a problem the user declared (``info.declared``) with feedback in ``[0, 1]``
+    (``info.noise_kind`` in :data:`~safebandits.estimators.bounded.UNIT_OUTCOMES`), else ``"sub-gaussian"``
+    (the paper's index: paper instances, and feedback not known to lie in ``[0, 1]``)."""
+    if bound != "auto":
+        return bound
+    kind = str(getattr(info, "noise_kind", "gaussian"))
+    return AUTO_BOUND if bool(getattr(info, "declared", False)) and kind in UNIT_OUTCOMES else "sub-gaussian"
+
+
+def check_bound(bound: str, info: Any) -> str:
+    """:func:`resolve_bound`, refused (:class:`ConfigError`) when the bound does not hold for the feedback."""
+    kind = str(getattr(info, "noise_kind", "gaussian"))
+    got = resolve_bound(bound, info)
+    if got != "sub-gaussian" and kind not in UNIT_OUTCOMES:
+        raise ConfigError(
+            f"OPB: bound={bound!r} needs costs observed in [0, 1] (feedback {' or '.join(UNIT_OUTCOMES)}); "
+            f"this problem's feedback is {kind!r}. Use bound='sub-gaussian' or 'auto'."
+        )
+    return got
+
+
+def bound_statement(bound: str, info: Any) -> str:
+    """The cost bound OPB runs with on ``info``, how it was chosen, its source and what it keeps of the
+    guarantee (the sentence ``learners --for``, ``run`` and the report print)."""
+    got = check_bound(bound, info)
+    kind = str(getattr(info, "noise_kind", "gaussian"))
+    if bound != "auto":
+        how = "your choice"
+    elif got == AUTO_BOUND:
+        how = f"the default 'auto' on your declared {kind} feedback (outcomes in [0, 1])"
+    elif bool(getattr(info, "declared", False)):
+        how = f"the default 'auto': your {kind} feedback is not known to lie in [0, 1]"
+    else:
+        how = "the default 'auto' on a paper's instance: the paper's index"
+    return f"cost bound {got!r} ({how}): {BOUND_SOURCES[got]}; {_BOUND_GUARANTEE[got]}."
 
 
 def _mixture_upper(totals: FloatArray, counts: FloatArray, level: FloatArray) -> FloatArray:
@@ -565,13 +638,8 @@ class OPB(BaseLearner):
             "cost of its policies can exceed the threshold",
         )
         c = config
-        kind = str(getattr(info, "noise_kind", "gaussian"))
-        if c.bound != "sub-gaussian" and kind not in UNIT_OUTCOMES:
-            raise ConfigError(
-                f"OPB: bound={c.bound!r} needs costs observed in [0, 1] (feedback "
-                f"{' or '.join(UNIT_OUTCOMES)}); this problem's feedback is {kind!r}. "
-                "Use bound='sub-gaussian'."
-            )
+        #: The cost bound in force (``bound="auto"`` resolved: :func:`resolve_bound`).
+        self.bound = bound = check_bound(c.bound, info)
         horizon = int(c.horizon if c.horizon is not None else info.horizon)
         delta_prime = c.delta / (4.0 * k * horizon) if c.confidence == "theory" else 1.0 / horizon**2
         known = info.safe_reward is not None and info.safe_cost is not None
@@ -588,9 +656,9 @@ class OPB(BaseLearner):
         const = OPBConstants(
             safe=safe, cost_known=known, reward_known=c.safe_reward == "known", clip=bool(c.clip),
             paper_unpulled=c.unpulled == "paper",
-            log_term=2.0 * c.noise_bound**2 * math.log(1.0 / delta_prime), r1=r1, kl=c.bound == "kl",
-            mixture=c.bound == "beta-mixture",
-            level=math.log(1.0 / (delta_prime * (horizon if c.bound == "beta-mixture" else 1))),
+            log_term=2.0 * c.noise_bound**2 * math.log(1.0 / delta_prime), r1=r1, kl=bound == "kl",
+            mixture=bound == "beta-mixture",
+            level=math.log(1.0 / (delta_prime * (horizon if bound == "beta-mixture" else 1))),
         )  # fmt: skip
         live_block = np.zeros(1, dtype=OPB_LIVE)  # the kernels read its record live_block[0]
         live = live_block[0]  # a view: writes go through
@@ -670,12 +738,18 @@ class OPB(BaseLearner):
         return self._k
 
     def _applied_options(self) -> dict[str, Any]:
-        """The warm start's level and cap in force (``None`` when the safe values are known: no warm
-        start)."""
+        """The cost bound in force (``"auto"`` resolved) and the warm start's level and cap in force
+        (``None`` when the safe values are known: no warm start)."""
         ws = self.warm_start
         if ws is None:
-            return {}
-        return {"warm_start_delta": ws.delta, "warm_start_cap": ws.max_rounds}
+            return {"bound": self.bound}
+        return {"bound": self.bound, "warm_start_delta": ws.delta, "warm_start_cap": ws.max_rounds}
+
+    @staticmethod
+    def bound_statement(config: OPBConfig, info: Any) -> str:
+        """:func:`bound_statement` for ``config`` on ``info`` (read by
+        :func:`~safebandits.algorithms.compatibility.guarantee_statement`)."""
+        return bound_statement(config.bound, info)
 
     @property
     def in_warm_start(self) -> bool:
@@ -743,9 +817,10 @@ class OPB(BaseLearner):
         return interval_estimates(["reward", *costs], est, radius, [None, *self.tau.tolist()], interval=how)
 
     def diagnostics(self) -> dict[str, Any]:
-        """Radii, level, pulls, infeasible rounds and the warm start's estimates."""
+        """Radii, level, pulls, infeasible rounds, the warm start's estimates and, under ``bound="auto"``,
+        the cost bound in force (``bound``)."""
         ws = self.warm_start
-        return {
+        out = {
             "alpha_r": self.alpha_r,
             "alpha_c": self.alpha_c,
             "delta_prime": self.delta_prime,
@@ -753,6 +828,9 @@ class OPB(BaseLearner):
             "infeasible_rounds": int(self.live["infeasible"]),
             "warm_start": ws.estimates.as_dict() if ws is not None and ws.done else None,
         }
+        if self.config.bound == "auto":  # (the bound that ran; an explicit one is in the config itself)
+            out["bound"] = self.bound
+        return out
 
     # -- protocol ---------------------------------------------------------------------------------
     def _refill_uniforms(self) -> None:

@@ -61,7 +61,9 @@ LINEAR = (
     AlgorithmSpec(label="LC-LUCB", name="lc-lucb"),
     AlgorithmSpec(label="Safe-LTS", name="safe-lts"),
 )
-OPB = (AlgorithmSpec(label="OPB", name="opb"),)
+#: The paper's index (``bound="sub-gaussian"``), stated: OPB's default ``"auto"`` resolves to it on the
+#: paper's instances too, and at this value the option is not in the run keys (``OPBConfig.unkeyed``).
+OPB = (AlgorithmSpec(label="OPB", name="opb", params={"bound": "sub-gaussian"}),)
 
 
 def _scale_t(scale: str) -> int:

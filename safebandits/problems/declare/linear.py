@@ -371,6 +371,7 @@ class LinearProblem(Problem):
                 safe_arm=self.safe_arm,
                 noise_kind=fb.kind,
                 mean_bound=self.mean_bound,
+                declared=True,
             )
         if kind == "k-armed":
             k = self.n_arms
@@ -389,6 +390,7 @@ class LinearProblem(Problem):
                 safe_arm=self.safe_arm,
                 noise_kind=fb.kind,
                 mean_bound=self.mean_bound,
+                declared=True,
             )
         if kind == "kernel":
             from safebandits.problems.kernel import KernelInfo

@@ -98,4 +98,5 @@ def test_the_bound_option_keeps_the_stored_runs_keys():
     assert "algorithm.bound" not in task.config()
     keyed = keyed_config(OPBConfig(bound="kl"))
     assert keyed["bound"] == "kl"
-    assert "bound" not in keyed_config(OPBConfig())
+    assert "bound" not in keyed_config(OPBConfig(bound="sub-gaussian"))
+    assert keyed_config(OPBConfig())["bound"] == "auto"  # (the default since issue 45: paper specs state it)
