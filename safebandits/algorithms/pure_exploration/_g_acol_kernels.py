@@ -164,22 +164,59 @@ def best_candidate(scores, select_from, in_uncertain, in_feasible):
 @numba.njit(cache=True)
 def best_candidate_of(b, by_reward, select_from):
     """:func:`best_candidate` of the rewards (``by_reward``) or of ``||x||^2_{A^{-1}}`` over the
-    candidates of the state ``b.st``: one record in, nothing called (its arrays' counts pruned)."""
+    candidates of the state ``b.st``: one record in, nothing called (its arrays' counts pruned).
+
+    The same arm as :func:`best_candidate`'s scan (the first candidate whose score equals the highest, in
+    ``==``; the first candidate whatever its score when all are ``-inf``), found in two branch-free passes:
+    the highest score over four running maxima (a maximum rounds nothing, so any order gives the same
+    value), then the first candidate equal to it. The scan's branch on every new maximum mispredicted on
+    near-tied widths: 20% of a Greedy Max Var sample on 70 arms (issue 43). A score that is NaN (never:
+    widths and rewards are finite) falls back to the scan."""
     st = b.st
+    rewards, widths, in_uncertain, in_feasible = (
+        st.sets.rewards, st.ridge.sq_widths, st.sets.in_uncertain, st.sets.in_feasible
+    )  # (bound once and read in place: an array chosen by a branch, or passed to a helper, is counted)
+    n = rewards.shape[0]
+    everyone, uncertain = select_from == FROM_ALL, select_from == FROM_UNCERTAIN
+    m0 = m1 = m2 = m3 = -np.inf
+    for i in range(0, n - n % 4, 4):
+        v0 = rewards[i] if by_reward else widths[i]
+        v1 = rewards[i + 1] if by_reward else widths[i + 1]
+        v2 = rewards[i + 2] if by_reward else widths[i + 2]
+        v3 = rewards[i + 3] if by_reward else widths[i + 3]
+        if not everyone:  # (non-candidates score -inf)
+            v0 = v0 if (in_uncertain[i] if uncertain else in_feasible[i]) else -np.inf
+            v1 = v1 if (in_uncertain[i + 1] if uncertain else in_feasible[i + 1]) else -np.inf
+            v2 = v2 if (in_uncertain[i + 2] if uncertain else in_feasible[i + 2]) else -np.inf
+            v3 = v3 if (in_uncertain[i + 3] if uncertain else in_feasible[i + 3]) else -np.inf
+        m0 = v0 if v0 > m0 else m0
+        m1 = v1 if v1 > m1 else m1
+        m2 = v2 if v2 > m2 else m2
+        m3 = v3 if v3 > m3 else m3
+    for i in range(n - n % 4, n):
+        v0 = rewards[i] if by_reward else widths[i]
+        if everyone or (in_uncertain[i] if uncertain else in_feasible[i]):
+            m0 = v0 if v0 > m0 else m0
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    top = m2 if m2 > m0 else m0
+    nan = False
+    for i in range(n):
+        s = rewards[i] if by_reward else widths[i]
+        if (s == top or s != s) and (everyone or (in_uncertain[i] if uncertain else in_feasible[i])):
+            if s == top:
+                return i
+            nan = True  # (a NaN candidate: the scan below decides)
+            break
     best = NO_ARM
     best_val = -np.inf
-    for i in range(st.sets.rewards.shape[0]):
-        if select_from == FROM_UNCERTAIN:
-            candidate = st.sets.in_uncertain[i]
-        elif select_from == FROM_FEASIBLE:
-            candidate = st.sets.in_feasible[i]
-        else:
-            candidate = True
-        if candidate:
-            score = st.sets.rewards[i] if by_reward else st.ridge.sq_widths[i]
-            if best == NO_ARM or score > best_val:
-                best = i
-                best_val = score
+    for i in range(n if nan else 0):
+        s = rewards[i] if by_reward else widths[i]
+        if (everyone or (in_uncertain[i] if uncertain else in_feasible[i])) and (
+            best == NO_ARM or s > best_val
+        ):
+            best = i
+            best_val = s
     return best
 
 
