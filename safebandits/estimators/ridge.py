@@ -60,6 +60,7 @@ __all__ = [
     "normal_equations",
     "numerics_impl",
     "numerics_of_type",
+    "transposed_matvec",
 ]
 
 #: Numerics of :class:`ArmRidge`; the index is the code the compiled kernels take.
@@ -266,6 +267,32 @@ def arm_gram_refresh(r: ArmRidgeArrays, reg: float) -> None:
 
 
 @numba.njit(cache=True, inline="always")
+def transposed_matvec(mat_t: FloatArray, v: FloatArray, out: FloatArray) -> None:
+    """``out[k] = sum_j mat_t[j, k] v[j]``: each sum from ``0.0`` in the order ``j = 0, 1, ...``, as the
+    ``axpy`` loops ``out[k] = 0; out[k] += mat_t[j, k] v[j]`` (the same bits), four terms of every sum per
+    pass over ``out`` instead of one (a quarter of its loads and stores; the passes vectorise over ``k``,
+    each element's sum in its own order). ``mat_t`` is (d, n) C-contiguous: ``X^T`` for ``X v`` or a
+    symmetric ``A^{-1}`` for ``A^{-1} v``. Issue 43: 1.3-1.4x on the products of 30 x 30 to 100 x 30."""
+    d, n = mat_t.shape
+    for k in range(n):  # (the first term, or 0.0 when d = 0; no early return: reference counts)
+        out[k] = 0.0 + mat_t[0, k] * v[0] if d > 0 else 0.0
+    j = 1
+    while j + 4 <= d:
+        v0, v1, v2, v3 = v[j], v[j + 1], v[j + 2], v[j + 3]
+        for k in range(n):
+            s = out[k] + mat_t[j, k] * v0
+            s = s + mat_t[j + 1, k] * v1
+            s = s + mat_t[j + 2, k] * v2
+            out[k] = s + mat_t[j + 3, k] * v3
+        j += 4
+    while j < d:
+        v0 = v[j]
+        for k in range(n):
+            out[k] += mat_t[j, k] * v0
+        j += 1
+
+
+@numba.njit(cache=True, inline="always")
 def sherman_morrison_update(inv: FloatArray, x: FloatArray, u: FloatArray) -> float:
     """Rank-one update of a symmetric inverse: ``u <- inv x``, ``c = 1 + x^T u``,
     ``inv <- inv - u u^T / c``; returns ``c``.
@@ -276,12 +303,7 @@ def sherman_morrison_update(inv: FloatArray, x: FloatArray, u: FloatArray) -> fl
     (:func:`~safebandits.estimators.stagewise._reward_step`: no reference counts).
     """
     n = x.shape[0]
-    for i in range(n):
-        u[i] = 0.0
-    for j in range(n):
-        xj = x[j]
-        for i in range(n):
-            u[i] += inv[j, i] * xj
+    transposed_matvec(inv, x, u)  # u[i] = sum_j inv[j, i] x[j] (inv symmetric)
     c = 1.0
     for i in range(n):
         c += x[i] * u[i]
@@ -325,12 +347,7 @@ def arm_ridge_step(r: ArmRidgeArrays, arm: int, y: float) -> None:
     sums[arm] += y
     for i in range(d):
         theta[i] += coef * work_u[i]
-    for k in range(n):
-        work_w[k] = 0.0
-    for j in range(d):
-        uj = work_u[j]
-        for k in range(n):
-            work_w[k] += arms_t[j, k] * uj
+    transposed_matvec(arms_t, work_u, work_w)  # w = X u
     for k in range(n):
         wk = work_w[k] * rs
         sq_widths[k] -= wk * wk

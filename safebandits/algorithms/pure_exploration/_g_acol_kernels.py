@@ -37,6 +37,7 @@ from safebandits.estimators.ridge import (
     arm_state_step,
     arm_state_update,
     numerics_impl,
+    transposed_matvec,
 )
 from safebandits.types import FloatArray
 
@@ -174,7 +175,10 @@ def best_candidate_of(b, by_reward, select_from):
     widths and rewards are finite) falls back to the scan."""
     st = b.st
     rewards, widths, in_uncertain, in_feasible = (
-        st.sets.rewards, st.ridge.sq_widths, st.sets.in_uncertain, st.sets.in_feasible
+        st.sets.rewards,
+        st.ridge.sq_widths,
+        st.sets.in_uncertain,
+        st.sets.in_feasible,
     )  # (bound once and read in place: an array chosen by a branch, or passed to a helper, is counted)
     n = rewards.shape[0]
     everyone, uncertain = select_from == FROM_ALL, select_from == FROM_UNCERTAIN
@@ -278,22 +282,37 @@ def _lookahead_gram_pick(st, best):
     into :func:`lookahead_of`, which calls nothing)."""
     gram, sq_widths = st.ridge.gram, st.ridge.sq_widths
     target = sq_widths[best]
-    pick = 0
-    pick_val = np.inf
-    for k in range(sq_widths.shape[0]):
-        g = gram[best, k]
-        val = target - g * g / (1.0 + sq_widths[k])
-        if val < pick_val:
-            pick = k
-            pick_val = val
-    return pick
+    n = sq_widths.shape[0]
+    m0 = m1 = m2 = m3 = np.inf
+    for k in range(0, n - n % 4, 4):
+        g0, g1, g2, g3 = gram[best, k], gram[best, k + 1], gram[best, k + 2], gram[best, k + 3]
+        v0 = target - g0 * g0 / (1.0 + sq_widths[k])
+        v1 = target - g1 * g1 / (1.0 + sq_widths[k + 1])
+        v2 = target - g2 * g2 / (1.0 + sq_widths[k + 2])
+        v3 = target - g3 * g3 / (1.0 + sq_widths[k + 3])
+        m0 = v0 if v0 < m0 else m0
+        m1 = v1 if v1 < m1 else m1
+        m2 = v2 if v2 < m2 else m2
+        m3 = v3 if v3 < m3 else m3
+    for k in range(n - n % 4, n):
+        g0 = gram[best, k]
+        v0 = target - g0 * g0 / (1.0 + sq_widths[k])
+        m0 = v0 if v0 < m0 else m0
+    m0 = m1 if m1 < m0 else m0
+    m2 = m3 if m3 < m2 else m2
+    low = m2 if m2 < m0 else m0
+    for k in range(n if low < np.inf else 0):
+        g0 = gram[best, k]
+        if target - g0 * g0 / (1.0 + sq_widths[k]) == low:
+            return k
+    return 0
 
 
 @numba.njit(cache=True, inline="always")
 def _lookahead_solve(ridge, st, best):
     """``g = X (A^{-1} y)`` into ``st.work_g`` (``A^{-1} y`` into ``st.work_v``), then the pick."""
     numerics, work_g = st.const.numerics, st.work_g
-    n, d = ridge.arms.shape
+    d = ridge.arms.shape[1]
     arms, arms_t, a_inv, work_v = ridge.arms, ridge.arms_t, ridge.a_inv, st.work_v
     if numerics == DIAGONAL:  # a_inv holds [diag(A); b]
         for i in range(d):
@@ -305,12 +324,7 @@ def _lookahead_solve(ridge, st, best):
             yj = arms[best, j]
             for i in range(d):
                 work_v[i] += a_inv[j, i] * yj
-    for k in range(n):
-        work_g[k] = 0.0
-    for j in range(d):
-        vj = work_v[j]
-        for k in range(n):
-            work_g[k] += arms_t[j, k] * vj
+    transposed_matvec(arms_t, work_v, work_g)  # g = X v
     return _lookahead_pick(work_g, ridge.sq_widths, best)
 
 
@@ -345,16 +359,34 @@ def lookahead_of(b, best):
 
 @numba.njit(cache=True)
 def _lookahead_pick(g, sq_widths, best):
-    """``argmin_k ||y||^2 - g_k^2 / (1 + ||x_k||^2)`` for ``y = x_best``, the lowest index on ties."""
+    """``argmin_k ||y||^2 - g_k^2 / (1 + ||x_k||^2)`` for ``y = x_best``, the lowest index on ties.
+
+    The arm of the scan ``if val < pick_val`` from ``pick_val = inf``, arm 0 when no value is below
+    ``inf``: the lowest value over four running minima (a minimum rounds nothing), then the first arm
+    whose value, computed again by the same operations (the same bits), equals it; no branch on every
+    new minimum (as :func:`best_candidate_of`). NaN values are skipped by both."""
     target = sq_widths[best]
-    pick = 0
-    pick_val = np.inf
-    for k in range(sq_widths.shape[0]):
-        val = target - g[k] * g[k] / (1.0 + sq_widths[k])
-        if val < pick_val:
-            pick = k
-            pick_val = val
-    return pick
+    n = sq_widths.shape[0]
+    m0 = m1 = m2 = m3 = np.inf
+    for k in range(0, n - n % 4, 4):
+        v0 = target - g[k] * g[k] / (1.0 + sq_widths[k])
+        v1 = target - g[k + 1] * g[k + 1] / (1.0 + sq_widths[k + 1])
+        v2 = target - g[k + 2] * g[k + 2] / (1.0 + sq_widths[k + 2])
+        v3 = target - g[k + 3] * g[k + 3] / (1.0 + sq_widths[k + 3])
+        m0 = v0 if v0 < m0 else m0
+        m1 = v1 if v1 < m1 else m1
+        m2 = v2 if v2 < m2 else m2
+        m3 = v3 if v3 < m3 else m3
+    for k in range(n - n % 4, n):
+        v0 = target - g[k] * g[k] / (1.0 + sq_widths[k])
+        m0 = v0 if v0 < m0 else m0
+    m0 = m1 if m1 < m0 else m0
+    m2 = m3 if m3 < m2 else m2
+    low = m2 if m2 < m0 else m0
+    for k in range(n if low < np.inf else 0):
+        if target - g[k] * g[k] / (1.0 + sq_widths[k]) == low:
+            return k
+    return 0
 
 
 @numba.njit(cache=True, inline="always")
