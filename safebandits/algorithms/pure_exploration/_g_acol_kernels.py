@@ -167,12 +167,12 @@ def best_candidate_of(b, by_reward, select_from):
     """:func:`best_candidate` of the rewards (``by_reward``) or of ``||x||^2_{A^{-1}}`` over the
     candidates of the state ``b.st``: one record in, nothing called (its arrays' counts pruned).
 
-    The same arm as :func:`best_candidate`'s scan (the first candidate whose score equals the highest, in
-    ``==``; the first candidate whatever its score when all are ``-inf``), found in two branch-free passes:
-    the highest score over four running maxima (a maximum rounds nothing, so any order gives the same
-    value), then the first candidate equal to it. The scan's branch on every new maximum mispredicted on
-    near-tied widths: 20% of a Greedy Max Var sample on 70 arms (issue 43). A score that is NaN (never:
-    widths and rewards are finite) falls back to the scan."""
+    The widest arm of all of ``X`` (Greedy Max Var) in two branch-free passes: the highest width over
+    four running maxima (a maximum rounds nothing: any order gives the same value), then the first arm
+    equal to it (``==``), which is the arm of the scan ``if best == NO_ARM or s > best_val`` (its first
+    arm when all are ``-inf``; a NaN width, never met, falls back to the scan). The scan's dependency
+    through every comparison was 20% of a Greedy Max Var sample on 70 arms (issue 43). The other rules
+    (few candidates, or skipped) keep the scan."""
     st = b.st
     rewards, widths, in_uncertain, in_feasible = (
         st.sets.rewards,
@@ -181,46 +181,41 @@ def best_candidate_of(b, by_reward, select_from):
         st.sets.in_feasible,
     )  # (bound once and read in place: an array chosen by a branch, or passed to a helper, is counted)
     n = rewards.shape[0]
-    everyone, uncertain = select_from == FROM_ALL, select_from == FROM_UNCERTAIN
-    m0 = m1 = m2 = m3 = -np.inf
-    for i in range(0, n - n % 4, 4):
-        v0 = rewards[i] if by_reward else widths[i]
-        v1 = rewards[i + 1] if by_reward else widths[i + 1]
-        v2 = rewards[i + 2] if by_reward else widths[i + 2]
-        v3 = rewards[i + 3] if by_reward else widths[i + 3]
-        if not everyone:  # (non-candidates score -inf)
-            v0 = v0 if (in_uncertain[i] if uncertain else in_feasible[i]) else -np.inf
-            v1 = v1 if (in_uncertain[i + 1] if uncertain else in_feasible[i + 1]) else -np.inf
-            v2 = v2 if (in_uncertain[i + 2] if uncertain else in_feasible[i + 2]) else -np.inf
-            v3 = v3 if (in_uncertain[i + 3] if uncertain else in_feasible[i + 3]) else -np.inf
-        m0 = v0 if v0 > m0 else m0
-        m1 = v1 if v1 > m1 else m1
-        m2 = v2 if v2 > m2 else m2
-        m3 = v3 if v3 > m3 else m3
-    for i in range(n - n % 4, n):
-        v0 = rewards[i] if by_reward else widths[i]
-        if everyone or (in_uncertain[i] if uncertain else in_feasible[i]):
+    scan = by_reward or select_from != FROM_ALL
+    top = np.nan
+    if not scan:
+        m0 = m1 = m2 = m3 = -np.inf
+        for i in range(0, n - n % 4, 4):
+            v0, v1, v2, v3 = widths[i], widths[i + 1], widths[i + 2], widths[i + 3]
             m0 = v0 if v0 > m0 else m0
-    m0 = m1 if m1 > m0 else m0
-    m2 = m3 if m3 > m2 else m2
-    top = m2 if m2 > m0 else m0
-    nan = False
-    for i in range(n):
-        s = rewards[i] if by_reward else widths[i]
-        if (s == top or s != s) and (everyone or (in_uncertain[i] if uncertain else in_feasible[i])):
-            if s == top:
+            m1 = v1 if v1 > m1 else m1
+            m2 = v2 if v2 > m2 else m2
+            m3 = v3 if v3 > m3 else m3
+        for i in range(n - n % 4, n):
+            m0 = widths[i] if widths[i] > m0 else m0
+        m0 = m1 if m1 > m0 else m0
+        m2 = m3 if m3 > m2 else m2
+        top = m2 if m2 > m0 else m0
+        for i in range(n):
+            if widths[i] == top:
                 return i
-            nan = True  # (a NaN candidate: the scan below decides)
-            break
+            if widths[i] != widths[i]:  # (NaN before the widest: the scan decides)
+                scan = True
+                break
     best = NO_ARM
     best_val = -np.inf
-    for i in range(n if nan else 0):
-        s = rewards[i] if by_reward else widths[i]
-        if (everyone or (in_uncertain[i] if uncertain else in_feasible[i])) and (
-            best == NO_ARM or s > best_val
-        ):
-            best = i
-            best_val = s
+    for i in range(n if scan else 0):
+        if select_from == FROM_UNCERTAIN:
+            candidate = in_uncertain[i]
+        elif select_from == FROM_FEASIBLE:
+            candidate = in_feasible[i]
+        else:
+            candidate = True
+        if candidate:
+            score = rewards[i] if by_reward else widths[i]
+            if best == NO_ARM or score > best_val:
+                best = i
+                best_val = score
     return best
 
 
@@ -282,30 +277,15 @@ def _lookahead_gram_pick(st, best):
     into :func:`lookahead_of`, which calls nothing)."""
     gram, sq_widths = st.ridge.gram, st.ridge.sq_widths
     target = sq_widths[best]
-    n = sq_widths.shape[0]
-    m0 = m1 = m2 = m3 = np.inf
-    for k in range(0, n - n % 4, 4):
-        g0, g1, g2, g3 = gram[best, k], gram[best, k + 1], gram[best, k + 2], gram[best, k + 3]
-        v0 = target - g0 * g0 / (1.0 + sq_widths[k])
-        v1 = target - g1 * g1 / (1.0 + sq_widths[k + 1])
-        v2 = target - g2 * g2 / (1.0 + sq_widths[k + 2])
-        v3 = target - g3 * g3 / (1.0 + sq_widths[k + 3])
-        m0 = v0 if v0 < m0 else m0
-        m1 = v1 if v1 < m1 else m1
-        m2 = v2 if v2 < m2 else m2
-        m3 = v3 if v3 < m3 else m3
-    for k in range(n - n % 4, n):
-        g0 = gram[best, k]
-        v0 = target - g0 * g0 / (1.0 + sq_widths[k])
-        m0 = v0 if v0 < m0 else m0
-    m0 = m1 if m1 < m0 else m0
-    m2 = m3 if m3 < m2 else m2
-    low = m2 if m2 < m0 else m0
-    for k in range(n if low < np.inf else 0):
-        g0 = gram[best, k]
-        if target - g0 * g0 / (1.0 + sq_widths[k]) == low:
-            return k
-    return 0
+    pick = 0
+    pick_val = np.inf
+    for k in range(sq_widths.shape[0]):
+        g = gram[best, k]
+        val = target - g * g / (1.0 + sq_widths[k])
+        if val < pick_val:
+            pick = k
+            pick_val = val
+    return pick
 
 
 @numba.njit(cache=True, inline="always")
@@ -359,34 +339,16 @@ def lookahead_of(b, best):
 
 @numba.njit(cache=True)
 def _lookahead_pick(g, sq_widths, best):
-    """``argmin_k ||y||^2 - g_k^2 / (1 + ||x_k||^2)`` for ``y = x_best``, the lowest index on ties.
-
-    The arm of the scan ``if val < pick_val`` from ``pick_val = inf``, arm 0 when no value is below
-    ``inf``: the lowest value over four running minima (a minimum rounds nothing), then the first arm
-    whose value, computed again by the same operations (the same bits), equals it; no branch on every
-    new minimum (as :func:`best_candidate_of`). NaN values are skipped by both."""
+    """``argmin_k ||y||^2 - g_k^2 / (1 + ||x_k||^2)`` for ``y = x_best``, the lowest index on ties."""
     target = sq_widths[best]
-    n = sq_widths.shape[0]
-    m0 = m1 = m2 = m3 = np.inf
-    for k in range(0, n - n % 4, 4):
-        v0 = target - g[k] * g[k] / (1.0 + sq_widths[k])
-        v1 = target - g[k + 1] * g[k + 1] / (1.0 + sq_widths[k + 1])
-        v2 = target - g[k + 2] * g[k + 2] / (1.0 + sq_widths[k + 2])
-        v3 = target - g[k + 3] * g[k + 3] / (1.0 + sq_widths[k + 3])
-        m0 = v0 if v0 < m0 else m0
-        m1 = v1 if v1 < m1 else m1
-        m2 = v2 if v2 < m2 else m2
-        m3 = v3 if v3 < m3 else m3
-    for k in range(n - n % 4, n):
-        v0 = target - g[k] * g[k] / (1.0 + sq_widths[k])
-        m0 = v0 if v0 < m0 else m0
-    m0 = m1 if m1 < m0 else m0
-    m2 = m3 if m3 < m2 else m2
-    low = m2 if m2 < m0 else m0
-    for k in range(n if low < np.inf else 0):
-        if target - g[k] * g[k] / (1.0 + sq_widths[k]) == low:
-            return k
-    return 0
+    pick = 0
+    pick_val = np.inf
+    for k in range(sq_widths.shape[0]):
+        val = target - g[k] * g[k] / (1.0 + sq_widths[k])
+        if val < pick_val:
+            pick = k
+            pick_val = val
+    return pick
 
 
 @numba.njit(cache=True, inline="always")
