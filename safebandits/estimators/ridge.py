@@ -50,6 +50,7 @@ __all__ = [
     "arm_gram_refresh",
     "arm_gram_update",
     "arm_ridge_refresh",
+    "arm_ridge_step_fused",
     "arm_ridge_update",
     "arm_state_refresh",
     "arm_state_step",
@@ -60,6 +61,7 @@ __all__ = [
     "normal_equations",
     "numerics_impl",
     "numerics_of_type",
+    "transposed_matvec",
 ]
 
 #: Numerics of :class:`ArmRidge`; the index is the code the compiled kernels take.
@@ -266,6 +268,32 @@ def arm_gram_refresh(r: ArmRidgeArrays, reg: float) -> None:
 
 
 @numba.njit(cache=True, inline="always")
+def transposed_matvec(mat_t: FloatArray, v: FloatArray, out: FloatArray) -> None:
+    """``out[k] = sum_j mat_t[j, k] v[j]``: each sum from ``0.0`` in the order ``j = 0, 1, ...``, as the
+    ``axpy`` loops ``out[k] = 0; out[k] += mat_t[j, k] v[j]`` (the same bits), four terms of every sum per
+    pass over ``out`` instead of one (a quarter of its loads and stores; the passes vectorise over ``k``,
+    each element's sum in its own order). ``mat_t`` is (d, n) C-contiguous: ``X^T`` for ``X v`` or a
+    symmetric ``A^{-1}`` for ``A^{-1} v``. Issue 43: 1.3-1.4x on the products of 30 x 30 to 100 x 30."""
+    d, n = mat_t.shape
+    for k in range(n):  # (the first term, or 0.0 when d = 0; no early return: reference counts)
+        out[k] = 0.0 + mat_t[0, k] * v[0] if d > 0 else 0.0
+    j = 1
+    while j + 4 <= d:
+        v0, v1, v2, v3 = v[j], v[j + 1], v[j + 2], v[j + 3]
+        for k in range(n):
+            s = out[k] + mat_t[j, k] * v0
+            s = s + mat_t[j + 1, k] * v1
+            s = s + mat_t[j + 2, k] * v2
+            out[k] = s + mat_t[j + 3, k] * v3
+        j += 4
+    while j < d:
+        v0 = v[j]
+        for k in range(n):
+            out[k] += mat_t[j, k] * v0
+        j += 1
+
+
+@numba.njit(cache=True, inline="always")
 def sherman_morrison_update(inv: FloatArray, x: FloatArray, u: FloatArray) -> float:
     """Rank-one update of a symmetric inverse: ``u <- inv x``, ``c = 1 + x^T u``,
     ``inv <- inv - u u^T / c``; returns ``c``.
@@ -331,6 +359,30 @@ def arm_ridge_step(r: ArmRidgeArrays, arm: int, y: float) -> None:
         uj = work_u[j]
         for k in range(n):
             work_w[k] += arms_t[j, k] * uj
+    for k in range(n):
+        wk = work_w[k] * rs
+        sq_widths[k] -= wk * wk
+        preds[k] += coef * work_w[k]
+
+
+@numba.njit(cache=True, inline="always")
+def arm_ridge_step_fused(r: ArmRidgeArrays, arm: int, y: float) -> None:
+    """:func:`arm_ridge_step` with ``w = X u`` by :func:`transposed_matvec` (four terms per pass): the
+    same operations in the same order for every element, so the same bits; 1.3-1.4x on ``X u`` at
+    70 x 30 to 100 x 30. The ACOL family's inlined per-sample step (:func:`arm_state_step`, issue 43);
+    :func:`arm_ridge_step` keeps the ``axpy`` loops for the steps compiled apart and for Safe-LUCB,
+    whose cold compile the vectorised passes lengthened by about 1 s per inlined copy."""
+    arms_t, theta, sq_widths, preds = r.arms_t, r.theta, r.sq_widths, r.preds
+    counts, sums, work_u, work_w = r.counts, r.sums, r.work_u, r.work_w
+    n, d = r.arms.shape
+    c = sherman_morrison_update(r.a_inv, r.arms[arm], work_u)
+    coef = (y - preds[arm]) / c
+    rs = 1.0 / np.sqrt(c)
+    counts[arm] += 1.0
+    sums[arm] += y
+    for i in range(d):
+        theta[i] += coef * work_u[i]
+    transposed_matvec(arms_t, work_u, work_w)  # w = X u
     for k in range(n):
         wk = work_w[k] * rs
         sq_widths[k] -= wk * wk
@@ -542,7 +594,7 @@ def _overload_state_update(numerics, r, arm, y):
 @overload(arm_state_step, inline="always")
 def _overload_state_step(numerics, r, arm, y):
     def primal(numerics, r, arm, y):
-        arm_ridge_step(r, arm, y)
+        arm_ridge_step_fused(r, arm, y)
 
     def gram(numerics, r, arm, y):
         arm_gram_step(r, arm, y)

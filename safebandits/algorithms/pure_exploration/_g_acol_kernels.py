@@ -37,6 +37,7 @@ from safebandits.estimators.ridge import (
     arm_state_step,
     arm_state_update,
     numerics_impl,
+    transposed_matvec,
 )
 from safebandits.types import FloatArray
 
@@ -164,19 +165,54 @@ def best_candidate(scores, select_from, in_uncertain, in_feasible):
 @numba.njit(cache=True)
 def best_candidate_of(b, by_reward, select_from):
     """:func:`best_candidate` of the rewards (``by_reward``) or of ``||x||^2_{A^{-1}}`` over the
-    candidates of the state ``b.st``: one record in, nothing called (its arrays' counts pruned)."""
+    candidates of the state ``b.st``: one record in, nothing called (its arrays' counts pruned).
+
+    The widest arm of all of ``X`` (Greedy Max Var) in two branch-free passes: the highest width over
+    four running maxima (a maximum rounds nothing: any order gives the same value), then the first arm
+    equal to it (``==``), which is the arm of the scan ``if best == NO_ARM or s > best_val`` (its first
+    arm when all are ``-inf``; a NaN width, never met, falls back to the scan). The scan's dependency
+    through every comparison was 20% of a Greedy Max Var sample on 70 arms (issue 43). The other rules
+    (few candidates, or skipped) keep the scan."""
     st = b.st
+    rewards, widths, in_uncertain, in_feasible = (
+        st.sets.rewards,
+        st.ridge.sq_widths,
+        st.sets.in_uncertain,
+        st.sets.in_feasible,
+    )  # (bound once and read in place: an array chosen by a branch, or passed to a helper, is counted)
+    n = rewards.shape[0]
+    scan = by_reward or select_from != FROM_ALL
+    top = np.nan
+    if not scan:
+        m0 = m1 = m2 = m3 = -np.inf
+        for i in range(0, n - n % 4, 4):
+            v0, v1, v2, v3 = widths[i], widths[i + 1], widths[i + 2], widths[i + 3]
+            m0 = v0 if v0 > m0 else m0
+            m1 = v1 if v1 > m1 else m1
+            m2 = v2 if v2 > m2 else m2
+            m3 = v3 if v3 > m3 else m3
+        for i in range(n - n % 4, n):
+            m0 = widths[i] if widths[i] > m0 else m0
+        m0 = m1 if m1 > m0 else m0
+        m2 = m3 if m3 > m2 else m2
+        top = m2 if m2 > m0 else m0
+        for i in range(n):
+            if widths[i] == top:
+                return i
+            if widths[i] != widths[i]:  # (NaN before the widest: the scan decides)
+                scan = True
+                break
     best = NO_ARM
     best_val = -np.inf
-    for i in range(st.sets.rewards.shape[0]):
+    for i in range(n if scan else 0):
         if select_from == FROM_UNCERTAIN:
-            candidate = st.sets.in_uncertain[i]
+            candidate = in_uncertain[i]
         elif select_from == FROM_FEASIBLE:
-            candidate = st.sets.in_feasible[i]
+            candidate = in_feasible[i]
         else:
             candidate = True
         if candidate:
-            score = st.sets.rewards[i] if by_reward else st.ridge.sq_widths[i]
+            score = rewards[i] if by_reward else widths[i]
             if best == NO_ARM or score > best_val:
                 best = i
                 best_val = score
@@ -256,7 +292,7 @@ def _lookahead_gram_pick(st, best):
 def _lookahead_solve(ridge, st, best):
     """``g = X (A^{-1} y)`` into ``st.work_g`` (``A^{-1} y`` into ``st.work_v``), then the pick."""
     numerics, work_g = st.const.numerics, st.work_g
-    n, d = ridge.arms.shape
+    d = ridge.arms.shape[1]
     arms, arms_t, a_inv, work_v = ridge.arms, ridge.arms_t, ridge.a_inv, st.work_v
     if numerics == DIAGONAL:  # a_inv holds [diag(A); b]
         for i in range(d):
@@ -268,12 +304,7 @@ def _lookahead_solve(ridge, st, best):
             yj = arms[best, j]
             for i in range(d):
                 work_v[i] += a_inv[j, i] * yj
-    for k in range(n):
-        work_g[k] = 0.0
-    for j in range(d):
-        vj = work_v[j]
-        for k in range(n):
-            work_g[k] += arms_t[j, k] * vj
+    transposed_matvec(arms_t, work_v, work_g)  # g = X v
     return _lookahead_pick(work_g, ridge.sq_widths, best)
 
 

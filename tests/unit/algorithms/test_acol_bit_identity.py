@@ -86,7 +86,10 @@ def test_distinct_arms_take_the_decisions_of_all_arms(
         return
     budget = 3_000 if compiled else 300
     runs = [_run(rule, inst, config, seed, budget, compiled, g, monkeypatch) for g in (True, False)]
-    assert np.array_equal(runs[0][0], runs[1][0])
+    # (the fingerprint less the count of skipped samples, which is work, not a decision: one distinct arm
+    # of two equal ones is |U| = 1 grouped, where G-ACOL skips, and |U| = 2 ungrouped)
+    keep = np.arange(runs[0][0].shape[0]) != 2
+    assert np.array_equal(runs[0][0][keep], runs[1][0][keep])
     assert runs[0][1] == runs[1][1]
     assert runs[0][2].arm == runs[1][2].arm and runs[0][2].info == runs[1][2].info
 
