@@ -395,52 +395,60 @@ def _patients(est: Any) -> str:
     return f"after >= {int(est.rounds):,} patients on the safe dose (horizon {est.horizon:,}): {est.reason}"
 
 
-def _echo_fit(fit: Any, problem: Any, horizon: int | None = None, options: Any = None) -> None:
-    """Print a :class:`~safebandits.algorithms.compatibility.LearnerFit` (``learners --for``)."""
+def _echo_fitting(fit: Any, problem: Any, horizon: int | None, options: Any) -> None:
+    """The learners that fit and can start, each with its guarantee (in the user's numbers where the
+    problem gives them), what it rests on, its bound and (dose problems) its first escalation."""
     from safebandits.algorithms._conservative_words import offers_conservative_view
     from safebandits.algorithms.compatibility import (
         GUARANTEES,
         assumption_statement,
         bound_statement,
         guarantee_statement,
-        per_round_safety_note,
         tolerance_lines,
     )
 
     decl = getattr(problem, "problem", problem)
+    baseline_arm = offers_conservative_view(decl)  # (every regret learner's promise in those numbers)
+    conservative = (
+        GUARANTEES["conservative"],
+        GUARANTEES["conservative-policy"],
+        GUARANTEES["conservative-checkpoint"],
+    )
+    found = fit.fitting
+    width = max(len(c.name) for c in found)
+    kinds = sorted({c.kind for c in found})
+    click.echo(f"{len(found)} learners fit and can start ({', '.join(kinds)}):")
+    for c in found:
+        click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<16}  {c.guarantee}")
+        if c.guarantee in conservative or (baseline_arm and c.task == "regret"):
+            # (alpha, the default arm, the baseline policy or arm, the horizon's delta: the user's)
+            own = (options or {}).get(c.name) if isinstance(options, dict) else None
+            said = guarantee_statement(problem, c.name, own, horizon=horizon)
+            click.echo(f"  {'':<{width}}  in your numbers: {said}")
+        rests = assumption_statement(problem, c.name)
+        if rests:
+            click.echo(f"  {'':<{width}}  rests on: {rests}")
+        bound = bound_statement(problem, c.name)
+        if bound:
+            click.echo(f"  {'':<{width}}  runs with: {bound}")
+        est = fit.leave_estimates.get(c.name)
+        if est is not None and _is_dose_problem(problem):
+            click.echo(f"  {'':<{width}}  first escalation: {_patients(est)}")
+    for line in tolerance_lines(problem, [c.name for c in found]):
+        click.echo(f"  note: {line}")
+
+
+def _echo_fit(fit: Any, problem: Any, horizon: int | None = None, options: Any = None) -> None:
+    """Print a :class:`~safebandits.algorithms.compatibility.LearnerFit` (``learners --for``)."""
+    from safebandits.algorithms.compatibility import per_round_safety_note
+
+    decl = getattr(problem, "problem", problem)
     if horizon is None and hasattr(decl, "_horizon"):
         horizon = decl._horizon(None)
-    baseline_arm = offers_conservative_view(decl)  # (every regret learner's promise in those numbers)
-
-    found = fit.fitting
-    if not found:
+    if not fit.fitting:
         click.echo("No registered learner fits this problem and can start on it.")
     else:
-        width = max(len(c.name) for c in found)
-        kinds = sorted({c.kind for c in found})
-        click.echo(f"{len(found)} learners fit and can start ({', '.join(kinds)}):")
-        for c in found:
-            click.echo(f"  {c.name:<{width}}  {c.task:<16}  {c.kind:<16}  {c.guarantee}")
-            if c.guarantee in (
-                GUARANTEES["conservative"],
-                GUARANTEES["conservative-policy"],
-                GUARANTEES["conservative-checkpoint"],
-            ) or (baseline_arm and c.task == "regret"):
-                # (alpha, the default arm, the baseline policy or arm, the horizon's delta: the user's)
-                own = (options or {}).get(c.name) if isinstance(options, dict) else None
-                said = guarantee_statement(problem, c.name, own, horizon=horizon)
-                click.echo(f"  {'':<{width}}  in your numbers: {said}")
-            rests = assumption_statement(problem, c.name)
-            if rests:
-                click.echo(f"  {'':<{width}}  rests on: {rests}")
-            bound = bound_statement(problem, c.name)
-            if bound:
-                click.echo(f"  {'':<{width}}  runs with: {bound}")
-            est = fit.leave_estimates.get(c.name)
-            if est is not None and _is_dose_problem(problem):
-                click.echo(f"  {'':<{width}}  first escalation: {_patients(est)}")
-        for line in tolerance_lines(problem, [c.name for c in found]):
-            click.echo(f"  note: {line}")
+        _echo_fitting(fit, problem, horizon, options)
     note = per_round_safety_note(problem)
     if note:
         click.echo(f"  note: {note}")
