@@ -126,14 +126,18 @@ def _writable(cache_dir: str) -> bool:
 def guard(root: str | None = None, *, skip: frozenset[str] = OUT_OF_REACH, timeout: float = 600.0) -> str:
     """Purge the numba caches under ``root`` (default: this package) if its sources changed since the
     stamp was written. Returns what it did: ``"disabled"`` (:data:`ENV_KEEP` set), ``"current"`` (the
-    stamp matches: nothing done), ``"read-only"`` (no writable ``__pycache__``: nothing done),
+    stamp matches: nothing done), ``"read-only"`` (no writable ``__pycache__``, or ``root`` is not a
+    directory tree: nothing done),
     ``"restamped"`` (new file times, same contents: stamp rewritten, nothing purged) or ``"purged"``."""
     if os.environ.get(ENV_KEEP, "") not in ("", "0"):
         return "disabled"
     root = os.path.dirname(os.path.abspath(__file__)) if root is None else root
     cache_dir = os.path.join(root, _PYCACHE)
     stamp = os.path.join(cache_dir, STAMP)
-    files = source_files(root, skip)
+    try:
+        files = source_files(root, skip)
+    except OSError:  # (not a directory tree: a zip import, a frozen application)
+        return "read-only"
     stat_digest = _stat_digest(files)
     stored = _read_stamp(stamp)
     if stored is not None and stored[0] == stat_digest:

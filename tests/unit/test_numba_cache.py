@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -132,6 +133,21 @@ def test_read_only_does_nothing_and_raises_nothing(tree: Path, monkeypatch: pyte
             assert nc.guard(str(locked)) == "read-only"
         finally:
             (locked / "__pycache__").chmod(0o755)
+
+
+def test_not_a_directory_tree_does_nothing(tmp_path: Path) -> None:
+    assert nc.guard(str(tmp_path / "missing")) == "read-only"
+    _write(tmp_path / "pkg.zip", "not a directory")
+    assert nc.guard(str(tmp_path / "pkg.zip")) == "read-only"
+
+
+def test_numba_cache_dir_warns_when_the_sources_changed(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tree.parent / "numba-cache"))
+    with pytest.warns(RuntimeWarning, match="NUMBA_CACHE_DIR"):
+        assert nc.guard(str(tree)) == "purged"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert nc.guard(str(tree)) == "current"  # (unchanged: no warning)
 
 
 def test_the_lock_serialises_concurrent_purgers(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
