@@ -8,6 +8,10 @@ neither numpy, pandas, matplotlib nor numba. The names are listed once, in the s
 which type checkers and IDEs read and ``lazy_loader.attach_stub`` turns into the module's
 ``__getattr__``, ``__dir__`` and ``__all__`` (PEP 562).
 
+Before any compiled kernel can load, the import deletes the package's numba cache files if its sources
+changed since they were written (:mod:`safebandits._numba_cache`: numba itself checks only the file that
+defines a cached function, not its callees; ``SAFEBANDITS_KEEP_NUMBA_CACHE=1`` turns this off).
+
 Examples
 --------
 >>> import safebandits as sb
@@ -18,5 +22,9 @@ True
 from __future__ import annotations
 
 import lazy_loader as _lazy
+
+from safebandits._numba_cache import guard as _guard_numba_cache
+
+_guard_numba_cache()
 
 __getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)
