@@ -114,9 +114,10 @@ def lin_beta(st):
 
 
 @numba.njit(cache=True, inline="always")
-def v_norm(inv, x):
-    """``||x||_{V^{-1}} = sqrt(x^T V^{-1} x)``."""
-    d = x.shape[0]
+def v_norm(inv, x, dims):
+    """``||x||_{V^{-1}} = sqrt(x^T V^{-1} x)``, ``d = len(dims)`` (as in every kernel here: the loops over
+    the ``d`` coordinates have a compile-time length, see :func:`lin_block`)."""
+    d = len(dims)
     s = 0.0
     for i in range(d):
         acc = 0.0
@@ -127,14 +128,14 @@ def v_norm(inv, x):
 
 
 @numba.njit(cache=True)  # (not inline="always": inlined after lin_beta, its writes to scores were lost)
-def optimistic_row(st, arms, beta):
+def optimistic_row(st, arms, beta, dims):
     """Step 2: ``argmax_a <theta_hat, x_a> + beta ||x_a||_{V^{-1}}`` (the lowest row on ties); each row's
     value is kept in ``scores``."""
     best, best_v = 0, -math.inf
     for a in range(arms.shape[0]):
         x = arms[a]
-        v = beta * v_norm(st.inv, x)
-        for i in range(x.shape[0]):
+        v = beta * v_norm(st.inv, x, dims)
+        for i in range(len(dims)):
             v += st.theta[i] * x[i]
         st.scores[a] = v
         if v > best_v:
@@ -143,7 +144,7 @@ def optimistic_row(st, arms, beta):
 
 
 @numba.njit(cache=True)
-def pessimistic_margin(st, arms, a, b, baseline_reward, beta):
+def pessimistic_margin(st, arms, a, b, baseline_reward, beta, dims):
     """Steps 3-4: ``xi_t(a)``, the smallest margin over ``C_t`` after playing row ``a``. Known baseline
     rewards: ``min_theta <theta, z + x_a> + sum_{S^c} r_b - (1 - alpha) sum_{s<=t} r_b``; unknown: ``min_theta
     <theta, z + x_a - (1 - alpha) x_b>`` (``z`` then sums ``x_a - (1 - alpha) x_b`` over ``S`` and ``alpha
@@ -151,10 +152,10 @@ def pessimistic_margin(st, arms, a, b, baseline_reward, beta):
     c, live, w = st.const, st.live[0], st.w
     x, xb = arms[a], arms[b]
     v = 0.0
-    for i in range(x.shape[0]):
+    for i in range(len(dims)):
         w[i] = st.z[i] + x[i] if c.known_rewards else st.z[i] + x[i] - (1.0 - c.alpha) * xb[i]
         v += st.theta[i] * w[i]
-    v = v - beta * v_norm(st.inv, w)
+    v = v - beta * v_norm(st.inv, w, dims)
     if not c.known_rewards:
         return v
     need = (1.0 - c.alpha) * (live.baseline_total + baseline_reward)  # (1 - alpha) sum_{s<=t} r_b
@@ -172,7 +173,7 @@ def checkpoint_slack(st):
 
 
 @numba.njit(cache=True)
-def admissible_row(st, arms, b, baseline_reward, beta):
+def admissible_row(st, arms, b, baseline_reward, beta, dims):
     """CLUCB2: the row of largest optimistic value among the admissible ones -- those whose pessimistic
     margin at the next verified round, ``xi_t(a) + alpha r_l (t_k - t)``, is non-negative -- and the
     baseline's row, always admissible (the lowest row on ties); records its budget (NaN: the baseline)."""
@@ -183,7 +184,7 @@ def admissible_row(st, arms, b, baseline_reward, beta):
         v = st.scores[a]
         if a == b or v < best_v or (v == best_v and a > best):
             continue
-        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta) + slack
+        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta, dims) + slack
         if xi >= 0.0:
             best, best_v, budget = a, v, xi
     live.budget = budget
@@ -191,22 +192,22 @@ def admissible_row(st, arms, b, baseline_reward, beta):
 
 
 @numba.njit(cache=True)
-def clucb_choose(st, arms, baseline, baseline_reward):
+def clucb_choose(st, arms, baseline, baseline_reward, dims):
     """One round (steps 1-5): the row to play; records ``xi_t``, ``a'_t`` and the baseline round."""
     const, live = st.const, st.live[0]
     beta = lin_beta(st)
-    j = optimistic_row(st, arms, beta)
+    j = optimistic_row(st, arms, beta, dims)
     live.leader = j
     live.fell_back = 0
     if not const.conservative:
         return j
     if const.constrained:
-        a = admissible_row(st, arms, baseline, baseline_reward, beta)
+        a = admissible_row(st, arms, baseline, baseline_reward, beta, dims)
         if a == baseline:
             live.fell_back = 1
             live.fallbacks += int(j != baseline)
         return a
-    xi = pessimistic_margin(st, arms, j, baseline, baseline_reward, beta)
+    xi = pessimistic_margin(st, arms, j, baseline, baseline_reward, beta, dims)
     live.budget = xi
     if xi >= 0.0:
         return j
@@ -216,11 +217,11 @@ def clucb_choose(st, arms, baseline, baseline_reward):
 
 
 @numba.njit(cache=True)
-def ridge_add(st, x, reward):
+def ridge_add(st, x, reward, dims):
     """``(x, y)`` into the ridge statistics: ``V^{-1}`` by Sherman-Morrison, ``theta_hat = V^{-1}
     sum y x``."""
     sherman_morrison_update(st.inv, x, st.u)
-    d = x.shape[0]
+    d = len(dims)
     for i in range(d):
         st.xy[i] += reward * x[i]
     for i in range(d):
@@ -232,17 +233,17 @@ def ridge_add(st, x, reward):
 
 
 @numba.njit(cache=True)
-def lin_add(st, arms, a, b, reward, baseline_reward):
+def lin_add(st, arms, a, b, reward, baseline_reward, dims):
     """The round's outcome (row ``a`` played, ``b`` the baseline's): a baseline round banks ``r_{b_t}``
     (or, unknown, adds ``alpha x_b`` to ``z``); a round of ``S`` adds ``x_a`` (unknown: ``x_a - (1 - alpha)
     x_b``) to ``z``; the ridge learns ``(x_a, y)`` in the rounds of ``S``, or in every round."""
     c, live = st.const, st.live[0]
     x, xb = arms[a], arms[b]
-    d = x.shape[0]
+    d = len(dims)
     live.t += 1
     live.baseline_total += baseline_reward
     if c.learn_all:
-        ridge_add(st, x, reward)
+        ridge_add(st, x, reward, dims)
     if live.fell_back == 1:
         live.banked += baseline_reward
         if not c.known_rewards:
@@ -250,22 +251,22 @@ def lin_add(st, arms, a, b, reward, baseline_reward):
                 st.z[i] += c.alpha * xb[i]
         return
     if not c.learn_all:
-        ridge_add(st, x, reward)
+        ridge_add(st, x, reward, dims)
     for i in range(d):
         st.z[i] += x[i] if c.known_rewards else x[i] - (1.0 - c.alpha) * xb[i]
     live.n_opt += 1
 
 
 @numba.njit(cache=True)
-def clucb_choose_entry(st, arms, baseline, baseline_reward):
+def clucb_choose_entry(st, arms, baseline, baseline_reward, dims):
     """:func:`clucb_choose` called from Python."""
-    return clucb_choose(by_reference(st), arms, baseline, baseline_reward)
+    return clucb_choose(by_reference(st), arms, baseline, baseline_reward, dims)
 
 
 @numba.njit(cache=True)
-def lin_add_entry(st, arms, a, b, reward, baseline_reward):
+def lin_add_entry(st, arms, a, b, reward, baseline_reward, dims):
     """:func:`lin_add` called from Python."""
-    lin_add(by_reference(st), arms, a, b, reward, baseline_reward)
+    lin_add(by_reference(st), arms, a, b, reward, baseline_reward, dims)
 
 
 class ContextBlock(NamedTuple):
@@ -285,19 +286,22 @@ class ContextBlock(NamedTuple):
 
 
 @numba.njit(cache=True)
-def lin_block(st, block, code, sigma, out):
+def lin_block(st, block, code, sigma, out, dims):
     """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path; ``block`` a :class:`ContextBlock`):
     :func:`clucb_choose` on context ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a],
-    variates[i])``, :func:`lin_add`; the round's true means into the record (a non-empty one)."""
+    variates[i])``, :func:`lin_add`; the round's true means into the record (a non-empty one). ``dims``:
+    ``d`` zeros (a tuple, typed by its length): every kernel loops over ``range(len(dims))``, so each
+    compiled copy has ``d`` as a constant and the compiler unrolls the loops over the coordinates (one
+    copy per ``d`` a process uses; the same operations in the same order as with a run-time ``d``)."""
     s = by_reference(st)
     arms, means, baselines, rewards = block.arms, block.means, block.baselines, block.baseline_rewards
     fixed, record = arms.shape[0] == 1, block.played.shape[0] > 0
     for i in range(baselines.shape[0]):
         j, b = 0 if fixed else i, baselines[i]
-        a = clucb_choose(s, arms[j], b, rewards[i])
+        a = clucb_choose(s, arms[j], b, rewards[i], dims)
         out[i] = a
         y = observe_code(code, sigma, means[j, a], block.variates[i])
-        lin_add(s, arms[j], a, b, y, rewards[i])
+        lin_add(s, arms[j], a, b, y, rewards[i], dims)
         if record:
             row = means[j]
             top = row[0]
@@ -373,6 +377,8 @@ class _ContextualLinear(BaseLearner):
             u=np.zeros(d), w=np.zeros(d), scores=np.zeros(int(info.n_actions)), const=const, live=live,
         )  # fmt: skip
         self._d, self._ctx, self._kernels = d, None, None
+        #: ``d`` zeros: the kernels loop over ``len(dims)`` coordinates, a constant of each compiled copy.
+        self._dims = (0,) * d
 
     def _rewards_known(self, config: Any, info: Any) -> bool:
         """Whether the budget books the told baseline rewards (LinUCB: no budget)."""
@@ -406,7 +412,7 @@ class _ContextualLinear(BaseLearner):
         if self._kernels is None or self._kernels[0] is None:  # (None in a restored snapshot too)
             self._bind(arms)
         self._ctx = (arms, int(context.baseline), 0.0 if rb is None else float(rb))
-        return Decision(arm=int(self._kernels[0](self.state, arms, self._ctx[1], self._ctx[2])))
+        return Decision(arm=int(self._kernels[0](self.state, arms, self._ctx[1], self._ctx[2], self._dims)))
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
@@ -414,7 +420,7 @@ class _ContextualLinear(BaseLearner):
         arms, b, rb = self._ctx
         if self._kernels is None or self._kernels[1] is None:
             self._bind(arms)
-        self._kernels[1](self.state, arms, int(decision.arm), b, float(observation.reward), rb)
+        self._kernels[1](self.state, arms, int(decision.arm), b, float(observation.reward), rb, self._dims)
 
     def _bind(self, arms: np.ndarray) -> None:
         """The compiled entry points for the state's types and a context's (``arms`` as the contexts
@@ -422,9 +428,10 @@ class _ContextualLinear(BaseLearner):
         st = self.state
         arms = arms.view()
         arms.setflags(write=False)  # (as every ConservativeContext holds them)
+        self._dims = (0,) * self._d  # (again: a snapshot from before the field)
         self._kernels = (
-            bind_kernel(clucb_choose_entry, (st, arms, 0, 0.0)),
-            bind_kernel(lin_add_entry, (st, arms, 0, 0, 0.0, 0.0)),
+            bind_kernel(clucb_choose_entry, (st, arms, 0, 0.0, self._dims)),
+            bind_kernel(lin_add_entry, (st, arms, 0, 0, 0.0, 0.0, self._dims)),
         )
 
     def play_block(
@@ -447,10 +454,17 @@ class _ContextualLinear(BaseLearner):
                 f"actions every round) and 'baseline_rewards', 'variates' and the record n entries, n = "
                 f"{n} the baselines. Got arms {arms.shape}, means {means.shape}, lengths {lengths}."
             )
+        k = self.state.scores.shape[0]
+        if arms.ndim != 3 or arms.shape[1:] != (k, self._d) or means.shape[1:] != (k,):
+            raise ConfigError(
+                f"{type(self).__name__}.play_block: each round's 'arms' must be ({k}, {self._d}) (the "
+                f"declared n_actions, dim) and its 'means' ({k},). Got arms {arms.shape}, means "
+                f"{means.shape}."
+            )
         out = np.empty(n, dtype=np.int64)
         played, base, best = record if record else (_NO_RECORD,) * 3
         block = ContextBlock(arms, baselines, baseline_rewards, means, variates, played, base, best)
-        lin_block(self.state, block, code, sigma, out)
+        lin_block(self.state, block, code, sigma, out, (0,) * self._d)
         self.n_samples += n
         return out
 
