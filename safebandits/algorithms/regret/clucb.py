@@ -115,6 +115,26 @@ class LinState(NamedTuple):
 # run-time ``d``).
 
 
+#: The bits of a kernel's ``mode`` (:func:`lin_mode`).
+CONSERVATIVE, CONSTRAINED, KNOWN, LEARN_ALL = 1, 2, 4, 8
+
+
+def lin_mode(const: LinConstants) -> tuple[int, ...]:
+    """The learner's steps (``const``'s flags) as a tuple of ``m`` zeros, ``m`` the sum of the bits
+    :data:`CONSERVATIVE`, :data:`CONSTRAINED`, :data:`KNOWN`, :data:`LEARN_ALL` that hold: typed by its
+    length, a constant of each compiled copy, so the kernels' branches on the steps are decided when
+    compiling (one copy per learner variant a process uses; the steps kept are the same operations)."""
+    bits = (CONSERVATIVE * const.conservative + CONSTRAINED * const.constrained + KNOWN * const.known_rewards
+            + LEARN_ALL * const.learn_all)  # fmt: skip
+    return (0,) * int(bits)
+
+
+@numba.njit(cache=True, inline="always")
+def has(mode, bit):
+    """Whether ``bit`` is one of ``mode``'s (:func:`lin_mode`); a compile-time constant."""
+    return (len(mode) & bit) != 0
+
+
 @numba.njit(cache=True, inline="always")
 def lin_beta(st):
     """Step 1: ``beta_t`` with ``n`` the samples in the ridge estimate."""
@@ -157,7 +177,7 @@ def optimistic_row(st, arms, beta, dims):
 
 
 @numba.njit(cache=True, inline="always")
-def pessimistic_margin(st, arms, a, b, baseline_reward, beta, dims):
+def pessimistic_margin(st, arms, a, b, baseline_reward, beta, dims, mode):
     """Steps 3-4: ``xi_t(a)``, the smallest margin over ``C_t`` after playing row ``a``. Known baseline
     rewards: ``min_theta <theta, z + x_a> + sum_{S^c} r_b - (1 - alpha) sum_{s<=t} r_b``; unknown: ``min_theta
     <theta, z + x_a - (1 - alpha) x_b>`` (``z`` then sums ``x_a - (1 - alpha) x_b`` over ``S`` and ``alpha
@@ -169,10 +189,10 @@ def pessimistic_margin(st, arms, a, b, baseline_reward, beta, dims):
     theta = st.theta
     v = 0.0
     for i in range(len(dims)):
-        w[i] = z[i] + arms[a, i] if c.known_rewards else z[i] + arms[a, i] - (1.0 - c.alpha) * arms[b, i]
+        w[i] = z[i] + arms[a, i] if has(mode, KNOWN) else z[i] + arms[a, i] - (1.0 - c.alpha) * arms[b, i]
         v += theta[i] * w[i]
     v = v - beta * v_norm(st.inv, w.reshape((1, len(dims))), 0, dims)
-    if not c.known_rewards:
+    if not has(mode, KNOWN):
         return v
     need = (1.0 - c.alpha) * (live.baseline_total + baseline_reward)  # (1 - alpha) sum_{s<=t} r_b
     return v + live.banked - need
@@ -189,7 +209,7 @@ def checkpoint_slack(st):
 
 
 @numba.njit(cache=True, inline="always")
-def admissible_row(st, arms, b, baseline_reward, beta, dims):
+def admissible_row(st, arms, b, baseline_reward, beta, dims, mode):
     """CLUCB2: the row of largest optimistic value among the admissible ones -- those whose pessimistic
     margin at the next verified round, ``xi_t(a) + alpha r_l (t_k - t)``, is non-negative -- and the
     baseline's row, always admissible (the lowest row on ties); records its budget (NaN: the baseline)."""
@@ -203,7 +223,7 @@ def admissible_row(st, arms, b, baseline_reward, beta, dims):
         v = scores[a]
         if a == b or v < best_v or (v == best_v and a > best):
             continue
-        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta, dims) + slack
+        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta, dims, mode) + slack
         if xi >= 0.0:
             best = a
             best_v = v
@@ -213,23 +233,22 @@ def admissible_row(st, arms, b, baseline_reward, beta, dims):
 
 
 @numba.njit(cache=True, inline="always")
-def clucb_choose(st, arms, baseline, baseline_reward, dims):
+def clucb_choose(st, arms, baseline, baseline_reward, dims, mode):
     """One round (steps 1-5): the row to play; records ``xi_t``, ``a'_t`` and the baseline round."""
-    const = st.const
     live = st.live[0]
     beta = lin_beta(st)
     j = optimistic_row(st, arms, beta, dims)
     live.leader = j
     live.fell_back = 0
-    if not const.conservative:
+    if not has(mode, CONSERVATIVE):
         return j
-    if const.constrained:
-        a = admissible_row(st, arms, baseline, baseline_reward, beta, dims)
+    if has(mode, CONSTRAINED):
+        a = admissible_row(st, arms, baseline, baseline_reward, beta, dims, mode)
         if a == baseline:
             live.fell_back = 1
             live.fallbacks += int(j != baseline)
         return a
-    xi = pessimistic_margin(st, arms, j, baseline, baseline_reward, beta, dims)
+    xi = pessimistic_margin(st, arms, j, baseline, baseline_reward, beta, dims, mode)
     live.budget = xi
     if xi >= 0.0:
         return j
@@ -258,7 +277,7 @@ def ridge_add(st, x, reward, dims):
 
 
 @numba.njit(cache=True, inline="always")
-def lin_add(st, arms, a, b, reward, baseline_reward, dims):
+def lin_add(st, arms, a, b, reward, baseline_reward, dims, mode):
     """The round's outcome (row ``a`` played, ``b`` the baseline's): a baseline round banks ``r_{b_t}``
     (or, unknown, adds ``alpha x_b`` to ``z``); a round of ``S`` adds ``x_a`` (unknown: ``x_a - (1 - alpha)
     x_b``) to ``z``; the ridge learns ``(x_a, y)`` in the rounds of ``S``, or in every round."""
@@ -268,31 +287,29 @@ def lin_add(st, arms, a, b, reward, baseline_reward, dims):
     d = len(dims)
     live.t += 1
     live.baseline_total += baseline_reward
-    if c.learn_all:
+    if has(mode, LEARN_ALL) or live.fell_back == 0:  # (the ridge and z, banked apart: any order)
         ridge_add(st, arms[a], reward, dims)
     if live.fell_back == 1:
         live.banked += baseline_reward
-        if not c.known_rewards:
+        if not has(mode, KNOWN):
             for i in range(d):
                 z[i] += c.alpha * arms[b, i]
         return
-    if not c.learn_all:
-        ridge_add(st, arms[a], reward, dims)
     for i in range(d):
-        z[i] += arms[a, i] if c.known_rewards else arms[a, i] - (1.0 - c.alpha) * arms[b, i]
+        z[i] += arms[a, i] if has(mode, KNOWN) else arms[a, i] - (1.0 - c.alpha) * arms[b, i]
     live.n_opt += 1
 
 
 @numba.njit(cache=True)
-def clucb_choose_entry(st, arms, baseline, baseline_reward, dims):
+def clucb_choose_entry(st, arms, baseline, baseline_reward, dims, mode):
     """:func:`clucb_choose` called from Python."""
-    return clucb_choose(st, arms, baseline, baseline_reward, dims)
+    return clucb_choose(st, arms, baseline, baseline_reward, dims, mode)
 
 
 @numba.njit(cache=True)
-def lin_add_entry(st, arms, a, b, reward, baseline_reward, dims):
+def lin_add_entry(st, arms, a, b, reward, baseline_reward, dims, mode):
     """:func:`lin_add` called from Python."""
-    lin_add(st, arms, a, b, reward, baseline_reward, dims)
+    lin_add(st, arms, a, b, reward, baseline_reward, dims, mode)
 
 
 class ContextBlock(NamedTuple):
@@ -312,7 +329,7 @@ class ContextBlock(NamedTuple):
 
 
 @numba.njit(cache=True)
-def lin_block(st, block, code, sigma, out, dims):
+def lin_block(st, block, code, sigma, out, dims, mode):
     """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path; ``block`` a :class:`ContextBlock`):
     :func:`clucb_choose` on context ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a],
     variates[i])``, :func:`lin_add`; the round's true means into the record (a non-empty one)."""
@@ -329,10 +346,10 @@ def lin_block(st, block, code, sigma, out, dims):
     for i in range(baselines.shape[0]):
         j = 0 if fixed else i
         b = baselines[i]
-        a = clucb_choose(st, arms[j], b, rewards[i], dims)
+        a = clucb_choose(st, arms[j], b, rewards[i], dims, mode)
         out[i] = a
         y = observe_code(code, sigma, means[j, a], variates[i])
-        lin_add(st, arms[j], a, b, y, rewards[i], dims)
+        lin_add(st, arms[j], a, b, y, rewards[i], dims, mode)
         if record:
             top = means[j, 0]
             for k in range(1, means.shape[1]):
@@ -411,6 +428,8 @@ class _ContextualLinear(BaseLearner):
         self._d, self._ctx, self._kernels = d, None, None
         #: ``d`` zeros: the kernels loop over ``len(dims)`` coordinates, a constant of each compiled copy.
         self._dims = (0,) * d
+        #: The learner's steps as a compile-time constant (:func:`lin_mode`).
+        self._mode = lin_mode(const)
 
     def _rewards_known(self, config: Any, info: Any) -> bool:
         """Whether the budget books the told baseline rewards (LinUCB: no budget)."""
@@ -444,7 +463,9 @@ class _ContextualLinear(BaseLearner):
         if self._kernels is None or self._kernels[0] is None:  # (None in a restored snapshot too)
             self._bind(arms)
         self._ctx = (arms, int(context.baseline), 0.0 if rb is None else float(rb))
-        return Decision(arm=int(self._kernels[0](self.state, arms, self._ctx[1], self._ctx[2], self._dims)))
+        return Decision(
+            arm=int(self._kernels[0](self.state, arms, self._ctx[1], self._ctx[2], self._dims, self._mode))
+        )
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
@@ -452,7 +473,9 @@ class _ContextualLinear(BaseLearner):
         arms, b, rb = self._ctx
         if self._kernels is None or self._kernels[1] is None:
             self._bind(arms)
-        self._kernels[1](self.state, arms, int(decision.arm), b, float(observation.reward), rb, self._dims)
+        self._kernels[1](
+            self.state, arms, int(decision.arm), b, float(observation.reward), rb, self._dims, self._mode
+        )
 
     def _bind(self, arms: np.ndarray) -> None:
         """The compiled entry points for the state's types and a context's (``arms`` as the contexts
@@ -460,10 +483,10 @@ class _ContextualLinear(BaseLearner):
         st = self.state
         arms = arms.view()
         arms.setflags(write=False)  # (as every ConservativeContext holds them)
-        self._dims = (0,) * self._d  # (again: a snapshot from before the field)
+        self._dims, self._mode = (0,) * self._d, lin_mode(st.const)  # (again: a snapshot from before them)
         self._kernels = (
-            bind_kernel(clucb_choose_entry, (st, arms, 0, 0.0, self._dims)),
-            bind_kernel(lin_add_entry, (st, arms, 0, 0, 0.0, 0.0, self._dims)),
+            bind_kernel(clucb_choose_entry, (st, arms, 0, 0.0, self._dims, self._mode)),
+            bind_kernel(lin_add_entry, (st, arms, 0, 0, 0.0, 0.0, self._dims, self._mode)),
         )
 
     def play_block(
@@ -496,7 +519,7 @@ class _ContextualLinear(BaseLearner):
         out = np.empty(n, dtype=np.int64)
         played, base, best = record if record else (_NO_RECORD,) * 3
         block = ContextBlock(arms, baselines, baseline_rewards, means, variates, played, base, best)
-        lin_block(self.state, block, code, sigma, out, (0,) * self._d)
+        lin_block(self.state, block, code, sigma, out, (0,) * self._d, lin_mode(self.state.const))
         self.n_samples += n
         return out
 
