@@ -287,14 +287,15 @@ def lin_add(st, arms, a, b, reward, baseline_reward, dims, mode):
     d = len(dims)
     live.t += 1
     live.baseline_total += baseline_reward
-    if has(mode, LEARN_ALL) or live.fell_back == 0:  # (the ridge and z, banked apart: any order)
-        ridge_add(st, arms[a], reward, dims)
-    if live.fell_back == 1:
+    if live.fell_back == 1:  # (the ridge apart from z and the banked reward: any order between them)
+        if has(mode, LEARN_ALL):
+            ridge_add(st, arms[a], reward, dims)
         live.banked += baseline_reward
         if not has(mode, KNOWN):
             for i in range(d):
                 z[i] += c.alpha * arms[b, i]
         return
+    ridge_add(st, arms[a], reward, dims)
     for i in range(d):
         z[i] += arms[a, i] if has(mode, KNOWN) else arms[a, i] - (1.0 - c.alpha) * arms[b, i]
     live.n_opt += 1
