@@ -123,3 +123,47 @@ def test_play_block_records_the_means_and_refuses_mismatched_blocks():
         learner.play_block(r.arms, r.baselines, r.baseline_rewards, r.means, r.variates[:10], 0, 0.1)
     with pytest.raises(ConfigError, match="arms"):
         learner.play_block(r.arms[:7], r.baselines, r.baseline_rewards, r.means[:7], r.variates, 0, 0.1)
+
+
+#: (learner, d): one case in the default run (each new (variant, d) compiles its own copy, ~15 s cold).
+_OTHER_DIMS = [("clucb2-checkpoint", 7)] + [
+    pytest.param(name, dim, marks=pytest.mark.slow)
+    for name in ("linucb", "clucb", "clucb-unknown-baseline", "clucb2", "clucb2-checkpoint")
+    for dim in (2, 7)
+    if (name, dim) != ("clucb2-checkpoint", 7)
+]
+
+
+@pytest.mark.parametrize(("name", "dim"), _OTHER_DIMS)
+def test_each_compiled_copy_plays_as_ask_tell_for_other_dims(name, dim):
+    """The kernels are compiled per ``d`` and per learner variant (``len(dims)``, ``lin_mode``: constants
+    of each copy): at ``d`` other than the benchmark's 4, every variant's compiled rounds and its ask /
+    tell rounds play the same rows with the same state, bit for bit."""
+    from safebandits.experiments.conservative_linear import play_contexts
+
+    theta = np.linspace(0.2, 0.9, dim)
+    tau = 10 if name == "clucb2-checkpoint" else 1
+    inst = ConservativeLinearInstance(
+        theta=theta, n_actions=6, alpha=0.05, baseline_param=theta[::-1].copy(), horizon=300,
+        known_baseline=name != "clucb-unknown-baseline", checkpoint=tau,
+        feature_low=0.3 if tau > 1 else 0.0,
+        baseline_floor=0.25 * theta.sum() / math.sqrt(dim) if tau > 1 else 0.0,
+    )  # fmt: skip
+    outs = []
+    for compiled in (True, False):
+        learner = make_learner(name, inst.public_info(), np.random.default_rng(0))
+        means = play_contexts(learner, inst.environment(np.random.default_rng(4)), 300, compiled=compiled)
+        st = learner.state
+        outs.append(([m.tolist() for m in means], st.inv.tolist(), st.z.tolist(), st.live.tobytes()))
+    assert outs[0] == outs[1]
+
+
+def test_play_block_refuses_arms_of_another_dim():
+    """The compiled loops run over the declared ``d`` (a constant of the compiled copy): a block whose
+    actions have another number of columns is refused, naming the shapes."""
+    inst = ConservativeLinearInstance(theta=np.array([0.5, 0.8, 0.2]), n_actions=5, alpha=0.05, horizon=50)
+    r = inst.environment(np.random.default_rng(1)).next_rounds(50)
+    learner = make_learner("clucb", inst.public_info(), np.random.default_rng(0))
+    wide = np.concatenate([r.arms, r.arms[:, :, :1]], axis=2)
+    with pytest.raises(ConfigError, match=r"\(5, 3\).*Got arms \(50, 5, 4\)"):
+        learner.play_block(wide, r.baselines, r.baseline_rewards, r.means, r.variates, 0, 0.1)
