@@ -5,6 +5,7 @@ ORDER = [
     "plot_own_problem.py",
     "plot_cross_paper_comparison.py",
     "plot_dose_finding.py",
+    "plot_conservative_recommender.py",
     "plot_continuous_domain.py",
     "plot_plugin_learner.py",
     "plot_study_simulated_human.py",
