@@ -118,3 +118,22 @@ def test_a_linear_problem_view_passed_directly_is_not_filled_in(tmp_path):
     study = create_study("v", "clucb", info, storage=_url(tmp_path), seed=0)
     with pytest.raises(ConfigError, match="context"):
         study.ask()
+
+
+def test_the_cli_asks_without_a_context_and_refuses_another(tmp_path):
+    from click.testing import CliRunner
+
+    from safebandits.cli import cli
+
+    url = _url(tmp_path)
+    run = CliRunner().invoke
+    file = Path(__file__).parents[3] / "examples/conservative_across.toml"
+    res = run(
+        cli, ["study", "create", "cli", "--algorithm", "clucb", "--problem", str(file), "--storage", url]
+    )
+    assert res.exit_code == 0, res.output
+    res = run(cli, ["study", "ask", "cli", "--storage", url])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["context"] == DECLARED
+    res = run(cli, ["study", "ask", "cli", "--context", json.dumps(_differ("baseline")), "--storage", url])
+    assert res.exit_code == 2 and "context.baseline" in res.output
