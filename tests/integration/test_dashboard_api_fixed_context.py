@@ -94,3 +94,18 @@ def test_another_context_is_a_422_naming_the_field_and_stores_nothing(made, case
     assert err["code"] == "invalid" and "Traceback" not in r.text
     assert f"context.{field}" in err["message"], (ctx, err)
     assert _stored(url) == before
+
+
+def test_the_answer_page_asks_a_fixed_arms_study(tmp_path):
+    """A browser has no context to give; a fixed-arms study needs none (the page's ask opens a query)."""
+    from tests.integration.test_dashboard_app import Client
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    from safebandits.study.options import create_from_options
+
+    create_from_options("page", "clucb", storage=url, experiment=RAW, seed=0)
+    client = Client(create_app(url))
+    r = client.post("/study/page/ask", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/study/page/query/0", r.text
+    with sb.load_study("page", url) as s:
+        assert s.queries()[0]["decision"]["context"] == DECLARED
