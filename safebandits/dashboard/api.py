@@ -609,9 +609,10 @@ def _add_ask_route(api: Any, open_study: Callable[[str], Any], clean: Callable[[
     def ask(name: str, body: Ask | None = None) -> Any:
         """The open query (with max_open=1 the same one until told; a new one once every query is told).
         A conservative contextual study is asked with the round's context (``{"context": {"arms",
-        "baseline", "baseline_reward"}}``, 422 naming the field when refused). 409 ``no_query_available``
-        when every query that can be handed out is out, ``done`` when the study is done, ``conflict`` when
-        a query asked with another context is open."""
+        "baseline", "baseline_reward"}}``, 422 naming the field when refused); a study of a LinearProblem's
+        conservative view (fixed arms) fills it in from its declaration, and one sent must be that one.
+        409 ``no_query_available`` when every query that can be handed out is out, ``done`` when the study
+        is done, ``conflict`` when a query asked with another context is open."""
         context = context_of(body)
         with open_study(name) as s:
             try:

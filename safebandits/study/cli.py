@@ -189,7 +189,8 @@ def create(
     default=None,
     metavar="JSON",
     help="The round's context of a contextual study (JSON, '-' for stdin, '@FILE'): "
-    '{"arms": [[...], ...], "baseline": b, "baseline_reward": r}.',
+    '{"arms": [[...], ...], "baseline": b, "baseline_reward": r} (a fixed-arms LinearProblem: optional, '
+    "the declared one).",
 )
 @_storage_option
 def ask(name: str, context: str | None, storage: str) -> None:

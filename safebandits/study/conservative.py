@@ -32,9 +32,11 @@ from safebandits.exceptions import ConfigError, ProtocolError
 
 __all__ = [
     "CONTEXT_KEYS",
+    "check_declared",
     "conservative_record",
     "context_from_stored",
     "context_to_dict",
+    "declared_context",
     "is_conservative",
     "is_contextual",
     "parse_context",
@@ -154,6 +156,52 @@ def context_from_stored(stored: Mapping[str, Any]) -> Any:
 def same_context(stored: Mapping[str, Any] | None, context: Any) -> bool:
     """Whether a checked ``context`` is the one a stored query was asked with."""
     return stored is not None and context_to_dict(context) == dict(stored)
+
+
+def declared_context(declaration: Any, kind: str | None) -> Any:
+    """The context every round of a study shows when its declaration fixes the actions, else ``None``.
+
+    A :class:`~safebandits.problems.declare.LinearProblem` read through its ``conservative-linear`` view
+    (the conservative view of :mod:`~safebandits.problems.declare.linear_conservative`) has the same
+    actions every round: its ``arms``, the baseline its ``safe_arm`` and the baseline's reward its
+    ``safe_reward`` (known). A :class:`~safebandits.problems.declare.ConservativeLinearProblem` declares
+    no action set (its contexts are the world's): ``None``, the caller sends each round's context."""
+    if (
+        declaration is None
+        or kind != "conservative-linear"
+        or getattr(declaration, "setting", None) != "linear"
+    ):
+        return None
+    from safebandits.problems.conservative_linear import ConservativeContext
+
+    return ConservativeContext(
+        arms=np.asarray(declaration.arms, dtype=np.float64),
+        baseline=int(declaration.safe_arm),
+        baseline_reward=float(declaration.safe_reward),
+    )
+
+
+def check_declared(context: Any, declared: Any, study: str) -> None:
+    """Refuse a checked ``context`` that is not the ``declared`` one (a study whose declaration fixes the
+    actions), naming the first field that differs (``context.arms``, ``context.baseline``,
+    ``context.baseline_reward``). Equality is exact (the numbers as the declaration holds them): the
+    learner's confidence sets and the record's margin are those of the declared actions."""
+    given, fixed = context_to_dict(context), context_to_dict(declared)
+    why = (
+        f"its problem fixes the actions: the same arms every round, the baseline safe_arm = "
+        f"{fixed['baseline']} with its reward safe_reward = {fixed['baseline_reward']!r}; ask() without a "
+        "context uses them"
+    )
+    for key, name in (("arms", "arms"), ("baseline", "safe_arm"), ("baseline_reward", "safe_reward")):
+        if given[key] == fixed[key]:
+            continue
+        if key == "arms":
+            a, b = np.asarray(given[key]), np.asarray(fixed[key])
+            row = int(np.flatnonzero(np.any(a != b, axis=1))[0])
+            got = f"row {row} = {a[row].tolist()} where the declaration has {b[row].tolist()}"
+        else:
+            got = f"{given[key]!r} instead"
+        raise ConfigError(f"context.{key} of study {study!r} must be the declared {name} ({why}). Got {got}.")
 
 
 def _finite(value: Any) -> float | None:

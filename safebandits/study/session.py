@@ -26,7 +26,9 @@ from safebandits.study.codec import (
     parse_observation,
 )
 from safebandits.study.conservative import (
+    check_declared,
     context_to_dict,
+    declared_context,
     is_conservative,
     is_contextual,
     parse_context,
@@ -103,15 +105,28 @@ class Study(Reading):
         return is_conservative(self.info)
 
     def _check_context(self, context: Any) -> Any:
-        """The checked context of an ``ask`` (``None`` when none is given)."""
+        """The checked context of an ``ask`` (``None`` when none is given; the declared one when the
+        study's declaration fixes the actions, and a context given must then be that one)."""
+        fixed = self._fixed_context if self._contextual else None
         if context is None:
-            return None
+            return fixed
         if not self._contextual:
             raise ConfigError(
                 f"Study {self.name!r} takes no context: its problem ({type(self.info).__name__}) shows no "
                 "context each round. Call ask() without one."
             )
-        return parse_context(context, self.info, self.name)
+        ctx = parse_context(context, self.info, self.name)
+        if fixed is not None:
+            check_declared(ctx, fixed, self.name)
+        return ctx
+
+    @property
+    def _fixed_context(self) -> Any:
+        """The context every round shows when the declaration fixes the actions (a LinearProblem's
+        conservative view), else ``None`` (:func:`~safebandits.study.conservative.declared_context`)."""
+        if not hasattr(self, "_fixed"):
+            self._fixed = declared_context(self.declaration, self.declared_kind)
+        return self._fixed
 
     @property
     def _handout(self) -> bool:
@@ -145,8 +160,11 @@ class Study(Reading):
             The round's context, for a study whose problem shows one each round (a conservative
             contextual linear problem): ``{"arms": [[...], ...], "baseline": b, "baseline_reward": r}``
             (:func:`~safebandits.study.conservative.parse_context` says what is checked). It is stored
-            with the query. While a query is open, ``ask()`` or ``ask`` with the same context returns it
-            again; another context is refused (tell the open query first). Other studies take none.
+            with the query. A study of a declaration that fixes the actions (a ``LinearProblem``'s
+            conservative view: its arms every round, ``safe_arm`` the baseline, ``safe_reward`` its
+            reward) fills the context in from the declaration; one given anyway must be that one. While
+            a query is open, ``ask()`` or ``ask`` with the same context returns it again; another
+            context is refused (tell the open query first). Other studies take none.
 
         Raises
         ------

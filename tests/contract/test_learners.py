@@ -30,7 +30,9 @@ from safebandits.types import BatchObservation, Decision, Observation
 # Pool-based classification learners (Algorithm 2 of Camilleri et al. and its passive baseline) have
 # their own protocol tests in tests/unit/classification (they need a labelled pool, not a bandit).
 # Contextual learners (ask(context): CLUCB, LinUCB) are driven by their own loop
-# (safebandits.experiments.conservative_linear; run_regret has no contexts): their contract is below.
+# (safebandits.experiments.conservative_linear; run_regret has no contexts): their learner contract is
+# below, and their study contract (certificate, truth, replay / reload, data not pickle) is
+# tests/contract/test_contextual_studies.py. They stay out of ENTRIES, whose drivers ask without a context.
 CONTEXTUAL = {k: v for k, v in list_algorithms().items() if v.info == ("conservative-linear",)}
 ENTRIES = {k: v for k, v in list_algorithms().items() if v.task != "classification" and k not in CONTEXTUAL}
 BUDGET = 20_000

@@ -1,7 +1,8 @@
 """Incremental studies (issue 30, case 7): loading a study restores the latest snapshot of its learner and
 replays only the answers since, and the result is the learner a replay of every answer gives.
 
-For every registered learner: a study answered by its contract problem's simulator, with a snapshot every
+For every registered learner (the contextual ones, asked with a context: tests/contract/
+test_contextual_studies.py): a study answered by its contract problem's simulator, with a snapshot every
 few answers, loads from its snapshot (it replays fewer answers than the snapshot interval), holds the same
 state as a full replay (attribute by attribute, :func:`~safebandits.study.snapshot.same_state`), and both
 continue alike. A snapshot that is stale, damaged, foreign or malicious is ignored (the study replays

@@ -1,8 +1,8 @@
 """The contextual conservative learners' problem view and state round-trip (issue 44). Their studies are
-asked with the round's context (``study.ask(context)``: tests/unit/study/test_conservative_contexts.py); they
-stay outside the study-wide contracts (tests/contract/test_learners.py, ``CONTEXTUAL``), which ask without
-one. Their info encodes exactly, and a snapshot of a learner midway restores the state an uninterrupted
-learner holds and plays on alike."""
+asked with the round's context (``study.ask(context)``: tests/unit/study/test_conservative_contexts.py); the
+registry-wide study tests ask without one and leave them out (``CONTEXTUAL``), and their study contract is
+tests/contract/test_contextual_studies.py. Their info encodes exactly, and a snapshot of a learner midway
+restores the state an uninterrupted learner holds and plays on alike."""
 
 from __future__ import annotations
 

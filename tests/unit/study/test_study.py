@@ -57,6 +57,8 @@ def test_info_stored_with_a_derived_cache_still_loads():
 
 
 # -- every registered learner runs as a study ----------------------------------------------------
+# (The contextual learners, asked with a context, have their own study contract:
+# tests/contract/test_contextual_studies.py.)
 @pytest.mark.parametrize("name", sorted(ENTRIES))
 def test_every_algorithm_runs_as_a_study(name, tmp_path):
     """Decisions through the database, with a reload midway, equal an uninterrupted learner's."""
