@@ -47,12 +47,12 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel
+from safebandits._numba import bind_kernel, by_reference
 from safebandits._validation import check_interval, check_literal_fields, check_positive
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_inline
-from safebandits.estimators.ridge import sherman_morrison_n
+from safebandits.estimators.ridge import sherman_morrison_update
 from safebandits.exceptions import CannotStartError, ConfigError, ProtocolError
 from safebandits.problems.noise import observe_code
 from safebandits.records import Certificate
@@ -105,36 +105,6 @@ class LinState(NamedTuple):
     live: np.ndarray
 
 
-# The kernels below are inlined (``inline="always"``) into the three compiled entry points -- ask
-# (:func:`clucb_choose_entry`), tell (:func:`lin_add_entry`) and a simulation's block of rounds
-# (:func:`lin_block`) -- which take the state ``st`` (a :class:`LinState`) as their argument: one compiled
-# function per entry point, no call between the steps of a round. Each kernel reads the state's arrays
-# into locals before its loops. ``dims``: ``d`` zeros (a tuple, typed by its length): every loop over the
-# coordinates is ``range(len(dims))``, so each compiled copy has ``d`` as a constant and the compiler
-# unrolls those loops (one copy per ``d`` a process uses; the same operations in the same order as with a
-# run-time ``d``).
-
-
-#: The bits of a kernel's ``mode`` (:func:`lin_mode`).
-CONSERVATIVE, CONSTRAINED, KNOWN, LEARN_ALL = 1, 2, 4, 8
-
-
-def lin_mode(const: LinConstants) -> tuple[int, ...]:
-    """The learner's steps (``const``'s flags) as a tuple of ``m`` zeros, ``m`` the sum of the bits
-    :data:`CONSERVATIVE`, :data:`CONSTRAINED`, :data:`KNOWN`, :data:`LEARN_ALL` that hold: typed by its
-    length, a constant of each compiled copy, so the kernels' branches on the steps are decided when
-    compiling (one copy per learner variant a process uses; the steps kept are the same operations)."""
-    bits = (CONSERVATIVE * const.conservative + CONSTRAINED * const.constrained + KNOWN * const.known_rewards
-            + LEARN_ALL * const.learn_all)  # fmt: skip
-    return (0,) * int(bits)
-
-
-@numba.njit(cache=True, inline="always")
-def has(mode, bit):
-    """Whether ``bit`` is one of ``mode``'s (:func:`lin_mode`); a compile-time constant."""
-    return (len(mode) & bit) != 0
-
-
 @numba.njit(cache=True, inline="always")
 def lin_beta(st):
     """Step 1: ``beta_t`` with ``n`` the samples in the ridge estimate."""
@@ -144,61 +114,54 @@ def lin_beta(st):
 
 
 @numba.njit(cache=True, inline="always")
-def v_norm(inv, xs, r, dims):
-    """``||x||_{V^{-1}} = sqrt(x^T V^{-1} x)`` of the row ``x = xs[r]``, ``d = len(dims)``."""
-    d = len(dims)
+def v_norm(inv, x):
+    """``||x||_{V^{-1}} = sqrt(x^T V^{-1} x)``."""
+    d = x.shape[0]
     s = 0.0
     for i in range(d):
         acc = 0.0
         for j in range(d):
-            acc += inv[i, j] * xs[r, j]
-        s += xs[r, i] * acc
+            acc += inv[i, j] * x[j]
+        s += x[i] * acc
     return math.sqrt(max(s, 0.0))
 
 
-@numba.njit(cache=True, inline="always")
-def optimistic_row(st, arms, beta, dims):
+@numba.njit(cache=True)  # (not inline="always": inlined after lin_beta, its writes to scores were lost)
+def optimistic_row(st, arms, beta):
     """Step 2: ``argmax_a <theta_hat, x_a> + beta ||x_a||_{V^{-1}}`` (the lowest row on ties); each row's
     value is kept in ``scores``."""
-    inv = st.inv
-    theta = st.theta
-    scores = st.scores
-    best = 0
-    best_v = -math.inf
+    best, best_v = 0, -math.inf
     for a in range(arms.shape[0]):
-        v = beta * v_norm(inv, arms, a, dims)
-        for i in range(len(dims)):
-            v += theta[i] * arms[a, i]
-        scores[a] = v
+        x = arms[a]
+        v = beta * v_norm(st.inv, x)
+        for i in range(x.shape[0]):
+            v += st.theta[i] * x[i]
+        st.scores[a] = v
         if v > best_v:
-            best = a
-            best_v = v
+            best, best_v = a, v
     return best
 
 
-@numba.njit(cache=True, inline="always")
-def pessimistic_margin(st, arms, a, b, baseline_reward, beta, dims, mode):
+@numba.njit(cache=True)
+def pessimistic_margin(st, arms, a, b, baseline_reward, beta):
     """Steps 3-4: ``xi_t(a)``, the smallest margin over ``C_t`` after playing row ``a``. Known baseline
     rewards: ``min_theta <theta, z + x_a> + sum_{S^c} r_b - (1 - alpha) sum_{s<=t} r_b``; unknown: ``min_theta
     <theta, z + x_a - (1 - alpha) x_b>`` (``z`` then sums ``x_a - (1 - alpha) x_b`` over ``S`` and ``alpha
     x_b`` over ``S^c``). ``min_theta <theta, w> = <theta_hat, w> - beta ||w||_{V^{-1}}``."""
-    c = st.const
-    live = st.live[0]
-    w = st.w
-    z = st.z
-    theta = st.theta
+    c, live, w = st.const, st.live[0], st.w
+    x, xb = arms[a], arms[b]
     v = 0.0
-    for i in range(len(dims)):
-        w[i] = z[i] + arms[a, i] if has(mode, KNOWN) else z[i] + arms[a, i] - (1.0 - c.alpha) * arms[b, i]
-        v += theta[i] * w[i]
-    v = v - beta * v_norm(st.inv, w.reshape((1, len(dims))), 0, dims)
-    if not has(mode, KNOWN):
+    for i in range(x.shape[0]):
+        w[i] = st.z[i] + x[i] if c.known_rewards else st.z[i] + x[i] - (1.0 - c.alpha) * xb[i]
+        v += st.theta[i] * w[i]
+    v = v - beta * v_norm(st.inv, w)
+    if not c.known_rewards:
         return v
     need = (1.0 - c.alpha) * (live.baseline_total + baseline_reward)  # (1 - alpha) sum_{s<=t} r_b
     return v + live.banked - need
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def checkpoint_slack(st):
     """``alpha r_l (t_k - t)``: what the rounds left before the next checkpoint ``t_k`` (from this round
     ``t``) add to the margin at least, played with the baseline (0 when every round is verified)."""
@@ -208,47 +171,42 @@ def checkpoint_slack(st):
     return c.alpha * c.floor * float(tk - t)
 
 
-@numba.njit(cache=True, inline="always")
-def admissible_row(st, arms, b, baseline_reward, beta, dims, mode):
+@numba.njit(cache=True)
+def admissible_row(st, arms, b, baseline_reward, beta):
     """CLUCB2: the row of largest optimistic value among the admissible ones -- those whose pessimistic
     margin at the next verified round, ``xi_t(a) + alpha r_l (t_k - t)``, is non-negative -- and the
     baseline's row, always admissible (the lowest row on ties); records its budget (NaN: the baseline)."""
     live = st.live[0]
-    scores = st.scores
     slack = checkpoint_slack(st)
-    best = b
-    best_v = scores[b]
-    budget = math.nan
+    best, best_v, budget = b, st.scores[b], math.nan
     for a in range(arms.shape[0]):
-        v = scores[a]
+        v = st.scores[a]
         if a == b or v < best_v or (v == best_v and a > best):
             continue
-        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta, dims, mode) + slack
+        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta) + slack
         if xi >= 0.0:
-            best = a
-            best_v = v
-            budget = xi
+            best, best_v, budget = a, v, xi
     live.budget = budget
     return best
 
 
-@numba.njit(cache=True, inline="always")
-def clucb_choose(st, arms, baseline, baseline_reward, dims, mode):
+@numba.njit(cache=True)
+def clucb_choose(st, arms, baseline, baseline_reward):
     """One round (steps 1-5): the row to play; records ``xi_t``, ``a'_t`` and the baseline round."""
-    live = st.live[0]
+    const, live = st.const, st.live[0]
     beta = lin_beta(st)
-    j = optimistic_row(st, arms, beta, dims)
+    j = optimistic_row(st, arms, beta)
     live.leader = j
     live.fell_back = 0
-    if not has(mode, CONSERVATIVE):
+    if not const.conservative:
         return j
-    if has(mode, CONSTRAINED):
-        a = admissible_row(st, arms, baseline, baseline_reward, beta, dims, mode)
+    if const.constrained:
+        a = admissible_row(st, arms, baseline, baseline_reward, beta)
         if a == baseline:
             live.fell_back = 1
             live.fallbacks += int(j != baseline)
         return a
-    xi = pessimistic_margin(st, arms, j, baseline, baseline_reward, beta, dims, mode)
+    xi = pessimistic_margin(st, arms, j, baseline, baseline_reward, beta)
     live.budget = xi
     if xi >= 0.0:
         return j
@@ -257,60 +215,57 @@ def clucb_choose(st, arms, baseline, baseline_reward, dims, mode):
     return baseline
 
 
-@numba.njit(cache=True, inline="always")
-def ridge_add(st, x, reward, dims):
+@numba.njit(cache=True)
+def ridge_add(st, x, reward):
     """``(x, y)`` into the ridge statistics: ``V^{-1}`` by Sherman-Morrison, ``theta_hat = V^{-1}
     sum y x``."""
-    inv = st.inv
-    xy = st.xy
-    theta = st.theta
-    d = len(dims)
-    sherman_morrison_n(inv, x, st.u, d)
+    sherman_morrison_update(st.inv, x, st.u)
+    d = x.shape[0]
     for i in range(d):
-        xy[i] += reward * x[i]
+        st.xy[i] += reward * x[i]
     for i in range(d):
         acc = 0.0
         for j in range(d):
-            acc += inv[i, j] * xy[j]
-        theta[i] = acc
+            acc += st.inv[i, j] * st.xy[j]
+        st.theta[i] = acc
     st.live[0].n_fit += 1
 
 
-@numba.njit(cache=True, inline="always")
-def lin_add(st, arms, a, b, reward, baseline_reward, dims, mode):
+@numba.njit(cache=True)
+def lin_add(st, arms, a, b, reward, baseline_reward):
     """The round's outcome (row ``a`` played, ``b`` the baseline's): a baseline round banks ``r_{b_t}``
     (or, unknown, adds ``alpha x_b`` to ``z``); a round of ``S`` adds ``x_a`` (unknown: ``x_a - (1 - alpha)
     x_b``) to ``z``; the ridge learns ``(x_a, y)`` in the rounds of ``S``, or in every round."""
-    c = st.const
-    live = st.live[0]
-    z = st.z
-    d = len(dims)
+    c, live = st.const, st.live[0]
+    x, xb = arms[a], arms[b]
+    d = x.shape[0]
     live.t += 1
     live.baseline_total += baseline_reward
-    if live.fell_back == 1:  # (the ridge apart from z and the banked reward: any order between them)
-        if has(mode, LEARN_ALL):
-            ridge_add(st, arms[a], reward, dims)
+    if c.learn_all:
+        ridge_add(st, x, reward)
+    if live.fell_back == 1:
         live.banked += baseline_reward
-        if not has(mode, KNOWN):
+        if not c.known_rewards:
             for i in range(d):
-                z[i] += c.alpha * arms[b, i]
+                st.z[i] += c.alpha * xb[i]
         return
-    ridge_add(st, arms[a], reward, dims)
+    if not c.learn_all:
+        ridge_add(st, x, reward)
     for i in range(d):
-        z[i] += arms[a, i] if has(mode, KNOWN) else arms[a, i] - (1.0 - c.alpha) * arms[b, i]
+        st.z[i] += x[i] if c.known_rewards else x[i] - (1.0 - c.alpha) * xb[i]
     live.n_opt += 1
 
 
 @numba.njit(cache=True)
-def clucb_choose_entry(st, arms, baseline, baseline_reward, dims, mode):
+def clucb_choose_entry(st, arms, baseline, baseline_reward):
     """:func:`clucb_choose` called from Python."""
-    return clucb_choose(st, arms, baseline, baseline_reward, dims, mode)
+    return clucb_choose(by_reference(st), arms, baseline, baseline_reward)
 
 
 @numba.njit(cache=True)
-def lin_add_entry(st, arms, a, b, reward, baseline_reward, dims, mode):
+def lin_add_entry(st, arms, a, b, reward, baseline_reward):
     """:func:`lin_add` called from Python."""
-    lin_add(st, arms, a, b, reward, baseline_reward, dims, mode)
+    lin_add(by_reference(st), arms, a, b, reward, baseline_reward)
 
 
 class ContextBlock(NamedTuple):
@@ -330,34 +285,25 @@ class ContextBlock(NamedTuple):
 
 
 @numba.njit(cache=True)
-def lin_block(st, block, code, sigma, out, dims, mode):
+def lin_block(st, block, code, sigma, out):
     """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path; ``block`` a :class:`ContextBlock`):
     :func:`clucb_choose` on context ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a],
     variates[i])``, :func:`lin_add`; the round's true means into the record (a non-empty one)."""
-    arms = block.arms
-    means = block.means
-    baselines = block.baselines
-    rewards = block.baseline_rewards
-    variates = block.variates
-    played = block.played
-    base = block.baseline_means
-    best = block.best
-    fixed = arms.shape[0] == 1
-    record = played.shape[0] > 0
+    s = by_reference(st)
+    arms, means, baselines, rewards = block.arms, block.means, block.baselines, block.baseline_rewards
+    fixed, record = arms.shape[0] == 1, block.played.shape[0] > 0
     for i in range(baselines.shape[0]):
-        j = 0 if fixed else i
-        b = baselines[i]
-        a = clucb_choose(st, arms[j], b, rewards[i], dims, mode)
+        j, b = 0 if fixed else i, baselines[i]
+        a = clucb_choose(s, arms[j], b, rewards[i])
         out[i] = a
-        y = observe_code(code, sigma, means[j, a], variates[i])
-        lin_add(st, arms[j], a, b, y, rewards[i], dims, mode)
+        y = observe_code(code, sigma, means[j, a], block.variates[i])
+        lin_add(s, arms[j], a, b, y, rewards[i])
         if record:
-            top = means[j, 0]
-            for k in range(1, means.shape[1]):
-                top = means[j, k] if means[j, k] > top else top
-            played[i] = means[j, a]
-            base[i] = means[j, b]
-            best[i] = top
+            row = means[j]
+            top = row[0]
+            for v in row[1:]:
+                top = v if v > top else top
+            block.played[i], block.baseline_means[i], block.best[i] = row[a], row[b], top
 
 
 #: An empty record (:class:`ContextBlock`): the rows played only.
@@ -427,10 +373,6 @@ class _ContextualLinear(BaseLearner):
             u=np.zeros(d), w=np.zeros(d), scores=np.zeros(int(info.n_actions)), const=const, live=live,
         )  # fmt: skip
         self._d, self._ctx, self._kernels = d, None, None
-        #: ``d`` zeros: the kernels loop over ``len(dims)`` coordinates, a constant of each compiled copy.
-        self._dims = (0,) * d
-        #: The learner's steps as a compile-time constant (:func:`lin_mode`).
-        self._mode = lin_mode(const)
 
     def _rewards_known(self, config: Any, info: Any) -> bool:
         """Whether the budget books the told baseline rewards (LinUCB: no budget)."""
@@ -464,9 +406,7 @@ class _ContextualLinear(BaseLearner):
         if self._kernels is None or self._kernels[0] is None:  # (None in a restored snapshot too)
             self._bind(arms)
         self._ctx = (arms, int(context.baseline), 0.0 if rb is None else float(rb))
-        return Decision(
-            arm=int(self._kernels[0](self.state, arms, self._ctx[1], self._ctx[2], self._dims, self._mode))
-        )
+        return Decision(arm=int(self._kernels[0](self.state, arms, self._ctx[1], self._ctx[2])))
 
     def _tell(self, decision: Decision, observation: Any) -> None:
         if not isinstance(observation, Observation) or observation.reward is None:
@@ -474,9 +414,7 @@ class _ContextualLinear(BaseLearner):
         arms, b, rb = self._ctx
         if self._kernels is None or self._kernels[1] is None:
             self._bind(arms)
-        self._kernels[1](
-            self.state, arms, int(decision.arm), b, float(observation.reward), rb, self._dims, self._mode
-        )
+        self._kernels[1](self.state, arms, int(decision.arm), b, float(observation.reward), rb)
 
     def _bind(self, arms: np.ndarray) -> None:
         """The compiled entry points for the state's types and a context's (``arms`` as the contexts
@@ -484,10 +422,9 @@ class _ContextualLinear(BaseLearner):
         st = self.state
         arms = arms.view()
         arms.setflags(write=False)  # (as every ConservativeContext holds them)
-        self._dims, self._mode = (0,) * self._d, lin_mode(st.const)  # (again: a snapshot from before them)
         self._kernels = (
-            bind_kernel(clucb_choose_entry, (st, arms, 0, 0.0, self._dims, self._mode)),
-            bind_kernel(lin_add_entry, (st, arms, 0, 0, 0.0, 0.0, self._dims, self._mode)),
+            bind_kernel(clucb_choose_entry, (st, arms, 0, 0.0)),
+            bind_kernel(lin_add_entry, (st, arms, 0, 0, 0.0, 0.0)),
         )
 
     def play_block(
@@ -510,17 +447,10 @@ class _ContextualLinear(BaseLearner):
                 f"actions every round) and 'baseline_rewards', 'variates' and the record n entries, n = "
                 f"{n} the baselines. Got arms {arms.shape}, means {means.shape}, lengths {lengths}."
             )
-        k = self.state.scores.shape[0]
-        if arms.ndim != 3 or arms.shape[1:] != (k, self._d) or means.shape[1:] != (k,):
-            raise ConfigError(
-                f"{type(self).__name__}.play_block: each round's 'arms' must be ({k}, {self._d}) (the "
-                f"declared n_actions, dim) and its 'means' ({k},). Got arms {arms.shape}, means "
-                f"{means.shape}."
-            )
         out = np.empty(n, dtype=np.int64)
         played, base, best = record if record else (_NO_RECORD,) * 3
         block = ContextBlock(arms, baselines, baseline_rewards, means, variates, played, base, best)
-        lin_block(self.state, block, code, sigma, out, (0,) * self._d, lin_mode(self.state.const))
+        lin_block(self.state, block, code, sigma, out)
         self.n_samples += n
         return out
 
