@@ -56,6 +56,8 @@ print(safebandits("results", str(out)))
 # The comparison figure of the report: regret against the per-round-safe optimum and against the best
 # policy in expectation, violating rounds, cumulative positive constraint cost, and samples to a
 # correct answer for the identification learners; each learner labelled with its guarantee.
+# (On a conservative problem the margin under the truth and each learner's rounds below (1 - alpha)
+# times the baseline replace the two stage-wise panels.)
 (png,) = (out / "report").glob(f"compare-linear-arms-{scale}.png")
 fig, ax = plt.subplots(figsize=(12, 7), layout="constrained")
 ax.imshow(mpimg.imread(png))

@@ -8,6 +8,10 @@ One figure puts every learner on the same axes, each labelled with its guarantee
   the arms whose expected costs meet the thresholds; ``policy_regret``);
 * cumulative **violating rounds** (rounds whose played action's true cost exceeds a threshold);
 * cumulative **positive constraint cost** ``sum_t sum_i [c_i(x_t) - tau_i]_+``;
+* on a **conservative** problem (``setting = "conservative"`` or ``"conservative-linear"``), whose only
+  constraint is the cumulative one, the conservative record replaces the two stage-wise panels: the
+  margin ``sum mu - (1 - alpha) sum r(baseline)`` under the truth per round (the zero line drawn) and the
+  rounds whose margin fell below zero per learner;
 * **samples to a correct answer** of identification learners (median over the runs that stopped with a
   correct answer; the bar's label gives how many runs did).
 
@@ -17,6 +21,7 @@ guarantee (solid: safe every round, dashed: safe in expectation, dotted: soft co
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -26,7 +31,7 @@ from matplotlib.figure import Figure
 from safebandits.experiments.results import correct_but_infeasible
 from safebandits.plotting._text import wrapped, wrapped_suptitle
 
-__all__ = ["comparison_figure", "comparison_tables", "guarantees"]
+__all__ = ["comparison_figure", "comparison_tables", "conservative_only", "guarantees"]
 
 _STYLE = {
     "safe every round w.p. 1-delta": "-",
@@ -39,6 +44,37 @@ _PANELS = (
     ("violations", "violating rounds (cumulative)"),
     ("positive_cost", "positive constraint cost  sum [c - tau]+"),
 )
+#: The panels of a conservative problem (the stage-wise ones do not apply): the margin curve, and the
+#: conservative violations per learner (a bar chart: the runs record the count, not a curve of it).
+_CONSERVATIVE_PANELS = (
+    _PANELS[0],
+    _PANELS[1],
+    ("conservative_margin", "conservative margin under the truth\nsum mu - (1 - alpha) sum r(baseline)"),
+    ("conservative_violations", "rounds below (1 - alpha) x baseline\nunder the truth (per run)"),
+)
+#: Settings whose only constraint is the conservative (cumulative) one.
+_CONSERVATIVE_SETTINGS = frozenset({"conservative", "conservative-linear"})
+#: Stage-wise columns of the regret table, not applicable on a conservative problem.
+_STAGEWISE_COLUMNS = ("violating rounds", "violating rounds, all runs", "rounds with expected cost above tau",
+                      "positive constraint cost", "final plays feasible")  # fmt: skip
+
+
+def _setting(problem: Any) -> str | None:
+    try:
+        declared = json.loads(problem) if isinstance(problem, str) else problem
+    except ValueError:
+        return None
+    return declared.get("setting") if isinstance(declared, dict) else None
+
+
+def conservative_only(runs: pd.DataFrame) -> bool:
+    """Whether every run in ``runs`` is of a conservative problem (its stored ``instance.problem`` declares
+    ``setting = "conservative"`` or ``"conservative-linear"``) and records the conservative constraint."""
+    if runs.empty or "instance.problem" not in runs or "conservative_violations" not in runs:
+        return False
+    return bool(runs["conservative_violations"].notna().all()) and all(
+        _setting(p) in _CONSERVATIVE_SETTINGS for p in runs["instance.problem"]
+    )
 
 
 def guarantees(runs: pd.DataFrame) -> dict[str, str]:
@@ -97,23 +133,14 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
         axes = fig.subplots(2, 3)
         regret_axes, ident_ax, legend_ax = list(axes.flat[:4]), axes.flat[4], axes.flat[5]
     colours = {lbl: f"C{i % 10}" for i, lbl in enumerate(labels)}
-    handles = {}
-    for ax, (metric, title) in zip(regret_axes, _PANELS):
-        for lbl in labels:
-            rows = regret[regret["label"] == lbl]
-            cs = [curves[pk] for pk in rows["pk"] if pk in curves]
-            t, mean, sd = _mean_band(cs, metric)
-            if t.size == 0:
-                continue
-            style = _STYLE.get(guar[lbl], "-.")
-            (line,) = ax.plot(t, mean, color=colours[lbl], linestyle=style, linewidth=1.8)
-            ax.fill_between(t, mean - sd, mean + sd, color=colours[lbl], alpha=0.12, linewidth=0)
-            handles[lbl] = line
+    handles: dict[str, Any] = {}
+    panels = _CONSERVATIVE_PANELS if conservative_only(regret) else _PANELS
+    for ax, (metric, title) in zip(regret_axes, panels):
+        if metric == "conservative_violations":
+            _conservative_violations_panel(ax, regret, labels, colours)
+        else:
+            _curve_panel(ax, metric, regret, curves, labels, colours, guar, handles)
         ax.set_title(title, fontsize=11)
-        ax.set_xlabel("round t")
-        ax.grid(alpha=0.3)
-        if not ax.has_data():
-            ax.text(0.5, 0.5, "no regret learner", ha="center", va="center", transform=ax.transAxes)
     ax = ident_ax
     ident_labels = [lbl for lbl in labels if lbl in set(ident["label"])]
     top = 0.0
@@ -153,6 +180,53 @@ def comparison_figure(spec: Any, runs: pd.DataFrame, curves: dict[str, Any]) -> 
     n_rep = runs.groupby("label").size().max() if not runs.empty else 0
     wrapped_suptitle(fig, f"{title} ({n_rep} runs per learner; bands: ± 1 sd)", fontsize=13)
     return fig
+
+
+def _curve_panel(ax: Any, metric: str, regret: pd.DataFrame, curves: dict[str, Any], labels: list[str],
+                colours: dict[str, str], guar: dict[str, str], handles: dict[str, Any]) -> None:  # fmt: skip
+    """One curve panel: per learner the mean over runs of ``metric`` with a band of one sd."""
+    for lbl in labels:
+        rows = regret[regret["label"] == lbl]
+        cs = [curves[pk] for pk in rows["pk"] if pk in curves]
+        t, mean, sd = _mean_band(cs, metric)
+        if t.size == 0:
+            continue
+        style = _STYLE.get(guar[lbl], "-.")
+        (line,) = ax.plot(t, mean, color=colours[lbl], linestyle=style, linewidth=1.8)
+        ax.fill_between(t, mean - sd, mean + sd, color=colours[lbl], alpha=0.12, linewidth=0)
+        handles[lbl] = line
+    if metric == "conservative_margin" and ax.has_data():  # (below it: the constraint is broken)
+        ax.axhline(0.0, color="black", linewidth=0.9)
+    ax.set_xlabel("round t")
+    ax.grid(alpha=0.3)
+    if not ax.has_data():
+        ax.text(0.5, 0.5, "no regret learner", ha="center", va="center", transform=ax.transAxes)
+
+
+def _conservative_violations_panel(
+    ax: Any, regret: pd.DataFrame, labels: list[str], colours: dict[str, str]
+) -> None:
+    """Per learner, the mean over runs of the rounds whose margin under the truth fell below zero (bars),
+    labelled with the count over all runs, the runs that broke the constraint and the earliest violated
+    round (``t``)."""
+    shown = [lbl for lbl in labels if lbl in set(regret["label"])]
+    top = 0.0
+    for i, lbl in enumerate(shown):
+        rows = regret[regret["label"] == lbl]
+        counts = pd.to_numeric(rows["conservative_violations"], errors="coerce").astype(float)
+        first = pd.to_numeric(rows.get("conservative_first_violation"), errors="coerce").dropna()
+        mean = float(counts.mean())
+        ax.barh(i, mean, height=0.5, color=colours[lbl])
+        broken = int((counts > 0).sum())
+        text = f"  {mean:,.4g} ({counts.sum():,.0f} in all, {broken}/{len(counts)} runs"
+        text += f"; first t = {first.min():,.0f})" if len(first) and broken else ")"
+        ax.text(mean, i, text, va="center", fontsize=9, color="#c62828" if broken else "black")
+        top = max(top, mean)
+    ax.set_yticks(range(len(shown)), shown, fontsize=9)
+    ax.set_xlim(0, 3.2 * max(top, 1.0))  # (room for the labels)
+    ax.set_ylim(len(shown) - 0.25, -0.75)  # (top to bottom in the legend's order)
+    ax.set_xlabel("violated rounds (mean over runs)")
+    ax.grid(alpha=0.3, axis="x")
 
 
 def _classification_figure(
@@ -238,6 +312,8 @@ def comparison_tables(runs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
                 "wall s": g["wall_s"].mean(),
             }
         ).reset_index()
+        if conservative_only(r):  # (no stage-wise constraint: those columns do not apply)
+            table = table.drop(columns=[c for c in _STAGEWISE_COLUMNS if c in table])
         out.append(("Regret learners (means over runs)", table))
     if not ident.empty:
         r = ident.copy()

@@ -550,14 +550,21 @@ def write_report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str
         files: list[tuple[str, str]]
         comparison = spec is not None and spec.figure == "comparison"
         if comparison:
-            from safebandits.plotting.comparison import comparison_figure
+            from safebandits.plotting.comparison import comparison_figure, conservative_only
 
+            record = (
+                "the conservative margin under the truth per round (below the zero line: the cumulative "
+                "reward under (1 - alpha) times the baseline's; the stage-wise panels do not apply) and the "
+                "rounds below it per learner"
+                if conservative_only(ok)
+                else "cumulative violating rounds and positive constraint cost"
+            )
             cap = (
                 f"Every learner on the same axes, over {_runs_phrase(group)}: cumulative regret against the "
-                "per-round-safe optimum and against the best policy in expectation, cumulative violating "
-                "rounds and positive constraint cost (means, band: one standard deviation), and samples to "
-                "a correct answer of identification learners; the line style encodes each learner's "
-                "guarantee (solid: safe every round, dashed: in expectation, dotted: soft constraint)."
+                f"per-round-safe optimum and against the best policy in expectation, {record} (means, band: "
+                "one standard deviation), and samples to a correct answer of identification learners; the "
+                "line style encodes each learner's guarantee (solid: safe every round, dashed: in "
+                "expectation, dotted: soft constraint)."
             )
             files = (
                 [(_save(comparison_figure(spec, group, curves), out / f"{slug}.png"), cap)]
