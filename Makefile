@@ -93,9 +93,11 @@ bench-safeopt: $(SAFEOPT_VENV)/.installed $(STAMP)
 QUICK_ARCHIVE := docs/data/quick-results.sqlite.xz docs/data/quick-conservative-results.sqlite.xz
 # Issue 44: the conservative-bandit experiments' paper scale (cucb-horizon, cucb-alpha; seed 0, the thin
 # record) and the CLUCB paper's experiments at quick scale (clucb-alpha, clucb-violations; seed 0), and the
-# CLUCB2 paper's (clucb2-regret, clucb2-checkpoints; quick, seed 0); the CLUCB paper's at paper scale (seed 0).
+# CLUCB2 paper's (clucb2-regret, clucb2-checkpoints; quick, seed 0); the CLUCB and CLUCB2 papers' at paper
+# scale (seed 0).
 CONSERVATIVE_ARCHIVES := docs/data/paper-conservative-results.sqlite.xz docs/data/quick-clucb-results.sqlite.xz \
-	docs/data/quick-clucb2-results.sqlite.xz docs/data/paper-clucb-results.sqlite.xz
+	docs/data/quick-clucb2-results.sqlite.xz docs/data/paper-clucb-results.sqlite.xz \
+	docs/data/paper-clucb2-results.sqlite.xz
 PAPER_ARCHIVE := docs/data/paper-results.sqlite.xz
 # Second seed sets (issue 42): confirmatory runs with new experiment seeds (`safebandits run NAME --seed S`);
 # the paper-scale one holds the experiments whose readings changed after seed 0's data, ACOL's excepted

@@ -117,6 +117,7 @@ def test_published_page_regenerates_from_the_archives():
         "quick-clucb-results",
         "quick-clucb2-results",
         "paper-clucb-results",
+        "paper-clucb2-results",
         "dose-anchors-results",
     )  # (the Makefile's order)
     archives = [data / f"{name}.sqlite.xz" for name in names]
