@@ -52,12 +52,16 @@ MAX_RECORD_ROUNDS = 200_000
 
 def is_contextual(info: Any) -> bool:
     """Whether a study on ``info`` is asked with a context (a conservative contextual linear view)."""
-    return type(info).__name__ == "ConservativeLinearInfo"
+    from safebandits.problems.conservative_linear import ConservativeLinearInfo
+
+    return isinstance(info, ConservativeLinearInfo)
 
 
 def is_conservative(info: Any) -> bool:
     """Whether ``info`` is a conservative view (multi-armed or contextual linear)."""
-    return type(info).__name__ in ("ConservativeInfo", "ConservativeLinearInfo")
+    from safebandits.problems.conservative import ConservativeInfo
+
+    return isinstance(info, ConservativeInfo) or is_contextual(info)
 
 
 def _fail(field: str, study: str, expected: str, got: Any) -> ConfigError:

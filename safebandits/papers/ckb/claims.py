@@ -53,6 +53,7 @@ from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
+from safebandits.experiments.results import ok_numeric
 from safebandits.papers.ckb import unstated  # noqa: F401  (declares the unstated settings)
 from safebandits.papers.ckb.digest import PAPER
 
@@ -90,13 +91,10 @@ PAPER_N = {
 
 
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
-    out = df[df["status"] == "ok"].copy()
-    for col in (
+    out = ok_numeric(df, (
         "regret", "regret_tenth", "policy_regret", "policy_regret_tenth", "cost", "violations", "samples",
         "positive_cost", "positive_cost_tenth", "diag.phi_max", "diag.rho", "diag.phi",
-    ):  # fmt: skip
-        if col in out:
-            out[col] = pd.to_numeric(out[col], errors="coerce")
+    ))  # fmt: skip
     out["V"] = np.maximum(out["cost"] * out["samples"], 0.0)
     return out
 
