@@ -72,8 +72,11 @@ def conservative_only(runs: pd.DataFrame) -> bool:
     ``setting = "conservative"`` or ``"conservative-linear"``) and records the conservative constraint."""
     if runs.empty or "instance.problem" not in runs or "conservative_violations" not in runs:
         return False
+    # (one declaration per experiment: each distinct stored text parsed once, not once per run)
+    values = runs["instance.problem"]
+    distinct = [*{p for p in values if isinstance(p, str)}, *(p for p in values if not isinstance(p, str))]
     return bool(runs["conservative_violations"].notna().all()) and all(
-        _setting(p) in _CONSERVATIVE_SETTINGS for p in runs["instance.problem"]
+        _setting(p) in _CONSERVATIVE_SETTINGS for p in distinct
     )
 
 
