@@ -673,7 +673,7 @@ def _add_study_routes(api: Any, storage: str, clean: Callable[[BaseException], s
         """The recommendation (final once the study is done, else anytime), with it in words."""
         with open_study(name) as s:
             rec = s.recommend()
-            words = s.summary()["recommendation"]["words"]
+            words = s.summary(conservative=False)["recommendation"]["words"]
         return reply({"arm": rec.arm, "final": rec.final, "n_samples": rec.n_samples, "info": rec.info,
                       "words": words})  # fmt: skip
 

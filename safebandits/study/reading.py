@@ -108,7 +108,7 @@ class Reading(Replayed):
         applied = getattr(learner, "applied_config", None)
         return jsonable(applied() if callable(applied) else config_to_dict(self.config))
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self, *, conservative: bool = True) -> dict[str, Any]:
         """JSON-ready state: counts, open query, recommendation and the learner's read-only diagnostics.
 
         ``arm_estimates`` (:meth:`~safebandits.records.ArmEstimates.to_dict`: per-arm estimates and
@@ -119,6 +119,9 @@ class Reading(Replayed):
         ``words`` say it in a sentence (:func:`~safebandits.study.words.recommendation_words`).
         ``assumption_contradicted`` is ``None``, or the flag raised when the learner's confidence intervals
         lie wholly beyond a bound the problem declares (``round``: the answers so far, ``what``, ``text``).
+        A conservative study has ``conservative``, its record without the rounds (:meth:`conservative`),
+        unless ``conservative=False`` (a caller that reads the record itself, or not at all: it reads
+        every answered row).
         """
         with self._transaction(write=False):
             learner = self._learner
@@ -167,7 +170,7 @@ class Reading(Replayed):
                     if np.ndim(threshold) == 0 and threshold is not None and upper.ndim == 1:
                         out["feasible_set"] = np.flatnonzero(upper <= float(threshold)).tolist()
                 out[name] = jsonable(value)
-        if is_conservative(self.info):  # the constraint's record, without its rounds (conservative())
+        if conservative and is_conservative(self.info):  # the record without its rounds (conservative())
             record = self._conservative_record()
             out["conservative"] = {k: v for k, v in record.items() if k != "rounds"}
         return out

@@ -22,7 +22,7 @@ CONSERVATIVE_ROWS = 50
 
 def _study_row(site: Site, name: str) -> dict[str, Any]:
     with site.open_study(name) as s:
-        summary = s.summary()
+        summary = s.summary(conservative=False)  # (the list shows no conservative record)
         times = s.answer_times()
     return {
         "name": name,
@@ -40,14 +40,16 @@ def _study_row(site: Site, name: str) -> dict[str, Any]:
 
 def _study_context(s: Any) -> dict[str, Any]:
     """What the study page shows of the open study ``s``."""
-    summary = s.summary()
+    summary = s.summary(conservative=False)
+    record = s.conservative()  # (None for a study of another problem; read once, not again by the summary)
+    if record is not None:
+        summary["conservative"] = {k: v for k, v in record.items() if k != "rounds"}
     threshold = getattr(s.info, "threshold", None)
     threshold = float(threshold) if threshold is not None and getattr(threshold, "ndim", 0) == 0 else None
     rec = summary["recommendation"]["arm"]
     instance = views.problem_instance(s)
     sets = views.arm_sets(s.learner, summary, threshold)
     horizon = getattr(s.info, "horizon", None)
-    record = s.conservative()  # (None for a study of another problem)
     return {
         "conservative_svg": views.conservative_svg(record),
         "conservative_rows": [] if record is None else record["rounds"][::-1][:CONSERVATIVE_ROWS],
