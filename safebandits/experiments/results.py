@@ -404,16 +404,6 @@ def correct_but_infeasible(df: pd.DataFrame) -> pd.Series:
     return (correct & infeasible).astype(float)
 
 
-def ok_numeric(df: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
-    """The ``ok`` runs of a runs table (a copy), each of ``columns`` it has read as numbers (``NaN`` where a
-    value is not one): the view the papers' claims and figures read regret-style runs through."""
-    out = df[df["status"] == "ok"].copy()
-    for column in columns:
-        if column in out:
-            out[column] = pd.to_numeric(out[column], errors="coerce")
-    return out
-
-
 def ok_runs(df: pd.DataFrame) -> pd.DataFrame:
     """The ``ok`` runs of an identification runs table, ``samples`` as float, ``stopped``/``correct`` as bool.
 

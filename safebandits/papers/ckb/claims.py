@@ -53,7 +53,6 @@ from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
-from safebandits.experiments.results import ok_numeric
 from safebandits.papers.ckb import unstated  # noqa: F401  (declares the unstated settings)
 from safebandits.papers.ckb.digest import PAPER
 
@@ -91,10 +90,13 @@ PAPER_N = {
 
 
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
-    out = ok_numeric(df, (
+    out = df[df["status"] == "ok"].copy()
+    for col in (
         "regret", "regret_tenth", "policy_regret", "policy_regret_tenth", "cost", "violations", "samples",
         "positive_cost", "positive_cost_tenth", "diag.phi_max", "diag.rho", "diag.phi",
-    ))  # fmt: skip
+    ):  # fmt: skip
+        if col in out:
+            out[col] = pd.to_numeric(out[col], errors="coerce")
     out["V"] = np.maximum(out["cost"] * out["samples"], 0.0)
     return out
 

@@ -34,7 +34,6 @@ from safebandits.experiments.claim_base import Claim, z_margin
 from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
-from safebandits.experiments.results import ok_numeric
 from safebandits.papers.clucb.digest import PAPER as CLUCB_PAPER
 
 __all__ = ["check_clucb_alpha", "check_clucb_violations"]
@@ -45,7 +44,11 @@ _NUMERIC = ("regret", "regret_tenth", "samples", "sweep.value", "conservative_vi
 
 
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
-    return ok_numeric(df, _NUMERIC)
+    ok = df[df["status"] == "ok"].copy()
+    for c in _NUMERIC:
+        if c in ok:
+            ok[c] = pd.to_numeric(ok[c], errors="coerce")
+    return ok
 
 
 def _allowance(sub: pd.DataFrame) -> tuple[float, float]:

@@ -31,7 +31,6 @@ from safebandits.experiments.claim_base import Claim, z_margin
 from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
-from safebandits.experiments.results import ok_numeric
 from safebandits.papers.conservative_ucb.digest import PAPER as CONSERVATIVE
 
 __all__ = ["check_conservative_alpha", "check_conservative_horizon"]
@@ -42,9 +41,11 @@ SAFE_METHODS = (CUCB, CUCB_UNKNOWN)
 
 
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
-    return ok_numeric(
-        df, ("regret", "conservative_violations", "conservative_min_margin", "samples", "sweep.value")
-    )
+    ok = df[df["status"] == "ok"].copy()
+    for c in ("regret", "conservative_violations", "conservative_min_margin", "samples", "sweep.value"):
+        if c in ok:
+            ok[c] = pd.to_numeric(ok[c], errors="coerce")
+    return ok
 
 
 def _safe(ok: pd.DataFrame, cid: str) -> Claim:

@@ -34,7 +34,6 @@ from safebandits.experiments.claim_base import Claim, z_margin
 from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
-from safebandits.experiments.results import ok_numeric
 from safebandits.papers.dose_anchors.experiments import BOIN, CERTIFIED, CRM, ORACLE
 
 __all__ = ["check_dose_anchors", "scenario_table"]
@@ -65,7 +64,11 @@ _NUMERIC = (
 
 
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
-    return ok_numeric(df, _NUMERIC)
+    ok = df[df["status"] == "ok"].copy()
+    for c in _NUMERIC:
+        if c in ok:
+            ok[c] = pd.to_numeric(ok[c], errors="coerce")
+    return ok
 
 
 def scenario_table(df: pd.DataFrame) -> pd.DataFrame:

@@ -43,7 +43,6 @@ from safebandits.experiments.claim_base import claim as _claim
 from safebandits.experiments.claims_meta import ClaimMeta
 from safebandits.experiments.claims_meta import claim_meta as _m
 from safebandits.experiments.papers import register_claims
-from safebandits.experiments.results import ok_numeric
 from safebandits.papers.stagewise.claims_bounds import (
     ORDER_TEXT,
     THM_LC_LUCB,
@@ -81,10 +80,13 @@ CYCLIC_D10_COST = 0.5614
 
 
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
-    out = ok_numeric(df, (
+    out = df[df["status"] == "ok"].copy()
+    for col in (
         "regret", "regret_tenth", "violations", "policy_violations", "tail_cost", "tail_reward",
         "optimism_failures",
-    ))  # fmt: skip
+    ):  # fmt: skip
+        if col in out:
+            out[col] = pd.to_numeric(out[col], errors="coerce")
     out["tau"] = pd.to_numeric(out.get("instance.tau", np.nan), errors="coerce")
     out["T"] = pd.to_numeric(out.get("instance.T", np.nan), errors="coerce")
     return out
