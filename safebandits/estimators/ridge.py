@@ -303,7 +303,13 @@ def sherman_morrison_update(inv: FloatArray, x: FloatArray, u: FloatArray) -> fl
     stage-wise estimators write the same operations out in functions of their record
     (:func:`~safebandits.estimators.stagewise._reward_step`: no reference counts).
     """
-    n = x.shape[0]
+    return sherman_morrison_n(inv, x, u, x.shape[0])
+
+
+@numba.njit(cache=True, inline="always")
+def sherman_morrison_n(inv: FloatArray, x: FloatArray, u: FloatArray, n: int) -> float:
+    """:func:`sherman_morrison_update` with the length ``n = len(x)`` given: a caller that knows it at
+    compile time gets loops of constant length, which the compiler unrolls (the same operations)."""
     for i in range(n):
         u[i] = 0.0
     for j in range(n):

@@ -47,12 +47,12 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import numba
 import numpy as np
 
-from safebandits._numba import bind_kernel, by_reference
+from safebandits._numba import bind_kernel
 from safebandits._validation import check_interval, check_literal_fields, check_positive
 from safebandits.algorithms.base import BaseLearner, LearnerConfig
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.estimators.confidence import adaptive_width_inline
-from safebandits.estimators.ridge import sherman_morrison_update
+from safebandits.estimators.ridge import sherman_morrison_n
 from safebandits.exceptions import CannotStartError, ConfigError, ProtocolError
 from safebandits.problems.noise import observe_code
 from safebandits.records import Certificate
@@ -105,6 +105,26 @@ class LinState(NamedTuple):
     live: np.ndarray
 
 
+# The kernels below are inlined (``inline="always"``) into the three compiled entry points -- ask
+# (:func:`clucb_choose_entry`), tell (:func:`lin_add_entry`) and a simulation's block of rounds
+# (:func:`lin_block`): one compiled function each, no compiled call between the steps of a round. Each
+# kernel reads the state's arrays into locals and indexes the context's rows in place (no views). ``d``,
+# the number of coordinates, is passed down as an integer: ask and tell take it from the context (one
+# compiled copy for every ``d``); :func:`lin_block` from ``dims`` (:func:`lin_dims`), a compile-time
+# constant of each of its copies for ``d <= MAX_UNROLLED`` (the compiler unrolls the loops over the
+# coordinates; one copy per such ``d`` a process simulates, compiled when first used) and the arrays'
+# ``d`` beyond. The same operations in the same order for every ``d`` and every copy.
+
+#: :func:`lin_block` has a compiled copy of its own for each ``d`` up to this (:func:`lin_dims`).
+MAX_UNROLLED = 8
+
+
+def lin_dims(d: int) -> tuple[int, ...]:
+    """``d`` zeros for ``d <= MAX_UNROLLED`` (typed by its length: ``d`` a compile-time constant of the
+    copy of :func:`lin_block` it selects), else ``()`` (the generic copy: ``d`` read from the arrays)."""
+    return (0,) * d if d <= MAX_UNROLLED else ()
+
+
 @numba.njit(cache=True, inline="always")
 def lin_beta(st):
     """Step 1: ``beta_t`` with ``n`` the samples in the ridge estimate."""
@@ -114,9 +134,20 @@ def lin_beta(st):
 
 
 @numba.njit(cache=True, inline="always")
-def v_norm(inv, x):
-    """``||x||_{V^{-1}} = sqrt(x^T V^{-1} x)``."""
-    d = x.shape[0]
+def row_norm(inv, xs, r, d):
+    """``||x||_{V^{-1}} = sqrt(x^T V^{-1} x)`` of the row ``x = xs[r]``."""
+    s = 0.0
+    for i in range(d):
+        acc = 0.0
+        for j in range(d):
+            acc += inv[i, j] * xs[r, j]
+        s += xs[r, i] * acc
+    return math.sqrt(max(s, 0.0))
+
+
+@numba.njit(cache=True, inline="always")
+def vec_norm(inv, x, d):
+    """``||x||_{V^{-1}}`` of a vector (the operations of :func:`row_norm`)."""
     s = 0.0
     for i in range(d):
         acc = 0.0
@@ -126,42 +157,51 @@ def v_norm(inv, x):
     return math.sqrt(max(s, 0.0))
 
 
-@numba.njit(cache=True)  # (not inline="always": inlined after lin_beta, its writes to scores were lost)
-def optimistic_row(st, arms, beta):
+@numba.njit(cache=True, inline="always")
+def optimistic_row(st, arms, beta, d):
     """Step 2: ``argmax_a <theta_hat, x_a> + beta ||x_a||_{V^{-1}}`` (the lowest row on ties); each row's
     value is kept in ``scores``."""
-    best, best_v = 0, -math.inf
+    inv = st.inv
+    theta = st.theta
+    scores = st.scores
+    best = 0
+    best_v = -math.inf
     for a in range(arms.shape[0]):
-        x = arms[a]
-        v = beta * v_norm(st.inv, x)
-        for i in range(x.shape[0]):
-            v += st.theta[i] * x[i]
-        st.scores[a] = v
+        v = beta * row_norm(inv, arms, a, d)
+        for i in range(d):
+            v += theta[i] * arms[a, i]
+        scores[a] = v
         if v > best_v:
-            best, best_v = a, v
+            best = a
+            best_v = v
     return best
 
 
-@numba.njit(cache=True)
-def pessimistic_margin(st, arms, a, b, baseline_reward, beta):
+@numba.njit(cache=True, inline="always")
+def pessimistic_margin(st, arms, a, b, baseline_reward, beta, d):
     """Steps 3-4: ``xi_t(a)``, the smallest margin over ``C_t`` after playing row ``a``. Known baseline
     rewards: ``min_theta <theta, z + x_a> + sum_{S^c} r_b - (1 - alpha) sum_{s<=t} r_b``; unknown: ``min_theta
     <theta, z + x_a - (1 - alpha) x_b>`` (``z`` then sums ``x_a - (1 - alpha) x_b`` over ``S`` and ``alpha
     x_b`` over ``S^c``). ``min_theta <theta, w> = <theta_hat, w> - beta ||w||_{V^{-1}}``."""
-    c, live, w = st.const, st.live[0], st.w
-    x, xb = arms[a], arms[b]
+    c = st.const
+    w = st.w
+    z = st.z
+    theta = st.theta
+    known = c.known_rewards
+    keep = 1.0 - c.alpha
     v = 0.0
-    for i in range(x.shape[0]):
-        w[i] = st.z[i] + x[i] if c.known_rewards else st.z[i] + x[i] - (1.0 - c.alpha) * xb[i]
-        v += st.theta[i] * w[i]
-    v = v - beta * v_norm(st.inv, w)
-    if not c.known_rewards:
+    for i in range(d):
+        w[i] = z[i] + arms[a, i] if known else z[i] + arms[a, i] - keep * arms[b, i]
+        v += theta[i] * w[i]
+    v = v - beta * vec_norm(st.inv, w, d)
+    if not known:
         return v
-    need = (1.0 - c.alpha) * (live.baseline_total + baseline_reward)  # (1 - alpha) sum_{s<=t} r_b
+    live = st.live[0]
+    need = keep * (live.baseline_total + baseline_reward)  # (1 - alpha) sum_{s<=t} r_b
     return v + live.banked - need
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def checkpoint_slack(st):
     """``alpha r_l (t_k - t)``: what the rounds left before the next checkpoint ``t_k`` (from this round
     ``t``) add to the margin at least, played with the baseline (0 when every round is verified)."""
@@ -171,42 +211,47 @@ def checkpoint_slack(st):
     return c.alpha * c.floor * float(tk - t)
 
 
-@numba.njit(cache=True)
-def admissible_row(st, arms, b, baseline_reward, beta):
+@numba.njit(cache=True, inline="always")
+def admissible_row(st, arms, b, baseline_reward, beta, d):
     """CLUCB2: the row of largest optimistic value among the admissible ones -- those whose pessimistic
     margin at the next verified round, ``xi_t(a) + alpha r_l (t_k - t)``, is non-negative -- and the
     baseline's row, always admissible (the lowest row on ties); records its budget (NaN: the baseline)."""
-    live = st.live[0]
+    scores = st.scores
     slack = checkpoint_slack(st)
-    best, best_v, budget = b, st.scores[b], math.nan
+    best = b
+    best_v = scores[b]
+    budget = math.nan
     for a in range(arms.shape[0]):
-        v = st.scores[a]
+        v = scores[a]
         if a == b or v < best_v or (v == best_v and a > best):
             continue
-        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta) + slack
+        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta, d) + slack
         if xi >= 0.0:
-            best, best_v, budget = a, v, xi
-    live.budget = budget
+            best = a
+            best_v = v
+            budget = xi
+    st.live[0].budget = budget
     return best
 
 
-@numba.njit(cache=True)
-def clucb_choose(st, arms, baseline, baseline_reward):
+@numba.njit(cache=True, inline="always")
+def clucb_choose(st, arms, baseline, baseline_reward, d):
     """One round (steps 1-5): the row to play; records ``xi_t``, ``a'_t`` and the baseline round."""
-    const, live = st.const, st.live[0]
+    const = st.const
+    live = st.live[0]
     beta = lin_beta(st)
-    j = optimistic_row(st, arms, beta)
+    j = optimistic_row(st, arms, beta, d)
     live.leader = j
     live.fell_back = 0
     if not const.conservative:
         return j
     if const.constrained:
-        a = admissible_row(st, arms, baseline, baseline_reward, beta)
+        a = admissible_row(st, arms, baseline, baseline_reward, beta, d)
         if a == baseline:
             live.fell_back = 1
             live.fallbacks += int(j != baseline)
         return a
-    xi = pessimistic_margin(st, arms, j, baseline, baseline_reward, beta)
+    xi = pessimistic_margin(st, arms, j, baseline, baseline_reward, beta, d)
     live.budget = xi
     if xi >= 0.0:
         return j
@@ -215,57 +260,61 @@ def clucb_choose(st, arms, baseline, baseline_reward):
     return baseline
 
 
-@numba.njit(cache=True)
-def ridge_add(st, x, reward):
-    """``(x, y)`` into the ridge statistics: ``V^{-1}`` by Sherman-Morrison, ``theta_hat = V^{-1}
-    sum y x``."""
-    sherman_morrison_update(st.inv, x, st.u)
-    d = x.shape[0]
+@numba.njit(cache=True, inline="always")
+def ridge_add(st, arms, a, reward, d):
+    """``(x, y)``, ``x = arms[a]``, into the ridge statistics: ``V^{-1}`` by Sherman-Morrison,
+    ``theta_hat = V^{-1} sum y x``."""
+    inv = st.inv
+    xy = st.xy
+    theta = st.theta
+    sherman_morrison_n(inv, arms[a], st.u, d)
     for i in range(d):
-        st.xy[i] += reward * x[i]
+        xy[i] += reward * arms[a, i]
     for i in range(d):
         acc = 0.0
         for j in range(d):
-            acc += st.inv[i, j] * st.xy[j]
-        st.theta[i] = acc
+            acc += inv[i, j] * xy[j]
+        theta[i] = acc
     st.live[0].n_fit += 1
 
 
-@numba.njit(cache=True)
-def lin_add(st, arms, a, b, reward, baseline_reward):
+@numba.njit(cache=True, inline="always")
+def lin_add(st, arms, a, b, reward, baseline_reward, d):
     """The round's outcome (row ``a`` played, ``b`` the baseline's): a baseline round banks ``r_{b_t}``
     (or, unknown, adds ``alpha x_b`` to ``z``); a round of ``S`` adds ``x_a`` (unknown: ``x_a - (1 - alpha)
-    x_b``) to ``z``; the ridge learns ``(x_a, y)`` in the rounds of ``S``, or in every round."""
-    c, live = st.const, st.live[0]
-    x, xb = arms[a], arms[b]
-    d = x.shape[0]
+    x_b``) to ``z``; the ridge learns ``(x_a, y)`` in the rounds of ``S``, or in every round (the ridge's
+    statistics apart from ``z`` and the banked reward: any order between them)."""
+    c = st.const
+    live = st.live[0]
+    z = st.z
     live.t += 1
     live.baseline_total += baseline_reward
-    if c.learn_all:
-        ridge_add(st, x, reward)
-    if live.fell_back == 1:
+    fell = live.fell_back == 1
+    if c.learn_all or not fell:
+        ridge_add(st, arms, a, reward, d)
+    if fell:
         live.banked += baseline_reward
         if not c.known_rewards:
             for i in range(d):
-                st.z[i] += c.alpha * xb[i]
+                z[i] += c.alpha * arms[b, i]
         return
-    if not c.learn_all:
-        ridge_add(st, x, reward)
+    known = c.known_rewards
+    keep = 1.0 - c.alpha
     for i in range(d):
-        st.z[i] += x[i] if c.known_rewards else x[i] - (1.0 - c.alpha) * xb[i]
+        z[i] += arms[a, i] if known else arms[a, i] - keep * arms[b, i]
     live.n_opt += 1
 
 
 @numba.njit(cache=True)
 def clucb_choose_entry(st, arms, baseline, baseline_reward):
-    """:func:`clucb_choose` called from Python."""
-    return clucb_choose(by_reference(st), arms, baseline, baseline_reward)
+    """:func:`clucb_choose` called from Python (``d`` the context's)."""
+    return clucb_choose(st, arms, baseline, baseline_reward, arms.shape[1])
 
 
 @numba.njit(cache=True)
 def lin_add_entry(st, arms, a, b, reward, baseline_reward):
-    """:func:`lin_add` called from Python."""
-    lin_add(by_reference(st), arms, a, b, reward, baseline_reward)
+    """:func:`lin_add` called from Python (``d`` the context's)."""
+    lin_add(st, arms, a, b, reward, baseline_reward, arms.shape[1])
 
 
 class ContextBlock(NamedTuple):
@@ -285,25 +334,36 @@ class ContextBlock(NamedTuple):
 
 
 @numba.njit(cache=True)
-def lin_block(st, block, code, sigma, out):
+def lin_block(st, block, code, sigma, out, dims):
     """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path; ``block`` a :class:`ContextBlock`):
     :func:`clucb_choose` on context ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a],
-    variates[i])``, :func:`lin_add`; the round's true means into the record (a non-empty one)."""
-    s = by_reference(st)
-    arms, means, baselines, rewards = block.arms, block.means, block.baselines, block.baseline_rewards
-    fixed, record = arms.shape[0] == 1, block.played.shape[0] > 0
+    variates[i])``, :func:`lin_add`; the round's true means into the record (a non-empty one). ``dims``:
+    :func:`lin_dims` of ``d``."""
+    arms = block.arms
+    means = block.means
+    baselines = block.baselines
+    rewards = block.baseline_rewards
+    variates = block.variates
+    played = block.played
+    base = block.baseline_means
+    best = block.best
+    d = len(dims) if len(dims) > 0 else arms.shape[2]
+    fixed = arms.shape[0] == 1
+    record = played.shape[0] > 0
     for i in range(baselines.shape[0]):
-        j, b = 0 if fixed else i, baselines[i]
-        a = clucb_choose(s, arms[j], b, rewards[i])
+        j = 0 if fixed else i
+        b = baselines[i]
+        a = clucb_choose(st, arms[j], b, rewards[i], d)
         out[i] = a
-        y = observe_code(code, sigma, means[j, a], block.variates[i])
-        lin_add(s, arms[j], a, b, y, rewards[i])
+        y = observe_code(code, sigma, means[j, a], variates[i])
+        lin_add(st, arms[j], a, b, y, rewards[i], d)
         if record:
-            row = means[j]
-            top = row[0]
-            for v in row[1:]:
-                top = v if v > top else top
-            block.played[i], block.baseline_means[i], block.best[i] = row[a], row[b], top
+            top = means[j, 0]
+            for k in range(1, means.shape[1]):
+                top = means[j, k] if means[j, k] > top else top
+            played[i] = means[j, a]
+            base[i] = means[j, b]
+            best[i] = top
 
 
 #: An empty record (:class:`ContextBlock`): the rows played only.
@@ -450,7 +510,7 @@ class _ContextualLinear(BaseLearner):
         out = np.empty(n, dtype=np.int64)
         played, base, best = record if record else (_NO_RECORD,) * 3
         block = ContextBlock(arms, baselines, baseline_rewards, means, variates, played, base, best)
-        lin_block(self.state, block, code, sigma, out)
+        lin_block(self.state, block, code, sigma, out, lin_dims(self._d))
         self.n_samples += n
         return out
 
