@@ -58,7 +58,7 @@ from safebandits.problems.noise import observe_code
 from safebandits.records import Certificate
 from safebandits.types import Decision, Observation
 
-__all__ = ["CLUCB", "CLUCBConfig", "LinConstants", "LinState", "LinUCB", "LinUCBConfig", "clucb_choose"]
+__all__ = ["CLUCB", "CLUCBConfig", "LinConstants", "LinState", "LinUCB", "LinUCBConfig", "clucb_choose_entry"]
 
 #: The scalars that change during a run: rounds ``t``, ``|S|`` (``n_opt``), the samples in the ridge
 #: estimate (``n_fit``: ``|S|``, or ``t`` when every round is learnt from), the banked baseline reward
@@ -125,6 +125,29 @@ def lin_dims(d: int) -> tuple[int, ...]:
     return (0,) * d if d <= MAX_UNROLLED else ()
 
 
+#: The bits of a compiled copy's ``mode`` (:func:`lin_mode`): the learner's steps, and :data:`FIXED`, that
+#: they are constants of the copy.
+CONSERVATIVE, CONSTRAINED, KNOWN, LEARN_ALL, FIXED = 1, 2, 4, 8, 16
+
+
+def lin_mode(const: LinConstants) -> tuple[int, ...]:
+    """The learner's steps (``const``'s flags) as a tuple of ``m`` zeros, ``m`` the sum of :data:`FIXED`
+    and of the bits :data:`CONSERVATIVE`, :data:`CONSTRAINED`, :data:`KNOWN`, :data:`LEARN_ALL` that hold:
+    typed by its length, a constant of the copy of :func:`lin_block` it selects (one copy per learner
+    variant a process simulates: LinUCB, CLUCB, CLUCB with estimated rewards, CLUCB2 and its checkpoint
+    variant), so the branches on the steps are decided when compiling; ``()`` in ask and tell (read at
+    run time from ``const``)."""
+    bits = (CONSERVATIVE * const.conservative + CONSTRAINED * const.constrained + KNOWN * const.known_rewards
+            + LEARN_ALL * const.learn_all)  # fmt: skip
+    return (0,) * (FIXED + int(bits))
+
+
+@numba.njit(cache=True, inline="always")
+def has(mode, bit, value):
+    """Whether step ``bit`` holds: a constant of the copy (:func:`lin_mode`), else ``value`` (``const``'s)."""
+    return (len(mode) & bit) != 0 if len(mode) > 0 else value
+
+
 @numba.njit(cache=True, inline="always")
 def lin_beta(st):
     """Step 1: ``beta_t`` with ``n`` the samples in the ridge estimate."""
@@ -178,7 +201,7 @@ def optimistic_row(st, arms, beta, d):
 
 
 @numba.njit(cache=True, inline="always")
-def pessimistic_margin(st, arms, a, b, baseline_reward, beta, d):
+def pessimistic_margin(st, arms, a, b, baseline_reward, beta, d, mode):
     """Steps 3-4: ``xi_t(a)``, the smallest margin over ``C_t`` after playing row ``a``. Known baseline
     rewards: ``min_theta <theta, z + x_a> + sum_{S^c} r_b - (1 - alpha) sum_{s<=t} r_b``; unknown: ``min_theta
     <theta, z + x_a - (1 - alpha) x_b>`` (``z`` then sums ``x_a - (1 - alpha) x_b`` over ``S`` and ``alpha
@@ -187,7 +210,7 @@ def pessimistic_margin(st, arms, a, b, baseline_reward, beta, d):
     w = st.w
     z = st.z
     theta = st.theta
-    known = c.known_rewards
+    known = has(mode, KNOWN, c.known_rewards)
     keep = 1.0 - c.alpha
     v = 0.0
     for i in range(d):
@@ -212,7 +235,7 @@ def checkpoint_slack(st):
 
 
 @numba.njit(cache=True, inline="always")
-def admissible_row(st, arms, b, baseline_reward, beta, d):
+def admissible_row(st, arms, b, baseline_reward, beta, d, mode):
     """CLUCB2: the row of largest optimistic value among the admissible ones -- those whose pessimistic
     margin at the next verified round, ``xi_t(a) + alpha r_l (t_k - t)``, is non-negative -- and the
     baseline's row, always admissible (the lowest row on ties); records its budget (NaN: the baseline)."""
@@ -225,7 +248,7 @@ def admissible_row(st, arms, b, baseline_reward, beta, d):
         v = scores[a]
         if a == b or v < best_v or (v == best_v and a > best):
             continue
-        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta, d) + slack
+        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta, d, mode) + slack
         if xi >= 0.0:
             best = a
             best_v = v
@@ -235,29 +258,29 @@ def admissible_row(st, arms, b, baseline_reward, beta, d):
 
 
 @numba.njit(cache=True, inline="always")
-def clucb_choose(st, arms, baseline, baseline_reward, d):
-    """One round (steps 1-5): the row to play; records ``xi_t``, ``a'_t`` and the baseline round."""
-    const = st.const
+def clucb_row(st, arms, j, b, baseline_reward, beta, d, mode):
+    """CLUCB's steps 3-5 after the optimistic row ``j``: ``j`` if ``xi_t >= 0``, else the baseline's row
+    ``b``; records ``xi_t`` and the baseline round."""
     live = st.live[0]
-    beta = lin_beta(st)
-    j = optimistic_row(st, arms, beta, d)
-    live.leader = j
-    live.fell_back = 0
-    if not const.conservative:
-        return j
-    if const.constrained:
-        a = admissible_row(st, arms, baseline, baseline_reward, beta, d)
-        if a == baseline:
-            live.fell_back = 1
-            live.fallbacks += int(j != baseline)
-        return a
-    xi = pessimistic_margin(st, arms, j, baseline, baseline_reward, beta, d)
+    xi = pessimistic_margin(st, arms, j, b, baseline_reward, beta, d, mode)
     live.budget = xi
     if xi >= 0.0:
         return j
     live.fell_back = 1
     live.fallbacks += 1
-    return baseline
+    return b
+
+
+@numba.njit(cache=True, inline="always")
+def clucb2_row(st, arms, j, b, baseline_reward, beta, d, mode):
+    """CLUCB2's choice after the optimistic row ``j``: :func:`admissible_row`; records the baseline
+    round (a fallback when ``j`` was another row)."""
+    live = st.live[0]
+    a = admissible_row(st, arms, b, baseline_reward, beta, d, mode)
+    if a == b:
+        live.fell_back = 1
+        live.fallbacks += int(j != b)
+    return a
 
 
 @numba.njit(cache=True, inline="always")
@@ -279,42 +302,61 @@ def ridge_add(st, arms, a, reward, d):
 
 
 @numba.njit(cache=True, inline="always")
-def lin_add(st, arms, a, b, reward, baseline_reward, d):
-    """The round's outcome (row ``a`` played, ``b`` the baseline's): a baseline round banks ``r_{b_t}``
-    (or, unknown, adds ``alpha x_b`` to ``z``); a round of ``S`` adds ``x_a`` (unknown: ``x_a - (1 - alpha)
-    x_b``) to ``z``; the ridge learns ``(x_a, y)`` in the rounds of ``S``, or in every round (the ridge's
-    statistics apart from ``z`` and the banked reward: any order between them)."""
+def lin_book(st, arms, a, b, baseline_reward, d, mode):
+    """The round's outcome apart from the ridge (row ``a`` played, ``b`` the baseline's): a baseline round
+    banks ``r_{b_t}`` (or, unknown, adds ``alpha x_b`` to ``z``); a round of ``S`` adds ``x_a`` (unknown:
+    ``x_a - (1 - alpha) x_b``) to ``z``."""
     c = st.const
     live = st.live[0]
     z = st.z
+    known = has(mode, KNOWN, c.known_rewards)
     live.t += 1
     live.baseline_total += baseline_reward
-    fell = live.fell_back == 1
-    if c.learn_all or not fell:
-        ridge_add(st, arms, a, reward, d)
-    if fell:
+    if live.fell_back == 1:
         live.banked += baseline_reward
-        if not c.known_rewards:
+        if not known:
             for i in range(d):
                 z[i] += c.alpha * arms[b, i]
         return
-    known = c.known_rewards
     keep = 1.0 - c.alpha
     for i in range(d):
         z[i] += arms[a, i] if known else arms[a, i] - keep * arms[b, i]
     live.n_opt += 1
 
 
+# A round's steps, in the ask and tell entry points and in lin_block alike (the same calls in the same
+# order; written out in each rather than in one inlined function of them: numba copies an inlined
+# function's whole body with every call it inlines, and the compile time of each compiled copy grew by a
+# quarter). Choosing: beta_t, the optimistic row j (the leader), then CLUCB's or CLUCB2's row (LinUCB:
+# j). Learning: lin_book, then the ridge takes (x_a, y) in the rounds of S, or in every round (learn_all;
+# the ridge's statistics apart from z and the banked reward: any order between them).
+
+
 @numba.njit(cache=True)
 def clucb_choose_entry(st, arms, baseline, baseline_reward):
-    """:func:`clucb_choose` called from Python (``d`` the context's)."""
-    return clucb_choose(st, arms, baseline, baseline_reward, arms.shape[1])
+    """One round's choice (steps 1-5) called from Python (ask; ``d`` the context's): the row to play;
+    records ``xi_t``, ``a'_t`` and the baseline round."""
+    c = st.const
+    live = st.live[0]
+    d = arms.shape[1]
+    beta = lin_beta(st)
+    j = optimistic_row(st, arms, beta, d)
+    live.leader = j
+    live.fell_back = 0
+    if not c.conservative:
+        return j
+    if c.constrained:
+        return clucb2_row(st, arms, j, baseline, baseline_reward, beta, d, ())
+    return clucb_row(st, arms, j, baseline, baseline_reward, beta, d, ())
 
 
 @numba.njit(cache=True)
 def lin_add_entry(st, arms, a, b, reward, baseline_reward):
-    """:func:`lin_add` called from Python (``d`` the context's)."""
-    lin_add(st, arms, a, b, reward, baseline_reward, arms.shape[1])
+    """The round's outcome called from Python (tell; ``d`` the context's)."""
+    d = arms.shape[1]
+    lin_book(st, arms, a, b, baseline_reward, d, ())
+    if st.const.learn_all or st.live[0].fell_back == 0:
+        ridge_add(st, arms, a, reward, d)
 
 
 class ContextBlock(NamedTuple):
@@ -334,11 +376,11 @@ class ContextBlock(NamedTuple):
 
 
 @numba.njit(cache=True)
-def lin_block(st, block, code, sigma, out, dims):
+def lin_block(st, block, code, sigma, out, dims, mode):
     """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path; ``block`` a :class:`ContextBlock`):
-    :func:`clucb_choose` on context ``arms[i]``, the reward ``observe_code(code, sigma, means[i, a],
-    variates[i])``, :func:`lin_add`; the round's true means into the record (a non-empty one). ``dims``:
-    :func:`lin_dims` of ``d``."""
+    the choice of :func:`clucb_choose_entry` on context ``arms[i]``, the reward ``observe_code(code,
+    sigma, means[i, a], variates[i])``, the outcome of :func:`lin_add_entry`; the round's true means into
+    the record (a non-empty one). ``dims``: :func:`lin_dims` of ``d``; ``mode``: :func:`lin_mode`."""
     arms = block.arms
     means = block.means
     baselines = block.baselines
@@ -347,22 +389,37 @@ def lin_block(st, block, code, sigma, out, dims):
     played = block.played
     base = block.baseline_means
     best = block.best
+    c = st.const
+    live = st.live[0]
     d = len(dims) if len(dims) > 0 else arms.shape[2]
     fixed = arms.shape[0] == 1
     record = played.shape[0] > 0
     for i in range(baselines.shape[0]):
-        j = 0 if fixed else i
+        k = 0 if fixed else i
+        x = arms[k]
         b = baselines[i]
-        a = clucb_choose(st, arms[j], b, rewards[i], d)
+        rb = rewards[i]
+        beta = lin_beta(st)
+        j = optimistic_row(st, x, beta, d)
+        live.leader = j
+        live.fell_back = 0
+        a = j
+        if has(mode, CONSERVATIVE, c.conservative):
+            if has(mode, CONSTRAINED, c.constrained):
+                a = clucb2_row(st, x, j, b, rb, beta, d, mode)
+            else:
+                a = clucb_row(st, x, j, b, rb, beta, d, mode)
         out[i] = a
-        y = observe_code(code, sigma, means[j, a], variates[i])
-        lin_add(st, arms[j], a, b, y, rewards[i], d)
+        y = observe_code(code, sigma, means[k, a], variates[i])
+        lin_book(st, x, a, b, rb, d, mode)
+        if has(mode, LEARN_ALL, c.learn_all) or live.fell_back == 0:
+            ridge_add(st, x, a, y, d)
         if record:
-            top = means[j, 0]
-            for k in range(1, means.shape[1]):
-                top = means[j, k] if means[j, k] > top else top
-            played[i] = means[j, a]
-            base[i] = means[j, b]
+            top = means[k, 0]
+            for q in range(1, means.shape[1]):
+                top = means[k, q] if means[k, q] > top else top
+            played[i] = means[k, a]
+            base[i] = means[k, b]
             best[i] = top
 
 
@@ -510,7 +567,7 @@ class _ContextualLinear(BaseLearner):
         out = np.empty(n, dtype=np.int64)
         played, base, best = record if record else (_NO_RECORD,) * 3
         block = ContextBlock(arms, baselines, baseline_rewards, means, variates, played, base, best)
-        lin_block(self.state, block, code, sigma, out, lin_dims(self._d))
+        lin_block(self.state, block, code, sigma, out, lin_dims(self._d), lin_mode(self.state.const))
         self.n_samples += n
         return out
 
