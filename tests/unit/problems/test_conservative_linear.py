@@ -171,6 +171,38 @@ def test_next_rounds_are_the_contexts_of_ask_tell(fixed, scorer, splits, known):
     assert env.rng.random() == ref.rng.random()  # (the generators at the same place)
 
 
+def _scan_rows(scores, slack):
+    """The one-scan rule :func:`greedy_rows` replaced (leader and runner-up kept by branches)."""
+    rows = np.empty(scores.shape[0], dtype=np.int64)
+    for i, v in enumerate(scores):
+        best, top, second = 0, v[0], -np.inf
+        for a in range(1, v.shape[0]):
+            if v[a] > top:
+                best, top, second = a, v[a], top
+            elif v[a] > second:
+                second = v[a]
+        rows[i] = best if top - second > slack else -1
+    return rows
+
+
+_SPECIAL = st.sampled_from([0.0, -0.0, 1.0, -1.0, 1e-300, np.inf, -np.inf, np.nan, 0.5, 0.5 + 2**-53])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_SPECIAL, min_size=4, max_size=4), min_size=1, max_size=40),
+       st.sampled_from([0.0, 1e-12, 0.6]))  # fmt: skip
+def test_greedy_rows_branch_free_passes_decide_as_the_scan(rows, slack):
+    """:func:`greedy_rows`' three passes (no branch on the scores) decide every row as the one scan
+    keeping the leader and the runner-up: ties, signed zeros, infinities and NaN included."""
+    from safebandits.problems.conservative_linear import greedy_rows
+
+    scores = np.array(rows, dtype=float)
+    out = np.empty(scores.shape[0], dtype=np.int64)
+    greedy_rows(scores, slack, out)
+    with np.errstate(invalid="ignore"):  # (inf - inf)
+        assert np.array_equal(out, _scan_rows(scores, slack))
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 12), st.integers(2, 9), st.integers(0, 2**31), st.sampled_from([1.0, 1e-300, 1e300]))
 def test_greedy_rows_are_numpys_or_left_to_it(d, k, seed, scale):
