@@ -244,3 +244,39 @@ def test_a_learner_told_a_larger_alpha_breaks_the_constraint(name):
     lie = dataclasses.replace(inst.public_info(), alpha=1.0)
     broken = [_violations(make_learner(name, lie, np.random.default_rng(s)), inst, s, 1500) for s in range(3)]
     assert min(broken) > 0, broken
+
+
+_COPIES = [("clucb", 4), ("clucb2-checkpoint", 4)] + [
+    pytest.param(name, d, marks=pytest.mark.slow)
+    for name, d in [("clucb-unknown-baseline", 4), ("clucb2", 4), ("linucb", 4), ("clucb", 2), ("clucb2", 7),
+                    ("clucb2-checkpoint", 9), ("clucb-unknown-baseline", 1)]
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "d"), _COPIES)
+def test_a_long_runs_compiled_copy_plays_as_ask_tell(name, d, monkeypatch):
+    """The copy of the compiled rounds a long run gets (``d`` and the learner's variant compile-time
+    constants; d = 9: the variant only) plays the rows, diagnostics and state of ask / tell."""
+    from safebandits.algorithms.regret import clucb
+    from safebandits.experiments.conservative_linear import play_contexts
+
+    theta = np.linspace(0.2, 0.9, d)
+    known, tau, low, floor = name != "clucb-unknown-baseline", 25 if "checkpoint" in name else 1, 0.0, 0.0
+    if tau > 1:
+        low, floor = 0.4, 0.3
+    inst = ConservativeLinearInstance(
+        theta=theta, n_actions=8, alpha=0.05, baseline_param=theta + 0.1, known_baseline=known,
+        checkpoint=tau, horizon=700, feature_low=low, baseline_floor=floor,
+    )  # fmt: skip
+    monkeypatch.setattr(clucb, "SPECIALISE_ROUNDS", 500)  # (this run counts as long)
+    outs = []
+    for compiled in (True, False):
+        learner = make_learner(name, inst.public_info(), np.random.default_rng(0))
+        env = inst.environment(np.random.default_rng(5))
+        played = play_contexts(learner, env, 700, compiled=compiled)[0]
+        st = learner.state
+        arrays = [st.inv, st.xy, st.theta, st.z, st.scores, st.live]
+        outs.append((played, learner.diagnostics(), learner.n_samples, [a.tobytes() for a in arrays]))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    assert repr(outs[0][1:]) == repr(outs[1][1:])
+    assert outs[0][1]["fallback_rounds"] > 0 or name == "linucb"
