@@ -191,8 +191,8 @@ def choose_sweeps(runs: pd.DataFrame, expected: pd.DataFrame) -> dict[str, tuple
 
 def speedups(counted: pd.DataFrame, reference: pd.DataFrame) -> dict[tuple[str, str], float]:
     """Per method (label), on each panel and on all panels (key ``(panel, label)`` and ``("", label)``):
-    CPU per sample of ``counted``'s measured runs over the gap-free wall per sample of ``reference``
-    (column ``cost``), on the points both hold."""
+    CPU per sample of ``counted``'s measured runs over the cost per sample of ``reference`` (column
+    ``cost``: its ``cpu_s``, else its gap-free wall time), on the points both hold."""
     meas = counted[counted["cpu_s"].notna()]
     if meas.empty or reference.empty:
         return {}
@@ -230,13 +230,14 @@ def cost_runs(
     """One row per run of each experiment's counted sweep (stored or not): ``cost`` (CPU s), ``peak`` (the
     run's cost, or for a run not stored yet the longest of its point and method), ``basis`` (``M``,
     ``W+R``, ``G``, ...), the run's ``store``, ``seed``, ``timestamp`` and version."""
-    runs = runs.assign(cost=gap_free(runs, cap))
+    runs = runs.assign(cost=runs["cpu_s"].fillna(gap_free(runs, cap)))
     chosen = choose_sweeps(runs, expected)
+    today = runs[runs["pk"].isin(set(expected["pk"]))]  # (not the --set ranges nor older configs)
     parts = []
     for exp, (store, seed) in sorted(chosen.items()):
         want = expected[(expected["experiment"] == exp) & (expected["seed"] == seed)]
         mine = runs[(runs["store"] == store) & runs["pk"].isin(set(want["pk"]))].drop_duplicates("pk")
-        others = runs[(runs["experiment"] == exp) & ~((runs["store"] == store) & (runs["seed"] == seed))]
+        others = today[(today["experiment"] == exp) & ~((today["store"] == store) & (today["seed"] == seed))]
         ref_pairs = others.groupby(["store", "seed"]).size().sort_values(ascending=False)
         reference = (
             others[(others["store"] == ref_pairs.index[0][0]) & (others["seed"] == ref_pairs.index[0][1])]

@@ -222,3 +222,32 @@ def test_command_on_a_tiny_store_of_a_registered_experiment(tmp_path, capsys):
     assert f"{len(tasks):,} runs, {total:,.0f} core-s" in out
     assert "longest run 700 s against 600" in out
     assert "beside-vacuous" in out.split("Runs over 600 s:")[1]
+
+
+def test_projection_reads_another_seeds_default_sweep_not_a_set_variant_and_its_cpu_when_stored():
+    # the counted sweep (seed 1, three runs measured) misses point 2; seed 0 has point 1 archived (wall
+    # only) and point 2 measured (cpu 3 s beside 9 s of wall); a --set variant of seed 0 (another
+    # configuration hash: not a key today's code asks for) cost 1,000 s at point 2
+    new = [_run(f"1/1/A/{i}#h", seed=1, cpu=2.0) for i in range(3)]
+    old = [_run(f"0/1/A/{i}#h", wall=6.0) for i in range(2)]
+    old += [_run(f"0/2/A/{i}#h", value=2, cpu=3.0, wall=9.0) for i in range(2)]
+    variant = [_run(f"0/2/A/{i}#v", value=2, cpu=1000.0, wall=1000.0) for i in range(5)]
+    runs = pd.concat(
+        [_frame(old, "archive"), _frame(variant, "ranges"), _frame(new, "new")], ignore_index=True
+    )
+    expected = pd.concat(
+        [
+            _expected([r["pk"] for r in new], 1),
+            _expected(["1/2/A/0#h"], 1, value=2),
+            _expected([r["pk"] for r in old[:2]], 0),
+            _expected([r["pk"] for r in old[2:]], 0, value=2),
+        ]
+    )
+    costed = paper_cost.cost_runs(runs, expected, documented={})
+    assert set(costed["store"]) == {"new"}
+    projected = costed[costed["basis"] != "M"]
+    # the method's speed-up measured at point 1: 2 s now / 6 s archived = 1/3; point 2: seed 0's 3 s x 1/3
+    assert projected["basis"].tolist() == ["P+R"]
+    assert projected["cost"].tolist() == pytest.approx([1.0])
+    extras = paper_cost.extras_table(runs, costed, expected).set_index("store")
+    assert extras.loc["ranges", "kind"] == "variant or older config" and extras.loc["ranges", "runs"] == 5
