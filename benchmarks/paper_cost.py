@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python benchmarks/paper_cost.py                       # the archives in docs/data
     .venv/bin/python benchmarks/paper_cost.py results/paper-seed1/results.sqlite   # plus stores
     .venv/bin/python benchmarks/paper_cost.py --no-archives A.sqlite B.sqlite --markdown
+    .venv/bin/python benchmarks/paper_cost.py STORE --today 2026-11-29T17:13   # measured since then
 
 Reads result stores as data (SQLite, read-only; ``*.sqlite.xz`` archives are decompressed to a temporary
 folder) and prints, for every registered experiment with a paper scale, the cost of one sweep of it
@@ -297,12 +298,14 @@ def _project_missing(missing, rows, reference, exp, store, measured, documented)
 # -- tables -----------------------------------------------------------------------------------------
 
 
-def experiment_table(costed: pd.DataFrame) -> pd.DataFrame:
+def experiment_table(costed: pd.DataFrame, today: str | None = None) -> pd.DataFrame:
     """Per experiment: runs, measured and projected core-s, total, the longest run (and its basis), stores,
-    seed, versions, dates and the bases used."""
+    seed, versions, dates and the bases used; with ``today`` (an ISO time, UTC), ``today_s``: the core-s
+    measured by runs stored at or after it (today's code when it is the time that code began running)."""
     rows = []
     for exp, g in costed.groupby("experiment", sort=True):
         meas = g["basis"] == "M"
+        recent = meas & (g["timestamp"].fillna("") >= today) if today else meas & False
         top = g.loc[g["peak"].idxmax()] if g["peak"].notna().any() else None
         stamps = g["timestamp"].dropna()
         rows.append(
@@ -311,6 +314,7 @@ def experiment_table(costed: pd.DataFrame) -> pd.DataFrame:
                 "runs": len(g),
                 "measured_runs": int(meas.sum()),
                 "measured_s": float(g.loc[meas, "cost"].sum()),
+                "today_s": float(g.loc[recent, "cost"].sum()),
                 "projected_s": float(g.loc[~meas, "cost"].sum()),
                 "total_s": float(g["cost"].sum()),
                 "longest_s": float(top["peak"]) if top is not None else np.nan,
@@ -330,6 +334,7 @@ def totals(table: pd.DataFrame) -> dict[str, float]:
     return {
         "runs": int(table["runs"].sum()),
         "measured_s": float(table["measured_s"].sum()),
+        "today_s": float(table["today_s"].sum()),
         "projected_s": float(table["projected_s"].sum()),
         "total_s": float(table["total_s"].sum()),
         "longest_s": float(table["longest_s"].max()) if len(table) else 0.0,
@@ -380,6 +385,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-archives", action="store_true", help="read only the stores given")
     parser.add_argument("--cap", type=float, default=CAP, help="pause cap, times the median per sample")
     parser.add_argument("--markdown", action="store_true", help="tables as markdown")
+    parser.add_argument(
+        "--today",
+        metavar="ISO_TIME",
+        help="runs stored at or after this UTC time count as measured on today's code (column today_s)",
+    )
     args = parser.parse_args(argv)
     paths = [*(() if args.no_archives else ARCHIVES), *args.stores]
     with tempfile.TemporaryDirectory() as tmp:
@@ -397,13 +407,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     pairs = {(e, int(s)) for e, s in runs[["experiment", "seed"]].drop_duplicates().itertuples(index=False)}
     expected = expected_runs(pairs)
     costed = cost_runs(runs, expected, cap=args.cap)
-    table = experiment_table(costed)
+    table = experiment_table(costed, args.today)
     tot = totals(table)
+    if not args.today:
+        table = table.drop(columns="today_s")
     print(f"Paper-scale cost per experiment (one sweep each; stores: {', '.join(str(p) for p in paths)})\n")
     print(_fmt(table, args.markdown))
     print(
         f"\nTotal: {tot['runs']:,} runs, {tot['total_s']:,.0f} core-s ({tot['measured_s']:,.0f} measured, "
-        f"{tot['projected_s']:,.0f} projected) against {TARGET_TOTAL:,.0f}; longest run "
+        f"{tot['projected_s']:,.0f} projected"
+        + (f"; {tot['today_s']:,.0f} measured since {args.today}" if args.today else "")
+        + f") against {TARGET_TOTAL:,.0f}; longest run "
         f"{tot['longest_s']:,.0f} s against {TARGET_LONGEST:,.0f}."
     )
     absent = sorted(n for n, s in specs.items() if "paper" in s.scales and n not in set(table["experiment"]))

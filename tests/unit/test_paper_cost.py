@@ -145,6 +145,9 @@ def test_a_missing_run_of_a_measured_point_gets_its_points_mean_and_the_longest_
     assert missing["cost"].tolist() == [2.0, 2.0]
     assert sorted(missing["peak"].tolist()) == [2.0, 3.0]
     assert paper_cost.experiment_table(costed).loc[0, "longest_s"] == 3.0
+    # runs measured at or after --today: the first two are stamped 10:00
+    assert paper_cost.experiment_table(costed, "2026-11-29T10").loc[0, "today_s"] == 4.0
+    assert paper_cost.experiment_table(costed, "2026-11-29T11").loc[0, "today_s"] == 0.0
 
 
 @st.composite
@@ -194,6 +197,10 @@ def test_totals_are_the_sum_of_their_parts_and_bases_follow_the_data(data):
     assert tot["total_s"] == pytest.approx(costed["cost"].sum())
     assert tot["measured_s"] == pytest.approx(costed.loc[is_m, "cost"].sum())
     assert tot["runs"] == len(costed) and tot["longest_s"] == pytest.approx(costed["peak"].max())
+    assert tot["today_s"] == 0.0
+    assert paper_cost.totals(paper_cost.experiment_table(costed, "2000"))["today_s"] == pytest.approx(
+        tot["measured_s"]
+    )
     # a sweep with measured runs is counted before one without
     if any(r["cpu_s"] is not None for r in rows_new):
         assert set(costed["store"]) == {"new"}
