@@ -13,6 +13,12 @@ Prints two tables:
    and warm compile time, each beside its target (bench_shape.py; ``bench_shape.py --compile-only``: the
    cold compile of every family beside the 10 s target).
 
+Not run by this command (they read stores rather than time code): ``benchmarks/paper_cost.py``, the CPU
+cost of every experiment at paper scale from the result stores (the archives in docs/data and any store
+given), measured where runs carry ``cpu_s`` and projected otherwise, each projection with its
+assumption, the totals beside issue 43's targets (19,200 core-s in all, 600 s for the longest run);
+``benchmarks/compare_stores.py``, two stores compared cell by cell.
+
 Timings are not asserted anywhere: they are reported in the issue notes.
 """
 

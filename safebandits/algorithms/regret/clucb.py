@@ -63,6 +63,7 @@ from safebandits.algorithms.regret._clucb_kernels import (
     lin_mode,
 )
 from safebandits.exceptions import CannotStartError, ConfigError, ProtocolError
+from safebandits.problems.conservative_linear import ConservativeLinearInfo
 from safebandits.records import Certificate
 from safebandits.types import Decision, Observation
 
@@ -72,7 +73,7 @@ __all__ = ["CLUCB", "CLUCBConfig", "LinConstants", "LinState", "LinUCB", "LinUCB
 def check_linear_info(owner: str, info: Any) -> int:
     """``d`` of a :class:`~safebandits.problems.conservative_linear.ConservativeLinearInfo`."""
     d, k = getattr(info, "dim", None), getattr(info, "n_actions", None)
-    if not isinstance(d, int) or not isinstance(k, int) or type(info).__name__ != "ConservativeLinearInfo":
+    if not isinstance(info, ConservativeLinearInfo) or not isinstance(d, int) or not isinstance(k, int):
         raise ConfigError(
             f"{owner} needs a conservative contextual linear problem (ConservativeLinearInfo). "
             f"Got {type(info).__name__}."
@@ -276,7 +277,7 @@ def known_rewards(owner: str, config: Any, info: Any) -> bool:
     that does not declare them known."""
     if config.baseline_reward == "estimate":
         return False
-    if not getattr(info, "known_baseline", False) and type(info).__name__ == "ConservativeLinearInfo":
+    if isinstance(info, ConservativeLinearInfo) and not info.known_baseline:
         raise CannotStartError.build(
             owner,
             "its budget adds up the baseline's rewards r_{b_t}, which this problem does not declare known",

@@ -39,6 +39,7 @@ import numpy as np
 from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret.clucb import CLUCBConfig, _ContextualLinear, known_rewards
 from safebandits.exceptions import CannotStartError
+from safebandits.problems.conservative_linear import ConservativeLinearInfo
 from safebandits.records import Certificate
 from safebandits.types import Decision
 
@@ -126,7 +127,7 @@ class CLUCB2Checkpoint(CLUCB2):
     _checkpoint = True
 
     def __init__(self, config: CLUCB2Config, info: Any, rng: np.random.Generator) -> None:
-        if int(getattr(info, "checkpoint", 1)) == 1 and type(info).__name__ == "ConservativeLinearInfo":
+        if isinstance(info, ConservativeLinearInfo) and info.checkpoint == 1:
             raise CannotStartError.build(
                 "CLUCB2Checkpoint",
                 "this problem verifies the constraint in every round (checkpoint = 1), so there are no "
