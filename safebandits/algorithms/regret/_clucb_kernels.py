@@ -21,15 +21,14 @@ __all__ = [
     "LIN_LIVE",
     "MAX_UNROLLED",
     "NO_RECORD",
-    "SPECIALISE_ROUNDS",
     "ContextBlock",
     "LinConstants",
     "LinState",
     "clucb_choose_entry",
     "lin_add_entry",
     "lin_block",
+    "lin_choice",
     "lin_dims",
-    "lin_mode",
 ]
 
 #: The scalars that change during a run: rounds ``t``, ``|S|`` (``n_opt``), the samples in the ridge
@@ -89,11 +88,6 @@ class LinState(NamedTuple):
 
 #: :func:`lin_block` has a compiled copy of its own for each ``d`` up to this (:func:`lin_dims`).
 MAX_UNROLLED = 8
-#: A learner declared for at least this many rounds simulates them on a copy of :func:`lin_block` of its
-#: own ``d`` and variant (:func:`lin_dims`, :func:`lin_mode`; about 2.5 s to compile, cached on disk),
-#: a shorter one on the generic copy (one for every ``d`` and variant; ``()`` for both): its kernels
-#: spend at most a few milliseconds in a run, less than the copy's compile. The same rows either way.
-SPECIALISE_ROUNDS = 10_000
 
 
 def lin_dims(d: int) -> tuple[int, ...]:
@@ -102,27 +96,18 @@ def lin_dims(d: int) -> tuple[int, ...]:
     return (0,) * d if d <= MAX_UNROLLED else ()
 
 
-#: The bits of a compiled copy's ``mode`` (:func:`lin_mode`): the learner's steps, and :data:`FIXED`, that
-#: they are constants of the copy.
-CONSERVATIVE, CONSTRAINED, KNOWN, LEARN_ALL, FIXED = 1, 2, 4, 8, 16
-
-
-def lin_mode(const: LinConstants) -> tuple[int, ...]:
-    """The learner's steps (``const``'s flags) as a tuple of ``m`` zeros, ``m`` the sum of :data:`FIXED`
-    and of the bits :data:`CONSERVATIVE`, :data:`CONSTRAINED`, :data:`KNOWN`, :data:`LEARN_ALL` that hold:
-    typed by its length, a constant of the copy of :func:`lin_block` it selects (one copy per learner
-    variant a process simulates: LinUCB, CLUCB, CLUCB with estimated rewards, CLUCB2 and its checkpoint
-    variant), so the branches on the steps are decided when compiling; ``()`` in ask and tell (read at
-    run time from ``const``)."""
-    bits = (CONSERVATIVE * const.conservative + CONSTRAINED * const.constrained + KNOWN * const.known_rewards
-            + LEARN_ALL * const.learn_all)  # fmt: skip
-    return (0,) * (FIXED + int(bits))
+def lin_choice(const: LinConstants) -> tuple[int, ...]:
+    """Which choice the learner makes after the optimistic row, as a tuple typed by its length (a
+    compile-time constant of the copy of :func:`lin_block` it selects): ``(0, 0)`` CLUCB2's best admissible
+    row (``const.constrained``), ``(0,)`` CLUCB's row or the baseline's (LinUCB too)."""
+    return (0, 0) if const.constrained else (0,)
 
 
 @numba.njit(cache=True, inline="always")
-def has(mode, bit, value):
-    """Whether step ``bit`` holds: a constant of the copy (:func:`lin_mode`), else ``value`` (``const``'s)."""
-    return (len(mode) & bit) != 0 if len(mode) > 0 else value
+def is_constrained(choice, value):
+    """``const.constrained`` as :func:`lin_choice` made it a constant of the copy (``value``, read at run
+    time, for ``choice = ()``)."""
+    return len(choice) == 2 if len(choice) > 0 else value
 
 
 @numba.njit(cache=True, inline="always")
@@ -178,7 +163,7 @@ def optimistic_row(st, arms, beta, d):
 
 
 @numba.njit(cache=True, inline="always")
-def pessimistic_margin(st, arms, a, b, baseline_reward, beta, d, mode):
+def pessimistic_margin(st, arms, a, b, baseline_reward, beta, d):
     """Steps 3-4: ``xi_t(a)``, the smallest margin over ``C_t`` after playing row ``a``. Known baseline
     rewards: ``min_theta <theta, z + x_a> + sum_{S^c} r_b - (1 - alpha) sum_{s<=t} r_b``; unknown: ``min_theta
     <theta, z + x_a - (1 - alpha) x_b>`` (``z`` then sums ``x_a - (1 - alpha) x_b`` over ``S`` and ``alpha
@@ -187,7 +172,7 @@ def pessimistic_margin(st, arms, a, b, baseline_reward, beta, d, mode):
     w = st.w
     z = st.z
     theta = st.theta
-    known = has(mode, KNOWN, c.known_rewards)
+    known = c.known_rewards
     keep = 1.0 - c.alpha
     v = 0.0
     for i in range(d):
@@ -212,7 +197,7 @@ def checkpoint_slack(st):
 
 
 @numba.njit(cache=True, inline="always")
-def admissible_row(st, arms, b, baseline_reward, beta, d, mode):
+def admissible_row(st, arms, b, baseline_reward, beta, d):
     """CLUCB2: the row of largest optimistic value among the admissible ones -- those whose pessimistic
     margin at the next verified round, ``xi_t(a) + alpha r_l (t_k - t)``, is non-negative -- and the
     baseline's row, always admissible (the lowest row on ties); records its budget (NaN: the baseline)."""
@@ -225,7 +210,7 @@ def admissible_row(st, arms, b, baseline_reward, beta, d, mode):
         v = scores[a]
         if a == b or v < best_v or (v == best_v and a > best):
             continue
-        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta, d, mode) + slack
+        xi = pessimistic_margin(st, arms, a, b, baseline_reward, beta, d) + slack
         if xi >= 0.0:
             best = a
             best_v = v
@@ -235,11 +220,11 @@ def admissible_row(st, arms, b, baseline_reward, beta, d, mode):
 
 
 @numba.njit(cache=True, inline="always")
-def clucb_row(st, arms, j, b, baseline_reward, beta, d, mode):
+def clucb_row(st, arms, j, b, baseline_reward, beta, d):
     """CLUCB's steps 3-5 after the optimistic row ``j``: ``j`` if ``xi_t >= 0``, else the baseline's row
     ``b``; records ``xi_t`` and the baseline round."""
     live = st.live[0]
-    xi = pessimistic_margin(st, arms, j, b, baseline_reward, beta, d, mode)
+    xi = pessimistic_margin(st, arms, j, b, baseline_reward, beta, d)
     live.budget = xi
     if xi >= 0.0:
         return j
@@ -249,11 +234,11 @@ def clucb_row(st, arms, j, b, baseline_reward, beta, d, mode):
 
 
 @numba.njit(cache=True, inline="always")
-def clucb2_row(st, arms, j, b, baseline_reward, beta, d, mode):
+def clucb2_row(st, arms, j, b, baseline_reward, beta, d):
     """CLUCB2's choice after the optimistic row ``j``: :func:`admissible_row`; records the baseline
     round (a fallback when ``j`` was another row)."""
     live = st.live[0]
-    a = admissible_row(st, arms, b, baseline_reward, beta, d, mode)
+    a = admissible_row(st, arms, b, baseline_reward, beta, d)
     if a == b:
         live.fell_back = 1
         live.fallbacks += int(j != b)
@@ -279,14 +264,14 @@ def ridge_add(st, arms, a, reward, d):
 
 
 @numba.njit(cache=True, inline="always")
-def lin_book(st, arms, a, b, baseline_reward, d, mode):
+def lin_book(st, arms, a, b, baseline_reward, d):
     """The round's outcome apart from the ridge (row ``a`` played, ``b`` the baseline's): a baseline round
     banks ``r_{b_t}`` (or, unknown, adds ``alpha x_b`` to ``z``); a round of ``S`` adds ``x_a`` (unknown:
     ``x_a - (1 - alpha) x_b``) to ``z``."""
     c = st.const
     live = st.live[0]
     z = st.z
-    known = has(mode, KNOWN, c.known_rewards)
+    known = c.known_rewards
     live.t += 1
     live.baseline_total += baseline_reward
     if live.fell_back == 1:
@@ -323,15 +308,15 @@ def clucb_choose_entry(st, arms, baseline, baseline_reward):
     if not c.conservative:
         return j
     if c.constrained:
-        return clucb2_row(st, arms, j, baseline, baseline_reward, beta, d, ())
-    return clucb_row(st, arms, j, baseline, baseline_reward, beta, d, ())
+        return clucb2_row(st, arms, j, baseline, baseline_reward, beta, d)
+    return clucb_row(st, arms, j, baseline, baseline_reward, beta, d)
 
 
 @numba.njit(cache=True)
 def lin_add_entry(st, arms, a, b, reward, baseline_reward):
     """The round's outcome called from Python (tell; ``d`` the context's)."""
     d = arms.shape[1]
-    lin_book(st, arms, a, b, baseline_reward, d, ())
+    lin_book(st, arms, a, b, baseline_reward, d)
     if st.const.learn_all or st.live[0].fell_back == 0:
         ridge_add(st, arms, a, reward, d)
 
@@ -353,11 +338,11 @@ class ContextBlock(NamedTuple):
 
 
 @numba.njit(cache=True)
-def lin_block(st, block, code, sigma, out, dims, mode):
+def lin_block(st, block, code, sigma, out, dims, choice):
     """Rounds ``i = 0 .. n - 1`` of a simulation (the compiled path; ``block`` a :class:`ContextBlock`):
     the choice of :func:`clucb_choose_entry` on context ``arms[i]``, the reward ``observe_code(code,
     sigma, means[i, a], variates[i])``, the outcome of :func:`lin_add_entry`; the round's true means into
-    the record (a non-empty one). ``dims``: :func:`lin_dims` of ``d``; ``mode``: :func:`lin_mode`."""
+    the record (a non-empty one). ``dims``: :func:`lin_dims` of ``d``; ``choice``: :func:`lin_choice`."""
     arms = block.arms
     means = block.means
     baselines = block.baselines
@@ -381,15 +366,15 @@ def lin_block(st, block, code, sigma, out, dims, mode):
         live.leader = j
         live.fell_back = 0
         a = j
-        if has(mode, CONSERVATIVE, c.conservative):
-            if has(mode, CONSTRAINED, c.constrained):
-                a = clucb2_row(st, x, j, b, rb, beta, d, mode)
+        if c.conservative:
+            if is_constrained(choice, c.constrained):
+                a = clucb2_row(st, x, j, b, rb, beta, d)
             else:
-                a = clucb_row(st, x, j, b, rb, beta, d, mode)
+                a = clucb_row(st, x, j, b, rb, beta, d)
         out[i] = a
         y = observe_code(code, sigma, means[k, a], variates[i])
-        lin_book(st, x, a, b, rb, d, mode)
-        if has(mode, LEARN_ALL, c.learn_all) or live.fell_back == 0:
+        lin_book(st, x, a, b, rb, d)
+        if c.learn_all or live.fell_back == 0:
             ridge_add(st, x, a, y, d)
         if record:
             top = means[k, 0]

@@ -52,15 +52,14 @@ from safebandits.algorithms.registry import register_algorithm
 from safebandits.algorithms.regret._clucb_kernels import (
     LIN_LIVE,
     NO_RECORD,
-    SPECIALISE_ROUNDS,
     ContextBlock,
     LinConstants,
     LinState,
     clucb_choose_entry,
     lin_add_entry,
     lin_block,
+    lin_choice,
     lin_dims,
-    lin_mode,
 )
 from safebandits.exceptions import CannotStartError, ConfigError, ProtocolError
 from safebandits.problems.conservative_linear import ConservativeLinearInfo
@@ -210,10 +209,7 @@ class _ContextualLinear(BaseLearner):
         out = np.empty(n, dtype=np.int64)
         played, base, best = record if record else (NO_RECORD,) * 3
         block = ContextBlock(arms, baselines, baseline_rewards, means, variates, played, base, best)
-        # (the compiled copy for this d and learner variant on a long run, else the generic one)
-        long = int(self.info.horizon) >= SPECIALISE_ROUNDS
-        dims, mode = (lin_dims(self._d), lin_mode(self.state.const)) if long else ((), ())
-        lin_block(self.state, block, code, sigma, out, dims, mode)
+        lin_block(self.state, block, code, sigma, out, lin_dims(self._d), lin_choice(self.state.const))
         self.n_samples += n
         return out
 

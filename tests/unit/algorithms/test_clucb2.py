@@ -246,18 +246,17 @@ def test_a_learner_told_a_larger_alpha_breaks_the_constraint(name):
     assert min(broken) > 0, broken
 
 
-_COPIES = [("clucb", 4), ("clucb2-checkpoint", 4)] + [
+_COPIES = [("clucb2-checkpoint", 9), ("clucb", 2)] + [
     pytest.param(name, d, marks=pytest.mark.slow)
-    for name, d in [("clucb-unknown-baseline", 4), ("clucb2", 4), ("linucb", 4), ("clucb", 2), ("clucb2", 7),
-                    ("clucb2-checkpoint", 9), ("clucb-unknown-baseline", 1)]
+    for name, d in [("clucb-unknown-baseline", 1), ("clucb2", 7), ("linucb", 3), ("clucb", 9)]
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(("name", "d"), _COPIES)
-def test_a_long_runs_compiled_copy_plays_as_ask_tell(name, d, monkeypatch):
-    """The copy of the compiled rounds a long run gets (``d`` and the learner's variant compile-time
-    constants; d = 9: the variant only) plays the rows, diagnostics and state of ask / tell."""
-    from safebandits.algorithms.regret import clucb
+def test_each_compiled_copy_plays_as_ask_tell(name, d):
+    """The compiled rounds' copy of each ``d`` (a compile-time constant up to 8; d = 9: the copy for
+    every larger ``d``) and choice (CLUCB2's or CLUCB's) plays the rows, diagnostics and state of ask /
+    tell (d = 4: the tests above)."""
     from safebandits.experiments.conservative_linear import play_contexts
 
     theta = np.linspace(0.2, 0.9, d)
@@ -268,7 +267,6 @@ def test_a_long_runs_compiled_copy_plays_as_ask_tell(name, d, monkeypatch):
         theta=theta, n_actions=8, alpha=0.05, baseline_param=theta + 0.1, known_baseline=known,
         checkpoint=tau, horizon=700, feature_low=low, baseline_floor=floor,
     )  # fmt: skip
-    monkeypatch.setattr(clucb, "SPECIALISE_ROUNDS", 500)  # (this run counts as long)
     outs = []
     for compiled in (True, False):
         learner = make_learner(name, inst.public_info(), np.random.default_rng(0))
