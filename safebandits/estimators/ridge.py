@@ -210,20 +210,30 @@ def arm_ridge_refresh(r: ArmRidgeArrays, reg: float) -> None:
     ``A = reg I + sum_i n_i x_i x_i^T``, ``b = sum_i s_i x_i``; ``A^{-1}`` by Cholesky, then
     ``theta_hat = A^{-1} b``, every ``||x_i||^2_{A^{-1}}`` and every ``x_i^T theta_hat``. ``O(n d^2 + d^3)``.
     """
-    arms, a_inv, theta, sq_widths, preds = r.arms, r.a_inv, r.theta, r.sq_widths, r.preds
+    arms, arms_t, a_inv, theta, sq_widths, preds = r.arms, r.arms_t, r.a_inv, r.theta, r.sq_widths, r.preds
     n, d = arms.shape
     _inverse_from_counts(arms, r.counts, r.sums, reg, a_inv, theta)
+    # every arm's sums advance together, one term per pass over a row of X^T (issue 43: the passes
+    # vectorise; each sum has the terms, order and bits of one arm at a time, as in arm_gram_refresh)
+    p = np.zeros(n)
+    w = np.zeros(n)
+    s = np.empty(n)
+    for i in range(d):
+        ti = theta[i]
+        for k in range(n):
+            s[k] = 0.0
+        for j in range(d):
+            aij = a_inv[i, j]
+            xj = arms_t[j]
+            for k in range(n):
+                s[k] += aij * xj[k]
+        xi = arms_t[i]
+        for k in range(n):
+            p[k] += xi[k] * ti
+            w[k] += xi[k] * s[k]
     for k in range(n):
-        p = 0.0
-        w = 0.0
-        for i in range(d):
-            p += arms[k, i] * theta[i]
-            s = 0.0
-            for j in range(d):
-                s += a_inv[i, j] * arms[k, j]
-            w += arms[k, i] * s
-        preds[k] = p
-        sq_widths[k] = w
+        preds[k] = p[k]
+        sq_widths[k] = w[k]
 
 
 @numba.njit(cache=True)

@@ -168,14 +168,23 @@ def new_skip_work(ridge: ArmRidgeArrays, enabled: bool, widest: bool, live: np.n
 
 
 @numba.njit(cache=True)
-def _forward_solve(low, x, out):
-    """``out = L^{-1} x`` for a lower-triangular ``L`` (forward substitution)."""
-    d = low.shape[0]
+def _forward_solve_arms(low, arms_t, out_t):
+    """``out_t[:, k] = L^{-1} x_k`` for every arm (``arms_t`` is ``X^T``, (d, n)) by forward substitution,
+    every arm's sums advancing together, one term per pass over a row (the passes vectorise: about 10x
+    faster at d = 100 than one arm at a time, issue 43); each the terms and order of one arm's solve."""
+    d, n = arms_t.shape
     for i in range(d):
-        s = x[i]
+        li = low[i, i]
+        acc = out_t[i]
+        for k in range(n):
+            acc[k] = arms_t[i, k]
         for m in range(i):
-            s -= low[i, m] * out[m]
-        out[i] = s / low[i, i]
+            lim = low[i, m]
+            zm = out_t[m]
+            for k in range(n):
+                acc[k] -= lim * zm[k]
+        for k in range(n):
+            acc[k] = acc[k] / li
 
 
 @numba.njit(cache=True)
@@ -456,8 +465,11 @@ def try_skip(st: GACOLState, sk: SkipWork, sampler, start, max_len):
     # design at t0, its Cholesky factor and L^{-1} x_a for every arm
     normal_equations(arms, counts, sums, reg, work_a, work_b)
     low = np.linalg.cholesky(work_a)
+    solved = np.empty((d, n))
+    _forward_solve_arms(low, r.arms_t, solved)
     for k in range(n):
-        _forward_solve(low, arms[k], zrows[k])
+        for i in range(d):
+            zrows[k, i] = solved[i, k]
     if const.selection == LOOKAHEAD and not widest and not lookahead_keeps_target(zrows, fixed, length_i):
         return _failed(skip, t0, period, True)  # (nothing changed yet)
     for i in range(d):
@@ -538,14 +550,14 @@ def try_skip(st: GACOLState, sk: SkipWork, sampler, start, max_len):
     f_eff = 0.0  # the largest F per unit width the certificate used
     normal_equations(arms, counts, sums, reg, work_a, work_b)
     low = np.linalg.cholesky(work_a)
+    _forward_solve_arms(low, r.arms_t, solved)
     k = 0
     for i in range(n):
         if not in_uncertain[i]:
             continue
-        _forward_solve(low, arms[i], work_b)
         w2 = 0.0
         for m in range(d):
-            w2 += work_b[m] * work_b[m]
+            w2 += solved[m, i] * solved[m, i]
         w = math.sqrt(w2)
         move = e_max * w
         if k < n_tracked and tlist[k] == i:

@@ -25,7 +25,13 @@ from safebandits.algorithms.pure_exploration._g_acol_kernels import (
     best_candidate,
     best_candidate_of,
 )
-from safebandits.estimators.ridge import ArmRidge, arm_gram_refresh, normal_equations, transposed_matvec
+from safebandits.estimators.ridge import (
+    ArmRidge,
+    arm_gram_refresh,
+    arm_ridge_refresh,
+    normal_equations,
+    transposed_matvec,
+)
 
 Block = namedtuple("Block", "st")
 State = namedtuple("State", "sets ridge")
@@ -187,3 +193,42 @@ def test_gram_refresh_and_normal_equations_have_the_bits_of_one_sum_at_a_time(d,
     _normal_equations_from_i(arms, counts, sums, 0.1, want_a, want_b)
     assert np.array_equal(a.view(np.int64), want_a.view(np.int64))
     assert np.array_equal(b.view(np.int64), want_b.view(np.int64))
+
+
+@numba.njit
+def _primal_widths_one_arm_at_a_time(arms, a_inv, theta, sq_widths, preds):
+    """The loops of :func:`~safebandits.estimators.ridge.arm_ridge_refresh` after ``A^{-1}`` before issue
+    43's vectorised passes: one arm at a time."""
+    n, d = arms.shape
+    for k in range(n):
+        p = 0.0
+        w = 0.0
+        for i in range(d):
+            p += arms[k, i] * theta[i]
+            s = 0.0
+            for j in range(d):
+                s += a_inv[i, j] * arms[k, j]
+            w += arms[k, i] * s
+        preds[k] = p
+        sq_widths[k] = w
+
+
+@settings(max_examples=40, deadline=None)
+@given(d=st.integers(1, 40), n=st.integers(1, 60), seed=st.integers(0, 2**32 - 1), zeros=st.booleans())
+def test_primal_refresh_has_the_bits_of_one_arm_at_a_time(d, n, seed, zeros):
+    rng = np.random.default_rng(seed)
+    arms = rng.normal(size=(n, d)) * 10.0 ** rng.integers(-3, 3, size=(n, 1))
+    counts = rng.integers(0, 10**6, size=n).astype(float)
+    sums = rng.normal(size=n) * counts
+    if zeros:
+        counts[rng.integers(0, n)] = 0.0
+        arms[rng.integers(0, n), rng.integers(0, d)] = -0.0
+    ridge = ArmRidge(arms, 0.1, refresh_every=0, numerics="primal")
+    r = ridge.arrays
+    r.counts[:] = counts
+    r.sums[:] = sums
+    arm_ridge_refresh(r, 0.1)
+    widths, preds = np.full(n, np.nan), np.full(n, np.nan)
+    _primal_widths_one_arm_at_a_time(arms, r.a_inv, r.theta, widths, preds)
+    assert np.array_equal(r.sq_widths.view(np.int64), widths.view(np.int64))
+    assert np.array_equal(r.preds.view(np.int64), preds.view(np.int64))
