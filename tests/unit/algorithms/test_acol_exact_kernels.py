@@ -106,7 +106,7 @@ def test_best_candidate_of_picks_the_arm_of_the_scan(scores, nan_free, by_reward
 
 @numba.njit
 def _normal_equations_from_i(arms, counts, sums, reg, a, b):
-    """:func:`~safebandits.estimators.ridge.normal_equations` before issue 43 (a loop over ``j`` from ``i``)."""
+    """:func:`~safebandits.estimators.ridge.normal_equations` before issue 43 (``j`` from ``i``)."""
     n, d = arms.shape
     for i in range(d):
         b[i] = 0.0
