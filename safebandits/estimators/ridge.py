@@ -210,20 +210,30 @@ def arm_ridge_refresh(r: ArmRidgeArrays, reg: float) -> None:
     ``A = reg I + sum_i n_i x_i x_i^T``, ``b = sum_i s_i x_i``; ``A^{-1}`` by Cholesky, then
     ``theta_hat = A^{-1} b``, every ``||x_i||^2_{A^{-1}}`` and every ``x_i^T theta_hat``. ``O(n d^2 + d^3)``.
     """
-    arms, a_inv, theta, sq_widths, preds = r.arms, r.a_inv, r.theta, r.sq_widths, r.preds
+    arms, arms_t, a_inv, theta, sq_widths, preds = r.arms, r.arms_t, r.a_inv, r.theta, r.sq_widths, r.preds
     n, d = arms.shape
     _inverse_from_counts(arms, r.counts, r.sums, reg, a_inv, theta)
+    # every arm's sums advance together, one term per pass over a row of X^T (issue 43: the passes
+    # vectorise; each sum has the terms, order and bits of one arm at a time, as in arm_gram_refresh)
+    p = np.zeros(n)
+    w = np.zeros(n)
+    s = np.empty(n)
+    for i in range(d):
+        ti = theta[i]
+        for k in range(n):
+            s[k] = 0.0
+        for j in range(d):
+            aij = a_inv[i, j]
+            xj = arms_t[j]
+            for k in range(n):
+                s[k] += aij * xj[k]
+        xi = arms_t[i]
+        for k in range(n):
+            p[k] += xi[k] * ti
+            w[k] += xi[k] * s[k]
     for k in range(n):
-        p = 0.0
-        w = 0.0
-        for i in range(d):
-            p += arms[k, i] * theta[i]
-            s = 0.0
-            for j in range(d):
-                s += a_inv[i, j] * arms[k, j]
-            w += arms[k, i] * s
-        preds[k] = p
-        sq_widths[k] = w
+        preds[k] = p[k]
+        sq_widths[k] = w[k]
 
 
 @numba.njit(cache=True)
@@ -233,8 +243,14 @@ def arm_gram_refresh(r: ArmRidgeArrays, reg: float) -> None:
     With ``A = L L^T`` (Cholesky), ``Z = L^{-1} X^T`` and ``z_b = L^{-1} b`` (forward substitution):
     ``G = X A^{-1} X^T = Z^T Z`` (exactly symmetric), ``x_i^T theta_hat = (Z^T z_b)_i`` and
     ``||x_i||^2_{A^{-1}} = G_ii``. ``O(n d^2 + n^2 d + d^3)``.
+
+    Every sum runs over its terms in a fixed order from its first term (``Z``: ``x_{k,i} - sum_{m < i}
+    L_{im} Z_{mk}``, ``G``: ``sum_i Z_{ik} Z_{im}`` from 0.0) and the sums of several arms advance together,
+    one term of each per pass over a contiguous row (issue 43): the passes vectorise, while one sum at a
+    time is a chain of dependent additions; each sum is the same, term by term (no contraction into FMA:
+    numba without fastmath), so the bits are those of one sum at a time.
     """
-    arms, gram, sq_widths, preds = r.arms, r.gram, r.sq_widths, r.preds
+    arms, arms_t, gram, sq_widths, preds = r.arms, r.arms_t, r.gram, r.sq_widths, r.preds
     n, d = arms.shape
     a = np.empty((d, d))
     b = np.empty(d)
@@ -242,6 +258,7 @@ def arm_gram_refresh(r: ArmRidgeArrays, reg: float) -> None:
     low = np.linalg.cholesky(a)
     z = np.empty((d, n))
     zb = np.empty(d)
+    acc = np.empty(n)
     for i in range(d):
         li = 1.0 / low[i, i]
         s = b[i]
@@ -249,21 +266,33 @@ def arm_gram_refresh(r: ArmRidgeArrays, reg: float) -> None:
             s -= low[i, m] * zb[m]
         zb[i] = s * li
         for k in range(n):
-            s = arms[k, i]
-            for m in range(i):
-                s -= low[i, m] * z[m, k]
-            z[i, k] = s * li
+            acc[k] = arms_t[i, k]
+        for m in range(i):
+            lim = low[i, m]
+            for k in range(n):
+                acc[k] -= lim * z[m, k]
+        for k in range(n):
+            z[i, k] = acc[k] * li
     for k in range(n):
-        p = 0.0
+        acc[k] = 0.0
+    for i in range(d):
+        zbi = zb[i]
+        for k in range(n):
+            acc[k] += z[i, k] * zbi
+    for k in range(n):
+        preds[k] = acc[k]
+    for k in range(n):
+        row = acc[k:]  # (row[m - k] = G_km for m >= k; a loop from 0 over a slice vectorises, one from k not)
+        for m in range(row.shape[0]):
+            row[m] = 0.0
         for i in range(d):
-            p += z[i, k] * zb[i]
-        preds[k] = p
+            zik = z[i, k]
+            zi = z[i, k:]
+            for m in range(row.shape[0]):
+                row[m] += zik * zi[m]
         for m in range(k, n):
-            s = 0.0
-            for i in range(d):
-                s += z[i, k] * z[i, m]
-            gram[k, m] = s
-            gram[m, k] = s
+            gram[k, m] = acc[m]
+            gram[m, k] = acc[m]
         sq_widths[k] = gram[k, k]
 
 
@@ -458,8 +487,12 @@ def normal_equations(
         for i in range(d):
             xi = arms[k, i]
             b[i] += sk * xi
-            for j in range(i, d):
-                a[i, j] += nk * xi * arms[k, j]
+            # (a[i, j] for j >= i over slices from 0: the loop vectorises, 3x faster at d = 100 than one
+            # from i; the same terms in the same order)
+            ai = a[i, i:]
+            xk = arms[k, i:]
+            for j in range(ai.shape[0]):
+                ai[j] += nk * xi * xk[j]
     for i in range(d):
         for j in range(i + 1, d):
             a[j, i] = a[i, j]

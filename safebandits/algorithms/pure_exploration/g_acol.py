@@ -437,7 +437,7 @@ class GACOL(CBAILearner):
         )
         self._prefetched = NO_ARM  # next arm, selected at the end of the last tell
         self._skip_live = np.zeros(1, dtype=SKIP_LIVE)
-        self._skip_live[0] = (float(VARIATE_BLOCK), 0.0, 0)  # length cap, last F, samples skipped
+        self._skip_live[0] = (float(VARIATE_BLOCK), 0.0, 0, 0, 0, 0, 0)  # length cap, last F, skipped, ...
 
     # a one-element view of the record's field (cheap reads from Python) and the ask / tell path's driver
     # call (its block holds the state by reference); a copy or a pickle leaves them out and makes them
