@@ -237,3 +237,13 @@ def test_safe_linear_problem_on_a_convex_set():
         SafeLinearProblem(
             decision_set={"kind": "ball", "center": [2, 0], "radius": 1}, b_mat=np.eye(2), threshold=0.5
         )
+
+
+@pytest.mark.parametrize(
+    "kw", [{"param_norm_bound": 1e308}, {"param_norm_bound": 1e200, "arm_norm_bound": 1e200}]
+)
+def test_bounds_whose_product_overflows_are_refused_at_declaration(kw):
+    """Found by the property above: a finite param_norm_bound whose product with the arms' norm and
+    sqrt(K) overflows passed the declaration, and the k-armed view then failed naming a field of its own."""
+    with pytest.raises(ConfigError, match="param_norm_bound x the arms' norm bound"):
+        shared_problem(**kw)
