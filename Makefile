@@ -104,15 +104,17 @@ PAPER_ARCHIVE := docs/data/paper-results.sqlite.xz
 # (seed 1; seed 2 where a reading was fixed after seed 1's runs had begun).
 # paper-seed1b: seed 1 at paper scale for the other experiments outside ACOL's two largest (their rows'
 # robustness markers). paper-seed1c: seed 1 at paper scale for the conservative-bandit paper's two experiments
-# (thin record) and the dose-finding anchors. paper-acol-seed1: seed 1 at paper scale for acol-synthetic (the
-# confirmatory runs of its post-hoc readings). paper-clucb-seed1: seed 1 at paper scale for the CLUCB and
-# CLUCB2 papers' four experiments.
+# (thin record) and the dose-finding anchors. paper-acol-seed1: seed 1 at paper scale for acol-synthetic and
+# acol-driving (the confirmatory runs of their post-hoc readings). paper-clucb-seed1: seed 1 at paper scale
+# for the CLUCB and CLUCB2 papers' four experiments.
 SEED_ARCHIVES := docs/data/paper-confirm-results.sqlite.xz docs/data/quick-seed1-results.sqlite.xz \
 	docs/data/paper-seed1b-results.sqlite.xz docs/data/paper-seed1c-results.sqlite.xz \
 	docs/data/paper-acol-seed1-results.sqlite.xz docs/data/paper-clucb-seed1-results.sqlite.xz
 # The declared ranges of the unstated settings (issue 42), seed 0, paper scale: `--set SETTING=VALUE` runs
-# (paper-clucb-ranges: those of the CLUCB and CLUCB2 papers).
-RANGE_ARCHIVE := docs/data/paper-ranges-results.sqlite.xz docs/data/paper-clucb-ranges-results.sqlite.xz
+# (paper-clucb-ranges: those of the CLUCB and CLUCB2 papers; paper-acol-ranges: acol-driving's feature
+# constants).
+RANGE_ARCHIVE := docs/data/paper-ranges-results.sqlite.xz docs/data/paper-clucb-ranges-results.sqlite.xz \
+	docs/data/paper-acol-ranges-results.sqlite.xz
 # Issue 45: the library's dose-finding anchors (dose-anchors; seed 0, both scales in one store).
 ANCHOR_ARCHIVE := docs/data/dose-anchors-results.sqlite.xz
 SCOREBOARD_NOTE := docs/data/scoreboard-note.txt

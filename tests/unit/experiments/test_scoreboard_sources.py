@@ -116,6 +116,7 @@ def test_published_page_regenerates_from_the_archives():
         "paper-clucb-seed1-results",
         "paper-ranges-results",
         "paper-clucb-ranges-results",
+        "paper-acol-ranges-results",
         "paper-conservative-results",
         "quick-clucb-results",
         "quick-clucb2-results",
