@@ -192,12 +192,12 @@ class LinearProblem(Problem):
         if self.safety_gap is not None:
             check_positive(self.safety_gap, "safety_gap", owner=owner)
         check_int(self.horizon, "horizon", low=1, high=MAX_BUDGET, owner=owner)
-        scale = self.param_norm_bound * self.told_arm_norm * math.sqrt(self.n_arms)
-        if not math.isfinite(scale):
+        arm_norm = self.told_arm_norm
+        if not math.isfinite(self.param_norm_bound * arm_norm * math.sqrt(self.n_arms)):
             raise ConfigError(
                 f"LinearProblem: param_norm_bound x the arms' norm bound x sqrt(number of arms) must be "
                 f"finite (the learners' confidence widths scale with it). Got param_norm_bound = "
-                f"{self.param_norm_bound:g}, arm norm bound = {self.told_arm_norm:g}, {self.n_arms} arms: "
+                f"{self.param_norm_bound:g}, arm norm bound = {arm_norm:g}, {self.n_arms} arms: "
                 "declare a smaller param_norm_bound or arm_norm_bound, or rescale the arms."
             )
 
