@@ -151,7 +151,13 @@ def test_oplb_runs_equal_the_archived_quick_store(tmp_path):
     from safebandits.experiments.spec import expand, get_experiment
     from safebandits.experiments.store import DB_NAME, ResultsStore
 
-    archive = Path(__file__).resolve().parents[3] / "docs" / "data" / "quick-results.sqlite.xz"
+    archive = (
+        Path(__file__).resolve().parents[3]
+        / "tests"
+        / "data"
+        / "store_before_cpu"
+        / "quick-2026-11-27-extract.sqlite.xz"
+    )
     old = tmp_path / "archive"
     old.mkdir()
     with lzma.open(archive, "rb") as src, open(old / DB_NAME, "wb") as dst:

@@ -18,7 +18,15 @@ from safebandits.experiments.runner import run_tasks
 from safebandits.experiments.spec import expand, get_experiment
 from safebandits.experiments.store import DB_NAME, SCHEMA_VERSION, ResultsStore
 
-ARCHIVE = Path(__file__).resolve().parents[3] / "docs" / "data" / "quick-results.sqlite.xz"
+#: A store written before the ``cpu_s`` column: three quick experiments of the archive of 2026-11-27
+#: (tests/data/store_before_cpu/README.md says how it was extracted).
+ARCHIVE = (
+    Path(__file__).resolve().parents[3]
+    / "tests"
+    / "data"
+    / "store_before_cpu"
+    / "quick-2026-11-27-extract.sqlite.xz"
+)
 #: Columns that describe the execution, not the result.
 TIMING = {"wall_s", "cpu_s", "timestamp", "python_version", "numpy_version", "safebandits_version"}
 #: Result columns that issue 40 added beside the archive's (one meaning per column): compared through
@@ -45,9 +53,9 @@ CASES = (("opb-random", "opb"), ("beside-example1", "xy-diff-only"))
 
 @pytest.fixture(scope="module")
 def archive_dir(tmp_path_factory):
-    """The archived quick-scale store (written before ``cpu_s`` existed), decompressed."""
+    """The store written before ``cpu_s`` existed, decompressed."""
     if not ARCHIVE.is_file():  # pragma: no cover - the archive is committed
-        pytest.skip("docs/data/quick-results.sqlite.xz is not in this checkout")
+        pytest.skip("tests/data/store_before_cpu is not in this checkout")
     d = tmp_path_factory.mktemp("archive")
     with lzma.open(ARCHIVE, "rb") as src, open(d / DB_NAME, "wb") as dst:
         shutil.copyfileobj(src, dst)
@@ -106,7 +114,7 @@ def test_old_store_reads_read_only_and_gets_the_column_when_written(tmp_path, ar
     assert "cpu_s" not in _columns(archive_dir / DB_NAME)
     with ResultsStore(archive_dir) as store:
         df = store.to_frame()
-        assert len(df) > 100 and "cpu_s" in df and df["cpu_s"].isna().all()
+        assert len(df) == 53 and "cpu_s" in df and df["cpu_s"].isna().all()
     assert (archive_dir / DB_NAME).read_bytes() == before  # reading never alters a store
     copy = tmp_path / "copy"
     copy.mkdir()
