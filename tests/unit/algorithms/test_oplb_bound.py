@@ -143,25 +143,12 @@ def test_oplb_runs_equal_the_archived_quick_store(tmp_path):
     (written before the bounds) in every result column -- to the last bits on the machine that wrote it,
     to 1e-12 relative elsewhere (the BLAS of another CPU moves the regret sums' last bits; a changed
     policy moves them by far more)."""
-    import lzma
-    import shutil
-    from pathlib import Path
-
     from safebandits.experiments.runner import run_tasks
     from safebandits.experiments.spec import expand, get_experiment
-    from safebandits.experiments.store import DB_NAME, ResultsStore
+    from safebandits.experiments.store import ResultsStore
+    from tests.unit.experiments.test_store_cpu import store_before_cpu
 
-    archive = (
-        Path(__file__).resolve().parents[3]
-        / "tests"
-        / "data"
-        / "store_before_cpu"
-        / "quick-2026-11-27-extract.sqlite.xz"
-    )
-    old = tmp_path / "archive"
-    old.mkdir()
-    with lzma.open(archive, "rb") as src, open(old / DB_NAME, "wb") as dst:
-        shutil.copyfileobj(src, dst)
+    old = store_before_cpu(tmp_path / "archive")
     tasks = expand(get_experiment("oplb-random"), "quick")
     with ResultsStore(tmp_path / "new", mode="w") as store:
         assert run_tasks(tasks, store, workers=1, quiet=True).n_ok == len(tasks)

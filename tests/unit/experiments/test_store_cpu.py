@@ -51,15 +51,20 @@ def archived_max_policy_cost(task, over_threshold: float) -> float:
 CASES = (("opb-random", "opb"), ("beside-example1", "xy-diff-only"))
 
 
+def store_before_cpu(directory: Path) -> Path:
+    """The store written before ``cpu_s`` existed, decompressed into ``directory`` (returned)."""
+    if not ARCHIVE.is_file():  # pragma: no cover - the archive is committed
+        pytest.skip("tests/data/store_before_cpu is not in this checkout")
+    directory.mkdir(parents=True, exist_ok=True)
+    with lzma.open(ARCHIVE, "rb") as src, open(directory / DB_NAME, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return directory
+
+
 @pytest.fixture(scope="module")
 def archive_dir(tmp_path_factory):
     """The store written before ``cpu_s`` existed, decompressed."""
-    if not ARCHIVE.is_file():  # pragma: no cover - the archive is committed
-        pytest.skip("tests/data/store_before_cpu is not in this checkout")
-    d = tmp_path_factory.mktemp("archive")
-    with lzma.open(ARCHIVE, "rb") as src, open(d / DB_NAME, "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    return d
+    return store_before_cpu(tmp_path_factory.mktemp("archive"))
 
 
 def _columns(path: Path) -> set[str]:
