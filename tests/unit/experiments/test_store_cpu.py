@@ -21,11 +21,7 @@ from safebandits.experiments.store import DB_NAME, SCHEMA_VERSION, ResultsStore
 #: A store written before the ``cpu_s`` column: three quick experiments of the archive of 2026-11-27
 #: (tests/data/store_before_cpu/README.md says how it was extracted).
 ARCHIVE = (
-    Path(__file__).resolve().parents[3]
-    / "tests"
-    / "data"
-    / "store_before_cpu"
-    / "quick-2026-11-27-extract.sqlite.xz"
+    Path(__file__).resolve().parents[2] / "data" / "store_before_cpu" / "quick-2026-11-27-extract.sqlite.xz"
 )
 #: Columns that describe the execution, not the result.
 TIMING = {"wall_s", "cpu_s", "timestamp", "python_version", "numpy_version", "safebandits_version"}
